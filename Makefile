@@ -1,0 +1,31 @@
+# galleryd — `make run` serves on :8080, `make test` runs the whole test suite.
+# Both install the Debian packages they need when missing (scripts/deps.sh).
+
+.PHONY: all deps build release run test bench clean stop-db
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	swift build
+
+release: deps
+	swift build -c release
+
+run: release
+	scripts/run.sh
+
+test: deps
+	scripts/test.sh
+
+bench: release
+	@scripts/deps.sh --bench
+	bench/all.sh
+
+stop-db:
+	scripts/pg.sh stop .data
+
+clean:
+	rm -rf .build

@@ -1,0 +1,2 @@
+/// Placeholder until the BlobStore layer lands.
+public enum BlobStoreModule {}

@@ -1,0 +1,2 @@
+/// Placeholder until the GalleryApp layer lands.
+public enum GalleryAppModule {}

@@ -1,0 +1,81 @@
+/// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5).
+///
+/// Order and repeated fields are kept as received, so a parser can detect duplicates
+/// and a writer emits exactly what a handler set.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The fields in order, names as received.
+    public private(set) var fields: [(name: String, value: String)]
+
+    /// An empty list.
+    public init() { fields = [] }
+
+    /// Fields from a list of pairs, in order.
+    public init(_ fields: [(String, String)]) { self.fields = fields.map { (name: $0.0, value: $0.1) } }
+
+    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+
+    /// The first value of the named field, or nil.
+    public subscript(name: String) -> String? {
+        get {
+            for field in fields where field.name.caseInsensitiveEquals(name) { return field.value }
+            return nil
+        }
+        set {
+            remove(name)
+            if let newValue { fields.append((name: name, value: newValue)) }
+        }
+    }
+
+    /// Every value of the named field, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Whether the named field is present.
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    /// Appends a field, keeping any earlier one of the same name.
+    public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
+
+    /// Removes every field of that name.
+    public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+
+    /// Whether a comma-separated field (e.g. `Connection`, `Accept-Encoding`) lists the token,
+    /// ignoring case, whitespace and parameters (RFC 9110 §5.6.1).
+    public func containsToken(_ token: String, in name: String) -> Bool {
+        for value in values(name) {
+            for element in value.split(separator: ",") {
+                let bare = element.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+                if bare.trimmingSpaces().caseInsensitiveEquals(token) { return true }
+            }
+        }
+        return false
+    }
+
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+}
+
+extension String {
+    /// ASCII case-insensitive comparison, as header names and tokens need (RFC 9110 §5.1).
+    @inlinable
+    public func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
+            let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+
+    /// The string without leading and trailing spaces and tabs (optional whitespace, RFC 9110 §5.6.3).
+    public func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,2 @@
+/// Placeholder until the Imaging layer lands.
+public enum ImagingModule {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import GalleryApp
+
+@Test func placeholder_GalleryApp() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import Imaging
+
+@Test func placeholder_Imaging() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import Postgres
+
+@Test func placeholder_Postgres() { #expect(Bool(true)) }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages galleryd needs to build, test and run, when they are missing.
+# Safe to run again: it installs nothing when everything is there.
+set -euo pipefail
+
+packages=(pkg-config libpq-dev libturbojpeg0-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "deps: swift is at /opt/swift/usr/bin; add it to PATH" >&2
+  else
+    echo "deps: no Swift toolchain found (need Swift 6); install one from swift.org" >&2
+  fi
+  exit 1
+fi

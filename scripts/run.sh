@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `make run`: serve galleryd on :8080 with a private PostgreSQL under ./.data unless DATABASE_URL is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .data
+if [ -z "${DATABASE_URL:-}" ]; then
+  DATABASE_URL=$(scripts/pg.sh start .data)
+  export DATABASE_URL
+  echo "run: private PostgreSQL at $DATABASE_URL (stop it with: scripts/pg.sh stop .data)" >&2
+fi
+if [ -z "${GALLERYD_MASTER_KEY:-}" ]; then
+  if [ ! -s .data/master.key ]; then
+    (umask 077; head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > .data/master.key)
+  fi
+  GALLERYD_MASTER_KEY=$(cat .data/master.key)
+  export GALLERYD_MASTER_KEY
+  echo "run: master key (X-Parse-Master-Key): $GALLERYD_MASTER_KEY  (kept in .data/master.key)" >&2
+fi
+export GALLERYD_STORAGE_DIR=${GALLERYD_STORAGE_DIR:-$PWD/.data/blobs}
+export GALLERYD_PORT=${GALLERYD_PORT:-8080}
+exec .build/release/galleryd serve "$@"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `make test`: a throwaway PostgreSQL in a temporary directory, then `swift test` against it.
+# The cluster is stopped and removed afterwards, whether the tests pass or not.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift build --build-tests "$@"
+
+tmp=$(mktemp -d /tmp/galleryd-test.XXXXXX)
+cleanup() {
+  scripts/pg.sh stop "$tmp" || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+# fsync off: a throwaway cluster needs no durability, and tests run much faster without it.
+DATABASE_URL=$(PGPORT_PRIVATE=${GALLERYD_TEST_PGPORT:-55432} PG_FSYNC=off scripts/pg.sh start "$tmp")
+export DATABASE_URL
+# Tests that restart the server (reconnect tests) run this with `restart`, `stop` or `start`.
+export GALLERYD_TEST_PGCTL="$PWD/scripts/pg.sh ctl $tmp"
+echo "test: throwaway PostgreSQL at $DATABASE_URL" >&2
+
+swift test --skip-build "$@"
