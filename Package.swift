@@ -59,6 +59,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        .executableTarget(
+            name: "galleryd-bench",
+            dependencies: ["HTTPServer", "Postgres"],
+            path: "bench/Sources"),
+
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
