@@ -41,9 +41,7 @@ let package = Package(
         .target(
             name: "Imaging",
             dependencies: ["CJPEG", "CJPEGShim", "CTurboJPEG"]),
-        .target(
-            name: "BlobStore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "BlobStore"),
         .target(
             name: "GalleryApp",
             dependencies: [

@@ -1,2 +1,0 @@
-/// Placeholder until the BlobStore layer lands.
-public enum BlobStoreModule {}

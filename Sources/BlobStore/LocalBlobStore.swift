@@ -1,0 +1,193 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A blob store in a local directory. Each write goes to a temporary file under `<root>/.tmp`
+/// (same filesystem), is fsynced, renamed over the key's path, and the directory is fsynced,
+/// so a key is never visible half-written and an acknowledged write survives a power cut.
+public final class LocalBlobStore: BlobStore, @unchecked Sendable {
+    /// The root directory (absolute, no trailing slash).
+    public let root: String
+    private let temporaryDirectory: String
+    private let lock = NSLock()
+    private var written: Int64 = 0
+
+    /// Opens (and creates when missing) a store rooted at `root`.
+    public init(root: String) throws {
+        let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
+        self.root = absolute.hasSuffix("/") && absolute.count > 1 ? String(absolute.dropLast()) : absolute
+        self.temporaryDirectory = self.root + "/.tmp"
+        try Self.makeDirectory(self.root)
+        try Self.makeDirectory(temporaryDirectory)
+    }
+
+    /// The directory where uploads should be spooled so that `put(_:movingFileAt:)` is a rename.
+    public var spoolDirectory: String { temporaryDirectory }
+
+    public var bytesWritten: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return written
+    }
+
+    /// The file path of a key inside the root.
+    public func path(for key: BlobKey) -> String { root + "/" + key.rawValue }
+
+    @discardableResult
+    public func put(_ key: BlobKey, movingFileAt source: String) throws -> BlobInfo {
+        let destination = path(for: key)
+        try Self.makeDirectory((destination as NSString).deletingLastPathComponent)
+        let staged = temporaryDirectory + "/" + UUID().uuidString
+        // Link or copy into the temp dir first so the final step is always a same-directory-tree rename.
+        if rename(source, staged) != 0 {
+            guard errno == EXDEV else { throw Self.ioError("rename", source) }
+            try copyFile(from: source, to: staged)
+            unlink(source)
+        }
+        do {
+            try Self.fsyncFile(staged)
+            guard rename(staged, destination) == 0 else { throw Self.ioError("rename", destination) }
+        } catch {
+            unlink(staged)
+            throw error
+        }
+        try Self.fsyncDirectory((destination as NSString).deletingLastPathComponent)
+        let info = try fileInfo(destination) ?? BlobInfo(size: 0, modified: Date(), etag: "\"0\"")
+        count(info.size)
+        return info
+    }
+
+    @discardableResult
+    public func put(_ key: BlobKey, bytes: [UInt8]) throws -> BlobInfo {
+        let staged = temporaryDirectory + "/" + UUID().uuidString
+        let fd = open(staged, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Self.ioError("open", staged) }
+        do {
+            try bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw Self.ioError("write", staged)
+                    }
+                    offset += n
+                }
+            }
+            guard fsync(fd) == 0 else { throw Self.ioError("fsync", staged) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(staged)
+            throw error
+        }
+        return try put(key, movingFileAt: staged)
+    }
+
+    public func info(_ key: BlobKey) throws -> BlobInfo? { try fileInfo(path(for: key)) }
+
+    public func localPath(_ key: BlobKey) throws -> String? {
+        let p = path(for: key)
+        return access(p, F_OK) == 0 ? p : nil
+    }
+
+    @discardableResult
+    public func delete(_ key: BlobKey) throws -> Bool {
+        let p = path(for: key)
+        if unlink(p) != 0 {
+            if errno == ENOENT { return false }
+            throw Self.ioError("unlink", p)
+        }
+        try Self.fsyncDirectory((p as NSString).deletingLastPathComponent)
+        return true
+    }
+
+    /// Removes temporary files older than `age` seconds left by a crash mid-write.
+    public func sweepTemporaryFiles(olderThan age: TimeInterval = 3600) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) else { return }
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in names {
+            let p = temporaryDirectory + "/" + name
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: p),
+                let modified = attributes[.modificationDate] as? Date, modified < cutoff {
+                unlink(p)
+            }
+        }
+    }
+
+    private func count(_ bytes: Int64) {
+        lock.lock()
+        written += bytes
+        lock.unlock()
+    }
+
+    private func fileInfo(_ path: String) throws -> BlobInfo? {
+        var st = Glibc.stat()
+        guard stat(path, &st) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Self.ioError("stat", path)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let seconds = Int64(st.st_mtim.tv_sec)
+        let nanos = Int64(st.st_mtim.tv_nsec)
+        let modified = Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
+        let etag = "\"" + String(seconds &* 1_000_000_000 &+ nanos, radix: 16) + "-" + String(Int64(st.st_size), radix: 16) + "\""
+        return BlobInfo(size: Int64(st.st_size), modified: modified, etag: etag)
+    }
+
+    private func copyFile(from source: String, to destination: String) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw Self.ioError("open", source) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw Self.ioError("open", destination) }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Self.ioError("read", source)
+            }
+            if n == 0 { break }
+            var offset = 0
+            while offset < n {
+                let w = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, n - offset) }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.ioError("write", destination)
+                }
+                offset += w
+            }
+        }
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw BlobStoreError.io(operation: "mkdir", path: path, message: error.localizedDescription)
+        }
+    }
+
+    private static func fsyncFile(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError("open", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ioError("fsync", path) }
+    }
+
+    private static func fsyncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError("open", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ioError("fsync", path) }
+    }
+
+    private static func ioError(_ operation: String, _ path: String) -> BlobStoreError {
+        .io(operation: operation, path: path, message: String(cString: strerror(errno)))
+    }
+}

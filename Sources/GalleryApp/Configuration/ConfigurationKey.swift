@@ -1,0 +1,131 @@
+import Foundation
+
+/// One setting as the outside world names it: its key in the config file, its environment
+/// variable, and how to read and print it. The single table `all` drives file loading,
+/// environment overrides, `check-config` and the example file, so they cannot drift apart.
+public struct ConfigurationKey: Sendable {
+    /// The key in the config file (`snake_case`).
+    public let name: String
+    /// The environment variable that overrides it.
+    public let environmentVariable: String
+    /// One line saying what it does.
+    public let summary: String
+    /// Whether `check-config` masks the value.
+    public let isSecret: Bool
+    let apply: @Sendable (inout GalleryConfiguration, String) throws -> Void
+    let render: @Sendable (GalleryConfiguration) -> String?
+
+    /// Sets the value from its textual form (a file value without quotes, an env var, a flag).
+    public func apply(_ text: String, to configuration: inout GalleryConfiguration) throws {
+        try apply(&configuration, text)
+    }
+
+    /// The value as written in a config file (`"text"`, `42`, `true`), or nil when unset.
+    public func render(_ configuration: GalleryConfiguration) -> String? { render(configuration) }
+
+    static func string(
+        _ name: String, _ path: WritableKeyPath<GalleryConfiguration, String> & Sendable, env: String? = nil,
+        _ summary: String, validate: (@Sendable (String) -> String?)? = nil
+    ) -> ConfigurationKey {
+        ConfigurationKey(
+            name: name, environmentVariable: env ?? "GALLERYD_" + name.uppercased(), summary: summary, isSecret: false,
+            apply: { config, text in
+                if let problem = validate?(text) { throw ConfigurationError.invalidValue(key: name, value: text, reason: problem) }
+                config[keyPath: path] = text
+            },
+            render: { TOMLLite.quote($0[keyPath: path]) })
+    }
+
+    static func secret(
+        _ name: String, _ path: WritableKeyPath<GalleryConfiguration, String?> & Sendable, _ summary: String
+    ) -> ConfigurationKey {
+        ConfigurationKey(
+            name: name, environmentVariable: "GALLERYD_" + name.uppercased(), summary: summary, isSecret: true,
+            apply: { config, text in config[keyPath: path] = text.isEmpty ? nil : text },
+            render: { $0[keyPath: path].map(TOMLLite.quote) })
+    }
+
+    static func int(
+        _ name: String, _ path: WritableKeyPath<GalleryConfiguration, Int> & Sendable, _ summary: String,
+        range: ClosedRange<Int>
+    ) -> ConfigurationKey {
+        ConfigurationKey(
+            name: name, environmentVariable: "GALLERYD_" + name.uppercased(), summary: summary, isSecret: false,
+            apply: { config, text in
+                let digits = text.replacingOccurrences(of: "_", with: "")
+                guard let value = Int(digits) else {
+                    throw ConfigurationError.invalidValue(key: name, value: text, reason: "not an integer")
+                }
+                guard range.contains(value) else {
+                    throw ConfigurationError.invalidValue(
+                        key: name, value: text, reason: "must be between \(range.lowerBound) and \(range.upperBound)")
+                }
+                config[keyPath: path] = value
+            },
+            render: { String($0[keyPath: path]) })
+    }
+
+    static func bool(
+        _ name: String, _ path: WritableKeyPath<GalleryConfiguration, Bool> & Sendable, _ summary: String
+    ) -> ConfigurationKey {
+        ConfigurationKey(
+            name: name, environmentVariable: "GALLERYD_" + name.uppercased(), summary: summary, isSecret: false,
+            apply: { config, text in
+                switch text.lowercased() {
+                case "true", "1", "yes", "on": config[keyPath: path] = true
+                case "false", "0", "no", "off": config[keyPath: path] = false
+                default: throw ConfigurationError.invalidValue(key: name, value: text, reason: "not a boolean (true or false)")
+                }
+            },
+            render: { $0[keyPath: path] ? "true" : "false" })
+    }
+
+    /// Every setting, in the order the example file documents them.
+    public static let all: [ConfigurationKey] = [
+        .string("host", \.host, "Address to listen on: 0.0.0.0 (IPv4), :: (IPv4 and IPv6), 127.0.0.1 (local only)."),
+        .int("port", \.port, "TCP port to listen on.", range: 0...65535),
+        .string("public_url", \.publicURL, "Base URL clients reach this server at, for absolute file URLs (default http://localhost:<port>).",
+            validate: { $0.isEmpty || $0.hasPrefix("http://") || $0.hasPrefix("https://") ? nil : "must start with http:// or https://" }),
+        .string("mount_path", \.mountPath, "Where the Parse-compatible API is mounted.",
+            validate: { $0.hasPrefix("/") && !$0.hasSuffix("/") ? nil : "must start with / and not end with /" }),
+        .string("bucket", \.bucket, "Bucket name in /<bucket>/<key> asset URLs.",
+            validate: { b in b.range(of: "^[a-z0-9][a-z0-9.-]{1,62}$", options: .regularExpression) != nil ? nil : "must be 2-63 characters of a-z, 0-9, '.', '-'" }),
+        .string("app_id", \.appID, "Parse application id (X-Parse-Application-Id) every request must send.",
+            validate: { $0.isEmpty ? "must not be empty" : nil }),
+        .secret("rest_key", \.restKey, "Parse REST API key (X-Parse-REST-API-Key); when set, every request needs it or the master key."),
+        .secret("master_key", \.masterKey, "Parse master key (X-Parse-Master-Key) for purging, metrics and admin; at least 16 characters."),
+        .string("database_url", \.databaseURL, env: "DATABASE_URL", "PostgreSQL URL or conninfo string."),
+        .string("storage_dir", \.storageDir, "Directory of the local blob store (originals, thumbnails, previews)."),
+        .bool("migrate_on_start", \.migrateOnStart, "Apply pending migrations when serve starts."),
+        .int("pool_size", \.poolSize, "Database connections in the pool.", range: 1...1000),
+        .int("pool_timeout_ms", \.poolTimeoutMs, "Wait for a pooled connection before answering 503, in ms.", range: 1...600_000),
+        .int("statement_timeout_ms", \.statementTimeoutMs, "Longest a single SQL statement may run, in ms.", range: 100...3_600_000),
+        .int("workers", \.workers, "In-process worker threads making thumbnails (0: none; run galleryd worker elsewhere).", range: 0...256),
+        .int("thumbnail_size", \.thumbnailSize, "Thumbnail shorter edge, in pixels.", range: 16...4096),
+        .int("preview_size", \.previewSize, "Preview longer edge, in pixels.", range: 64...16384),
+        .int("jpeg_quality", \.jpegQuality, "JPEG quality of thumbnails and previews.", range: 1...100),
+        .int("max_pixels", \.maxPixels, "Largest pixel count of an upload (decompression bombs).", range: 1...1_000_000_000),
+        .int("job_max_attempts", \.jobMaxAttempts, "Processing attempts before a photo is marked failed.", range: 1...100),
+        .int("job_lease_seconds", \.jobLeaseSeconds, "Seconds a worker owns a claimed job before another may take it.", range: 5...86_400),
+        .int("trash_retention_days", \.trashRetentionDays, "Days trashed photos and galleries are kept before purging.", range: 0...3650),
+        .int("max_connections", \.maxConnections, "Most simultaneous client connections.", range: 1...1_000_000),
+        .int("handler_threads", \.handlerThreads, "Threads running request handlers.", range: 1...1024),
+        .int("max_request_line_bytes", \.maxRequestLineBytes, "Longest request line (414 beyond).", range: 256...1_048_576),
+        .int("max_header_bytes", \.maxHeaderBytes, "Largest header section (431 beyond).", range: 1024...1_048_576),
+        .int("max_header_count", \.maxHeaderCount, "Most header fields (431 beyond).", range: 8...10_000),
+        .int("max_body_bytes", \.maxBodyBytes, "Largest JSON request body (413 beyond).", range: 1024...1_073_741_824),
+        .int("max_upload_bytes", \.maxUploadBytes, "Largest upload (413 beyond).", range: 1024...68_719_476_736),
+        .int("max_json_depth", \.maxJSONDepth, "Deepest JSON nesting in bodies and where.", range: 2...256),
+        .int("max_query_limit", \.maxQueryLimit, "Cap on a query's limit.", range: 1...100_000),
+        .int("header_timeout_ms", \.headerTimeoutMs, "Time to receive a request head, in ms.", range: 100...600_000),
+        .int("idle_timeout_ms", \.idleTimeoutMs, "Idle keep-alive time, in ms.", range: 100...3_600_000),
+        .int("body_timeout_ms", \.bodyTimeoutMs, "Time a body may stall, in ms.", range: 100...3_600_000),
+        .int("drain_timeout_ms", \.drainTimeoutMs, "Time in-flight requests get on shutdown, in ms.", range: 0...600_000),
+        .bool("metrics_public", \.metricsPublic, "Serve /metrics without the master key."),
+        .string("log_level", \.logLevel, "trace, debug, info, notice, warning, error or critical.",
+            validate: { ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains($0) ? nil : "not a log level" }),
+    ]
+
+    /// The key with that file name, if any.
+    public static func named(_ name: String) -> ConfigurationKey? { all.first { $0.name == name } }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+extension GalleryConfiguration {
+    /// The effective configuration: defaults, then the file (if any), then environment variables,
+    /// then `overrides` (command-line flags, by file key name), then validation.
+    public static func load(
+        file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        overrides: [(key: String, value: String)] = []
+    ) throws -> GalleryConfiguration {
+        var configuration = GalleryConfiguration()
+        let path = file ?? environment["GALLERYD_CONFIG"]
+        if let path, !path.isEmpty {
+            let text: String
+            do {
+                text = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw ConfigurationError.unreadable(file: path, reason: "cannot read: \(error.localizedDescription)")
+            }
+            for entry in try TOMLLite.parse(text, file: path) {
+                guard let key = ConfigurationKey.named(entry.key) else {
+                    throw ConfigurationError.unknownKey(key: entry.key, file: path, line: entry.line)
+                }
+                try key.apply(entry.value, to: &configuration)
+            }
+        }
+        for key in ConfigurationKey.all {
+            if let value = environment[key.environmentVariable] {
+                try key.apply(value, to: &configuration)
+            }
+        }
+        for (name, value) in overrides {
+            guard let key = ConfigurationKey.named(name) else {
+                throw ConfigurationError.invalid(key: name, reason: "unknown setting")
+            }
+            try key.apply(value, to: &configuration)
+        }
+        return configuration
+    }
+
+    /// Checks what `serve` needs beyond each value's own range.
+    public func validateForServing() throws {
+        guard !databaseURL.isEmpty else {
+            throw ConfigurationError.invalid(key: "database_url", reason: "not set (DATABASE_URL or database_url in the config file)")
+        }
+        guard let masterKey, masterKey.count >= 16 else {
+            throw ConfigurationError.invalid(
+                key: "master_key", reason: "must be at least 16 characters (GALLERYD_MASTER_KEY); `make run` generates one")
+        }
+        if let restKey, restKey.count < 8 {
+            throw ConfigurationError.invalid(key: "rest_key", reason: "must be at least 8 characters when set")
+        }
+    }
+
+    /// The effective configuration as a config file, secrets masked: what `check-config` prints.
+    public func rendered(maskingSecrets: Bool = true) -> String {
+        var lines: [String] = []
+        for key in ConfigurationKey.all {
+            lines.append("# \(key.summary) (env \(key.environmentVariable))")
+            if let value = key.render(self) {
+                if key.isSecret && maskingSecrets {
+                    lines.append("\(key.name) = \"********\"  # set, \(value.count - 2) characters")
+                } else {
+                    lines.append("\(key.name) = \(value)")
+                }
+            } else {
+                lines.append("# \(key.name) = (not set)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Every setting of galleryd, with its default. Loaded from a config file, then environment
+/// variables, then command-line flags (each stronger than the one before); see `ConfigurationKey.all`
+/// for the names, and `config/galleryd.example.toml` for the documented file.
+public struct GalleryConfiguration: Sendable, Equatable {
+    // Network
+    /// Address to listen on (`0.0.0.0`, `::` for IPv4 and IPv6, `127.0.0.1`).
+    public var host = "0.0.0.0"
+    /// TCP port to listen on; 0 picks a free port (tests).
+    public var port = 8080
+    /// Base URL clients use to reach this server, for absolute file URLs; empty means `http://localhost:<port>`.
+    public var publicURL = ""
+    /// Where the Parse-compatible API is mounted.
+    public var mountPath = "/parse"
+    /// Name of the S3-style bucket path (`/<bucket>/<key>`).
+    public var bucket = "bucket"
+
+    // Keys
+    /// Parse application id every `/parse` request must send.
+    public var appID = "gallery"
+    /// Parse REST API key; when set, reads need it (or the master key) too.
+    public var restKey: String? = nil
+    /// Parse master key for purging and admin endpoints; at least 16 characters.
+    public var masterKey: String? = nil
+
+    // Storage
+    /// PostgreSQL URL or conninfo string.
+    public var databaseURL = ""
+    /// Directory of the local blob store.
+    public var storageDir = "./.data/blobs"
+    /// Apply pending migrations when `serve` starts.
+    public var migrateOnStart = true
+    /// Database connections in the pool.
+    public var poolSize = 10
+    /// How long a request waits for a pooled connection before a 503, in milliseconds.
+    public var poolTimeoutMs = 5_000
+    /// Longest a single SQL statement may run, in milliseconds (bounds hostile regexes).
+    public var statementTimeoutMs = 10_000
+
+    // Workers and images
+    /// In-process worker threads making thumbnails; 0 runs none (use `galleryd worker` elsewhere).
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// Thumbnail size: its shorter edge in pixels.
+    public var thumbnailSize = 400
+    /// Preview size: its longer edge in pixels.
+    public var previewSize = 2048
+    /// JPEG quality of thumbnails and previews (1–100).
+    public var jpegQuality = 80
+    /// Largest pixel count of an upload (decompression bombs are refused before decoding).
+    public var maxPixels = 100_000_000
+    /// Processing attempts before a photo is marked failed.
+    public var jobMaxAttempts = 5
+    /// Seconds a worker owns a claimed job; after that another worker may take it.
+    public var jobLeaseSeconds = 300
+    /// Days a trashed photo or gallery stays in Recently Deleted before the worker purges it.
+    public var trashRetentionDays = 30
+
+    // HTTP limits
+    /// Most simultaneous client connections; more wait in the listen backlog.
+    public var maxConnections = 4_096
+    /// Threads running request handlers (they may wait on the database).
+    public var handlerThreads = 32
+    /// Longest request line, in bytes (414 beyond).
+    public var maxRequestLineBytes = 8_192
+    /// Largest header section, in bytes (431 beyond).
+    public var maxHeaderBytes = 32_768
+    /// Most header fields in one request (431 beyond).
+    public var maxHeaderCount = 100
+    /// Largest JSON request body, in bytes (413 beyond).
+    public var maxBodyBytes = 1_048_576
+    /// Largest upload, in bytes (413 beyond).
+    public var maxUploadBytes = 104_857_600
+    /// Deepest JSON nesting accepted in bodies and `where`.
+    public var maxJSONDepth = 16
+    /// Cap on a query's `limit`.
+    public var maxQueryLimit = 1_000
+    /// Time allowed to receive a request's head, in milliseconds (slowloris clients are cut off).
+    public var headerTimeoutMs = 10_000
+    /// Time an idle keep-alive connection is kept, in milliseconds.
+    public var idleTimeoutMs = 30_000
+    /// Time a request body may stall without progress, in milliseconds.
+    public var bodyTimeoutMs = 30_000
+    /// Time in-flight requests get to finish on shutdown, in milliseconds.
+    public var drainTimeoutMs = 10_000
+
+    // Operations
+    /// Serve `/metrics` without the master key.
+    public var metricsPublic = false
+    /// Log level: trace, debug, info, notice, warning, error, critical.
+    public var logLevel = "info"
+
+    /// The defaults.
+    public init() {}
+
+    /// The public base URL, defaulting to `http://localhost:<port>`, without a trailing slash.
+    public var effectivePublicURL: String {
+        var url = publicURL.isEmpty ? "http://localhost:\(port)" : publicURL
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import GalleryApp
+
+/// `galleryd check-config`: prints the effective configuration with secrets masked,
+/// or one line naming the bad key and exit code 2.
+struct CheckConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config", abstract: "Print the effective configuration (secrets masked) and check it.")
+
+    @OptionGroup var options: ConfigOptions
+
+    @Flag(help: "Also check what `serve` needs (database URL, master key length).")
+    var serving = false
+
+    @Flag(help: "Print the built-in defaults instead, ignoring the file, environment and flags.")
+    var defaults = false
+
+    func run() throws {
+        let configuration = defaults ? GalleryConfiguration() : options.load()
+        if serving {
+            do { try configuration.validateForServing() } catch { fail("config: \(error)") }
+        }
+        print(configuration.rendered(), terminator: "")
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import BlobStore
+
+/// A fresh store in its own temporary directory, removed by the caller.
+private func makeStore() throws -> (LocalBlobStore, String) {
+    let root = NSTemporaryDirectory() + "blobstore-test-" + UUID().uuidString
+    return (try LocalBlobStore(root: root), root)
+}
+
+@Test func blobKey_RejectsKeys_ThatCouldEscapeTheRoot() {
+    for bad in ["", "/etc/passwd", "../x", "a/../../b", "a//b", "a/./b", "a/", ".hidden", "a/.tmp/x",
+                "a\u{0}b", "thumbnails/x y.jpg", "a\\b", "%2e%2e/x", String(repeating: "a", count: 1025)] {
+        #expect(throws: BlobStoreError.self, "\(bad.debugDescription) must be refused") { try BlobKey(bad) }
+    }
+}
+
+@Test func blobKey_AcceptsTheKeysTheAppUses() throws {
+    #expect(try BlobKey.thumbnail(objectId: "Ab3dE5fG7h").rawValue == "thumbnails/Ab3dE5fG7h.jpg")
+    #expect(try BlobKey.original(sha256: String(repeating: "ab", count: 32)).lastComponent == String(repeating: "ab", count: 32) + ".jpg")
+    #expect(try BlobKey("a-b_c.d/e").rawValue == "a-b_c.d/e")
+}
+
+@Test func put_StoresBytes_AndLeavesNoTemporaryFiles() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("previews/abc.jpg")
+    let info = try store.put(key, bytes: Array("hello".utf8))
+    #expect(info.size == 5)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(for: key))) == Data("hello".utf8))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/.tmp").isEmpty)
+    #expect(store.bytesWritten == 5)
+}
+
+@Test func put_MovesAFile_AndReplacesAnEarlierBlob() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("originals/x.jpg")
+    try store.put(key, bytes: [1, 2, 3])
+    let before = try #require(try store.info(key))
+    let source = store.spoolDirectory + "/upload"
+    try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: source))
+    let after = try store.put(key, movingFileAt: source)
+    #expect(after.size == 100_000)
+    #expect(after.etag != before.etag)
+    #expect(!FileManager.default.fileExists(atPath: source))
+    #expect(try store.localPath(key) == store.path(for: key))
+}
+
+@Test func put_CopiesAFile_FromAnotherDirectory() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let source = NSTemporaryDirectory() + "blob-src-" + UUID().uuidString
+    try Data([9, 8, 7]).write(to: URL(fileURLWithPath: source))
+    let key = try BlobKey("a/b/c.bin")
+    try store.put(key, movingFileAt: source)
+    #expect(try store.info(key)?.size == 3)
+}
+
+@Test func delete_RemovesTheBlob_AndMissingIsNotAnError() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("thumbnails/gone.jpg")
+    try store.put(key, bytes: [0])
+    #expect(try store.delete(key))
+    #expect(try store.info(key) == nil)
+    #expect(try store.localPath(key) == nil)
+    #expect(try store.delete(key) == false)
+}
+
+@Test func put_ConcurrentWritersToOneKey_LeaveOneCompleteValue() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("race/k")
+    DispatchQueue.concurrentPerform(iterations: 16) { i in
+        _ = try? store.put(key, bytes: [UInt8](repeating: UInt8(i), count: 65_536))
+    }
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.path(for: key))))
+    #expect(bytes.count == 65_536)
+    #expect(Set(bytes).count == 1, "a blob must hold exactly one writer's bytes")
+}

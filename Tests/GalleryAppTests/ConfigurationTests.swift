@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import GalleryApp
+
+@Test func configuration_LayersFileThenEnvironmentThenFlags() throws {
+    let file = NSTemporaryDirectory() + "galleryd-config-\(UUID().uuidString).toml"
+    try "# comment\nport = 9000\nhost = \"127.0.0.1\" # trailing\nmetrics_public = true\nworkers = 3\n"
+        .write(toFile: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let c = try GalleryConfiguration.load(
+        file: file, environment: ["GALLERYD_PORT": "9100", "GALLERYD_WORKERS": "5"],
+        overrides: [(key: "workers", value: "7")])
+    #expect(c.host == "127.0.0.1")
+    #expect(c.port == 9100)
+    #expect(c.workers == 7)
+    #expect(c.metricsPublic)
+}
+
+@Test func configuration_RejectsBadValues_NamingTheKey() {
+    #expect(throws: ConfigurationError.invalidValue(key: "port", value: "70000", reason: "must be between 0 and 65535")) {
+        try GalleryConfiguration.load(file: nil, environment: ["GALLERYD_PORT": "70000"])
+    }
+    #expect(throws: ConfigurationError.self) {
+        try GalleryConfiguration.load(file: nil, environment: ["GALLERYD_METRICS_PUBLIC": "maybe"])
+    }
+    #expect(throws: ConfigurationError.self) {
+        try GalleryConfiguration.load(file: nil, environment: ["GALLERYD_BUCKET": "../etc"])
+    }
+}
+
+@Test func configuration_RejectsUnknownKeysAndSyntaxErrors_WithTheLine() throws {
+    let file = NSTemporaryDirectory() + "galleryd-config-\(UUID().uuidString).toml"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    try "port = 1\nprot = 2\n".write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(throws: ConfigurationError.unknownKey(key: "prot", file: file, line: 2)) {
+        try GalleryConfiguration.load(file: file, environment: [:])
+    }
+    try "host = \"unterminated\n".write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(throws: ConfigurationError.syntax(file: file, line: 1, reason: "unterminated string")) {
+        try GalleryConfiguration.load(file: file, environment: [:])
+    }
+}
+
+@Test func configuration_ServingNeedsADatabaseAndALongMasterKey() throws {
+    var c = GalleryConfiguration()
+    #expect(throws: ConfigurationError.self) { try c.validateForServing() }
+    c.databaseURL = "postgresql:///x"
+    c.masterKey = "short"
+    #expect(throws: ConfigurationError.self) { try c.validateForServing() }
+    c.masterKey = String(repeating: "k", count: 16)
+    try c.validateForServing()
+}
+
+@Test func configuration_RenderedMasksSecrets_AndRoundTrips() throws {
+    var c = GalleryConfiguration()
+    c.masterKey = "supersecretmasterkey"
+    let masked = c.rendered()
+    #expect(!masked.contains("supersecretmasterkey"))
+    let file = NSTemporaryDirectory() + "galleryd-config-\(UUID().uuidString).toml"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    try c.rendered(maskingSecrets: false).write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(try GalleryConfiguration.load(file: file, environment: [:]) == c)
+}
+
+@Test func exampleConfigFile_DocumentsEveryKey() throws {
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/galleryd.example.toml")
+    let text = try String(contentsOf: example, encoding: .utf8)
+    for key in ConfigurationKey.all {
+        #expect(text.contains("\(key.name) ="), "config/galleryd.example.toml lacks \(key.name)")
+    }
+    // The example itself must load.
+    _ = try GalleryConfiguration.load(file: example.path, environment: [:])
+}
