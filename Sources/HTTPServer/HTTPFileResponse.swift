@@ -1,0 +1,187 @@
+import Foundation
+
+/// Builds responses for stored files the way a static file server does: strong ETag,
+/// Last-Modified, conditional requests (RFC 9110 §13) and single byte ranges (RFC 9110 §14).
+public enum HTTPFileResponse {
+    /// What a file response needs to know about the file.
+    public struct File: Sendable {
+        /// Path for sendfile.
+        public var path: String
+        /// Size in bytes.
+        public var size: Int
+        /// A strong entity tag, quoted (`"abc"`).
+        public var etag: String
+        /// Last modification time.
+        public var lastModified: Date
+        /// The `Content-Type`.
+        public var contentType: String
+
+        public init(path: String, size: Int, etag: String, lastModified: Date, contentType: String) {
+            self.path = path
+            self.size = size
+            self.etag = etag
+            self.lastModified = lastModified
+            self.contentType = contentType
+        }
+    }
+
+    /// The response to a GET or HEAD of `file`: 200, 206 for a satisfiable single range,
+    /// 304 when a validator matches, 412 for a failed `If-Match`/`If-Unmodified-Since`,
+    /// 416 with `Content-Range: bytes */size` for an unsatisfiable range.
+    /// `headers` (e.g. `Cache-Control`) are added to every answer.
+    public static func make(for request: HTTPRequest, file: File, headers extra: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        var headers = extra
+        headers["ETag"] = file.etag
+        headers["Last-Modified"] = HTTPFileResponse.imfFixdate(file.lastModified)
+        headers["Accept-Ranges"] = "bytes"
+        let seconds = file.lastModified.timeIntervalSince1970.rounded(.down)
+
+        // RFC 9110 §13.2.2: If-Match, then If-Unmodified-Since, then If-None-Match, then If-Modified-Since.
+        if let ifMatch = request.headers["If-Match"] {
+            if !entityTagList(ifMatch, matches: file.etag, weak: false) {
+                return HTTPResponse(status: .preconditionFailed, headers: headers)
+            }
+        } else if let since = request.headers["If-Unmodified-Since"], let date = parseHTTPDate(since),
+            seconds > date.timeIntervalSince1970 {
+            return HTTPResponse(status: .preconditionFailed, headers: headers)
+        }
+        if let ifNoneMatch = request.headers["If-None-Match"] {
+            if entityTagList(ifNoneMatch, matches: file.etag, weak: true) {
+                return notModified(headers)
+            }
+        } else if let since = request.headers["If-Modified-Since"], let date = parseHTTPDate(since),
+            seconds <= date.timeIntervalSince1970 {
+            return notModified(headers)
+        }
+
+        headers["Content-Type"] = file.contentType
+        guard let rangeHeader = request.headers["Range"] else {
+            return HTTPResponse(status: .ok, headers: headers, body: .file(path: file.path, offset: 0, length: file.size))
+        }
+        // If-Range (RFC 9110 §13.1.5): serve the range only if the validator still matches, else the whole file.
+        if let ifRange = request.headers["If-Range"] {
+            let matches: Bool
+            if ifRange.hasPrefix("\"") || ifRange.hasPrefix("W/") {
+                matches = ifRange == file.etag
+            } else if let date = parseHTTPDate(ifRange) {
+                matches = seconds == date.timeIntervalSince1970
+            } else {
+                matches = false
+            }
+            if !matches {
+                return HTTPResponse(status: .ok, headers: headers, body: .file(path: file.path, offset: 0, length: file.size))
+            }
+        }
+        switch parseRange(rangeHeader, size: file.size) {
+        case .none:
+            // Not a bytes range we understand, or several ranges: a server may ignore Range (§14.2).
+            return HTTPResponse(status: .ok, headers: headers, body: .file(path: file.path, offset: 0, length: file.size))
+        case .unsatisfiable:
+            headers["Content-Range"] = "bytes */\(file.size)"
+            headers["Content-Type"] = nil
+            return HTTPResponse(status: .rangeNotSatisfiable, headers: headers)
+        case .range(let range):
+            headers["Content-Range"] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(file.size)"
+            return HTTPResponse(
+                status: .partialContent, headers: headers,
+                body: .file(path: file.path, offset: range.lowerBound, length: range.count))
+        }
+    }
+
+    private static func notModified(_ headers: HTTPHeaders) -> HTTPResponse {
+        var headers = headers
+        headers["Accept-Ranges"] = nil
+        return HTTPResponse(status: .notModified, headers: headers)
+    }
+
+    /// The result of reading a `Range` header against a representation of `size` bytes.
+    public enum RangeResult: Equatable {
+        /// Ignore the header and send the whole representation.
+        case none
+        /// One satisfiable range (half-open).
+        case range(Range<Int>)
+        /// A syntactically valid byte range that no byte of the file satisfies.
+        case unsatisfiable
+    }
+
+    /// Parses `bytes=a-b`, `bytes=a-` and `bytes=-n` (RFC 9110 §14.1.2). Multiple ranges and other
+    /// units are answered with the whole file (`.none`), which the RFC allows.
+    public static func parseRange(_ header: String, size: Int) -> RangeResult {
+        let value = header.trimmingSpaces()
+        guard value.lowercased().hasPrefix("bytes=") else { return .none }
+        let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard !spec.contains(",") else { return .none }
+        let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return .none }
+        let first = parts[0].trimmingCharacters(in: .whitespaces)
+        let last = parts[1].trimmingCharacters(in: .whitespaces)
+        func number(_ s: String) -> Int? {
+            guard !s.isEmpty, s.count <= 18, s.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+            return Int(s)
+        }
+        if first.isEmpty {
+            guard let suffix = number(last) else { return .none }
+            guard suffix > 0, size > 0 else { return .unsatisfiable }
+            return .range(max(0, size - suffix)..<size)
+        }
+        guard let start = number(first) else { return .none }
+        let end: Int
+        if last.isEmpty {
+            end = size - 1
+        } else {
+            guard let e = number(last) else { return .none }
+            guard e >= start else { return .none }
+            end = min(e, size - 1)
+        }
+        guard start < size else { return .unsatisfiable }
+        return .range(start..<(end + 1))
+    }
+
+    /// Whether an `If-Match`/`If-None-Match` list names the tag (`*` matches any). Weak comparison
+    /// ignores `W/` prefixes (§8.8.3.2), as If-None-Match requires; strong comparison does not.
+    static func entityTagList(_ list: String, matches tag: String, weak: Bool) -> Bool {
+        let trimmed = list.trimmingSpaces()
+        if trimmed == "*" { return true }
+        func normal(_ t: String) -> String { weak && t.hasPrefix("W/") ? String(t.dropFirst(2)) : t }
+        for candidate in trimmed.split(separator: ",") {
+            let c = String(candidate).trimmingSpaces()
+            if !weak && c.hasPrefix("W/") { continue }
+            if normal(c) == normal(tag) { return true }
+        }
+        return false
+    }
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// A date as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7).
+    public static func imfFixdate(_ date: Date) -> String {
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(weekdays[Int(tm.tm_wday)]), \(two(tm.tm_mday)) \(months[Int(tm.tm_mon)]) \(tm.tm_year + 1900) "
+            + "\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)) GMT"
+    }
+
+    /// Parses an IMF-fixdate (the only form senders may generate; obsolete forms are treated as absent).
+    public static func parseHTTPDate(_ text: String) -> Date? {
+        let parts = text.trimmingSpaces().split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", parts[0].hasSuffix(","),
+            let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])
+        else { return nil }
+        let hms = parts[4].split(separator: ":")
+        guard hms.count == 3, let h = Int(hms[0]), let m = Int(hms[1]), let s = Int(hms[2]),
+            (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s), year >= 1970
+        else { return nil }
+        var tm = tm()
+        tm.tm_year = Int32(year - 1900)
+        tm.tm_mon = Int32(monthIndex)
+        tm.tm_mday = Int32(day)
+        tm.tm_hour = Int32(h)
+        tm.tm_min = Int32(m)
+        tm.tm_sec = Int32(s)
+        let t = timegm(&tm)
+        return t < 0 ? nil : Date(timeIntervalSince1970: TimeInterval(t))
+    }
+}
