@@ -1,0 +1,10 @@
+/// A monotonically increasing count, optionally split by label values.
+public struct PrometheusCounter: Sendable {
+    let family: MetricFamily
+
+    /// Adds `amount` (default 1) to the series with these label values (in the family's label order).
+    public func increment(_ amount: Double = 1, _ labels: String...) { family.add(amount, labels: labels) }
+
+    /// The current value of a series (tests).
+    public func value(_ labels: String...) -> Double { family.value(labels: labels) }
+}

@@ -1,0 +1,65 @@
+import BlobStore
+import Foundation
+import HTTPServer
+
+/// Renders errors under the bucket path as S3 does: an XML `<Error>` document with a `Code`,
+/// so S3 clients report them properly.
+struct S3ErrorResponder: HTTPErrorResponder {
+    /// The bucket name, echoed in error documents.
+    let bucket: String
+
+    func response(for error: Error, request: HTTPRequest) -> HTTPResponse {
+        switch error {
+        case BlobStoreError.invalidKey(_, let reason):
+            return document(.badRequest, code: "InvalidArgument", message: "Invalid key: \(reason).", request: request)
+        case BlobStoreError.notFound:
+            return document(.notFound, code: "NoSuchKey", message: "The specified key does not exist.", request: request)
+        case let error as HTTPError:
+            return response(status: error.status, message: error.message, request: request)
+        default:
+            return document(.internalServerError, code: "InternalError",
+                            message: "We encountered an internal error. Please try again.", request: request)
+        }
+    }
+
+    func response(status: HTTPStatus, message: String, request: HTTPRequest) -> HTTPResponse {
+        let code: String
+        switch status.code {
+        case 404: code = "NoSuchKey"
+        case 405: code = "MethodNotAllowed"
+        case 411: code = "MissingContentLength"
+        case 413: code = "EntityTooLarge"
+        case 503: code = "SlowDown"
+        case 500...: code = "InternalError"
+        default: code = "InvalidRequest"
+        }
+        return document(status, code: code, message: message, request: request)
+    }
+
+    private func document(_ status: HTTPStatus, code: String, message: String, request: HTTPRequest) -> HTTPResponse {
+        let key = request.pathParameters["key"] ?? ""
+        let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>\(escape(message))</Message>"
+            + (key.isEmpty ? "" : "<Key>\(escape(key))</Key>")
+            + "<BucketName>\(escape(bucket))</BucketName><RequestId>\(escape(request.requestID))</RequestId></Error>\n"
+        return HTTPResponse(status: status, contentType: "application/xml", bytes: Array(xml.utf8))
+    }
+
+    private func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default:
+                // XML 1.0 forbids most control characters; drop them rather than emit an invalid document.
+                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

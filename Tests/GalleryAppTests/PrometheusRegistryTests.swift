@@ -1,0 +1,27 @@
+import Testing
+@testable import GalleryApp
+
+@Test func prometheus_RendersCountersGaugesAndCumulativeHistograms() {
+    let registry = PrometheusRegistry()
+    let requests = registry.counter("http_requests_total", help: "Requests.", labels: ["route", "status"])
+    requests.increment(1, "/a", "200")
+    requests.increment(2, "/a", "200")
+    requests.increment(1, "/b \"q\"", "404")
+    registry.gauge("open_connections", help: "Connections.").set(3)
+    let latency = registry.histogram("latency_seconds", help: "Latency.", buckets: [0.1, 1])
+    latency.observe(0.05)
+    latency.observe(0.5)
+    latency.observe(5)
+    registry.addCollector { [(name: "pool_in_use", help: "In use.", type: "gauge", samples: [(labels: "", value: 2)])] }
+    let text = registry.render()
+    #expect(text.contains("# TYPE http_requests_total counter\n"))
+    #expect(text.contains("http_requests_total{route=\"/a\",status=\"200\"} 3\n"))
+    #expect(text.contains("http_requests_total{route=\"/b \\\"q\\\"\",status=\"404\"} 1\n"))
+    #expect(text.contains("open_connections 3\n"))
+    #expect(text.contains("latency_seconds_bucket{le=\"0.1\"} 1\n"))
+    #expect(text.contains("latency_seconds_bucket{le=\"1\"} 2\n"))
+    #expect(text.contains("latency_seconds_bucket{le=\"+Inf\"} 3\n"))
+    #expect(text.contains("latency_seconds_count 3\n"))
+    #expect(text.contains("pool_in_use 2\n"))
+    #expect(requests.value("/a", "200") == 3)
+}
