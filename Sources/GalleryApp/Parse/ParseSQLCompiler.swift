@@ -231,3 +231,31 @@ extension SQLValue {
         }
     }
 }
+
+extension ParseSQLCompiler {
+    /// `UPDATE … SET … WHERE object_id = $n RETURNING updated_at` for a PUT body's plain
+    /// assignments (strings, numbers, arrays; `restore` clears `deleted_at`), or nil when the
+    /// body assigns nothing. Pointer/File assignments and GalleryItem `position` (which must keep
+    /// positions contiguous) are left to the domain services and skipped here.
+    public static func update(_ body: ParseWriteBody, objectId: String) -> ParseSQLStatement? {
+        var binds = Binds()
+        var sets: [String] = []
+        for assignment in body.assignments {
+            guard let field = body.schema.field(named: assignment.field), case .column(let column) = field.source else { continue }
+            if body.schema.className == "GalleryItem" && field.name == "position" { continue }
+            switch assignment.value {
+            case .string(let text): sets.append("\(column) = " + binds.add(.text(text), cast: "text"))
+            case .int(let number): sets.append("\(column) = " + binds.add(.int(number), cast: field.type.sqlCast))
+            case .stringArray(let strings): sets.append("\(column) = " + binds.add(.textArray(strings), cast: "text[]"))
+            case .restore: sets.append("\(column) = null")
+            case .pointer, .file: continue
+            }
+        }
+        guard !sets.isEmpty else { return nil }
+        sets.append("updated_at = now()")
+        let id = binds.add(.text(objectId), cast: "text")
+        return ParseSQLStatement(
+            sql: "update \(body.schema.table) set " + sets.joined(separator: ", ") + " where object_id = \(id) returning updated_at",
+            binds: binds.values)
+    }
+}

@@ -92,3 +92,24 @@ import Testing
         #expect(parseErrorCode { _ = try parse(#"{"tags":[\#(Array(repeating: "\"t\"", count: 101).joined(separator: ","))]}"#, .photo, .update) } == 142)
     }
 }
+
+/// The UPDATE statement built from a PUT body.
+@Suite struct ParseUpdateStatementTests {
+    @Test func update_SetsWritableColumns_AndRestores() throws {
+        let body = try ParseWriteBody.parse(
+            Array(#"{"title":"x'y","tags":["a"],"deletedAt":{"__op":"Delete"}}"#.utf8), schema: .photo, mode: .update)
+        #expect(
+            ParseSQLCompiler.update(body, objectId: "P1")
+                == ParseSQLStatement(
+                    sql: "update photos set title = $1::text, tags = $2::text[], deleted_at = null, updated_at = now()"
+                        + " where object_id = $3::text returning updated_at",
+                    binds: [.text("x'y"), .textArray(["a"]), .text("P1")]))
+    }
+
+    @Test func update_LeavesPositionToTheReorderService() throws {
+        let body = try ParseWriteBody.parse(Array(#"{"position":2}"#.utf8), schema: .galleryItem, mode: .update)
+        #expect(ParseSQLCompiler.update(body, objectId: "I1") == nil)
+        let empty = try ParseWriteBody.parse(Array("{}".utf8), schema: .gallery, mode: .update)
+        #expect(ParseSQLCompiler.update(empty, objectId: "G1") == nil)
+    }
+}
