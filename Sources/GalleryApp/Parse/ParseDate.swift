@@ -1,0 +1,164 @@
+import Foundation
+
+/// Parse's date format `YYYY-MM-DDTHH:MM:SS.mmmZ`: formatting without a `DateFormatter` (pure
+/// integer arithmetic, fast enough for every row) and strict ISO 8601 parsing for `where` values.
+public enum ParseDate {
+    /// Milliseconds since 1970 for `date`, rounded to the nearest millisecond (the database
+    /// stores milliseconds, so rounding undoes binary floating-point error).
+    public static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The date for milliseconds since 1970.
+    public static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    public static func format(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(milliseconds: milliseconds(date), to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the UTC date `YYYY-MM-DDTHH:MM:SS.mmmZ` for `milliseconds` since 1970 to `bytes`.
+    /// Years outside 0…9999 are clamped to that range's representation as 4 digits.
+    public static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+        let msPerDay: Int64 = 86_400_000
+        var days = milliseconds / msPerDay
+        var msOfDay = milliseconds % msPerDay
+        if msOfDay < 0 {
+            msOfDay += msPerDay
+            days -= 1
+        }
+        let (year, month, day) = civil(fromDays: days)
+        let clampedYear = Int(max(0, min(9999, year)))
+        appendDigits(clampedYear, count: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(Int(month), count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(Int(day), count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        let totalSeconds = Int(msOfDay / 1000)
+        appendDigits(totalSeconds / 3600, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(totalSeconds / 60 % 60, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(totalSeconds % 60, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(Int(msOfDay % 1000), count: 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    private static func appendDigits(_ value: Int, count: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<count { divisor *= 10 }
+        var remaining = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(remaining / divisor % 10))
+            remaining %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Year, month, day for days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date (Hinnant's `days_from_civil`).
+    static func days(year y0: Int64, month m: Int64, day d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// Parses an ISO 8601 date as Parse clients send it: `YYYY-MM-DD` (midnight UTC) or
+    /// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` followed by `Z` or `±HH:MM` / `±HHMM`. Returns
+    /// milliseconds since 1970 (fractions beyond milliseconds are truncated, as JavaScript does),
+    /// or nil when the text is not such a date or names an impossible day or time.
+    public static func parseMilliseconds(_ text: String) -> Int64? {
+        let b = Array(text.utf8)
+        var i = 0
+        func number(_ count: Int) -> Int64? {
+            guard i + count <= b.count else { return nil }
+            var value: Int64 = 0
+            for k in 0..<count {
+                let c = b[i + k]
+                guard c >= 48 && c <= 57 else { return nil }
+                value = value * 10 + Int64(c - 48)
+            }
+            i += count
+            return value
+        }
+        func expect(_ c: Character) -> Bool {
+            guard i < b.count, b[i] == c.asciiValue! else { return false }
+            i += 1
+            return true
+        }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
+        var ms = days(year: year, month: month, day: day) * 86_400_000
+        if i == b.count { return ms }
+        guard expect("T") || expect(" ") else { return nil }
+        guard let hour = number(2), expect(":"), let minute = number(2), hour < 24, minute < 60 else { return nil }
+        var second: Int64 = 0
+        var millis: Int64 = 0
+        if expect(":") {
+            guard let s = number(2), s < 60 else { return nil }
+            second = s
+            if expect(".") {
+                var digits = 0
+                while i < b.count, b[i] >= 48 && b[i] <= 57 {
+                    if digits < 3 { millis = millis * 10 + Int64(b[i] - 48) }
+                    digits += 1
+                    i += 1
+                }
+                guard digits >= 1, digits <= 9 else { return nil }
+                var padded = digits
+                while padded < 3 {
+                    millis *= 10
+                    padded += 1
+                }
+            }
+        }
+        ms += ((hour * 60 + minute) * 60 + second) * 1000 + millis
+        if expect("Z") {
+            return i == b.count ? ms : nil
+        }
+        guard i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") else { return nil }
+        let sign: Int64 = b[i] == UInt8(ascii: "+") ? 1 : -1
+        i += 1
+        guard let offsetHours = number(2), offsetHours <= 23 else { return nil }
+        _ = expect(":")
+        guard let offsetMinutes = number(2), offsetMinutes < 60, i == b.count else { return nil }
+        ms -= sign * (offsetHours * 60 + offsetMinutes) * 60_000
+        return ms
+    }
+
+    /// Like `parseMilliseconds`, as a `Date`.
+    public static func parse(_ text: String) -> Date? {
+        parseMilliseconds(text).map(date(milliseconds:))
+    }
+
+    private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}

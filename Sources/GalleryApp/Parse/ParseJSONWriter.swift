@@ -1,0 +1,144 @@
+/// A small, fast JSON writer into a byte buffer, used on the hot path of query responses
+/// instead of `JSONSerialization`. The caller drives structure (`beginObject`, `key`, values);
+/// the writer inserts commas and escapes strings per RFC 8259 §7.
+public struct ParseJSONWriter {
+    /// The JSON written so far.
+    public private(set) var bytes: [UInt8]
+    /// Whether the next value or key in the current container needs a leading comma.
+    private var needsComma = false
+
+    /// A writer whose buffer starts with room for `capacity` bytes.
+    public init(capacity: Int = 1024) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    private mutating func separator() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+    }
+
+    /// Starts an object (as a value in the current container).
+    public mutating func beginObject() {
+        separator()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Ends the current object.
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Starts an array (as a value in the current container).
+    public mutating func beginArray() {
+        separator()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Ends the current array.
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Writes an object key; the next call writes its value.
+    public mutating func key(_ key: String) {
+        separator()
+        appendQuoted(key)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Writes a string value.
+    public mutating func string(_ value: String) {
+        separator()
+        appendQuoted(value)
+    }
+
+    /// Writes an integer value.
+    public mutating func int(_ value: Int64) {
+        separator()
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    /// Writes a number value; non-finite numbers (which JSON cannot express) become `null`.
+    public mutating func double(_ value: Double) {
+        separator()
+        if value.isFinite {
+            bytes.append(contentsOf: value.description.utf8)
+        } else {
+            bytes.append(contentsOf: "null".utf8)
+        }
+    }
+
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
+        separator()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// Writes `null`.
+    public mutating func null() {
+        separator()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// Writes a date as a quoted `YYYY-MM-DDTHH:MM:SS.mmmZ` string.
+    public mutating func isoDate(milliseconds: Int64) {
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        ParseDate.append(milliseconds: milliseconds, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends already-serialised JSON as one value (the caller vouches for its validity).
+    public mutating func raw(_ json: [UInt8]) {
+        separator()
+        bytes.append(contentsOf: json)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `"value"` with `"`, `\` and control characters escaped. Swift strings hold only
+    /// Unicode scalars, so there is never a lone surrogate to write.
+    private mutating func appendQuoted(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for position in 0..<utf8.count {
+                let byte = utf8[position]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                if runStart < position {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+                }
+                runStart = position + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case 0x22: bytes.append(0x22)
+                case 0x5C: bytes.append(0x5C)
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                }
+            }
+            if runStart < utf8.count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

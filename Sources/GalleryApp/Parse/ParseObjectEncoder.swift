@@ -1,0 +1,161 @@
+/// Writes rows as Parse JSON objects: `objectId`, dates as `YYYY-MM-DDTHH:MM:SS.mmmZ`,
+/// other dates as `{"__type":"Date","iso":…}`, files as `{"__type":"File","name":…,"url":…}`
+/// with absolute URLs, pointers as `{"__type":"Pointer",…}` or, when included, full objects with
+/// `"__type":"Object"`. Null fields are left out, as Parse Server's PostgreSQL adapter does.
+public struct ParseObjectEncoder: Sendable {
+    /// The public base URL of the server (no trailing slash), e.g. `https://photos.example`.
+    public let publicURL: String
+    /// The bucket name in asset URLs.
+    public let bucket: String
+    private let urlPrefix: String
+
+    /// An encoder whose file URLs are `publicURL/bucket/key`.
+    public init(publicURL: String, bucket: String) {
+        var base = publicURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.publicURL = base
+        self.bucket = bucket
+        self.urlPrefix = base + "/" + bucket + "/"
+    }
+
+    /// `{"results":[…]}` (plus `"count":N` when `count` is given) for a query's rows.
+    public func findResponse<Row: ParseRowSource>(_ rows: [Row], projection: ParseProjection, count: Int64? = nil) -> [UInt8] {
+        var writer = ParseJSONWriter(capacity: 64 + rows.count * 700)
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        for row in rows {
+            write(row, projection: projection, into: &writer, asIncluded: false)
+        }
+        writer.endArray()
+        if let count {
+            writer.key("count")
+            writer.int(count)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// One object, as `GET /classes/<Class>/<id>` returns it.
+    public func object<Row: ParseRowSource>(_ row: Row, projection: ParseProjection) -> [UInt8] {
+        var writer = ParseJSONWriter(capacity: 1024)
+        write(row, projection: projection, into: &writer, asIncluded: false)
+        return writer.bytes
+    }
+
+    /// Writes one object for `row` (an included object gets `__type` and `className`).
+    public func write<Row: ParseRowSource>(_ row: Row, projection: ParseProjection, into writer: inout ParseJSONWriter, asIncluded: Bool) {
+        writer.beginObject()
+        if asIncluded {
+            writer.key("__type")
+            writer.string("Object")
+            writer.key("className")
+            writer.string(projection.schema.className)
+        }
+        for (index, field) in projection.fields.enumerated() {
+            let column = projection.resultColumns[index]
+            switch field.type {
+            case .string:
+                guard let value = row.string(column) else { continue }
+                writer.key(field.name)
+                writer.string(value)
+            case .int:
+                guard let value = row.int(column) else { continue }
+                writer.key(field.name)
+                writer.int(value)
+            case .double:
+                guard let value = row.double(column) else { continue }
+                writer.key(field.name)
+                writer.double(value)
+            case .bool:
+                guard let value = row.bool(column) else { continue }
+                writer.key(field.name)
+                writer.bool(value)
+            case .date:
+                guard let value = row.date(column) else { continue }
+                writer.key(field.name)
+                let milliseconds = ParseDate.milliseconds(value)
+                if field.isBuiltInDate {
+                    writer.isoDate(milliseconds: milliseconds)
+                } else {
+                    writer.beginObject()
+                    writer.key("__type")
+                    writer.string("Date")
+                    writer.key("iso")
+                    writer.isoDate(milliseconds: milliseconds)
+                    writer.endObject()
+                }
+            case .stringArray:
+                guard let values = row.stringArray(column) else { continue }
+                writer.key(field.name)
+                writer.beginArray()
+                for value in values { writer.string(value) }
+                writer.endArray()
+            case .file:
+                guard let key = row.string(column) else { continue }
+                writer.key(field.name)
+                writeFile(key: key, into: &writer)
+            case .pointer(let className):
+                if let included = projection.includes[field.name] {
+                    guard row.string(included.resultColumns[0]) != nil else { continue }
+                    writer.key(field.name)
+                    write(row, projection: included, into: &writer, asIncluded: true)
+                } else {
+                    guard let objectId = row.string(column) else { continue }
+                    writer.key(field.name)
+                    writer.beginObject()
+                    writer.key("__type")
+                    writer.string("Pointer")
+                    writer.key("className")
+                    writer.string(className)
+                    writer.key("objectId")
+                    writer.string(objectId)
+                    writer.endObject()
+                }
+            }
+        }
+        if projection.includesScore, let score = row.double("score") {
+            writer.key("score")
+            writer.double(score)
+        }
+        writer.endObject()
+    }
+
+    /// The absolute URL of a blob key (`publicURL/bucket/key`, unsafe bytes percent-encoded).
+    public func url(forKey key: String) -> String {
+        urlPrefix + Self.percentEncodePath(key)
+    }
+
+    private func writeFile(key: String, into writer: inout ParseJSONWriter) {
+        writer.beginObject()
+        writer.key("__type")
+        writer.string("File")
+        writer.key("name")
+        writer.string(key.split(separator: "/").last.map(String.init) ?? key)
+        writer.key("url")
+        writer.string(url(forKey: key))
+        writer.endObject()
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+            || byte == UInt8(ascii: "/")
+    }
+
+    private static func percentEncodePath(_ key: String) -> String {
+        if key.utf8.allSatisfy(isUnreserved) { return key }
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        for byte in key.utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

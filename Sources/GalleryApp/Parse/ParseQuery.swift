@@ -1,0 +1,257 @@
+/// A validated Parse query for one class: the parameters of `GET /classes/<Class>` (or of
+/// `GET /classes/<Class>/<objectId>`) after every name, operator and value has been checked.
+/// Unknown parameters, fields and operators are rejected with 102, never ignored.
+public struct ParseQuery: Sendable {
+    /// One `order` key.
+    public enum OrderKey: Equatable, Sendable {
+        /// A sortable field, ascending or descending (`-field`).
+        case field(String, descending: Bool)
+        /// `$score`: full-text relevance, most relevant first.
+        case score
+    }
+
+    /// The queried class.
+    public let schema: ParseClassSchema
+    /// The `where` condition, nil when there is none.
+    public var condition: ParseCondition?
+    /// The requested order (empty: the default, newest first).
+    public var order: [OrderKey]
+    /// How many results to return (0: none, e.g. for a count alone).
+    public var limit: Int
+    /// How many results to skip.
+    public var skip: Int
+    /// Whether `count` was asked for.
+    public var count: Bool
+    /// The fields to select and write.
+    public var projection: ParseProjection
+    /// Whether rows in the trash (or, for GalleryItem, rows whose photo or gallery is in the
+    /// trash) are left out: true unless `where` names `deletedAt`, or for a fetch by objectId.
+    public var hidesTrashed: Bool
+    /// The `$text` term, when the query has exactly one (needed for `$score`).
+    public var searchTerm: String?
+
+    /// The parameters `GET /classes/<Class>` accepts.
+    public static let findParameters: Set<String> = ["where", "order", "limit", "skip", "keys", "excludeKeys", "include", "count"]
+    /// The parameters `GET /classes/<Class>/<objectId>` accepts.
+    public static let getParameters: Set<String> = ["keys", "excludeKeys", "include"]
+
+    /// Parses the query items of `GET /classes/<Class>`.
+    public static func find(
+        _ schema: ParseClassSchema, items: [(name: String, value: String)], limits: ParseLimits = ParseLimits()
+    ) throws -> ParseQuery {
+        let parameters = try collect(items, allowed: findParameters)
+        var whereParser = ParseWhereParser(schema: schema, limits: limits)
+        var condition: ParseCondition?
+        if let whereText = parameters["where"] {
+            guard whereText.utf8.count <= limits.maxWhereBytes else {
+                throw ParseError.invalidQuery("where is larger than \(limits.maxWhereBytes) bytes")
+            }
+            let json = try ParseJSONParser.parse(whereText, maxDepth: limits.maxJSONDepth)
+            condition = try whereParser.parse(json)
+        }
+        var limit = limits.defaultLimit
+        if let text = parameters["limit"] {
+            limit = min(try integer(text, name: "limit"), limits.maxLimit)
+        }
+        var skip = 0
+        if let text = parameters["skip"] {
+            skip = try integer(text, name: "skip")
+            guard skip <= limits.maxSkip else { throw ParseError.invalidQuery("skip may not exceed \(limits.maxSkip)") }
+        }
+        var count = false
+        if let text = parameters["count"] {
+            switch text {
+            case "1", "true": count = true
+            case "0", "false": count = false
+            default: throw ParseError.invalidQuery("count must be 1, true, 0 or false")
+            }
+        }
+        let order = try parseOrder(parameters["order"], schema: schema)
+        let orderHasScore = order.contains(.score)
+        let (projection, keysHaveScore) = try parseProjection(
+            schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
+            includesScore: orderHasScore)
+        var searchTerm: String?
+        if whereParser.searchTerms.count == 1 { searchTerm = whereParser.searchTerms[0] }
+        if orderHasScore || keysHaveScore {
+            guard searchTerm != nil else { throw ParseError.invalidQuery("$score needs exactly one $text constraint in where") }
+        }
+        let hidesTrashed = (schema.hasTrash || !schema.hiddenWithTrashedTargets.isEmpty) && !whereParser.namesDeletedAt
+        return ParseQuery(
+            schema: schema, condition: condition, order: order, limit: limit, skip: skip, count: count,
+            projection: projection, hidesTrashed: hidesTrashed, searchTerm: searchTerm)
+    }
+
+    /// Parses a raw (percent-encoded) query component of `GET /classes/<Class>`.
+    public static func find(_ schema: ParseClassSchema, rawQuery: String, limits: ParseLimits = ParseLimits()) throws -> ParseQuery {
+        try find(schema, items: ParseQueryString.decode(rawQuery), limits: limits)
+    }
+
+    /// The query for `GET /classes/<Class>/<objectId>`: that object (trashed or not, so a client
+    /// can show an item of Recently Deleted), with `keys`, `excludeKeys` and `include`.
+    public static func get(
+        _ schema: ParseClassSchema, objectId: String, items: [(name: String, value: String)] = [],
+        limits: ParseLimits = ParseLimits()
+    ) throws -> ParseQuery {
+        let parameters = try collect(items, allowed: getParameters)
+        let (projection, keysHaveScore) = try parseProjection(
+            schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
+            includesScore: false)
+        if keysHaveScore { throw ParseError.invalidQuery("$score needs a $text constraint") }
+        return ParseQuery(
+            schema: schema, condition: .compare(field: "objectId", op: .equal, value: .text(objectId)), order: [], limit: 1,
+            skip: 0, count: false, projection: projection, hidesTrashed: false, searchTerm: nil)
+    }
+
+    private static func collect(_ items: [(name: String, value: String)], allowed: Set<String>) throws -> [String: String] {
+        var parameters: [String: String] = [:]
+        for item in items {
+            guard allowed.contains(item.name) else {
+                throw ParseError.invalidQuery("Invalid parameter for query: \(ParseWhereParser.quoted(item.name))")
+            }
+            guard parameters.updateValue(item.value, forKey: item.name) == nil else {
+                throw ParseError.invalidQuery("parameter \(item.name) is given more than once")
+            }
+        }
+        return parameters
+    }
+
+    private static func integer(_ text: String, name: String) throws -> Int {
+        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 || $0 == UInt8(ascii: "-") }),
+            let value = Int(text)
+        else {
+            throw ParseError.invalidQuery("\(name) must be a non-negative integer")
+        }
+        guard value >= 0 else { throw ParseError.invalidQuery("\(name) must be a non-negative integer") }
+        return value
+    }
+
+    /// Splits a comma list, skipping empty entries (as Parse Server does for `keys`/`include`).
+    private static func list(_ text: String?) -> [String]? {
+        guard let text else { return nil }
+        return text.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    private static func parseOrder(_ text: String?, schema: ParseClassSchema) throws -> [OrderKey] {
+        guard let text else { return [] }
+        var keys: [OrderKey] = []
+        var seen: Set<String> = []
+        for rawPart in text.split(separator: ",", omittingEmptySubsequences: false) {
+            var part = rawPart.trimmingSpaces()
+            guard !part.isEmpty else { throw ParseError.invalidQuery("order has an empty key") }
+            let descending = part.hasPrefix("-")
+            if descending { part.removeFirst() }
+            let key: OrderKey
+            if part == "$score" {
+                key = .score
+            } else {
+                guard let field = schema.field(named: String(part)) else {
+                    throw ParseError.invalidQuery("cannot order by unknown field \(ParseWhereParser.quoted(String(part)))")
+                }
+                guard field.isSortable else { throw ParseError.invalidQuery("cannot order by \(field.name)") }
+                key = .field(field.name, descending: descending)
+            }
+            guard seen.insert(String(part)).inserted else { throw ParseError.invalidQuery("order names \(part) twice") }
+            keys.append(key)
+        }
+        return keys
+    }
+
+    /// Builds the projection; returns whether `keys` asked for `$score`.
+    private static func parseProjection(
+        _ schema: ParseClassSchema, keys: String?, excludeKeys: String?, include: String?, includesScore: Bool
+    ) throws -> (ParseProjection, Bool) {
+        var includeRoots: Set<String> = []
+        for name in list(include) ?? [] {
+            if name == "*" {
+                for field in schema.fields where field.joinAlias != nil { includeRoots.insert(field.name) }
+                continue
+            }
+            guard !name.contains(".") else { throw ParseError.invalidQuery("include supports one level only: \(ParseWhereParser.quoted(name))") }
+            _ = try joinableField(schema, name, parameter: "include")
+            includeRoots.insert(name)
+        }
+        var topKeys: Set<String>?
+        var nestedKeys: [String: Set<String>] = [:]
+        var scoreRequested = false
+        if let keyList = list(keys) {
+            var top: Set<String> = []
+            for key in keyList {
+                if key == "$score" {
+                    scoreRequested = true
+                } else if let (root, sub) = try dotted(schema, key, parameter: "keys") {
+                    nestedKeys[root, default: []].insert(sub)
+                    includeRoots.insert(root)
+                    top.insert(root)
+                } else {
+                    guard schema.field(named: key) != nil else { throw ParseError.invalidQuery("keys names unknown field \(ParseWhereParser.quoted(key))") }
+                    top.insert(key)
+                }
+            }
+            topKeys = top
+        }
+        var excluded: Set<String> = []
+        var nestedExcluded: [String: Set<String>] = [:]
+        for key in list(excludeKeys) ?? [] {
+            if let (root, sub) = try dotted(schema, key, parameter: "excludeKeys") {
+                nestedExcluded[root, default: []].insert(sub)
+            } else {
+                guard schema.field(named: key) != nil else {
+                    throw ParseError.invalidQuery("excludeKeys names unknown field \(ParseWhereParser.quoted(key))")
+                }
+                excluded.insert(key)
+            }
+        }
+        let fields = schema.fields.filter { field in
+            field.isAlwaysSelected
+                || ((topKeys?.contains(field.name) ?? true || includeRoots.contains(field.name)) && !excluded.contains(field.name))
+        }
+        var includes: [String: ParseProjection] = [:]
+        for field in fields where includeRoots.contains(field.name) {
+            guard let alias = field.joinAlias, let className = field.pointerClassName, let target = ParseClassSchema.named(className) else {
+                continue
+            }
+            let only = nestedKeys[field.name]
+            let without = nestedExcluded[field.name] ?? []
+            let targetFields = target.fields.filter { targetField in
+                targetField.isAlwaysSelected || ((only?.contains(targetField.name) ?? true) && !without.contains(targetField.name))
+            }
+            includes[field.name] = ParseProjection(schema: target, fields: targetFields, columnPrefix: alias + "__")
+        }
+        let projection = ParseProjection(
+            schema: schema, fields: fields, includes: includes, includesScore: includesScore || scoreRequested)
+        return (projection, scoreRequested)
+    }
+
+    private static func joinableField(_ schema: ParseClassSchema, _ name: String, parameter: String) throws -> ParseField {
+        guard let field = schema.field(named: name) else {
+            throw ParseError.invalidQuery("\(parameter) names unknown field \(ParseWhereParser.quoted(name))")
+        }
+        guard field.joinAlias != nil else { throw ParseError.invalidQuery("\(parameter): \(name) is not a pointer that can be included") }
+        return field
+    }
+
+    /// `pointer.field` → (pointer, field) after checking both; nil when `key` has no dot.
+    private static func dotted(_ schema: ParseClassSchema, _ key: String, parameter: String) throws -> (String, String)? {
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count > 1 else { return nil }
+        guard parts.count == 2 else { throw ParseError.invalidQuery("\(parameter) supports one level only: \(ParseWhereParser.quoted(key))") }
+        let root = try joinableField(schema, String(parts[0]), parameter: parameter)
+        guard let className = root.pointerClassName, let target = ParseClassSchema.named(className),
+            target.field(named: String(parts[1])) != nil
+        else {
+            throw ParseError.invalidQuery("\(parameter) names unknown field \(ParseWhereParser.quoted(key))")
+        }
+        return (root.name, String(parts[1]))
+    }
+}
+
+extension Substring {
+    /// The text without leading and trailing spaces.
+    fileprivate func trimmingSpaces() -> Substring {
+        var text = self
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

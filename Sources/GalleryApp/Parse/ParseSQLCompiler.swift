@@ -1,0 +1,261 @@
+/// Compiles a validated `ParseQuery` into parameterized PostgreSQL. Identifiers come only from
+/// `ParseClassSchema`; every client value is a bind (`$n`, cast to its type so the driver may
+/// send all values as untyped text). Table aliases: `t` the queried table, `p`/`g` the joined
+/// photo/gallery of a GalleryItem, `cp` a Gallery's cover photo.
+public enum ParseSQLCompiler {
+    /// The statements for `query`.
+    public static func compile(_ query: ParseQuery) -> ParseCompiledQuery {
+        var select: ParseSQLStatement?
+        if query.limit > 0 {
+            select = selectStatement(query)
+        }
+        var count: ParseSQLStatement?
+        if query.count {
+            count = countStatement(query)
+        }
+        return ParseCompiledQuery(select: select, count: count, projection: query.projection)
+    }
+
+    /// Collects bind values and hands out their placeholders.
+    struct Binds {
+        var values: [SQLValue] = []
+
+        mutating func add(_ value: SQLValue, cast: String) -> String {
+            values.append(value)
+            return "$\(values.count)::\(cast)"
+        }
+    }
+
+    private static func selectStatement(_ query: ParseQuery) -> ParseSQLStatement {
+        let schema = query.schema
+        let projection = query.projection
+        var binds = Binds()
+        let whereSQL = whereClause(query, binds: &binds)
+
+        var columns: [String] = []
+        for field in projection.fields {
+            columns.append(selectExpression(field, table: "t", prefix: "", included: projection.includes[field.name] != nil))
+        }
+        var joins: [String] = []
+        for field in schema.fields {
+            guard let included = projection.includes[field.name], let alias = field.joinAlias else { continue }
+            for includedField in included.fields {
+                columns.append(selectExpression(includedField, table: alias, prefix: alias + "__", included: false))
+            }
+            if field.source == .coverPhoto {
+                let coverColumns = included.fields.map { "ph.\(columnName($0))" }.joined(separator: ", ")
+                joins.append(
+                    "left join lateral (select \(coverColumns) from gallery_items gi join photos ph on ph.object_id = gi.photo_id"
+                        + " where gi.gallery_id = t.object_id and ph.deleted_at is null order by gi.position limit 1) \(alias) on true")
+            }
+        }
+        joins.append(contentsOf: targetJoins(query, forCount: false))
+        if projection.includesScore, let term = query.searchTerm, let searchColumn = schema.searchColumn {
+            let placeholder = binds.add(.text(term), cast: "text")
+            columns.append("ts_rank(t.\(searchColumn), websearch_to_tsquery('simple', \(placeholder))) as score")
+        }
+
+        var sql = "select " + columns.joined(separator: ", ") + " from \(schema.table) t"
+        for join in joins { sql += " " + join }
+        if !whereSQL.isEmpty { sql += " where " + whereSQL }
+        sql += " order by " + orderClause(query)
+        sql += " limit " + binds.add(.int(Int64(query.limit)), cast: "bigint")
+        sql += " offset " + binds.add(.int(Int64(query.skip)), cast: "bigint")
+        return ParseSQLStatement(sql: sql, binds: binds.values)
+    }
+
+    private static func countStatement(_ query: ParseQuery) -> ParseSQLStatement {
+        let schema = query.schema
+        if query.condition == nil, query.hidesTrashed, let counter = schema.liveCountName {
+            // O(1): the counter the database keeps by trigger. The name is a schema constant.
+            return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
+        }
+        var binds = Binds()
+        let whereSQL = whereClause(query, binds: &binds)
+        var sql = "select count(*) from \(schema.table) t"
+        for join in targetJoins(query, forCount: true) { sql += " " + join }
+        if !whereSQL.isEmpty { sql += " where " + whereSQL }
+        return ParseSQLStatement(sql: sql, binds: binds.values)
+    }
+
+    /// Inner joins to a GalleryItem's photo and gallery: needed to hide items whose targets are
+    /// trashed, and to expand them with `include`.
+    private static func targetJoins(_ query: ParseQuery, forCount: Bool) -> [String] {
+        var joins: [String] = []
+        for name in query.schema.hiddenWithTrashedTargets {
+            guard let field = query.schema.field(named: name), let alias = field.joinAlias,
+                let className = field.pointerClassName, let target = ParseClassSchema.named(className)
+            else { continue }
+            let included = !forCount && query.projection.includes[name] != nil
+            if query.hidesTrashed || included {
+                joins.append("join \(target.table) \(alias) on \(alias).object_id = t.\(columnName(field))")
+            }
+        }
+        return joins
+    }
+
+    /// The WHERE text (without the keyword): the condition and the implicit trash filter.
+    private static func whereClause(_ query: ParseQuery, binds: inout Binds) -> String {
+        var parts: [String] = []
+        if let condition = query.condition {
+            parts.append(conditionSQL(condition, schema: query.schema, binds: &binds))
+        }
+        if query.hidesTrashed {
+            if query.schema.hasTrash { parts.append("t.deleted_at is null") }
+            for name in query.schema.hiddenWithTrashedTargets {
+                if let alias = query.schema.field(named: name)?.joinAlias { parts.append("\(alias).deleted_at is null") }
+            }
+        }
+        return parts.joined(separator: " and ")
+    }
+
+    private static func orderClause(_ query: ParseQuery) -> String {
+        var terms: [String] = []
+        var hasObjectId = false
+        var lastDescending = true
+        for key in query.order {
+            switch key {
+            case .score:
+                terms.append("score desc")
+                lastDescending = true
+            case .field(let name, let descending):
+                guard let field = query.schema.field(named: name) else { continue }
+                if name == "objectId" { hasObjectId = true }
+                terms.append("t.\(columnName(field))" + (descending ? " desc" : " asc"))
+                lastDescending = descending
+            }
+        }
+        if terms.isEmpty {
+            terms.append("t.created_at desc")
+            lastDescending = true
+        }
+        if !hasObjectId {
+            // A unique tie-breaker makes pages stable; same direction so one index scan serves.
+            terms.append("t.object_id" + (lastDescending ? " desc" : " asc"))
+        }
+        return terms.joined(separator: ", ")
+    }
+
+    private static func columnName(_ field: ParseField) -> String {
+        if case .column(let column) = field.source { return column }
+        return field.column
+    }
+
+    /// The select-list entry for `field` of the row aliased `table`.
+    private static func selectExpression(_ field: ParseField, table: String, prefix: String, included: Bool) -> String {
+        switch field.source {
+        case .column(let column):
+            return prefix.isEmpty ? "\(table).\(column)" : "\(table).\(column) as \(prefix)\(column)"
+        case .coverPhoto:
+            if included, let alias = field.joinAlias {
+                return "\(alias).object_id as \(prefix)\(field.column)"
+            }
+            return "(select gi.photo_id from gallery_items gi join photos ph on ph.object_id = gi.photo_id"
+                + " where gi.gallery_id = \(table).object_id and ph.deleted_at is null order by gi.position limit 1)"
+                + " as \(prefix)\(field.column)"
+        }
+    }
+
+    /// SQL for a condition on the queried table `t`.
+    static func conditionSQL(_ condition: ParseCondition, schema: ParseClassSchema, binds: inout Binds) -> String {
+        func column(_ name: String) -> String {
+            // The parser only produces known, queryable fields.
+            guard let field = schema.field(named: name) else { return "null" }
+            return "t.\(columnName(field))"
+        }
+        switch condition {
+        case .and(let parts):
+            if parts.isEmpty { return "true" }
+            return "(" + parts.map { conditionSQL($0, schema: schema, binds: &binds) }.joined(separator: " and ") + ")"
+        case .or(let parts):
+            if parts.isEmpty { return "false" }
+            return "(" + parts.map { conditionSQL($0, schema: schema, binds: &binds) }.joined(separator: " or ") + ")"
+        case .not(let inner):
+            return "not (" + conditionSQL(inner, schema: schema, binds: &binds) + ")"
+        case .compare(let field, let op, let value):
+            return "\(column(field)) \(op.rawValue) " + binds.add(value, cast: value.sqlCast)
+        case .isNull(let field, let isNull):
+            return "\(column(field)) is " + (isNull ? "null" : "not null")
+        case .inList(let field, let values, let orNull, let negated):
+            let hasDouble = values.contains { if case .double = $0 { return true } else { return false } }
+            let cast = hasDouble ? "float8" : (schema.field(named: field)?.type.sqlCast ?? "text")
+            var array = binds.add(.textArray(values.map(\.arrayElementText)), cast: "text[]")
+            if cast != "text" { array += "::\(cast)[]" }
+            let any = "\(column(field)) = any(\(array))"
+            switch (negated, orNull) {
+            case (false, false): return any
+            case (false, true): return "(\(any) or \(column(field)) is null)"
+            case (true, false): return "(\(column(field)) is null or not \(any))"
+            case (true, true): return "(\(column(field)) is not null and not \(any))"
+            }
+        case .arrayContainsAll(let field, let strings):
+            return "\(column(field)) @> " + binds.add(.textArray(strings), cast: "text[]")
+        case .arrayOverlaps(let field, let strings):
+            return "\(column(field)) && " + binds.add(.textArray(strings), cast: "text[]")
+        case .arrayEquals(let field, let strings):
+            return "\(column(field)) = " + binds.add(.textArray(strings), cast: "text[]")
+        case .hasPrefix(let field, let prefix):
+            return "\(column(field)) like " + binds.add(.text(ParseRegex.likePattern(forPrefix: prefix)), cast: "text")
+        case .regex(let field, let pattern, let caseInsensitive):
+            return "\(column(field)) \(caseInsensitive ? "~*" : "~") " + binds.add(.text(pattern), cast: "text")
+        case .textSearch(let term):
+            let searchColumn = schema.searchColumn ?? "search"
+            return "t.\(searchColumn) @@ websearch_to_tsquery('simple', " + binds.add(.text(term), cast: "text") + ")"
+        }
+    }
+}
+
+extension SQLValue {
+    /// The PostgreSQL type a placeholder holding this value is cast to.
+    var sqlCast: String {
+        switch self {
+        case .null, .text: return "text"
+        case .int: return "bigint"
+        case .double: return "float8"
+        case .bool: return "boolean"
+        case .timestamp: return "timestamptz"
+        case .textArray: return "text[]"
+        }
+    }
+
+    /// The value as text inside a PostgreSQL array literal element (input syntax of its type).
+    var arrayElementText: String {
+        switch self {
+        case .null: return ""
+        case .text(let text): return text
+        case .int(let int): return String(int)
+        case .double(let double): return double.description
+        case .bool(let bool): return bool ? "true" : "false"
+        case .timestamp(let date): return ParseDate.format(date)
+        case .textArray(let strings): return strings.joined(separator: ",")
+        }
+    }
+}
+
+extension ParseSQLCompiler {
+    /// `UPDATE … SET … WHERE object_id = $n RETURNING updated_at` for a PUT body's plain
+    /// assignments (strings, numbers, arrays; `restore` clears `deleted_at`), or nil when the
+    /// body assigns nothing. Pointer/File assignments and GalleryItem `position` (which must keep
+    /// positions contiguous) are left to the domain services and skipped here.
+    public static func update(_ body: ParseWriteBody, objectId: String) -> ParseSQLStatement? {
+        var binds = Binds()
+        var sets: [String] = []
+        for assignment in body.assignments {
+            guard let field = body.schema.field(named: assignment.field), case .column(let column) = field.source else { continue }
+            if body.schema.className == "GalleryItem" && field.name == "position" { continue }
+            switch assignment.value {
+            case .string(let text): sets.append("\(column) = " + binds.add(.text(text), cast: "text"))
+            case .int(let number): sets.append("\(column) = " + binds.add(.int(number), cast: field.type.sqlCast))
+            case .stringArray(let strings): sets.append("\(column) = " + binds.add(.textArray(strings), cast: "text[]"))
+            case .restore: sets.append("\(column) = null")
+            case .pointer, .file: continue
+            }
+        }
+        guard !sets.isEmpty else { return nil }
+        sets.append("updated_at = now()")
+        let id = binds.add(.text(objectId), cast: "text")
+        return ParseSQLStatement(
+            sql: "update \(body.schema.table) set " + sets.joined(separator: ", ") + " where object_id = \(id) returning updated_at",
+            binds: binds.values)
+    }
+}
