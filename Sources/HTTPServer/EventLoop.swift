@@ -15,6 +15,7 @@ final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private let listener: ListenerHandle
     private var listening = false
+    private var listenerReleased = false
     private var acceptPausedUntil: UInt64 = 0
 
     private var connections: [HTTPConnection?] = []
@@ -56,10 +57,8 @@ final class EventLoop: @unchecked Sendable {
         _ = Epoll.control(epfd, Epoll.ctlAdd, wakeFD, events: Epoll.input, token: Self.wakeToken)
         guard Epoll.control(epfd, Epoll.ctlAdd, listener.fd, events: Epoll.input | Epoll.exclusive, token: Self.listenerToken) == 0
         else {
-            let text = SocketError.errnoText
-            Glibc.close(epfd)
-            Glibc.close(wakeFD)
-            throw SocketError.eventLoopFailed("epoll_ctl(listener): \(text)")
+            // Every stored property is set, so deinit runs and closes epfd and wakeFD.
+            throw SocketError.eventLoopFailed("epoll_ctl(listener): \(SocketError.errnoText)")
         }
         listening = true
     }
@@ -131,10 +130,14 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func stopListening() {
-        guard listening else { return }
-        listening = false
-        _ = Epoll.control(epfd, Epoll.ctlDel, listener.fd, events: 0, token: 0)
-        listener.release()
+        if listening {
+            listening = false
+            _ = Epoll.control(epfd, Epoll.ctlDel, listener.fd, events: 0, token: 0)
+        }
+        if !listenerReleased {
+            listenerReleased = true
+            listener.release()
+        }
     }
 
     private func run() {
@@ -191,7 +194,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func checkDeadlines() {
-        if acceptPausedUntil != 0 && now >= acceptPausedUntil && !draining {
+        if acceptPausedUntil != 0 && now >= acceptPausedUntil && !listenerReleased {
             acceptPausedUntil = 0
             if !listening && Epoll.control(epfd, Epoll.ctlAdd, listener.fd, events: Epoll.input | Epoll.exclusive, token: Self.listenerToken) == 0 {
                 listening = true
@@ -221,7 +224,11 @@ final class EventLoop: @unchecked Sendable {
                     listening = false
                     acceptPausedUntil = now + 100_000_000
                     return
+                case EAGAIN, EWOULDBLOCK:
+                    return
                 default:
+                    // EINVAL after shutdown(2) of the listener: this loop stops listening.
+                    stopListening()
                     return
                 }
             }

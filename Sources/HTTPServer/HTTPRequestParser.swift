@@ -151,12 +151,16 @@ struct HTTPRequestParser {
 
     private mutating func parseHead(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
         guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
-        if scanned == 0 && requestLineEnd < 0 {
+        if requestLineEnd < 0 {
             // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request-line.
             var i = 0
             while i + 1 < p.count, p[i] == Self.cr, p[i + 1] == Self.lf { i += 2 }
-            if i > 0 { return (nil, i) }
+            if i > 0 {
+                scanned = 0
+                return (nil, i)
+            }
             if p[0] == Self.lf { throw HTTPParseError.bareLineFeed }
+            if p.count == 1 && p[0] == Self.cr { return (nil, 0) }
         }
         while scanned < p.count {
             guard let hit = memchr(base + scanned, Int32(Self.lf), p.count - scanned) else {

@@ -14,6 +14,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let core: HTTPServerCore
     private let lock = Lock()
     private var loops: [EventLoop] = []
+    private var listener: ListenerHandle?
     private var boundPort = 0
     private var started = false
     private var shutdownRequested = false
@@ -59,6 +60,7 @@ public final class HTTPServer: @unchecked Sendable {
                 throw error
             }
             loops = created
+            self.listener = listener
             boundPort = listener.port
             started = true
             for loop in created { loop.start() }
@@ -78,6 +80,8 @@ public final class HTTPServer: @unchecked Sendable {
             return self.loops
         }
         guard let loops else { return }
+        // Refuse new connections now; the loops deregister and close the socket as they drain.
+        lock.withLock { listener }?.stopAccepting()
         core.logger.info("shutting down", metadata: ["drainTimeout": "\(core.configuration.drainTimeout)"])
         for loop in loops { loop.execute { loop.beginDrain() } }
         shutdownSignal.signal()

@@ -15,6 +15,12 @@ final class ListenerHandle: @unchecked Sendable {
         self.users = users
     }
 
+    /// Stops the kernel from accepting on the socket at once (Linux: pending and new connection attempts
+    /// are refused), before every loop has let go of it.
+    func stopAccepting() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RD))
+    }
+
     /// One event loop no longer uses the socket; the last release closes it.
     func release() {
         let last: Bool = lock.withLock {
