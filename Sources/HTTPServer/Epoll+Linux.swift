@@ -5,23 +5,36 @@ import Glibc
 /// once with dlsym and called through `@convention(c)` pointers, so the C calling convention is
 /// kept without a C shim target.
 enum Epoll {
+    /// Event bits and control operations from <sys/epoll.h>: EPOLLIN.
     static let input: UInt32 = 0x001
+    /// EPOLLOUT.
     static let output: UInt32 = 0x004
+    /// EPOLLERR.
     static let error: UInt32 = 0x008
+    /// EPOLLHUP.
     static let hangUp: UInt32 = 0x010
+    /// EPOLLRDHUP: the peer shut down its sending side.
     static let readHangUp: UInt32 = 0x2000
+    /// EPOLLEXCLUSIVE: wake one loop per new connection.
     static let exclusive: UInt32 = 1 << 28
+    /// EPOLLET.
     static let edgeTriggered: UInt32 = 1 << 31
 
+    /// `EPOLL_CTL_ADD`.
     static let ctlAdd: Int32 = 1
+    /// `EPOLL_CTL_DEL`.
     static let ctlDel: Int32 = 2
 
-    /// `sizeof(struct epoll_event)`: packed (12 bytes) on x86-64, 16 bytes elsewhere.
+    // sizeof(struct epoll_event) and the offset of its data: packed (12 bytes) on x86-64, 16 elsewhere.
     #if arch(x86_64)
+    /// Bytes per `struct epoll_event`.
     static let eventSize = 12
+    /// Offset of `epoll_event.data`.
     static let dataOffset = 4
     #else
+    /// Bytes per `struct epoll_event`.
     static let eventSize = 16
+    /// Offset of `epoll_event.data`.
     static let dataOffset = 8
     #endif
 

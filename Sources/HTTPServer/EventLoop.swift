@@ -9,6 +9,7 @@ final class EventLoop: @unchecked Sendable {
     private static let wakeToken = UInt64.max
     private static let maxEvents: Int32 = 256
 
+    /// Position among the server's loops (part of request ids).
     let index: Int
     private let server: HTTPServerCore
     private let epfd: Int32
@@ -38,6 +39,7 @@ final class EventLoop: @unchecked Sendable {
     /// Signalled when the loop thread has exited.
     let exited = DispatchSemaphore(value: 0)
 
+    /// Creates the epoll instance and registers the wake-up eventfd and the listener; call `start()` to run.
     init(index: Int, server: HTTPServerCore, listener: ListenerHandle, requestPrefix: String) throws {
         self.index = index
         self.server = server
@@ -104,6 +106,7 @@ final class EventLoop: @unchecked Sendable {
         return requestPrefix + String(index, radix: 36) + "." + String(requestCounter, radix: 36)
     }
 
+    /// Forgets a closed connection and gives its slot back.
     func connectionClosed(_ connection: HTTPConnection) {
         let fd = Int(connection.fd)
         if fd < connections.count, connections[fd] === connection {

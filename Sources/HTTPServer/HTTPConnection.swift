@@ -8,9 +8,12 @@ final class HTTPConnection {
     /// Which timeout the current deadline stands for.
     enum DeadlineKind { case header, idle, body, write }
 
+    /// The connected socket.
     let fd: Int32
+    /// The loop that owns this connection; every method runs on its thread.
     unowned let loop: EventLoop
     private let server: HTTPServerCore
+    /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
     let remoteAddress: String
 
     private let buffer = ByteBuffer()
@@ -43,6 +46,7 @@ final class HTTPConnection {
     private var responseStatus = 0
     private var responseBytes = 0
 
+    /// Wraps an accepted, non-blocking socket.
     init(fd: Int32, loop: EventLoop, server: HTTPServerCore, remoteAddress: String) {
         self.fd = fd
         self.loop = loop

@@ -429,6 +429,7 @@ struct HTTPRequestParser {
         }
     }
 
+    /// DIGIT (RFC 5234).
     @inline(__always)
     static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
 

@@ -4,14 +4,20 @@ import Logging
 /// What every event loop and connection of one server shares: configuration, router, logger,
 /// observer, the handler pool and the connection count. Immutable except for the counter.
 final class HTTPServerCore: @unchecked Sendable {
+    /// The configuration given to the server.
     let configuration: HTTPServerConfiguration
+    /// Routes and error responders (read-only while serving).
     let router: HTTPRouter
+    /// Access log and errors (label "galleryd.http").
     let logger: Logger
+    /// Metrics hooks.
     let observer: HTTPServerObserver?
+    /// Runs handlers that may block.
     let pool: HandlerPool
     private let lock = Lock()
     private var openConnections = 0
 
+    /// Creates the shared state and starts the handler threads.
     init(configuration: HTTPServerConfiguration, router: HTTPRouter, logger: Logger, observer: HTTPServerObserver?) {
         self.configuration = configuration
         self.router = router

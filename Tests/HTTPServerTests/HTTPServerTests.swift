@@ -57,7 +57,10 @@ private func echoRoutes(_ router: HTTPRouter) {
 }
 
 @Test func server_ReceivesChunkedUpload() throws {
-    try withServer(routes: echoRoutes) { server in
+    try withServer(routes: { router in
+        echoRoutes(router)
+        router.add(.post, "/trailer") { request in .text(request.trailers["X-Trailer"] ?? "none") }
+    }) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
         client.send("6\r\nhello \r\n")
@@ -65,6 +68,26 @@ private func echoRoutes(_ router: HTTPRouter) {
         let response = try client.readResponse()
         #expect(response.status == 200)
         #expect(response.text == "hello world")
+        client.send("POST /trailer HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-Trailer: yes\r\n\r\n")
+        #expect(try client.readResponse().text == "yes")
+    }
+}
+
+@Test func server_ClosesIdleConnections_AndTimesOutStalledBodies() throws {
+    try withServer(configure: { configuration in
+        configuration.timeouts.idleKeepAlive = 0.3
+        configuration.timeouts.bodyRead = 0.3
+    }, routes: echoRoutes) { server in
+        let idle = try RawClient(port: server.port)
+        idle.send(get("/hello"))
+        #expect(try idle.readResponse().status == 200)
+        #expect(idle.isClosedByServer())  // blocks until the idle timeout closes it
+
+        let stalled = try RawClient(port: server.port)
+        stalled.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
+        let response = try stalled.readResponse()
+        #expect(response.status == 408)
+        #expect(stalled.isClosedByServer())
     }
 }
 
