@@ -28,11 +28,14 @@ public protocol HTTPErrorResponder: Sendable {
 
 /// The plain-text error format used where no other responder is mounted.
 public struct PlainTextErrorResponder: HTTPErrorResponder {
+    /// The plain-text responder.
     public init() {}
 
     public func response(for error: Error, request: HTTPRequest) -> HTTPResponse {
         if let error = error as? HTTPError {
-            return .text(error.message + "\n", status: error.status)
+            var response = HTTPResponse.text(error.message + "\n", status: error.status)
+            for field in error.headers { response.headers[field.name] = field.value }
+            return response
         }
         return .text("internal server error (request \(request.requestID))\n", status: .internalServerError)
     }

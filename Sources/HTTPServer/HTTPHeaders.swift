@@ -52,6 +52,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         return false
     }
 
+    /// Reserves room for `n` fields (the parser knows the count up front).
+    mutating func reserve(_ n: Int) { fields.reserveCapacity(n) }
+
+    /// The number of fields.
     public var count: Int { fields.count }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }

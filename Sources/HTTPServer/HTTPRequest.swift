@@ -26,6 +26,8 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
     /// What the route's body observer saw while the body streamed in (for example a digest), if it had one.
     public var bodyObserver: HTTPBodyObserver?
+    /// Trailer fields sent after a chunked body (RFC 9112 §7.1.2); empty otherwise.
+    public var trailers = HTTPHeaders()
 
     /// A request; the server fills every field, tests may build one by hand.
     public init(
@@ -46,6 +48,56 @@ public struct HTTPRequest: Sendable {
         self.requestID = requestID
         self.remoteAddress = remoteAddress
         self.bodyObserver = nil
+    }
+
+    /// A request from a parsed head whose target was already split and decoded (the server's fast path).
+    init(
+        head: HTTPRequestHead, path: String, query: String?, remoteAddress: String, requestID: String
+    ) {
+        self.method = head.method
+        self.target = head.target
+        self.path = path
+        self.query = query
+        self.version = head.version
+        self.headers = head.headers
+        self.body = .empty
+        self.pathParameters = [:]
+        self.routePattern = "unmatched"
+        self.requestID = requestID
+        self.remoteAddress = remoteAddress
+        self.bodyObserver = nil
+    }
+
+    /// Splits a request-target into a percent-decoded path and the raw query (RFC 9112 §3.2).
+    /// Accepts origin-form (`/path?query`) and absolute-form (`http://host/path`, which a server
+    /// MUST accept, §3.2.2); nil for anything else or for invalid percent-encoding.
+    static func splitTarget(_ target: String) -> (path: String, query: String?)? {
+        var rest = Substring(target)
+        if rest.first != "/" {
+            let lower = rest.prefix(8).lowercased()
+            let schemeLength = lower.hasPrefix("http://") ? 7 : lower.hasPrefix("https://") ? 8 : 0
+            guard schemeLength > 0 else { return nil }
+            rest = rest.dropFirst(schemeLength)
+            guard !rest.isEmpty else { return nil }
+            if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) {
+                rest = rest[slash...]
+                if rest.first == "?" { rest = "/" + rest }
+            } else {
+                rest = "/"
+            }
+        }
+        if rest.utf8.contains(UInt8(ascii: "#")) { return nil }
+        var rawPath = rest
+        var query: String?
+        if let mark = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            rawPath = rest[..<mark]
+            query = String(rest[rest.index(after: mark)...])
+        }
+        if rawPath.utf8.contains(UInt8(ascii: "%")) {
+            guard let decoded = rawPath.removingPercentEncoding else { return nil }
+            return (decoded, query)
+        }
+        return (String(rawPath), query)
     }
 
     /// The query as decoded name/value pairs in order (`+` is a space, as in HTML forms).

@@ -1,7 +1,52 @@
 import Foundation
 import HTTPServer
+import Logging
 
-/// Serves a fixed 2 KiB body for bench/http.sh (placeholder until the HTTP server lands).
+/// `galleryd-bench http-server --port N [--loops N]`: serves `GET /fixed`, a fixed 2 KiB body from a
+/// non-blocking route, until SIGTERM or SIGINT, for bench/http.sh to compare against nginx.
 enum HTTPBench {
-    static func run(_ arguments: [String]) { fatalError("not yet") }
+    static func run(_ arguments: [String]) {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 8081)
+        var index = 0
+        while index < arguments.count {
+            let value = index + 1 < arguments.count ? arguments[index + 1] : ""
+            switch arguments[index] {
+            case "--port": configuration.port = Int(value) ?? configuration.port
+            case "--host": configuration.host = value
+            case "--loops": configuration.eventLoopThreads = Int(value) ?? configuration.eventLoopThreads
+            default:
+                FileHandle.standardError.write(Data("usage: galleryd-bench http-server --port N [--host H] [--loops N]\n".utf8))
+                exit(2)
+            }
+            index += 2
+        }
+        var logger = Logger(label: "galleryd.http")
+        logger.logLevel = .warning
+
+        let body = [UInt8]((0..<2048).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        let fixed = HTTPResponse(status: .ok, contentType: "application/octet-stream", bytes: body)
+        let router = HTTPRouter()
+        router.add(HTTPRoute(.get, "/fixed", mayBlock: false) { _ in fixed })
+
+        let server = HTTPServer(configuration: configuration, router: router, logger: logger)
+        do {
+            try server.start()
+        } catch {
+            FileHandle.standardError.write(Data("http-server: \(error)\n".utf8))
+            exit(1)
+        }
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { server.shutdown() }
+            source.resume()
+            sources.append(source)
+        }
+        print("http-server listening on \(configuration.host):\(server.port)")
+        fflush(stdout)
+        server.wait()
+        withExtendedLifetime(sources) {}
+        exit(0)
+    }
 }

@@ -1,0 +1,529 @@
+import Foundation
+import Logging
+
+/// One client connection: reads and parses requests, runs their handlers (inline or on the handler
+/// pool), writes responses in order. Lives on one event loop thread and is only touched there.
+final class HTTPConnection {
+    private enum Phase { case head, body, handling, writing, closed }
+    /// Which timeout the current deadline stands for.
+    enum DeadlineKind { case header, idle, body, write }
+
+    /// The connected socket.
+    let fd: Int32
+    /// The loop that owns this connection; every method runs on its thread.
+    unowned let loop: EventLoop
+    private let server: HTTPServerCore
+    /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
+    let remoteAddress: String
+
+    private let buffer = ByteBuffer()
+    private var parser: HTTPRequestParser
+    private var phase = Phase.head
+    /// Monotonic nanoseconds after which `timedOut()` runs; 0 for none.
+    private(set) var deadline: UInt64 = 0
+    private var deadlineKind = DeadlineKind.header
+    private var peerClosed = false
+    private var drainedSocket = false
+
+    // The exchange in progress.
+    private var request: HTTPRequest?
+    private var route: HTTPRoute?
+    private var responder: HTTPErrorResponder?
+    private var sink: RequestBodySink?
+    private var requestStart: UInt64 = 0
+    private var requestKeepAlive = true
+    private var closeAfterResponse = false
+    private var sentContinue = false
+
+    // The response being written.
+    private var out: [UInt8] = []
+    private var outSent = 0
+    private var body: [UInt8] = []
+    private var bodySent = 0
+    private var fileFD: Int32 = -1
+    private var fileOffset = 0
+    private var fileRemaining = 0
+    private var responseStatus = 0
+    private var responseBytes = 0
+
+    /// Wraps an accepted, non-blocking socket.
+    init(fd: Int32, loop: EventLoop, server: HTTPServerCore, remoteAddress: String) {
+        self.fd = fd
+        self.loop = loop
+        self.server = server
+        self.remoteAddress = remoteAddress
+        self.parser = HTTPRequestParser(limits: server.configuration.limits)
+        // The first request's head must arrive within headerRead of the accept.
+        setDeadline(.header, server.configuration.timeouts.headerRead)
+    }
+
+    /// Whether the connection waits for a request and has none of it: shutdown closes these at once.
+    var isIdle: Bool { phase == .head && buffer.readableCount == 0 && parser.isIdle }
+
+    /// Called with the epoll event mask.
+    func handle(events: UInt32) {
+        if events & (Epoll.input | Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { drainedSocket = false }
+        drive()
+    }
+
+    /// Runs the state machine until it must wait for the socket or a handler.
+    func drive() {
+        while true {
+            switch phase {
+            case .closed, .handling:
+                return
+            case .writing:
+                guard flush() else { return }
+                finishExchange()
+            case .head, .body:
+                if !parseStep() && !readMore() { return }
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    private func readMore() -> Bool {
+        if peerClosed {
+            // The client finished sending; nothing it sent forms another request.
+            if phase == .body || !isIdle {
+                server.logger.notice("client closed mid-request", metadata: ["peer": "\(remoteAddress)"])
+            }
+            close()
+            return false
+        }
+        if drainedSocket { return false }
+        let space = buffer.writableSpace(minimum: phase == .body ? 16 * 1024 : 4 * 1024)
+        let n = recv(fd, space.baseAddress, space.count, 0)
+        if n > 0 {
+            buffer.didWrite(n)
+            // A short read emptied the socket; with edge-triggered epoll the next byte brings a new event.
+            if n < space.count { drainedSocket = true }
+            switch deadlineKind {
+            case .idle: setDeadline(.header, server.configuration.timeouts.headerRead)  // first byte of a request
+            case .body: setDeadline(.body, server.configuration.timeouts.bodyRead)  // progress
+            default: break
+            }
+            return true
+        }
+        if n == 0 {
+            peerClosed = true
+            return true
+        }
+        switch errno {
+        case EAGAIN, EWOULDBLOCK:
+            drainedSocket = true
+            return false
+        case EINTR:
+            return true
+        default:
+            close()
+            return false
+        }
+    }
+
+    /// One parser step over the buffered bytes; false when it needs more input.
+    private func parseStep() -> Bool {
+        let input = buffer.readable
+        let step: (event: HTTPRequestParser.Event?, consumed: Int)
+        do {
+            step = try parser.next(input)
+        } catch {
+            parseFailed(error as? HTTPParseError ?? .invalidRequestLine)
+            return true
+        }
+        guard let event = step.event else {
+            if step.consumed > 0 {
+                buffer.consume(step.consumed)
+                return true
+            }
+            return false
+        }
+        switch event {
+        case .head(let head):
+            buffer.consume(step.consumed)
+            headReceived(head)
+        case .body(let range):
+            do {
+                try sink?.append(UnsafeRawBufferPointer(rebasing: input[range]))
+                buffer.consume(step.consumed)
+            } catch {
+                buffer.consume(step.consumed)
+                closeAfterResponse = true
+                sink?.discard()
+                sink = nil
+                respondWithError(error)
+            }
+        case .end(let trailers):
+            buffer.consume(step.consumed)
+            bodyComplete(trailers: trailers)
+        }
+        return true
+    }
+
+    private func headReceived(_ head: HTTPRequestHead) {
+        requestStart = loop.now
+        let id = loop.nextRequestID()
+        guard let (path, query) = HTTPRequest.splitTarget(head.target) else {
+            request = HTTPRequest(method: head.method, target: "/", version: head.version, remoteAddress: remoteAddress, requestID: id)
+            request!.routePattern = "unmatched"
+            parseFailed(.invalidTarget)
+            return
+        }
+        var request = HTTPRequest(head: head, path: path, query: query, remoteAddress: remoteAddress, requestID: id)
+        requestKeepAlive = head.keepAlive
+        let router = server.router
+        responder = router.errorResponder(for: path)
+        switch router.match(method: head.method, path: path) {
+        case .route(let route, let parameters):
+            request.pathParameters = parameters
+            request.routePattern = route.pattern
+            self.route = route
+            let limit = route.maxBodyBytes ?? server.configuration.limits.maxBodyBytes
+            if let length = head.contentLength, length > limit {
+                // Refused before reading it (and without 100 Continue); the unread body forces a close.
+                self.request = request
+                server.logger.notice(
+                    "request body too large", metadata: ["request": "\(id)", "length": "\(length)", "limit": "\(limit)"])
+                respondServerError(.contentTooLarge, "request body too large", hasUnreadBody: true)
+                return
+            }
+            parser.bodyLimit = limit
+            if head.hasBody {
+                let observer = route.bodyObserverFactory?()
+                request.bodyObserver = observer
+                do {
+                    sink = try RequestBodySink(
+                        expectedLength: head.contentLength, threshold: server.configuration.limits.inMemoryBodyThreshold,
+                        directory: server.configuration.temporaryDirectory, observer: observer)
+                } catch {
+                    self.request = request
+                    closeAfterResponse = true
+                    respondWithError(error)
+                    return
+                }
+                // RFC 9110 §10.1.1: answer 100 only when we intend to read the body, and only if the client
+                // has not started sending it anyway.
+                if head.expectContinue && buffer.readableCount == 0 { sendContinue() }
+                setDeadline(.body, server.configuration.timeouts.bodyRead)
+            } else {
+                deadline = 0
+            }
+            self.request = request
+            phase = .body
+        case .methodNotAllowed(let allow):
+            self.request = request
+            respondServerError(.methodNotAllowed, "method not allowed", headers: ["Allow": allow], hasUnreadBody: head.hasBody)
+        case .options(let allow):
+            self.request = request
+            var response = HTTPResponse(status: .noContent)
+            response.headers["Allow"] = allow
+            if head.hasBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
+            startResponse(response)
+        case .notFound:
+            self.request = request
+            respondServerError(.notFound, "not found", hasUnreadBody: head.hasBody)
+        }
+    }
+
+    private func sendContinue() {
+        let line = "HTTP/1.1 100 Continue\r\n\r\n"
+        let sent = line.utf8.withContiguousStorageIfAvailable { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } ?? -1
+        if sent != line.utf8.count { closeAfterResponse = true }
+        sentContinue = true
+    }
+
+    private func bodyComplete(trailers: HTTPHeaders) {
+        guard var request, let route else { return }
+        request.trailers = trailers
+        do {
+            request.body = try sink?.finish() ?? .empty
+        } catch {
+            sink = nil
+            self.request = request
+            closeAfterResponse = true
+            respondWithError(error)
+            return
+        }
+        sink = nil
+        self.request = request
+        phase = .handling
+        deadline = 0
+        let responder = self.responder ?? server.router.defaultErrorResponder
+        if route.mayBlock {
+            let server = self.server
+            let loop = self.loop
+            server.pool.submit { [self] in
+                var response = server.run(route, request, responder)
+                HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+                loop.execute { self.handlerFinished(response, request: request) }
+            }
+        } else {
+            var response = server.run(route, request, responder)
+            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+            startResponse(response)
+        }
+    }
+
+    private func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
+        guard phase == .handling else {
+            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean.
+            if case .file(let path, _) = request.body { unlink(path) }
+            return
+        }
+        startResponse(response)
+        drive()
+    }
+
+    // MARK: - Errors made by the server
+
+    private func parseFailed(_ error: HTTPParseError) {
+        sink?.discard()
+        sink = nil
+        closeAfterResponse = true
+        if request == nil {
+            let line = parser.requestLine
+            var synthetic = HTTPRequest(
+                method: HTTPMethod(rawValue: line?.method ?? "GET"), target: "/", remoteAddress: remoteAddress,
+                requestID: loop.nextRequestID())
+            if let target = line?.target, let split = HTTPRequest.splitTarget(target) {
+                synthetic.target = target
+                synthetic.path = split.path
+                synthetic.query = split.query
+            }
+            synthetic.routePattern = "unmatched"
+            requestStart = loop.now
+            request = synthetic
+            responder = server.router.errorResponder(for: synthetic.path)
+        }
+        server.logger.notice(
+            "bad request: \(error)",
+            metadata: ["request": "\(request!.requestID)", "peer": "\(remoteAddress)", "status": "\(error.status.code)"])
+        respondServerError(error.status, error.description, hasUnreadBody: true)
+    }
+
+    /// A status the server decided (404, 405, 413, parse errors), rendered by the URL space's responder.
+    private func respondServerError(
+        _ status: HTTPStatus, _ message: String, headers: HTTPHeaders = HTTPHeaders(), hasUnreadBody: Bool
+    ) {
+        guard let request else { return }
+        if hasUnreadBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
+        let responder = self.responder ?? server.router.defaultErrorResponder
+        var response = responder.response(status: status, message: message, request: request)
+        for field in headers { response.headers[field.name] = field.value }
+        HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+        startResponse(response)
+    }
+
+    /// An error thrown while receiving the body (temporary file trouble), rendered by the responder.
+    private func respondWithError(_ error: Error) {
+        guard let request else { return close() }
+        server.logger.error("request failed: \(error)", metadata: ["request": "\(request.requestID)"])
+        let responder = self.responder ?? server.router.defaultErrorResponder
+        startResponse(responder.response(for: error, request: request))
+    }
+
+    // MARK: - Writing
+
+    private func startResponse(_ response: HTTPResponse) {
+        guard phase != .closed, let request else { return }
+        out.removeAll(keepingCapacity: true)
+        outSent = 0
+        bodySent = 0
+        body = []
+        fileRemaining = 0
+        var response = response
+        let status = response.status.code
+        let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(status)
+        if case .file(let path, let offset, let length) = response.body, sendsBody, length > 0 {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor < 0 {
+                server.logger.error(
+                    "cannot open response file \(path): \(SocketError.errnoText)", metadata: ["request": "\(request.requestID)"])
+                let responder = self.responder ?? server.router.defaultErrorResponder
+                response = responder.response(status: .internalServerError, message: "internal server error", request: request)
+                if case .file = response.body { response.body = .empty }
+            } else {
+                fileFD = descriptor
+                fileOffset = offset
+                fileRemaining = length
+            }
+        }
+        if sendsBody, case .bytes(let bytes) = response.body { body = bytes }
+        let handlerClose = response.headers.containsToken("close", in: "Connection")
+        if handlerClose { closeAfterResponse = true }
+        let keepAlive = requestKeepAlive && !closeAfterResponse && !loop.draining
+        if !keepAlive { closeAfterResponse = true }
+        loop.encoder.encodeHead(
+            response, into: &out, requestID: request.requestID, keepAlive: keepAlive, clientVersion: request.version)
+        responseStatus = response.status.code
+        responseBytes = 0
+        phase = .writing
+        setDeadline(.write, server.configuration.timeouts.write)
+    }
+
+    /// Writes what is pending; true once the whole response is out.
+    private func flush() -> Bool {
+        while outSent < out.count || bodySent < body.count {
+            let n: Int = out.withUnsafeBytes { head in
+                body.withUnsafeBytes { bytes in
+                    var vectors = (iovec(), iovec())
+                    var count = 0
+                    withUnsafeMutableBytes(of: &vectors) { raw in
+                        let iov = raw.baseAddress!.assumingMemoryBound(to: iovec.self)
+                        if outSent < head.count {
+                            iov[count] = iovec(
+                                iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress! + outSent),
+                                iov_len: head.count - outSent)
+                            count += 1
+                        }
+                        if bodySent < bytes.count {
+                            iov[count] = iovec(
+                                iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + bodySent),
+                                iov_len: bytes.count - bodySent)
+                            count += 1
+                        }
+                    }
+                    return withUnsafeMutablePointer(to: &vectors) { pointer in
+                        pointer.withMemoryRebound(to: iovec.self, capacity: 2) { iov in
+                            var message = msghdr()
+                            message.msg_iov = iov
+                            message.msg_iovlen = count
+                            // MSG_NOSIGNAL: a vanished client is an EPIPE, not a SIGPIPE.
+                            let flags = Int32(MSG_NOSIGNAL) | (fileRemaining > 0 ? Int32(MSG_MORE) : 0)
+                            return sendmsg(fd, &message, flags)
+                        }
+                    }
+                }
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+                abortWrite()
+                return false
+            }
+            responseBytes += n
+            let headLeft = out.count - outSent
+            if n <= headLeft {
+                outSent += n
+            } else {
+                outSent = out.count
+                bodySent += n - headLeft
+            }
+            setDeadline(.write, server.configuration.timeouts.write)
+        }
+        while fileRemaining > 0 {
+            var offset = off_t(fileOffset)
+            let n = sendfile(fd, fileFD, &offset, min(fileRemaining, 1 << 30))
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+                abortWrite()
+                return false
+            }
+            if n == 0 {
+                // The file is shorter than announced: the response cannot be completed.
+                server.logger.error("response file shorter than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
+                abortWrite()
+                return false
+            }
+            fileOffset += n
+            fileRemaining -= n
+            responseBytes += n
+            setDeadline(.write, server.configuration.timeouts.write)
+        }
+        return true
+    }
+
+    private func abortWrite() {
+        finishExchange(completed: false)
+        close()
+    }
+
+    /// After the response: metrics, access log, temporary file cleanup, then the next request or close.
+    private func finishExchange(completed: Bool = true) {
+        if fileFD >= 0 {
+            Glibc.close(fileFD)
+            fileFD = -1
+        }
+        body = []
+        if let request {
+            let seconds = Double(monotonicNanoseconds() - requestStart) / 1e9
+            server.observer?.requestFinished(
+                method: request.method, routePattern: request.routePattern, status: responseStatus,
+                durationSeconds: seconds, bytesSent: responseBytes)
+            let logger = server.logger
+            if logger.logLevel <= .info {
+                logger.info(
+                    "\(request.method.rawValue) \(request.path) \(responseStatus) \(responseBytes) \(String(format: "%.2f", seconds * 1000))ms\(completed ? "" : " aborted")",
+                    metadata: ["request": "\(request.requestID)"])
+            }
+            if case .file(let path, _) = request.body { unlink(path) }
+        }
+        sink?.discard()
+        sink = nil
+        request = nil
+        route = nil
+        responder = nil
+        sentContinue = false
+        guard completed else { return }
+        if closeAfterResponse || loop.draining {
+            close()
+            return
+        }
+        phase = .head
+        if buffer.readableCount > 0 {
+            setDeadline(.header, server.configuration.timeouts.headerRead)
+        } else {
+            buffer.shrinkIfEmpty(above: 64 * 1024)
+            setDeadline(.idle, server.configuration.timeouts.idleKeepAlive)
+        }
+    }
+
+    // MARK: - Timeouts and closing
+
+    private func setDeadline(_ kind: DeadlineKind, _ seconds: Double) {
+        deadlineKind = kind
+        deadline = loop.now + UInt64(max(0, seconds) * 1e9)
+    }
+
+    /// The deadline passed: idle connections close quietly, slow requests get 408, stalled writes are dropped.
+    func timedOut() {
+        switch deadlineKind {
+        case .idle:
+            close()
+        case .header, .body:
+            if !isIdle || deadlineKind == .body {
+                server.logger.notice(
+                    "request timed out (\(deadlineKind == .header ? "head" : "body"))", metadata: ["peer": "\(remoteAddress)"])
+                let canned = "HTTP/1.1 408 Request Timeout\r\nServer: galleryd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                _ = canned.utf8.withContiguousStorageIfAvailable {
+                    send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+            }
+            close()
+        case .write:
+            server.logger.notice("response write timed out", metadata: ["peer": "\(remoteAddress)"])
+            abortWrite()
+        }
+    }
+
+    /// Closes the socket and forgets the connection. Safe to call twice.
+    func close() {
+        guard phase != .closed else { return }
+        let wasHandling = phase == .handling
+        phase = .closed
+        deadline = 0
+        sink?.discard()
+        sink = nil
+        if fileFD >= 0 {
+            Glibc.close(fileFD)
+            fileFD = -1
+        }
+        // A running handler still owns the request's temporary file; handlerFinished removes it.
+        if !wasHandling, let request, case .file(let path, _) = request.body { unlink(path) }
+        request = nil
+        Glibc.close(fd)
+        loop.connectionClosed(self)
+    }
+}

@@ -1,0 +1,461 @@
+import Foundation
+
+/// The head of a request as parsed, before routing: what the connection needs to frame the body
+/// and decide keep-alive.
+struct HTTPRequestHead: Sendable {
+    /// The method token.
+    var method: HTTPMethod
+    /// The request-target as received.
+    var target: String
+    /// HTTP/1.0 or HTTP/1.1.
+    var version: HTTPVersion
+    /// The header fields in order.
+    var headers: HTTPHeaders
+    /// The declared body length, or nil when the body is chunked or absent.
+    var contentLength: Int?
+    /// Whether the body uses the chunked transfer coding.
+    var chunked: Bool
+    /// Whether the connection may stay open afterwards (RFC 9112 §9.3).
+    var keepAlive: Bool
+    /// Whether the client waits for `100 Continue` before sending the body (RFC 9110 §10.1.1).
+    var expectContinue: Bool
+
+    /// Whether a body follows the head.
+    var hasBody: Bool { chunked || (contentLength ?? 0) > 0 }
+}
+
+/// An incremental, strict HTTP/1.1 request parser (RFC 9112).
+///
+/// Feed it the unconsumed bytes of the connection; each call returns at most one event and how many
+/// bytes it consumed. A head is only consumed once complete (the bytes stay in the caller's buffer,
+/// scanning resumes where it stopped), body bytes are handed out as ranges of the input without
+/// copying. The same input split anywhere yields the same events (up to how body bytes are split).
+struct HTTPRequestParser {
+    /// What one step produced.
+    enum Event {
+        /// A complete, validated request head.
+        case head(HTTPRequestHead)
+        /// Decoded body bytes: a range of the input passed to `next`.
+        case body(Range<Int>)
+        /// The end of the message, with the trailer fields of a chunked body (RFC 9112 §7.1.2).
+        case end(trailers: HTTPHeaders)
+    }
+
+    private enum State {
+        case head
+        case fixedBody(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers
+        case endPending
+    }
+
+    private static let cr: UInt8 = 13
+    private static let lf: UInt8 = 10
+    private static let sp: UInt8 = 32
+    private static let htab: UInt8 = 9
+
+    /// The limits in force.
+    let limits: HTTPLimits
+    /// The largest body allowed for the current message; the connection sets it from the route after the head.
+    var bodyLimit: Int
+    /// Method and target of the current request line once parsed, so errors in later fields can
+    /// still be rendered by the right error responder.
+    private(set) var requestLine: (method: String, target: String)?
+
+    private var state = State.head
+    private var scanned = 0
+    private var requestLineEnd = -1
+    private var lineEnds: [Int] = []
+    private var bodyReceived = 0
+    private var trailerBytes = 0
+    private var trailers = HTTPHeaders()
+
+    /// A parser expecting a request head.
+    init(limits: HTTPLimits) {
+        self.limits = limits
+        self.bodyLimit = limits.maxBodyBytes
+        lineEnds.reserveCapacity(16)
+    }
+
+    /// Whether the parser is between messages (nothing of the next head seen yet).
+    var isIdle: Bool {
+        if case .head = state { return scanned == 0 && requestLineEnd < 0 }
+        return false
+    }
+
+    /// Whether the parser is inside a body.
+    var isReadingBody: Bool {
+        switch state {
+        case .head, .endPending: return false
+        default: return true
+        }
+    }
+
+    /// Parses from the start of `input`; returns the event (nil when more bytes are needed) and the
+    /// number of bytes consumed, which the caller drops from its buffer before the next call.
+    mutating func next(_ input: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
+        switch state {
+        case .head:
+            return try parseHead(input)
+        case .fixedBody(let remaining):
+            // RFC 9112 §6.3 item 6: exactly Content-Length octets.
+            let n = min(remaining, input.count)
+            if n == 0 { return (nil, 0) }
+            state = remaining == n ? .endPending : .fixedBody(remaining: remaining - n)
+            return (.body(0..<n), n)
+        case .endPending:
+            let t = trailers
+            reset()
+            return (.end(trailers: t), 0)
+        case .chunkSize:
+            return try parseChunkSize(input)
+        case .chunkData(let remaining):
+            let n = min(remaining, input.count)
+            if n == 0 { return (nil, 0) }
+            state = remaining == n ? .chunkDataEnd : .chunkData(remaining: remaining - n)
+            return (.body(0..<n), n)
+        case .chunkDataEnd:
+            // RFC 9112 §7.1: chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
+            if input.count == 0 { return (nil, 0) }
+            guard input[0] == Self.cr else { throw HTTPParseError.invalidChunkTerminator }
+            if input.count < 2 { return (nil, 0) }
+            guard input[1] == Self.lf else { throw HTTPParseError.invalidChunkTerminator }
+            state = .chunkSize
+            return (nil, 2)
+        case .trailers:
+            return try parseTrailerLine(input)
+        }
+    }
+
+    /// Drops the (empty) body of a request that was answered at its head, so the next call parses
+    /// the next request. Only valid for a head without a body.
+    mutating func discardEmptyBody() {
+        if case .endPending = state { reset() }
+    }
+
+    private mutating func reset() {
+        state = .head
+        scanned = 0
+        requestLineEnd = -1
+        lineEnds.removeAll(keepingCapacity: true)
+        bodyReceived = 0
+        trailerBytes = 0
+        trailers = HTTPHeaders()
+        bodyLimit = limits.maxBodyBytes
+        requestLine = nil
+    }
+
+    // MARK: - Head (RFC 9112 §2.1: start-line *( field-line CRLF ) CRLF)
+
+    private mutating func parseHead(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
+        guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
+        if requestLineEnd < 0 {
+            // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request-line.
+            var i = 0
+            while i + 1 < p.count, p[i] == Self.cr, p[i + 1] == Self.lf { i += 2 }
+            if i > 0 {
+                scanned = 0
+                return (nil, i)
+            }
+            if p[0] == Self.lf { throw HTTPParseError.bareLineFeed }
+            if p.count == 1 && p[0] == Self.cr { return (nil, 0) }
+        }
+        while scanned < p.count {
+            guard let hit = memchr(base + scanned, Int32(Self.lf), p.count - scanned) else {
+                scanned = p.count
+                break
+            }
+            let idx = UnsafeRawPointer(hit) - base
+            // RFC 9112 §2.2: lines end in CRLF. A recipient MAY accept a bare LF; we reject it, the
+            // strict reading, so we never disagree with a proxy about where a message ends.
+            guard idx > 0, p[idx - 1] == Self.cr else { throw HTTPParseError.bareLineFeed }
+            scanned = idx + 1
+            if requestLineEnd < 0 {
+                if idx + 1 > limits.requestLineBytes { throw HTTPParseError.requestLineTooLong }
+                requestLineEnd = idx
+                try parseRequestLine(p)
+                continue
+            }
+            if idx - requestLineEnd > limits.headerBytes { throw HTTPParseError.headerSectionTooLarge }
+            let lineStart = (lineEnds.last ?? requestLineEnd) + 1
+            if idx == lineStart + 1 {
+                let head = try buildHead(p)
+                let consumed = idx + 1
+                return (.head(head), consumed)
+            }
+            lineEnds.append(idx)
+            if lineEnds.count > limits.headerCount { throw HTTPParseError.tooManyHeaderFields }
+        }
+        if requestLineEnd < 0 {
+            if p.count > limits.requestLineBytes { throw HTTPParseError.requestLineTooLong }
+        } else if p.count - requestLineEnd > limits.headerBytes + 2 {
+            throw HTTPParseError.headerSectionTooLarge
+        }
+        return (nil, 0)
+    }
+
+    private var parsedMethod = HTTPMethod.get
+    private var parsedTarget = ""
+    private var parsedVersion = HTTPVersion.http11
+
+    /// RFC 9112 §3: request-line = method SP request-target SP HTTP-version
+    private mutating func parseRequestLine(_ p: UnsafeRawBufferPointer) throws {
+        let end = requestLineEnd - 1  // the CR
+        var i = 0
+        while i < end, Self.isTchar(p[i]) { i += 1 }
+        guard i < end, p[i] == Self.sp else {
+            throw i < end && p[i] > Self.sp && p[i] != 0x7F ? HTTPParseError.invalidMethod : HTTPParseError.invalidRequestLine
+        }
+        guard i > 0 else { throw HTTPParseError.invalidRequestLine }
+        let methodEnd = i
+        i += 1
+        let targetStart = i
+        // RFC 9112 §3.2: the target has no whitespace; we accept visible ASCII only (RFC 3986 chars
+        // and a few that clients fail to escape); CTLs, DEL and non-ASCII are rejected.
+        while i < end, p[i] != Self.sp {
+            let c = p[i]
+            guard c > 0x20, c < 0x7F else { throw HTTPParseError.invalidTarget }
+            i += 1
+        }
+        guard i > targetStart, i < end else { throw HTTPParseError.invalidRequestLine }
+        let targetEnd = i
+        i += 1
+        // RFC 9112 §2.3: HTTP-version = "HTTP" "/" DIGIT "." DIGIT (case-sensitive).
+        guard end - i == 8, p[i] == 0x48, p[i + 1] == 0x54, p[i + 2] == 0x54, p[i + 3] == 0x50, p[i + 4] == 0x2F,
+            p[i + 6] == 0x2E, Self.isDigit(p[i + 5]), Self.isDigit(p[i + 7])
+        else { throw HTTPParseError.invalidRequestLine }
+        let method = Self.string(p, 0, methodEnd)
+        let target = Self.string(p, targetStart, targetEnd)
+        requestLine = (method, target)
+        parsedMethod = HTTPMethod(rawValue: method)
+        parsedTarget = target
+        switch (p[i + 5], p[i + 7]) {
+        case (0x31, 0x31): parsedVersion = .http11
+        case (0x31, 0x30): parsedVersion = .http10
+        default: throw HTTPParseError.unsupportedVersion
+        }
+    }
+
+    private mutating func buildHead(_ p: UnsafeRawBufferPointer) throws -> HTTPRequestHead {
+        var headers = HTTPHeaders()
+        headers.reserve(lineEnds.count)
+        var contentLength: Int?
+        var transferCodings: [String] = []
+        var sawTransferEncoding = false
+        var hostCount = 0
+        var connectionClose = false
+        var connectionKeepAlive = false
+        var expectContinue = false
+        var start = requestLineEnd + 1
+        for lineEnd in lineEnds {
+            let (name, value, nameRange) = try Self.parseFieldLine(p, start, lineEnd - 1)
+            start = lineEnd + 1
+            switch nameRange.count {
+            case 4 where Self.equalsLower(p, nameRange, "host"):
+                hostCount += 1
+            case 6 where Self.equalsLower(p, nameRange, "expect"):
+                // RFC 9110 §10.1.1: 100-continue is the only expectation defined; HTTP/1.0 ignores it.
+                if value.caseInsensitiveEquals("100-continue") {
+                    expectContinue = parsedVersion == .http11
+                } else if !value.isEmpty {
+                    throw HTTPParseError.unsupportedExpectation
+                }
+            case 10 where Self.equalsLower(p, nameRange, "connection"):
+                for token in value.split(separator: ",") {
+                    let t = String(token).trimmingSpaces()
+                    if t.caseInsensitiveEquals("close") { connectionClose = true }
+                    if t.caseInsensitiveEquals("keep-alive") { connectionKeepAlive = true }
+                }
+            case 14 where Self.equalsLower(p, nameRange, "content-length"):
+                // RFC 9112 §6.3 item 5 / RFC 9110 §8.6: 1*DIGIT; a list of identical values may be
+                // taken as one, anything else is an unrecoverable framing error.
+                for element in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    let digits = String(element).trimmingSpaces()
+                    guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy(Self.isDigit),
+                        let n = Int(digits)
+                    else { throw HTTPParseError.invalidContentLength }
+                    if let previous = contentLength, previous != n { throw HTTPParseError.invalidContentLength }
+                    contentLength = n
+                }
+            case 17 where Self.equalsLower(p, nameRange, "transfer-encoding"):
+                sawTransferEncoding = true
+                for element in value.split(separator: ",", omittingEmptySubsequences: false) {
+                    transferCodings.append(String(element).trimmingSpaces())
+                }
+            default:
+                break
+            }
+            headers.add(name, value)
+        }
+        // RFC 9112 §3.2: a 1.1 request without exactly one Host is answered with 400.
+        if parsedVersion == .http11 ? hostCount != 1 : hostCount > 1 { throw HTTPParseError.invalidHost }
+        var chunked = false
+        if sawTransferEncoding {
+            // RFC 9112 §6.1: Transfer-Encoding overrides Content-Length; a request with both is a
+            // smuggling attempt or a broken client, so it is rejected and the connection closed.
+            if contentLength != nil { throw HTTPParseError.contentLengthWithTransferEncoding }
+            // RFC 9112 §6.1: HTTP/1.0 messages with Transfer-Encoding have faulty framing.
+            if parsedVersion == .http10 { throw HTTPParseError.invalidTransferEncoding }
+            // RFC 9112 §6.1: a coding we do not understand → 501.
+            for coding in transferCodings where !coding.isEmpty {
+                let bare = coding.split(separator: ";").first.map { String($0).trimmingSpaces() } ?? ""
+                if !bare.caseInsensitiveEquals("chunked") { throw HTTPParseError.unsupportedTransferCoding }
+            }
+            // RFC 9112 §6.3 item 4: chunked must be the final coding, applied once.
+            guard transferCodings.count == 1, transferCodings[0].caseInsensitiveEquals("chunked") else {
+                throw HTTPParseError.invalidTransferEncoding
+            }
+            chunked = true
+        }
+        // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only with "keep-alive".
+        let keepAlive = !connectionClose && (parsedVersion == .http11 || connectionKeepAlive)
+        let head = HTTPRequestHead(
+            method: parsedMethod, target: parsedTarget, version: parsedVersion, headers: headers,
+            contentLength: chunked ? nil : contentLength, chunked: chunked, keepAlive: keepAlive,
+            expectContinue: expectContinue)
+        scanned = 0
+        requestLineEnd = -1
+        lineEnds.removeAll(keepingCapacity: true)
+        bodyReceived = 0
+        if chunked {
+            state = .chunkSize
+        } else if let n = contentLength, n > 0 {
+            state = .fixedBody(remaining: n)
+        } else {
+            state = .endPending
+        }
+        return head
+    }
+
+    /// RFC 9112 §5: field-line = field-name ":" OWS field-value OWS, from `start` to `end` (the CR).
+    private static func parseFieldLine(_ p: UnsafeRawBufferPointer, _ start: Int, _ end: Int) throws
+        -> (name: String, value: String, nameRange: Range<Int>)
+    {
+        // RFC 9112 §5.2: obs-fold (a line starting with whitespace) is rejected with 400.
+        if p[start] == sp || p[start] == htab { throw HTTPParseError.obsoleteLineFolding }
+        var i = start
+        while i < end, isTchar(p[i]) { i += 1 }
+        // RFC 9112 §5.1: no whitespace between field name and colon.
+        guard i > start, i < end, p[i] == 0x3A else { throw HTTPParseError.invalidHeaderName }
+        let nameEnd = i
+        i += 1
+        while i < end, p[i] == sp || p[i] == htab { i += 1 }
+        var valueEnd = end
+        while valueEnd > i, p[valueEnd - 1] == sp || p[valueEnd - 1] == htab { valueEnd -= 1 }
+        // RFC 9110 §5.5: field-vchar = VCHAR / obs-text, with SP and HTAB inside; CR, LF, NUL and other
+        // CTLs are invalid (a bare CR included).
+        var j = i
+        while j < valueEnd {
+            let c = p[j]
+            if c < 0x20 && c != htab || c == 0x7F { throw HTTPParseError.invalidHeaderValue }
+            j += 1
+        }
+        return (string(p, start, nameEnd), string(p, i, valueEnd), start..<nameEnd)
+    }
+
+    // MARK: - Chunked body (RFC 9112 §7.1)
+
+    private mutating func parseChunkSize(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
+        guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
+        let window = min(p.count, limits.chunkLineBytes)
+        guard let hit = memchr(base, Int32(Self.lf), window) else {
+            if p.count >= limits.chunkLineBytes { throw HTTPParseError.invalidChunkSize }
+            return (nil, 0)
+        }
+        let idx = UnsafeRawPointer(hit) - base
+        guard idx > 0, p[idx - 1] == Self.cr else { throw HTTPParseError.bareLineFeed }
+        let end = idx - 1
+        // chunk-size = 1*HEXDIG; more than 15 digits would overflow.
+        var i = 0
+        var size = 0
+        while i < end, let digit = Self.hexValue(p[i]) {
+            size = size << 4 | digit
+            i += 1
+        }
+        guard i > 0, i <= 15 else { throw HTTPParseError.invalidChunkSize }
+        // chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ): ignored, but it
+        // must start with ";" and contain no control characters.
+        while i < end, p[i] == Self.sp || p[i] == Self.htab { i += 1 }
+        if i < end {
+            guard p[i] == 0x3B else { throw HTTPParseError.invalidChunkSize }
+            for k in i..<end where (p[k] < 0x20 && p[k] != Self.htab) || p[k] == 0x7F {
+                throw HTTPParseError.invalidChunkSize
+            }
+        }
+        if size == 0 {
+            // last-chunk: the trailer section follows (RFC 9112 §7.1.2).
+            state = .trailers
+        } else {
+            bodyReceived += size
+            if bodyReceived > bodyLimit { throw HTTPParseError.bodyTooLarge }
+            state = .chunkData(remaining: size)
+        }
+        return (nil, idx + 1)
+    }
+
+    /// RFC 9112 §7.1.2: trailer-section = *( field-line CRLF ), then the final CRLF.
+    private mutating func parseTrailerLine(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
+        guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
+        guard let hit = memchr(base, Int32(Self.lf), p.count) else {
+            if trailerBytes + p.count > limits.headerBytes { throw HTTPParseError.headerSectionTooLarge }
+            return (nil, 0)
+        }
+        let idx = UnsafeRawPointer(hit) - base
+        guard idx > 0, p[idx - 1] == Self.cr else { throw HTTPParseError.bareLineFeed }
+        trailerBytes += idx + 1
+        if trailerBytes > limits.headerBytes { throw HTTPParseError.headerSectionTooLarge }
+        if idx == 1 {
+            let t = trailers
+            reset()
+            return (.end(trailers: t), 2)
+        }
+        let (name, value, _) = try Self.parseFieldLine(p, 0, idx - 1)
+        trailers.add(name, value)
+        if trailers.count > limits.headerCount { throw HTTPParseError.tooManyHeaderFields }
+        return (nil, idx + 1)
+    }
+
+    // MARK: - Characters
+
+    /// RFC 9110 §5.6.2: tchar.
+    @inline(__always)
+    static func isTchar(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
+        default: return false
+        }
+    }
+
+    /// DIGIT (RFC 5234).
+    @inline(__always)
+    static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+
+    @inline(__always)
+    private static func hexValue(_ c: UInt8) -> Int? {
+        switch c {
+        case 0x30...0x39: return Int(c - 0x30)
+        case 0x41...0x46: return Int(c - 0x41 + 10)
+        case 0x61...0x66: return Int(c - 0x61 + 10)
+        default: return nil
+        }
+    }
+
+    @inline(__always)
+    private static func string(_ p: UnsafeRawBufferPointer, _ from: Int, _ to: Int) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: p[from..<to]), as: UTF8.self)
+    }
+
+    /// Whether the bytes in `range` equal the lower-case ASCII `name`, ignoring case.
+    private static func equalsLower(_ p: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: StaticString) -> Bool {
+        let n = name.utf8Start
+        var k = 0
+        for i in range {
+            if p[i] | 0x20 != n[k] { return false }
+            k += 1
+        }
+        return true
+    }
+}

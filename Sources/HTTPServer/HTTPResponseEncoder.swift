@@ -1,0 +1,118 @@
+/// Writes response heads (RFC 9112 §4, §6) into a reused byte buffer, and applies the server's
+/// response rules: gzip, `Vary`, the framing fields the server owns. One per event loop.
+struct HTTPResponseEncoder {
+    private var date = HTTPDate()
+
+    /// Compresses the body with gzip when the client accepts it, the type is compressible, the body is
+    /// over 1 KiB, the handler did not encode it already and the status is not 206 or 304. Adds
+    /// `Vary: Accept-Encoding` to every response whose encoding depends on the request.
+    static func applyContentCoding(_ response: inout HTTPResponse, requestHeaders: HTTPHeaders) {
+        guard case .bytes(let bytes) = response.body, bytes.count > HTTPGzip.minimumBytes else { return }
+        let status = response.status.code
+        guard status != 206, status != 304, status >= 200,
+            !response.headers.contains("Content-Encoding"),
+            let contentType = response.headers["Content-Type"], HTTPGzip.isCompressible(contentType: contentType)
+        else { return }
+        if let vary = response.headers["Vary"] {
+            if !response.headers.containsToken("Accept-Encoding", in: "Vary") && vary != "*" {
+                response.headers["Vary"] = vary + ", Accept-Encoding"
+            }
+        } else {
+            response.headers["Vary"] = "Accept-Encoding"
+        }
+        guard HTTPGzip.accepts(requestHeaders), let compressed = HTTPGzip.compress(bytes),
+            compressed.count < bytes.count
+        else { return }
+        response.headers["Content-Encoding"] = "gzip"
+        response.body = .bytes(compressed)
+    }
+
+    /// Whether a response with this status carries no content (RFC 9110 §6.4.1: 1xx, 204, 304).
+    static func hasNoContent(_ status: Int) -> Bool { status < 200 || status == 204 || status == 304 }
+
+    /// Appends the status line and header section for `response` to `out`.
+    /// `keepAlive` decides `Connection`; HTTP/1.0 clients get an explicit `keep-alive`.
+    mutating func encodeHead(
+        _ response: HTTPResponse, into out: inout [UInt8], requestID: String, keepAlive: Bool,
+        clientVersion: HTTPVersion
+    ) {
+        let status = response.status.code
+        // RFC 9112 §4: status-line = HTTP-version SP status-code SP [ reason-phrase ] CRLF.
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        out.append(UInt8(truncatingIfNeeded: 0x30 + status / 100 % 10))
+        out.append(UInt8(truncatingIfNeeded: 0x30 + status / 10 % 10))
+        out.append(UInt8(truncatingIfNeeded: 0x30 + status % 10))
+        out.append(0x20)
+        out.append(contentsOf: response.status.reason.utf8)
+        out.append(contentsOf: "\r\n".utf8)
+
+        var handlerSetDate = false
+        var handlerSetServer = false
+        for field in response.headers.fields {
+            let name = field.name
+            switch name.utf8.count {
+            case 4 where name.caseInsensitiveEquals("Date"):
+                handlerSetDate = true
+            case 6 where name.caseInsensitiveEquals("Server"):
+                handlerSetServer = true
+            case 10 where name.caseInsensitiveEquals("Connection"),
+                14 where name.caseInsensitiveEquals("Content-Length"),
+                17 where name.caseInsensitiveEquals("Transfer-Encoding"):
+                continue  // framing is the server's job
+            default:
+                break
+            }
+            // Never let CR or LF from a handler split the response (RFC 9110 §5.5).
+            if Self.hasLineBreak(name) || Self.hasLineBreak(field.value) { continue }
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: field.value.utf8)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        if !handlerSetDate {
+            out.append(contentsOf: "Date: ".utf8)
+            out.append(contentsOf: date.current())
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        if !handlerSetServer { out.append(contentsOf: "Server: galleryd\r\n".utf8) }
+        out.append(contentsOf: "X-Request-Id: ".utf8)
+        out.append(contentsOf: requestID.utf8)
+        out.append(contentsOf: "\r\n".utf8)
+        // RFC 9110 §8.6: no Content-Length in 1xx or 204; a 304 would announce the 200's length, which we
+        // do not know, so it is left out there too.
+        if !Self.hasNoContent(status) {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            Self.appendDecimal(response.body.count, to: &out)
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        if !keepAlive {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if clientVersion == .http10 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        out.append(contentsOf: "\r\n".utf8)
+    }
+
+    private static func hasLineBreak(_ s: String) -> Bool {
+        for c in s.utf8 where c == 13 || c == 10 { return true }
+        return false
+    }
+
+    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 10 {
+            out.append(UInt8(truncatingIfNeeded: 0x30 + value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        var n = value
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while n > 0 {
+                raw[count] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
+                n /= 10
+                count += 1
+            }
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(raw[i]) }
+        }
+    }
+}

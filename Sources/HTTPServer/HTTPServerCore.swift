@@ -1,0 +1,57 @@
+import Foundation
+import Logging
+
+/// What every event loop and connection of one server shares: configuration, router, logger,
+/// observer, the handler pool and the connection count. Immutable except for the counter.
+final class HTTPServerCore: @unchecked Sendable {
+    /// The configuration given to the server.
+    let configuration: HTTPServerConfiguration
+    /// Routes and error responders (read-only while serving).
+    let router: HTTPRouter
+    /// Access log and errors (label "galleryd.http").
+    let logger: Logger
+    /// Metrics hooks.
+    let observer: HTTPServerObserver?
+    /// Runs handlers that may block.
+    let pool: HandlerPool
+    private let lock = Lock()
+    private var openConnections = 0
+
+    /// Creates the shared state and starts the handler threads.
+    init(configuration: HTTPServerConfiguration, router: HTTPRouter, logger: Logger, observer: HTTPServerObserver?) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+        self.observer = observer
+        self.pool = HandlerPool(threads: configuration.handlerThreads)
+    }
+
+    /// Takes a connection slot; false when `maxConnections` are open.
+    func reserveConnection() -> Bool {
+        lock.withLock {
+            if openConnections >= configuration.maxConnections { return false }
+            openConnections += 1
+            return true
+        }
+    }
+
+    /// Gives a slot back.
+    func releaseConnection() {
+        lock.withLock { openConnections -= 1 }
+    }
+
+    /// Runs a handler, turning every thrown error into the responder's response. Errors that are not
+    /// `HTTPError` are unexpected: they are logged with the request id and the client gets a generic 500.
+    func run(_ route: HTTPRoute, _ request: HTTPRequest, _ responder: HTTPErrorResponder) -> HTTPResponse {
+        do {
+            return try route.handler.handle(request)
+        } catch let error as HTTPError {
+            return responder.response(for: error, request: request)
+        } catch {
+            logger.error(
+                "handler failed: \(error)",
+                metadata: ["request": "\(request.requestID)", "route": "\(route.pattern)", "method": "\(request.method)"])
+            return responder.response(for: error, request: request)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/// How long the server waits on a client, in seconds. Each one stops a slow or silent client
+/// from holding a connection (and its memory) forever.
+public struct HTTPTimeouts: Sendable {
+    /// Time to receive a whole request head, measured from its first byte (from the accept for a
+    /// connection's first request) and not reset by progress, so a slowloris client that trickles
+    /// one byte at a time is still cut off. 10 s covers slow mobile links. → 408, then close.
+    public var headerRead: Double = 10
+    /// How long an idle keep-alive connection may wait for its next request. 30 s lets a client
+    /// reuse its connection across a page of thumbnails without pinning sockets for long.
+    public var idleKeepAlive: Double = 30
+    /// Longest pause without progress while reading a body. Uploads may be long but must move. → 408.
+    public var bodyRead: Double = 30
+    /// Longest pause without progress while writing a response (the client stopped reading).
+    public var write: Double = 30
+
+    /// The defaults.
+    public init() {}
+}

@@ -1,0 +1,99 @@
+import Testing
+@testable import HTTPServer
+
+private func route(_ method: HTTPMethod, _ pattern: String) -> HTTPRoute {
+    HTTPRoute(method, pattern) { _ in .text(pattern) }
+}
+
+private func makeRouter() -> HTTPRouter {
+    let router = HTTPRouter()
+    router.add(route(.get, "/"))
+    router.add(route(.get, "/parse/classes/:className"))
+    router.add(route(.post, "/parse/classes/:className"))
+    router.add(route(.get, "/parse/classes/:className/:objectId"))
+    router.add(route(.get, "/parse/classes/Photo/count"))
+    router.add(route(.delete, "/parse/classes/Photo/special"))
+    router.add(route(.get, "/bucket/*key"))
+    return router
+}
+
+private func pattern(_ match: HTTPRouter.Match) -> String? {
+    if case .route(let route, _) = match { return route.pattern }
+    return nil
+}
+
+@Test func router_MatchesLiteralsBeforeParameters() {
+    let router = makeRouter()
+    #expect(pattern(router.match(method: .get, path: "/parse/classes/Photo/count")) == "/parse/classes/Photo/count")
+    #expect(pattern(router.match(method: .get, path: "/parse/classes/Photo/abc")) == "/parse/classes/:className/:objectId")
+    #expect(pattern(router.match(method: .get, path: "/")) == "/")
+}
+
+@Test func router_CapturesParametersAndRest() throws {
+    let router = makeRouter()
+    guard case .route(_, let parameters) = router.match(method: .get, path: "/parse/classes/Photo/xyz") else {
+        Issue.record("no match")
+        return
+    }
+    #expect(parameters == ["className": "Photo", "objectId": "xyz"])
+    guard case .route(_, let rest) = router.match(method: .get, path: "/bucket/originals/ab/c.jpg") else {
+        Issue.record("no match")
+        return
+    }
+    #expect(rest == ["key": "originals/ab/c.jpg"])
+}
+
+@Test func router_BacktracksToRouteWithTheMethod() {
+    let router = makeRouter()
+    // The literal "special" only has DELETE; GET must fall back to the :objectId route.
+    #expect(pattern(router.match(method: .get, path: "/parse/classes/Photo/special")) == "/parse/classes/:className/:objectId")
+    #expect(pattern(router.match(method: .delete, path: "/parse/classes/Photo/special")) == "/parse/classes/Photo/special")
+}
+
+@Test func router_AnswersHeadWithGetRoute() {
+    #expect(pattern(makeRouter().match(method: .head, path: "/parse/classes/Photo")) == "/parse/classes/:className")
+}
+
+@Test func router_Returns405WithAllow_WhenMethodMissing() {
+    guard case .methodNotAllowed(let allow) = makeRouter().match(method: .put, path: "/parse/classes/Photo") else {
+        Issue.record("expected 405")
+        return
+    }
+    #expect(allow == "GET, HEAD, OPTIONS, POST")
+}
+
+@Test func router_AnswersOptionsWithAllow() {
+    guard case .options(let allow) = makeRouter().match(method: .options, path: "/bucket/x") else {
+        Issue.record("expected OPTIONS")
+        return
+    }
+    #expect(allow == "GET, HEAD, OPTIONS")
+}
+
+@Test func router_Returns404_WhenNoPathMatches() {
+    let router = makeRouter()
+    for path in ["/nope", "/parse", "/parse/classes", "/parse/classes/Photo/a/b", "/bucket"] {
+        guard case .notFound = router.match(method: .get, path: path) else {
+            Issue.record("expected 404 for \(path)")
+            continue
+        }
+    }
+}
+
+private struct TaggedResponder: HTTPErrorResponder {
+    let tag: String
+    func response(for error: Error, request: HTTPRequest) -> HTTPResponse { .text(tag, status: .internalServerError) }
+    func response(status: HTTPStatus, message: String, request: HTTPRequest) -> HTTPResponse { .text(tag, status: status) }
+}
+
+@Test func router_PicksLongestMountedPrefix() {
+    let router = HTTPRouter()
+    router.mount(prefix: "/parse", errorResponder: TaggedResponder(tag: "parse"))
+    router.mount(prefix: "/parse/files/", errorResponder: TaggedResponder(tag: "files"))
+    func tag(_ path: String) -> String? { (router.errorResponder(for: path) as? TaggedResponder)?.tag }
+    #expect(tag("/parse/classes/Photo") == "parse")
+    #expect(tag("/parse") == "parse")
+    #expect(tag("/parse/files/x.jpg") == "files")
+    #expect(tag("/parsec") == nil)
+    #expect(tag("/") == nil)
+}

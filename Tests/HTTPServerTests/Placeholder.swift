@@ -1,4 +1,0 @@
-import Testing
-@testable import HTTPServer
-
-@Test func placeholder_HTTPServer() { #expect(Bool(true)) }
