@@ -28,4 +28,26 @@ struct HTTPDate {
         return "\(days[Int(tm.tm_wday)]), \(two(tm.tm_mday)) \(months[Int(tm.tm_mon)]) \(tm.tm_year + 1900) "
             + "\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)) GMT"
     }
+
+    /// Parses an IMF-fixdate (the only form senders may generate, RFC 9110 §5.6.7); obsolete
+    /// forms and anything malformed give nil, which callers treat as an absent header.
+    static func parse(_ text: String) -> Date? {
+        let parts = text.trimmingSpaces().split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", parts[0].hasSuffix(","),
+            let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])
+        else { return nil }
+        let hms = parts[4].split(separator: ":")
+        guard hms.count == 3, let h = Int(hms[0]), let m = Int(hms[1]), let s = Int(hms[2]),
+            (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s), year >= 1970
+        else { return nil }
+        var tm = Glibc.tm()
+        tm.tm_year = Int32(year - 1900)
+        tm.tm_mon = Int32(monthIndex)
+        tm.tm_mday = Int32(day)
+        tm.tm_hour = Int32(h)
+        tm.tm_min = Int32(m)
+        tm.tm_sec = Int32(s)
+        let t = timegm(&tm)
+        return t < 0 ? nil : Date(timeIntervalSince1970: TimeInterval(t))
+    }
 }

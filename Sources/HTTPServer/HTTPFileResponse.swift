@@ -151,37 +151,11 @@ public enum HTTPFileResponse {
         return false
     }
 
-    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
     /// A date as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7).
     public static func imfFixdate(_ date: Date) -> String {
-        var t = time_t(date.timeIntervalSince1970.rounded(.down))
-        var tm = tm()
-        gmtime_r(&t, &tm)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(weekdays[Int(tm.tm_wday)]), \(two(tm.tm_mday)) \(months[Int(tm.tm_mon)]) \(tm.tm_year + 1900) "
-            + "\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)) GMT"
+        HTTPDate.format(Int(date.timeIntervalSince1970.rounded(.down)))
     }
 
-    /// Parses an IMF-fixdate (the only form senders may generate; obsolete forms are treated as absent).
-    public static func parseHTTPDate(_ text: String) -> Date? {
-        let parts = text.trimmingSpaces().split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", parts[0].hasSuffix(","),
-            let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])), let year = Int(parts[3])
-        else { return nil }
-        let hms = parts[4].split(separator: ":")
-        guard hms.count == 3, let h = Int(hms[0]), let m = Int(hms[1]), let s = Int(hms[2]),
-            (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s), year >= 1970
-        else { return nil }
-        var tm = tm()
-        tm.tm_year = Int32(year - 1900)
-        tm.tm_mon = Int32(monthIndex)
-        tm.tm_mday = Int32(day)
-        tm.tm_hour = Int32(h)
-        tm.tm_min = Int32(m)
-        tm.tm_sec = Int32(s)
-        let t = timegm(&tm)
-        return t < 0 ? nil : Date(timeIntervalSince1970: TimeInterval(t))
-    }
+    /// Parses an IMF-fixdate; nil for anything else.
+    public static func parseHTTPDate(_ text: String) -> Date? { HTTPDate.parse(text) }
 }
