@@ -40,9 +40,11 @@ start)
     as_owner "$bindir/initdb" -D "$data" -U galleryd --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
       || { cat "$dir/initdb.log" >&2; exit 1; }
   fi
+  # The server options are kept in DIR/server.opts so that `ctl DIR start` after a `stop` brings the
+  # server back on the same socket and port (pg_ctl start alone would use the compiled-in defaults).
+  echo "-c listen_addresses='' -k '$dir' -p $port -c max_connections=200 -c fsync=${PG_FSYNC:-on} -c shared_buffers=256MB" >"$dir/server.opts"
   if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-    as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 start \
-      -o "-c listen_addresses='' -k '$dir' -p $port -c max_connections=200 -c fsync=${PG_FSYNC:-on} -c shared_buffers=256MB" >/dev/null \
+    as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 start -o "$(cat "$dir/server.opts")" >/dev/null \
       || { tail -n 30 "$dir/postgres.log" >&2; exit 1; }
   fi
   # Create the application database once.
@@ -57,7 +59,13 @@ stop)
   fi
   ;;
 ctl)
-  as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w "$@"
+  case "${1:-}" in
+  start|restart)
+    # Same options as `start` above (restart alone would reuse postmaster.opts, start would not).
+    as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 "$@" -o "$(cat "$dir/server.opts")" ;;
+  *)
+    as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w "$@" ;;
+  esac
   ;;
 *)
   echo "usage: pg.sh start|stop|ctl DIR" >&2; exit 2 ;;

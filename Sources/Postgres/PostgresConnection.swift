@@ -1,0 +1,382 @@
+import CLibpq
+import Foundation
+import Logging
+
+/// One session with PostgreSQL over libpq, owning the `PGconn` (finished in `deinit`, also after a
+/// failed connect).
+///
+/// Every call blocks the calling thread until the server answers: call it from worker or
+/// request-handler threads, never from threads that serve sockets. A connection is not thread-safe;
+/// use it from one thread at a time (`PostgresPool` hands each to one caller).
+///
+/// Statements are prepared once per SQL text and parameter types and then executed by name
+/// (`PQprepare` + `PQexecPrepared`); the cache is bounded by `statementCacheCapacity`. Values are
+/// only ever sent as parameters, never spliced into SQL.
+///
+/// When the server went away (restart, terminated backend) a statement issued outside a transaction
+/// is re-run once on a fresh session (`PQreset`); inside a transaction the error is thrown, since the
+/// transaction is lost.
+public final class PostgresConnection {
+    private var handle: OpaquePointer?
+    private let settings: PostgresConnectionSettings
+    private var statements: [StatementKey: PreparedStatement] = [:]
+    private var statementCounter = 0
+    private var useCounter: UInt64 = 0
+    /// Set when the server ended the session with an error but libpq still reports the socket open.
+    private var sessionEnded = false
+    /// Set when the session died inside a transaction; the next call reports it once, then reconnects.
+    private var lostInsideTransaction = false
+    private var savepointDepth = 0
+
+    /// Whether a statement that failed because the session died outside a transaction is re-run once
+    /// on a fresh session. Turn it off while relying on session state (advisory locks, `SET`), which a
+    /// fresh session would not have.
+    public var reconnectsOnFailure: Bool
+
+    /// Opens a session from a `postgresql://` URL or a `key=value` conninfo string, and sets the
+    /// session up (UTC time zone, ISO dates, exact floats, UTF-8, optional statement timeout).
+    /// Throws `connectFailed` with libpq's message.
+    public init(url: String, settings: PostgresConnectionSettings = PostgresConnectionSettings()) throws {
+        self.settings = settings
+        reconnectsOnFailure = settings.reconnectsOnFailure
+        handle = Self.connect(url: url, connectTimeout: settings.connectTimeout)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw PostgresError.connectFailed(message: Self.errorMessage(handle))
+        }
+        PQsetNoticeProcessor(handle, postgresNoticeProcessor, nil)
+        try setUpSession()
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Closes the session now instead of at `deinit`; later calls throw `connectionClosed`.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        statements.removeAll()
+    }
+
+    /// Whether the session is believed alive (libpq's status, without a round trip).
+    public var isOpen: Bool {
+        handle != nil && !sessionEnded && PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// The server process id of this session (for `pg_terminate_backend`, logs).
+    public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+    /// The server version as a number, e.g. 150018 for 15.18.
+    public var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
+
+    /// Whether a transaction (or a failed one) is open on this session.
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// Number of statements currently prepared on the session.
+    public var preparedStatementCount: Int { statements.count }
+
+    // MARK: Statements
+
+    /// Runs one statement with `binds` as `$1`, `$2`, … (`nil` is NULL) and returns its rows.
+    /// Throws `server` for SQL errors, `connectionClosed` when the session died inside a transaction
+    /// (or could not be re-established), `invalidParameter` for text with a NUL byte.
+    @discardableResult
+    public func query(_ sql: String, _ binds: [PostgresBindable?] = []) throws -> PostgresResult {
+        let parameters = try PostgresParameters(binds)
+        return try withReconnect {
+            do {
+                return try run(sql, parameters)
+            } catch let error as PostgresError where Self.isStalePlan(error) && !isInTransaction {
+                // `select *` after the table changed: prepare again and retry once.
+                forgetStatement(StatementKey(sql: sql, types: parameters.types))
+                return try run(sql, parameters)
+            }
+        }
+    }
+
+    /// Runs parameterless SQL, possibly several statements separated by `;` (migrations, `BEGIN`).
+    /// Never pass values in here: use `query` with binds.
+    public func execute(_ sql: String) throws {
+        try withReconnect {
+            let handle = try openHandle()
+            _ = try check(PQexec(handle, sql))
+        }
+    }
+
+    /// Sends `NOTIFY channel, payload` (through `pg_notify`, so both are parameters). Delivered when
+    /// the surrounding transaction, if any, commits.
+    public func notify(_ channel: String, _ payload: String = "") throws {
+        try query("select pg_notify($1, $2)", [channel, payload])
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction: `BEGIN`, then `COMMIT`, or `ROLLBACK` when `body` throws (the
+    /// error is rethrown). Nested calls use savepoints. A body that swallowed a SQL error leaves the
+    /// transaction aborted: it is rolled back and `inFailedSQLTransaction` is thrown rather than
+    /// pretending it committed.
+    @discardableResult
+    public func transaction<T>(
+        isolation: PostgresIsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        if isInTransaction { return try savepoint(body) }
+        try execute(isolation == .readCommitted ? "BEGIN" : "BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+        let value: T
+        do {
+            value = try body(self)
+            if let handle, PQtransactionStatus(handle) == PQTRANS_INERROR {
+                throw PostgresError.server(
+                    sqlState: .inFailedSQLTransaction,
+                    message: "the transaction was aborted by an earlier error and has been rolled back",
+                    detail: nil, constraint: nil)
+            }
+        } catch {
+            rollbackQuietly("ROLLBACK")
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            rollbackQuietly("ROLLBACK")
+            throw error
+        }
+        return value
+    }
+
+    private func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "galleryd_savepoint_\(savepointDepth)"
+        try execute("SAVEPOINT \(name)")
+        do {
+            let value = try body(self)
+            try execute("RELEASE SAVEPOINT \(name)")
+            return value
+        } catch {
+            rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)")
+            throw error
+        }
+    }
+
+    private func rollbackQuietly(_ sql: String) {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !sessionEnded else { return }
+        if let result = PQexec(handle, sql) { PQclear(result) }
+    }
+
+    // MARK: Health
+
+    /// Reads whatever the server sent while the session was idle, without blocking, and says whether
+    /// the session is still usable (the pool checks this before handing a connection out).
+    func checkIdle() -> Bool {
+        guard let handle, !sessionEnded, PQstatus(handle) == CONNECTION_OK else { return false }
+        guard PQconsumeInput(handle) == 1 else { return false }
+        // Drop notifications nobody listens for on pooled sessions.
+        while let notification = PQnotifies(handle) { PQfreemem(notification) }
+        return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+    }
+
+    /// Re-establishes the session with the same parameters and sets it up again.
+    func reconnect() throws {
+        guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
+        statements.removeAll()
+        sessionEnded = false
+        lostInsideTransaction = false
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw PostgresError.connectFailed(message: Self.errorMessage(handle))
+        }
+        try setUpSession()
+    }
+
+    // MARK: Internals
+
+    private func setUpSession() throws {
+        let handle = try openHandle()
+        // Constant SQL: dates come back in UTC ISO format, floats with all their digits.
+        _ = try check(PQexec(handle, "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET extra_float_digits TO 3; SET client_encoding TO 'UTF8'"))
+        if let timeout = settings.statementTimeout {
+            let parameters = try PostgresParameters(["\(Int((timeout * 1000).rounded()))"])
+            _ = try parameters.withValues { values in
+                try check(PQexecParams(handle, "select set_config('statement_timeout', $1, false)", 1, nil, values, nil, nil, 0))
+            }
+        }
+    }
+
+    /// Runs `operation`; if the session died and no transaction was open, reconnects and runs it once more.
+    private func withReconnect<T>(_ operation: () throws -> T) throws -> T {
+        guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
+        if sessionEnded || PQstatus(handle) != CONNECTION_OK {
+            if lostInsideTransaction {
+                lostInsideTransaction = false
+                throw PostgresError.connectionClosed(message: "the connection was lost inside a transaction")
+            }
+            try reconnect()
+        }
+        let wasInTransaction = isInTransaction
+        do {
+            return try operation()
+        } catch let error as PostgresError {
+            guard case .connectionClosed = error else { throw error }
+            if wasInTransaction || !reconnectsOnFailure {
+                lostInsideTransaction = wasInTransaction
+                throw error
+            }
+            postgresLogger.notice("PostgreSQL connection lost, reconnecting", metadata: ["reason": "\(error)"])
+            try reconnect()
+            return try operation()
+        }
+    }
+
+    private func run(_ sql: String, _ parameters: PostgresParameters) throws -> PostgresResult {
+        let handle = try openHandle()
+        guard settings.statementCacheCapacity > 0 else {
+            return try parameters.withValues { values in
+                try parameters.types.withUnsafeBufferPointer { types in
+                    try check(PQexecParams(handle, sql, Int32(parameters.count), types.baseAddress, values, nil, nil, 0))
+                }
+            }
+        }
+        let name = try preparedStatement(sql, parameters)
+        return try parameters.withValues { values in
+            try check(PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0))
+        }
+    }
+
+    /// The name of the prepared statement for `sql` with these parameter types, preparing it if needed.
+    private func preparedStatement(_ sql: String, _ parameters: PostgresParameters) throws -> String {
+        let key = StatementKey(sql: sql, types: parameters.types)
+        useCounter &+= 1
+        if let statement = statements[key] {
+            statements[key]?.lastUse = useCounter
+            return statement.name
+        }
+        if statements.count >= settings.statementCacheCapacity, let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            forgetStatement(oldest.key)
+        }
+        statementCounter += 1
+        let name = "galleryd_\(statementCounter)"
+        let handle = try openHandle()
+        _ = try parameters.types.withUnsafeBufferPointer { types in
+            try check(PQprepare(handle, name, sql, Int32(parameters.count), types.baseAddress))
+        }
+        statements[key] = PreparedStatement(name: name, lastUse: useCounter)
+        return name
+    }
+
+    private func forgetStatement(_ key: StatementKey) {
+        guard let statement = statements.removeValue(forKey: key), let handle, PQstatus(handle) == CONNECTION_OK else { return }
+        // Our own generated name, not a value. Fails harmlessly inside an aborted transaction.
+        if let result = PQexec(handle, "DEALLOCATE \(statement.name)") { PQclear(result) }
+    }
+
+    /// The libpq handle, or `connectionClosed` after `close()`.
+    func requireHandle() throws -> OpaquePointer { try openHandle() }
+
+    private func openHandle() throws -> OpaquePointer {
+        guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
+        return handle
+    }
+
+    /// Turns a libpq result into a `PostgresResult` or the error it carries (clearing it then).
+    private func check(_ result: OpaquePointer?) throws -> PostgresResult {
+        guard let result else {
+            let message = Self.errorMessage(handle)
+            if PQstatus(handle) != CONNECTION_OK { throw PostgresError.connectionClosed(message: message) }
+            throw PostgresError.unexpectedResult(message)
+        }
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return PostgresResult(handle: result)
+        case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR, PGRES_BAD_RESPONSE:
+            let error = Self.serverError(result, connection: handle)
+            PQclear(result)
+            if PQstatus(handle) != CONNECTION_OK {
+                throw PostgresError.connectionClosed(message: error.serverMessage ?? Self.errorMessage(handle))
+            }
+            if let state = error.sqlState, Self.endsSession(state) {
+                sessionEnded = true
+                throw PostgresError.connectionClosed(message: error.serverMessage ?? "\(state)")
+            }
+            throw error
+        default:
+            let name = String(cString: PQresStatus(status))
+            PQclear(result)
+            // COPY and pipeline states leave the session in a mode this layer does not drive.
+            sessionEnded = true
+            throw PostgresError.unexpectedResult(name)
+        }
+    }
+
+    private static func connect(url: String, connectTimeout: Int) -> OpaquePointer? {
+        // Entries before `dbname` are defaults that the URL can override.
+        let keywords = ["fallback_application_name", "connect_timeout", "dbname"]
+        let values = ["galleryd", String(connectTimeout), url]
+        let cKeywords = keywords.map { strdup($0) }
+        let cValues = values.map { strdup($0) }
+        defer {
+            cKeywords.forEach { free($0) }
+            cValues.forEach { free($0) }
+        }
+        var keywordPointers = cKeywords.map { UnsafePointer($0) } + [nil]
+        var valuePointers = cValues.map { UnsafePointer($0) } + [nil]
+        return keywordPointers.withUnsafeMutableBufferPointer { k in
+            valuePointers.withUnsafeMutableBufferPointer { v in
+                PQconnectdbParams(k.baseAddress, v.baseAddress, 1)
+            }
+        }
+    }
+
+    static func errorMessage(_ handle: OpaquePointer?) -> String {
+        guard let handle, let message = PQerrorMessage(handle) else { return "out of memory" }
+        let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "unknown libpq error" : text
+    }
+
+    private static func serverError(_ result: OpaquePointer, connection: OpaquePointer?) -> PostgresError {
+        func field(_ code: Character) -> String? {
+            guard let value = PQresultErrorField(result, Int32(code.asciiValue!)) else { return nil }
+            return String(cString: value)
+        }
+        guard let state = field("C") else {
+            // A client-side failure (lost connection): libpq's message, no SQLSTATE.
+            var message = String(cString: PQresultErrorMessage(result)).trimmingCharacters(in: .whitespacesAndNewlines)
+            if message.isEmpty { message = errorMessage(connection) }
+            return .connectionClosed(message: message)
+        }
+        return .server(sqlState: SQLState(state), message: field("M") ?? "", detail: field("D"), constraint: field("n"))
+    }
+
+    /// SQLSTATEs after which the server closes the session.
+    private static func endsSession(_ state: SQLState) -> Bool {
+        state.errorClass == "08" || state == .adminShutdown || state == .crashShutdown || state == .cannotConnectNow
+    }
+
+    private static func isStalePlan(_ error: PostgresError) -> Bool {
+        error.sqlState == .featureNotSupported && (error.serverMessage?.contains("cached plan must not change result type") ?? false)
+    }
+}
+
+/// A statement's cache key: the same SQL with differently typed parameters is a different statement.
+private struct StatementKey: Hashable {
+    let sql: String
+    let types: [UInt32]
+}
+
+private struct PreparedStatement {
+    let name: String
+    var lastUse: UInt64
+}
+
+/// Where the Postgres layer logs (reconnects, server notices at debug level).
+let postgresLogger = Logger(label: "galleryd.postgres")
+
+/// Server NOTICEs and WARNINGs go to the log at debug level instead of libpq's default, stderr.
+private let postgresNoticeProcessor: PQnoticeProcessor = { _, message in
+    guard let message else { return }
+    postgresLogger.debug("\(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
+}

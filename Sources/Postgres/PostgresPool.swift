@@ -1,0 +1,180 @@
+import Foundation
+
+/// A bounded, thread-safe pool of `PostgresConnection`s.
+///
+/// Connections open lazily up to `size`. A caller that finds none free waits up to `acquireTimeout`
+/// and then gets `PostgresError.poolTimeout` ("database busy"). Connections whose session died
+/// (server restart) are noticed when handed out or given back and replaced; a statement that fails
+/// because its session died outside a transaction is re-run once on a fresh session.
+///
+/// All calls block the calling thread (libpq is blocking): call from request-handler or worker
+/// threads, never from socket threads.
+public final class PostgresPool: @unchecked Sendable {
+    /// The configuration the pool was made with.
+    public let configuration: PostgresPoolConfiguration
+    private let condition = NSCondition()
+    private var idle: [PostgresConnection] = []
+    private var open = 0
+    private var inUse = 0
+    private var waiting = 0
+    private var isShutDown = false
+
+    /// Makes a pool; no connection is opened until one is needed.
+    public init(configuration: PostgresPoolConfiguration) {
+        precondition(configuration.size > 0, "a pool needs at least one connection")
+        self.configuration = configuration
+    }
+
+    deinit { shutdown() }
+
+    /// The pool's occupancy right now.
+    public var stats: PostgresPoolStats {
+        condition.lock()
+        defer { condition.unlock() }
+        return PostgresPoolStats(size: configuration.size, open: open, inUse: inUse, idle: idle.count, waiting: waiting)
+    }
+
+    /// Runs `body` with a connection of its own, then gives the connection back (rolling back a
+    /// transaction `body` left open).
+    @discardableResult
+    public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try acquire()
+        defer { release(connection) }
+        return try body(connection)
+    }
+
+    /// Runs `body` in a transaction on one connection: `COMMIT` when it returns, `ROLLBACK` when it throws.
+    @discardableResult
+    public func transaction<T>(
+        isolation: PostgresIsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        try transaction(isolation: isolation, retryingSerializationFailures: 0, body)
+    }
+
+    /// Like `transaction(isolation:_:)`, but when the transaction fails with `serializationFailure`
+    /// or `deadlockDetected` it runs `body` again, up to `retries` more times (after a short random
+    /// pause), so `body` must be safe to repeat.
+    @discardableResult
+    public func transaction<T>(
+        isolation: PostgresIsolationLevel = .readCommitted, retryingSerializationFailures retries: Int,
+        _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try withConnection { try $0.transaction(isolation: isolation, body) }
+            } catch let error as PostgresError
+                where attempt < retries && (error.sqlState == .serializationFailure || error.sqlState == .deadlockDetected)
+            {
+                attempt += 1
+                usleep(UInt32.random(in: 1_000...5_000) * UInt32(attempt))
+            }
+        }
+    }
+
+    /// Runs one statement on any free connection (see `PostgresConnection.query`).
+    @discardableResult
+    public func query(_ sql: String, _ binds: [PostgresBindable?] = []) throws -> PostgresResult {
+        try withConnection { try $0.query(sql, binds) }
+    }
+
+    /// Runs parameterless SQL on any free connection (see `PostgresConnection.execute`).
+    public func execute(_ sql: String) throws {
+        try withConnection { try $0.execute(sql) }
+    }
+
+    /// Sends a notification on any free connection (see `PostgresConnection.notify`).
+    public func notify(_ channel: String, _ payload: String = "") throws {
+        try withConnection { try $0.notify(channel, payload) }
+    }
+
+    /// Closes idle connections and refuses new work (`connectionClosed`); connections in use close
+    /// when given back. For a clean process exit.
+    public func shutdown() {
+        condition.lock()
+        isShutDown = true
+        let closing = idle
+        idle.removeAll()
+        open -= closing.count
+        condition.broadcast()
+        condition.unlock()
+        closing.forEach { $0.close() }
+    }
+
+    // MARK: Acquire and release
+
+    private func acquire() throws -> PostgresConnection {
+        let started = Date()
+        let deadline = started.addingTimeInterval(configuration.acquireTimeout)
+        condition.lock()
+        while true {
+            if isShutDown {
+                condition.unlock()
+                throw PostgresError.connectionClosed(message: "the connection pool was shut down")
+            }
+            if let connection = idle.popLast() {
+                inUse += 1
+                condition.unlock()
+                return try revive(connection)
+            }
+            if open < configuration.size {
+                open += 1
+                inUse += 1
+                condition.unlock()
+                do {
+                    return try PostgresConnection(url: configuration.url, settings: configuration.connectionSettings)
+                } catch {
+                    discardSlot()
+                    throw error
+                }
+            }
+            waiting += 1
+            let signalled = condition.wait(until: deadline)
+            waiting -= 1
+            if !signalled && idle.isEmpty && open >= configuration.size && !isShutDown {
+                condition.unlock()
+                throw PostgresError.poolTimeout(waited: Date().timeIntervalSince(started))
+            }
+        }
+    }
+
+    /// Returns `connection` if its session is alive, otherwise re-establishes it.
+    private func revive(_ connection: PostgresConnection) throws -> PostgresConnection {
+        if connection.checkIdle() { return connection }
+        postgresLogger.notice("replacing a dead PostgreSQL connection from the pool")
+        do {
+            try connection.reconnect()
+            return connection
+        } catch {
+            discardSlot()
+            throw error
+        }
+    }
+
+    private func discardSlot() {
+        condition.lock()
+        open -= 1
+        inUse -= 1
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func release(_ connection: PostgresConnection) {
+        if connection.isOpen && connection.isInTransaction {
+            // The caller began a transaction and never ended it: never hand that state to the next caller.
+            try? connection.execute("ROLLBACK")
+        }
+        let reusable = connection.isOpen && !connection.isInTransaction
+        condition.lock()
+        inUse -= 1
+        let keep = reusable && !isShutDown
+        if keep {
+            idle.append(connection)
+        } else {
+            open -= 1
+        }
+        condition.signal()
+        condition.unlock()
+        if !keep { connection.close() }
+    }
+}

@@ -1,0 +1,32 @@
+/// One row of a `PostgresResult`; decode its columns by name or position:
+/// `try row.decode(String.self, "title")`, `try row.decode(Date?.self, "taken_at")`, `try row.decode(Int.self, 0)`.
+///
+/// Keeps its result alive; values are copied out as they are decoded.
+public struct PostgresRow: @unchecked Sendable {
+    /// The result this row belongs to.
+    public let result: PostgresResult
+    /// The row's position in the result.
+    public let index: Int
+
+    /// The result's column names.
+    public var columnNames: [String] { result.columnNames }
+
+    /// Decodes the column called `column` as `type`; throws `columnNotFound`, or `typeMismatch` when the
+    /// column's type does not fit or it is NULL and `type` is not Optional.
+    public func decode<T: PostgresDecodable>(_ type: T.Type, _ column: String) throws -> T {
+        guard let position = result.columnIndex(column) else { throw PostgresError.columnNotFound(column) }
+        return try result.decode(type, row: index, column: position)
+    }
+
+    /// Decodes the column at `column` (0-based) as `type`.
+    public func decode<T: PostgresDecodable>(_ type: T.Type, _ column: Int) throws -> T {
+        guard column >= 0 && column < result.columnNames.count else { throw PostgresError.columnNotFound("#\(column)") }
+        return try result.decode(type, row: index, column: column)
+    }
+
+    /// Whether the column called `column` is NULL in this row.
+    public func isNull(_ column: String) throws -> Bool {
+        guard let position = result.columnIndex(column) else { throw PostgresError.columnNotFound(column) }
+        return result.isNull(row: index, column: position)
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+
+/// PostgreSQL's text formats for the values this layer binds and decodes: integers, timestamps and
+/// one-dimensional arrays. Works on bytes, without Foundation formatters, because it runs for every
+/// value of every row.
+enum PostgresTextFormat {
+    // MARK: Integers
+
+    /// Appends `value` in decimal.
+    static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
+        if value == 0 { buffer.append(UInt8(ascii: "0")); return }
+        var magnitude = value.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            while magnitude > 0 {
+                digits[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            if value < 0 { buffer.append(UInt8(ascii: "-")) }
+            while count > 0 { count -= 1; buffer.append(digits[count]) }
+        }
+    }
+
+    /// Reads a whole decimal integer (optional sign), or nil when the bytes are not one or overflow.
+    static func parseInteger(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        var index = 0
+        var negative = false
+        guard !bytes.isEmpty else { return nil }
+        if bytes[0] == UInt8(ascii: "-") { negative = true; index = 1 } else if bytes[0] == UInt8(ascii: "+") { index = 1 }
+        guard index < bytes.count else { return nil }
+        // Accumulate negatively so Int64.min parses.
+        var result: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflow1) = result.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = shifted.subtractingReportingOverflow(Int64(digit))
+            if overflow1 || overflow2 { return nil }
+            result = next
+            index += 1
+        }
+        if negative { return result }
+        return result == .min ? nil : -result
+    }
+
+    // MARK: Timestamps
+
+    /// Appends `date` as a `timestamptz` literal in UTC rounded to milliseconds,
+    /// e.g. `2024-03-05 12:34:56.789+00`; years before 1 AD get PostgreSQL's ` BC` suffix.
+    static func appendTimestamp(_ date: Date, to buffer: inout [UInt8]) {
+        let seconds = date.timeIntervalSince1970
+        // Beyond ±200,000 years PostgreSQL has no timestamp anyway; say infinity rather than trap.
+        guard seconds.isFinite, abs(seconds) < 6.3e12 else {
+            buffer.append(contentsOf: (seconds > 0 ? "infinity" : "-infinity").utf8)
+            return
+        }
+        let milliseconds = Int64((seconds * 1000).rounded())
+        let (days, millisecondOfDay) = floorDivide(milliseconds, 86_400_000)
+        let (year, month, day) = civil(fromDays: days)
+        let displayYear = year > 0 ? year : 1 - year
+        appendPadded(displayYear, width: 4, to: &buffer)
+        buffer.append(UInt8(ascii: "-"))
+        appendPadded(month, width: 2, to: &buffer)
+        buffer.append(UInt8(ascii: "-"))
+        appendPadded(day, width: 2, to: &buffer)
+        buffer.append(UInt8(ascii: " "))
+        appendPadded(millisecondOfDay / 3_600_000, width: 2, to: &buffer)
+        buffer.append(UInt8(ascii: ":"))
+        appendPadded(millisecondOfDay / 60_000 % 60, width: 2, to: &buffer)
+        buffer.append(UInt8(ascii: ":"))
+        appendPadded(millisecondOfDay / 1000 % 60, width: 2, to: &buffer)
+        buffer.append(UInt8(ascii: "."))
+        appendPadded(millisecondOfDay % 1000, width: 3, to: &buffer)
+        buffer.append(contentsOf: "+00".utf8)
+        if year <= 0 { buffer.append(contentsOf: " BC".utf8) }
+    }
+
+    /// Reads the ISO output of `timestamptz`, `timestamp` (taken as UTC) or `date` (midnight UTC):
+    /// `YYYY-MM-DD[ HH:MM:SS[.ffffff]][±HH[:MM[:SS]]][ BC]`, or `infinity` / `-infinity`.
+    static func parseTimestamp(_ bytes: UnsafeRawBufferPointer) -> Date? {
+        var reader = ByteReader(bytes: bytes)
+        if reader.rest == "infinity" { return .distantFuture }
+        if reader.rest == "-infinity" { return .distantPast }
+        guard var year = reader.number(minDigits: 4, maxDigits: 7), reader.skip("-"),
+              let month = reader.number(minDigits: 2, maxDigits: 2), reader.skip("-"),
+              let day = reader.number(minDigits: 2, maxDigits: 2)
+        else { return nil }
+        var microseconds: Int64 = 0
+        if reader.skip(" ") && !reader.peek("B") {
+            guard let hour = reader.number(minDigits: 2, maxDigits: 2), reader.skip(":"),
+                  let minute = reader.number(minDigits: 2, maxDigits: 2), reader.skip(":"),
+                  let second = reader.number(minDigits: 2, maxDigits: 2)
+            else { return nil }
+            microseconds = (hour * 3600 + minute * 60 + second) * 1_000_000
+            if reader.skip(".") {
+                var scale: Int64 = 100_000
+                var digits = 0
+                while let digit = reader.digit() {
+                    microseconds += digit * scale
+                    scale /= 10
+                    digits += 1
+                }
+                guard digits > 0 else { return nil }
+            }
+            if reader.peek("+") || reader.peek("-") {
+                let sign: Int64 = reader.skip("+") ? 1 : (reader.skip("-") ? -1 : 0)
+                guard let offsetHours = reader.number(minDigits: 2, maxDigits: 2) else { return nil }
+                var offset = offsetHours * 3600
+                if reader.skip(":") {
+                    guard let offsetMinutes = reader.number(minDigits: 2, maxDigits: 2) else { return nil }
+                    offset += offsetMinutes * 60
+                    if reader.skip(":") {
+                        guard let offsetSeconds = reader.number(minDigits: 2, maxDigits: 2) else { return nil }
+                        offset += offsetSeconds
+                    }
+                }
+                microseconds -= sign * offset * 1_000_000
+            }
+            _ = reader.skip(" ")
+        }
+        if reader.skip("BC") { year = 1 - year }
+        guard reader.atEnd, (1...12).contains(month), (1...31).contains(day) else { return nil }
+        let days = days(fromCivil: year, month, day)
+        let whole = days * 86_400 + microseconds / 1_000_000
+        return Date(timeIntervalSince1970: Double(whole) + Double(microseconds % 1_000_000) / 1_000_000)
+    }
+
+    // MARK: Arrays
+
+    /// Appends `{"a","b"}`: every element quoted, `"` and `\` escaped, so no element can be
+    /// mistaken for NULL, a delimiter or a nested array.
+    static func appendTextArray<S: Sequence>(_ elements: S, to buffer: inout [UInt8]) where S.Element: StringProtocol {
+        buffer.append(UInt8(ascii: "{"))
+        var first = true
+        for element in elements {
+            if !first { buffer.append(UInt8(ascii: ",")) }
+            first = false
+            buffer.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { buffer.append(UInt8(ascii: "\\")) }
+                buffer.append(byte)
+            }
+            buffer.append(UInt8(ascii: "\""))
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends `{1,2,3}`.
+    static func appendIntegerArray<S: Sequence>(_ elements: S, to buffer: inout [UInt8]) where S.Element: BinaryInteger {
+        buffer.append(UInt8(ascii: "{"))
+        var first = true
+        for element in elements {
+            if !first { buffer.append(UInt8(ascii: ",")) }
+            first = false
+            appendInteger(Int64(element), to: &buffer)
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Reads a one-dimensional array in PostgreSQL's output format (`{a,"b c",NULL}`, possibly with a
+    /// `[lower:upper]=` prefix); nil elements are SQL NULLs. Returns nil for anything else, including
+    /// multi-dimensional arrays.
+    static func parseArray(_ bytes: UnsafeRawBufferPointer) -> [String?]? {
+        var index = 0
+        if bytes.first == UInt8(ascii: "[") {
+            while index < bytes.count, bytes[index] != UInt8(ascii: "=") { index += 1 }
+            index += 1
+        }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
+        index += 1
+        var elements: [String?] = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            return index + 1 == bytes.count ? elements : nil
+        }
+        var scratch: [UInt8] = []
+        while index < bytes.count {
+            scratch.removeAll(keepingCapacity: true)
+            var quoted = false
+            if bytes[index] == UInt8(ascii: "\"") {
+                quoted = true
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                    if bytes[index] == UInt8(ascii: "\\") { index += 1; guard index < bytes.count else { return nil } }
+                    scratch.append(bytes[index])
+                    index += 1
+                }
+                guard index < bytes.count else { return nil }
+                index += 1
+            } else {
+                while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}") {
+                    if bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "\"") { return nil }
+                    if bytes[index] == UInt8(ascii: "\\") { index += 1; guard index < bytes.count else { return nil } }
+                    scratch.append(bytes[index])
+                    index += 1
+                }
+            }
+            if !quoted, scratch.count == 4, scratch.map({ $0 | 0x20 }) == Array("null".utf8) {
+                elements.append(nil)
+            } else {
+                elements.append(String(decoding: scratch, as: UTF8.self))
+            }
+            guard index < bytes.count else { return nil }
+            if bytes[index] == UInt8(ascii: "}") { return index + 1 == bytes.count ? elements : nil }
+            guard bytes[index] == UInt8(ascii: ",") else { return nil }
+            index += 1
+        }
+        return nil
+    }
+
+    // MARK: Calendar arithmetic (proleptic Gregorian, like PostgreSQL; Howard Hinnant's algorithms)
+
+    /// Days since 1970-01-01 of an astronomical year (0 = 1 BC), month and day.
+    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Astronomical year, month and day of a day count since 1970-01-01.
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {
+        var quotient = a / b
+        var remainder = a % b
+        if remainder < 0 { quotient -= 1; remainder += b }
+        return (quotient, remainder)
+    }
+
+    private static func appendPadded(_ value: Int64, width: Int, to buffer: inout [UInt8]) {
+        var digits = 1
+        var limit: Int64 = 10
+        while value >= limit && digits < 19 { digits += 1; limit *= 10 }
+        for _ in digits..<max(width, digits) { buffer.append(UInt8(ascii: "0")) }
+        appendInteger(value, to: &buffer)
+    }
+}
+
+/// A cursor over the bytes of one value, for the timestamp parser.
+private struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+
+    var atEnd: Bool { index == bytes.count }
+    var rest: String { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index...]), as: UTF8.self) }
+
+    func peek(_ character: Unicode.Scalar) -> Bool {
+        index < bytes.count && bytes[index] == UInt8(ascii: character)
+    }
+
+    mutating func skip(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] { return false }
+        index += count
+        return true
+    }
+
+    mutating func digit() -> Int64? {
+        guard index < bytes.count else { return nil }
+        let value = bytes[index] &- UInt8(ascii: "0")
+        guard value < 10 else { return nil }
+        index += 1
+        return Int64(value)
+    }
+
+    mutating func number(minDigits: Int, maxDigits: Int) -> Int64? {
+        var value: Int64 = 0
+        var count = 0
+        while count < maxDigits, let digit = digit() { value = value * 10 + digit; count += 1 }
+        return count >= minDigits ? value : nil
+    }
+}

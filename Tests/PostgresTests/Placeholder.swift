@@ -1,4 +1,0 @@
-import Testing
-@testable import Postgres
-
-@Test func placeholder_Postgres() { #expect(Bool(true)) }
