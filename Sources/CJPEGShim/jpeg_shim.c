@@ -1,2 +1,270 @@
 #include "jpeg_shim.h"
-int galleryd_jpeg_shim_version(void) { return JPEG_LIB_VERSION; }
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jerror.h>
+
+/* Error manager: remembers the message and status, then jumps back to the guarded call. */
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    gd_status status;
+    char message[JMSG_LENGTH_MAX];
+} gd_error_mgr;
+
+static void gd_error_exit(j_common_ptr cinfo) {
+    gd_error_mgr *err = (gd_error_mgr *)cinfo->err;
+    if (err->status == GD_OK) {
+        err->status = GD_ERROR;
+        (*cinfo->err->format_message)(cinfo, err->message);
+    }
+    longjmp(err->jump, 1);
+}
+
+/* Warnings mean damaged data; a few harmless ones are ignored, the rest are errors. */
+static void gd_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return; /* trace messages */
+    int code = cinfo->err->msg_code;
+    if (code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM || code == JWRN_BOGUS_ICC) return;
+    gd_error_mgr *err = (gd_error_mgr *)cinfo->err;
+    err->status = (code == JWRN_JPEG_EOF) ? GD_TRUNCATED : GD_CORRUPT;
+    (*cinfo->err->format_message)(cinfo, err->message);
+    longjmp(err->jump, 1);
+}
+
+static void gd_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void gd_error_init(gd_error_mgr *err) {
+    jpeg_std_error(&err->pub);
+    err->pub.error_exit = gd_error_exit;
+    err->pub.emit_message = gd_emit_message;
+    err->pub.output_message = gd_output_message;
+    err->status = GD_OK;
+    err->message[0] = 0;
+}
+
+struct gd_decoder {
+    struct jpeg_decompress_struct cinfo;
+    gd_error_mgr err;
+    struct jpeg_progress_mgr progress;
+    int max_scans;
+    FILE *file;
+    char *file_buffer;
+};
+
+/* Called once per iMCU row of input; stops files with an absurd number of scans early. */
+static void gd_progress(j_common_ptr cinfo) {
+    gd_decoder *decoder = (gd_decoder *)cinfo->client_data;
+    if (decoder->cinfo.input_scan_number > decoder->max_scans) {
+        decoder->err.status = GD_TOO_MANY_SCANS;
+        snprintf(decoder->err.message, sizeof decoder->err.message, "%d", decoder->cinfo.input_scan_number);
+        longjmp(decoder->err.jump, 1);
+    }
+}
+
+gd_decoder *gd_decoder_create(int max_scans) {
+    gd_decoder *decoder = calloc(1, sizeof(gd_decoder));
+    if (decoder == NULL) return NULL;
+    gd_error_init(&decoder->err);
+    decoder->cinfo.err = &decoder->err.pub;
+    if (setjmp(decoder->err.jump)) {
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->cinfo.client_data = decoder;
+    decoder->max_scans = max_scans;
+    decoder->progress.progress_monitor = gd_progress;
+    decoder->cinfo.progress = &decoder->progress;
+    return decoder;
+}
+
+void gd_decoder_destroy(gd_decoder *decoder) {
+    if (decoder == NULL) return;
+    jpeg_destroy_decompress(&decoder->cinfo);
+    if (decoder->file != NULL) fclose(decoder->file);
+    free(decoder->file_buffer);
+    free(decoder);
+}
+
+struct jpeg_decompress_struct *gd_decoder_cinfo(gd_decoder *decoder) { return &decoder->cinfo; }
+
+const char *gd_decoder_message(const gd_decoder *decoder) { return decoder->err.message; }
+
+#define GD_GUARD(decoder)                                  \
+    (decoder)->err.status = GD_OK;                         \
+    (decoder)->err.message[0] = 0;                         \
+    if (setjmp((decoder)->err.jump)) return (decoder)->err.status;
+
+gd_status gd_decoder_open_file(gd_decoder *decoder, const char *path) {
+    decoder->file = fopen(path, "rb");
+    if (decoder->file == NULL) {
+        snprintf(decoder->err.message, sizeof decoder->err.message, "%s: %s", path, strerror(errno));
+        return GD_IO;
+    }
+    /* A larger stdio buffer: libjpeg asks for 4 KB at a time. */
+    decoder->file_buffer = malloc(1 << 16);
+    if (decoder->file_buffer != NULL) setvbuf(decoder->file, decoder->file_buffer, _IOFBF, 1 << 16);
+    GD_GUARD(decoder);
+    jpeg_stdio_src(&decoder->cinfo, decoder->file);
+    return GD_OK;
+}
+
+gd_status gd_decoder_open_memory(gd_decoder *decoder, const unsigned char *bytes, unsigned long length) {
+    GD_GUARD(decoder);
+    jpeg_mem_src(&decoder->cinfo, bytes, length);
+    return GD_OK;
+}
+
+gd_status gd_decoder_read_header(gd_decoder *decoder) {
+    GD_GUARD(decoder);
+    int result = jpeg_read_header(&decoder->cinfo, TRUE);
+    if (result != JPEG_HEADER_OK) {
+        snprintf(decoder->err.message, sizeof decoder->err.message, "no image in the JPEG data");
+        return GD_CORRUPT;
+    }
+    return GD_OK;
+}
+
+gd_status gd_decoder_start(gd_decoder *decoder) {
+    GD_GUARD(decoder);
+    jpeg_start_decompress(&decoder->cinfo);
+    return GD_OK;
+}
+
+gd_status gd_decoder_read_scanlines(gd_decoder *decoder, unsigned char **rows, unsigned int max_lines,
+                                    unsigned int *lines_read) {
+    *lines_read = 0;
+    GD_GUARD(decoder);
+    unsigned int total = 0;
+    while (total < max_lines && decoder->cinfo.output_scanline < decoder->cinfo.output_height) {
+        total += jpeg_read_scanlines(&decoder->cinfo, rows + total, max_lines - total);
+        *lines_read = total;
+    }
+    return GD_OK;
+}
+
+gd_status gd_decoder_finish(gd_decoder *decoder) {
+    GD_GUARD(decoder);
+    jpeg_finish_decompress(&decoder->cinfo);
+    return GD_OK;
+}
+
+void gd_free(void *pointer) { free(pointer); }
+
+/* Destination manager that grows one malloc'd buffer we own, so an error path can free it. */
+typedef struct {
+    struct jpeg_destination_mgr pub;
+    unsigned char *buffer;
+    size_t capacity;
+} gd_destination;
+
+static void gd_dest_init(j_compress_ptr cinfo) {
+    gd_destination *dest = (gd_destination *)cinfo->dest;
+    dest->pub.next_output_byte = dest->buffer;
+    dest->pub.free_in_buffer = dest->capacity;
+}
+
+static boolean gd_dest_empty(j_compress_ptr cinfo) {
+    gd_destination *dest = (gd_destination *)cinfo->dest;
+    size_t used = dest->capacity;
+    size_t capacity = dest->capacity * 2;
+    unsigned char *grown = realloc(dest->buffer, capacity);
+    if (grown == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    dest->buffer = grown;
+    dest->capacity = capacity;
+    dest->pub.next_output_byte = grown + used;
+    dest->pub.free_in_buffer = capacity - used;
+    return TRUE;
+}
+
+static void gd_dest_term(j_compress_ptr cinfo) { (void)cinfo; }
+
+gd_status gd_encode(const gd_encode_request *request, unsigned char **output, unsigned long *output_length,
+                    char *message, size_t message_capacity) {
+    struct jpeg_compress_struct cinfo;
+    gd_error_mgr err;
+    /* Heap-allocated and never reassigned after setjmp, so it is valid after a longjmp. */
+    gd_destination *const dest = calloc(1, sizeof(gd_destination));
+
+    *output = NULL;
+    *output_length = 0;
+    if (dest != NULL) {
+        dest->capacity = 16384 + (size_t)request->width * request->height / 4;
+        dest->buffer = malloc(dest->capacity);
+    }
+    if (dest == NULL || dest->buffer == NULL) {
+        free(dest);
+        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "out of memory");
+        return GD_ERROR;
+    }
+    dest->pub.init_destination = gd_dest_init;
+    dest->pub.empty_output_buffer = gd_dest_empty;
+    dest->pub.term_destination = gd_dest_term;
+
+    gd_error_init(&err);
+    cinfo.err = &err.pub;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        free(dest->buffer);
+        free(dest);
+        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "%s", err.message);
+        return err.status == GD_OK ? GD_ERROR : err.status;
+    }
+    jpeg_create_compress(&cinfo);
+    cinfo.dest = &dest->pub;
+
+    cinfo.image_width = request->width;
+    cinfo.image_height = request->height;
+    cinfo.input_components = request->input_components;
+    cinfo.in_color_space = request->input_color_space;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_colorspace(&cinfo, request->jpeg_color_space);
+    cinfo.dct_method = JDCT_ISLOW;
+    cinfo.optimize_coding = request->optimize_coding ? TRUE : FALSE;
+    cinfo.write_JFIF_header = request->write_jfif ? TRUE : FALSE;
+    cinfo.write_Adobe_marker = request->write_adobe ? TRUE : FALSE;
+
+    if (request->quant_table != NULL) {
+        int scale = jpeg_quality_scaling(request->quality);
+        for (int slot = 0; slot < 2; slot++)
+            jpeg_add_quant_table(&cinfo, slot, request->quant_table, scale, TRUE);
+    } else {
+        jpeg_set_quality(&cinfo, request->quality, TRUE);
+    }
+
+    for (int c = 0; c < cinfo.num_components; c++) {
+        cinfo.comp_info[c].h_samp_factor = 1;
+        cinfo.comp_info[c].v_samp_factor = 1;
+    }
+    if (request->chroma_subsampling && cinfo.jpeg_color_space == JCS_YCbCr) {
+        cinfo.comp_info[0].h_samp_factor = 2;
+        cinfo.comp_info[0].v_samp_factor = 2;
+    }
+
+    if (request->scans != NULL && request->scan_count > 0) {
+        cinfo.scan_info = request->scans;
+        cinfo.num_scans = request->scan_count;
+    }
+
+    jpeg_start_compress(&cinfo, TRUE);
+    if (request->icc != NULL && request->icc_length > 0)
+        jpeg_write_icc_profile(&cinfo, request->icc, request->icc_length);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW rows[16];
+        unsigned int count = 0;
+        while (count < 16 && cinfo.next_scanline + count < cinfo.image_height) {
+            rows[count] = (JSAMPROW)(request->pixels + (size_t)(cinfo.next_scanline + count) * request->stride);
+            count++;
+        }
+        jpeg_write_scanlines(&cinfo, rows, count);
+    }
+    jpeg_finish_compress(&cinfo);
+    *output = dest->buffer;
+    *output_length = (unsigned long)(dest->capacity - dest->pub.free_in_buffer);
+    jpeg_destroy_compress(&cinfo);
+    free(dest);
+    return GD_OK;
+}

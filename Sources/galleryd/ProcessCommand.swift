@@ -1,7 +1,110 @@
 import ArgumentParser
+import Foundation
+import Imaging
 
-/// `galleryd process` (lands with the Imaging layer).
+/// `galleryd process INPUT --out DIR`: runs the image pipeline on one file, writes
+/// `thumbnail.jpg` and `preview.jpg`, and prints one JSON line with sizes and timings.
 struct ProcessCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "process", abstract: "Not yet available.")
-    func run() throws { fail("process is not available yet", code: 1) }
+    static let configuration = CommandConfiguration(
+        commandName: "process",
+        abstract: "Make thumbnail.jpg and preview.jpg from one JPEG and print a JSON summary.")
+
+    @Argument(help: "The original JPEG.")
+    var input: String
+
+    @Option(name: .customLong("out"), help: "Directory for thumbnail.jpg and preview.jpg (created if missing).")
+    var outputDirectory: String
+
+    @Option(help: "Shorter displayed edge of the thumbnail, in pixels.")
+    var thumbnailSize: Int = 400
+
+    @Option(help: "Longer displayed edge of the preview, in pixels.")
+    var previewSize: Int = 2048
+
+    @Option(help: "JPEG quality, 1-100.")
+    var quality: Int = 80
+
+    @Option(help: "Refuse images with more pixels than this.")
+    var maxPixels: Int = ImageLimits().maxPixels
+
+    func validate() throws {
+        guard thumbnailSize > 0, previewSize > 0 else { throw ValidationError("sizes must be positive") }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
+        guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
+    }
+
+    func run() throws {
+        let started = DispatchTime.now().uptimeNanoseconds
+        do {
+            let spec = DerivativeSpec(thumbnailShortEdge: thumbnailSize, previewLongEdge: previewSize, quality: quality)
+            let result = try ImagePipeline.process(
+                fileAt: input, spec: spec, limits: ImageLimits(maxPixels: maxPixels))
+            try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+            var timings = result.timings
+            let writeStart = DispatchTime.now().uptimeNanoseconds
+            try write(result.thumbnail.jpeg, to: "thumbnail.jpg")
+            try write(result.preview.jpeg, to: "preview.jpg")
+            let now = DispatchTime.now().uptimeNanoseconds
+            timings.append(("write", Double(now - writeStart) / 1e6))
+            timings.append(("total", Double(now - started) / 1e6))
+            print(summary(result, timings: timings))
+        } catch {
+            FileHandle.standardError.write(Data("galleryd process: \(input): \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to name: String) throws {
+        let url = URL(fileURLWithPath: outputDirectory).appendingPathComponent(name)
+        do {
+            try Data(bytes).write(to: url, options: .atomic)
+        } catch {
+            throw ImageError.io("\(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// One JSON object on one line; keys in a fixed order so scripts can also grep it.
+    private func summary(_ result: ProcessedImage, timings: [(stage: String, milliseconds: Double)]) -> String {
+        let info = result.info
+        let inputBytes = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? nil
+        func output(_ image: EncodedImage) -> String {
+            "{\"width\":\(image.width),\"height\":\(image.height),\"bytes\":\(image.jpeg.count)}"
+        }
+        let ms = timings.map { "\(jsonString($0.stage)):\(String(format: "%.2f", $0.milliseconds))" }
+        var fields = [
+            "\"input\":\(jsonString(input))",
+            "\"bytes\":\(inputBytes.map(String.init) ?? "null")",
+            "\"width\":\(info.width)", "\"height\":\(info.height)",
+            "\"displayWidth\":\(info.displayWidth)", "\"displayHeight\":\(info.displayHeight)",
+            "\"orientation\":\(info.orientation)",
+            "\"colorSpace\":\(jsonString(info.colorSpace.rawValue))",
+            "\"progressive\":\(info.isProgressive)",
+            "\"thumbnail\":\(output(result.thumbnail))",
+            "\"preview\":\(output(result.preview))",
+            "\"dominantColor\":\(jsonString(result.dominantColor))",
+        ]
+        if let takenAt = info.takenAt {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            fields.append("\"takenAt\":\(jsonString(formatter.string(from: takenAt)))")
+        }
+        fields.append("\"ms\":{\(ms.joined(separator: ","))}")
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    private func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
 }

@@ -1,7 +1,66 @@
 #ifndef GALLERYD_JPEG_SHIM_H
 #define GALLERYD_JPEG_SHIM_H
+/*
+ * setjmp/longjmp error handling around the libjpeg API, which Swift cannot express.
+ * Every call that may fail returns a gd_status; on failure the libjpeg message is in
+ * gd_decoder_message()/the encoder's error buffer. libjpeg warnings (corrupt or truncated
+ * data) are turned into errors so that a damaged file never passes for a good image.
+ */
+#include <stddef.h>
 #include <stdio.h>
 #include <jpeglib.h>
-/* Placeholder: the Imaging layer adds the setjmp-guarded calls here. */
-int galleryd_jpeg_shim_version(void);
+
+/* Outcome of a guarded libjpeg call. */
+typedef enum {
+    GD_OK = 0,
+    GD_ERROR = 1,          /* libjpeg fatal error (message set) */
+    GD_TRUNCATED = 2,      /* premature end of JPEG data */
+    GD_CORRUPT = 3,        /* corrupt entropy-coded data or markers (a libjpeg warning) */
+    GD_TOO_MANY_SCANS = 4, /* more scans than the configured limit */
+    GD_IO = 5              /* the file could not be opened (errno in the message) */
+} gd_status;
+
+/* A decompressor with its error manager, progress monitor and input file. */
+typedef struct gd_decoder gd_decoder;
+
+gd_decoder *gd_decoder_create(int max_scans);
+void gd_decoder_destroy(gd_decoder *decoder);
+/* The libjpeg object, to read header fields and set decompression parameters. */
+struct jpeg_decompress_struct *gd_decoder_cinfo(gd_decoder *decoder);
+gd_status gd_decoder_open_file(gd_decoder *decoder, const char *path);
+gd_status gd_decoder_open_memory(gd_decoder *decoder, const unsigned char *bytes, unsigned long length);
+gd_status gd_decoder_read_header(gd_decoder *decoder);
+gd_status gd_decoder_start(gd_decoder *decoder);
+/* Reads up to max_lines scanlines into rows; *lines_read receives how many were read. */
+gd_status gd_decoder_read_scanlines(gd_decoder *decoder, unsigned char **rows, unsigned int max_lines,
+                                    unsigned int *lines_read);
+gd_status gd_decoder_finish(gd_decoder *decoder);
+const char *gd_decoder_message(const gd_decoder *decoder);
+
+/* One JPEG encoding request: pixels in, options, and the scan script and quantization table. */
+typedef struct {
+    const unsigned char *pixels;
+    unsigned int width;
+    unsigned int height;
+    size_t stride;                    /* bytes per row */
+    int input_components;             /* 1, 3 or 4 */
+    J_COLOR_SPACE input_color_space;  /* e.g. JCS_EXT_RGBX, JCS_GRAYSCALE, JCS_CMYK */
+    J_COLOR_SPACE jpeg_color_space;   /* e.g. JCS_YCbCr, JCS_GRAYSCALE, JCS_CMYK */
+    int quality;                      /* 1...100, libjpeg scaling */
+    const unsigned int *quant_table;  /* 64 entries, natural order, used for every component; NULL = libjpeg's */
+    const jpeg_scan_info *scans;      /* progressive scan script; NULL = sequential */
+    int scan_count;
+    int chroma_subsampling;           /* 1: 4:2:0, 0: 4:4:4 */
+    int optimize_coding;
+    int write_jfif;
+    int write_adobe;
+    const unsigned char *icc;         /* ICC profile to embed, or NULL */
+    unsigned int icc_length;
+} gd_encode_request;
+
+/* Encodes into a malloc'd buffer (*output, free with gd_free); message receives an error text. */
+gd_status gd_encode(const gd_encode_request *request, unsigned char **output, unsigned long *output_length,
+                    char *message, size_t message_capacity);
+void gd_free(void *pointer);
+
 #endif

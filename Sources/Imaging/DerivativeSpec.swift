@@ -1,0 +1,40 @@
+/// What to make from an original: sizes and JPEG quality of the thumbnail and preview.
+public struct DerivativeSpec: Sendable, Equatable {
+    /// The thumbnail's shorter displayed edge, in pixels (never enlarged). Default 400.
+    public var thumbnailShortEdge: Int
+    /// The preview's longer displayed edge, in pixels (never enlarged). Default 2048.
+    public var previewLongEdge: Int
+    /// JPEG quality 1…100 on libjpeg's scale. Default 80.
+    public var quality: Int
+
+    /// Creates a spec; the defaults are DESIGN.md's.
+    public init(thumbnailShortEdge: Int = 400, previewLongEdge: Int = 2048, quality: Int = 80) {
+        self.thumbnailShortEdge = thumbnailShortEdge
+        self.previewLongEdge = previewLongEdge
+        self.quality = quality
+    }
+
+    /// The thumbnail size for an image displayed at `width`×`height`.
+    public func thumbnailSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        Self.fit(width: width, height: height, edge: thumbnailShortEdge, longer: false)
+    }
+
+    /// The preview size for an image displayed at `width`×`height`.
+    public func previewSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        Self.fit(width: width, height: height, edge: previewLongEdge, longer: true)
+    }
+
+    /// Scales so the chosen edge becomes `edge`, never enlarging. As vips_thumbnail does, the
+    /// shrink factor is computed from that edge (`shrink = source edge / edge`), which therefore
+    /// comes out exact, and the other edge is `round(other / shrink)` (half away from zero),
+    /// at least 1 pixel.
+    static func fit(width: Int, height: Int, edge: Int, longer: Bool) -> (width: Int, height: Int) {
+        let widthIsEdge = longer ? width >= height : width <= height
+        let source = widthIsEdge ? width : height
+        let other = widthIsEdge ? height : width
+        guard edge > 0, edge < source else { return (width, height) }
+        let shrink = Double(source) / Double(edge)
+        let scaledOther = min(other, max(1, Int((Double(other) / shrink).rounded())))
+        return widthIsEdge ? (edge, scaledOther) : (scaledOther, edge)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// What the JPEG header says about an image, read without decoding any pixel.
+public struct ImageInfo: Sendable, Equatable {
+    /// Width as stored in the file (before EXIF orientation).
+    public var width: Int
+    /// Height as stored in the file (before EXIF orientation).
+    public var height: Int
+    /// EXIF orientation, 1–8 (1 when absent or invalid).
+    public var orientation: Int
+    /// Width as displayed, after EXIF orientation.
+    public var displayWidth: Int { orientationSwapsAxes ? height : width }
+    /// Height as displayed, after EXIF orientation.
+    public var displayHeight: Int { orientationSwapsAxes ? width : height }
+    /// Number of colour components (1, 3 or 4).
+    public var components: Int
+    /// Colour space of the stored components.
+    public var colorSpace: ImageColorSpace
+    /// True for a progressive (SOF2) JPEG.
+    public var isProgressive: Bool
+    /// Embedded ICC profile, reassembled from its APP2 chunks.
+    public var iccProfile: [UInt8]?
+    /// EXIF DateTimeOriginal (with OffsetTimeOriginal when present, else read as UTC).
+    public var takenAt: Date?
+    /// True when an Adobe APP14 marker is present: CMYK data is then stored inverted (Photoshop's convention).
+    public var hasAdobeMarker: Bool
+
+    /// Orientations 5–8 turn the image a quarter, so the displayed width is the stored height.
+    public var orientationSwapsAxes: Bool { orientation >= 5 && orientation <= 8 }
+
+    /// Creates an info value; the probe is the usual way to get one.
+    public init(
+        width: Int, height: Int, orientation: Int = 1, components: Int, colorSpace: ImageColorSpace,
+        isProgressive: Bool, iccProfile: [UInt8]? = nil, takenAt: Date? = nil, hasAdobeMarker: Bool = false
+    ) {
+        self.width = width
+        self.height = height
+        self.orientation = (1...8).contains(orientation) ? orientation : 1
+        self.components = components
+        self.colorSpace = colorSpace
+        self.isProgressive = isProgressive
+        self.iccProfile = iccProfile
+        self.takenAt = takenAt
+        self.hasAdobeMarker = hasAdobeMarker
+    }
+}

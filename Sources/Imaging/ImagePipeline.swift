@@ -1,0 +1,158 @@
+import CJPEG
+import Foundation
+
+/// Turns an original JPEG into its thumbnail and preview with one decode.
+///
+/// Probe the header (limits checked before any decoding) → decode at the DCT scale the plan
+/// chose, row by row, straight into streaming Lanczos-3 resamplers → EXIF orientation on the
+/// small results → progressive, Huffman-optimized JPEGs with mozjpeg's tables. Every call owns
+/// its libjpeg objects and buffers, so concurrent calls from several workers are safe.
+public enum ImagePipeline {
+    /// Processes the JPEG file at `path`.
+    public static func process(
+        fileAt path: String, spec: DerivativeSpec = DerivativeSpec(), limits: ImageLimits = ImageLimits()
+    ) throws -> ProcessedImage {
+        var clock = Stopwatch()
+        let info = try ImageProbe.probe(fileAt: path, limits: limits)
+        clock.lap("probe")
+        return try run(info: info, spec: spec, clock: &clock) {
+            try JPEGDecoder(path: path, maxScans: limits.maxScans)
+        }
+    }
+
+    /// Processes an in-memory JPEG.
+    public static func process(
+        bytes: [UInt8], spec: DerivativeSpec = DerivativeSpec(), limits: ImageLimits = ImageLimits()
+    ) throws -> ProcessedImage {
+        var clock = Stopwatch()
+        let info = try ImageProbe.probe(bytes: bytes, limits: limits)
+        clock.lap("probe")
+        return try run(info: info, spec: spec, clock: &clock) {
+            try JPEGDecoder(bytes: bytes, maxScans: limits.maxScans)
+        }
+    }
+
+    private static func run(
+        info: ImageInfo, spec: DerivativeSpec, clock: inout Stopwatch, makeDecoder: () throws -> JPEGDecoder
+    ) throws -> ProcessedImage {
+        let plan = DerivativePlan(info: info, spec: spec)
+        let decoded = try decodeAndResample(info: info, plan: plan, clock: &clock, makeDecoder: makeDecoder)
+        var preview = decoded.preview
+        var thumbnail: PixelBuffer
+        switch plan.thumbnailSource {
+        case .samePixels:
+            thumbnail = preview
+        case .preview, .decode:
+            thumbnail = decoded.thumbnail!
+        }
+        preview = ImageOrientation.apply(info.orientation, to: preview)
+        thumbnail = ImageOrientation.apply(info.orientation, to: thumbnail)
+        clock.lap("orient")
+        let dominantColor = thumbnail.averageColorHex()
+        let icc = compatibleProfile(info.iccProfile, channels: preview.channels)
+        let previewJPEG = try JPEGEncoder.encode(preview, quality: spec.quality, iccProfile: icc)
+        clock.lap("encodePreview")
+        let thumbnailJPEG = try JPEGEncoder.encode(thumbnail, quality: spec.quality, iccProfile: icc)
+        clock.lap("encodeThumbnail")
+        return ProcessedImage(
+            info: info,
+            thumbnail: EncodedImage(jpeg: thumbnailJPEG, width: thumbnail.width, height: thumbnail.height),
+            preview: EncodedImage(jpeg: previewJPEG, width: preview.width, height: preview.height),
+            dominantColor: dominantColor, timings: clock.laps)
+    }
+
+    /// One pass over the decoded rows: this thread runs libjpeg while a second thread converts
+    /// and resamples the rows it has finished (a small ring of row blocks between them), so
+    /// decoding and resampling overlap on two cores.
+    private static func decodeAndResample(
+        info: ImageInfo, plan: DerivativePlan, clock: inout Stopwatch, makeDecoder: () throws -> JPEGDecoder
+    ) throws -> (preview: PixelBuffer, thumbnail: PixelBuffer?) {
+        let openTime = Stopwatch.nanoseconds()
+        let decoder = try makeDecoder()
+        try decoder.readHeader()
+        let format: JPEGDecoder.OutputFormat
+        switch info.colorSpace {
+        case .grayscale: format = .gray
+        case .ycbcr, .rgb: format = .rgbx
+        case .cmyk, .ycck: format = .cmyk
+        }
+        let size = try decoder.start(scale: plan.scale, format: format)
+        // jpeg_start_decompress reads all of a progressive file, so decoding time starts at open.
+        var decodeTime = Stopwatch.nanoseconds() - openTime
+
+        let converter = RowConverter(format: format, invertedCMYK: info.hasAdobeMarker)
+        let channels = converter.channels
+        let fromPreview: StreamingResampler? =
+            plan.thumbnailSource == .preview
+            ? StreamingResampler(
+                sourceWidth: plan.preview.width, sourceHeight: plan.preview.height,
+                targetWidth: plan.thumbnail.width, targetHeight: plan.thumbnail.height, channels: channels) : nil
+        let fromDecode: StreamingResampler? =
+            plan.thumbnailSource == .decode
+            ? StreamingResampler(
+                sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.thumbnail.width,
+                targetHeight: plan.thumbnail.height, channels: channels) : nil
+        let previewResampler = StreamingResampler(
+            sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.preview.width,
+            targetHeight: plan.preview.height, channels: channels, downstream: fromPreview)
+
+        let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: size.width * format.bytesPerPixel)
+        let consumer = ring.consume(width: size.width, channels: channels) { row in
+            converter.convert(row.bytes, width: size.width, into: row.floats)
+            previewResampler.push(row: row.floats)
+            fromDecode?.push(row: row.floats)
+        }
+        var decodedRows = 0
+        do {
+            while decodedRows < size.height {
+                let t0 = Stopwatch.nanoseconds()
+                let count = try ring.produce { rows, capacity in
+                    try decoder.readScanlines(into: rows, count: capacity)
+                }
+                decodeTime += Stopwatch.nanoseconds() - t0
+                guard count > 0 else { throw ImageError.decodeFailed("decoder returned no rows") }
+                decodedRows += count
+            }
+            let t0 = Stopwatch.nanoseconds()
+            try decoder.finish()
+            decodeTime += Stopwatch.nanoseconds() - t0
+        } catch {
+            ring.close()
+            _ = consumer.wait()
+            throw error
+        }
+        ring.close()
+        let resizeTime = consumer.wait()
+        clock.record("decode", nanoseconds: decodeTime)
+        clock.record("resize", nanoseconds: resizeTime)
+        let thumbnail = fromPreview?.finish() ?? fromDecode?.finish()
+        return (previewResampler.finish(), thumbnail)
+    }
+
+    /// Resamples a whole buffer (used for the thumbnail from the preview's pixels).
+    static func resample(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
+        let resampler = StreamingResampler(
+            sourceWidth: image.width, sourceHeight: image.height, targetWidth: width, targetHeight: height,
+            channels: image.channels)
+        let count = image.width * image.channels
+        let floatRow = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: count)
+        defer { UnsafeMutableRawPointer(floatRow).deallocate() }
+        image.bytes.withUnsafeBufferPointer { bytes in
+            for y in 0..<image.height {
+                RowConverter.widen(bytes.baseAddress! + y * count, count: count, into: floatRow)
+                resampler.push(row: floatRow)
+            }
+        }
+        return resampler.finish()
+    }
+
+    /// The ICC profile if it describes the colour space we write ('RGB ' or 'GRAY', ICC.1 §7.2.6);
+    /// a CMYK profile no longer applies once the pixels are converted to RGB.
+    static func compatibleProfile(_ profile: [UInt8]?, channels: Int) -> [UInt8]? {
+        guard let profile, profile.count >= 128 else { return nil }
+        let space = Array(profile[16..<20])
+        let expected: [UInt8] = channels == 1 ? Array("GRAY".utf8) : Array("RGB ".utf8)
+        return space == expected ? profile : nil
+    }
+}

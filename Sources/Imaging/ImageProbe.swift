@@ -1,0 +1,189 @@
+import Foundation
+
+/// Reads what galleryd needs to know about a JPEG from its header segments alone: size,
+/// components, colour space, progressive or not, EXIF orientation and date, ICC profile.
+///
+/// It refuses non-JPEG data and images above the pixel limit before anything is decoded, so
+/// the upload path can call it on every file. Segment layout per ITU T.81 §B.1.1.
+public enum ImageProbe {
+    /// Probes the file at `path`, reading only its header segments.
+    public static func probe(fileAt path: String, limits: ImageLimits = ImageLimits()) throws -> ImageInfo {
+        try probe(source: FileByteSource(path: path), limits: limits)
+    }
+
+    /// Probes an in-memory JPEG.
+    public static func probe(bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws -> ImageInfo {
+        try probe(source: MemoryByteSource(bytes: bytes), limits: limits)
+    }
+
+    static func probe(source: HeaderByteSource, limits: ImageLimits) throws -> ImageInfo {
+        var parser = JPEGHeaderParser(source: source, limits: limits)
+        return try parser.parse()
+    }
+}
+
+/// Walks the marker segments up to the first SOS, collecting header facts.
+struct JPEGHeaderParser {
+    let source: HeaderByteSource
+    let limits: ImageLimits
+
+    private var sawJFIF = false
+    private var adobeTransform: Int?
+    private var exif: EXIFReader.Fields?
+    private var iccChunks: [Int: ArraySlice<UInt8>] = [:]
+    private var iccChunkCount = 0
+    private var iccInvalid = false
+    private var frame: (width: Int, height: Int, componentIDs: [UInt8], progressive: Bool)?
+
+    init(source: HeaderByteSource, limits: ImageLimits) {
+        self.source = source
+        self.limits = limits
+    }
+
+    /// Largest segment payload we read into memory (a marker length field is 16 bits).
+    private static let maxSegment = 65_535
+
+    mutating func parse() throws -> ImageInfo {
+        let soi = try source.read(at: 0, count: 2)
+        guard soi.count == 2, soi.first == 0xFF, soi.last == 0xD8 else { throw ImageError.unsupportedFormat }
+        var offset = 2
+        while true {
+            // A marker is 0xFF (any number of fill bytes) followed by a code (§B.1.1.2).
+            var header = try source.read(at: offset, count: 4)
+            guard header.count >= 2 else { throw ImageError.truncated }
+            guard header.first == 0xFF else {
+                throw ImageError.corrupt("expected a marker at byte \(offset)")
+            }
+            var code = header[header.startIndex + 1]
+            while code == 0xFF {
+                offset += 1
+                header = try source.read(at: offset, count: 4)
+                guard header.count >= 2 else { throw ImageError.truncated }
+                code = header[header.startIndex + 1]
+            }
+            offset += 2
+            switch code {
+            case 0x01, 0xD0...0xD7:  // TEM, RSTn: no length
+                continue
+            case 0xD8:
+                throw ImageError.corrupt("second SOI marker in the header")
+            case 0xD9:
+                throw ImageError.corrupt("end of image before any scan")
+            default:
+                break
+            }
+            guard header.count >= 4 else { throw ImageError.truncated }
+            let length = Int(header[header.startIndex + 2]) << 8 | Int(header[header.startIndex + 3])
+            guard length >= 2 else { throw ImageError.corrupt("segment length \(length) at byte \(offset)") }
+            let payloadOffset = offset + 2
+            let payloadLength = length - 2
+            offset += length
+
+            switch code {
+            case 0xDA:  // SOS: the header is over.
+                guard frame != nil else { throw ImageError.corrupt("scan before frame header") }
+                // The scan header itself must be there, or libjpeg would fail on a truncated file.
+                let sos = try source.read(at: payloadOffset, count: payloadLength)
+                guard sos.count == payloadLength else { throw ImageError.truncated }
+                return try makeInfo()
+            case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:  // SOF0/1/2 and arithmetic SOF9/10, all libjpeg decodes
+                try parseFrame(read(payloadOffset, payloadLength), progressive: code == 0xC2 || code == 0xCA)
+            case 0xC3, 0xC5, 0xC6, 0xC7, 0xCB, 0xCD, 0xCE, 0xCF:  // lossless, hierarchical
+                throw ImageError.unsupportedFormat
+            case 0xE0 where !sawJFIF:
+                let payload = try read(payloadOffset, min(payloadLength, 5))
+                sawJFIF = payload.elementsEqual([0x4A, 0x46, 0x49, 0x46, 0x00])  // "JFIF\0"
+            case 0xE1 where exif == nil:
+                let prefix = try read(payloadOffset, min(payloadLength, 6))
+                if prefix.elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {
+                    exif = EXIFReader.parse(app1: try read(payloadOffset, payloadLength))
+                }
+            case 0xE2:
+                try collectICC(payloadOffset: payloadOffset, payloadLength: payloadLength)
+            case 0xEE where adobeTransform == nil:
+                let payload = try read(payloadOffset, min(payloadLength, 12))
+                if payload.count >= 12, payload.prefix(5).elementsEqual([0x41, 0x64, 0x6F, 0x62, 0x65]) {  // "Adobe"
+                    adobeTransform = Int(payload[payload.startIndex + 11])
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    private func read(_ offset: Int, _ count: Int) throws -> ArraySlice<UInt8> {
+        let bytes = try source.read(at: offset, count: count)
+        guard bytes.count == count else { throw ImageError.truncated }
+        return bytes
+    }
+
+    /// SOFn (§B.2.2): precision, height, width, components.
+    private mutating func parseFrame(_ payload: ArraySlice<UInt8>, progressive: Bool) throws {
+        guard frame == nil else { throw ImageError.corrupt("more than one frame header") }
+        let p = Array(payload)
+        guard p.count >= 6 else { throw ImageError.corrupt("short frame header") }
+        let precision = Int(p[0])
+        let height = Int(p[1]) << 8 | Int(p[2])
+        let width = Int(p[3]) << 8 | Int(p[4])
+        let count = Int(p[5])
+        guard precision == 8 else { throw ImageError.decodeFailed("\(precision)-bit samples are not supported") }
+        guard width > 0, height > 0 else { throw ImageError.corrupt("image size \(width)×\(height)") }
+        guard width * height <= limits.maxPixels else {
+            throw ImageError.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
+        }
+        guard count == 1 || count == 3 || count == 4 else {
+            throw ImageError.decodeFailed("\(count) colour components are not supported")
+        }
+        guard p.count >= 6 + 3 * count else { throw ImageError.corrupt("short frame header") }
+        let ids = (0..<count).map { p[6 + 3 * $0] }
+        frame = (width, height, ids, progressive)
+    }
+
+    /// APP2 `ICC_PROFILE\0` chunks: sequence number (1-based) and chunk count, then data (ICC.1 §B.4).
+    private mutating func collectICC(payloadOffset: Int, payloadLength: Int) throws {
+        let signature: [UInt8] = Array("ICC_PROFILE".utf8) + [0]
+        guard payloadLength > 14 else { return }
+        let payload = try read(payloadOffset, payloadLength)
+        guard payload.prefix(12).elementsEqual(signature) else { return }
+        let sequence = Int(payload[payload.startIndex + 12])
+        let count = Int(payload[payload.startIndex + 13])
+        if iccChunkCount == 0 { iccChunkCount = count }
+        guard count == iccChunkCount, sequence >= 1, sequence <= count, iccChunks[sequence] == nil else {
+            iccInvalid = true
+            return
+        }
+        iccChunks[sequence] = payload.dropFirst(14)
+    }
+
+    private func assembledICC() -> [UInt8]? {
+        guard !iccInvalid, iccChunkCount > 0, iccChunks.count == iccChunkCount else { return nil }
+        var profile: [UInt8] = []
+        for sequence in 1...iccChunkCount { profile += iccChunks[sequence]! }
+        return profile
+    }
+
+    /// Colour space as libjpeg's default_decompress_parms decides it (jdapimin.c).
+    private func colorSpace(componentIDs ids: [UInt8]) -> ImageColorSpace {
+        switch ids.count {
+        case 1:
+            return .grayscale
+        case 3:
+            if sawJFIF { return .ycbcr }
+            if let adobeTransform { return adobeTransform == 0 ? .rgb : .ycbcr }
+            if ids == [0x52, 0x47, 0x42] { return .rgb }  // 'R','G','B'
+            return .ycbcr
+        default:
+            if let adobeTransform { return adobeTransform == 0 ? .cmyk : .ycck }
+            return .cmyk
+        }
+    }
+
+    private func makeInfo() throws -> ImageInfo {
+        guard let frame else { throw ImageError.corrupt("no frame header") }
+        return ImageInfo(
+            width: frame.width, height: frame.height, orientation: exif?.orientation ?? 1,
+            components: frame.componentIDs.count, colorSpace: colorSpace(componentIDs: frame.componentIDs),
+            isProgressive: frame.progressive, iccProfile: assembledICC(), takenAt: exif?.takenAt,
+            hasAdobeMarker: adobeTransform != nil)
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the Imaging layer lands.
-public enum ImagingModule {}

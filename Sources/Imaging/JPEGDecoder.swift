@@ -1,0 +1,96 @@
+import CJPEG
+import CJPEGShim
+
+/// Owns one libjpeg decompressor (through the C shim's setjmp guard) and hands out scanlines,
+/// optionally scaled in the DCT domain (`scale/8`, ITU T.81 decoders may skip high frequencies).
+///
+/// Not shared between threads: each `ImagePipeline.process` call makes its own.
+final class JPEGDecoder {
+    private let handle: OpaquePointer
+    private var memory: UnsafeMutableBufferPointer<UInt8>?
+
+    /// Output pixel layouts the pipeline asks libjpeg for.
+    enum OutputFormat {
+        /// 4 bytes per pixel: red, green, blue, padding (from YCbCr or RGB data).
+        case rgbx
+        /// 1 byte per pixel.
+        case gray
+        /// 4 bytes per pixel, as stored (from CMYK or YCCK data).
+        case cmyk
+
+        var bytesPerPixel: Int { self == .gray ? 1 : 4 }
+    }
+
+    /// Prepares to decode the file at `path`.
+    init(path: String, maxScans: Int) throws {
+        guard let handle = gd_decoder_create(Int32(clamping: maxScans)) else {
+            throw ImageError.decodeFailed("cannot create a decompressor")
+        }
+        self.handle = handle
+        try check(gd_decoder_open_file(handle, path))
+    }
+
+    /// Prepares to decode a copy of `bytes`.
+    init(bytes: [UInt8], maxScans: Int) throws {
+        guard let handle = gd_decoder_create(Int32(clamping: maxScans)) else {
+            throw ImageError.decodeFailed("cannot create a decompressor")
+        }
+        self.handle = handle
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        _ = copy.initialize(from: bytes)
+        memory = copy
+        try check(gd_decoder_open_memory(handle, copy.baseAddress, UInt(bytes.count)))
+    }
+
+    deinit {
+        gd_decoder_destroy(handle)
+        memory?.deallocate()
+    }
+
+    private var cinfo: UnsafeMutablePointer<jpeg_decompress_struct> { gd_decoder_cinfo(handle) }
+
+    /// Reads the header segments (libjpeg's own view; the probe has already vetted them).
+    func readHeader() throws {
+        try check(gd_decoder_read_header(handle))
+    }
+
+    /// Starts decompression at `scale`/8 of full size and returns the output size.
+    func start(scale: Int, format: OutputFormat) throws -> (width: Int, height: Int) {
+        let info = cinfo
+        info.pointee.scale_num = UInt32(scale)
+        info.pointee.scale_denom = 8
+        info.pointee.dct_method = JDCT_ISLOW
+        info.pointee.do_fancy_upsampling = 1
+        switch format {
+        case .rgbx: info.pointee.out_color_space = JCS_EXT_RGBX
+        case .gray: info.pointee.out_color_space = JCS_GRAYSCALE
+        case .cmyk: info.pointee.out_color_space = JCS_CMYK
+        }
+        try check(gd_decoder_start(handle))
+        return (Int(info.pointee.output_width), Int(info.pointee.output_height))
+    }
+
+    /// Reads up to `rows.count` scanlines into the given row pointers; returns how many.
+    func readScanlines(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws -> Int {
+        var read: UInt32 = 0
+        try check(gd_decoder_read_scanlines(handle, rows, UInt32(count), &read))
+        return Int(read)
+    }
+
+    /// Finishes decompression, which also reads (and checks) the rest of the file.
+    func finish() throws {
+        try check(gd_decoder_finish(handle))
+    }
+
+    private func check(_ status: gd_status) throws {
+        guard status != GD_OK else { return }
+        let message = String(cString: gd_decoder_message(handle))
+        switch status {
+        case GD_TRUNCATED: throw ImageError.truncated
+        case GD_CORRUPT: throw ImageError.corrupt(message)
+        case GD_TOO_MANY_SCANS: throw ImageError.tooManyScans(Int(message) ?? 0)
+        case GD_IO: throw ImageError.io(message)
+        default: throw ImageError.decodeFailed(message)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import CJPEG
+import CJPEGShim
+
+/// Encodes pixels the way mozjpeg does by default, with plain libjpeg-turbo: progressive with a
+/// mozjpeg scan script, optimized Huffman tables, accurate integer DCT, 4:2:0 chroma and
+/// N. Robidoux's quantization table (mozjpeg's table set 3) for luma and chroma, scaled by
+/// quality like libjpeg. No metadata is written except an ICC profile when given.
+enum JPEGEncoder {
+    /// mozjpeg's default quantization table (jcparam.c, set 3 "ImageMagick table by N. Robidoux"),
+    /// natural order. Gentler than Annex K on low frequencies, harsher on the highest ones.
+    static let robidouxTable: [UInt32] = [
+        16, 16, 16, 18, 25, 37, 56, 85,
+        16, 17, 20, 27, 34, 40, 53, 75,
+        16, 20, 24, 31, 43, 62, 91, 135,
+        18, 27, 31, 40, 53, 74, 106, 156,
+        25, 34, 43, 53, 69, 94, 131, 189,
+        37, 40, 62, 74, 94, 124, 169, 238,
+        56, 53, 91, 106, 131, 169, 226, 311,
+        85, 75, 135, 156, 189, 238, 311, 418,
+    ]
+
+    /// mozjpeg's scan script for YCbCr in its max-compression profile (jcparam.c
+    /// jpeg_simple_progression, from jpgcrush): one DC scan, low AC bands first, luma refined by
+    /// successive approximation, chroma high bands last.
+    static let colorScans: [jpeg_scan_info] = [
+        scan([0, 1, 2], 0, 0, 0, 0),
+        scan([0], 1, 8, 0, 2),
+        scan([1], 1, 8, 0, 0),
+        scan([2], 1, 8, 0, 0),
+        scan([0], 9, 63, 0, 2),
+        scan([0], 1, 63, 2, 1),
+        scan([0], 1, 63, 1, 0),
+        scan([1], 9, 63, 0, 0),
+        scan([2], 9, 63, 0, 0),
+    ]
+
+    /// The same idea for one component.
+    static let grayScans: [jpeg_scan_info] = [
+        scan([0], 0, 0, 0, 0),
+        scan([0], 1, 8, 0, 2),
+        scan([0], 9, 63, 0, 2),
+        scan([0], 1, 63, 2, 1),
+        scan([0], 1, 63, 1, 0),
+    ]
+
+    private static func scan(_ components: [Int32], _ ss: Int32, _ se: Int32, _ ah: Int32, _ al: Int32)
+        -> jpeg_scan_info
+    {
+        var info = jpeg_scan_info()
+        info.comps_in_scan = Int32(components.count)
+        withUnsafeMutableBytes(of: &info.component_index) { raw in
+            let slots = raw.bindMemory(to: Int32.self)
+            for (index, component) in components.enumerated() { slots[index] = component }
+        }
+        info.Ss = ss
+        info.Se = se
+        info.Ah = ah
+        info.Al = al
+        return info
+    }
+
+    /// Encodes an RGBX or gray buffer at `quality` (1…100), embedding `iccProfile` when given.
+    static func encode(_ image: PixelBuffer, quality: Int, iccProfile: [UInt8]?) throws -> [UInt8] {
+        let gray = image.channels == 1
+        let scans = gray ? grayScans : colorScans
+        return try encode(
+            image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
+            jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality, quantTable: robidouxTable,
+            scans: scans, subsampleChroma: true, writeAdobe: false, iccProfile: iccProfile)
+    }
+
+    /// The general form, also used by tests to write CMYK, baseline or libjpeg-table files.
+    static func encode(
+        _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
+        quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool, writeAdobe: Bool,
+        iccProfile: [UInt8]?
+    ) throws -> [UInt8] {
+        guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status: gd_status = image.bytes.withUnsafeBufferPointer { pixels in
+            withOptionalBuffer(quantTable) { table in
+                withOptionalBuffer(scans) { scanInfo in
+                    withOptionalBuffer(iccProfile) { icc in
+                        var request = gd_encode_request()
+                        request.pixels = pixels.baseAddress
+                        request.width = UInt32(image.width)
+                        request.height = UInt32(image.height)
+                        request.stride = image.stride
+                        request.input_components = Int32(image.channels)
+                        request.input_color_space = inputColorSpace
+                        request.jpeg_color_space = jpegColorSpace
+                        request.quality = Int32(min(max(quality, 1), 100))
+                        request.quant_table = table?.baseAddress
+                        request.scans = scanInfo?.baseAddress
+                        request.scan_count = Int32(scanInfo?.count ?? 0)
+                        request.chroma_subsampling = subsampleChroma ? 1 : 0
+                        request.optimize_coding = 1
+                        request.write_jfif = jpegColorSpace == JCS_YCbCr || jpegColorSpace == JCS_GRAYSCALE ? 1 : 0
+                        request.write_adobe = writeAdobe ? 1 : 0
+                        request.icc = icc?.baseAddress
+                        request.icc_length = UInt32(icc?.count ?? 0)
+                        return gd_encode(&request, &output, &length, &message, message.count)
+                    }
+                }
+            }
+        }
+        guard status == GD_OK, let output else {
+            throw ImageError.encodeFailed(String(cString: message))
+        }
+        defer { gd_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+
+    private static func withOptionalBuffer<T, R>(_ array: [T]?, _ body: (UnsafeBufferPointer<T>?) -> R) -> R {
+        guard let array else { return body(nil) }
+        return array.withUnsafeBufferPointer { body($0) }
+    }
+}

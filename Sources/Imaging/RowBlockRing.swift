@@ -1,0 +1,116 @@
+import Dispatch
+
+/// Hands blocks of decoded rows from the decoding thread to a resampling thread.
+///
+/// A fixed ring of row blocks and two semaphores (free blocks, filled blocks): the producer
+/// fills a free block with libjpeg scanlines, the consumer converts and resamples a filled one
+/// and frees it. A zero-row block closes the ring. Memory stays a few dozen rows.
+///
+/// `@unchecked Sendable`: the block pointers and counts are handed over through the semaphores,
+/// which order every write before the matching read.
+final class RowBlockRing: @unchecked Sendable {
+    /// One decoded row on the consumer side, with a float row to convert it into.
+    struct Row {
+        /// The decoded bytes.
+        let bytes: UnsafePointer<UInt8>
+        /// Scratch floats for the converted row.
+        let floats: UnsafeMutablePointer<Float>
+    }
+
+    /// Waits for the consumer and returns the nanoseconds it spent working.
+    struct Consumer {
+        fileprivate let group: DispatchGroup
+        fileprivate let ring: RowBlockRing
+
+        func wait() -> UInt64 {
+            group.wait()
+            return ring.busyNanoseconds
+        }
+    }
+
+    private let blockCount: Int
+    private let rowsPerBlock: Int
+    private let rowBytes: Int
+    private let storage: UnsafeMutablePointer<UInt8>
+    private let rowPointers: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
+    private let counts: UnsafeMutablePointer<Int>
+    private let free: DispatchSemaphore
+    private let filled = DispatchSemaphore(value: 0)
+    private var produceIndex = 0
+    private var closed = false
+    private var busyNanoseconds: UInt64 = 0
+
+    init(blocks: Int, rowsPerBlock: Int, rowBytes: Int) {
+        blockCount = blocks
+        self.rowsPerBlock = rowsPerBlock
+        self.rowBytes = rowBytes
+        storage = .allocate(capacity: blocks * rowsPerBlock * rowBytes)
+        rowPointers = .allocate(capacity: blocks * rowsPerBlock)
+        for i in 0..<blocks * rowsPerBlock { rowPointers[i] = storage + i * rowBytes }
+        counts = .allocate(capacity: blocks)
+        counts.initialize(repeating: 0, count: blocks)
+        // Start at zero and signal up: libdispatch traps when a semaphore is released holding
+        // less than its initial value, which is where a closed ring leaves `free`.
+        free = DispatchSemaphore(value: 0)
+        for _ in 0..<blocks { free.signal() }
+    }
+
+    deinit {
+        storage.deallocate()
+        rowPointers.deallocate()
+        counts.deallocate()
+    }
+
+    /// Fills the next block with `fill(rows, capacity)`, which returns the rows written.
+    func produce(_ fill: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int) throws -> Int) throws -> Int {
+        free.wait()
+        let block = produceIndex % blockCount
+        let count: Int
+        do {
+            count = try fill(rowPointers + block * rowsPerBlock, rowsPerBlock)
+        } catch {
+            free.signal()
+            throw error
+        }
+        counts[block] = count
+        produceIndex += 1
+        filled.signal()
+        return count
+    }
+
+    /// Tells the consumer no more rows will come. Call exactly once, also after an error.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        free.wait()
+        counts[produceIndex % blockCount] = 0
+        filled.signal()
+    }
+
+    /// Starts the consumer thread, calling `body` for every row in order.
+    func consume(width: Int, channels: Int, _ body: @escaping (Row) -> Void) -> Consumer {
+        let group = DispatchGroup()
+        DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
+            let floatCount = width * channels
+            let floats = UnsafeMutableRawPointer.allocate(
+                byteCount: max(floatCount, 1) * MemoryLayout<Float>.stride, alignment: 64
+            ).bindMemory(to: Float.self, capacity: floatCount)
+            defer { UnsafeMutableRawPointer(floats).deallocate() }
+            var index = 0
+            while true {
+                filled.wait()
+                let block = index % blockCount
+                let count = counts[block]
+                if count == 0 { break }
+                let t0 = Stopwatch.nanoseconds()
+                for r in 0..<count {
+                    body(Row(bytes: UnsafePointer(rowPointers[block * rowsPerBlock + r]!), floats: floats))
+                }
+                busyNanoseconds += Stopwatch.nanoseconds() - t0
+                index += 1
+                free.signal()
+            }
+        }
+        return Consumer(group: group, ring: self)
+    }
+}

@@ -1,0 +1,159 @@
+/// Separable Lanczos-3 resampler fed one source row at a time, in order.
+///
+/// Each row is resampled horizontally at once into a ring of `vertical.taps` rows; an output
+/// row is produced as soon as the last source row it needs has arrived. Memory is therefore a
+/// few rows, not an image, whatever the source size. Rows are `Float`, 1 (gray) or 4 (RGBX)
+/// per pixel, so the inner loops are plain SIMD multiply-adds.
+final class StreamingResampler {
+    let sourceWidth: Int
+    let sourceHeight: Int
+    let targetWidth: Int
+    let targetHeight: Int
+    /// Floats per pixel: 1 or 4.
+    let channels: Int
+
+    private let horizontal: ResampleWeights
+    private let vertical: ResampleWeights
+    private let rowFloats: Int
+    private let ring: UnsafeMutablePointer<Float>
+    private let rowPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private var rowsReceived = 0
+    private var nextOutputRow = 0
+    private var output: [UInt8]
+    private let scratch: UnsafeMutablePointer<Float>
+    /// Receives each output row, unrounded, as it is produced: the thumbnail is resampled from
+    /// the preview's rows while they stream by, without a second pass over the image.
+    let downstream: StreamingResampler?
+
+    init(
+        sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, channels: Int,
+        downstream: StreamingResampler? = nil
+    ) {
+        precondition(channels == 1 || channels == 4)
+        precondition(downstream.map { $0.sourceWidth == targetWidth && $0.sourceHeight == targetHeight } ?? true)
+        self.downstream = downstream
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.targetWidth = targetWidth
+        self.targetHeight = targetHeight
+        self.channels = channels
+        horizontal = ResampleWeights(sourceSize: sourceWidth, targetSize: targetWidth)
+        vertical = ResampleWeights(sourceSize: sourceHeight, targetSize: targetHeight)
+        rowFloats = targetWidth * channels
+        let ringBytes = vertical.taps * rowFloats * MemoryLayout<Float>.stride
+        ring = UnsafeMutableRawPointer.allocate(byteCount: max(ringBytes, 64), alignment: 64)
+            .bindMemory(to: Float.self, capacity: vertical.taps * rowFloats)
+        rowPointers = .allocate(capacity: vertical.taps)
+        output = [UInt8](repeating: 0, count: targetWidth * targetHeight * channels)
+        scratch = .allocate(capacity: max(rowFloats, 1))
+    }
+
+    deinit {
+        UnsafeMutableRawPointer(ring).deallocate()
+        rowPointers.deallocate()
+        scratch.deallocate()
+    }
+
+    /// True once every output row has been produced.
+    var isComplete: Bool { nextOutputRow == targetHeight }
+
+    /// Adds the next source row: `sourceWidth * channels` floats.
+    func push(row: UnsafePointer<Float>) {
+        precondition(rowsReceived < sourceHeight)
+        let slot = ring + (rowsReceived % vertical.taps) * rowFloats
+        if channels == 4 {
+            resampleRow4(row, into: slot)
+        } else {
+            resampleRow1(row, into: slot)
+        }
+        rowsReceived += 1
+        while nextOutputRow < targetHeight && vertical.starts[nextOutputRow] + vertical.taps <= rowsReceived {
+            emitRow(nextOutputRow)
+            nextOutputRow += 1
+        }
+    }
+
+    /// The resampled image; call after the last source row.
+    func finish() -> PixelBuffer {
+        precondition(isComplete, "resampler fed \(rowsReceived) of \(sourceHeight) rows")
+        return PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, bytes: output)
+    }
+
+    private func resampleRow4(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
+        let taps = horizontal.taps
+        UnsafeRawPointer(source).withMemoryRebound(to: SIMD4<Float>.self, capacity: sourceWidth) { src in
+            UnsafeMutableRawPointer(target).withMemoryRebound(to: SIMD4<Float>.self, capacity: targetWidth) { dst in
+                horizontal.weights.withUnsafeBufferPointer { weights in
+                    horizontal.starts.withUnsafeBufferPointer { starts in
+                        var w = weights.baseAddress!
+                        for i in 0..<targetWidth {
+                            let s = src + starts[i]
+                            var acc = SIMD4<Float>()
+                            for k in 0..<taps { acc += w[k] * s[k] }
+                            dst[i] = acc
+                            w += taps
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func resampleRow1(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
+        let taps = horizontal.taps
+        horizontal.weights.withUnsafeBufferPointer { weights in
+            horizontal.starts.withUnsafeBufferPointer { starts in
+                var w = weights.baseAddress!
+                for i in 0..<targetWidth {
+                    let s = source + starts[i]
+                    var acc: Float = 0
+                    for k in 0..<taps { acc += w[k] * s[k] }
+                    target[i] = acc
+                    w += taps
+                }
+            }
+        }
+    }
+
+    /// Vertical pass for output row `y`: weighted sum of `taps` ring rows, then rounded to bytes.
+    private func emitRow(_ y: Int) {
+        let taps = vertical.taps
+        let start = vertical.starts[y]
+        for k in 0..<taps {
+            rowPointers[k] = UnsafePointer(ring + ((start + k) % taps) * rowFloats)
+        }
+        let n = rowFloats
+        let sum = scratch
+        vertical.weights.withUnsafeBufferPointer { allWeights in
+            let w = allWeights.baseAddress! + y * taps
+            var x = 0
+            while x + 8 <= n {
+                var acc = SIMD8<Float>()
+                for k in 0..<taps {
+                    acc += w[k] * UnsafeRawPointer(rowPointers[k] + x).loadUnaligned(as: SIMD8<Float>.self)
+                }
+                UnsafeMutableRawPointer(sum + x).storeBytes(of: acc, as: SIMD8<Float>.self)
+                x += 8
+            }
+            while x < n {
+                var acc: Float = 0
+                for k in 0..<taps { acc += w[k] * rowPointers[k][x] }
+                sum[x] = acc
+                x += 1
+            }
+        }
+        output.withUnsafeMutableBufferPointer { out in
+            Self.quantize(sum, count: n, into: out.baseAddress! + y * n)
+        }
+        downstream?.push(row: sum)
+    }
+
+    /// Rounds and clamps floats to bytes. Adding 1.5·2²³ puts round-to-nearest(v) in the low
+    /// mantissa bits, a branch-free form the compiler vectorizes.
+    static func quantize(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<count {
+            let clamped = min(max(source[i], 0), 255)
+            target[i] = UInt8(truncatingIfNeeded: (clamped + 12_582_912).bitPattern)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Testing
+
+@testable import Imaging
+
+@Suite struct DerivativePlanTests {
+    @Test(arguments: [
+        // width, height, edge, longer?, expected
+        (6028, 3391, 2048, true, 2048, 1152),
+        (3391, 6028, 2048, true, 1152, 2048),
+        (4096, 1025, 2048, true, 2048, 513),  // 512.5 rounds away from zero
+        (6028, 3391, 400, false, 711, 400),
+        (1, 8000, 2048, true, 1, 2048),
+        (1, 8000, 400, false, 1, 8000),  // never enlarged
+        (1000, 800, 2048, true, 1000, 800),
+        (2048, 2048, 2048, true, 2048, 2048),
+    ])
+    func fit_ScalesTheChosenEdgeExactly_AndRoundsTheOther(
+        width: Int, height: Int, edge: Int, longer: Bool, expectedWidth: Int, expectedHeight: Int
+    ) {
+        let size = DerivativeSpec.fit(width: width, height: height, edge: edge, longer: longer)
+        #expect(size.width == expectedWidth && size.height == expectedHeight)
+    }
+
+    @Test func plan_DecodesAtSmallestScaleKeepingTwiceThePreview() {
+        let info = ImageInfo(width: 6028, height: 3391, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        let plan = DerivativePlan(info: info, spec: DerivativeSpec())
+        #expect(plan.scale == 6)  // 4521×2544 ≥ 2 × 2048×1152; 5/8 gives 3768 < 4096
+        #expect(plan.thumbnailSource == .preview)
+    }
+
+    @Test func plan_UsesFullScale_WhenTargetIsMoreThanHalfTheImage() {
+        let info = ImageInfo(width: 4000, height: 3000, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        #expect(DerivativePlan(info: info, spec: DerivativeSpec()).scale == 8)
+        let huge = ImageInfo(width: 16000, height: 9000, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        #expect(DerivativePlan(info: huge, spec: DerivativeSpec()).scale == 3)
+    }
+
+    @Test func plan_FeedsThumbnailFromDecode_WhenPreviewIsTooSmall() {
+        let small = ImageInfo(width: 640, height: 427, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        let plan = DerivativePlan(info: small, spec: DerivativeSpec())
+        #expect(plan.thumbnailSource == .decode)
+        #expect(plan.scale == 8)
+        let tiny = ImageInfo(width: 300, height: 200, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        #expect(DerivativePlan(info: tiny, spec: DerivativeSpec()).thumbnailSource == .samePixels)
+    }
+
+    @Test func plan_SwapsTargets_WhenOrientationTurnsTheImage() {
+        let info = ImageInfo(
+            width: 6028, height: 3391, orientation: 6, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        let plan = DerivativePlan(info: info, spec: DerivativeSpec())
+        // Displayed 3391×6028: preview 1152×2048, stored as 2048×1152.
+        #expect(plan.preview == (2048, 1152))
+        #expect(plan.thumbnail == (711, 400))
+    }
+}
