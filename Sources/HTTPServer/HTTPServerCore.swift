@@ -41,17 +41,25 @@ final class HTTPServerCore: @unchecked Sendable {
     }
 
     /// Runs a handler, turning every thrown error into the responder's response. Errors that are not
-    /// `HTTPError` are unexpected: they are logged with the request id and the client gets a generic 500.
+    /// `HTTPError` go to the route's responder, which maps them and logs them at the right level.
     func run(_ route: HTTPRoute, _ request: HTTPRequest, _ responder: HTTPErrorResponder) -> HTTPResponse {
         do {
             return try route.handler.handle(request)
         } catch let error as HTTPError {
             return responder.response(for: error, request: request)
         } catch {
-            logger.error(
-                "handler failed: \(error)",
-                metadata: ["request": "\(request.requestID)", "route": "\(route.pattern)", "method": "\(request.method)"])
-            return responder.response(for: error, request: request)
+            let response = responder.response(for: error, request: request)
+            // Client errors are the responder's to log (at notice); a 5xx is ours, so log it here
+            // with the request id the client was shown.
+            let metadata: Logger.Metadata = [
+                "request": "\(request.requestID)", "route": "\(route.pattern)", "method": "\(request.method)",
+            ]
+            if response.status.code >= 500 {
+                logger.error("handler failed: \(error)", metadata: metadata)
+            } else {
+                logger.debug("handler threw: \(error)", metadata: metadata)
+            }
+            return response
         }
     }
 }

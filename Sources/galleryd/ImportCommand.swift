@@ -1,8 +1,128 @@
 import ArgumentParser
+import Foundation
 import GalleryApp
 
-/// `galleryd import` (lands with its layer).
+/// `galleryd import DIR…`: uploads every JPEG under the folders through the same service code as
+/// the HTTP API, several at a time, with a progress bar on a terminal and a summary at the end.
+/// Exits 1 when any file failed, naming each.
 struct ImportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "import", abstract: "Not yet available.")
-    func run() throws { fail("import is not available yet", code: 1) }
+    static let configuration = CommandConfiguration(commandName: "import", abstract: "Import JPEG files from folders.")
+
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "Files imported at once.") var concurrency = 4
+    @Flag(help: "Also wait until every imported photo is processed (needs running workers, or use --process).")
+    var wait = false
+    @Flag(help: "Process the imported photos in this process before exiting.") var process = false
+    @Argument(help: "Folders or files to import.") var paths: [String]
+
+    func run() throws {
+        var configuration = options.load()
+        guard !configuration.databaseURL.isEmpty else { fail("config: database_url: not set (DATABASE_URL)") }
+        configuration.workers = 0
+        let logger = bootstrapLogging(level: "warning")
+        let application: GalleryApplication
+        do {
+            application = try GalleryApplication(configuration: configuration, logger: logger)
+            try application.migrate()
+        } catch {
+            fail("import: \(error)", code: 1)
+        }
+        let (files, missing) = ImportService.findJPEGs(in: paths)
+        for path in missing { FileHandle.standardError.write(Data("galleryd: import: \(path): no such file or directory\n".utf8)) }
+        let service = ImportService(uploads: application.uploads, spoolDirectory: application.store.spoolDirectory)
+        let progress = ProgressReporter(total: files.count)
+        let started = Date()
+        let results = OutcomeBox(count: files.count)
+        let gate = DispatchSemaphore(value: max(1, concurrency))
+        let group = DispatchGroup()
+        for (index, file) in files.enumerated() {
+            gate.wait()
+            group.enter()
+            DispatchQueue.global().async {
+                let outcome = service.importFile(file)
+                results.set(index, outcome)
+                progress.advance(file: file, outcome: outcome)
+                gate.signal()
+                group.leave()
+            }
+        }
+        group.wait()
+        progress.finish()
+
+        var imported = 0, duplicates = 0
+        var failures: [(String, String)] = []
+        for (index, outcome) in results.all.enumerated() {
+            switch outcome {
+            case .imported?: imported += 1
+            case .duplicate?: duplicates += 1
+            case .failed(let reason)?: failures.append((files[index], reason))
+            case nil: failures.append((files[index], "not processed"))
+            }
+        }
+        if process {
+            let pool = application.makeWorkerPool(threads: max(1, ProcessInfo.processInfo.activeProcessorCount))
+            let processed = pool.drain()
+            print("processed \(processed) photo(s)")
+        }
+        let seconds = Date().timeIntervalSince(started)
+        print("import: \(files.count) file(s) in \(String(format: "%.1f", seconds)) s: \(imported) imported, "
+              + "\(duplicates) duplicate(s) skipped, \(failures.count) failed")
+        for (file, reason) in failures { print("  failed: \(file): \(reason)") }
+        if !failures.isEmpty || !missing.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// The per-file outcomes, written from the import threads.
+final class OutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcomes: [ImportService.Outcome?]
+
+    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ outcome: ImportService.Outcome) {
+        lock.lock()
+        outcomes[index] = outcome
+        lock.unlock()
+    }
+
+    var all: [ImportService.Outcome?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return outcomes
+    }
+}
+
+/// A progress bar on a terminal, plain lines otherwise.
+final class ProgressReporter: @unchecked Sendable {
+    private let total: Int
+    private var done = 0
+    private let lock = NSLock()
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+
+    init(total: Int) { self.total = total }
+
+    func advance(file: String, outcome: ImportService.Outcome) {
+        lock.lock()
+        defer { lock.unlock() }
+        done += 1
+        if isTerminal {
+            let width = 30
+            let filled = total == 0 ? width : width * done / total
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            let name = (file as NSString).lastPathComponent
+            FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) \(name.prefix(40))\u{1B}[K".utf8))
+        } else {
+            let word: String
+            switch outcome {
+            case .imported: word = "imported"
+            case .duplicate: word = "duplicate"
+            case .failed(let reason): word = "failed: \(reason)"
+            }
+            FileHandle.standardError.write(Data("[\(done)/\(total)] \(file): \(word)\n".utf8))
+        }
+    }
+
+    func finish() {
+        if isTerminal && total > 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
 }

@@ -1,8 +1,32 @@
 import ArgumentParser
+import Foundation
 import GalleryApp
 
-/// `galleryd migrate` (lands with its layer).
+/// `galleryd migrate [--status]`: applies pending migrations, or lists them with their state.
 struct MigrateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "migrate", abstract: "Not yet available.")
-    func run() throws { fail("migrate is not available yet", code: 1) }
+    static let configuration = CommandConfiguration(commandName: "migrate", abstract: "Apply pending database migrations.")
+
+    @OptionGroup var options: ConfigOptions
+    @Flag(help: "List migrations and whether each is applied, without applying any.") var status = false
+
+    func run() throws {
+        var configuration = options.load()
+        configuration.workers = 0
+        guard !configuration.databaseURL.isEmpty else { fail("config: database_url: not set (DATABASE_URL)") }
+        let logger = bootstrapLogging(level: configuration.logLevel)
+        do {
+            let application = try GalleryApplication(configuration: configuration, logger: logger)
+            if status {
+                for migration in try application.migrator.status() {
+                    let state = migration.appliedAt.map { "applied \(ISO8601DateFormatter().string(from: $0))" } ?? "pending"
+                    print(String(format: "%04d", migration.version) + "  \(migration.name)  \(state)")
+                }
+            } else {
+                let applied = try application.migrate()
+                print(applied.isEmpty ? "migrations: up to date" : "migrations: applied \(applied.joined(separator: ", "))")
+            }
+        } catch {
+            fail("migrate: \(error)", code: 1)
+        }
+    }
 }

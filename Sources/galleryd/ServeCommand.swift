@@ -1,8 +1,101 @@
 import ArgumentParser
+import Foundation
 import GalleryApp
+import Logging
 
-/// `galleryd serve` (lands with its layer).
+/// `galleryd serve`: runs the HTTP server and the in-process workers until SIGTERM or SIGINT,
+/// then drains and exits 0. Speaks the systemd notify protocol when `NOTIFY_SOCKET` is set.
 struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Not yet available.")
-    func run() throws { fail("serve is not available yet", code: 1) }
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve the API, the bucket and the workers.")
+
+    @OptionGroup var options: ConfigOptions
+    @Option(help: "Address to listen on (GALLERYD_HOST).") var host: String?
+    @Option(help: "Port to listen on (GALLERYD_PORT).") var port: Int?
+    @Option(name: .customLong("public-url"), help: "Base URL for absolute file URLs (GALLERYD_PUBLIC_URL).") var publicURL: String?
+    @Option(help: "In-process worker threads, 0 for none (GALLERYD_WORKERS).") var workers: Int?
+    @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
+
+    func run() throws {
+        var extra: [(key: String, value: String)] = []
+        if let host { extra.append((key: "host", value: host)) }
+        if let port { extra.append((key: "port", value: String(port))) }
+        if let publicURL { extra.append((key: "public_url", value: publicURL)) }
+        if let workers { extra.append((key: "workers", value: String(workers))) }
+        if noMigrate { extra.append((key: "migrate_on_start", value: "false")) }
+        let configuration = options.load(extra: extra)
+        do { try configuration.validateForServing() } catch { fail("config: \(error)") }
+        let logger = bootstrapLogging(level: configuration.logLevel)
+        let notifier = SystemdNotifier()
+
+        let application: GalleryApplication
+        do {
+            application = try GalleryApplication(configuration: configuration, logger: logger)
+            notifier.notify("STATUS=Migrating and binding")
+            try application.start(listenFileDescriptor: SystemdNotifier.activatedListenSocket())
+        } catch {
+            logger.critical("cannot start: \(error)")
+            fail("cannot start: \(error)", code: 1)
+        }
+        let stopping = StopFlag()
+        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                guard stopping.set() else { return }
+                logger.notice("shutting down", metadata: ["signal": "\(number == SIGTERM ? "SIGTERM" : "SIGINT")"])
+                notifier.stopWatchdog()
+                notifier.notify("STOPPING=1\nSTATUS=Draining connections")
+                application.shutdown()
+            }
+            source.resume()
+            return source
+        }
+        notifier.notify("READY=1\nSTATUS=Serving on port \(application.port)\nMAINPID=\(getpid())")
+        notifier.startWatchdog()
+        application.wait()
+        _ = signals
+        logger.notice("stopped")
+    }
+}
+
+/// A flag set once, from any thread.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isSet = false
+
+    /// Sets the flag; returns false if it was already set.
+    func set() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if isSet { return false }
+        isSet = true
+        return true
+    }
+}
+
+/// Logs to stderr at the configured level, once per process.
+func bootstrapLogging(level: String) -> Logger {
+    let parsed = Logger.Level(rawValue: level) ?? .info
+    LoggingBootstrap.once(level: parsed)
+    var logger = Logger(label: "galleryd")
+    logger.logLevel = parsed
+    return logger
+}
+
+/// Runs `LoggingSystem.bootstrap` only once (it traps when called twice).
+enum LoggingBootstrap {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var done = false
+
+    static func once(level: Logger.Level) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !done else { return }
+        done = true
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
 }

@@ -29,6 +29,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var databaseURL = ""
     /// Directory of the local blob store.
     public var storageDir = "./.data/blobs"
+    /// Directory of the `NNNN_name.sql` migrations; empty searches next to the binary, then
+    /// `/usr/local/share/galleryd/migrations`, then `./migrations`.
+    public var migrationsDir = ""
     /// Apply pending migrations when `serve` starts.
     public var migrateOnStart = true
     /// Database connections in the pool.
@@ -51,6 +54,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var maxPixels = 100_000_000
     /// Processing attempts before a photo is marked failed.
     public var jobMaxAttempts = 5
+    /// First retry delay of a failed job in milliseconds; each further attempt doubles it (capped at 10 minutes).
+    public var jobRetryBaseMs = 2_000
     /// Seconds a worker owns a claimed job; after that another worker may take it.
     public var jobLeaseSeconds = 300
     /// Days a trashed photo or gallery stays in Recently Deleted before the worker purges it.

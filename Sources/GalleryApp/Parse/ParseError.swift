@@ -32,6 +32,18 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let incorrectType = 111
         /// The operation is not allowed.
         public static let operationForbidden = 119
+        /// The class name is not one this server has (also used for unknown routes under the mount).
+        public static let invalidClassName = 103
+        /// An object or request body is too large.
+        public static let objectTooLarge = 116
+        /// A file name is invalid.
+        public static let invalidFileName = 122
+        /// The operation took too long (a cancelled statement).
+        public static let timeout = 124
+        /// An upload is over the size limit.
+        public static let fileTooLarge = 129
+        /// An upload could not be stored (not a JPEG, corrupt, over the pixel limit).
+        public static let fileSaveError = 130
         /// A unique value already exists.
         public static let duplicateValue = 137
         /// A server-side script failed.

@@ -98,6 +98,28 @@ public struct ParseJSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Writes a parsed JSON value back out (members in their order).
+    public mutating func value(_ value: ParseJSONValue) {
+        switch value {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .int(let i): int(i)
+        case .double(let d): double(d)
+        case .string(let s): string(s)
+        case .array(let items):
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
+        case .object(let object):
+            beginObject()
+            for member in object.members {
+                key(member.key)
+                self.value(member.value)
+            }
+            endObject()
+        }
+    }
+
     /// Appends already-serialised JSON as one value (the caller vouches for its validity).
     public mutating func raw(_ json: [UInt8]) {
         separator()

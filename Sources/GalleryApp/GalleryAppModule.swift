@@ -1,2 +1,0 @@
-/// Placeholder until the GalleryApp layer lands.
-public enum GalleryAppModule {}

@@ -1,0 +1,176 @@
+import BlobStore
+import Foundation
+import HTTPServer
+import Imaging
+import Logging
+import Postgres
+
+/// The whole server, assembled from a configuration: database pool, blob store, routes,
+/// HTTP server and in-process workers. `galleryd serve` and the tests build it with the same
+/// `init`, so what the tests exercise is what runs in production.
+public final class GalleryApplication: @unchecked Sendable {
+    /// The effective configuration.
+    public let configuration: GalleryConfiguration
+    /// The root logger.
+    public let logger: Logger
+    /// The database pool.
+    public let pool: PostgresPool
+    /// Where originals and derivatives live.
+    public let store: LocalBlobStore
+    /// Metrics served at `/metrics`.
+    public let metrics: GalleryMetrics
+    /// Every route.
+    public let router: HTTPRouter
+    /// Upload and photo creation.
+    public let uploads: UploadService
+    /// The processing job queue.
+    public let jobs: JobQueue
+    /// Permanent deletion and retention.
+    public let trash: TrashService
+    /// Schema migrations.
+    public let migrator: Migrator
+    /// In-process workers (nil when `workers` is 0).
+    public private(set) var workers: WorkerPool?
+    private var server: HTTPServer?
+
+    /// Assembles the application; opens nothing on the network yet (see `start`).
+    public init(configuration: GalleryConfiguration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        store = try LocalBlobStore(root: configuration.storageDir)
+        store.sweepTemporaryFiles()
+        pool = PostgresPool(configuration: PostgresPoolConfiguration(
+            url: configuration.databaseURL, size: configuration.poolSize,
+            acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,
+            statementTimeout: Double(configuration.statementTimeoutMs) / 1000))
+        migrator = Migrator(
+            pool: pool, directory: URL(fileURLWithPath: Self.migrationsDirectory(configured: configuration.migrationsDir)))
+        metrics = GalleryMetrics()
+        let limits = ImageLimits(maxPixels: configuration.maxPixels)
+        uploads = UploadService(pool: pool, store: store, limits: limits, logger: logger)
+        jobs = JobQueue(
+            pool: pool, leaseSeconds: configuration.jobLeaseSeconds, retryBaseMs: configuration.jobRetryBaseMs,
+            maxAttempts: configuration.jobMaxAttempts)
+        trash = TrashService(pool: pool, store: store, logger: logger)
+        router = HTTPRouter()
+        if configuration.workers > 0 {
+            workers = makeWorkerPool(threads: configuration.workers)
+        }
+        registerRoutes()
+        registerCollectors()
+    }
+
+    /// A worker pool over this application's queue, for `serve` (in-process) and `galleryd worker`.
+    public func makeWorkerPool(threads: Int) -> WorkerPool {
+        let processor = PhotoProcessor(
+            pool: pool, store: store,
+            spec: DerivativeSpec(
+                thumbnailShortEdge: configuration.thumbnailSize, previewLongEdge: configuration.previewSize,
+                quality: configuration.jpegQuality),
+            limits: ImageLimits(maxPixels: configuration.maxPixels))
+        var settings = WorkerPool.Settings(threads: threads, trashRetentionDays: configuration.trashRetentionDays)
+        settings.pollInterval = 2
+        return WorkerPool(
+            settings: settings, queue: jobs, processor: processor, trash: trash, databaseURL: configuration.databaseURL,
+            logger: logger, metrics: metrics)
+    }
+
+    private func registerRoutes() {
+        let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
+        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys)
+            .register(on: router)
+        BucketRoutes(bucket: configuration.bucket, store: store).register(on: router)
+        ParseRoutes(application: self, keys: keys).register(on: router)
+    }
+
+    private func registerCollectors() {
+        let pool = self.pool, store = self.store, jobs = self.jobs
+        metrics.registry.addCollector {
+            let stats = pool.stats
+            var out: [(name: String, help: String, type: String, samples: [(labels: String, value: Double)])] = [
+                ("galleryd_db_pool_size", "Database connections in the pool.", "gauge", [("", Double(stats.size))]),
+                ("galleryd_db_pool_in_use", "Database connections in use.", "gauge", [("", Double(stats.inUse))]),
+                ("galleryd_db_pool_waiting", "Callers waiting for a database connection.", "gauge", [("", Double(stats.waiting))]),
+                ("galleryd_blob_bytes_written_total", "Bytes written to the blob store by this process.", "counter",
+                 [("", Double(store.bytesWritten))]),
+            ]
+            if let counts = try? jobs.counts() {
+                out.append(("galleryd_jobs", "Processing jobs by state.", "gauge",
+                            counts.sorted { $0.key < $1.key }.map { (labels: "state=\"\($0.key)\"", value: Double($0.value)) }))
+            }
+            return out
+        }
+    }
+
+    /// Applies pending migrations; returns the names applied.
+    @discardableResult
+    public func migrate() throws -> [String] { try migrator.migrate() }
+
+    /// Migrates (unless configured not to), starts listening and starts the workers.
+    public func start(listenFileDescriptor: Int32? = nil) throws {
+        if configuration.migrateOnStart {
+            let applied = try migrate()
+            if !applied.isEmpty { logger.notice("applied migrations", metadata: ["names": "\(applied)"]) }
+        }
+        var http = HTTPServerConfiguration()
+        http.host = configuration.host
+        http.port = configuration.port
+        http.maxConnections = configuration.maxConnections
+        http.handlerThreads = configuration.handlerThreads
+        http.listenFileDescriptor = listenFileDescriptor
+        http.temporaryDirectory = store.spoolDirectory
+        http.limits.requestLineBytes = configuration.maxRequestLineBytes
+        http.limits.headerBytes = configuration.maxHeaderBytes
+        http.limits.headerCount = configuration.maxHeaderCount
+        http.limits.maxBodyBytes = configuration.maxBodyBytes
+        http.timeouts.headerRead = Double(configuration.headerTimeoutMs) / 1000
+        http.timeouts.idleKeepAlive = Double(configuration.idleTimeoutMs) / 1000
+        http.timeouts.bodyRead = Double(configuration.bodyTimeoutMs) / 1000
+        http.drainTimeout = Double(configuration.drainTimeoutMs) / 1000
+        let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
+        try server.start()
+        self.server = server
+        workers?.start()
+        logger.notice("galleryd listening", metadata: [
+            "host": "\(configuration.host)", "port": "\(server.port)", "publicURL": "\(publicURL)",
+        ])
+    }
+
+    /// The port the server listens on (after `start`).
+    public var port: Int { server?.port ?? configuration.port }
+
+    /// The base URL of absolute file URLs.
+    public var publicURL: String {
+        configuration.publicURL.isEmpty ? "http://localhost:\(port)" : configuration.effectivePublicURL
+    }
+
+    /// Stops accepting, drains in-flight requests, stops the workers after their current job.
+    public func shutdown() {
+        server?.shutdown()
+        workers?.stop()
+    }
+
+    /// Blocks until the server has stopped.
+    public func wait() { server?.wait() }
+
+    /// The migrations directory: the configured one, or the first that exists of `migrations/`
+    /// beside the source tree the binary was built in, `/usr/local/share/galleryd/migrations`, `./migrations`.
+    static func migrationsDirectory(configured: String) -> String {
+        if !configured.isEmpty { return configured }
+        if let env = ProcessInfo.processInfo.environment["GALLERYD_MIGRATIONS_DIR"], !env.isEmpty { return env }
+        var candidates: [String] = []
+        // .build/<config>/galleryd → the repository's migrations/.
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(directory.appendingPathComponent("migrations").path)
+            directory = directory.deletingLastPathComponent()
+        }
+        // The source tree this file was compiled from (tests, development builds).
+        candidates.append(
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("migrations").path)
+        candidates += ["/usr/local/share/galleryd/migrations", FileManager.default.currentDirectoryPath + "/migrations"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/0001_initial.sql") } ?? "migrations"
+    }
+}

@@ -1,0 +1,84 @@
+import BlobStore
+import Foundation
+import Imaging
+import Logging
+import Postgres
+
+/// Makes a photo's thumbnail and preview and records them: the body of a derivatives job.
+/// Running it again for the same photo is harmless (same keys, same row values).
+public struct PhotoProcessor: Sendable {
+    let pool: PostgresPool
+    let store: LocalBlobStore
+    let spec: DerivativeSpec
+    let limits: ImageLimits
+
+    public init(pool: PostgresPool, store: LocalBlobStore, spec: DerivativeSpec, limits: ImageLimits) {
+        self.pool = pool
+        self.store = store
+        self.spec = spec
+        self.limits = limits
+    }
+
+    /// Timings of one run, for metrics.
+    public struct Outcome: Sendable {
+        /// Milliseconds per pipeline stage.
+        public var timings: [(stage: String, milliseconds: Double)]
+        /// Whether the photo no longer exists (deleted meanwhile), so there was nothing to do.
+        public var photoGone: Bool
+    }
+
+    /// Processes the claimed job's photo and, in one transaction, records the derivatives,
+    /// marks the photo ready and completes the job.
+    public func process(_ claim: JobQueue.Claim, queue: JobQueue, worker: String) throws -> Outcome {
+        let rows = try pool.query("select original_key from photos where object_id = $1", [claim.photoId])
+        guard let row = rows.first else {
+            // The photo was deleted: the job row went with it (cascade); nothing to do.
+            return Outcome(timings: [], photoGone: true)
+        }
+        let originalKey = try BlobKey(try row.decode(String.self, "original_key"))
+        guard let path = try store.localPath(originalKey) else {
+            throw ProcessingError.originalMissing(originalKey.rawValue)
+        }
+        try pool.query(
+            "update photos set status = 'processing' where object_id = $1 and status in ('pending', 'failed')",
+            [claim.photoId])
+        let image = try ImagePipeline.process(fileAt: path, spec: spec, limits: limits)
+        let thumbnailKey = try BlobKey.thumbnail(objectId: claim.photoId)
+        let previewKey = try BlobKey.preview(objectId: claim.photoId)
+        try store.put(thumbnailKey, bytes: image.thumbnail.jpeg)
+        try store.put(previewKey, bytes: image.preview.jpeg)
+        try pool.transaction { connection in
+            try connection.query(
+                """
+                update photos set status = 'ready', error = null,
+                       thumbnail_key = $2, thumbnail_width = $3, thumbnail_height = $4,
+                       preview_key = $5, preview_width = $6, preview_height = $7,
+                       dominant_color = $8, width = $9, height = $10, aspect_ratio = $11
+                where object_id = $1
+                """,
+                [claim.photoId, thumbnailKey.rawValue, image.thumbnail.width, image.thumbnail.height,
+                 previewKey.rawValue, image.preview.width, image.preview.height, image.dominantColor,
+                 image.info.displayWidth, image.info.displayHeight,
+                 Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight))])
+            guard try queue.complete(claim, worker: worker, on: connection) else {
+                throw ProcessingError.leaseLost(claim.id)
+            }
+        }
+        return Outcome(timings: image.timings, photoGone: false)
+    }
+}
+
+/// Why a job failed outside the image pipeline.
+public enum ProcessingError: Error, CustomStringConvertible {
+    /// The original's blob is not in the store.
+    case originalMissing(String)
+    /// Another worker took the job after this one's lease expired; its result was discarded.
+    case leaseLost(Int64)
+
+    public var description: String {
+        switch self {
+        case .originalMissing(let key): return "original \(key) is missing from the blob store"
+        case .leaseLost(let id): return "lease on job \(id) expired before it finished"
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import BlobStore
+import Foundation
+import Logging
+import Postgres
+
+/// Threads that take derivatives jobs from the queue: woken by `NOTIFY` on the jobs channel and
+/// polling as a fallback (a missed notification or a lease that expired). One of them also
+/// purges the trash past its retention period.
+public final class WorkerPool: @unchecked Sendable {
+    /// What the pool needs to run.
+    public struct Settings: Sendable {
+        /// Worker threads.
+        public var threads: Int
+        /// Seconds between polls when no notification arrives.
+        public var pollInterval: Double = 2
+        /// Days a trashed row is kept.
+        public var trashRetentionDays: Int
+        /// Seconds between trash purges.
+        public var purgeInterval: Double = 3600
+
+        public init(threads: Int, trashRetentionDays: Int) {
+            self.threads = threads
+            self.trashRetentionDays = trashRetentionDays
+        }
+    }
+
+    let settings: Settings
+    let queue: JobQueue
+    let processor: PhotoProcessor
+    let trash: TrashService
+    let databaseURL: String
+    let logger: Logger
+    let metrics: GalleryMetrics?
+    private let condition = NSCondition()
+    private var running = false
+    private var wakeups = 0
+    private var threads: [Thread] = []
+    private var finished = 0
+    private var listener: PostgresListener?
+    private let identity = "\(ProcessInfo.processInfo.hostName):\(getpid())"
+
+    public init(
+        settings: Settings, queue: JobQueue, processor: PhotoProcessor, trash: TrashService, databaseURL: String,
+        logger: Logger, metrics: GalleryMetrics?
+    ) {
+        self.settings = settings
+        self.queue = queue
+        self.processor = processor
+        self.trash = trash
+        self.databaseURL = databaseURL
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// Starts the listener and the worker threads.
+    public func start() {
+        condition.lock()
+        guard !running else { condition.unlock(); return }
+        running = true
+        condition.unlock()
+        listener = PostgresListener(url: databaseURL, channels: [UploadService.jobChannel]) { [weak self] _, _ in
+            self?.wake()
+        }
+        for index in 0..<settings.threads {
+            let thread = Thread { [self] in self.loop(index: index) }
+            thread.name = "galleryd-worker-\(index)"
+            thread.start()
+            threads.append(thread)
+        }
+        logger.info("workers started", metadata: ["threads": "\(settings.threads)"])
+    }
+
+    /// Wakes an idle worker to look for jobs.
+    public func wake() {
+        condition.lock()
+        wakeups += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Stops taking jobs and waits until every worker has finished its current one.
+    public func stop() {
+        listener?.stop()
+        condition.lock()
+        running = false
+        condition.broadcast()
+        while finished < threads.count { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
+        condition.unlock()
+    }
+
+    /// Runs jobs until none is due; returns how many were run. Tests and `galleryd worker --once` use it.
+    @discardableResult
+    public func drain() -> Int {
+        var count = 0
+        while (try? runOne(worker: identity + "/drain")) == true { count += 1 }
+        return count
+    }
+
+    private func loop(index: Int) {
+        let worker = "\(identity)/\(index)"
+        var lastPurge = Date.distantPast
+        while isRunning {
+            if index == 0, Date().timeIntervalSince(lastPurge) >= settings.purgeInterval {
+                lastPurge = Date()
+                do { _ = try trash.purge(olderThanDays: settings.trashRetentionDays) } catch {
+                    logger.error("trash purge failed: \(error)")
+                }
+            }
+            let didWork: Bool
+            do {
+                didWork = try runOne(worker: worker)
+            } catch {
+                logger.error("worker \(worker): \(error)")
+                didWork = false
+            }
+            if !didWork { idle() }
+        }
+        condition.lock()
+        finished += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private var isRunning: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return running
+    }
+
+    private func idle() {
+        condition.lock()
+        if running && wakeups == 0 {
+            _ = condition.wait(until: Date().addingTimeInterval(settings.pollInterval))
+        }
+        wakeups = max(0, wakeups - 1)
+        condition.unlock()
+    }
+
+    /// Claims and runs one job. Returns false when no job was due.
+    func runOne(worker: String) throws -> Bool {
+        guard let claim = try queue.claim(worker: worker) else { return false }
+        let started = Date()
+        metrics?.jobsRunning.add(1)
+        defer { metrics?.jobsRunning.add(-1) }
+        do {
+            let outcome = try processor.process(claim, queue: queue, worker: worker)
+            let seconds = Date().timeIntervalSince(started)
+            for timing in outcome.timings {
+                metrics?.processingSeconds.observe(timing.milliseconds / 1000, timing.stage)
+            }
+            metrics?.processingSeconds.observe(seconds, "total")
+            metrics?.jobsFinished.increment(1, "done")
+            logger.info("processed photo", metadata: [
+                "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)",
+                "ms": "\(Int(seconds * 1000))",
+            ])
+        } catch {
+            metrics?.jobsFinished.increment(1, claim.attempt >= claim.maxAttempts ? "failed" : "retry")
+            logger.warning("processing failed", metadata: [
+                "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)/\(claim.maxAttempts)", "error": "\(error)",
+            ])
+            try queue.fail(claim, worker: worker, reason: "\(error)")
+        }
+        return true
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import HTTPServer
+
+/// The metrics galleryd exposes at `/metrics`. Labels are route patterns, methods, statuses,
+/// stages and outcomes: bounded sets, never raw paths or ids.
+public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
+    /// The registry they live in.
+    public let registry = PrometheusRegistry()
+    /// Requests by route pattern, method and status.
+    public let httpRequests: PrometheusCounter
+    /// Request duration by route pattern.
+    public let httpDuration: PrometheusHistogram
+    /// Response body bytes sent.
+    public let httpBytes: PrometheusCounter
+    /// Open client connections.
+    public let openConnections: PrometheusGauge
+    /// Jobs being processed by this process's workers.
+    public let jobsRunning: PrometheusGauge
+    /// Finished processing attempts by outcome (done, retry, failed).
+    public let jobsFinished: PrometheusCounter
+    /// Processing duration by stage (decode, resize, encode, …, total).
+    public let processingSeconds: PrometheusHistogram
+
+    public init() {
+        httpRequests = registry.counter(
+            "galleryd_http_requests_total", help: "HTTP requests by route pattern, method and status.",
+            labels: ["route", "method", "status"])
+        httpDuration = registry.histogram(
+            "galleryd_http_request_duration_seconds", help: "HTTP request duration by route pattern.", labels: ["route"])
+        httpBytes = registry.counter("galleryd_http_response_bytes_total", help: "Response body bytes sent.")
+        openConnections = registry.gauge("galleryd_http_open_connections", help: "Open client connections.")
+        jobsRunning = registry.gauge("galleryd_jobs_running", help: "Jobs being processed by this process.")
+        jobsFinished = registry.counter(
+            "galleryd_jobs_finished_total", help: "Finished processing attempts by outcome.", labels: ["outcome"])
+        processingSeconds = registry.histogram(
+            "galleryd_processing_duration_seconds", help: "Image processing duration by stage.", labels: ["stage"],
+            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+    }
+
+    public func connectionOpened() { openConnections.add(1) }
+
+    public func connectionClosed() { openConnections.add(-1) }
+
+    public func requestFinished(method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
+        httpRequests.increment(1, routePattern, method.rawValue, String(status))
+        httpDuration.observe(durationSeconds, routePattern)
+        httpBytes.increment(Double(bytesSent))
+    }
+}

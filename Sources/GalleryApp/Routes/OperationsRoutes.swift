@@ -1,0 +1,55 @@
+import Foundation
+import HTTPServer
+import Postgres
+
+/// `/health` (alive), `/ready` (database reachable, migrations current) and `/metrics` (Prometheus text).
+struct OperationsRoutes {
+    let configuration: GalleryConfiguration
+    let pool: PostgresPool
+    let migrator: Migrator
+    let metrics: GalleryMetrics
+    let keys: KeyChecker
+
+    static let healthBody = Array("{\"status\":\"ok\"}".utf8)
+
+    func register(on router: HTTPRouter) {
+        let health = HTTPClosureHandler { _ in .json(Self.healthBody) }
+        router.add(HTTPRoute(.get, "/health", mayBlock: false, handler: health))
+        router.add(HTTPRoute(.get, configuration.mountPath + "/health", mayBlock: false, handler: health))
+
+        let pool = self.pool, migrator = self.migrator
+        router.add(HTTPRoute(.get, "/ready") { _ in
+            do {
+                _ = try pool.query("select 1")
+                guard try migrator.isCurrent() else {
+                    return Self.unavailable("migrations are not current: run galleryd migrate")
+                }
+                return .json(Self.healthBody)
+            } catch {
+                return Self.unavailable("database unreachable: \(error)")
+            }
+        })
+
+        let metrics = self.metrics, keys = self.keys, isPublic = configuration.metricsPublic
+        router.add(HTTPRoute(.get, "/metrics") { request in
+            guard isPublic || keys.isMaster(request) else {
+                return HTTPResponse(
+                    status: .unauthorized, contentType: "text/plain; charset=utf-8",
+                    bytes: Array("metrics need the master key (X-Parse-Master-Key or Authorization: Bearer)\n".utf8),
+                    headers: ["WWW-Authenticate": "Bearer realm=\"galleryd\""])
+            }
+            return .text(metrics.registry.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        })
+    }
+
+    static func unavailable(_ reason: String) -> HTTPResponse {
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("status")
+        json.string("unavailable")
+        json.key("reason")
+        json.string(reason)
+        json.endObject()
+        return .json(json.bytes, status: .serviceUnavailable)
+    }
+}

@@ -1,0 +1,195 @@
+import BlobStore
+import Foundation
+import HTTPServer
+import Postgres
+
+/// The Parse operations on classes, independent of how they arrive: the HTTP routes call them
+/// directly and `POST /batch` calls them for each sub-request, so both behave the same.
+struct ParseAPI: Sendable {
+    /// The result of one operation: a status and a JSON body, plus `Location` for creations.
+    struct Result: Sendable {
+        var status: HTTPStatus
+        var json: [UInt8]
+        var location: String? = nil
+    }
+
+    let application: GalleryApplication
+    let limits: ParseLimits
+    let galleries: GalleryService
+
+    init(application: GalleryApplication) {
+        self.application = application
+        var limits = ParseLimits()
+        limits.maxLimit = application.configuration.maxQueryLimit
+        limits.maxJSONDepth = application.configuration.maxJSONDepth
+        limits.maxBodyBytes = application.configuration.maxBodyBytes
+        self.limits = limits
+        self.galleries = GalleryService(pool: application.pool)
+    }
+
+    private var pool: PostgresPool { application.pool }
+
+    private var encoder: ParseObjectEncoder {
+        ParseObjectEncoder(publicURL: application.publicURL, bucket: application.configuration.bucket)
+    }
+
+    static func schema(_ className: String) throws -> ParseClassSchema {
+        guard let schema = ParseClassSchema.named(className) else {
+            throw ParseError(code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
+        }
+        return schema
+    }
+
+    /// `GET /classes/<Class>`: a page of objects and/or their count.
+    func find(_ className: String, items: [(name: String, value: String)]) throws -> Result {
+        let query = try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
+        let compiled = ParseSQLCompiler.compile(query)
+        var rows: [PostgresRow] = []
+        var count: Int64?
+        try pool.withConnection { connection in
+            if let select = compiled.select {
+                rows = Array(try connection.query(select.sql, select.binds.postgresBinds))
+            }
+            if let countStatement = compiled.count {
+                count = try connection.query(countStatement.sql, countStatement.binds.postgresBinds).first?
+                    .decode(Int64.self, 0) ?? 0
+            }
+        }
+        return Result(status: .ok, json: encoder.findResponse(rows, projection: compiled.projection, count: count))
+    }
+
+    /// `GET /classes/<Class>/<objectId>`.
+    func get(_ className: String, objectId: String, items: [(name: String, value: String)]) throws -> Result {
+        let query = try ParseQuery.get(try Self.schema(className), objectId: objectId, items: items, limits: limits)
+        let compiled = ParseSQLCompiler.compile(query)
+        guard let select = compiled.select,
+            let row = try pool.query(select.sql, select.binds.postgresBinds).first
+        else { throw ParseError.objectNotFound() }
+        return Result(status: .ok, json: encoder.object(row, projection: compiled.projection))
+    }
+
+    /// `POST /classes/<Class>`: 201 with `objectId` and `createdAt` (200 when an upload of the
+    /// same bytes already was a photo, with that photo's id).
+    func create(_ className: String, body: [UInt8]) throws -> Result {
+        let schema = try Self.schema(className)
+        let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
+        if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
+        let objectId: String
+        let createdAt: Date
+        var isNew = true
+        switch schema.className {
+        case "Photo":
+            guard case .file(let fileName)? = write["original"] else {
+                throw ParseError.validationError("original (a File from POST /files/<name>) is required.")
+            }
+            var title = ""
+            if case .string(let t)? = write["title"] { title = t }
+            var tags: [String] = []
+            if case .stringArray(let t)? = write["tags"] { tags = t }
+            let photo = try application.uploads.createPhoto(fileName: fileName, title: title, tags: tags)
+            (objectId, createdAt, isNew) = (photo.objectId, photo.createdAt, photo.isNew)
+        case "Gallery":
+            guard case .string(let name)? = write["name"] else { throw ParseError.validationError("name is required.") }
+            (objectId, createdAt) = try galleries.createGallery(name: name)
+        case "GalleryItem":
+            guard case .pointer(let gallery)? = write["gallery"], case .pointer(let photo)? = write["photo"] else {
+                throw ParseError.validationError("gallery and photo pointers are required.")
+            }
+            var position: Int?
+            if case .int(let p)? = write["position"] { position = Int(p) }
+            (objectId, createdAt) = try galleries.addItem(gallery: gallery, photo: photo, position: position)
+        default:
+            throw ParseError.operationForbidden("\(schema.className) objects cannot be created.")
+        }
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("objectId")
+        json.string(objectId)
+        json.key("createdAt")
+        json.string(ParseDate.format(createdAt))
+        json.endObject()
+        let location = application.publicURL + application.configuration.mountPath + "/classes/\(schema.className)/\(objectId)"
+        return Result(status: isNew ? .created : .ok, json: json.bytes, location: location)
+    }
+
+    /// `PUT /classes/<Class>/<objectId>`: `{"updatedAt"}`. Trashed objects can only be restored (119 otherwise).
+    func update(_ className: String, objectId: String, body: [UInt8]) throws -> Result {
+        let schema = try Self.schema(className)
+        let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
+        let updatedAt: Date
+        if schema.className == "GalleryItem" {
+            guard case .int(let position)? = write["position"] else {
+                throw ParseError.invalidKeyName("Only position can be changed on a GalleryItem.")
+            }
+            updatedAt = try galleries.moveItem(objectId, to: Int(position))
+        } else {
+            updatedAt = try pool.transaction { connection -> Date in
+                let current = try connection.query(
+                    "select deleted_at from \(schema.table) where object_id = $1 for update", [objectId])
+                guard let row = current.first else { throw ParseError.objectNotFound() }
+                let trashed = try row.decode(Date?.self, "deleted_at") != nil
+                if trashed && !write.restores {
+                    throw ParseError.operationForbidden("\(schema.className) \(objectId) is in Recently Deleted; restore it first.")
+                }
+                guard let statement = ParseSQLCompiler.update(write, objectId: objectId) else {
+                    return try connection.query(
+                        "select updated_at from \(schema.table) where object_id = $1", [objectId])
+                        .first!.decode(Date.self, "updated_at")
+                }
+                guard let updated = try connection.query(statement.sql, statement.binds.postgresBinds).first else {
+                    throw ParseError.objectNotFound()
+                }
+                return try updated.decode(Date.self, "updated_at")
+            }
+        }
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("updatedAt")
+        json.string(ParseDate.format(updatedAt))
+        json.endObject()
+        return Result(status: .ok, json: json.bytes)
+    }
+
+    /// `DELETE /classes/<Class>/<objectId>`: a live Photo or Gallery moves to Recently Deleted;
+    /// a trashed one is removed for good (a photo's blobs once unreferenced); a GalleryItem is
+    /// removed and the gap closed. `{}`.
+    func delete(_ className: String, objectId: String) throws -> Result {
+        let schema = try Self.schema(className)
+        switch schema.className {
+        case "Photo", "Gallery":
+            let trashed = try pool.query(
+                "update \(schema.table) set deleted_at = now() where object_id = $1 and deleted_at is null returning object_id",
+                [objectId])
+            if trashed.count == 0 {
+                if schema.className == "Photo" {
+                    guard !(try application.trash.deletePhotos([objectId])).isEmpty else { throw ParseError.objectNotFound() }
+                } else {
+                    guard try pool.query(
+                        "delete from galleries where object_id = $1 and deleted_at is not null", [objectId]).affectedRows == 1
+                    else { throw ParseError.objectNotFound() }
+                }
+            }
+        case "GalleryItem":
+            try galleries.removeItem(objectId)
+        default:
+            throw ParseError.operationForbidden("\(schema.className) objects cannot be deleted.")
+        }
+        return Result(status: .ok, json: Array("{}".utf8))
+    }
+
+    /// `DELETE /purge/<Class>` (master key): empties Recently Deleted for the class now.
+    func purgeTrash(_ className: String) throws -> Result {
+        let schema = try Self.schema(className)
+        switch schema.className {
+        case "Photo":
+            let ids = try pool.query("select object_id from photos where deleted_at is not null")
+                .map { try $0.decode(String.self, "object_id") }
+            try application.trash.deletePhotos(ids)
+        case "Gallery":
+            try pool.query("delete from galleries where deleted_at is not null")
+        default:
+            throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.")
+        }
+        return Result(status: .ok, json: Array("{}".utf8))
+    }
+}

@@ -1,0 +1,82 @@
+import BlobStore
+import Foundation
+import HTTPServer
+import Logging
+import Postgres
+
+/// Renders errors under the Parse mount as Parse Server does: `{"code":N,"error":"…"}` with
+/// 101 → 404, 1 → 500 and every other code → 400; a busy database is a 503 with code 1.
+/// Unknown errors are a generic 500 quoting the request id; the HTTP layer logs their details under it.
+struct ParseErrorResponder: HTTPErrorResponder {
+    let logger: Logger
+
+    func response(for error: Error, request: HTTPRequest) -> HTTPResponse {
+        switch error {
+        case is ParseUnauthorized:
+            logger.notice("unauthorized", metadata: ["requestId": "\(request.requestID)", "path": "\(request.path)"])
+            return .json(Array("{\"error\":\"unauthorized\"}".utf8), status: .forbidden)
+        case let error as ParseError:
+            // 5xx are logged by the HTTP layer with the request id; client mistakes at notice here.
+            if error.code != ParseError.Code.internalServerError {
+                logger.notice("bad request", metadata: [
+                    "requestId": "\(request.requestID)", "code": "\(error.code)", "error": "\(error.message)",
+                ])
+            }
+            return .json(error.jsonBody, status: error.httpStatus)
+        case let error as HTTPError:
+            var response = self.response(status: error.status, message: error.message, request: request)
+            for field in error.headers { response.headers.add(field.name, field.value) }
+            return response
+        case let error as PostgresError:
+            if case .poolTimeout = error {
+                logger.warning("database busy", metadata: ["requestId": "\(request.requestID)"])
+                return document(.serviceUnavailable, code: 1, message: "Database busy, try again.", headers: ["Retry-After": "1"])
+            }
+            if case .server(let state, _, _, _) = error {
+                if state == .queryCanceled {
+                    logger.notice("query timed out", metadata: ["requestId": "\(request.requestID)"])
+                    return document(.badRequest, code: 124, message: "The query took too long and was cancelled.")
+                }
+                if state == .uniqueViolation {
+                    return document(.badRequest, code: ParseError.Code.duplicateValue, message: "A duplicate value for a unique field.")
+                }
+            }
+            if case .connectFailed = error {
+                return document(.serviceUnavailable, code: 1, message: "Database unavailable.", headers: ["Retry-After": "2"])
+            }
+            return internalError(request)
+        default:
+            return internalError(request)
+        }
+    }
+
+    func response(status: HTTPStatus, message: String, request: HTTPRequest) -> HTTPResponse {
+        let code: Int
+        switch status.code {
+        case 404: code = ParseError.Code.invalidClassName
+        case 405: code = ParseError.Code.operationForbidden
+        case 413: code = request.path.contains("/files/") ? ParseError.Code.fileTooLarge : ParseError.Code.objectTooLarge
+        case 503: code = ParseError.Code.internalServerError
+        case 500...: code = ParseError.Code.internalServerError
+        default: code = ParseError.Code.invalidJSON
+        }
+        return document(status, code: code, message: message)
+    }
+
+    private func internalError(_ request: HTTPRequest) -> HTTPResponse {
+        document(.internalServerError, code: 1, message: "Internal server error (request \(request.requestID)).")
+    }
+
+    private func document(_ status: HTTPStatus, code: Int, message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("code")
+        json.int(Int64(code))
+        json.key("error")
+        json.string(message)
+        json.endObject()
+        var response = HTTPResponse.json(json.bytes, status: status)
+        for field in headers { response.headers.add(field.name, field.value) }
+        return response
+    }
+}

@@ -1,0 +1,131 @@
+import BlobStore
+import Foundation
+import HTTPServer
+
+/// The Parse-compatible REST API under the mount path (default `/parse`): classes, files and
+/// batch, with Parse's keys and error format.
+struct ParseRoutes {
+    let application: GalleryApplication
+    let keys: KeyChecker
+
+    func register(on router: HTTPRouter) {
+        let mount = application.configuration.mountPath
+        router.mount(prefix: mount, errorResponder: ParseErrorResponder(logger: application.logger))
+        let api = ParseAPI(application: application)
+        let keys = self.keys
+        let application = self.application
+
+        router.add(HTTPRoute(
+            .post, mount + "/files/:name", maxBodyBytes: application.configuration.maxUploadBytes,
+            bodyObserverFactory: { SHA256BodyObserver() }
+        ) { request in
+            try Self.require(.client, request, keys)
+            return try Self.upload(request, application: application)
+        })
+        router.add(HTTPRoute(.get, mount + "/classes/:className") { request in
+            try Self.require(.client, request, keys)
+            return Self.respond(try api.find(request.pathParameters["className"]!, items: try Self.queryItems(request)))
+        })
+        router.add(HTTPRoute(.get, mount + "/classes/:className/:objectId") { request in
+            try Self.require(.client, request, keys)
+            return Self.respond(try api.get(
+                request.pathParameters["className"]!, objectId: request.pathParameters["objectId"]!,
+                items: try Self.queryItems(request)))
+        })
+        router.add(HTTPRoute(.post, mount + "/classes/:className") { request in
+            try Self.require(.client, request, keys)
+            return Self.respond(try api.create(request.pathParameters["className"]!, body: try Self.body(request)))
+        })
+        router.add(HTTPRoute(.put, mount + "/classes/:className/:objectId") { request in
+            try Self.require(.client, request, keys)
+            return Self.respond(try api.update(
+                request.pathParameters["className"]!, objectId: request.pathParameters["objectId"]!,
+                body: try Self.body(request)))
+        })
+        router.add(HTTPRoute(.delete, mount + "/classes/:className/:objectId") { request in
+            try Self.require(.client, request, keys)
+            return Self.respond(try api.delete(
+                request.pathParameters["className"]!, objectId: request.pathParameters["objectId"]!))
+        })
+        router.add(HTTPRoute(.delete, mount + "/purge/:className") { request in
+            try Self.require(.master, request, keys)
+            return Self.respond(try api.purgeTrash(request.pathParameters["className"]!))
+        })
+        router.add(HTTPRoute(.post, mount + "/batch") { request in
+            try Self.require(.client, request, keys)
+            return try ParseBatch(api: api, mountPath: mount).run(body: try Self.body(request))
+        })
+    }
+
+    /// Throws 403 `{"error":"unauthorized"}` (Parse Server's answer) unless the keys grant `level`.
+    static func require(_ level: KeyChecker.Access, _ request: HTTPRequest, _ keys: KeyChecker) throws {
+        guard keys.access(request) >= level else { throw ParseUnauthorized() }
+    }
+
+    static func respond(_ result: ParseAPI.Result) -> HTTPResponse {
+        var response = HTTPResponse.json(result.json, status: result.status)
+        if let location = result.location { response.headers["Location"] = location }
+        return response
+    }
+
+    static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {
+        try ParseQueryString.decode(request.query ?? "")
+    }
+
+    static func body(_ request: HTTPRequest) throws -> [UInt8] {
+        switch request.body {
+        case .empty: return []
+        case .bytes(let bytes): return bytes
+        case .file: return [UInt8](try request.body.data())
+        }
+    }
+
+    /// `POST /files/<name>`: the body (already spooled to disk and hashed while it arrived) is
+    /// probed, stored under its content address and answered with 201, `Location` and `{"name","url"}`.
+    static func upload(_ request: HTTPRequest, application: GalleryApplication) throws -> HTTPResponse {
+        let name = request.pathParameters["name"] ?? ""
+        guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"),
+            name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else {
+            throw ParseError(code: ParseError.Code.invalidFileName, message: "Filename contains invalid characters.")
+        }
+        guard let digest = (request.bodyObserver as? SHA256BodyObserver)?.hexDigest else {
+            throw ParseError.internalServerError("upload digest missing")
+        }
+        let spooled: String
+        var temporary: String?
+        switch request.body {
+        case .empty:
+            throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.")
+        case .file(let path, _):
+            spooled = path
+        case .bytes(let bytes):
+            // Small uploads arrive in memory; spool them so the store can rename them into place.
+            let path = application.store.spoolDirectory + "/upload-" + UUID().uuidString
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw ParseError.internalServerError("cannot spool upload")
+            }
+            spooled = path
+            temporary = path
+        }
+        defer { if let temporary { unlink(temporary) } }
+        let stored = try application.uploads.storeFile(
+            at: spooled, sha256: digest, byteSize: request.body.count, originalFilename: name)
+        let url = application.publicURL + "/" + application.configuration.bucket + "/" + stored.key.rawValue
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("name")
+        json.string(stored.name)
+        json.key("url")
+        json.string(url)
+        json.endObject()
+        var response = HTTPResponse.json(json.bytes, status: .created)
+        response.headers["Location"] = url
+        return response
+    }
+}
+
+/// Parse Server's answer to missing or wrong keys: 403 `{"error":"unauthorized"}`.
+struct ParseUnauthorized: Error, CustomStringConvertible {
+    var description: String { "unauthorized" }
+}

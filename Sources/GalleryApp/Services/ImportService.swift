@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bulk import of JPEG files from folders through the same `UploadService` the HTTP routes use
+/// (no HTTP in between). Source files are copied, never moved or changed.
+public struct ImportService: Sendable {
+    /// The result for one file.
+    public enum Outcome: Sendable {
+        /// A new photo was created.
+        case imported(objectId: String)
+        /// The same bytes were already a photo.
+        case duplicate(objectId: String)
+        /// The file could not be imported, with the reason.
+        case failed(reason: String)
+    }
+
+    let uploads: UploadService
+    let spoolDirectory: String
+
+    public init(uploads: UploadService, spoolDirectory: String) {
+        self.uploads = uploads
+        self.spoolDirectory = spoolDirectory
+    }
+
+    /// The JPEG files (`.jpg`, `.jpeg`, any case) under the given files and folders, sorted,
+    /// skipping hidden entries. Missing paths are reported as errors by the caller.
+    public static func findJPEGs(in paths: [String]) -> (files: [String], missing: [String]) {
+        var files: [String] = []
+        var missing: [String] = []
+        let fm = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                missing.append(path)
+                continue
+            }
+            if !isDirectory.boolValue {
+                files.append(path)
+                continue
+            }
+            guard let walker = fm.enumerator(atPath: path) else { continue }
+            while let relative = walker.nextObject() as? String {
+                let name = (relative as NSString).lastPathComponent
+                if name.hasPrefix(".") {
+                    walker.skipDescendants()
+                    continue
+                }
+                let lower = name.lowercased()
+                if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
+                    files.append((path as NSString).appendingPathComponent(relative))
+                }
+            }
+        }
+        return (files.sorted(), missing)
+    }
+
+    /// Imports one file: copies it into the spool directory while hashing it, then stores it and
+    /// creates its photo. Never throws: failures come back as `.failed` with a reason.
+    public func importFile(_ path: String) -> Outcome {
+        let spooled = spoolDirectory + "/import-" + UUID().uuidString
+        defer { unlink(spooled) }
+        do {
+            let (digest, size) = try Self.copyHashing(from: path, to: spooled)
+            let file = try uploads.storeFile(
+                at: spooled, sha256: digest, byteSize: size, originalFilename: (path as NSString).lastPathComponent)
+            let photo = try uploads.createPhoto(fileName: file.name, title: "", tags: [])
+            return photo.isNew ? .imported(objectId: photo.objectId) : .duplicate(objectId: photo.objectId)
+        } catch let error as ParseError {
+            return .failed(reason: error.message)
+        } catch {
+            return .failed(reason: "\(error)")
+        }
+    }
+
+    static func copyHashing(from source: String, to destination: String) throws -> (String, Int) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw ImportError.unreadable(source, String(cString: strerror(errno))) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw ImportError.unreadable(destination, String(cString: strerror(errno))) }
+        defer { close(output) }
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ImportError.unreadable(source, String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            try buffer.withUnsafeBytes { raw in
+                let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
+                hasher.update(bufferPointer: chunk)
+                var offset = 0
+                while offset < n {
+                    let w = write(output, chunk.baseAddress! + offset, n - offset)
+                    if w < 0 {
+                        if errno == EINTR { continue }
+                        throw ImportError.unreadable(destination, String(cString: strerror(errno)))
+                    }
+                    offset += w
+                }
+            }
+            total += n
+        }
+        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), total)
+    }
+}
+
+/// Why an import could not read or spool a file.
+public enum ImportError: Error, CustomStringConvertible {
+    /// The path could not be read or written, with `strerror`.
+    case unreadable(String, String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): return "\(path): \(reason)"
+        }
+    }
+}

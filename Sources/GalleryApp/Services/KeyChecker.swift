@@ -1,0 +1,65 @@
+import Foundation
+import HTTPServer
+
+/// Checks Parse keys on a request: the application id (always), the REST API key (when
+/// configured) and the master key. Comparisons take the same time whatever the input,
+/// so a key cannot be guessed byte by byte from response times.
+public struct KeyChecker: Sendable {
+    /// What a request is allowed to do.
+    public enum Access: Int, Comparable, Sendable {
+        /// Wrong or missing application id (or REST key when one is set).
+        case none
+        /// Read and write as an app client.
+        case client
+        /// Everything, including purging and admin endpoints.
+        case master
+
+        public static func < (a: Access, b: Access) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    let appID: [UInt8]
+    let restKey: [UInt8]?
+    let masterKey: [UInt8]?
+
+    public init(appID: String, restKey: String?, masterKey: String?) {
+        self.appID = Array(appID.utf8)
+        self.restKey = restKey.map { Array($0.utf8) }
+        self.masterKey = masterKey.map { Array($0.utf8) }
+    }
+
+    /// The access the request's headers grant.
+    public func access(_ request: HTTPRequest) -> Access {
+        guard let id = request.headers["X-Parse-Application-Id"], Self.constantTimeEquals(Array(id.utf8), appID) else {
+            return .none
+        }
+        if isMaster(request) { return .master }
+        if let restKey {
+            guard let given = request.headers["X-Parse-REST-API-Key"], Self.constantTimeEquals(Array(given.utf8), restKey)
+            else { return .none }
+        }
+        return .client
+    }
+
+    /// Whether the request carries the master key (`X-Parse-Master-Key`, or `Authorization: Bearer` for scrapers).
+    public func isMaster(_ request: HTTPRequest) -> Bool {
+        guard let masterKey else { return false }
+        var given = request.headers["X-Parse-Master-Key"]
+        if given == nil, let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") {
+            given = String(auth.dropFirst(7))
+        }
+        guard let given else { return false }
+        return Self.constantTimeEquals(Array(given.utf8), masterKey)
+    }
+
+    /// Compares two byte strings in time that depends only on their lengths.
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        let n = max(a.count, b.count)
+        for i in 0..<n {
+            let x = i < a.count ? a[i] : 0
+            let y = i < b.count ? b[i] : 0
+            difference |= x ^ y
+        }
+        return difference == 0 && a.count == b.count
+    }
+}

@@ -1,0 +1,152 @@
+import BlobStore
+import Foundation
+import Imaging
+import Logging
+import Postgres
+
+/// Turns uploaded bytes into photos: probes the JPEG header, stores the original under its
+/// content address, records it, and creates the photo row with its processing job in one
+/// transaction. Used by the HTTP upload routes and by `galleryd import` alike.
+public final class UploadService: @unchecked Sendable {
+    /// An uploaded file as recorded in the `files` table.
+    public struct StoredFile: Sendable {
+        /// The Parse file name (`<sha256>.jpg`).
+        public var name: String
+        /// The blob key of the original.
+        public var key: BlobKey
+        /// SHA-256 of the bytes, hex.
+        public var checksum: String
+    }
+
+    /// The photo a create call produced or found.
+    public struct PhotoReference: Sendable {
+        /// The photo's objectId.
+        public var objectId: String
+        /// When it was created.
+        public var createdAt: Date
+        /// False when the same bytes were already a photo and that photo was returned.
+        public var isNew: Bool
+    }
+
+    let pool: PostgresPool
+    let store: LocalBlobStore
+    let limits: ImageLimits
+    let logger: Logger
+    /// The channel workers LISTEN on.
+    public static let jobChannel = "galleryd_jobs"
+
+    public init(pool: PostgresPool, store: LocalBlobStore, limits: ImageLimits, logger: Logger) {
+        self.pool = pool
+        self.store = store
+        self.limits = limits
+        self.logger = logger
+    }
+
+    /// Probes the file at `path` (an upload's temporary file, which this call moves into the store
+    /// or leaves for the caller to delete), stores it under `originals/<sha256>.jpg` and records it.
+    /// The same bytes stored twice give the same file. On any failure nothing is left behind.
+    public func storeFile(at path: String, sha256: String, byteSize: Int, originalFilename: String) throws -> StoredFile {
+        guard byteSize > 0 else { throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.") }
+        let info: ImageInfo
+        do {
+            info = try ImageProbe.probe(fileAt: path, limits: limits)
+        } catch let error as ImageError {
+            throw ParseError(code: ParseError.Code.fileSaveError, message: Self.describe(error))
+        }
+        let key = try BlobKey.original(sha256: sha256)
+        let name = key.lastComponent
+        var storedNewBlob = false
+        if try store.info(key)?.size != Int64(byteSize) {
+            try store.put(key, movingFileAt: path)
+            storedNewBlob = true
+        }
+        do {
+            try pool.query(
+                """
+                insert into files (name, key, checksum, byte_size, content_type, original_filename,
+                                   width, height, orientation, taken_at)
+                values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9)
+                on conflict (checksum) do nothing
+                """,
+                [name, key.rawValue, sha256, byteSize, Self.cleanFilename(originalFilename),
+                 info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
+        } catch {
+            // Leave no file behind unless another upload of the same bytes has recorded it meanwhile.
+            if storedNewBlob, (try? pool.query("select 1 from files where checksum = $1", [sha256]).count) == 0 {
+                _ = try? store.delete(key)
+            }
+            throw error
+        }
+        return StoredFile(name: name, key: key, checksum: sha256)
+    }
+
+    /// Creates the photo for an uploaded file, with its processing job, in one transaction, and
+    /// wakes the workers. The same bytes already a photo give back that photo (restored from the
+    /// trash if it was there) instead of a copy.
+    public func createPhoto(fileName: String, title: String, tags: [String]) throws -> PhotoReference {
+        let reference = try pool.transaction { connection -> PhotoReference in
+            let files = try connection.query(
+                """
+                select key, checksum, byte_size, original_filename, width, height, orientation, taken_at
+                from files where name = $1
+                """, [fileName])
+            guard let file = files.first else {
+                throw ParseError(code: ParseError.Code.incorrectType, message: "original must name a file uploaded with POST /files/<name>.")
+            }
+            let checksum = try file.decode(String.self, "checksum")
+            let existing = try connection.query(
+                """
+                update photos set deleted_at = null
+                where checksum = $1
+                returning object_id, created_at
+                """, [checksum])
+            if let row = existing.first {
+                return PhotoReference(
+                    objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
+                    isNew: false)
+            }
+            let width = try file.decode(Int.self, "width")
+            let height = try file.decode(Int.self, "height")
+            let objectId = ParseObjectID.generate()
+            let inserted = try connection.query(
+                """
+                insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
+                                    width, height, aspect_ratio, orientation, taken_at, original_key, status)
+                values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, $10, $11, $12, 'pending')
+                returning object_id, created_at
+                """,
+                [objectId, try file.decode(String.self, "original_filename"), title, tags,
+                 try file.decode(Int64.self, "byte_size"), checksum, width, height,
+                 height > 0 ? Double(width) / Double(height) : 1.0, try file.decode(Int.self, "orientation"),
+                 try file.decode(Date?.self, "taken_at"), try file.decode(String.self, "key")])
+            guard let row = inserted.first else { throw ParseError(code: ParseError.Code.internalServerError, message: "photo insert returned nothing") }
+            try connection.query(
+                "insert into jobs (photo_id, kind) values ($1, 'derivatives') on conflict (photo_id, kind) do nothing",
+                [objectId])
+            try connection.query("select pg_notify($1, $2)", [Self.jobChannel, objectId])
+            return PhotoReference(
+                objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
+                isNew: true)
+        }
+        logger.info("photo \(reference.isNew ? "created" : "already present")", metadata: ["objectId": "\(reference.objectId)"])
+        return reference
+    }
+
+    /// A file name safe to keep as metadata: the last path component, control characters removed, at most 255 bytes.
+    static func cleanFilename(_ name: String) -> String {
+        let last = name.split(separator: "/").last.map(String.init) ?? name
+        var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+        while cleaned.utf8.count > 255 { cleaned.removeLast() }
+        return cleaned.isEmpty ? "upload.jpg" : cleaned
+    }
+
+    /// A client-facing sentence for an image error.
+    static func describe(_ error: ImageError) -> String {
+        switch error {
+        case .unsupportedFormat: return "Unsupported file format: only JPEG images are accepted."
+        case .tooManyPixels(let width, let height, let limit):
+            return "The image is \(width)x\(height) pixels, more than the limit of \(limit)."
+        default: return "The image cannot be read: \(error)."
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import Postgres
+import Testing
+@testable import GalleryApp
+
+/// Why a test could not set itself up.
+struct TestSetupError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A real galleryd on 127.0.0.1 with a random port, its own fresh database (created from
+/// `DATABASE_URL`, dropped at stop) and its own blob directory. Tests fail loudly without
+/// `DATABASE_URL`: run them with `make test`, which starts a throwaway PostgreSQL.
+final class TestServer: @unchecked Sendable {
+    let application: GalleryApplication
+    let databaseName: String
+    let adminURL: String
+    let storage: String
+    static let masterKey = "test-master-key-0123456789"
+    static let appID = "gallery"
+
+    var baseURL: String { "http://127.0.0.1:\(application.port)" }
+
+    /// The database URL every test derives its own database from.
+    static func databaseURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            throw TestSetupError(description: "DATABASE_URL is not set: run the tests with `make test`, which starts PostgreSQL")
+        }
+        return url
+    }
+
+    /// `url` with its database name replaced.
+    static func url(_ url: String, database: String) -> String {
+        var components = URLComponents(string: url)!
+        components.path = "/" + database
+        return components.string!
+    }
+
+    /// Creates a fresh database and returns its URL.
+    static func makeDatabase(prefix: String = "galleryd_test") throws -> (name: String, url: String, admin: String) {
+        let admin = try databaseURL()
+        let name = "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
+        let connection = try PostgresConnection(url: admin)
+        try connection.execute("create database \(name)")
+        return (name, url(admin, database: name), admin)
+    }
+
+    static func dropDatabase(_ name: String, admin: String) {
+        guard let connection = try? PostgresConnection(url: admin) else { return }
+        try? connection.execute("drop database if exists \(name) with (force)")
+    }
+
+    init(workers: Int = 1, configure: (inout GalleryConfiguration) -> Void = { _ in }) throws {
+        let database = try Self.makeDatabase()
+        databaseName = database.name
+        adminURL = database.admin
+        storage = NSTemporaryDirectory() + "galleryd-test-blobs-" + UUID().uuidString
+        var configuration = GalleryConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.databaseURL = database.url
+        configuration.storageDir = storage
+        configuration.masterKey = Self.masterKey
+        configuration.workers = workers
+        configuration.poolSize = 8
+        configuration.jobRetryBaseMs = 10
+        configuration.drainTimeoutMs = 2000
+        configure(&configuration)
+        var logger = Logger(label: "galleryd.test")
+        logger.logLevel = .warning
+        application = try GalleryApplication(configuration: configuration, logger: logger)
+        try application.start()
+    }
+
+    /// Stops the server and removes its database and blobs.
+    func stop() {
+        application.shutdown()
+        application.wait()
+        application.pool.shutdown()
+        Self.dropDatabase(databaseName, admin: adminURL)
+        try? FileManager.default.removeItem(atPath: storage)
+    }
+
+    /// A response as the tests read it.
+    struct Response {
+        let status: Int
+        let headers: [String: String]
+        let body: Data
+
+        /// The body as a JSON object (empty when it is not one).
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
+        /// The body as a JSON array (empty when it is not one).
+        var jsonArray: [Any] { (try? JSONSerialization.jsonObject(with: body)) as? [Any] ?? [] }
+        /// The body as text.
+        var text: String { String(decoding: body, as: UTF8.self) }
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    /// Sends a request (Parse app id by default) and waits for the answer.
+    func request(
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], appID: String? = appID
+    ) throws -> Response {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        request.httpBody = body
+        request.timeoutInterval = 60
+        if let appID { request.setValue(appID, forHTTPHeaderField: "X-Parse-Application-Id") }
+        if body != nil && headers["Content-Type"] == nil {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return try Self.send(request)
+    }
+
+    /// Sends a JSON body.
+    func json(_ method: String, _ path: String, _ object: Any, headers: [String: String] = [:]) throws -> Response {
+        try request(method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers)
+    }
+
+    static func send(_ request: URLRequest) throws -> Response {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<Response, Error>!
+        let task = URLSession.shared.dataTask(with: request) { data, response, error in
+            if let error {
+                result = .failure(error)
+            } else if let http = response as? HTTPURLResponse {
+                var headers: [String: String] = [:]
+                for (key, value) in http.allHeaderFields { headers["\(key)"] = "\(value)" }
+                result = .success(Response(status: http.statusCode, headers: headers, body: data ?? Data()))
+            } else {
+                result = .failure(TestSetupError(description: "no HTTP response"))
+            }
+            done.signal()
+        }
+        task.resume()
+        done.wait()
+        return try result.get()
+    }
+
+    /// Uploads JPEG bytes and creates a photo from them; returns the photo's objectId.
+    func uploadPhoto(_ jpeg: [UInt8], name: String = "photo.jpg", title: String = "", tags: [String] = []) throws -> String {
+        let file = try request("POST", "/parse/files/\(name)", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        guard file.status == 201, let fileName = file.json["name"] as? String else {
+            throw TestSetupError(description: "upload failed: \(file.status) \(file.text)")
+        }
+        let photo = try json("POST", "/parse/classes/Photo", [
+            "original": ["__type": "File", "name": fileName], "title": title, "tags": tags,
+        ])
+        guard photo.status == 201 || photo.status == 200, let id = photo.json["objectId"] as? String else {
+            throw TestSetupError(description: "photo create failed: \(photo.status) \(photo.text)")
+        }
+        return id
+    }
+
+    /// Waits until the photo's status is no longer pending/processing; returns the final status.
+    func waitForProcessing(_ objectId: String, timeout: TimeInterval = 60) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let r = try request("GET", "/parse/classes/Photo/\(objectId)")
+            if let status = r.json["status"] as? String, status == "ready" || status == "failed" { return status }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestSetupError(description: "photo \(objectId) not processed within \(timeout) s")
+    }
+}
