@@ -66,7 +66,9 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
-        .testTarget(name: "GalleryAppTests", dependencies: ["GalleryApp"]),
+        .testTarget(
+            name: "GalleryAppTests",
+            dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import GalleryApp
+
+@Suite(.serialized) struct OperationsTests {
+    @Test func health_IsOK_AtTheRootAndUnderTheMount() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        for path in ["/health", "/parse/health"] {
+            let r = try server.request("GET", path, appID: nil)
+            #expect(r.status == 200)
+            #expect(r.json["status"] as? String == "ok")
+        }
+    }
+
+    @Test func ready_IsOK_WhenTheDatabaseAnswersAndMigrationsAreCurrent() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        #expect(try server.request("GET", "/ready", appID: nil).status == 200)
+        // Forget the last migration: no longer current.
+        try server.application.pool.query("delete from schema_migrations where version = (select max(version) from schema_migrations)")
+        let r = try server.request("GET", "/ready", appID: nil)
+        #expect(r.status == 503)
+        #expect((r.json["reason"] as? String)?.contains("migrations") == true)
+    }
+
+    @Test func metrics_NeedTheMasterKey_AndCountRequestsByRoutePattern() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        #expect(try server.request("GET", "/metrics", appID: nil).status == 401)
+        func count(_ text: String, _ series: String) -> Double {
+            for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+                return Double(line.split(separator: " ").last!) ?? -1
+            }
+            return 0
+        }
+        let series = "galleryd_http_requests_total{route=\"/parse/classes/:className/:objectId\",method=\"GET\",status=\"404\"}"
+        let before = try server.request("GET", "/metrics", headers: ["X-Parse-Master-Key": TestServer.masterKey]).text
+        for _ in 0..<3 { _ = try server.request("GET", "/parse/classes/Photo/nosuchid00") }
+        let after = try server.request("GET", "/metrics", headers: ["Authorization": "Bearer \(TestServer.masterKey)"])
+        #expect(after.status == 200)
+        #expect(after.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(count(after.text, series) == count(before, series) + 3)
+        #expect(after.text.contains("galleryd_db_pool_size "))
+        #expect(after.text.contains("galleryd_jobs{state=\"queued\"}"))
+        #expect(after.text.contains("galleryd_http_open_connections "))
+        // Labels are route patterns, never raw ids.
+        #expect(!after.text.contains("nosuchid00"))
+    }
+
+    @Test func metrics_ArePublic_WhenConfigured() throws {
+        let server = try TestServer(workers: 0) { $0.metricsPublic = true }
+        defer { server.stop() }
+        #expect(try server.request("GET", "/metrics", appID: nil).status == 200)
+    }
+}
