@@ -19,7 +19,8 @@ import Logging
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private let settings: PostgresConnectionSettings
-    private var statements: [StatementKey: PreparedStatement] = [:]
+    private var statements: [String: [PreparedStatement]] = [:]
+    private var statementCount = 0
     private var statementCounter = 0
     private var useCounter: UInt64 = 0
     /// Set when the server ended the session with an error but libpq still reports the socket open.
@@ -56,6 +57,7 @@ public final class PostgresConnection {
         if let handle { PQfinish(handle) }
         handle = nil
         statements.removeAll()
+        statementCount = 0
     }
 
     /// Whether the session is believed alive (libpq's status, without a round trip).
@@ -77,7 +79,7 @@ public final class PostgresConnection {
     }
 
     /// Number of statements currently prepared on the session.
-    public var preparedStatementCount: Int { statements.count }
+    public var preparedStatementCount: Int { statementCount }
 
     // MARK: Statements
 
@@ -92,7 +94,7 @@ public final class PostgresConnection {
                 return try run(sql, parameters)
             } catch let error as PostgresError where Self.isStalePlan(error) && !isInTransaction {
                 // `select *` after the table changed: prepare again and retry once.
-                forgetStatement(StatementKey(sql: sql, types: parameters.types))
+                forgetStatement(sql, parameters)
                 return try run(sql, parameters)
             }
         }
@@ -169,6 +171,9 @@ public final class PostgresConnection {
 
     // MARK: Health
 
+    /// When the pool last gave this connection back (monotonic nanoseconds).
+    var idleSince: UInt64 = 0
+
     /// Reads whatever the server sent while the session was idle, without blocking, and says whether
     /// the session is still usable (the pool checks this before handing a connection out).
     func checkIdle() -> Bool {
@@ -183,6 +188,7 @@ public final class PostgresConnection {
     func reconnect() throws {
         guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
         statements.removeAll()
+        statementCount = 0
         sessionEnded = false
         lostInsideTransaction = false
         PQreset(handle)
@@ -248,27 +254,48 @@ public final class PostgresConnection {
 
     /// The name of the prepared statement for `sql` with these parameter types, preparing it if needed.
     private func preparedStatement(_ sql: String, _ parameters: PostgresParameters) throws -> String {
-        let key = StatementKey(sql: sql, types: parameters.types)
         useCounter &+= 1
-        if let statement = statements[key] {
-            statements[key]?.lastUse = useCounter
-            return statement.name
+        if let variants = statements[sql] {
+            for statement in variants where parameters.hasTypes(statement.types) {
+                statement.lastUse = useCounter
+                return statement.name
+            }
         }
-        if statements.count >= settings.statementCacheCapacity, let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            forgetStatement(oldest.key)
-        }
+        if statementCount >= settings.statementCacheCapacity { evictLeastRecentlyUsed() }
         statementCounter += 1
         let name = "galleryd_\(statementCounter)"
         let handle = try openHandle()
-        _ = try parameters.types.withUnsafeBufferPointer { types in
+        let types = parameters.types
+        _ = try types.withUnsafeBufferPointer { types in
             try check(PQprepare(handle, name, sql, Int32(parameters.count), types.baseAddress))
         }
-        statements[key] = PreparedStatement(name: name, lastUse: useCounter)
+        statements[sql, default: []].append(PreparedStatement(name: name, types: types, lastUse: useCounter))
+        statementCount += 1
         return name
     }
 
-    private func forgetStatement(_ key: StatementKey) {
-        guard let statement = statements.removeValue(forKey: key), let handle, PQstatus(handle) == CONNECTION_OK else { return }
+    private func evictLeastRecentlyUsed() {
+        var oldest: (sql: String, statement: PreparedStatement)?
+        for (sql, variants) in statements {
+            for statement in variants where oldest == nil || statement.lastUse < oldest!.statement.lastUse {
+                oldest = (sql, statement)
+            }
+        }
+        if let oldest { forgetStatement(oldest.sql, oldest.statement) }
+    }
+
+    /// Drops the statement for `sql` with `parameters`' types from the cache and the server.
+    private func forgetStatement(_ sql: String, _ parameters: PostgresParameters) {
+        if let statement = statements[sql]?.first(where: { parameters.hasTypes($0.types) }) {
+            forgetStatement(sql, statement)
+        }
+    }
+
+    private func forgetStatement(_ sql: String, _ statement: PreparedStatement) {
+        statements[sql]?.removeAll { $0 === statement }
+        if statements[sql]?.isEmpty == true { statements[sql] = nil }
+        statementCount -= 1
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
         // Our own generated name, not a value. Fails harmlessly inside an aborted transaction.
         if let result = PQexec(handle, "DEALLOCATE \(statement.name)") { PQclear(result) }
     }
@@ -361,15 +388,18 @@ public final class PostgresConnection {
     }
 }
 
-/// A statement's cache key: the same SQL with differently typed parameters is a different statement.
-private struct StatementKey: Hashable {
-    let sql: String
-    let types: [UInt32]
-}
-
-private struct PreparedStatement {
+/// A statement prepared on the session. The same SQL with differently typed parameters is a
+/// different statement, so the cache keeps a short list of these per SQL text.
+private final class PreparedStatement {
     let name: String
+    let types: [UInt32]
     var lastUse: UInt64
+
+    init(name: String, types: [UInt32], lastUse: UInt64) {
+        self.name = name
+        self.types = types
+        self.lastUse = lastUse
+    }
 }
 
 /// Where the Postgres layer logs (reconnects, server notices at debug level).

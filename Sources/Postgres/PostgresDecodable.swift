@@ -8,13 +8,13 @@ public protocol PostgresDecodable {
     /// Decodes a non-NULL value.
     static func decode(from cell: PostgresCell) throws -> Self
     /// The value for SQL NULL: Optionals give nil, every other type throws `typeMismatch`.
-    static func decodeNull(column: String, type: PostgresType) throws -> Self
+    static func decodeNull(from cell: PostgresCell) throws -> Self
 }
 
 extension PostgresDecodable {
     /// Non-optional types refuse NULL.
-    public static func decodeNull(column: String, type: PostgresType) throws -> Self {
-        throw PostgresError.typeMismatch(column: column, expected: String(describing: Self.self), actual: "NULL")
+    public static func decodeNull(from cell: PostgresCell) throws -> Self {
+        throw cell.nullMismatch(Self.self)
     }
 }
 
@@ -22,7 +22,7 @@ extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
     /// Decodes the wrapped type.
     public static func decode(from cell: PostgresCell) throws -> Wrapped? { try Wrapped.decode(from: cell) }
     /// NULL is nil.
-    public static func decodeNull(column: String, type: PostgresType) throws -> Wrapped? { nil }
+    public static func decodeNull(from cell: PostgresCell) throws -> Wrapped? { nil }
 }
 
 extension String: PostgresDecodable {

@@ -104,8 +104,7 @@ public final class PostgresPool: @unchecked Sendable {
     // MARK: Acquire and release
 
     private func acquire() throws -> PostgresConnection {
-        let started = Date()
-        let deadline = started.addingTimeInterval(configuration.acquireTimeout)
+        var started: Date?
         condition.lock()
         while true {
             if isShutDown {
@@ -128,18 +127,24 @@ public final class PostgresPool: @unchecked Sendable {
                     throw error
                 }
             }
+            let since = started ?? Date()
+            started = since
             waiting += 1
-            let signalled = condition.wait(until: deadline)
+            let signalled = condition.wait(until: since.addingTimeInterval(configuration.acquireTimeout))
             waiting -= 1
             if !signalled && idle.isEmpty && open >= configuration.size && !isShutDown {
                 condition.unlock()
-                throw PostgresError.poolTimeout(waited: Date().timeIntervalSince(started))
+                throw PostgresError.poolTimeout(waited: Date().timeIntervalSince(since))
             }
         }
     }
 
-    /// Returns `connection` if its session is alive, otherwise re-establishes it.
+    /// Returns `connection` if its session is alive, otherwise re-establishes it. Only connections
+    /// idle for a while are checked (a non-blocking read): a session that died just now is still
+    /// caught when its statement fails and is re-run on a fresh session.
     private func revive(_ connection: PostgresConnection) throws -> PostgresConnection {
+        let idleNanoseconds = DispatchTime.now().uptimeNanoseconds &- connection.idleSince
+        if idleNanoseconds < Self.idleCheckAfterNanoseconds && connection.isOpen { return connection }
         if connection.checkIdle() { return connection }
         postgresLogger.notice("replacing a dead PostgreSQL connection from the pool")
         do {
@@ -150,6 +155,9 @@ public final class PostgresPool: @unchecked Sendable {
             throw error
         }
     }
+
+    /// How long a connection may sit idle before it is checked when handed out: 1 s.
+    private static let idleCheckAfterNanoseconds: UInt64 = 1_000_000_000
 
     private func discardSlot() {
         condition.lock()
@@ -169,6 +177,7 @@ public final class PostgresPool: @unchecked Sendable {
         inUse -= 1
         let keep = reusable && !isShutDown
         if keep {
+            connection.idleSince = DispatchTime.now().uptimeNanoseconds
             idle.append(connection)
         } else {
             open -= 1

@@ -5,40 +5,33 @@ import Foundation
 ///
 /// Immutable once built, so it may be read from any thread (libpq allows that for `PGresult`) and
 /// outlives the connection that produced it. Rows read values straight out of the `PGresult` and
-/// copy them into Swift values when decoded.
+/// copy them into Swift values when decoded; nothing is copied for columns never read.
 public final class PostgresResult: RandomAccessCollection, @unchecked Sendable {
     private let handle: OpaquePointer
-    /// The result's column names, in order.
-    public let columnNames: [String]
-    /// The result's column types, in order.
-    public let columnTypes: [PostgresType]
     /// Number of rows.
     public let count: Int
-    /// Rows inserted, updated, deleted, selected, … as the command tag says (0 for commands without).
-    public let affectedRows: Int
+    /// Number of columns.
+    public let columnCount: Int
 
     init(handle: OpaquePointer) {
         self.handle = handle
         count = Int(PQntuples(handle))
-        let columnCount = Int(PQnfields(handle))
-        var names: [String] = []
-        var types: [PostgresType] = []
-        names.reserveCapacity(columnCount)
-        types.reserveCapacity(columnCount)
-        for column in 0..<Int32(columnCount) {
-            names.append(PQfname(handle, column).map { String(cString: $0) } ?? "?column?")
-            types.append(PostgresType(oid: PQftype(handle, column)))
-        }
-        columnNames = names
-        columnTypes = types
-        if let tuples = PQcmdTuples(handle), tuples.pointee != 0 {
-            affectedRows = Int(PostgresTextFormat.parseInteger(UnsafeRawBufferPointer(start: tuples, count: strlen(tuples))) ?? 0)
-        } else {
-            affectedRows = 0
-        }
+        columnCount = Int(PQnfields(handle))
     }
 
     deinit { PQclear(handle) }
+
+    /// The result's column names, in order.
+    public var columnNames: [String] { (0..<columnCount).map(columnName) }
+
+    /// The result's column types, in order.
+    public var columnTypes: [PostgresType] { (0..<columnCount).map(columnType) }
+
+    /// Rows inserted, updated, deleted, selected, … as the command tag says (0 for commands without).
+    public var affectedRows: Int {
+        guard let tuples = PQcmdTuples(handle), tuples.pointee != 0 else { return 0 }
+        return Int(PostgresTextFormat.parseInteger(UnsafeRawBufferPointer(start: tuples, count: strlen(tuples))) ?? 0)
+    }
 
     /// The first row's index, 0.
     public var startIndex: Int { 0 }
@@ -51,11 +44,29 @@ public final class PostgresResult: RandomAccessCollection, @unchecked Sendable {
         return PostgresRow(result: self, index: index)
     }
 
-    /// The position of the column called `name` (exactly as the server names it: unquoted
-    /// identifiers are lower case), or nil.
+    /// The position of the column called `name`, compared exactly (unquoted identifiers come back
+    /// lower case; `as "objectId"` keeps its case), or nil.
     public func columnIndex(_ name: String) -> Int? {
-        for (index, candidate) in columnNames.enumerated() where candidate == name { return index }
-        return nil
+        var name = name
+        return name.withUTF8 { bytes -> Int? in
+            for column in 0..<Int32(columnCount) {
+                guard let candidate = PQfname(handle, column) else { continue }
+                if strlen(candidate) == bytes.count && (bytes.count == 0 || memcmp(candidate, bytes.baseAddress!, bytes.count) == 0) {
+                    return Int(column)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The name of the column at `index`.
+    public func columnName(_ index: Int) -> String {
+        PQfname(handle, Int32(index)).map { String(cString: $0) } ?? "?column?"
+    }
+
+    /// The type of the column at `index`.
+    public func columnType(_ index: Int) -> PostgresType {
+        PostgresType(oid: PQftype(handle, Int32(index)))
     }
 
     /// Whether the value at `row`, `column` is NULL.
@@ -67,10 +78,11 @@ public final class PostgresResult: RandomAccessCollection, @unchecked Sendable {
     func decode<T: PostgresDecodable>(_ type: T.Type, row: Int, column: Int) throws -> T {
         let r = Int32(row)
         let c = Int32(column)
+        let type = PostgresType(oid: PQftype(handle, c))
         if PQgetisnull(handle, r, c) == 1 {
-            return try T.decodeNull(column: columnNames[column], type: columnTypes[column])
+            return try T.decodeNull(from: PostgresCell(bytes: UnsafeRawBufferPointer(start: nil, count: 0), type: type, result: self, columnIndex: column))
         }
         let bytes = UnsafeRawBufferPointer(start: PQgetvalue(handle, r, c), count: Int(PQgetlength(handle, r, c)))
-        return try T.decode(from: PostgresCell(bytes: bytes, type: columnTypes[column], column: columnNames[column]))
+        return try T.decode(from: PostgresCell(bytes: bytes, type: type, result: self, columnIndex: column))
     }
 }

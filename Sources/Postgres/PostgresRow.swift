@@ -20,7 +20,7 @@ public struct PostgresRow: @unchecked Sendable {
 
     /// Decodes the column at `column` (0-based) as `type`.
     public func decode<T: PostgresDecodable>(_ type: T.Type, _ column: Int) throws -> T {
-        guard column >= 0 && column < result.columnNames.count else { throw PostgresError.columnNotFound("#\(column)") }
+        guard column >= 0 && column < result.columnCount else { throw PostgresError.columnNotFound("#\(column)") }
         return try result.decode(type, row: index, column: column)
     }
 
