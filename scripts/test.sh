@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # `make test`: a throwaway PostgreSQL in a temporary directory, then `swift test` against it.
+# Extra arguments go to `swift test` (e.g. scripts/test.sh --filter GalleryAppTests).
 # The cluster is stopped and removed afterwards, whether the tests pass or not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build --build-tests "$@"
+swift build --build-tests
 
 tmp=$(mktemp -d /tmp/galleryd-test.XXXXXX)
 cleanup() {

@@ -32,6 +32,9 @@ public final class GalleryApplication: @unchecked Sendable {
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
+    private let shutdownLock = NSLock()
+    private var shuttingDown = false
+    private let stopped = DispatchSemaphore(value: 0)
 
     /// Assembles the application; opens nothing on the network yet (see `start`).
     public init(configuration: GalleryConfiguration, logger: Logger) throws {
@@ -144,14 +147,26 @@ public final class GalleryApplication: @unchecked Sendable {
         configuration.publicURL.isEmpty ? "http://localhost:\(port)" : configuration.effectivePublicURL
     }
 
-    /// Stops accepting, drains in-flight requests, stops the workers after their current job.
+    /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,
+    /// then closes the database pool. Safe to call more than once; `wait()` returns after it.
     public func shutdown() {
+        let first = shutdownLock.withLock { () -> Bool in
+            defer { shuttingDown = true }
+            return !shuttingDown
+        }
+        guard first else { return }
         server?.shutdown()
         workers?.stop()
+        server?.wait()
+        pool.shutdown()
+        stopped.signal()
     }
 
-    /// Blocks until the server has stopped.
-    public func wait() { server?.wait() }
+    /// Blocks until `shutdown()` has finished.
+    public func wait() {
+        stopped.wait()
+        stopped.signal()
+    }
 
     /// The migrations directory: the configured one, or the first that exists of `migrations/`
     /// beside the source tree the binary was built in, `/usr/local/share/galleryd/migrations`, `./migrations`.

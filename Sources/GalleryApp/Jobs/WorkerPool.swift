@@ -58,7 +58,11 @@ public final class WorkerPool: @unchecked Sendable {
         guard !running else { condition.unlock(); return }
         running = true
         condition.unlock()
-        listener = PostgresListener(url: databaseURL, channels: [UploadService.jobChannel]) { [weak self] _, _ in
+        // Notifications sent while the listener was (re)connecting are lost, so each time it is
+        // listening again the workers rescan the queue.
+        listener = PostgresListener(
+            url: databaseURL, channels: [UploadService.jobChannel], onListen: { [weak self] in self?.wake() }
+        ) { [weak self] _, _ in
             self?.wake()
         }
         for index in 0..<settings.threads {

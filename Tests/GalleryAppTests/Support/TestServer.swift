@@ -20,6 +20,7 @@ final class TestServer: @unchecked Sendable {
     let databaseName: String
     let adminURL: String
     let storage: String
+    private let clusterLock: Int32
     static let masterKey = "test-master-key-0123456789"
     static let appID = "gallery"
 
@@ -55,6 +56,7 @@ final class TestServer: @unchecked Sendable {
     }
 
     init(workers: Int = 1, configure: (inout GalleryConfiguration) -> Void = { _ in }) throws {
+        clusterLock = try Self.lockClusterShared()
         let database = try Self.makeDatabase()
         databaseName = database.name
         adminURL = database.admin
@@ -80,9 +82,24 @@ final class TestServer: @unchecked Sendable {
     func stop() {
         application.shutdown()
         application.wait()
-        application.pool.shutdown()
         Self.dropDatabase(databaseName, admin: adminURL)
         try? FileManager.default.removeItem(atPath: storage)
+        close(clusterLock)
+    }
+
+    /// Takes the lock every database test shares and the PostgresTests restart test takes
+    /// exclusively (`/tmp/galleryd-test-cluster-<FNV-1a of DATABASE_URL>.lock`), so the cluster is
+    /// never restarted under a running server. Held until `stop()`.
+    static func lockClusterShared() throws -> Int32 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in try databaseURL().utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let path = "/tmp/galleryd-test-cluster-\(String(hash, radix: 16)).lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw TestSetupError(description: "cannot open \(path)") }
+        while flock(fd, LOCK_SH) != 0 {
+            guard errno == EINTR else { close(fd); throw TestSetupError(description: "flock \(path): \(errno)") }
+        }
+        return fd
     }
 
     /// A response as the tests read it.
