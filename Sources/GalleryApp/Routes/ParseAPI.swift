@@ -118,10 +118,13 @@ struct ParseAPI: Sendable {
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
         let updatedAt: Date
         if schema.className == "GalleryItem" {
-            guard case .int(let position)? = write["position"] else {
-                throw ParseError.invalidKeyName("Only position can be changed on a GalleryItem.")
+            // position is its only writable field (ParseWriteBody answers 105 for any other);
+            // an empty body changes nothing, as for the other classes.
+            if case .int(let position)? = write["position"] {
+                updatedAt = try galleries.moveItem(objectId, to: Int(position))
+            } else {
+                updatedAt = try galleries.itemUpdatedAt(objectId)
             }
-            updatedAt = try galleries.moveItem(objectId, to: Int(position))
         } else {
             updatedAt = try pool.transaction { connection -> Date in
                 let current = try connection.query(
@@ -186,7 +189,7 @@ struct ParseAPI: Sendable {
                 .map { try $0.decode(String.self, "object_id") }
             try application.trash.deletePhotos(ids)
         case "Gallery":
-            try pool.query("delete from galleries where deleted_at is not null")
+            try application.trash.deleteTrashedGalleries()
         default:
             throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.")
         }

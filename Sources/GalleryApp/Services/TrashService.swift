@@ -19,31 +19,59 @@ public struct TrashService: Sendable {
 
     /// Deletes the trashed photos with these ids (live ones are left alone) and their blobs.
     /// Returns the ids actually deleted.
+    ///
+    /// One statement per photo: deleting a photo locks it, then the galleries holding it (the
+    /// trigger of migrations/0003_galleries.sql takes its items out and closes the gaps), and a
+    /// statement holding several photos' galleries could deadlock with an item being removed.
     @discardableResult
     public func deletePhotos(_ objectIds: [String]) throws -> [String] {
-        guard !objectIds.isEmpty else { return [] }
-        let rows = try pool.query(
-            """
-            delete from photos where object_id = any($1) and deleted_at is not null
-            returning object_id, checksum, original_key, thumbnail_key, preview_key
-            """, [objectIds])
-        return try releaseBlobs(of: rows)
+        var deleted: [String] = []
+        for objectId in Set(objectIds).sorted() {
+            let rows = try pool.query(
+                """
+                delete from photos where object_id = $1 and deleted_at is not null
+                returning object_id, checksum, original_key, thumbnail_key, preview_key
+                """, [objectId])
+            deleted += try releaseBlobs(of: rows)
+        }
+        return deleted
     }
 
-    /// Purges photos and galleries trashed more than `days` days ago. Returns how many of each.
+    /// Purges photos and galleries trashed more than `days` days ago (the worker calls it with
+    /// `trash_retention_days`). Returns how many of each. A purged gallery takes its items with it,
+    /// never its photos; a purged photo leaves every gallery it was in with contiguous positions.
     public func purge(olderThanDays days: Int) throws -> (photos: Int, galleries: Int) {
-        let photoRows = try pool.query(
-            """
-            delete from photos where deleted_at < now() - make_interval(days => $1::int)
-            returning object_id, checksum, original_key, thumbnail_key, preview_key
-            """, [days])
-        let photos = try releaseBlobs(of: photoRows).count
-        let galleries = try pool.query(
-            "delete from galleries where deleted_at < now() - make_interval(days => $1::int)", [days]).affectedRows
+        let expired = try pool.query(
+            "select object_id from photos where deleted_at < now() - make_interval(days => $1::int) order by object_id", [days])
+        var photos = 0
+        for row in expired {
+            // Checked again per photo: one restored meanwhile stays.
+            let deleted = try pool.query(
+                """
+                delete from photos where object_id = $1 and deleted_at < now() - make_interval(days => $2::int)
+                returning object_id, checksum, original_key, thumbnail_key, preview_key
+                """, [try row.decode(String.self, "object_id"), days])
+            photos += try releaseBlobs(of: deleted).count
+        }
+        let galleries = try deleteTrashedGalleries(olderThanDays: days)
         if photos > 0 || galleries > 0 {
             logger.notice("purged trash", metadata: ["photos": "\(photos)", "galleries": "\(galleries)", "retentionDays": "\(days)"])
         }
         return (photos, galleries)
+    }
+
+    /// Deletes galleries in Recently Deleted (all of them, or those trashed more than `days` days
+    /// ago) with their items; their photos stay. Returns how many. The galleries are locked in
+    /// objectId order first, the order a photo's trash trigger locks them in.
+    @discardableResult
+    public func deleteTrashedGalleries(olderThanDays days: Int? = nil) throws -> Int {
+        try pool.query(
+            """
+            delete from galleries where object_id in (
+                select object_id from galleries
+                where deleted_at is not null and ($1::int is null or deleted_at < now() - make_interval(days => $1::int))
+                order by object_id for update)
+            """, [days]).affectedRows
     }
 
     /// Deletes the derivatives of deleted photo rows, and each original with its `files` row once
