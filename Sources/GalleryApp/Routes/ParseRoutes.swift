@@ -89,6 +89,9 @@ struct ParseRoutes {
         else {
             throw ParseError(code: ParseError.Code.invalidFileName, message: "Filename contains invalid characters.")
         }
+        guard request.body.count > 0 else {
+            throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.")
+        }
         guard let digest = (request.bodyObserver as? SHA256BodyObserver)?.hexDigest else {
             throw ParseError.internalServerError("upload digest missing")
         }
