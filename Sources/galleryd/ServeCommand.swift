@@ -52,8 +52,9 @@ struct ServeCommand: ParsableCommand {
         }
         notifier.notify("READY=1\nSTATUS=Serving on port \(application.port)\nMAINPID=\(getpid())")
         notifier.startWatchdog()
-        application.wait()
-        _ = signals
+        // The signal sources must outlive the wait: an optimized build would otherwise release
+        // (and cancel) them right after their last use above.
+        withExtendedLifetime(signals) { application.wait() }
         logger.notice("stopped")
     }
 }

@@ -38,9 +38,8 @@ struct WorkerCommand: ParsableCommand {
             return source
         }
         pool.start()
-        done.wait()
+        withExtendedLifetime(signals) { done.wait() }
         logger.notice("worker stopping after current jobs")
         pool.stop()
-        _ = signals
     }
 }
