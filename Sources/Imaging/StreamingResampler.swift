@@ -24,10 +24,14 @@ final class StreamingResampler {
     /// Receives each output row, unrounded, as it is produced: the thumbnail is resampled from
     /// the preview's rows while they stream by, without a second pass over the image.
     let downstream: StreamingResampler?
+    /// When set, receives each output row as bytes instead of keeping the image (a streaming
+    /// encoder); the row may be modified in place.
+    private let sink: ((UnsafeMutablePointer<UInt8>) -> Void)?
+    private let sinkRow: UnsafeMutablePointer<UInt8>?
 
     init(
         sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, channels: Int,
-        downstream: StreamingResampler? = nil
+        downstream: StreamingResampler? = nil, sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = nil
     ) {
         precondition(channels == 1 || channels == 4)
         precondition(downstream.map { $0.sourceWidth == targetWidth && $0.sourceHeight == targetHeight } ?? true)
@@ -44,7 +48,9 @@ final class StreamingResampler {
         ring = UnsafeMutableRawPointer.allocate(byteCount: max(ringBytes, 64), alignment: 64)
             .bindMemory(to: Float.self, capacity: vertical.taps * rowFloats)
         rowPointers = .allocate(capacity: vertical.taps)
-        output = [UInt8](repeating: 0, count: targetWidth * targetHeight * channels)
+        self.sink = sink
+        sinkRow = sink == nil ? nil : .allocate(capacity: max(rowFloats, 1))
+        output = sink == nil ? [UInt8](repeating: 0, count: targetWidth * targetHeight * channels) : []
         scratch = .allocate(capacity: max(rowFloats, 1))
     }
 
@@ -52,6 +58,7 @@ final class StreamingResampler {
         UnsafeMutableRawPointer(ring).deallocate()
         rowPointers.deallocate()
         scratch.deallocate()
+        sinkRow?.deallocate()
     }
 
     /// True once every output row has been produced.
@@ -73,9 +80,10 @@ final class StreamingResampler {
         }
     }
 
-    /// The resampled image; call after the last source row.
+    /// The resampled image; call after the last source row (not with a sink).
     func finish() -> PixelBuffer {
         precondition(isComplete, "resampler fed \(rowsReceived) of \(sourceHeight) rows")
+        precondition(sink == nil, "a streaming resampler keeps no image")
         return PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, bytes: output)
     }
 
@@ -142,8 +150,13 @@ final class StreamingResampler {
                 x += 1
             }
         }
-        output.withUnsafeMutableBufferPointer { out in
-            Self.quantize(sum, count: n, into: out.baseAddress! + y * n)
+        if let sink, let sinkRow {
+            Self.quantize(sum, count: n, into: sinkRow)
+            sink(sinkRow)
+        } else {
+            output.withUnsafeMutableBufferPointer { out in
+                Self.quantize(sum, count: n, into: out.baseAddress! + y * n)
+            }
         }
         downstream?.push(row: sum)
     }
