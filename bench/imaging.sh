@@ -2,7 +2,8 @@
 # Imaging bench: `galleryd process` against vipsthumbnail on every photo of a folder.
 #
 #   bench/imaging.sh [PHOTO_DIR]     (default: ../shared/photos next to the repo)
-#   RUNS=5 WARMUP=1 SSIM=1 KEEP=0 bench/imaging.sh
+#   RUNS=5 WARMUP=1 SSIM=1 KEEP=0 QUALITY=80 bench/imaging.sh
+#   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2)
 #
 # For each JPEG (recursively) it makes the two derivatives both ways, at Q80 with metadata
 # stripped: galleryd in one run (thumbnail: shorter edge 400, preview: longer edge 2048), vips
@@ -30,7 +31,8 @@ done
 [ -x /usr/bin/time ] || { echo "imaging.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
 if [ "$ssim" = 1 ] && ! python3 -c 'import ssimulacra2, PIL' 2>/dev/null; then
   echo "imaging.sh: installing ssimulacra2 (PyPI)" >&2
-  python3 -m pip install --quiet ssimulacra2 >&2
+  python3 -m pip install --quiet ssimulacra2 >&2 ||
+    python3 -m pip install --quiet --user --break-system-packages ssimulacra2 >&2
 fi
 if [ ! -x "$bin" ] || [ -n "$(find "$repo/Sources" -newer "$bin" -name '*.swift' -o -newer "$bin" -name '*.c' | head -1)" ]; then
   echo "imaging.sh: building galleryd (release)" >&2
@@ -55,14 +57,14 @@ for f in "${files[@]}"; do
   mkdir -p "$dir/ours" "$dir/vips"
   echo "[$i/${#files[@]}] $name" >&2
 
-  ours_json=$("$bin" process "$f" --out "$dir/ours")
+  ours_json=$("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}")
   dw=$(jq -r .displayWidth <<<"$ours_json")
   dh=$(jq -r .displayHeight <<<"$ours_json")
   # Box for a shorter displayed edge of 400: bound the height of a landscape, the width of a portrait.
   if [ "$dw" -ge "$dh" ]; then thumb_box="x400>"; else thumb_box="400x>"; fi
   vips_preview=(vipsthumbnail "$f" --size "2048x2048>" -o "$dir/vips/preview.jpg[Q=80,strip]")
   vips_thumb=(vipsthumbnail "$f" --size "$thumb_box" -o "$dir/vips/thumbnail.jpg[Q=80,strip]")
-  ours=("$bin" process "$f" --out "$dir/ours")
+  ours=("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}")
 
   # Each side as a tiny script, so both pay the same shell start-up and quoting stays simple.
   printf '%q ' "${ours[@]}" >"$dir/ours.sh"

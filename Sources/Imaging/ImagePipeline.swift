@@ -8,6 +8,12 @@ import Foundation
 /// chose, row by row, straight into streaming Lanczos-3 resamplers → EXIF orientation on the
 /// small results → progressive, Huffman-optimized JPEGs with mozjpeg's tables. Every call owns
 /// its libjpeg objects and buffers, so concurrent calls from several workers are safe.
+///
+/// Each call uses two threads: the caller's runs libjpeg's decoder, a short-lived second thread
+/// resamples (and, for upright images, feeds the preview encoder); then both derivatives are
+/// encoded side by side. Timings: `decode` is libjpeg's decoding, `resize` the second thread's
+/// work (resampling plus the streamed preview's DCT), `encodePreview`/`encodeThumbnail` what is
+/// left of each encode, `encode` their wall time together.
 public enum ImagePipeline {
     /// Processes the JPEG file at `path`.
     public static func process(
@@ -46,11 +52,18 @@ public enum ImagePipeline {
             ? try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: info.components == 1 ? 1 : 4,
                 quality: spec.quality, iccProfile: icc) : nil
-        let decoded = try decodeAndResample(
+        var decoded = try decodeAndResample(
             info: info, plan: plan, previewEncoder: streamEncoder, clock: &clock, makeDecoder: makeDecoder)
 
+        // Turn the images upright, letting go of each stored-orientation buffer as soon as it
+        // has been copied, so a turned preview is never held twice while it is encoded.
         var thumbnail = ImageOrientation.apply(info.orientation, to: decoded.thumbnail ?? decoded.preview!)
-        let preview = decoded.preview.map { ImageOrientation.apply(info.orientation, to: $0) }
+        decoded.thumbnail = nil
+        var preview: PixelBuffer?
+        if let stored = decoded.preview {
+            decoded.preview = nil
+            preview = ImageOrientation.apply(info.orientation, to: stored)
+        }
         clock.lap("orient")
         let dominantColor = thumbnail.averageColorHex()
 

@@ -96,9 +96,21 @@ final class StreamingResampler {
                         var w = weights.baseAddress!
                         for i in 0..<targetWidth {
                             let s = src + starts[i]
-                            var acc = SIMD4<Float>()
-                            for k in 0..<taps { acc += w[k] * s[k] }
-                            dst[i] = acc
+                            // Four independent sums: a single one would wait on every add's latency.
+                            var a0 = SIMD4<Float>(), a1 = SIMD4<Float>(), a2 = SIMD4<Float>(), a3 = SIMD4<Float>()
+                            var k = 0
+                            while k + 4 <= taps {
+                                a0 += w[k] * s[k]
+                                a1 += w[k + 1] * s[k + 1]
+                                a2 += w[k + 2] * s[k + 2]
+                                a3 += w[k + 3] * s[k + 3]
+                                k += 4
+                            }
+                            while k < taps {
+                                a0 += w[k] * s[k]
+                                k += 1
+                            }
+                            dst[i] = (a0 + a1) + (a2 + a3)
                             w += taps
                         }
                     }
@@ -135,6 +147,24 @@ final class StreamingResampler {
         vertical.weights.withUnsafeBufferPointer { allWeights in
             let w = allWeights.baseAddress! + y * taps
             var x = 0
+            // 32 floats at a time in four independent sums, to keep the adders busy.
+            while x + 32 <= n {
+                var a0 = SIMD8<Float>(), a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
+                for k in 0..<taps {
+                    let weight = w[k]
+                    let row = UnsafeRawPointer(rowPointers[k] + x)
+                    a0 += weight * row.loadUnaligned(as: SIMD8<Float>.self)
+                    a1 += weight * row.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                    a2 += weight * row.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
+                    a3 += weight * row.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self)
+                }
+                let out = UnsafeMutableRawPointer(sum + x)
+                out.storeBytes(of: a0, as: SIMD8<Float>.self)
+                out.storeBytes(of: a1, toByteOffset: 32, as: SIMD8<Float>.self)
+                out.storeBytes(of: a2, toByteOffset: 64, as: SIMD8<Float>.self)
+                out.storeBytes(of: a3, toByteOffset: 96, as: SIMD8<Float>.self)
+                x += 32
+            }
             while x + 8 <= n {
                 var acc = SIMD8<Float>()
                 for k in 0..<taps {
