@@ -9,13 +9,14 @@
 # stripped: galleryd in one run (thumbnail: shorter edge 400, preview: longer edge 2048), vips
 # in two runs (`vipsthumbnail --size 2048x2048>` and `--size x400>` / `400x>`, the box that
 # makes the displayed shorter edge 400; `>` = never enlarge, like galleryd). It measures
-#   wall   hyperfine mean of our one run vs the mean of `sh -c 'vips preview; vips thumbnail'`
+#   wall   median of our one run vs the median of the two vips runs back to back, the two sides
+#          alternating run by run so that both see the same load
 #   rss    peak RSS (/usr/bin/time -f %M) of our run vs the larger of the two vips runs
 #   bytes  thumbnail + preview
 #   ssim2  SSIMULACRA2 (PyPI `ssimulacra2`) of every output against a reference made from the
 #          original with PIL: EXIF transpose, then Lanczos to that output's exact size, as PNG
 # and prints a table with totals. Targets: wall ≤ 0.5× vips, rss ≤ vips, bytes ≥ 9% smaller at
-# equal or better SSIMULACRA2. Needs hyperfine, libvips-tools (scripts/deps.sh --bench), python3.
+# equal or better SSIMULACRA2. Needs libvips-tools, time, jq (scripts/deps.sh --bench), python3.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,11 +26,11 @@ warmup=${WARMUP:-1}
 ssim=${SSIM:-1}
 bin=$repo/.build/release/galleryd
 
-for tool in hyperfine vipsthumbnail python3 jq; do
+for tool in vipsthumbnail python3 jq awk; do
   command -v "$tool" >/dev/null || { echo "imaging.sh: $tool is missing (scripts/deps.sh --bench)" >&2; exit 1; }
 done
 [ -x /usr/bin/time ] || { echo "imaging.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
-if [ "$ssim" = 1 ] && ! python3 -c 'import ssimulacra2, PIL' 2>/dev/null; then
+if ! python3 -c 'import ssimulacra2, PIL' 2>/dev/null; then
   echo "imaging.sh: installing ssimulacra2 (PyPI)" >&2
   python3 -m pip install --quiet ssimulacra2 >&2 ||
     python3 -m pip install --quiet --user --break-system-packages ssimulacra2 >&2
@@ -66,22 +67,28 @@ for f in "${files[@]}"; do
   vips_thumb=(vipsthumbnail "$f" --size "$thumb_box" -o "$dir/vips/thumbnail.jpg[Q=80,strip]")
   ours=("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}")
 
-  # Each side as a tiny script, so both pay the same shell start-up and quoting stays simple.
-  printf '%q ' "${ours[@]}" >"$dir/ours.sh"
-  { printf '%q ' "${vips_preview[@]}"; echo; printf '%q ' "${vips_thumb[@]}"; echo; } >"$dir/vips.sh"
-  hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-json "$dir/hyperfine.json" \
-    -n ours "sh $dir/ours.sh" -n vips "sh $dir/vips.sh" >/dev/null
+  # Wall time: the two sides alternate run by run, so both see the same machine load (the box
+  # may be shared), and the median of each is kept. EPOCHREALTIME avoids spawning a clock.
+  for ((w = 0; w < warmup; w++)); do "${ours[@]}" >/dev/null; "${vips_preview[@]}" 2>/dev/null; "${vips_thumb[@]}" 2>/dev/null; done
+  t_ours=(); t_vips=()
+  for ((r = 0; r < runs; r++)); do
+    s=${EPOCHREALTIME/./}; "${ours[@]}" >/dev/null; e=${EPOCHREALTIME/./}; t_ours+=($((e - s)))
+    s=${EPOCHREALTIME/./}; "${vips_preview[@]}" 2>/dev/null; "${vips_thumb[@]}" 2>/dev/null; e=${EPOCHREALTIME/./}; t_vips+=($((e - s)))
+  done
+  median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2) / 1e6}'; }
+  wall_ours=$(median "${t_ours[@]}")
+  wall_vips=$(median "${t_vips[@]}")
 
-  rss_ours=$( { /usr/bin/time -f %M "${ours[@]}" >/dev/null; } 2>&1 | tail -1)
-  rss_v1=$( { /usr/bin/time -f %M "${vips_preview[@]}" >/dev/null; } 2>&1 | tail -1)
-  rss_v2=$( { /usr/bin/time -f %M "${vips_thumb[@]}" >/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -f %M -o "$dir/rss_ours" "${ours[@]}" >/dev/null 2>&1
+  /usr/bin/time -f %M -o "$dir/rss_v1" "${vips_preview[@]}" >/dev/null 2>&1
+  /usr/bin/time -f %M -o "$dir/rss_v2" "${vips_thumb[@]}" >/dev/null 2>&1
+  rss_ours=$(tail -1 "$dir/rss_ours") rss_v1=$(tail -1 "$dir/rss_v1") rss_v2=$(tail -1 "$dir/rss_v2")
 
   jq -c --arg name "$name" --arg file "$f" --arg dir "$dir" \
     --argjson rss_ours "$rss_ours" --argjson rss_vips "$(( rss_v1 > rss_v2 ? rss_v1 : rss_v2 ))" \
-    --slurpfile hf "$dir/hyperfine.json" \
+    --argjson wall_ours "$wall_ours" --argjson wall_vips "$wall_vips" \
     '{name: $name, file: $file, dir: $dir, rss_ours: $rss_ours, rss_vips: $rss_vips,
-      wall_ours: ($hf[0].results[] | select(.command == "ours") | .mean),
-      wall_vips: ($hf[0].results[] | select(.command == "vips") | .mean),
+      wall_ours: $wall_ours, wall_vips: $wall_vips,
       ours: .}' <<<"$ours_json" >>"$results"
 done
 
@@ -89,9 +96,10 @@ SSIM=$ssim python3 - "$results" <<'PY'
 import json, os, sys
 
 rows = [json.loads(line) for line in open(sys.argv[1])]
+from PIL import Image, ImageOps
+
 use_ssim = os.environ.get("SSIM", "1") == "1"
 if use_ssim:
-    from PIL import Image, ImageOps
     from ssimulacra2 import compute_ssimulacra2
 
 def size(path):

@@ -14,6 +14,22 @@ enum ImageOrientation {
         }
     }
 
+    /// Where stored row `y` of a `width`×`height` image goes in the displayed image: the index of
+    /// its first pixel and the index step from one pixel to the next (the inverse of the table
+    /// above), so a resampler can write its rows upright as it produces them.
+    static func placement(_ orientation: Int, width w: Int, height h: Int, row y: Int) -> (base: Int, step: Int) {
+        switch orientation {
+        case 2: return (y * w + w - 1, -1)
+        case 3: return ((h - 1 - y) * w + w - 1, -1)
+        case 4: return ((h - 1 - y) * w, 1)
+        case 5: return (y, h)
+        case 6: return (h - 1 - y, h)
+        case 7: return ((w - 1) * h + h - 1 - y, -h)
+        case 8: return ((w - 1) * h + y, -h)
+        default: return (y * w, 1)
+        }
+    }
+
     /// Reverses the pixels of one row in place (orientation 2, applied while streaming).
     static func mirror(row: UnsafeMutablePointer<UInt8>, width: Int, channels: Int) {
         if channels == 1 {

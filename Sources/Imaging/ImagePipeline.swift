@@ -5,8 +5,8 @@ import Foundation
 /// Turns an original JPEG into its thumbnail and preview with one decode.
 ///
 /// Probe the header (limits checked before any decoding) → decode at the DCT scale the plan
-/// chose, row by row, straight into streaming Lanczos-3 resamplers → EXIF orientation on the
-/// small results → progressive, Huffman-optimized JPEGs with mozjpeg's tables. Every call owns
+/// chose, row by row, straight into streaming Lanczos-3 resamplers that store their rows
+/// upright (EXIF orientation) → progressive, Huffman-optimized JPEGs with mozjpeg's tables. Every call owns
 /// its libjpeg objects and buffers, so concurrent calls from several workers are safe.
 ///
 /// Each call uses two threads: the caller's runs libjpeg's decoder, a short-lived second thread
@@ -52,19 +52,12 @@ public enum ImagePipeline {
             ? try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: info.components == 1 ? 1 : 4,
                 quality: spec.quality, iccProfile: icc) : nil
-        var decoded = try decodeAndResample(
+        let decoded = try decodeAndResample(
             info: info, plan: plan, previewEncoder: streamEncoder, clock: &clock, makeDecoder: makeDecoder)
 
-        // Turn the images upright, letting go of each stored-orientation buffer as soon as it
-        // has been copied, so a turned preview is never held twice while it is encoded.
-        var thumbnail = ImageOrientation.apply(info.orientation, to: decoded.thumbnail ?? decoded.preview!)
-        decoded.thumbnail = nil
-        var preview: PixelBuffer?
-        if let stored = decoded.preview {
-            decoded.preview = nil
-            preview = ImageOrientation.apply(info.orientation, to: stored)
-        }
-        clock.lap("orient")
+        // The resamplers already wrote both images upright.
+        var thumbnail = decoded.thumbnail ?? decoded.preview!
+        let preview = decoded.preview
         let dominantColor = thumbnail.averageColorHex()
 
         // The preview's scans and the thumbnail are encoded on two threads.
@@ -128,12 +121,13 @@ public enum ImagePipeline {
             plan.thumbnailSource == .preview
             ? StreamingResampler(
                 sourceWidth: plan.preview.width, sourceHeight: plan.preview.height,
-                targetWidth: plan.thumbnail.width, targetHeight: plan.thumbnail.height, channels: channels) : nil
+                targetWidth: plan.thumbnail.width, targetHeight: plan.thumbnail.height, channels: channels,
+                orientation: info.orientation) : nil
         let fromDecode: StreamingResampler? =
             plan.thumbnailSource == .decode
             ? StreamingResampler(
                 sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.thumbnail.width,
-                targetHeight: plan.thumbnail.height, channels: channels) : nil
+                targetHeight: plan.thumbnail.height, channels: channels, orientation: info.orientation) : nil
         var encodeError: Error?
         let sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = previewEncoder.map { encoder in
             let mirror = info.orientation == 2
@@ -146,7 +140,8 @@ public enum ImagePipeline {
         }
         let previewResampler = StreamingResampler(
             sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.preview.width,
-            targetHeight: plan.preview.height, channels: channels, downstream: fromPreview, sink: sink)
+            targetHeight: plan.preview.height, channels: channels, downstream: fromPreview, sink: sink,
+            orientation: previewEncoder == nil ? info.orientation : 1)
 
         let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: size.width * format.bytesPerPixel)
         let consumer = ring.consume(width: size.width, channels: channels) { row in

@@ -34,11 +34,14 @@ final class StreamingResampler {
     /// encoder); the row may be modified in place.
     private let sink: ((UnsafeMutablePointer<UInt8>) -> Void)?
     private let sinkRow: UnsafeMutablePointer<UInt8>?
+    /// EXIF orientation applied while storing rows (buffered output only): `finish()` returns
+    /// the image as displayed, with no separate turning pass or second buffer.
+    let orientation: Int
 
     init(
         sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, channels: Int,
         downstream: StreamingResampler? = nil, sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = nil,
-        verticalFirst forcedOrder: Bool? = nil
+        orientation: Int = 1, verticalFirst forcedOrder: Bool? = nil
     ) {
         precondition(channels == 1 || channels == 4)
         precondition(downstream.map { $0.sourceWidth == targetWidth && $0.sourceHeight == targetHeight } ?? true)
@@ -49,6 +52,7 @@ final class StreamingResampler {
         self.channels = channels
         self.downstream = downstream
         self.sink = sink
+        self.orientation = (1...8).contains(orientation) ? orientation : 1
         horizontal = ResampleWeights(sourceSize: sourceWidth, targetSize: targetWidth)
         vertical = ResampleWeights(sourceSize: sourceHeight, targetSize: targetHeight)
         // Multiply-adds per image, in pixels × taps (the vertical pass does two pixels per SIMD8).
@@ -63,7 +67,7 @@ final class StreamingResampler {
         combined = Self.allocateFloats(verticalFirst ? sourceWidth * channels : 1)
         scratch = Self.allocateFloats(targetFloats)
         rowPointers = .allocate(capacity: vertical.taps)
-        sinkRow = sink == nil ? nil : .allocate(capacity: max(targetFloats, 1))
+        sinkRow = sink == nil && orientation == 1 ? nil : .allocate(capacity: max(targetFloats, 1))
         output = sink == nil ? [UInt8](repeating: 0, count: targetWidth * targetHeight * channels) : []
     }
 
@@ -99,11 +103,14 @@ final class StreamingResampler {
         }
     }
 
-    /// The resampled image; call after the last source row (not with a sink).
+    /// The resampled image, as displayed; call after the last source row (not with a sink).
     func finish() -> PixelBuffer {
         precondition(isComplete, "resampler fed \(rowsReceived) of \(sourceHeight) rows")
         precondition(sink == nil, "a streaming resampler keeps no image")
-        return PixelBuffer(width: targetWidth, height: targetHeight, channels: channels, bytes: output)
+        let swaps = orientation >= 5
+        return PixelBuffer(
+            width: swaps ? targetHeight : targetWidth, height: swaps ? targetWidth : targetHeight,
+            channels: channels, bytes: output)
     }
 
     /// Output row `y`: the vertical and horizontal passes in the chosen order, then rounding.
@@ -125,12 +132,39 @@ final class StreamingResampler {
         if let sink, let sinkRow {
             Self.quantize(scratch, count: targetFloats, into: sinkRow)
             sink(sinkRow)
-        } else {
+        } else if orientation == 1 {
             output.withUnsafeMutableBufferPointer { out in
                 Self.quantize(scratch, count: targetFloats, into: out.baseAddress! + y * targetFloats)
             }
+        } else if let row = sinkRow {
+            Self.quantize(scratch, count: targetFloats, into: row)
+            store(row, y: y)
         }
         downstream?.push(row: scratch)
+    }
+
+    /// Writes stored row `y` to its displayed place (one pixel every `step` pixels).
+    private func store(_ row: UnsafeMutablePointer<UInt8>, y: Int) {
+        let (base, step) = ImageOrientation.placement(orientation, width: targetWidth, height: targetHeight, row: y)
+        output.withUnsafeMutableBytes { raw in
+            if channels == 4 {
+                let dst = raw.bindMemory(to: UInt32.self).baseAddress!
+                UnsafeMutableRawPointer(row).withMemoryRebound(to: UInt32.self, capacity: targetWidth) { src in
+                    var index = base
+                    for x in 0..<targetWidth {
+                        dst[index] = src[x]
+                        index += step
+                    }
+                }
+            } else {
+                let dst = raw.bindMemory(to: UInt8.self).baseAddress!
+                var index = base
+                for x in 0..<targetWidth {
+                    dst[index] = row[x]
+                    index += step
+                }
+            }
+        }
     }
 
     private func resampleHorizontally(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
