@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Probe the header (limits checked before any decoding) → decode at the DCT scale the plan
 /// chose, row by row, straight into streaming Lanczos-3 resamplers that store their rows
-/// upright (EXIF orientation) → progressive, Huffman-optimized JPEGs with mozjpeg's tables. Every call owns
-/// its libjpeg objects and buffers, so concurrent calls from several workers are safe.
+/// upright (EXIF orientation) → progressive, Huffman-optimized JPEGs with mozjpeg's tables.
+/// Every call owns its libjpeg objects and buffers, so concurrent calls from several workers
+/// are safe.
 ///
 /// Each call uses two threads: the caller's runs libjpeg's decoder, a short-lived second thread
 /// resamples (and, for upright images, feeds the preview encoder); then both derivatives are
@@ -56,7 +57,7 @@ public enum ImagePipeline {
             info: info, plan: plan, previewEncoder: streamEncoder, clock: &clock, makeDecoder: makeDecoder)
 
         // The resamplers already wrote both images upright.
-        var thumbnail = decoded.thumbnail ?? decoded.preview!
+        let thumbnail = decoded.thumbnail ?? decoded.preview!
         let preview = decoded.preview
         let dominantColor = thumbnail.averageColorHex()
 
@@ -84,14 +85,13 @@ public enum ImagePipeline {
         clock.record("encodeThumbnail", nanoseconds: thumbnailTime)
         let previewBytes = try previewJPEG.get()
         let thumbnailBytes = encodeThumbnail ? try thumbnailJPEG.get() : previewBytes
-        if !encodeThumbnail { thumbnail = preview ?? thumbnail }
         return ProcessedImage(
             info: info,
             thumbnail: EncodedImage(jpeg: thumbnailBytes, width: thumbnail.width, height: thumbnail.height),
             preview: EncodedImage(
                 jpeg: previewBytes, width: info.orientationSwapsAxes ? plan.preview.height : plan.preview.width,
                 height: info.orientationSwapsAxes ? plan.preview.width : plan.preview.height),
-            dominantColor: dominantColor, timings: clock.laps)
+            dominantColor: dominantColor, timings: clock.laps, thumbnailSource: plan.thumbnailSource)
     }
 
     /// One pass over the decoded rows: this thread runs libjpeg while a second thread converts

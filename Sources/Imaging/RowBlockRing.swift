@@ -41,6 +41,7 @@ final class RowBlockRing: @unchecked Sendable {
     private var closed = false
     private var busyNanoseconds: UInt64 = 0
 
+    /// A ring of `blocks` blocks of `rowsPerBlock` rows of `rowBytes` bytes.
     init(blocks: Int, rowsPerBlock: Int, rowBytes: Int) {
         blockCount = blocks
         self.rowsPerBlock = rowsPerBlock

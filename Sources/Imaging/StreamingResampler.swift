@@ -7,9 +7,13 @@
 /// thumbnail from the preview) is cheaper vertical-first, since the horizontal pass then runs on
 /// output rows only. Rows are `Float`, 1 (gray) or 4 (RGBX) per pixel.
 final class StreamingResampler {
+    /// Source size in pixels.
     let sourceWidth: Int
+    /// Source height in pixels (rows to push).
     let sourceHeight: Int
+    /// Output width, before orientation.
     let targetWidth: Int
+    /// Output height, before orientation.
     let targetHeight: Int
     /// Floats per pixel: 1 or 4.
     let channels: Int
@@ -38,6 +42,9 @@ final class StreamingResampler {
     /// the image as displayed, with no separate turning pass or second buffer.
     let orientation: Int
 
+    /// A resampler from `sourceWidth`×`sourceHeight` to `targetWidth`×`targetHeight` (stored
+    /// orientation), feeding `downstream` and/or `sink` with each output row; `verticalFirst`
+    /// forces the pass order (tests), otherwise the cheaper one is chosen.
     init(
         sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, channels: Int,
         downstream: StreamingResampler? = nil, sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = nil,

@@ -122,6 +122,22 @@ import Testing
         let result = try ImagePipeline.process(bytes: jpeg)
         #expect((result.preview.width, result.preview.height) == (1, 2048))
         #expect((result.thumbnail.width, result.thumbnail.height) == (1, 8000))
+        #expect(result.thumbnailSource == .decode)
+    }
+
+    @Test(arguments: [1, 3, 6])
+    func process_ResamplesThumbnailFromPreviewRows_WhenPreviewIsLargeEnough(orientation: Int) throws {
+        let (tl, tr, bl, br) = Self.storedQuadrants(for: orientation)
+        let swaps = orientation >= 5
+        let stored = TestImages.quadrants(width: swaps ? 800 : 1200, height: swaps ? 1200 : 800, tl, tr, bl, br)
+        let jpeg = try TestImages.inserting(
+            TestImages.exifSegment(orientation: UInt16(orientation), littleEndian: true),
+            into: TestImages.baseline(stored, quality: 95))
+        let result = try ImagePipeline.process(
+            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 512))
+        #expect(result.thumbnailSource == .preview)
+        try Self.expectUprightQuadrants(result.preview.jpeg, width: 512, height: 341)
+        try Self.expectUprightQuadrants(result.thumbnail.jpeg, width: 150, height: 100)
     }
 
     @Test func process_ReportsDisplayedSizes_WhenRotated() throws {
