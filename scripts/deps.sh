@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(pkg-config libpq-dev libturbojpeg0-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib)
+  packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib time jq python3-pip)
 fi
 
 missing=()

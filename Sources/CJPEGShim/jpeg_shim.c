@@ -182,89 +182,130 @@ static boolean gd_dest_empty(j_compress_ptr cinfo) {
 
 static void gd_dest_term(j_compress_ptr cinfo) { (void)cinfo; }
 
-gd_status gd_encode(const gd_encode_request *request, unsigned char **output, unsigned long *output_length,
-                    char *message, size_t message_capacity) {
-    struct jpeg_compress_struct cinfo;
-    gd_error_mgr err;
-    /* Heap-allocated and never reassigned after setjmp, so it is valid after a longjmp. */
-    gd_destination *const dest = calloc(1, sizeof(gd_destination));
-
-    *output = NULL;
-    *output_length = 0;
-    if (dest != NULL) {
-        dest->capacity = 16384 + (size_t)request->width * request->height / 4;
-        dest->buffer = malloc(dest->capacity);
-    }
-    if (dest == NULL || dest->buffer == NULL) {
-        free(dest);
-        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "out of memory");
-        return GD_ERROR;
-    }
-    dest->pub.init_destination = gd_dest_init;
-    dest->pub.empty_output_buffer = gd_dest_empty;
-    dest->pub.term_destination = gd_dest_term;
-
-    gd_error_init(&err);
-    cinfo.err = &err.pub;
-    if (setjmp(err.jump)) {
-        jpeg_destroy_compress(&cinfo);
-        free(dest->buffer);
-        free(dest);
-        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "%s", err.message);
-        return err.status == GD_OK ? GD_ERROR : err.status;
-    }
-    jpeg_create_compress(&cinfo);
-    cinfo.dest = &dest->pub;
-
-    cinfo.image_width = request->width;
-    cinfo.image_height = request->height;
-    cinfo.input_components = request->input_components;
-    cinfo.in_color_space = request->input_color_space;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_colorspace(&cinfo, request->jpeg_color_space);
-    cinfo.dct_method = JDCT_ISLOW;
-    cinfo.optimize_coding = request->optimize_coding ? TRUE : FALSE;
-    cinfo.write_JFIF_header = request->write_jfif ? TRUE : FALSE;
-    cinfo.write_Adobe_marker = request->write_adobe ? TRUE : FALSE;
+/* Applies a request's parameters to a fresh compressor (may longjmp on bad parameters). */
+static void gd_configure(j_compress_ptr cinfo, const gd_encode_request *request) {
+    cinfo->image_width = request->width;
+    cinfo->image_height = request->height;
+    cinfo->input_components = request->input_components;
+    cinfo->in_color_space = request->input_color_space;
+    jpeg_set_defaults(cinfo);
+    jpeg_set_colorspace(cinfo, request->jpeg_color_space);
+    cinfo->dct_method = JDCT_ISLOW;
+    cinfo->optimize_coding = request->optimize_coding ? TRUE : FALSE;
+    cinfo->write_JFIF_header = request->write_jfif ? TRUE : FALSE;
+    cinfo->write_Adobe_marker = request->write_adobe ? TRUE : FALSE;
 
     if (request->quant_table != NULL) {
         int scale = jpeg_quality_scaling(request->quality);
         for (int slot = 0; slot < 2; slot++)
-            jpeg_add_quant_table(&cinfo, slot, request->quant_table, scale, TRUE);
+            jpeg_add_quant_table(cinfo, slot, request->quant_table, scale, TRUE);
     } else {
-        jpeg_set_quality(&cinfo, request->quality, TRUE);
+        jpeg_set_quality(cinfo, request->quality, TRUE);
     }
 
-    for (int c = 0; c < cinfo.num_components; c++) {
-        cinfo.comp_info[c].h_samp_factor = 1;
-        cinfo.comp_info[c].v_samp_factor = 1;
+    for (int c = 0; c < cinfo->num_components; c++) {
+        cinfo->comp_info[c].h_samp_factor = 1;
+        cinfo->comp_info[c].v_samp_factor = 1;
     }
-    if (request->chroma_subsampling && cinfo.jpeg_color_space == JCS_YCbCr) {
-        cinfo.comp_info[0].h_samp_factor = 2;
-        cinfo.comp_info[0].v_samp_factor = 2;
+    if (request->chroma_subsampling && cinfo->jpeg_color_space == JCS_YCbCr) {
+        cinfo->comp_info[0].h_samp_factor = 2;
+        cinfo->comp_info[0].v_samp_factor = 2;
     }
 
     if (request->scans != NULL && request->scan_count > 0) {
-        cinfo.scan_info = request->scans;
-        cinfo.num_scans = request->scan_count;
+        cinfo->scan_info = request->scans;
+        cinfo->num_scans = request->scan_count;
     }
+}
 
-    jpeg_start_compress(&cinfo, TRUE);
+struct gd_encoder {
+    struct jpeg_compress_struct cinfo;
+    gd_error_mgr err;
+    gd_destination dest;
+    int created;
+};
+
+gd_encoder *gd_encoder_create(void) {
+    gd_encoder *encoder = calloc(1, sizeof(gd_encoder));
+    if (encoder == NULL) return NULL;
+    gd_error_init(&encoder->err);
+    encoder->cinfo.err = &encoder->err.pub;
+    if (setjmp(encoder->err.jump)) {
+        free(encoder);
+        return NULL;
+    }
+    jpeg_create_compress(&encoder->cinfo);
+    encoder->created = 1;
+    return encoder;
+}
+
+void gd_encoder_destroy(gd_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->created) jpeg_destroy_compress(&encoder->cinfo);
+    free(encoder->dest.buffer);
+    free(encoder);
+}
+
+const char *gd_encoder_message(const gd_encoder *encoder) { return encoder->err.message; }
+
+gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request) {
+    GD_GUARD(encoder);
+    encoder->dest.capacity = 16384 + (size_t)request->width * request->height / 4;
+    encoder->dest.buffer = malloc(encoder->dest.capacity);
+    if (encoder->dest.buffer == NULL) ERREXIT1(&encoder->cinfo, JERR_OUT_OF_MEMORY, 11);
+    encoder->dest.pub.init_destination = gd_dest_init;
+    encoder->dest.pub.empty_output_buffer = gd_dest_empty;
+    encoder->dest.pub.term_destination = gd_dest_term;
+    encoder->cinfo.dest = &encoder->dest.pub;
+    gd_configure(&encoder->cinfo, request);
+    jpeg_start_compress(&encoder->cinfo, TRUE);
     if (request->icc != NULL && request->icc_length > 0)
-        jpeg_write_icc_profile(&cinfo, request->icc, request->icc_length);
-    while (cinfo.next_scanline < cinfo.image_height) {
-        JSAMPROW rows[16];
+        jpeg_write_icc_profile(&encoder->cinfo, request->icc, request->icc_length);
+    return GD_OK;
+}
+
+gd_status gd_encoder_write_rows(gd_encoder *encoder, unsigned char **rows, unsigned int count) {
+    GD_GUARD(encoder);
+    unsigned int written = 0;
+    while (written < count) written += jpeg_write_scanlines(&encoder->cinfo, rows + written, count - written);
+    return GD_OK;
+}
+
+gd_status gd_encoder_finish(gd_encoder *encoder, unsigned char **output, unsigned long *output_length) {
+    *output = NULL;
+    *output_length = 0;
+    GD_GUARD(encoder);
+    jpeg_finish_compress(&encoder->cinfo);
+    *output = encoder->dest.buffer;
+    *output_length = (unsigned long)(encoder->dest.capacity - encoder->dest.pub.free_in_buffer);
+    encoder->dest.buffer = NULL;
+    return GD_OK;
+}
+
+gd_status gd_encode(const gd_encode_request *request, unsigned char **output, unsigned long *output_length,
+                    char *message, size_t message_capacity) {
+    *output = NULL;
+    *output_length = 0;
+    gd_encoder *encoder = gd_encoder_create();
+    if (encoder == NULL) {
+        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "out of memory");
+        return GD_ERROR;
+    }
+    gd_status status = gd_encoder_start(encoder, request);
+    JSAMPROW rows[16];
+    unsigned int y = 0;
+    while (status == GD_OK && y < request->height) {
         unsigned int count = 0;
-        while (count < 16 && cinfo.next_scanline + count < cinfo.image_height) {
-            rows[count] = (JSAMPROW)(request->pixels + (size_t)(cinfo.next_scanline + count) * request->stride);
+        while (count < 16 && y + count < request->height) {
+            rows[count] = (JSAMPROW)(request->pixels + (size_t)(y + count) * request->stride);
             count++;
         }
-        jpeg_write_scanlines(&cinfo, rows, count);
+        status = gd_encoder_write_rows(encoder, rows, count);
+        y += count;
     }
-    jpeg_finish_compress(&cinfo);
-    *output = dest->buffer;
-    *output_length = (unsigned long)(dest->capacity - dest->pub.free_in_buffer);
-    jpeg_destroy_compress(&cinfo);
-    free(dest);
-    return GD_OK;
+    if (status == GD_OK) status = gd_encoder_finish(encoder, output, output_length);
+    if (status != GD_OK && message != NULL && message_capacity > 0)
+        snprintf(message, message_capacity, "%s", gd_encoder_message(encoder));
+    gd_encoder_destroy(encoder);
+    return status;
 }

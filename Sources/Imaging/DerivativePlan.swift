@@ -7,16 +7,6 @@
 /// thumbnail is made from the preview's pixels when those are still at least twice its size,
 /// so one decode serves both; otherwise it is fed from the same decoded rows.
 struct DerivativePlan: Equatable {
-    /// Where the thumbnail's pixels come from.
-    enum ThumbnailSource: String {
-        /// Identical to the preview (small originals): no second resample.
-        case samePixels
-        /// Resampled from the preview pixels (which are at least twice its size).
-        case preview
-        /// Resampled from the decoded rows, alongside the preview.
-        case decode
-    }
-
     /// Preview size as stored (before orientation).
     let preview: (width: Int, height: Int)
     /// Thumbnail size as stored (before orientation).
@@ -26,6 +16,7 @@ struct DerivativePlan: Equatable {
     /// Where the thumbnail comes from.
     let thumbnailSource: ThumbnailSource
 
+    /// Plans the derivatives of `info` (sizes as displayed in `spec`, turned to stored orientation).
     init(info: ImageInfo, spec: DerivativeSpec) {
         let displayPreview = spec.previewSize(width: info.displayWidth, height: info.displayHeight)
         let displayThumbnail = spec.thumbnailSize(width: info.displayWidth, height: info.displayHeight)
@@ -62,6 +53,7 @@ struct DerivativePlan: Equatable {
         return 8
     }
 
+    /// Field-wise equality (tuples are not Equatable, so it is spelled out).
     static func == (a: DerivativePlan, b: DerivativePlan) -> Bool {
         a.preview == b.preview && a.thumbnail == b.thumbnail && a.scale == b.scale
             && a.thumbnailSource == b.thumbnailSource

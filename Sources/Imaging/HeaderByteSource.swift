@@ -15,8 +15,10 @@ protocol HeaderByteSource {
 
 /// Bytes already in memory.
 struct MemoryByteSource: HeaderByteSource {
+    /// The whole file.
     let bytes: [UInt8]
 
+    /// A slice of the bytes, shorter at the end.
     func read(at offset: Int, count: Int) throws -> ArraySlice<UInt8> {
         guard offset < bytes.count else { return [] }
         return bytes[offset..<min(bytes.count, offset + count)]
@@ -38,6 +40,7 @@ final class FileByteSource: HeaderByteSource {
 
     deinit { close(descriptor) }
 
+    /// From the cached first block when it covers the range, else straight from the file.
     func read(at offset: Int, count: Int) throws -> ArraySlice<UInt8> {
         if offset + count <= cache.count || cache.count < Self.blockSize {
             guard offset < cache.count else { return [] }

@@ -1,12 +1,20 @@
 import CJPEG
+import Dispatch
 import Foundation
 
 /// Turns an original JPEG into its thumbnail and preview with one decode.
 ///
 /// Probe the header (limits checked before any decoding) → decode at the DCT scale the plan
-/// chose, row by row, straight into streaming Lanczos-3 resamplers → EXIF orientation on the
-/// small results → progressive, Huffman-optimized JPEGs with mozjpeg's tables. Every call owns
-/// its libjpeg objects and buffers, so concurrent calls from several workers are safe.
+/// chose, row by row, straight into streaming Lanczos-3 resamplers that store their rows
+/// upright (EXIF orientation) → progressive, Huffman-optimized JPEGs with mozjpeg's tables.
+/// Every call owns its libjpeg objects and buffers, so concurrent calls from several workers
+/// are safe.
+///
+/// Each call uses two threads: the caller's runs libjpeg's decoder, a short-lived second thread
+/// resamples (and, for upright images, feeds the preview encoder); then both derivatives are
+/// encoded side by side. Timings: `decode` is libjpeg's decoding, `resize` the second thread's
+/// work (resampling plus the streamed preview's DCT), `encodePreview`/`encodeThumbnail` what is
+/// left of each encode, `encode` their wall time together.
 public enum ImagePipeline {
     /// Processes the JPEG file at `path`.
     public static func process(
@@ -36,37 +44,64 @@ public enum ImagePipeline {
         info: ImageInfo, spec: DerivativeSpec, clock: inout Stopwatch, makeDecoder: () throws -> JPEGDecoder
     ) throws -> ProcessedImage {
         let plan = DerivativePlan(info: info, spec: spec)
-        let decoded = try decodeAndResample(info: info, plan: plan, clock: &clock, makeDecoder: makeDecoder)
-        var preview = decoded.preview
-        var thumbnail: PixelBuffer
-        switch plan.thumbnailSource {
-        case .samePixels:
-            thumbnail = preview
-        case .preview, .decode:
-            thumbnail = decoded.thumbnail!
-        }
-        preview = ImageOrientation.apply(info.orientation, to: preview)
-        thumbnail = ImageOrientation.apply(info.orientation, to: thumbnail)
-        clock.lap("orient")
+        let icc = compatibleProfile(info.iccProfile, channels: info.components == 1 ? 1 : 4)
+        // Orientations that keep the row order (1, and 2 which mirrors each row) let the preview be
+        // encoded while it is produced; the others need the whole image to turn it.
+        let streamsPreview = info.orientation <= 2 && plan.thumbnailSource != .samePixels
+        let streamEncoder =
+            streamsPreview
+            ? try JPEGStreamEncoder(
+                width: plan.preview.width, height: plan.preview.height, channels: info.components == 1 ? 1 : 4,
+                quality: spec.quality, iccProfile: icc) : nil
+        let decoded = try decodeAndResample(
+            info: info, plan: plan, previewEncoder: streamEncoder, clock: &clock, makeDecoder: makeDecoder)
+
+        // The resamplers already wrote both images upright.
+        let thumbnail = decoded.thumbnail ?? decoded.preview!
+        let preview = decoded.preview
         let dominantColor = thumbnail.averageColorHex()
-        let icc = compatibleProfile(info.iccProfile, channels: preview.channels)
-        let previewJPEG = try JPEGEncoder.encode(preview, quality: spec.quality, iccProfile: icc)
-        clock.lap("encodePreview")
-        let thumbnailJPEG = try JPEGEncoder.encode(thumbnail, quality: spec.quality, iccProfile: icc)
-        clock.lap("encodeThumbnail")
+
+        // The preview's scans and the thumbnail are encoded on two threads.
+        var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        var previewTime: UInt64 = 0
+        var thumbnailTime: UInt64 = 0
+        let encodeThumbnail = plan.thumbnailSource != .samePixels
+        DispatchQueue.concurrentPerform(iterations: encodeThumbnail ? 2 : 1) { task in
+            let start = Stopwatch.nanoseconds()
+            if task == 0 {
+                previewJPEG = Result {
+                    if let streamEncoder { return try streamEncoder.finish() }
+                    return try JPEGEncoder.encode(preview!, quality: spec.quality, iccProfile: icc)
+                }
+                previewTime = Stopwatch.nanoseconds() - start
+            } else {
+                thumbnailJPEG = Result { try JPEGEncoder.encode(thumbnail, quality: spec.quality, iccProfile: icc) }
+                thumbnailTime = Stopwatch.nanoseconds() - start
+            }
+        }
+        clock.lap("encode")
+        clock.record("encodePreview", nanoseconds: previewTime)
+        clock.record("encodeThumbnail", nanoseconds: thumbnailTime)
+        let previewBytes = try previewJPEG.get()
+        let thumbnailBytes = encodeThumbnail ? try thumbnailJPEG.get() : previewBytes
         return ProcessedImage(
             info: info,
-            thumbnail: EncodedImage(jpeg: thumbnailJPEG, width: thumbnail.width, height: thumbnail.height),
-            preview: EncodedImage(jpeg: previewJPEG, width: preview.width, height: preview.height),
-            dominantColor: dominantColor, timings: clock.laps)
+            thumbnail: EncodedImage(jpeg: thumbnailBytes, width: thumbnail.width, height: thumbnail.height),
+            preview: EncodedImage(
+                jpeg: previewBytes, width: info.orientationSwapsAxes ? plan.preview.height : plan.preview.width,
+                height: info.orientationSwapsAxes ? plan.preview.width : plan.preview.height),
+            dominantColor: dominantColor, timings: clock.laps, thumbnailSource: plan.thumbnailSource)
     }
 
     /// One pass over the decoded rows: this thread runs libjpeg while a second thread converts
     /// and resamples the rows it has finished (a small ring of row blocks between them), so
-    /// decoding and resampling overlap on two cores.
+    /// decoding and resampling overlap on two cores. With `previewEncoder` the preview rows go
+    /// straight into it (mirrored for orientation 2) and no preview image is kept.
     private static func decodeAndResample(
-        info: ImageInfo, plan: DerivativePlan, clock: inout Stopwatch, makeDecoder: () throws -> JPEGDecoder
-    ) throws -> (preview: PixelBuffer, thumbnail: PixelBuffer?) {
+        info: ImageInfo, plan: DerivativePlan, previewEncoder: JPEGStreamEncoder?, clock: inout Stopwatch,
+        makeDecoder: () throws -> JPEGDecoder
+    ) throws -> (preview: PixelBuffer?, thumbnail: PixelBuffer?) {
         let openTime = Stopwatch.nanoseconds()
         let decoder = try makeDecoder()
         try decoder.readHeader()
@@ -86,15 +121,27 @@ public enum ImagePipeline {
             plan.thumbnailSource == .preview
             ? StreamingResampler(
                 sourceWidth: plan.preview.width, sourceHeight: plan.preview.height,
-                targetWidth: plan.thumbnail.width, targetHeight: plan.thumbnail.height, channels: channels) : nil
+                targetWidth: plan.thumbnail.width, targetHeight: plan.thumbnail.height, channels: channels,
+                orientation: info.orientation) : nil
         let fromDecode: StreamingResampler? =
             plan.thumbnailSource == .decode
             ? StreamingResampler(
                 sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.thumbnail.width,
-                targetHeight: plan.thumbnail.height, channels: channels) : nil
+                targetHeight: plan.thumbnail.height, channels: channels, orientation: info.orientation) : nil
+        var encodeError: Error?
+        let sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = previewEncoder.map { encoder in
+            let mirror = info.orientation == 2
+            let width = plan.preview.width
+            return { row in
+                guard encodeError == nil else { return }
+                if mirror { ImageOrientation.mirror(row: row, width: width, channels: channels) }
+                do { try encoder.write(row: row) } catch { encodeError = error }
+            }
+        }
         let previewResampler = StreamingResampler(
             sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.preview.width,
-            targetHeight: plan.preview.height, channels: channels, downstream: fromPreview)
+            targetHeight: plan.preview.height, channels: channels, downstream: fromPreview, sink: sink,
+            orientation: previewEncoder == nil ? info.orientation : 1)
 
         let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: size.width * format.bytesPerPixel)
         let consumer = ring.consume(width: size.width, channels: channels) { row in
@@ -123,10 +170,11 @@ public enum ImagePipeline {
         }
         ring.close()
         let resizeTime = consumer.wait()
+        if let encodeError { throw encodeError }
         clock.record("decode", nanoseconds: decodeTime)
         clock.record("resize", nanoseconds: resizeTime)
         let thumbnail = fromPreview?.finish() ?? fromDecode?.finish()
-        return (previewResampler.finish(), thumbnail)
+        return (previewEncoder == nil ? previewResampler.finish() : nil, thumbnail)
     }
 
     /// Resamples a whole buffer (used for the thumbnail from the preview's pixels).

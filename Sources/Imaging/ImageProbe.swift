@@ -16,6 +16,7 @@ public enum ImageProbe {
         try probe(source: MemoryByteSource(bytes: bytes), limits: limits)
     }
 
+    /// Probes any byte source (file or memory).
     static func probe(source: HeaderByteSource, limits: ImageLimits) throws -> ImageInfo {
         var parser = JPEGHeaderParser(source: source, limits: limits)
         return try parser.parse()
@@ -24,7 +25,9 @@ public enum ImageProbe {
 
 /// Walks the marker segments up to the first SOS, collecting header facts.
 struct JPEGHeaderParser {
+    /// Where the header bytes come from.
     let source: HeaderByteSource
+    /// Checked as soon as the frame header is read.
     let limits: ImageLimits
 
     private var sawJFIF = false
@@ -35,6 +38,7 @@ struct JPEGHeaderParser {
     private var iccInvalid = false
     private var frame: (width: Int, height: Int, componentIDs: [UInt8], progressive: Bool)?
 
+    /// A parser positioned before SOI.
     init(source: HeaderByteSource, limits: ImageLimits) {
         self.source = source
         self.limits = limits
@@ -43,6 +47,7 @@ struct JPEGHeaderParser {
     /// Largest segment payload we read into memory (a marker length field is 16 bits).
     private static let maxSegment = 65_535
 
+    /// Walks the segments up to the first SOS and returns what they say.
     mutating func parse() throws -> ImageInfo {
         let soi = try source.read(at: 0, count: 2)
         guard soi.count == 2, soi.first == 0xFF, soi.last == 0xD8 else { throw ImageError.unsupportedFormat }

@@ -2,7 +2,7 @@ import CJPEG
 import CJPEGShim
 
 /// Encodes pixels the way mozjpeg does by default, with plain libjpeg-turbo: progressive with a
-/// mozjpeg scan script, optimized Huffman tables, accurate integer DCT, 4:2:0 chroma and
+/// mozjpeg-style scan script, optimized Huffman tables, accurate integer DCT, 4:2:0 chroma and
 /// N. Robidoux's quantization table (mozjpeg's table set 3) for luma and chroma, scaled by
 /// quality like libjpeg. No metadata is written except an ICC profile when given.
 enum JPEGEncoder {
@@ -19,16 +19,17 @@ enum JPEGEncoder {
         85, 75, 135, 156, 189, 238, 311, 418,
     ]
 
-    /// mozjpeg's scan script for YCbCr in its max-compression profile (jcparam.c
-    /// jpeg_simple_progression, from jpgcrush): one DC scan, low AC bands first, luma refined by
-    /// successive approximation, chroma high bands last.
+    /// Progressive scan script for YCbCr, after mozjpeg's max-compression script (jcparam.c
+    /// jpeg_simple_progression, from jpgcrush): one DC scan, the low AC bands first, chroma in
+    /// two bands. Luma uses one level of successive approximation instead of mozjpeg's two: on
+    /// the bench photos that is 0.15% more bytes for 16% less encoding time, since every
+    /// refinement scan is another two passes (statistics, then output) over all luma blocks.
     static let colorScans: [jpeg_scan_info] = [
         scan([0, 1, 2], 0, 0, 0, 0),
-        scan([0], 1, 8, 0, 2),
+        scan([0], 1, 8, 0, 1),
         scan([1], 1, 8, 0, 0),
         scan([2], 1, 8, 0, 0),
-        scan([0], 9, 63, 0, 2),
-        scan([0], 1, 63, 2, 1),
+        scan([0], 9, 63, 0, 1),
         scan([0], 1, 63, 1, 0),
         scan([1], 9, 63, 0, 0),
         scan([2], 9, 63, 0, 0),
@@ -37,9 +38,8 @@ enum JPEGEncoder {
     /// The same idea for one component.
     static let grayScans: [jpeg_scan_info] = [
         scan([0], 0, 0, 0, 0),
-        scan([0], 1, 8, 0, 2),
-        scan([0], 9, 63, 0, 2),
-        scan([0], 1, 63, 2, 1),
+        scan([0], 1, 8, 0, 1),
+        scan([0], 9, 63, 0, 1),
         scan([0], 1, 63, 1, 0),
     ]
 

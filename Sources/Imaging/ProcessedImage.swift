@@ -10,16 +10,19 @@ public struct ProcessedImage: Sendable {
     public var dominantColor: String
     /// Milliseconds per stage, in order, for logs, metrics and the bench.
     public var timings: [(stage: String, milliseconds: Double)]
+    /// Which pixels the thumbnail was resampled from.
+    public var thumbnailSource: ThumbnailSource
 
     /// Creates a result.
     public init(
         info: ImageInfo, thumbnail: EncodedImage, preview: EncodedImage, dominantColor: String,
-        timings: [(stage: String, milliseconds: Double)]
+        timings: [(stage: String, milliseconds: Double)], thumbnailSource: ThumbnailSource = .preview
     ) {
         self.info = info
         self.thumbnail = thumbnail
         self.preview = preview
         self.dominantColor = dominantColor
         self.timings = timings
+        self.thumbnailSource = thumbnailSource
     }
 }

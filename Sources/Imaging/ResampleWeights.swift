@@ -18,6 +18,7 @@ struct ResampleWeights {
     /// Lanczos window radius, in source samples at a scale of 1.
     static let radius = 3.0
 
+    /// Weights for `sourceSize` → `targetSize` samples (1 tap of weight 1 when equal).
     init(sourceSize: Int, targetSize: Int) {
         precondition(sourceSize > 0 && targetSize > 0)
         if sourceSize == targetSize {

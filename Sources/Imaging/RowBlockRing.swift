@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Hands blocks of decoded rows from the decoding thread to a resampling thread.
 ///
@@ -19,11 +20,11 @@ final class RowBlockRing: @unchecked Sendable {
 
     /// Waits for the consumer and returns the nanoseconds it spent working.
     struct Consumer {
-        fileprivate let group: DispatchGroup
+        fileprivate let done: DispatchSemaphore
         fileprivate let ring: RowBlockRing
 
         func wait() -> UInt64 {
-            group.wait()
+            done.wait()
             return ring.busyNanoseconds
         }
     }
@@ -40,6 +41,7 @@ final class RowBlockRing: @unchecked Sendable {
     private var closed = false
     private var busyNanoseconds: UInt64 = 0
 
+    /// A ring of `blocks` blocks of `rowsPerBlock` rows of `rowBytes` bytes.
     init(blocks: Int, rowsPerBlock: Int, rowBytes: Int) {
         blockCount = blocks
         self.rowsPerBlock = rowsPerBlock
@@ -88,9 +90,14 @@ final class RowBlockRing: @unchecked Sendable {
     }
 
     /// Starts the consumer thread, calling `body` for every row in order.
+    ///
+    /// A dedicated thread rather than a Dispatch queue: the producer blocks on the ring, and if
+    /// the callers themselves run on the (bounded) global pool, a queued consumer might never
+    /// get a thread.
     func consume(width: Int, channels: Int, _ body: @escaping (Row) -> Void) -> Consumer {
-        let group = DispatchGroup()
-        DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            defer { done.signal() }
             let floatCount = width * channels
             let floats = UnsafeMutableRawPointer.allocate(
                 byteCount: max(floatCount, 1) * MemoryLayout<Float>.stride, alignment: 64
@@ -111,6 +118,9 @@ final class RowBlockRing: @unchecked Sendable {
                 free.signal()
             }
         }
-        return Consumer(group: group, ring: self)
+        thread.name = "galleryd-resample"
+        thread.stackSize = 1 << 20
+        thread.start()
+        return Consumer(done: done, ring: self)
     }
 }

@@ -5,34 +5,43 @@ import Imaging
 /// `galleryd process INPUT --out DIR`: runs the image pipeline on one file, writes
 /// `thumbnail.jpg` and `preview.jpg`, and prints one JSON line with sizes and timings.
 struct ProcessCommand: ParsableCommand {
+    /// The subcommand name and its one-line help.
     static let configuration = CommandConfiguration(
         commandName: "process",
         abstract: "Make thumbnail.jpg and preview.jpg from one JPEG and print a JSON summary.")
 
+    /// The original JPEG.
     @Argument(help: "The original JPEG.")
     var input: String
 
+    /// Where thumbnail.jpg and preview.jpg go.
     @Option(name: .customLong("out"), help: "Directory for thumbnail.jpg and preview.jpg (created if missing).")
     var outputDirectory: String
 
+    /// DerivativeSpec.thumbnailShortEdge.
     @Option(help: "Shorter displayed edge of the thumbnail, in pixels.")
     var thumbnailSize: Int = 400
 
+    /// DerivativeSpec.previewLongEdge.
     @Option(help: "Longer displayed edge of the preview, in pixels.")
     var previewSize: Int = 2048
 
+    /// DerivativeSpec.quality.
     @Option(help: "JPEG quality, 1-100.")
     var quality: Int = 80
 
+    /// ImageLimits.maxPixels.
     @Option(help: "Refuse images with more pixels than this.")
     var maxPixels: Int = ImageLimits().maxPixels
 
+    /// Rejects sizes and qualities out of range before any work.
     func validate() throws {
         guard thumbnailSize > 0, previewSize > 0 else { throw ValidationError("sizes must be positive") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
     }
 
+    /// Runs the pipeline, writes both files, prints the JSON line; errors go to stderr, exit 1.
     func run() throws {
         let started = DispatchTime.now().uptimeNanoseconds
         do {
@@ -82,6 +91,7 @@ struct ProcessCommand: ParsableCommand {
             "\"thumbnail\":\(output(result.thumbnail))",
             "\"preview\":\(output(result.preview))",
             "\"dominantColor\":\(jsonString(result.dominantColor))",
+            "\"thumbnailFrom\":\(jsonString(result.thumbnailSource.rawValue))",
         ]
         if let takenAt = info.takenAt {
             let formatter = ISO8601DateFormatter()

@@ -27,3 +27,18 @@ import Testing
         #expect(stride(from: 0, to: 24, by: 4).map { shownWide.bytes[$0] } == expected.map { UInt8($0) })
     }
 }
+
+@Suite struct ImageOrientationPlacementTests {
+    @Test(arguments: 1...8)
+    func placement_AgreesWithApply(orientation: Int) {
+        let (w, h) = (5, 3)
+        let stored = PixelBuffer(width: w, height: h, channels: 1, bytes: (0..<w * h).map { UInt8($0) })
+        let expected = ImageOrientation.apply(orientation, to: stored)
+        var placed = [UInt8](repeating: 255, count: w * h)
+        for y in 0..<h {
+            let (base, step) = ImageOrientation.placement(orientation, width: w, height: h, row: y)
+            for x in 0..<w { placed[base + x * step] = stored.bytes[y * w + x] }
+        }
+        #expect(placed == expected.bytes)
+    }
+}

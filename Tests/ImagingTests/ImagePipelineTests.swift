@@ -122,6 +122,22 @@ import Testing
         let result = try ImagePipeline.process(bytes: jpeg)
         #expect((result.preview.width, result.preview.height) == (1, 2048))
         #expect((result.thumbnail.width, result.thumbnail.height) == (1, 8000))
+        #expect(result.thumbnailSource == .decode)
+    }
+
+    @Test(arguments: [1, 3, 6])
+    func process_ResamplesThumbnailFromPreviewRows_WhenPreviewIsLargeEnough(orientation: Int) throws {
+        let (tl, tr, bl, br) = Self.storedQuadrants(for: orientation)
+        let swaps = orientation >= 5
+        let stored = TestImages.quadrants(width: swaps ? 800 : 1200, height: swaps ? 1200 : 800, tl, tr, bl, br)
+        let jpeg = try TestImages.inserting(
+            TestImages.exifSegment(orientation: UInt16(orientation), littleEndian: true),
+            into: TestImages.baseline(stored, quality: 95))
+        let result = try ImagePipeline.process(
+            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 512))
+        #expect(result.thumbnailSource == .preview)
+        try Self.expectUprightQuadrants(result.preview.jpeg, width: 512, height: 341)
+        try Self.expectUprightQuadrants(result.thumbnail.jpeg, width: 150, height: 100)
     }
 
     @Test func process_ReportsDisplayedSizes_WhenRotated() throws {
@@ -158,9 +174,9 @@ import Testing
     }
 
     @Test func process_RejectsFile_WithMoreScansThanTheLimit() throws {
-        let jpeg = try TestImages.progressive(TestImages.noise(width: 64, height: 64))  // 9 scans
+        let jpeg = try TestImages.progressive(TestImages.noise(width: 64, height: 64))  // 8 scans
         let scans = TestImages.segments(jpeg).filter { $0.code == 0xDA }.count
-        #expect(scans == 9)
+        #expect(scans == JPEGEncoder.colorScans.count)
         #expect(throws: ImageError.self) {
             try ImagePipeline.process(bytes: jpeg, limits: ImageLimits(maxScans: 3))
         }
@@ -169,7 +185,7 @@ import Testing
         } catch let ImageError.tooManyScans(count) {
             #expect(count == 4)
         }
-        _ = try ImagePipeline.process(bytes: jpeg, limits: ImageLimits(maxScans: 9))
+        _ = try ImagePipeline.process(bytes: jpeg, limits: ImageLimits(maxScans: scans))
     }
 
     @Test func process_WritesProgressiveOptimizedJPEG_WithoutEXIF_KeepingICC() throws {
@@ -191,7 +207,7 @@ import Testing
             #expect(frames.map(\.code) == [0xC2])
             #expect(!segments.contains { $0.code == 0xE1 })
             #expect(!segments.contains { (0xE3...0xEF).contains($0.code) || $0.code == 0xFE })
-            #expect(segments.filter { $0.code == 0xDA }.count == 9)
+            #expect(segments.filter { $0.code == 0xDA }.count == JPEGEncoder.colorScans.count)
             // Optimized Huffman tables: none is libjpeg's standard (Annex K.3) table.
             let standardCounts: [[UInt8]] = [
                 [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0],

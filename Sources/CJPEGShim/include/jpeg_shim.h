@@ -63,4 +63,16 @@ gd_status gd_encode(const gd_encode_request *request, unsigned char **output, un
                     char *message, size_t message_capacity);
 void gd_free(void *pointer);
 
+/* An incremental compressor: rows are written as they are produced (request->pixels unused). */
+typedef struct gd_encoder gd_encoder;
+
+gd_encoder *gd_encoder_create(void);
+void gd_encoder_destroy(gd_encoder *encoder);
+/* Sets up and starts compression, writing the ICC profile; the request must outlive the encoder. */
+gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request);
+gd_status gd_encoder_write_rows(gd_encoder *encoder, unsigned char **rows, unsigned int count);
+/* Finishes and hands over the JPEG (free with gd_free). */
+gd_status gd_encoder_finish(gd_encoder *encoder, unsigned char **output, unsigned long *output_length);
+const char *gd_encoder_message(const gd_encoder *encoder);
+
 #endif

@@ -1,0 +1,92 @@
+import CJPEG
+import CJPEGShim
+
+/// A JPEG compressor fed one row at a time, so a preview can be encoded while it is still being
+/// resampled, without ever holding its pixels: libjpeg does colour conversion and the DCT as
+/// rows arrive, and the progressive scans at `finish()`. Same settings as `JPEGEncoder.encode`.
+///
+/// Used from one thread at a time (rows on the resampling thread, `finish` after it is joined).
+final class JPEGStreamEncoder {
+    private let handle: OpaquePointer
+    private let request: UnsafeMutablePointer<gd_encode_request>
+    private let scans: UnsafeMutableBufferPointer<jpeg_scan_info>
+    private let table: UnsafeMutableBufferPointer<UInt32>
+    private let rowHeight: Int
+    private var rowsWritten = 0
+
+    /// Starts a progressive, Huffman-optimized JPEG of `width`×`height` RGBX (4) or gray (1) pixels.
+    init(width: Int, height: Int, channels: Int, quality: Int, iccProfile: [UInt8]?) throws {
+        guard let handle = gd_encoder_create() else { throw ImageError.encodeFailed("cannot create a compressor") }
+        self.handle = handle
+        rowHeight = height
+        let gray = channels == 1
+        let script = gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans
+        scans = .allocate(capacity: script.count)
+        _ = scans.initialize(from: script)
+        table = .allocate(capacity: 64)
+        _ = table.initialize(from: JPEGEncoder.robidouxTable)
+        request = .allocate(capacity: 1)
+        var r = gd_encode_request()
+        r.width = UInt32(width)
+        r.height = UInt32(height)
+        r.stride = width * channels
+        r.input_components = Int32(channels)
+        r.input_color_space = gray ? JCS_GRAYSCALE : JCS_EXT_RGBX
+        r.jpeg_color_space = gray ? JCS_GRAYSCALE : JCS_YCbCr
+        r.quality = Int32(min(max(quality, 1), 100))
+        r.quant_table = UnsafePointer(table.baseAddress)
+        r.scans = UnsafePointer(scans.baseAddress)
+        r.scan_count = Int32(scans.count)
+        r.chroma_subsampling = 1
+        r.optimize_coding = 1
+        r.write_jfif = 1
+        request.initialize(to: r)
+        let status: gd_status =
+            if let iccProfile, !iccProfile.isEmpty {
+                iccProfile.withUnsafeBufferPointer { icc in
+                    request.pointee.icc = icc.baseAddress
+                    request.pointee.icc_length = UInt32(icc.count)
+                    defer {
+                        request.pointee.icc = nil
+                        request.pointee.icc_length = 0
+                    }
+                    return gd_encoder_start(handle, request)
+                }
+            } else {
+                gd_encoder_start(handle, request)
+            }
+        try check(status)
+    }
+
+    deinit {
+        gd_encoder_destroy(handle)
+        request.deallocate()
+        scans.deallocate()
+        table.deallocate()
+    }
+
+    /// Compresses the next row.
+    func write(row: UnsafeMutablePointer<UInt8>) throws {
+        var pointer: UnsafeMutablePointer<UInt8>? = row
+        try check(gd_encoder_write_rows(handle, &pointer, 1))
+        rowsWritten += 1
+    }
+
+    /// Writes the progressive scans and returns the file.
+    func finish() throws -> [UInt8] {
+        guard rowsWritten == rowHeight else {
+            throw ImageError.encodeFailed("\(rowsWritten) of \(rowHeight) rows written")
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        try check(gd_encoder_finish(handle, &output, &length))
+        guard let output else { throw ImageError.encodeFailed("no output") }
+        defer { gd_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+
+    private func check(_ status: gd_status) throws {
+        guard status != GD_OK else { return }
+        throw ImageError.encodeFailed(String(cString: gd_encoder_message(handle)))
+    }
+}

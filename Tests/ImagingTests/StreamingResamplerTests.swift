@@ -1,0 +1,56 @@
+import Testing
+
+@testable import Imaging
+
+@Suite struct StreamingResamplerTests {
+    static func run(_ image: PixelBuffer, width: Int, height: Int, verticalFirst: Bool?) -> PixelBuffer {
+        let resampler = StreamingResampler(
+            sourceWidth: image.width, sourceHeight: image.height, targetWidth: width, targetHeight: height,
+            channels: image.channels, verticalFirst: verticalFirst)
+        let count = image.width * image.channels
+        var row = [Float](repeating: 0, count: count)
+        for y in 0..<image.height {
+            for i in 0..<count { row[i] = Float(image.bytes[y * count + i]) }
+            row.withUnsafeBufferPointer { resampler.push(row: $0.baseAddress!) }
+        }
+        return resampler.finish()
+    }
+
+    @Test(arguments: [(300, 200, 97, 61), (64, 640, 60, 100), (33, 33, 33, 11), (1, 500, 1, 17), (500, 1, 17, 1)])
+    func resampler_GivesSameResult_InEitherPassOrder(width: Int, height: Int, targetWidth: Int, targetHeight: Int) {
+        let image = TestImages.noise(width: width, height: height)
+        let a = Self.run(image, width: targetWidth, height: targetHeight, verticalFirst: false)
+        let b = Self.run(image, width: targetWidth, height: targetHeight, verticalFirst: true)
+        #expect(a.width == targetWidth && a.height == targetHeight)
+        let worst = zip(a.bytes, b.bytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(worst <= 1)
+    }
+
+    @Test func resampler_KeepsFlatColour_AndHandlesGray() {
+        let flat = TestImages.solid(width: 123, height: 77, (10, 128, 250))
+        let small = Self.run(flat, width: 40, height: 25, verticalFirst: nil)
+        #expect(small.bytes.enumerated().allSatisfy { $0.offset % 4 == 3 || [10, 128, 250].contains($0.element) })
+        let gray = TestImages.solid(width: 90, height: 30, (77, 77, 77), gray: true)
+        #expect(Self.run(gray, width: 31, height: 9, verticalFirst: nil).bytes.allSatisfy { $0 == 77 })
+    }
+
+    @Test func resampler_AveragesFineDetail_WhenShrinking() {
+        // A one-pixel black/white checkerboard shrunk 4× becomes mid-grey (anti-aliasing works).
+        var bytes = [UInt8](repeating: 0, count: 64 * 64)
+        for y in 0..<64 { for x in 0..<64 where (x + y) % 2 == 0 { bytes[y * 64 + x] = 255 } }
+        let checker = PixelBuffer(width: 64, height: 64, channels: 1, bytes: bytes)
+        let small = Self.run(checker, width: 16, height: 16, verticalFirst: nil)
+        #expect(small.bytes.allSatisfy { abs(Int($0) - 128) <= 3 })
+    }
+
+    @Test func weights_SumToOne_AndStayInsideTheImage() {
+        for (source, target) in [(100, 7), (7, 7), (5, 3), (8000, 1), (3, 1), (1000, 999)] {
+            let weights = ResampleWeights(sourceSize: source, targetSize: target)
+            for i in 0..<target {
+                let sum = (0..<weights.taps).reduce(Float(0)) { $0 + weights.weights[i * weights.taps + $1] }
+                #expect(abs(sum - 1) < 1e-4)
+                #expect(weights.starts[i] >= 0 && weights.starts[i] + weights.taps <= source)
+            }
+        }
+    }
+}

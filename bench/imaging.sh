@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Imaging bench: `galleryd process` against vipsthumbnail on every photo of a folder.
+#
+#   bench/imaging.sh [PHOTO_DIR]     (default: ../shared/photos next to the repo)
+#   RUNS=5 WARMUP=1 SSIM=1 KEEP=0 QUALITY=80 bench/imaging.sh
+#   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2)
+#
+# For each JPEG (recursively) it makes the two derivatives both ways, at Q80 with metadata
+# stripped: galleryd in one run (thumbnail: shorter edge 400, preview: longer edge 2048), vips
+# in two runs (`vipsthumbnail --size 2048x2048>` and `--size x400>` / `400x>`, the box that
+# makes the displayed shorter edge 400; `>` = never enlarge, like galleryd). It measures
+#   wall   median of our one run vs the median of the two vips runs back to back, the two sides
+#          alternating run by run so that both see the same load
+#   rss    peak RSS (/usr/bin/time -f %M) of our run vs the larger of the two vips runs
+#   bytes  thumbnail + preview
+#   ssim2  SSIMULACRA2 (PyPI `ssimulacra2`) of every output against a reference made from the
+#          original with PIL: EXIF transpose, then Lanczos to that output's exact size, as PNG
+# and prints a table with totals. Targets: wall ≤ 0.5× vips, rss ≤ vips, bytes ≥ 9% smaller at
+# equal or better SSIMULACRA2. Needs libvips-tools, time, jq (scripts/deps.sh --bench), python3.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+photos=${1:-$repo/../shared/photos}
+runs=${RUNS:-5}
+warmup=${WARMUP:-1}
+ssim=${SSIM:-1}
+bin=$repo/.build/release/galleryd
+
+for tool in vipsthumbnail python3 jq awk; do
+  command -v "$tool" >/dev/null || { echo "imaging.sh: $tool is missing (scripts/deps.sh --bench)" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "imaging.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+if ! python3 -c 'import ssimulacra2, PIL' 2>/dev/null; then
+  echo "imaging.sh: installing ssimulacra2 (PyPI)" >&2
+  python3 -m pip install --quiet ssimulacra2 >&2 ||
+    python3 -m pip install --quiet --user --break-system-packages ssimulacra2 >&2
+fi
+if [ ! -x "$bin" ] || [ -n "$(find "$repo/Sources" -newer "$bin" -name '*.swift' -o -newer "$bin" -name '*.c' | head -1)" ]; then
+  echo "imaging.sh: building galleryd (release)" >&2
+  (cd "$repo" && swift build -c release --product galleryd >&2)
+fi
+
+work=$(mktemp -d /tmp/imaging-bench.XXXXXX)
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+results=$work/results.jsonl
+: >"$results"
+
+mapfile -t files < <(find "$photos" -type f \( -iname '*.jpg' -o -iname '*.jpeg' \) | sort)
+[ ${#files[@]} -gt 0 ] || { echo "imaging.sh: no JPEG under $photos" >&2; exit 1; }
+echo "imaging.sh: ${#files[@]} photos from $photos, $runs runs each (+$warmup warm-up)" >&2
+
+i=0
+for f in "${files[@]}"; do
+  i=$((i + 1))
+  name=$(basename "$(dirname "$f")")_$(basename "$f" .jpg)
+  [ "$(dirname "$f")" = "$photos" ] && name=$(basename "$f" .jpg)
+  dir=$work/$name
+  mkdir -p "$dir/ours" "$dir/vips"
+  echo "[$i/${#files[@]}] $name" >&2
+
+  ours_json=$("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}")
+  dw=$(jq -r .displayWidth <<<"$ours_json")
+  dh=$(jq -r .displayHeight <<<"$ours_json")
+  # Box for a shorter displayed edge of 400: bound the height of a landscape, the width of a portrait.
+  if [ "$dw" -ge "$dh" ]; then thumb_box="x400>"; else thumb_box="400x>"; fi
+  vips_preview=(vipsthumbnail "$f" --size "2048x2048>" -o "$dir/vips/preview.jpg[Q=80,strip]")
+  vips_thumb=(vipsthumbnail "$f" --size "$thumb_box" -o "$dir/vips/thumbnail.jpg[Q=80,strip]")
+  ours=("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}")
+
+  # Wall time: the two sides alternate run by run, so both see the same machine load (the box
+  # may be shared), and the median of each is kept. EPOCHREALTIME avoids spawning a clock.
+  for ((w = 0; w < warmup; w++)); do "${ours[@]}" >/dev/null; "${vips_preview[@]}" 2>/dev/null; "${vips_thumb[@]}" 2>/dev/null; done
+  t_ours=(); t_vips=()
+  for ((r = 0; r < runs; r++)); do
+    s=${EPOCHREALTIME/./}; "${ours[@]}" >/dev/null; e=${EPOCHREALTIME/./}; t_ours+=($((e - s)))
+    s=${EPOCHREALTIME/./}; "${vips_preview[@]}" 2>/dev/null; "${vips_thumb[@]}" 2>/dev/null; e=${EPOCHREALTIME/./}; t_vips+=($((e - s)))
+  done
+  median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2) / 1e6}'; }
+  wall_ours=$(median "${t_ours[@]}")
+  wall_vips=$(median "${t_vips[@]}")
+
+  /usr/bin/time -f %M -o "$dir/rss_ours" "${ours[@]}" >/dev/null 2>&1
+  /usr/bin/time -f %M -o "$dir/rss_v1" "${vips_preview[@]}" >/dev/null 2>&1
+  /usr/bin/time -f %M -o "$dir/rss_v2" "${vips_thumb[@]}" >/dev/null 2>&1
+  rss_ours=$(tail -1 "$dir/rss_ours") rss_v1=$(tail -1 "$dir/rss_v1") rss_v2=$(tail -1 "$dir/rss_v2")
+
+  jq -c --arg name "$name" --arg file "$f" --arg dir "$dir" \
+    --argjson rss_ours "$rss_ours" --argjson rss_vips "$(( rss_v1 > rss_v2 ? rss_v1 : rss_v2 ))" \
+    --argjson wall_ours "$wall_ours" --argjson wall_vips "$wall_vips" \
+    '{name: $name, file: $file, dir: $dir, rss_ours: $rss_ours, rss_vips: $rss_vips,
+      wall_ours: $wall_ours, wall_vips: $wall_vips,
+      ours: .}' <<<"$ours_json" >>"$results"
+done
+
+SSIM=$ssim python3 - "$results" <<'PY'
+import json, os, sys
+
+rows = [json.loads(line) for line in open(sys.argv[1])]
+from PIL import Image, ImageOps
+
+use_ssim = os.environ.get("SSIM", "1") == "1"
+if use_ssim:
+    from ssimulacra2 import compute_ssimulacra2
+
+def size(path):
+    return os.path.getsize(path)
+
+def reference(original, width, height, cache):
+    key = (width, height)
+    if key not in cache:
+        image = cache.setdefault("image", None)
+        if image is None:
+            image = ImageOps.exif_transpose(Image.open(original)).convert("RGB")
+            cache["image"] = image
+        path = os.path.join(cache["dir"], f"ref_{width}x{height}.png")
+        image.resize((width, height), Image.LANCZOS).save(path)
+        cache[key] = path
+    return cache[key]
+
+def score(original, output, cache):
+    if not use_ssim:
+        return float("nan")
+    with Image.open(output) as im:
+        w, h = im.size
+    return compute_ssimulacra2(reference(original, w, h, cache), output)
+
+def dims(path):
+    with Image.open(path) as im:
+        return "%dx%d" % im.size
+
+header = ("photo", "wall ours", "wall vips", "ratio", "rss ours", "rss vips", "bytes ours", "bytes vips",
+          "saved", "ssim2 T ours/vips", "ssim2 P ours/vips", "thumb ours/vips")
+table = []
+total = dict(wo=0.0, wv=0.0, bo=0, bv=0, n=0, rss_ok=0, ssim_ok=0, so=0.0, sv=0.0)
+for r in rows:
+    d = r["dir"]
+    cache = {"dir": d}
+    o_t, o_p = os.path.join(d, "ours/thumbnail.jpg"), os.path.join(d, "ours/preview.jpg")
+    v_t, v_p = os.path.join(d, "vips/thumbnail.jpg"), os.path.join(d, "vips/preview.jpg")
+    bo, bv = size(o_t) + size(o_p), size(v_t) + size(v_p)
+    st = (score(r["file"], o_t, cache), score(r["file"], v_t, cache))
+    sp = (score(r["file"], o_p, cache), score(r["file"], v_p, cache))
+    total["wo"] += r["wall_ours"]; total["wv"] += r["wall_vips"]
+    total["bo"] += bo; total["bv"] += bv; total["n"] += 1
+    total["rss_ok"] += r["rss_ours"] <= r["rss_vips"]
+    total["ssim_ok"] += (st[0] >= st[1]) and (sp[0] >= sp[1])
+    total["so"] += st[0] + sp[0]; total["sv"] += st[1] + sp[1]
+    table.append((r["name"][:28], "%.0f ms" % (r["wall_ours"] * 1e3), "%.0f ms" % (r["wall_vips"] * 1e3),
+                  "%.2f" % (r["wall_ours"] / r["wall_vips"]), "%d MB" % (r["rss_ours"] // 1024),
+                  "%d MB" % (r["rss_vips"] // 1024), "%d" % bo, "%d" % bv, "%+.1f%%" % (100.0 * (bv - bo) / bv),
+                  "%.1f/%.1f" % st, "%.1f/%.1f" % sp, "%s/%s" % (dims(o_t), dims(v_t))))
+
+widths = [max(len(str(x)) for x in col) for col in zip(header, *table)]
+line = lambda cells: "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+print(line(header))
+print("  ".join("-" * w for w in widths))
+for row in table:
+    print(line(row))
+n = total["n"]
+print()
+print("total wall: ours %.2f s, vips %.2f s (ratio %.2f, target <= 0.50)" % (total["wo"], total["wv"], total["wo"] / total["wv"]))
+print("total bytes: ours %d, vips %d (%.1f%% smaller, target >= 9%%)" % (total["bo"], total["bv"], 100.0 * (total["bv"] - total["bo"]) / total["bv"]))
+print("peak RSS <= vips on %d/%d photos" % (total["rss_ok"], n))
+if use_ssim:
+    print("mean SSIMULACRA2: ours %.2f, vips %.2f; ours >= vips on both outputs for %d/%d photos" % (total["so"] / (2 * n), total["sv"] / (2 * n), total["ssim_ok"], n))
+PY
