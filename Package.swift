@@ -54,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "galleryd",
             dependencies: [
-                "GalleryApp",
+                "GalleryApp", "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
