@@ -158,7 +158,7 @@ struct ParseAPI: Sendable {
         switch schema.className {
         case "Photo", "Gallery":
             let trashed = try pool.query(
-                "update \(schema.table) set deleted_at = now() where object_id = $1 and deleted_at is null returning object_id",
+                "update \(schema.table) set deleted_at = date_trunc('milliseconds', now()) where object_id = $1 and deleted_at is null returning object_id",
                 [objectId])
             if trashed.count == 0 {
                 if schema.className == "Photo" {
