@@ -191,6 +191,32 @@ import Testing
         #expect(unknown.status == 400 && F.code(unknown) == 103)
     }
 
+    @Test func purge_RemovesALargeTrashInBatches_AndRetentionKeepsRecentOnes() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let total = 2 * TrashService.deleteBatchSize + 234
+        try F.insertMany(server, count: total)
+        let pool = server.application.pool
+        try pool.query("update photos set deleted_at = now() - interval '40 days' where object_id <= 'p000000600'")
+        try pool.query("update photos set deleted_at = now() - interval '1 day' where object_id > 'p000000600' and object_id <= 'p000001200'")
+        func counter(_ name: String) throws -> Int64 {
+            try pool.query("select n from row_counts where name = $1", [name]).first!.decode(Int64.self, 0)
+        }
+        // Retention: only photos trashed before the cutoff go.
+        let purged = try server.application.trash.purge(olderThanDays: 30)
+        #expect(purged.photos == 600)
+        #expect(try F.tableCount(server) == Int64(total - 600))
+        #expect(try counter("photos_trashed") == 600)
+        // Everything in the trash, more than two batches' worth.
+        let r = try server.request("DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": TestServer.masterKey])
+        #expect(r.status == 200)
+        #expect(try F.tableCount(server) == Int64(total - 1200))
+        #expect(try counter("photos_trashed") == 0)
+        #expect(try counter("photos_live") == Int64(total - 1200))
+        #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == total - 1200)
+        #expect(try server.application.trash.deletePhotos(["p000001201"]).isEmpty)  // live: left alone
+    }
+
     @Test func batch_AnswersEachRequest_AndAFailureDoesNotStopTheOthers() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }

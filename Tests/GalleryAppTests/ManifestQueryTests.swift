@@ -155,6 +155,9 @@ import Testing
         #expect(Set(try Self.ids(server, where: search("lake"))) == ["bbbbbbbbbb", "eeeeeeeeee"])
         #expect(try Self.ids(server, where: search("cat", field: "tags")) == ["ffffffffff"])  // a tag
         #expect(try Self.ids(server, where: search("scan", field: "filename")) == ["eeeeeeeeee"])  // a filename word
+        #expect(try Self.ids(server, where: search("IMG_0002", field: "filename")) == ["bbbbbbbbbb"])
+        #expect(try Self.ids(server, where: search("2023", field: "filename")) == ["dddddddddd"])
+        #expect(try Self.ids(server, where: search("DSC_100%_off.jpg", field: "filename")) == ["cccccccccc"])
         #expect(try Self.ids(server, where: search("SUNSET")) == ["aaaaaaaaaa"])  // case-insensitive
         #expect(try Self.ids(server, where: search("sunrise lake")) == ["eeeeeeeeee"])  // all words
         #expect(Set(try Self.ids(server, where: search("sunset or mountain"))) == ["aaaaaaaaaa", "bbbbbbbbbb"])

@@ -182,9 +182,7 @@ struct ParseAPI: Sendable {
         let schema = try Self.schema(className)
         switch schema.className {
         case "Photo":
-            let ids = try pool.query("select object_id from photos where deleted_at is not null")
-                .map { try $0.decode(String.self, "object_id") }
-            try application.trash.deletePhotos(ids)
+            try application.trash.deleteAllTrashedPhotos()
         case "Gallery":
             try pool.query("delete from galleries where deleted_at is not null")
         default:
