@@ -20,7 +20,7 @@ public indirect enum ParseCondition: Equatable, Sendable {
     case arrayOverlaps(field: String, [String])
     /// An array field equals the list exactly.
     case arrayEquals(field: String, [String])
-    /// A text field starts with the literal prefix (`LIKE 'prefix%'`, index friendly).
+    /// A text field starts with the literal prefix (a byte-order range, index friendly).
     case hasPrefix(field: String, String)
     /// A text field matches a PostgreSQL ARE pattern translated from the client's `$regex`.
     case regex(field: String, pattern: String, caseInsensitive: Bool)

@@ -46,7 +46,13 @@ public struct ParseQuery: Sendable {
             guard whereText.utf8.count <= limits.maxWhereBytes else {
                 throw ParseError.invalidQuery("where is larger than \(limits.maxWhereBytes) bytes")
             }
-            let json = try ParseJSONParser.parse(whereText, maxDepth: limits.maxJSONDepth)
+            // A malformed where is an invalid query (102), whatever the JSON parser calls it.
+            let json: ParseJSONValue
+            do {
+                json = try ParseJSONParser.parse(whereText, maxDepth: limits.maxJSONDepth)
+            } catch let error as ParseError where error.code == ParseError.Code.invalidJSON {
+                throw ParseError.invalidQuery("where is not valid JSON: \(error.message)")
+            }
             condition = try whereParser.parse(json)
         }
         var limit = limits.defaultLimit

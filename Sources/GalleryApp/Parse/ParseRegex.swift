@@ -1,6 +1,6 @@
 /// Turns a client's `$regex` (JavaScript/MongoDB syntax, as Parse SDKs send it) into something
-/// safe for PostgreSQL: an anchored literal prefix becomes `LIKE 'prefix%'` (served by the
-/// `text_pattern_ops` index); anything else is re-emitted as a PostgreSQL ARE. Only a known
+/// safe for PostgreSQL: an anchored literal prefix becomes a range `>= prefix and < upper bound`
+/// in byte order (served by the `text_pattern_ops` index, also from a generic plan); anything else is re-emitted as a PostgreSQL ARE. Only a known
 /// subset is accepted, so the pattern never fails to compile in the database and cannot blow up:
 /// backreferences, nested quantifiers, large repetition counts, named groups, Unicode property
 /// escapes and POSIX bracket syntax are rejected with 102.
@@ -70,6 +70,22 @@ public enum ParseRegex {
     static func isPunctuation(_ scalar: Unicode.Scalar) -> Bool {
         scalar.isASCII && !(("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
             && scalar.value >= 0x20
+    }
+
+    /// The smallest string greater than every string that starts with `prefix`, in code point
+    /// order (which is UTF-8 byte order, the order of `text_pattern_ops` and its `~<~` operators):
+    /// `prefix` with trailing U+10FFFF dropped and its last scalar incremented (skipping the
+    /// surrogates). Nil when there is none (an empty prefix, or only U+10FFFF): then every
+    /// string at or above `prefix` matches.
+    public static func prefixUpperBound(_ prefix: String) -> String? {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.last, last.value == 0x10FFFF { scalars.removeLast() }
+        guard let last = scalars.popLast() else { return nil }
+        let next = last.value == 0xD7FF ? 0xE000 : last.value + 1
+        scalars.append(Unicode.Scalar(next)!)
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars)
+        return String(view)
     }
 
     /// Escapes `%`, `_` and `\` so `text` is matched literally by `LIKE`, and appends `%`.

@@ -169,6 +169,13 @@ public enum ParseSQLCompiler {
             return "(" + parts.map { conditionSQL($0, schema: schema, binds: &binds) }.joined(separator: " and ") + ")"
         case .or(let parts):
             if parts.isEmpty { return "false" }
+            if let keyset = keysetComparison(parts) {
+                // `(a, b) < ($1, $2)`: the same rows, but one index range on (a, b) instead of a
+                // filter that reads every row before the cursor.
+                return "(\(column(keyset.first)), \(column(keyset.second))) \(keyset.op.rawValue) ("
+                    + binds.add(keyset.firstValue, cast: keyset.firstValue.sqlCast) + ", "
+                    + binds.add(keyset.secondValue, cast: keyset.secondValue.sqlCast) + ")"
+            }
             return "(" + parts.map { conditionSQL($0, schema: schema, binds: &binds) }.joined(separator: " or ") + ")"
         case .not(let inner):
             return "not (" + conditionSQL(inner, schema: schema, binds: &binds) + ")"
@@ -195,13 +202,48 @@ public enum ParseSQLCompiler {
         case .arrayEquals(let field, let strings):
             return "\(column(field)) = " + binds.add(.textArray(strings), cast: "text[]")
         case .hasPrefix(let field, let prefix):
-            return "\(column(field)) like " + binds.add(.text(ParseRegex.likePattern(forPrefix: prefix)), cast: "text")
+            // A range with the `text_pattern_ops` operators rather than `LIKE $1`: the statement is
+            // prepared once, and a generic plan cannot turn a LIKE parameter into an index range.
+            if prefix.isEmpty { return "\(column(field)) is not null" }
+            let lower = "\(column(field)) ~>=~ " + binds.add(.text(prefix), cast: "text")
+            guard let upper = ParseRegex.prefixUpperBound(prefix) else { return lower }
+            return "(\(lower) and \(column(field)) ~<~ " + binds.add(.text(upper), cast: "text") + ")"
         case .regex(let field, let pattern, let caseInsensitive):
             return "\(column(field)) \(caseInsensitive ? "~*" : "~") " + binds.add(.text(pattern), cast: "text")
         case .textSearch(let term):
             let searchColumn = schema.searchColumn ?? "search"
             return "t.\(searchColumn) @@ websearch_to_tsquery('simple', " + binds.add(.text(term), cast: "text") + ")"
         }
+    }
+}
+
+extension ParseSQLCompiler {
+    /// A keyset-pagination cursor written as Parse clients can: `{"$or":[{"a":{"$lt":x}},
+    /// {"a":x,"b":{"$lt":y}}]}` (or `$gt`, branches in either order), which is exactly the row
+    /// comparison `(a, b) < (x, y)`. Nil for any other `$or`.
+    struct KeysetComparison: Equatable {
+        var first: String
+        var second: String
+        var op: ParseComparison
+        var firstValue: SQLValue
+        var secondValue: SQLValue
+    }
+
+    static func keysetComparison(_ parts: [ParseCondition]) -> KeysetComparison? {
+        guard parts.count == 2 else { return nil }
+        for (strict, tie) in [(parts[0], parts[1]), (parts[1], parts[0])] {
+            guard case .compare(let first, let op, let firstValue) = strict, op == .lessThan || op == .greaterThan,
+                firstValue != .null, case .and(let tieParts) = tie, tieParts.count == 2
+            else { continue }
+            for (equal, next) in [(tieParts[0], tieParts[1]), (tieParts[1], tieParts[0])] {
+                guard case .compare(let equalField, .equal, let equalValue) = equal, equalField == first,
+                    equalValue == firstValue, case .compare(let second, let secondOp, let secondValue) = next,
+                    secondOp == op, second != first, secondValue != .null
+                else { continue }
+                return KeysetComparison(first: first, second: second, op: op, firstValue: firstValue, secondValue: secondValue)
+            }
+        }
+        return nil
     }
 }
 
@@ -252,7 +294,7 @@ extension ParseSQLCompiler {
             }
         }
         guard !sets.isEmpty else { return nil }
-        sets.append("updated_at = now()")
+        sets.append("updated_at = date_trunc('milliseconds', now())")  // Parse dates carry milliseconds
         let id = binds.add(.text(objectId), cast: "text")
         return ParseSQLStatement(
             sql: "update \(body.schema.table) set " + sets.joined(separator: ", ") + " where object_id = \(id) returning updated_at",

@@ -161,7 +161,7 @@ struct ParseAPI: Sendable {
         switch schema.className {
         case "Photo", "Gallery":
             let trashed = try pool.query(
-                "update \(schema.table) set deleted_at = now() where object_id = $1 and deleted_at is null returning object_id",
+                "update \(schema.table) set deleted_at = date_trunc('milliseconds', now()) where object_id = $1 and deleted_at is null returning object_id",
                 [objectId])
             if trashed.count == 0 {
                 if schema.className == "Photo" {
@@ -185,9 +185,7 @@ struct ParseAPI: Sendable {
         let schema = try Self.schema(className)
         switch schema.className {
         case "Photo":
-            let ids = try pool.query("select object_id from photos where deleted_at is not null")
-                .map { try $0.decode(String.self, "object_id") }
-            try application.trash.deletePhotos(ids)
+            try application.trash.deleteAllTrashedPhotos()
         case "Gallery":
             try application.trash.deleteTrashedGalleries()
         default:

@@ -86,9 +86,9 @@ import Testing
         #expect(parseErrorCode { _ = try ParseQuery.find(.photo, rawQuery: "%ED%A0%80=1") } == 102)  // encoded surrogate
     }
 
-    @Test func query_RejectsMalformedWhereJSON_With107() {
+    @Test func query_RejectsMalformedWhereJSON_With102() {
         for text in ["{", "", "{'title':'a'}", #"{"title":"a"} x"#, #"{"title":"a","title":"b"}"#, #"{"title":"\ud800"}"#] {
-            #expect(parseErrorCode { _ = try find([("where", text)]) } == 107, "\(text)")
+            #expect(parseErrorCode { _ = try find([("where", text)]) } == 102, "\(text)")
         }
         #expect(parseErrorCode { _ = try find([("where", "[]")]) } == 102)
         #expect(parseErrorCode { _ = try find([("where", "null")]) } == 102)
@@ -119,8 +119,8 @@ import Testing
     }
 
     @Test func query_RejectsNULInValues() {
-        #expect(parseErrorCode { _ = try find([("where", #"{"title":"a\u0000b"}"#)]) } == 107)
-        #expect(parseErrorCode { _ = try find([("where", "{\"title\":\"a\u{0}b\"}")]) } == 107)
+        #expect(parseErrorCode { _ = try find([("where", #"{"title":"a\u0000b"}"#)]) } == 102)
+        #expect(parseErrorCode { _ = try find([("where", "{\"title\":\"a\u{0}b\"}")]) } == 102)
     }
 
     @Test func query_KeepsHostileStrings_AsBinds() throws {

@@ -22,6 +22,16 @@ import Testing
         #expect(ParseRegex.likePattern(forPrefix: "") == "%")
     }
 
+    @Test func regex_PrefixUpperBound_IsTheNextStringInCodePointOrder() {
+        #expect(ParseRegex.prefixUpperBound("abc") == "abd")
+        #expect(ParseRegex.prefixUpperBound("a\u{7F}") == "a\u{80}")
+        #expect(ParseRegex.prefixUpperBound("é") == "ê")
+        #expect(ParseRegex.prefixUpperBound("a\u{D7FF}") == "a\u{E000}")
+        #expect(ParseRegex.prefixUpperBound("ab\u{10FFFF}\u{10FFFF}") == "ac")
+        #expect(ParseRegex.prefixUpperBound("\u{10FFFF}") == nil)
+        #expect(ParseRegex.prefixUpperBound("") == nil)
+    }
+
     @Test func regex_TranslatesJavaScriptSyntax() throws {
         #expect(try compile("\\bcat\\B") == .pattern("(?p)\\ycat\\Y", caseInsensitive: false))
         #expect(try compile("\\x41\\u00e9") == .pattern("(?p)\\u0041\\u00e9", caseInsensitive: false))

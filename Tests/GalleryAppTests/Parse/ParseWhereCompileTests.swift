@@ -107,10 +107,15 @@ import Testing
         #expect(parseErrorCode { _ = try compileWhere(#"{"gallery":"abc"}"#, .galleryItem) } == 102)
     }
 
-    @Test func where_CompilesAnchoredRegexPrefix_ToEscapedLike() throws {
-        #expect(try compileWhere(#"{"title":{"$regex":"^Sun"}}"#) == ("t.title like $1::text", [.text("Sun%")]))
-        #expect(try compileWhere(#"{"filename":{"$regex":"^100%_off\\."}}"#) == ("t.filename like $1::text", [.text("100\\%\\_off.%")]))
-        #expect(try compileWhere(#"{"title":{"$regex":"^a\\\\b"}}"#) == ("t.title like $1::text", [.text("a\\\\b%")]))
+    @Test func where_CompilesAnchoredRegexPrefix_ToAByteOrderRange() throws {
+        #expect(try compileWhere(#"{"title":{"$regex":"^Sun"}}"#)
+            == ("(t.title ~>=~ $1::text and t.title ~<~ $2::text)", [.text("Sun"), .text("Suo")]))
+        #expect(try compileWhere(#"{"filename":{"$regex":"^100%_off\\."}}"#)
+            == ("(t.filename ~>=~ $1::text and t.filename ~<~ $2::text)", [.text("100%_off."), .text("100%_off/")]))
+        #expect(try compileWhere(#"{"title":{"$regex":"^a\\\\b"}}"#)
+            == ("(t.title ~>=~ $1::text and t.title ~<~ $2::text)", [.text("a\\b"), .text("a\\c")]))
+        #expect(try compileWhere(#"{"title":{"$regex":"^"}}"#) == ("t.title is not null", []))
+        #expect(try compileWhere("{\"title\":{\"$regex\":\"^\u{10FFFF}\"}}") == ("t.title ~>=~ $1::text", [.text("\u{10FFFF}")]))
     }
 
     @Test func where_CompilesOtherRegexes_ToBoundedPostgresPatterns() throws {

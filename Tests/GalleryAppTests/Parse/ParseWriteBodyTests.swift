@@ -101,7 +101,7 @@ import Testing
         #expect(
             ParseSQLCompiler.update(body, objectId: "P1")
                 == ParseSQLStatement(
-                    sql: "update photos set title = $1::text, tags = $2::text[], deleted_at = null, updated_at = now()"
+                    sql: "update photos set title = $1::text, tags = $2::text[], deleted_at = null, updated_at = date_trunc('milliseconds', now())"
                         + " where object_id = $3::text returning updated_at",
                     binds: [.text("x'y"), .textArray(["a"]), .text("P1")]))
     }

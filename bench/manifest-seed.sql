@@ -1,0 +1,68 @@
+-- Seeds :rows photo rows for bench/manifest.sh in one INSERT … SELECT (psql variable `rows`).
+-- Titles, tags and filenames come from small word lists so full-text search finds realistic
+-- match counts; created_at walks back from 2024 with bursts of equal timestamps (phones shoot
+-- bursts), so keyset paging must rely on the objectId tie-breaker.
+--
+-- The per-row counter trigger would update the one row_counts row a million times in a single
+-- transaction (each update walking a longer chain of row versions), so it is switched off for
+-- the load and the counters are recomputed afterwards, in the same transaction.
+begin;
+alter table photos disable trigger photos_count;
+with words as (
+    select array['Sunset','Morning','Golden','Quiet','Snowy','Rainy','Misty','Autumn','Summer','Winter',
+                 'Spring','Evening','Blue','Old','Little','Hidden','Busy','Empty','Bright','Stormy'] as adjectives,
+           array['beach','mountain','lake','forest','city','street','harbor','garden','bridge','river',
+                 'market','desert','village','island','station','cathedral','meadow','canyon','pier','castle'] as nouns,
+           array['Lisbon','Kyoto','Oslo','Lima','Cairo','Paris','Quebec','Hanoi','Porto','Bergen',
+                 'Seville','Denver','Nairobi','Cusco','Vienna','Dublin','Tromso','Sapporo','Split','Galway'] as places,
+           array['family','travel','food','dog','cat','kids','friends','sunset','beach','snow','hike','party',
+                 'birthday','wedding','museum','architecture','street','night','portrait','landscape','car',
+                 'bike','garden','flowers','concert','sport','work','home','holiday','christmas','rain',
+                 'selfie','city','nature','sea','mountain','lake','autumn','summer','winter'] as tags
+)
+insert into photos (object_id, created_at, updated_at, filename, title, tags, content_type, byte_size, checksum,
+                    width, height, aspect_ratio, orientation, taken_at, status, dominant_color, deleted_at,
+                    original_key, thumbnail_key, preview_key, thumbnail_width, thumbnail_height, preview_width, preview_height)
+select substr(md5(i::text), 1, 3) || lpad(i::text, 7, '0') as object_id,
+       c.created_at, c.created_at,
+       (array['IMG_','DSC','PXL_','DJI_','Screenshot_'])[1 + i % 5] || lpad((i * 7919 % 100000)::text, 5, '0') || '.jpg',
+       case when i % 7 = 0 then ''
+            -- Subjects come in threes (a few shots of the same thing), places in runs of 500 (a trip).
+            else w.adjectives[1 + (i * 7) % 19] || ' ' || w.nouns[1 + (i / 3) % 20] || ' in ' || w.places[1 + (i / 500) % 20]
+       end,
+       case i % 4
+            when 0 then '{}'::text[]
+            when 1 then array[w.tags[1 + (i * 7) % 40]]
+            when 2 then array[w.tags[1 + (i * 7) % 40], w.tags[1 + (i * 7 + 13) % 40]]
+            else array[w.tags[1 + (i * 7) % 40], w.tags[1 + (i * 7 + 13) % 40], w.tags[1 + (i * 7 + 29) % 40]]
+       end,
+       'image/jpeg', 500000 + (i * 104729) % 9000000,
+       encode(sha256(convert_to(i::text, 'UTF8')), 'hex'),
+       d.w, d.h, d.w::float8 / d.h, 1, c.created_at - interval '1 hour' * (i % 500),
+       case when i % 1000 = 0 then 'failed' when i % 997 = 0 then 'pending' else 'ready' end,
+       '#' || substr(md5('c' || i), 1, 6),
+       case when i % 100 = 0 then c.created_at + interval '1 day' end,
+       'originals/' || encode(sha256(convert_to(i::text, 'UTF8')), 'hex') || '.jpg',
+       'thumbnails/' || substr(md5(i::text), 1, 3) || lpad(i::text, 7, '0') || '.jpg',
+       'previews/' || substr(md5(i::text), 1, 3) || lpad(i::text, 7, '0') || '.jpg',
+       400, (400 * d.h / d.w), 2048, (2048 * d.h / d.w)
+from generate_series(1, :rows::bigint) i
+cross join words w
+cross join lateral (
+    -- About 2.5 minutes apart (with up to a minute of jitter); every 8th photo shares its
+    -- neighbour's timestamp exactly.
+    select i - (i % 8 / 7) as j
+) b
+cross join lateral (
+    select date_trunc('milliseconds', timestamptz '2024-06-01 00:00:00+00' - interval '150 seconds' * b.j
+           - interval '1 millisecond' * ((b.j * 7723) % 60000)) as created_at
+) c
+cross join lateral (
+    select case i % 3 when 0 then 4032 when 1 then 3024 else 4000 end as w,
+           case i % 3 when 0 then 3024 when 1 then 4032 else 3000 end as h
+) d;
+alter table photos enable trigger photos_count;
+update row_counts set n = (select count(*) from photos where deleted_at is null) where name = 'photos_live';
+update row_counts set n = (select count(*) from photos where deleted_at is not null) where name = 'photos_trashed';
+commit;
+vacuum analyze photos;

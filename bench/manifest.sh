@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Manifest benchmark: a release galleryd over a private PostgreSQL seeded with ROWS photos
+# (default 1,000,000), measured with wrk for the manifest queries a client makes, plus the
+# server-side time of each query's SQL (EXPLAIN ANALYZE of the prepared statement, as the app's
+# statement cache runs it), and the generic plans of the index-range queries.
+#
+# Usage: bench/manifest.sh [seconds]   (needs wrk and psql: scripts/deps.sh --bench)
+# Env: ROWS (1000000), CONNECTIONS (64), PORT (18090), PGPORT_PRIVATE (55512),
+#      KEEP=1 keeps the temporary directory (database and logs) for a look afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+duration="${1:-10}"
+rows="${ROWS:-1000000}"
+connections="${CONNECTIONS:-64}"
+port="${PORT:-18090}"
+export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55512}"
+
+command -v wrk >/dev/null || { echo "manifest.sh: wrk missing (scripts/deps.sh --bench)" >&2; exit 1; }
+command -v psql >/dev/null || { echo "manifest.sh: psql missing (scripts/deps.sh)" >&2; exit 1; }
+
+swift build -c release --product galleryd >&2
+bin="$(swift build -c release --show-bin-path)/galleryd"
+
+tmp="$(mktemp -d /tmp/galleryd-manifest-bench.XXXXXX)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    # A clean stop drains connections; do not hang the bench if it does not come.
+    for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  scripts/pg.sh stop "$tmp/pg" || true
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT INT TERM
+
+database_url="$(scripts/pg.sh start "$tmp/pg")"
+export DATABASE_URL="$database_url"
+export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
+export GALLERYD_STORAGE_DIR="$tmp/blobs"
+"$bin" migrate >&2
+
+echo "seeding $rows photos…" >&2
+seed_start=$(date +%s.%N)
+psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows="$rows" -f bench/manifest-seed.sql >&2
+seed_end=$(date +%s.%N)
+q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+[ "$(q "select n from row_counts where name = 'photos_live'")" = "$(q "select count(*) from photos where deleted_at is null")" ] \
+  || { echo "manifest.sh: row_counts disagrees with the table" >&2; exit 1; }
+echo "seeded in $(awk "BEGIN {printf \"%.0f\", $seed_end - $seed_start}") s; live photos: $(q "select n from row_counts where name = 'photos_live'")" >&2
+
+"$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
+server_pid=$!
+for _ in $(seq 1 100); do
+  curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+
+# The deep page: the keyset cursor 90 % of the way down the live photos.
+deep_offset=$(( rows * 9 / 10 ))
+IFS='|' read -r cursor_date cursor_id < <(q "select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), object_id
+  from photos where deleted_at is null order by created_at desc, object_id desc offset $deep_offset limit 1")
+cursor="{\"\$or\":[{\"createdAt\":{\"\$lt\":{\"__type\":\"Date\",\"iso\":\"$cursor_date\"}}},{\"createdAt\":{\"__type\":\"Date\",\"iso\":\"$cursor_date\"},\"objectId\":{\"\$lt\":\"$cursor_id\"}}]}"
+text='{"title":{"$text":{"$search":{"$term":"beach"}}}}'
+ranked='{"title":{"$text":{"$search":{"$term":"kyoto harbor"}}}}'
+prefix='{"filename":{"$regex":"^DSC0791"}}'
+enc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+
+names=("first page (20, -createdAt)" "deep keyset page (${deep_offset} in)" "count=1&limit=0" "\$text 'beach', newest first" "\$text 'kyoto harbor', by \$score" "\$regex anchored prefix")
+paths=(
+  "/parse/classes/Photo?order=-createdAt&limit=20"
+  "/parse/classes/Photo?order=-createdAt&limit=20&where=$(enc "$cursor")"
+  "/parse/classes/Photo?count=1&limit=0"
+  "/parse/classes/Photo?limit=20&where=$(enc "$text")"
+  "/parse/classes/Photo?limit=20&order=%24score&where=$(enc "$ranked")"
+  "/parse/classes/Photo?limit=20&where=$(enc "$prefix")"
+)
+# The SQL the compiler emits for each, as a prepared statement with its parameters (columns
+# abbreviated to t.*; the plan is what matters): "types|sql|arguments".
+live="t.deleted_at is null"
+order="order by t.created_at desc, t.object_id desc limit \$L offset 0"
+sqls=(
+  "bigint|select t.* from photos t where $live ${order//\$L/\$1}|20"
+  "timestamptz,text,bigint|select t.* from photos t where (t.created_at, t.object_id) < (\$1, \$2) and $live ${order//\$L/\$3}|'$cursor_date','$cursor_id',20"
+  "|select n from row_counts where name = 'photos_live'|"
+  "text,bigint|select t.* from photos t where t.search @@ websearch_to_tsquery('simple', \$1) and $live ${order//\$L/\$2}|'beach',20"
+  "text,text,bigint|select t.*, ts_rank(t.search, websearch_to_tsquery('simple', \$1)) as score from photos t where t.search @@ websearch_to_tsquery('simple', \$2) and $live order by score desc, t.object_id desc limit \$3 offset 0|'kyoto harbor','kyoto harbor',20"
+  "text,text,bigint|select t.* from photos t where (t.filename ~>=~ \$1 and t.filename ~<~ \$2) and $live ${order//\$L/\$3}|'DSC0791','DSC0792',20"
+)
+
+# Server-side execution time (median of 5, ms) of the prepared statement after 5 warm-up runs,
+# as the app's statement cache runs it (default plan_cache_mode: PostgreSQL keeps custom plans
+# unless the generic one looks as cheap).
+server_ms() {
+  local types sql args out
+  IFS='|' read -r types sql args <<<"$1"
+  out=$(psql "$database_url" -XAtq -v ON_ERROR_STOP=1 <<SQL
+prepare s${types:+($types)} as $sql;
+$(for _ in 1 2 3 4 5; do echo "execute s${args:+($args)};"; done)
+$(for _ in 1 2 3 4 5; do echo "explain (analyze, timing off, summary on) execute s${args:+($args)};"; done)
+SQL
+)
+  echo "$out" | sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' | sort -n | sed -n 3p
+}
+
+# The generic plan of a statement.
+plan() {
+  local types sql args
+  IFS='|' read -r types sql args <<<"$1"
+  psql "$database_url" -XAtq -v ON_ERROR_STOP=1 <<SQL | sed 's/^/   /'
+set plan_cache_mode = force_generic_plan;
+prepare s${types:+($types)} as $sql;
+explain execute s${args:+($args)};
+SQL
+}
+
+results=()
+for i in "${!paths[@]}"; do
+  url="http://127.0.0.1:$port${paths[$i]}"
+  status=$(curl -s -o "$tmp/body.json" -w '%{http_code}' -H 'X-Parse-Application-Id: gallery' "$url")
+  [ "$status" = 200 ] || { echo "manifest.sh: ${names[$i]}: HTTP $status $(head -c 300 "$tmp/body.json")" >&2; exit 1; }
+  wrk -t1 -c"$connections" -d"${duration}s" --latency -H 'X-Parse-Application-Id: gallery' "$url" >"$tmp/wrk.$i" 2>&1
+  rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.$i")
+  p50=$(awk '$1 == "50%" {print $2}' "$tmp/wrk.$i")
+  p99=$(awk '$1 == "99%" {print $2}' "$tmp/wrk.$i")
+  errors=$(awk '/Non-2xx|Socket errors/ {print}' "$tmp/wrk.$i" | tr '\n' ' ')
+  results+=("$(printf '%-34s %10s %10s %10s %12s  %s' "${names[$i]}" "$rps" "$p50" "$p99" "$(server_ms "${sqls[$i]}")" "$errors")")
+done
+
+echo
+echo "galleryd manifest, $rows photos, wrk -t1 -c$connections -d${duration}s ($(nproc) cores shared with PostgreSQL)"
+printf '%-34s %10s %10s %10s %12s\n' "query" "req/s" "p50" "p99" "SQL ms"
+for line in "${results[@]}"; do echo "$line"; done
+echo
+echo "SQL ms: median server-side execution time of the prepared statement (EXPLAIN ANALYZE)."
+echo "Generic plans (what a prepared statement may settle on; these must still be index ranges):"
+for i in 1 3 5; do
+  echo "-- ${names[$i]}"
+  plan "${sqls[$i]}"
+done
