@@ -126,6 +126,22 @@ import Testing
         #expect(server.blobFiles(under: "originals").count == 1)
     }
 
+    @Test func upload_GivesOnePhoto_WhenTheSameBytesAreUploadedConcurrently() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 20)
+        let results = UploadResults(count: 8)
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            results.set(index, Result { try server.uploadPhoto(jpeg, name: "same\(index).jpg") })
+        }
+        let ids = try results.all.map { try #require($0).get() }
+        #expect(Set(ids).count == 1)
+        #expect(try server.scalar("select count(*)::bigint from photos") == 1)
+        #expect(try server.scalar("select count(*)::bigint from files") == 1)
+        #expect(try server.scalar("select count(*)::bigint from jobs") == 1)
+        #expect(server.blobFiles(under: "originals").count == 1)
+    }
+
     @Test func createPhoto_Fails_WhenTheFileWasNeverUploaded() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
