@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Serves one real thumbnail from galleryd's bucket and from nginx (one worker, sendfile, keep-alive)
 # reading the same file in the same storage directory, and compares requests per second.
+# The two run alternately for ROUNDS rounds and each one's median is compared, so that load from
+# other processes on a shared machine hits both alike.
 # Usage: bench/bucket.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench) and PostgreSQL.
-# Env: PHOTO (default ../shared/photos/dune_canon_1680x1050.jpg, a ~30 KB thumbnail), CONNECTIONS (64),
+# Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3),
 #      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18092).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 duration="${1:-10}"
 connections="${CONNECTIONS:-64}"
-photo="${PHOTO:-../shared/photos/dune_canon_1680x1050.jpg}"
+photo="${PHOTO:-../shared/photos/flower.jpg}"
+rounds="${ROUNDS:-3}"
 ours_port="${OURS_PORT:-18091}"
 nginx_port="${NGINX_PORT:-18092}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55611}"
@@ -105,16 +108,24 @@ cmp <(curl -fsS "http://127.0.0.1:$ours_port/bucket/$key") <(curl -fsS "http://1
   || { echo "bucket.sh: galleryd and nginx serve different bytes" >&2; exit 1; }
 
 run() { # port → req/s
-  wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$1/bucket/$key" >/dev/null  # warm-up
   wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/bucket/$key" | tee "$tmp/wrk-$1.txt" >&2
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
 }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "== galleryd bucket" >&2
-ours="$(run "$ours_port")"
-echo "== nginx (1 worker, sendfile)" >&2
-theirs="$(run "$nginx_port")"
+for port in "$ours_port" "$nginx_port"; do  # warm-up
+  wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/bucket/$key" >/dev/null
+done
+: >"$tmp/ours" && : >"$tmp/theirs"
+for round in $(seq "$rounds"); do
+  echo "== round $round: galleryd bucket" >&2
+  run "$ours_port" >>"$tmp/ours"
+  echo "== round $round: nginx (1 worker, sendfile)" >&2
+  run "$nginx_port" >>"$tmp/theirs"
+done
+ours="$(median <"$tmp/ours")"
+theirs="$(median <"$tmp/theirs")"
 
-echo "galleryd: $ours req/s"
-echo "nginx:    $theirs req/s"
+echo "galleryd: $ours req/s (median of $(paste -sd' ' "$tmp/ours"))"
+echo "nginx:    $theirs req/s (median of $(paste -sd' ' "$tmp/theirs"))"
 awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "ratio:    %.2f (target >= 0.90)\n", a / b }'
