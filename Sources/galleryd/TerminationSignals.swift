@@ -6,9 +6,10 @@ import Glibc
 /// SIGTERM and SIGINT for `serve` and `worker`: blocked in every thread and taken by one thread
 /// with `sigwait`, so each reaches the handler exactly once.
 ///
-/// A Dispatch signal source does not work here on Linux: libdispatch reads the signal from a
-/// `signalfd`, which only sees a signal that no thread accepts, and installs a no-op handler —
-/// so a signal delivered to any of the server's threads was swallowed and `kill` did nothing.
+/// Dispatch signal sources failed here: in release builds the sources were released (and so
+/// cancelled) right after `run()` created them, since `_ = sources` does not extend a lifetime, and
+/// on Linux libdispatch reads signals from a `signalfd` that only sees a signal no thread accepts —
+/// threads started before the sources existed took it with the no-op handler. `kill` did nothing.
 enum TerminationSignals {
     /// The signals that stop the process.
     static let numbers: [Int32] = [SIGTERM, SIGINT]

@@ -183,6 +183,70 @@ import Testing
         #expect(try server.fetchFile(try server.request("GET", "/parse/classes/Photo/\(id)").json["thumbnail"]).status == 200)
     }
 
+    /// Starts the built galleryd with `arguments` against the server's database and store, its
+    /// stderr going to a temporary file (returned) so the test can wait for a log line.
+    static func startGalleryd(_ arguments: [String], server: TestServer) throws -> (process: Process, log: String) {
+        let log = NSTemporaryDirectory() + "galleryd-test-\(UUID().uuidString).log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ImportTests.galleryd())
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GALLERYD_") }
+        environment["DATABASE_URL"] = server.application.configuration.databaseURL
+        environment["GALLERYD_STORAGE_DIR"] = server.storage
+        environment["GALLERYD_MASTER_KEY"] = TestServer.masterKey
+        environment["GALLERYD_LOG_LEVEL"] = "notice"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        try process.run()
+        return (process, log)
+    }
+
+    /// Sends SIGTERM and expects a clean exit (status 0) within 30 s.
+    static func expectCleanExitOnSIGTERM(_ process: Process, log: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(!process.isRunning, "galleryd ignored SIGTERM:\n\(text)", sourceLocation: sourceLocation)
+        if !process.isRunning {
+            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(text)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func gallerydWorker_ProcessesJobsFromAnotherProcess_AndExitsCleanlyOnSIGTERM() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let (process, log) = try Self.startGalleryd(["worker", "--threads", "1"], server: server)
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: log)
+        }
+        let id = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 40, seed: 27))
+        #expect(try server.waitForProcessing(id) == "ready")
+        #expect(try Self.job(server, id).lockedBy?.hasSuffix("/0") == true)
+        Self.expectCleanExitOnSIGTERM(process, log: log)
+    }
+
+    @Test func gallerydServe_ExitsCleanlyOnSIGTERM_OnceItsThreadsAreRunning() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let (process, log) = try Self.startGalleryd(
+            ["serve", "--host", "127.0.0.1", "--port", "0", "--workers", "1", "--no-migrate"], server: server)
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: log)
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline,
+            !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("galleryd listening") {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(process.isRunning)
+        Self.expectCleanExitOnSIGTERM(process, log: log)
+    }
+
     @Test func workers_ProcessTwentyConcurrentUploads_EachExactlyOnce() throws {
         let server = try TestServer(workers: 3) { UploadTests.smallDerivatives(&$0) }
         defer { server.stop() }
