@@ -64,6 +64,20 @@ struct ImportCommand: ParsableCommand {
             let processed = pool.drain()
             print("processed \(processed) photo(s)")
         }
+        if wait {
+            var ids = Set<String>()
+            for outcome in results.all {
+                if case .imported(let id)? = outcome { ids.insert(id) }
+                if case .duplicate(let id)? = outcome { ids.insert(id) }
+            }
+            do {
+                let failed = try service.waitForProcessing(ids.sorted())
+                print("processed \(ids.count - failed) photo(s), \(failed) failed")
+                if failed > 0 { failures.append(("(processing)", "\(failed) photo(s) failed to process")) }
+            } catch {
+                fail("import: waiting for processing: \(error)", code: 1)
+            }
+        }
         let seconds = Date().timeIntervalSince(started)
         print("import: \(files.count) file(s) in \(String(format: "%.1f", seconds)) s: \(imported) imported, "
               + "\(duplicates) duplicate(s) skipped, \(failures.count) failed")

@@ -16,6 +16,7 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
 
     func run() throws {
+        TerminationSignals.block()
         var extra: [(key: String, value: String)] = []
         if let host { extra.append((key: "host", value: host)) }
         if let port { extra.append((key: "port", value: String(port))) }
@@ -37,24 +38,16 @@ struct ServeCommand: ParsableCommand {
             fail("cannot start: \(error)", code: 1)
         }
         let stopping = StopFlag()
-        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                guard stopping.set() else { return }
-                logger.notice("shutting down", metadata: ["signal": "\(number == SIGTERM ? "SIGTERM" : "SIGINT")"])
-                notifier.stopWatchdog()
-                notifier.notify("STOPPING=1\nSTATUS=Draining connections")
-                application.shutdown()
-            }
-            source.resume()
-            return source
+        TerminationSignals.handle { number in
+            guard stopping.set() else { return }
+            logger.notice("shutting down", metadata: ["signal": "\(number == SIGTERM ? "SIGTERM" : "SIGINT")"])
+            notifier.stopWatchdog()
+            notifier.notify("STOPPING=1\nSTATUS=Draining connections")
+            application.shutdown()
         }
         notifier.notify("READY=1\nSTATUS=Serving on port \(application.port)\nMAINPID=\(getpid())")
         notifier.startWatchdog()
-        // The signal sources must outlive the wait: an optimized build would otherwise release
-        // (and cancel) them right after their last use above.
-        withExtendedLifetime(signals) { application.wait() }
+        application.wait()
         logger.notice("stopped")
     }
 }

@@ -12,6 +12,8 @@ struct WorkerCommand: ParsableCommand {
     @Flag(help: "Process the jobs that are due, then exit.") var once = false
 
     func run() throws {
+        // --once stops on Ctrl-C the default way; otherwise the signals end the loop cleanly.
+        if !once { TerminationSignals.block() }
         var configuration = options.load()
         guard !configuration.databaseURL.isEmpty else { fail("config: database_url: not set (DATABASE_URL)") }
         let count = threads ?? max(1, configuration.workers)
@@ -30,15 +32,9 @@ struct WorkerCommand: ParsableCommand {
             return
         }
         let done = DispatchSemaphore(value: 0)
-        let signals = [SIGTERM, SIGINT].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { done.signal() }
-            source.resume()
-            return source
-        }
+        TerminationSignals.handle { _ in done.signal() }
         pool.start()
-        withExtendedLifetime(signals) { done.wait() }
+        done.wait()
         logger.notice("worker stopping after current jobs")
         pool.stop()
     }

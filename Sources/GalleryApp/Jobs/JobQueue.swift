@@ -31,7 +31,10 @@ public struct JobQueue: Sendable {
         self.maxAttempts = maxAttempts
     }
 
-    /// Claims the next due job for `worker`, or nil when none is due.
+    /// Claims the next due job for `worker`, or nil when none is due. A job whose lease expired is
+    /// claimed again only while it has attempts left; when none is due, jobs that used up their
+    /// attempts under workers that died are failed (see `failAbandoned`), so a photo that kills its
+    /// worker every time ends `failed` instead of being retried forever.
     public func claim(worker: String) throws -> Claim? {
         let rows = try pool.query(
             """
@@ -39,13 +42,17 @@ public struct JobQueue: Sendable {
                    lease_until = now() + make_interval(secs => $1), locked_by = $2, updated_at = now()
             where id = (
                 select id from jobs
-                where (state = 'queued' and run_at <= now()) or (state = 'running' and lease_until < now())
+                where (state = 'queued' and run_at <= now())
+                   or (state = 'running' and lease_until < now() and attempts < $3)
                 order by run_at, id
                 limit 1
                 for update skip locked)
             returning id, photo_id, attempts, max_attempts
             """, [Double(leaseSeconds), worker, maxAttempts])
-        guard let row = rows.first else { return nil }
+        guard let row = rows.first else {
+            try failAbandoned()
+            return nil
+        }
         return Claim(
             id: try row.decode(Int64.self, "id"), photoId: try row.decode(String.self, "photo_id"),
             attempt: try row.decode(Int.self, "attempts"), maxAttempts: try row.decode(Int.self, "max_attempts"))
@@ -61,12 +68,31 @@ public struct JobQueue: Sendable {
             """, [claim.id, worker]).affectedRows == 1
     }
 
+    /// Fails the jobs whose lease expired on their last attempt (their worker stopped or was
+    /// killed each time), marking their photos failed with the reason. Returns how many.
+    @discardableResult
+    public func failAbandoned() throws -> Int {
+        try pool.query(
+            """
+            with abandoned as (
+                update jobs set state = 'failed', lease_until = null, updated_at = now(),
+                       last_error = 'processing never finished: the worker stopped during each of '
+                                    || attempts || ' attempts (lease expired)'
+                                    || coalesce('; last error: ' || last_error, '')
+                where state = 'running' and lease_until < now() and attempts >= $1
+                returning photo_id, last_error)
+            update photos set status = 'failed', error = abandoned.last_error
+            from abandoned where photos.object_id = abandoned.photo_id
+            """, [maxAttempts]).affectedRows
+    }
+
     /// Records a failed attempt: schedules a retry with exponential backoff, or, after the last
-    /// attempt, fails the job and marks the photo failed with the reason.
-    public func fail(_ claim: Claim, worker: String, reason: String) throws {
+    /// attempt or for a `permanent` failure (one a retry cannot fix, such as a corrupt image),
+    /// fails the job and marks the photo failed with the reason.
+    public func fail(_ claim: Claim, worker: String, reason: String, permanent: Bool = false) throws {
         let reason = String(reason.prefix(2000))
         try pool.transaction { connection in
-            if claim.attempt >= claim.maxAttempts {
+            if permanent || claim.attempt >= claim.maxAttempts {
                 let updated = try connection.query(
                     """
                     update jobs set state = 'failed', lease_until = null, last_error = $3, updated_at = now()

@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Imaging
 import Logging
 import Postgres
 
@@ -140,6 +141,14 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether retrying cannot help: the image itself is corrupt, truncated, unsupported or over a
+    /// limit, so decoding it again gives the same error. I/O and database errors are retried.
+    static func isPermanent(_ error: Error) -> Bool {
+        guard let error = error as? ImageError else { return false }
+        if case .io = error { return false }
+        return true
+    }
+
     /// Claims and runs one job. Returns false when no job was due.
     func runOne(worker: String) throws -> Bool {
         guard let claim = try queue.claim(worker: worker) else { return false }
@@ -159,11 +168,12 @@ public final class WorkerPool: @unchecked Sendable {
                 "ms": "\(Int(seconds * 1000))",
             ])
         } catch {
-            metrics?.jobsFinished.increment(1, claim.attempt >= claim.maxAttempts ? "failed" : "retry")
+            let permanent = Self.isPermanent(error)
+            metrics?.jobsFinished.increment(1, permanent || claim.attempt >= claim.maxAttempts ? "failed" : "retry")
             logger.warning("processing failed", metadata: [
                 "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)/\(claim.maxAttempts)", "error": "\(error)",
             ])
-            try queue.fail(claim, worker: worker, reason: "\(error)")
+            try queue.fail(claim, worker: worker, reason: "\(error)", permanent: permanent)
         }
         return true
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Postgres
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,6 +73,23 @@ public struct ImportService: Sendable {
             return .failed(reason: error.message)
         } catch {
             return .failed(reason: "\(error)")
+        }
+    }
+
+    /// Blocks until none of the photos is pending or processing (workers elsewhere — `serve` or
+    /// `galleryd worker` — do the work); returns how many of them ended failed.
+    public func waitForProcessing(_ objectIds: [String], pollInterval: TimeInterval = 0.2) throws -> Int {
+        guard !objectIds.isEmpty else { return 0 }
+        while true {
+            guard let row = try uploads.pool.query(
+                """
+                select count(*) filter (where status in ('pending', 'processing'))::bigint as waiting,
+                       count(*) filter (where status = 'failed')::bigint as failed
+                from photos where object_id = any($1)
+                """, [objectIds]).first
+            else { return 0 }
+            if try row.decode(Int.self, "waiting") == 0 { return try row.decode(Int.self, "failed") }
+            Thread.sleep(forTimeInterval: pollInterval)
         }
     }
 

@@ -94,17 +94,7 @@ public final class UploadService: @unchecked Sendable {
                 throw ParseError(code: ParseError.Code.incorrectType, message: "original must name a file uploaded with POST /files/<name>.")
             }
             let checksum = try file.decode(String.self, "checksum")
-            let existing = try connection.query(
-                """
-                update photos set deleted_at = null
-                where checksum = $1
-                returning object_id, created_at
-                """, [checksum])
-            if let row = existing.first {
-                return PhotoReference(
-                    objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
-                    isNew: false)
-            }
+            if let existing = try Self.restorePhoto(checksum: checksum, on: connection) { return existing }
             let width = try file.decode(Int.self, "width")
             let height = try file.decode(Int.self, "height")
             let objectId = ParseObjectID.generate()
@@ -113,13 +103,19 @@ public final class UploadService: @unchecked Sendable {
                 insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
                                     width, height, aspect_ratio, orientation, taken_at, original_key, status)
                 values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, $10, $11, $12, 'pending')
+                on conflict (checksum) do nothing
                 returning object_id, created_at
                 """,
                 [objectId, try file.decode(String.self, "original_filename"), title, tags,
                  try file.decode(Int64.self, "byte_size"), checksum, width, height,
                  height > 0 ? Double(width) / Double(height) : 1.0, try file.decode(Int.self, "orientation"),
                  try file.decode(Date?.self, "taken_at"), try file.decode(String.self, "key")])
-            guard let row = inserted.first else { throw ParseError(code: ParseError.Code.internalServerError, message: "photo insert returned nothing") }
+            guard let row = inserted.first else {
+                // A concurrent create of the same bytes committed first (the insert waited for it):
+                // read committed lets this statement see it, so give that photo back.
+                if let existing = try Self.restorePhoto(checksum: checksum, on: connection) { return existing }
+                throw ParseError(code: ParseError.Code.internalServerError, message: "photo insert returned nothing")
+            }
             try connection.query(
                 "insert into jobs (photo_id, kind) values ($1, 'derivatives') on conflict (photo_id, kind) do nothing",
                 [objectId])
@@ -130,6 +126,20 @@ public final class UploadService: @unchecked Sendable {
         }
         logger.info("photo \(reference.isNew ? "created" : "already present")", metadata: ["objectId": "\(reference.objectId)"])
         return reference
+    }
+
+    /// The photo already made from these bytes, taken out of the trash if it was there; nil when none.
+    private static func restorePhoto(checksum: String, on connection: PostgresConnection) throws -> PhotoReference? {
+        let existing = try connection.query(
+            """
+            update photos set deleted_at = null
+            where checksum = $1
+            returning object_id, created_at
+            """, [checksum])
+        guard let row = existing.first else { return nil }
+        return PhotoReference(
+            objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
+            isNew: false)
     }
 
     /// A file name safe to keep as metadata: the last path component, control characters removed, at most 255 bytes.
