@@ -120,6 +120,7 @@ public final class GalleryApplication: @unchecked Sendable {
         http.port = configuration.port
         http.maxConnections = configuration.maxConnections
         http.handlerThreads = configuration.handlerThreads
+        http.eventLoopThreads = configuration.eventLoops
         http.listenFileDescriptor = listenFileDescriptor
         http.temporaryDirectory = store.spoolDirectory
         http.limits.requestLineBytes = configuration.maxRequestLineBytes

@@ -64,6 +64,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     // HTTP limits
     /// Most simultaneous client connections; more wait in the listen backlog.
     public var maxConnections = 4_096
+    /// Event-loop threads reading and writing sockets (epoll); one per core is right for a
+    /// dedicated machine, fewer leaves cores to workers and the database.
+    public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
     /// Threads running request handlers (they may wait on the database).
     public var handlerThreads = 32
     /// Longest request line, in bytes (414 beyond).
