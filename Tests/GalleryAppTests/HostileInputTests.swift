@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import GalleryApp
+
+/// Regression tests for what bench/fuzz/http_fuzz.py found in the app: each sends the input that
+/// got a 500 (or worse) and expects the clear 4xx of the route's format, with the data untouched.
+@Suite(.serialized) struct HostileInputTests {
+    /// Fuzzer input: `GET /parse/classes/Photo/abc%00def`. The NUL reached the SQL parameter, which
+    /// PostgreSQL cannot take, and every method answered 500. An id no object can have is now 101.
+    @Test func objectIdWithNUL_Is101_ForEveryMethod_AndChangesNothing() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let photo = try server.uploadPhoto(try TestJPEG.make(width: 32, height: 24, seed: 7), title: "kept")
+        let gallery = try server.json("POST", "/parse/classes/Gallery", ["name": "kept"]).json["objectId"] as! String
+        for (className, id) in [("Photo", photo), ("Gallery", gallery), ("GalleryItem", "abcdefghij")] {
+            for suffix in ["%00", "%00x", "%20x", "%0d%0a"] {
+                let path = "/parse/classes/\(className)/\(id)\(suffix)"
+                let get = try server.request("GET", path)
+                #expect(get.status == 404, "GET \(path)")
+                #expect(get.json["code"] as? Int == 101)
+                let put = try server.json("PUT", path, ["title": "changed", "name": "changed"])
+                #expect(put.status == 404, "PUT \(path)")
+                #expect(put.json["code"] as? Int == 101)
+                let delete = try server.request("DELETE", path, headers: ["X-Parse-Master-Key": TestServer.masterKey])
+                #expect(delete.status == 404, "DELETE \(path)")
+                #expect(delete.json["code"] as? Int == 101)
+            }
+        }
+        // Nothing changed.
+        let kept = try server.request("GET", "/parse/classes/Photo/\(photo)")
+        #expect(kept.json["title"] as? String == "kept")
+        #expect(kept.json["deletedAt"] == nil)
+        #expect(try server.request("GET", "/parse/classes/Gallery/\(gallery)").json["name"] as? String == "kept")
+    }
+
+    /// Fuzzer input: `GET /bucket/originals/<300 characters>.jpg`. stat(2) failed with ENAMETOOLONG and
+    /// the bucket answered 500 InternalError. A segment longer than NAME_MAX is an invalid key: 400.
+    @Test func bucketKeyWithOverlongSegment_Is400InvalidArgument() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        for key in [
+            "originals/" + String(repeating: "a", count: 300) + ".jpg", String(repeating: "b", count: 256),
+            "thumbnails/" + String(repeating: "c", count: 256) + "/x.jpg",
+        ] {
+            for method in ["GET", "HEAD"] {
+                let r = try server.request(method, "/bucket/\(key)", appID: nil)
+                #expect(r.status == 400, "\(method) \(key.prefix(30))")
+                #expect(r.header("Content-Type") == "application/xml")
+                if method == "GET" { #expect(r.text.contains("<Code>InvalidArgument</Code>")) }
+            }
+        }
+        // A 255-byte segment is still just a key that does not exist.
+        let r = try server.request("GET", "/bucket/originals/" + String(repeating: "d", count: 255), appID: nil)
+        #expect(r.status == 404)
+        #expect(r.text.contains("<Code>NoSuchKey</Code>"))
+    }
+
+    /// Fuzzer inputs: `Range: bytes=-0` (416) and `If-Match: "x"` (412) on a bucket key came back
+    /// with empty bodies, unlike every other bucket error; S3 clients expect InvalidRange and
+    /// PreconditionFailed documents.
+    @Test func bucketRangeAndPreconditionFailures_AreS3Documents() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let upload = try server.request(
+            "POST", "/parse/files/a.jpg", body: Data(try TestJPEG.make(width: 16, height: 16, seed: 3)),
+            headers: ["Content-Type": "image/jpeg"])
+        let url = try #require(upload.json["url"] as? String)
+        let range = try #require(url.range(of: "/bucket/"))
+        let path = String(url[range.lowerBound...])
+        let cases: [([String: String], Int, String)] = [
+            (["Range": "bytes=-0"], 416, "InvalidRange"),
+            (["Range": "bytes=999999-"], 416, "InvalidRange"),
+            (["If-Match": "\"x\""], 412, "PreconditionFailed"),
+            (["If-Unmodified-Since": "Thu, 01 Jan 1970 00:00:00 GMT"], 412, "PreconditionFailed"),
+        ]
+        for (headers, status, code) in cases {
+            let r = try server.request("GET", path, headers: headers, appID: nil)
+            #expect(r.status == status)
+            #expect(r.header("Content-Type") == "application/xml")
+            #expect(r.text.contains("<Code>\(code)</Code>"), "\(headers)")
+            if status == 416 { #expect(r.header("Content-Range")?.hasPrefix("bytes */") == true) }
+        }
+        // The file itself is still served.
+        #expect(try server.request("GET", path, appID: nil).status == 200)
+    }
+}
