@@ -83,4 +83,30 @@ import Testing
         // The file itself is still served.
         #expect(try server.request("GET", path, appID: nil).status == 200)
     }
+
+    /// Found by the fuzzer's concurrent mix, made exact here: a client retrying `POST /classes/Photo`
+    /// for the same uploaded file while the first attempt was still in flight got 400 (137, a
+    /// duplicate checksum) instead of the existing photo. Every concurrent create answers that photo.
+    @Test func concurrentCreatesOfTheSamePhoto_AllAnswerTheOnePhoto() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let attempts = 16
+        for seed in 0..<3 as Range<UInt64> {
+            let upload = try server.request(
+                "POST", "/parse/files/same.jpg", body: Data(try TestJPEG.make(width: 16, height: 16, seed: 40 + seed)),
+                headers: ["Content-Type": "image/jpeg"])
+            let name = try #require(upload.json["name"] as? String)
+            let lock = NSLock()
+            nonisolated(unsafe) var answers: [(Int, String?)] = []
+            DispatchQueue.concurrentPerform(iterations: attempts) { _ in
+                let r = try? server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]])
+                lock.withLock { answers.append((r?.status ?? 0, r?.json["objectId"] as? String)) }
+            }
+            #expect(answers.filter { $0.0 == 201 }.count == 1, "\(answers.map { $0.0 })")
+            #expect(answers.filter { $0.0 == 200 }.count == attempts - 1)
+            #expect(Set(answers.map { $0.1 }).count == 1)
+        }
+        let count = try server.application.pool.query("select count(*)::bigint as n from photos").first!.decode(Int.self, "n")
+        #expect(count == 3)
+    }
 }

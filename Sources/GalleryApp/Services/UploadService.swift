@@ -108,18 +108,30 @@ public final class UploadService: @unchecked Sendable {
             let width = try file.decode(Int.self, "width")
             let height = try file.decode(Int.self, "height")
             let objectId = ParseObjectID.generate()
+            // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
+            // for the other insert and then finds that photo below, instead of failing with 137.
             let inserted = try connection.query(
                 """
                 insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
                                     width, height, aspect_ratio, orientation, taken_at, original_key, status)
                 values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, $10, $11, $12, 'pending')
+                on conflict (checksum) do nothing
                 returning object_id, created_at
                 """,
                 [objectId, try file.decode(String.self, "original_filename"), title, tags,
                  try file.decode(Int64.self, "byte_size"), checksum, width, height,
                  height > 0 ? Double(width) / Double(height) : 1.0, try file.decode(Int.self, "orientation"),
                  try file.decode(Date?.self, "taken_at"), try file.decode(String.self, "key")])
-            guard let row = inserted.first else { throw ParseError(code: ParseError.Code.internalServerError, message: "photo insert returned nothing") }
+            guard let row = inserted.first else {
+                let concurrent = try connection.query(
+                    "update photos set deleted_at = null where checksum = $1 returning object_id, created_at", [checksum])
+                guard let row = concurrent.first else {
+                    throw ParseError(code: ParseError.Code.internalServerError, message: "photo insert returned nothing")
+                }
+                return PhotoReference(
+                    objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
+                    isNew: false)
+            }
             try connection.query(
                 "insert into jobs (photo_id, kind) values ($1, 'derivatives') on conflict (photo_id, kind) do nothing",
                 [objectId])
