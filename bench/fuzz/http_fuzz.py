@@ -1137,12 +1137,21 @@ class Fuzzer:
                              json.dumps({"original": {"__type": "File", "name": json.loads(r.first()[2])["name"]}}).encode())
             for i in range(self.args.concurrency):
                 jobs.insert(0, ("concurrent create #%d" % i, create, "create"))
+        # The same bytes uploaded by many clients at once: every upload gets its 201.
+        for k in range(8):
+            same = request("POST", "/parse/files/same.jpg", self.app,
+                           vary_jpeg(BASELINE_JPEG, "concurrent upload %d %d" % (self.args.seed, k)))
+            for i in range(self.args.concurrency):
+                jobs.insert(0, ("concurrent upload %d #%d" % (k, i), same, "upload"))
         self.batch_mutated = True
 
         with ThreadPoolExecutor(max_workers=self.args.concurrency) as pool:
             for name, data, is_valid, r in pool.map(run, jobs):
                 if is_valid == "create":
                     self.check("concurrent", "same photo created concurrently", data, r, allow={200, 201})
+                    continue
+                if is_valid == "upload":
+                    self.check("concurrent", "same bytes uploaded concurrently", data, r, allow={201})
                     continue
                 if is_valid:
                     self.check("concurrent", name, data, r, allow={200, 206})
