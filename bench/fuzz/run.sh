@@ -22,6 +22,9 @@ swift build -c release --product galleryd >&2
 binary="$(swift build -c release --show-bin-path)/galleryd"
 
 mkdir -p "$work"
+# Stop the cluster at the end only if this run started it.
+pg_was_running=0
+scripts/pg.sh ctl "$work/pg" status >/dev/null 2>&1 && pg_was_running=1
 admin_url="$(scripts/pg.sh start "$work/pg")"
 database="fuzz_$RANDOM$RANDOM"
 psql -XAtq "$admin_url" -c "create database $database"
@@ -34,6 +37,7 @@ cleanup() {
   if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then kill "$server_pid"; wait "$server_pid" || true; fi
   psql -XAtq "$admin_url" -c "drop database if exists $database with (force)" >/dev/null 2>&1 || true
   rm -rf "$storage"
+  [ "$pg_was_running" = 1 ] || scripts/pg.sh stop "$work/pg"
 }
 trap cleanup EXIT INT TERM
 
