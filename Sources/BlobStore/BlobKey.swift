@@ -6,6 +6,9 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
 
     /// Longest key accepted, in bytes (S3 allows 1024).
     public static let maxLength = 1024
+    /// Longest segment accepted, in bytes: NAME_MAX of Linux filesystems, so a key never asks the
+    /// filesystem for a name it cannot have (stat would fail with ENAMETOOLONG, not "no such key").
+    public static let maxSegmentLength = 255
 
     /// Validates a key; throws `BlobStoreError.invalidKey` saying why it was refused.
     public init(_ rawValue: String) throws {
@@ -16,6 +19,10 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
         guard !rawValue.hasPrefix("/") else { throw BlobStoreError.invalidKey(rawValue, reason: "absolute path") }
         for segment in rawValue.split(separator: "/", omittingEmptySubsequences: false) {
             guard !segment.isEmpty else { throw BlobStoreError.invalidKey(rawValue, reason: "empty path segment") }
+            guard segment.utf8.count <= Self.maxSegmentLength else {
+                throw BlobStoreError.invalidKey(
+                    String(rawValue.prefix(64)), reason: "path segment longer than \(Self.maxSegmentLength) bytes")
+            }
             guard segment != "." && segment != ".." else {
                 throw BlobStoreError.invalidKey(rawValue, reason: "'.' or '..' segment")
             }

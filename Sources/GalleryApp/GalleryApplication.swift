@@ -82,7 +82,7 @@ public final class GalleryApplication: @unchecked Sendable {
         let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
         OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys)
             .register(on: router)
-        BucketRoutes(bucket: configuration.bucket, store: store).register(on: router)
+        BucketRoutes(bucket: configuration.bucket, store: store, logger: logger).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
     }
 

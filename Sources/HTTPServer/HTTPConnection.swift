@@ -24,6 +24,9 @@ final class HTTPConnection {
     private var deadlineKind = DeadlineKind.header
     private var peerClosed = false
     private var drainedSocket = false
+    /// epoll reported EPOLLRDHUP/EPOLLHUP: the peer's FIN (or a reset) is queued behind any data, and
+    /// being edge-triggered, epoll will not report it again, so reads go on until recv says so.
+    private var hangUpSeen = false
 
     // The exchange in progress.
     private var request: HTTPRequest?
@@ -63,6 +66,7 @@ final class HTTPConnection {
     /// Called with the epoll event mask.
     func handle(events: UInt32) {
         if events & (Epoll.input | Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { drainedSocket = false }
+        if events & (Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { hangUpSeen = true }
         drive()
     }
 
@@ -98,7 +102,8 @@ final class HTTPConnection {
         if n > 0 {
             buffer.didWrite(n)
             // A short read emptied the socket; with edge-triggered epoll the next byte brings a new event.
-            if n < space.count { drainedSocket = true }
+            // Not so for an end of stream that was already reported: read on until recv returns 0.
+            if n < space.count && !hangUpSeen { drainedSocket = true }
             switch deadlineKind {
             case .idle: setDeadline(.header, server.configuration.timeouts.headerRead)  // first byte of a request
             case .body: setDeadline(.body, server.configuration.timeouts.bodyRead)  // progress
@@ -167,6 +172,7 @@ final class HTTPConnection {
         guard let (path, query) = HTTPRequest.splitTarget(head.target) else {
             request = HTTPRequest(method: head.method, target: "/", version: head.version, remoteAddress: remoteAddress, requestID: id)
             request!.routePattern = "unmatched"
+            responder = errorResponder(forUndecodable: head.target)
             parseFailed(.invalidTarget)
             return
         }
@@ -286,20 +292,29 @@ final class HTTPConnection {
             var synthetic = HTTPRequest(
                 method: HTTPMethod(rawValue: line?.method ?? "GET"), target: "/", remoteAddress: remoteAddress,
                 requestID: loop.nextRequestID())
+            synthetic.routePattern = "unmatched"
+            requestStart = loop.now
             if let target = line?.target, let split = HTTPRequest.splitTarget(target) {
                 synthetic.target = target
                 synthetic.path = split.path
                 synthetic.query = split.query
+                responder = server.router.errorResponder(for: synthetic.path)
+            } else {
+                responder = line.map { errorResponder(forUndecodable: $0.target) } ?? server.router.defaultErrorResponder
             }
-            synthetic.routePattern = "unmatched"
-            requestStart = loop.now
             request = synthetic
-            responder = server.router.errorResponder(for: synthetic.path)
         }
         server.logger.notice(
             "bad request: \(error)",
             metadata: ["request": "\(request!.requestID)", "peer": "\(remoteAddress)", "status": "\(error.status.code)"])
         respondServerError(error.status, error.description, hasUnreadBody: true)
+    }
+
+    /// The responder for a target whose path does not decode (`/parse/%ff`): chosen by the path as
+    /// sent, so a mistake under a mount is still answered in that mount's format.
+    private func errorResponder(forUndecodable target: String) -> HTTPErrorResponder {
+        guard target.hasPrefix("/") else { return server.router.defaultErrorResponder }
+        return server.router.errorResponder(for: String(target.prefix { $0 != "?" && $0 != "#" }))
     }
 
     /// A status the server decided (404, 405, 413, parse errors), rendered by the URL space's responder.

@@ -38,7 +38,9 @@ struct HTTPDate {
         else { return nil }
         let hms = parts[4].split(separator: ":")
         guard hms.count == 3, let h = Int(hms[0]), let m = Int(hms[1]), let s = Int(hms[2]),
-            (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s), year >= 1970
+            (1...31).contains(day), (0...23).contains(h), (0...59).contains(m), (0...60).contains(s),
+            // year = 4DIGIT (RFC 9110 §5.6.7); a longer one would trap converting to tm's Int32.
+            (1970...9999).contains(year)
         else { return nil }
         var tm = Glibc.tm()
         tm.tm_year = Int32(year - 1900)

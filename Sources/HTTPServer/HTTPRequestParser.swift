@@ -173,7 +173,7 @@ struct HTTPRequestParser {
             guard idx > 0, p[idx - 1] == Self.cr else { throw HTTPParseError.bareLineFeed }
             scanned = idx + 1
             if requestLineEnd < 0 {
-                if idx + 1 > limits.requestLineBytes { throw HTTPParseError.requestLineTooLong }
+                if idx + 1 > limits.requestLineBytes { throw requestLineTooLong(p) }
                 requestLineEnd = idx
                 try parseRequestLine(p)
                 continue
@@ -189,11 +189,33 @@ struct HTTPRequestParser {
             if lineEnds.count > limits.headerCount { throw HTTPParseError.tooManyHeaderFields }
         }
         if requestLineEnd < 0 {
-            if p.count > limits.requestLineBytes { throw HTTPParseError.requestLineTooLong }
+            if p.count > limits.requestLineBytes { throw requestLineTooLong(p) }
         } else if p.count - requestLineEnd > limits.headerBytes + 2 {
             throw HTTPParseError.headerSectionTooLarge
         }
         return (nil, 0)
+    }
+
+    /// The 414 error, after noting the method and the path so far as `requestLine`, so the answer
+    /// comes in the format of the URL space it was aimed at (a long `/parse` query gets Parse JSON).
+    private mutating func requestLineTooLong(_ p: UnsafeRawBufferPointer) -> HTTPParseError {
+        let end = min(p.count, limits.requestLineBytes)
+        var i = 0
+        while i < end, Self.isTchar(p[i]) { i += 1 }
+        guard i > 0, i < end, p[i] == Self.sp else { return .requestLineTooLong }
+        let methodEnd = i
+        i += 1
+        let targetStart = i
+        // The path only: a query cut anywhere (or an escape cut in half there) must not hide it.
+        while i < end, p[i] > 0x20, p[i] < 0x7F, p[i] != 0x3F { i += 1 }
+        // Nor may a percent-escape cut in half at the limit.
+        if i == end {
+            for back in 1...2 where i - back > targetStart && p[i - back] == 0x25 { i -= back; break }
+        }
+        if i > targetStart {
+            requestLine = (Self.string(p, 0, methodEnd), Self.string(p, targetStart, i))
+        }
+        return .requestLineTooLong
     }
 
     private var parsedMethod = HTTPMethod.get

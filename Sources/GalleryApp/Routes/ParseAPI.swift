@@ -40,6 +40,14 @@ struct ParseAPI: Sendable {
         return schema
     }
 
+    /// An objectId from a path, checked before it reaches SQL: one no object can have (a NUL byte,
+    /// which PostgreSQL cannot even take as a parameter, spaces, 5000 characters) is 101, as for any
+    /// id that does not exist.
+    static func checkedObjectId(_ objectId: String) throws -> String {
+        guard ParseObjectID.isPlausible(objectId) else { throw ParseError.objectNotFound() }
+        return objectId
+    }
+
     /// `GET /classes/<Class>`: a page of objects and/or their count.
     func find(_ className: String, items: [(name: String, value: String)]) throws -> Result {
         let query = try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
@@ -60,7 +68,8 @@ struct ParseAPI: Sendable {
 
     /// `GET /classes/<Class>/<objectId>`.
     func get(_ className: String, objectId: String, items: [(name: String, value: String)]) throws -> Result {
-        let query = try ParseQuery.get(try Self.schema(className), objectId: objectId, items: items, limits: limits)
+        let schema = try Self.schema(className)
+        let query = try ParseQuery.get(schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
         let compiled = ParseSQLCompiler.compile(query)
         guard let select = compiled.select,
             let row = try pool.query(select.sql, select.binds.postgresBinds).first
@@ -115,6 +124,7 @@ struct ParseAPI: Sendable {
     /// `PUT /classes/<Class>/<objectId>`: `{"updatedAt"}`. Trashed objects can only be restored (119 otherwise).
     func update(_ className: String, objectId: String, body: [UInt8]) throws -> Result {
         let schema = try Self.schema(className)
+        let objectId = try Self.checkedObjectId(objectId)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
         let updatedAt: Date
         if schema.className == "GalleryItem" {
@@ -158,6 +168,7 @@ struct ParseAPI: Sendable {
     /// removed and the gap closed. `{}`.
     func delete(_ className: String, objectId: String) throws -> Result {
         let schema = try Self.schema(className)
+        let objectId = try Self.checkedObjectId(objectId)
         switch schema.className {
         case "Photo", "Gallery":
             let trashed = try pool.query(

@@ -1,16 +1,20 @@
 import BlobStore
 import Foundation
 import HTTPServer
+import Logging
 
 /// Renders errors under the bucket path as S3 does: an XML `<Error>` document with a `Code`,
 /// so S3 clients report them properly.
 struct S3ErrorResponder: HTTPErrorResponder {
     /// The bucket name, echoed in error documents.
     let bucket: String
+    /// Where refused keys are logged (at notice: bad input, not a server fault).
+    let logger: Logger
 
     func response(for error: Error, request: HTTPRequest) -> HTTPResponse {
         switch error {
         case BlobStoreError.invalidKey(_, let reason):
+            logger.notice("invalid key", metadata: ["requestId": "\(request.requestID)", "reason": "\(reason)"])
             return document(.badRequest, code: "InvalidArgument", message: "Invalid key: \(reason).", request: request)
         case BlobStoreError.notFound:
             return document(.notFound, code: "NoSuchKey", message: "The specified key does not exist.", request: request)
@@ -28,7 +32,9 @@ struct S3ErrorResponder: HTTPErrorResponder {
         case 404: code = "NoSuchKey"
         case 405: code = "MethodNotAllowed"
         case 411: code = "MissingContentLength"
+        case 412: code = "PreconditionFailed"
         case 413: code = "EntityTooLarge"
+        case 416: code = "InvalidRange"
         case 503: code = "SlowDown"
         case 500...: code = "InternalError"
         default: code = "InvalidRequest"

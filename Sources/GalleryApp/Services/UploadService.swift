@@ -61,12 +61,14 @@ public final class UploadService: @unchecked Sendable {
             storedNewBlob = true
         }
         do {
+            // Any conflict, not only on checksum: the name derives from it, and a concurrent upload of
+            // the same bytes can trip the name key first, which `on conflict (checksum)` would raise.
             try pool.query(
                 """
                 insert into files (name, key, checksum, byte_size, content_type, original_filename,
                                    width, height, orientation, taken_at)
                 values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9)
-                on conflict (checksum) do nothing
+                on conflict do nothing
                 """,
                 [name, key.rawValue, sha256, byteSize, Self.cleanFilename(originalFilename),
                  info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
@@ -98,6 +100,8 @@ public final class UploadService: @unchecked Sendable {
             let width = try file.decode(Int.self, "width")
             let height = try file.decode(Int.self, "height")
             let objectId = ParseObjectID.generate()
+            // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
+            // for the other insert and then finds that photo below, instead of failing with 137.
             let inserted = try connection.query(
                 """
                 insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
