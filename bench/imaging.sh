@@ -3,6 +3,7 @@
 #
 #   bench/imaging.sh [PHOTO_DIR]     (default: ../shared/photos next to the repo)
 #   RUNS=5 WARMUP=1 SSIM=1 KEEP=0 QUALITY=80 bench/imaging.sh
+#   PHOTOS="mate_Storm.jpg orientation/Portrait_6.jpg" bench/imaging.sh   (a subset, paths under PHOTO_DIR)
 #   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2)
 #
 # For each JPEG (recursively) it makes the two derivatives both ways, at Q80 with metadata
@@ -45,7 +46,16 @@ work=$(mktemp -d /tmp/imaging-bench.XXXXXX)
 results=$work/results.jsonl
 : >"$results"
 
-mapfile -t files < <(find "$photos" -type f \( -iname '*.jpg' -o -iname '*.jpeg' \) | sort)
+if [ -n "${PHOTOS:-}" ]; then
+  files=()
+  for p in $PHOTOS; do
+    case $p in /*) ;; *) p=$photos/$p ;; esac
+    [ -f "$p" ] || { echo "imaging.sh: no such photo: $p" >&2; exit 1; }
+    files+=("$p")
+  done
+else
+  mapfile -t files < <(find "$photos" -type f \( -iname '*.jpg' -o -iname '*.jpeg' \) | sort)
+fi
 [ ${#files[@]} -gt 0 ] || { echo "imaging.sh: no JPEG under $photos" >&2; exit 1; }
 echo "imaging.sh: ${#files[@]} photos from $photos, $runs runs each (+$warmup warm-up)" >&2
 
