@@ -196,9 +196,9 @@ static void gd_configure(j_compress_ptr cinfo, const gd_encode_request *request)
     cinfo->write_Adobe_marker = request->write_adobe ? TRUE : FALSE;
 
     if (request->quant_table != NULL) {
-        int scale = jpeg_quality_scaling(request->quality);
-        for (int slot = 0; slot < 2; slot++)
-            jpeg_add_quant_table(cinfo, slot, request->quant_table, scale, TRUE);
+        int chroma = request->chroma_quality > 0 ? request->chroma_quality : request->quality;
+        jpeg_add_quant_table(cinfo, 0, request->quant_table, jpeg_quality_scaling(request->quality), TRUE);
+        jpeg_add_quant_table(cinfo, 1, request->quant_table, jpeg_quality_scaling(chroma), TRUE);
     } else {
         jpeg_set_quality(cinfo, request->quality, TRUE);
     }

@@ -34,6 +34,7 @@ final class JPEGStreamEncoder {
         r.input_color_space = gray ? JCS_GRAYSCALE : JCS_EXT_RGBX
         r.jpeg_color_space = gray ? JCS_GRAYSCALE : JCS_YCbCr
         r.quality = Int32(min(max(quality, 1), 100))
+        r.chroma_quality = Int32(JPEGEncoder.chromaQuality(for: quality))
         r.quant_table = UnsafePointer(table.baseAddress)
         r.scans = UnsafePointer(scans.baseAddress)
         r.scan_count = Int32(scans.count)

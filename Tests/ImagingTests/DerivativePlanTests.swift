@@ -21,18 +21,22 @@ import Testing
         #expect(size.width == expectedWidth && size.height == expectedHeight)
     }
 
-    @Test func plan_DecodesAtSmallestScaleKeepingTwiceThePreview() {
-        let info = ImageInfo(width: 6028, height: 3391, components: 3, colorSpace: .ycbcr, isProgressive: false)
+    @Test func plan_DecodesAtSmallestScaleKeepingThreeTimesThePreview() {
+        let info = ImageInfo(width: 9000, height: 6000, components: 3, colorSpace: .ycbcr, isProgressive: false)
         let plan = DerivativePlan(info: info, spec: DerivativeSpec())
-        #expect(plan.scale == 6)  // 4521×2544 ≥ 2 × 2048×1152; 5/8 gives 3768 < 4096
+        #expect(plan.preview == (2048, 1365))
+        #expect(plan.scale == 6)  // 6750×4500 ≥ 3 × 2048×1365; 5/8 gives 5625 < 6144
         #expect(plan.thumbnailSource == .preview)
+        let huge = ImageInfo(width: 16000, height: 9000, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        #expect(DerivativePlan(info: huge, spec: DerivativeSpec()).scale == 4)  // 3/8 gives 6000 < 6144
     }
 
-    @Test func plan_UsesFullScale_WhenTargetIsMoreThanHalfTheImage() {
+    @Test func plan_UsesFullScale_WhenTargetIsMoreThanAThirdOfTheImage() {
         let info = ImageInfo(width: 4000, height: 3000, components: 3, colorSpace: .ycbcr, isProgressive: false)
         #expect(DerivativePlan(info: info, spec: DerivativeSpec()).scale == 8)
-        let huge = ImageInfo(width: 16000, height: 9000, components: 3, colorSpace: .ycbcr, isProgressive: false)
-        #expect(DerivativePlan(info: huge, spec: DerivativeSpec()).scale == 3)
+        // 6/8 (4521 wide) would keep twice the 2048 preview, but not three times.
+        let wide = ImageInfo(width: 6028, height: 3391, components: 3, colorSpace: .ycbcr, isProgressive: false)
+        #expect(DerivativePlan(info: wide, spec: DerivativeSpec()).scale == 8)
     }
 
     @Test func plan_FeedsThumbnailFromDecode_WhenPreviewIsTooSmall() {

@@ -47,10 +47,11 @@ typedef struct {
     J_COLOR_SPACE input_color_space;  /* e.g. JCS_EXT_RGBX, JCS_GRAYSCALE, JCS_CMYK */
     J_COLOR_SPACE jpeg_color_space;   /* e.g. JCS_YCbCr, JCS_GRAYSCALE, JCS_CMYK */
     int quality;                      /* 1...100, libjpeg scaling */
-    const unsigned int *quant_table;  /* 64 entries, natural order, used for every component; NULL = libjpeg's */
+    const unsigned int *quant_table;  /* 64 entries, natural order, for luma and chroma; NULL = libjpeg's */
     const jpeg_scan_info *scans;      /* progressive scan script; NULL = sequential */
     int scan_count;
     int chroma_subsampling;           /* 1: 4:2:0, 0: 4:4:4 */
+    int chroma_quality;               /* 1...100 for the chroma table; 0 = quality */
     int optimize_coding;
     int write_jfif;
     int write_adobe;
