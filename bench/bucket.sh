@@ -4,7 +4,7 @@
 # The two run alternately for ROUNDS rounds and each one's median is compared, so that load from
 # other processes on a shared machine hits both alike.
 # Usage: bench/bucket.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench) and PostgreSQL.
-# Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3),
+# Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
 #      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18092).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +40,8 @@ database_url="$(scripts/pg.sh start "$tmp/pg")"
 storage="$tmp/blobs"
 master_key="bench-master-key-$(date +%s%N)"
 
-GALLERYD_MASTER_KEY="$master_key" GALLERYD_LOG_LEVEL=warning \
+# One event loop against nginx's one worker process, as bench/http.sh does (LOOPS to change it).
+GALLERYD_MASTER_KEY="$master_key" GALLERYD_LOG_LEVEL=warning GALLERYD_EVENT_LOOPS="${LOOPS:-1}" \
   "$galleryd" serve --host 127.0.0.1 --port "$ours_port" --database-url "$database_url" --storage-dir "$storage" \
   --public-url "http://127.0.0.1:$ours_port" --workers 1 2>"$tmp/galleryd.log" &
 ours_pid=$!
