@@ -108,48 +108,12 @@ enum ManifestFixtures {
     /// Sends raw bytes to the server and reads the response until the server closes
     /// (`Connection: close` in `request`): status, headers (lowercased names) and body.
     static func rawExchange(port: Int, _ request: [UInt8]) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSetupError(description: "socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw TestSetupError(description: "connect failed") }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var offset = 0
-        while offset < request.count {
-            let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { break }  // the server may answer and close before reading everything
-            offset += n
-        }
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            received.append(contentsOf: chunk[0..<n])
-        }
-        guard let end = received.indices.first(where: { i in
-            i + 3 < received.count && received[i] == 13 && received[i + 1] == 10 && received[i + 2] == 13 && received[i + 3] == 10
-        }) else { throw TestSetupError(description: "no response head in \(received.count) bytes") }
-        let head = String(decoding: received[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusParts = head[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
-            throw TestSetupError(description: "bad status line \(head[0])")
-        }
+        let response = try RawHTTP.exchange(port: port, bytes: request)
         var headers: [String: String] = [:]
-        for line in head.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        var body = Array(received[(end + 4)...])
+        for (name, value) in response.headers { headers[name.lowercased()] = value }
+        var body = response.body
         if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body[0..<length]) }
-        return (status, headers, body)
+        return (response.status, headers, body)
     }
 
     /// Decompresses a gzip member with the system's `gzip -dc`.

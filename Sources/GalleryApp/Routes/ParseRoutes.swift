@@ -22,35 +22,35 @@ struct ParseRoutes {
             try Self.require(.client, request, keys)
             return try Self.upload(request, application: application)
         })
-        router.add(HTTPRoute(.get, mount + "/classes/:className") { request in
-            try Self.require(.client, request, keys)
-            return Self.respond(try api.find(request.pathParameters["className"]!, items: try Self.queryItems(request)))
-        })
-        router.add(HTTPRoute(.get, mount + "/classes/:className/:objectId") { request in
-            try Self.require(.client, request, keys)
-            return Self.respond(try api.get(
-                request.pathParameters["className"]!, objectId: request.pathParameters["objectId"]!,
-                items: try Self.queryItems(request)))
-        })
-        router.add(HTTPRoute(.post, mount + "/classes/:className") { request in
-            try Self.require(.client, request, keys)
-            return Self.respond(try api.create(request.pathParameters["className"]!, body: try Self.body(request)))
-        })
-        router.add(HTTPRoute(.put, mount + "/classes/:className/:objectId") { request in
-            try Self.require(.client, request, keys)
-            return Self.respond(try api.update(
-                request.pathParameters["className"]!, objectId: request.pathParameters["objectId"]!,
-                body: try Self.body(request)))
-        })
-        router.add(HTTPRoute(.delete, mount + "/classes/:className/:objectId") { request in
-            try Self.require(.client, request, keys)
-            return Self.respond(try api.delete(
-                request.pathParameters["className"]!, objectId: request.pathParameters["objectId"]!))
-        })
-        router.add(HTTPRoute(.delete, mount + "/purge/:className") { request in
-            try Self.require(.master, request, keys)
-            return Self.respond(try api.purgeTrash(request.pathParameters["className"]!))
-        })
+        // Each class route: check the keys, run the ParseAPI operation, answer with its JSON.
+        func classRoute(
+            _ method: HTTPMethod, _ path: String, _ level: KeyChecker.Access = .client,
+            _ operation: @escaping @Sendable (HTTPRequest, _ className: String, _ objectId: String) throws -> ParseAPI.Result
+        ) {
+            router.add(HTTPRoute(method, mount + path) { request in
+                try Self.require(level, request, keys)
+                let parameters = request.pathParameters
+                return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? ""))
+            })
+        }
+        classRoute(.get, "/classes/:className") { request, className, _ in
+            try api.find(className, items: try Self.queryItems(request))
+        }
+        classRoute(.get, "/classes/:className/:objectId") { request, className, objectId in
+            try api.get(className, objectId: objectId, items: try Self.queryItems(request))
+        }
+        classRoute(.post, "/classes/:className") { request, className, _ in
+            try api.create(className, body: try Self.body(request))
+        }
+        classRoute(.put, "/classes/:className/:objectId") { request, className, objectId in
+            try api.update(className, objectId: objectId, body: try Self.body(request))
+        }
+        classRoute(.delete, "/classes/:className/:objectId") { _, className, objectId in
+            try api.delete(className, objectId: objectId)
+        }
+        classRoute(.delete, "/purge/:className", .master) { _, className, _ in
+            try api.purgeTrash(className)
+        }
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
             return try ParseBatch(api: api, mountPath: mount).run(body: try Self.body(request))

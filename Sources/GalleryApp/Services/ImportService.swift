@@ -125,7 +125,7 @@ public struct ImportService: Sendable {
             }
             total += n
         }
-        return (hasher.finalize().map { String(format: "%02x", $0) }.joined(), total)
+        return (SHA256BodyObserver.hex(hasher.finalize()), total)
     }
 }
 

@@ -15,8 +15,20 @@ public final class SHA256BodyObserver: HTTPBodyObserver, @unchecked Sendable {
     /// The digest as lowercase hex; call once the body is complete.
     public var hexDigest: String {
         if let finished { return finished }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256BodyObserver.hex(hasher.finalize())
         finished = digest
         return digest
+    }
+
+    /// A digest as lowercase hex, the form content addresses use.
+    static func hex(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(SHA256.byteCount * 2)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
