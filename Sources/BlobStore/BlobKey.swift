@@ -17,27 +17,34 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
             throw BlobStoreError.invalidKey(String(rawValue.prefix(64)), reason: "key longer than \(Self.maxLength) bytes")
         }
         guard !rawValue.hasPrefix("/") else { throw BlobStoreError.invalidKey(rawValue, reason: "absolute path") }
-        for segment in rawValue.split(separator: "/", omittingEmptySubsequences: false) {
-            guard !segment.isEmpty else { throw BlobStoreError.invalidKey(rawValue, reason: "empty path segment") }
-            guard segment.utf8.count <= Self.maxSegmentLength else {
-                throw BlobStoreError.invalidKey(
-                    String(rawValue.prefix(64)), reason: "path segment longer than \(Self.maxSegmentLength) bytes")
-            }
-            guard segment != "." && segment != ".." else {
-                throw BlobStoreError.invalidKey(rawValue, reason: "'.' or '..' segment")
-            }
-            guard !segment.hasPrefix(".") else {
-                throw BlobStoreError.invalidKey(rawValue, reason: "hidden path segment")
-            }
-            for byte in segment.utf8 {
+        // One pass over the bytes, segment by segment: every bucket GET validates its key.
+        var segmentStart = 0
+        var index = 0
+        for byte in rawValue.utf8 {
+            if byte == UInt8(ascii: "/") {
+                try Self.checkSegment(rawValue, length: index - segmentStart)
+                segmentStart = index + 1
+            } else {
+                if index == segmentStart && byte == UInt8(ascii: ".") {
+                    throw BlobStoreError.invalidKey(rawValue, reason: "segment starting with '.' (., .. or a hidden name)")
+                }
                 let allowed = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A)
                     || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F || byte == 0x2E
                 guard allowed else {
                     throw BlobStoreError.invalidKey(rawValue, reason: "character outside A-Z a-z 0-9 - _ .")
                 }
             }
+            index += 1
         }
+        try Self.checkSegment(rawValue, length: index - segmentStart)
         self.rawValue = rawValue
+    }
+
+    private static func checkSegment(_ rawValue: String, length: Int) throws {
+        guard length > 0 else { throw BlobStoreError.invalidKey(rawValue, reason: "empty path segment") }
+        guard length <= maxSegmentLength else {
+            throw BlobStoreError.invalidKey(String(rawValue.prefix(64)), reason: "path segment longer than \(maxSegmentLength) bytes")
+        }
     }
 
     /// The key for an original, addressed by its SHA-256 (hex).

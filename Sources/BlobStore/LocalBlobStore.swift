@@ -12,6 +12,9 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     /// The root directory (absolute, no trailing slash).
     public let root: String
     private let temporaryDirectory: String
+    /// The root directory, open: reads look keys up relative to it (`openat`), a shorter path walk
+    /// than from `/` and no path string to build per read.
+    private let rootFD: Int32
     private let lock = NSLock()
     private var written: Int64 = 0
 
@@ -22,7 +25,11 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         self.temporaryDirectory = self.root + "/.tmp"
         try Self.makeDirectory(self.root)
         try Self.makeDirectory(temporaryDirectory)
+        rootFD = open(self.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootFD >= 0 else { throw Self.ioError("open", self.root) }
     }
+
+    deinit { close(rootFD) }
 
     /// The directory where uploads should be spooled so that `put(_:movingFileAt:)` is a rename.
     public var spoolDirectory: String { temporaryDirectory }
@@ -89,6 +96,36 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
 
     public func info(_ key: BlobKey) throws -> BlobInfo? { try fileInfo(path(for: key)) }
 
+    /// A blob opened for reading: its descriptor, which the caller now owns and must close, and its
+    /// metadata from `fstat` on that same descriptor (so the size and validators describe the bytes
+    /// that will be read, even if the key is replaced meanwhile).
+    public struct OpenBlob: Sendable {
+        public let fd: Int32
+        public let info: BlobInfo
+    }
+
+    /// Opens a blob for reading (one lookup relative to the root, then `fstat`), or nil when absent.
+    public func openForReading(_ key: BlobKey) throws -> OpenBlob? {
+        // O_NONBLOCK: opening something that is not a regular file (a FIFO) must not hang the caller.
+        // A validated key is relative, without `..`, so the lookup stays under the root.
+        let fd = key.rawValue.withCString { openat(rootFD, $0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        guard fd >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw Self.ioError("open", path(for: key))
+        }
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0 else {
+            let error = Self.ioError("fstat", path(for: key))
+            close(fd)
+            throw error
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        return OpenBlob(fd: fd, info: Self.info(st))
+    }
+
     public func localPath(_ key: BlobKey) throws -> String? {
         let p = path(for: key)
         return access(p, F_OK) == 0 ? p : nil
@@ -131,10 +168,37 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
             throw Self.ioError("stat", path)
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Self.info(st)
+    }
+
+    /// Size, modification time and the strong ETag `"<mtime in ns, hex>-<size, hex>"` (as nginx
+    /// builds its own from mtime and size), written into one string: this runs for every GET.
+    private static func info(_ st: Glibc.stat) -> BlobInfo {
         let seconds = Int64(st.st_mtim.tv_sec)
         let nanos = Int64(st.st_mtim.tv_nsec)
         let modified = Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
-        let etag = "\"" + String(seconds &* 1_000_000_000 &+ nanos, radix: 16) + "-" + String(Int64(st.st_size), radix: 16) + "\""
+        let stamp = UInt64(bitPattern: seconds &* 1_000_000_000 &+ nanos)
+        let size = UInt64(max(0, Int64(st.st_size)))
+        func hexDigits(_ v: UInt64) -> Int { v == 0 ? 1 : (64 - v.leadingZeroBitCount + 3) / 4 }
+        let length = hexDigits(stamp) + hexDigits(size) + 3
+        let etag = String(unsafeUninitializedCapacity: length) { out in
+            func put(_ v: UInt64, endingAt end: Int) {
+                var v = v
+                var i = end
+                repeat {
+                    i -= 1
+                    let digit = UInt8(truncatingIfNeeded: v & 0xF)
+                    out[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
+                    v >>= 4
+                } while v != 0
+            }
+            out[0] = UInt8(ascii: "\"")
+            put(stamp, endingAt: 1 + hexDigits(stamp))
+            out[1 + hexDigits(stamp)] = UInt8(ascii: "-")
+            put(size, endingAt: length - 1)
+            out[length - 1] = UInt8(ascii: "\"")
+            return length
+        }
         return BlobInfo(size: Int64(st.st_size), modified: modified, etag: etag)
     }
 

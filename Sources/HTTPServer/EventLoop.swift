@@ -29,7 +29,8 @@ final class EventLoop: @unchecked Sendable {
     private(set) var draining = false
     private var forceStop = false
     private var requestCounter: UInt64 = 0
-    private let requestPrefix: String
+    /// The server's request id prefix, this loop's index in base 36 and a dot: what every request id here starts with.
+    private let requestLoopPrefix: [UInt8]
     private let tickNanoseconds: UInt64
 
     private let taskLock = Lock()
@@ -44,7 +45,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.server = server
         self.listener = listener
-        self.requestPrefix = requestPrefix
+        self.requestLoopPrefix = Array((requestPrefix + String(index, radix: 36) + ".").utf8)
         epfd = Epoll.create()
         guard epfd >= 0 else { throw SocketError.eventLoopFailed("epoll_create1: \(SocketError.errnoText)") }
         wakeFD = Epoll.eventFD()
@@ -103,7 +104,25 @@ final class EventLoop: @unchecked Sendable {
     /// A short id unique within the server: a per-server prefix, the loop and a counter.
     func nextRequestID() -> String {
         requestCounter &+= 1
-        return requestPrefix + String(index, radix: 36) + "." + String(requestCounter, radix: 36)
+        // One allocation: this runs for every request.
+        let counter = requestCounter
+        var digits = 1
+        var rest = counter / 36
+        while rest > 0 {
+            digits += 1
+            rest /= 36
+        }
+        let head = requestLoopPrefix
+        return String(unsafeUninitializedCapacity: head.count + digits) { out in
+            for (i, byte) in head.enumerated() { out[i] = byte }
+            var value = counter
+            for i in stride(from: head.count + digits - 1, through: head.count, by: -1) {
+                let digit = UInt8(truncatingIfNeeded: value % 36)
+                out[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
+                value /= 36
+            }
+            return head.count + digits
+        }
     }
 
     /// Forgets a closed connection and gives its slot back.

@@ -10,8 +10,9 @@ final class HTTPConnection {
 
     /// The connected socket.
     let fd: Int32
-    /// The loop that owns this connection; every method runs on its thread.
-    unowned let loop: EventLoop
+    /// The loop that owns this connection; every method runs on its thread. The loop keeps its
+    /// connections and outlives them, so the reference needs no checking on each use.
+    unowned(unsafe) let loop: EventLoop
     private let server: HTTPServerCore
     /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
     let remoteAddress: String
@@ -240,19 +241,19 @@ final class HTTPConnection {
     }
 
     private func bodyComplete(trailers: HTTPHeaders) {
-        guard var request, let route else { return }
-        request.trailers = trailers
+        guard self.request != nil, let route else { return }
+        // Changed in place: a copy here would make the request's storage shared and the write copy it.
+        if trailers.count > 0 { self.request!.trailers = trailers }
         do {
-            request.body = try sink?.finish() ?? .empty
+            if let body = try sink?.finish() { self.request!.body = body }
         } catch {
             sink = nil
-            self.request = request
             closeAfterResponse = true
             respondWithError(error)
             return
         }
         sink = nil
-        self.request = request
+        let request = self.request!
         phase = .handling
         deadline = 0
         let responder = self.responder ?? server.router.defaultErrorResponder
@@ -350,18 +351,35 @@ final class HTTPConnection {
         var response = response
         let status = response.status.code
         let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(status)
-        if case .file(let path, let offset, let length) = response.body, sendsBody, length > 0 {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            if descriptor < 0 {
-                server.logger.error(
-                    "cannot open response file \(path): \(SocketError.errnoText)", metadata: ["request": "\(request.requestID)"])
-                let responder = self.responder ?? server.router.defaultErrorResponder
-                response = responder.response(status: .internalServerError, message: "internal server error", request: request)
-                if case .file = response.body { response.body = .empty }
-            } else {
-                fileFD = descriptor
+        var unopened: String?
+        switch response.body {
+        case .descriptor(let file, let offset, let length):
+            // Taken even when no body is sent, so the descriptor is closed with the exchange.
+            fileFD = file.take()
+            if fileFD < 0 {
+                unopened = "a descriptor already sent"
+            } else if sendsBody && length > 0 {
                 fileOffset = offset
                 fileRemaining = length
+            }
+        case .file(let path, let offset, let length) where sendsBody && length > 0:
+            fileFD = open(path, O_RDONLY | O_CLOEXEC)
+            if fileFD < 0 {
+                unopened = "\(path): \(SocketError.errnoText)"
+            } else {
+                fileOffset = offset
+                fileRemaining = length
+            }
+        default:
+            break
+        }
+        if let unopened {
+            server.logger.error("cannot open response file \(unopened)", metadata: ["request": "\(request.requestID)"])
+            let responder = self.responder ?? server.router.defaultErrorResponder
+            response = responder.response(status: .internalServerError, message: "internal server error", request: request)
+            switch response.body {
+            case .file, .descriptor: response.body = .empty
+            default: break
             }
         }
         if sendsBody, case .bytes(let bytes) = response.body { body = bytes }

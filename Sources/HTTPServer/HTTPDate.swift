@@ -19,14 +19,47 @@ struct HTTPDate {
         return bytes
     }
 
-    /// Formats seconds since 1970 as IMF-fixdate.
+    private static let dayLetters: StaticString = "SunMonTueWedThuFriSat"
+    private static let monthLetters: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
+    private static let gmtLetters: StaticString = "GMT"
+    private static let separators: [(Int, UInt8)] = ([
+        (3, ","), (4, " "), (7, " "), (11, " "), (16, " "), (19, ":"), (22, ":"), (25, " "),
+    ] as [(Int, Unicode.Scalar)]).map { ($0.0, UInt8(ascii: $0.1)) }
+
+    /// Formats seconds since 1970 as IMF-fixdate. Written byte by byte into one 29-byte string:
+    /// every file response carries a Last-Modified, so this is on the hot path.
     static func format(_ seconds: Int) -> String {
         var t = time_t(seconds)
         var tm = Glibc.tm()
         gmtime_r(&t, &tm)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(days[Int(tm.tm_wday)]), \(two(tm.tm_mday)) \(months[Int(tm.tm_mon)]) \(tm.tm_year + 1900) "
-            + "\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)) GMT"
+        let year = Int(tm.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            // Outside four digits the fixed layout does not hold; not reachable for real file times.
+            func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+            return "\(days[Int(tm.tm_wday)]), \(two(tm.tm_mday)) \(months[Int(tm.tm_mon)]) \(year) "
+                + "\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec)) GMT"
+        }
+        return String(unsafeUninitializedCapacity: 29) { out in
+            func text(_ letters: UnsafePointer<UInt8>, at i: Int) {
+                for k in 0..<3 { out[i + k] = letters[k] }
+            }
+            func two(_ n: Int32, at i: Int) {
+                out[i] = UInt8(truncatingIfNeeded: 0x30 + n / 10)
+                out[i + 1] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
+            }
+            // `Sun, 06 Nov 1994 08:49:37 GMT`: the separators first, then the fields into their places.
+            for (i, byte) in separators { out[i] = byte }
+            text(dayLetters.utf8Start + 3 * Int(tm.tm_wday), at: 0)
+            two(tm.tm_mday, at: 5)
+            text(monthLetters.utf8Start + 3 * Int(tm.tm_mon), at: 8)
+            two(Int32(year / 100), at: 12)
+            two(Int32(year % 100), at: 14)
+            two(tm.tm_hour, at: 17)
+            two(tm.tm_min, at: 20)
+            two(tm.tm_sec, at: 23)
+            text(gmtLetters.utf8Start, at: 26)
+            return 29
+        }
     }
 
     /// Parses an IMF-fixdate (the only form senders may generate, RFC 9110 §5.6.7); obsolete

@@ -5,7 +5,8 @@ import Foundation
 public enum HTTPFileResponse {
     /// What a file response needs to know about the file.
     public struct File: Sendable {
-        /// Path for sendfile.
+        /// The file's path: opened when the body is written if there is no `descriptor`, otherwise
+        /// only named in logs (it may then be relative, e.g. a blob key).
         public var path: String
         /// Size in bytes.
         public var size: Int
@@ -15,25 +16,39 @@ public enum HTTPFileResponse {
         public var lastModified: Date
         /// The `Content-Type`.
         public var contentType: String
+        /// The file already opened by the caller (the bytes are sent from it, with no second path
+        /// lookup), or nil to open `path` when the body is written.
+        public var descriptor: HTTPFileDescriptor?
 
-        public init(path: String, size: Int, etag: String, lastModified: Date, contentType: String) {
+        public init(
+            path: String, size: Int, etag: String, lastModified: Date, contentType: String,
+            descriptor: HTTPFileDescriptor? = nil
+        ) {
             self.path = path
             self.size = size
             self.etag = etag
             self.lastModified = lastModified
             self.contentType = contentType
+            self.descriptor = descriptor
+        }
+
+        /// The body for `length` bytes from `offset`.
+        func body(offset: Int, length: Int) -> HTTPResponseBody {
+            if let descriptor { return .descriptor(descriptor, offset: offset, length: length) }
+            return .file(path: path, offset: offset, length: length)
         }
     }
 
     /// The response to a GET or HEAD of `file`: 200, 206 for a satisfiable single range,
     /// 304 when a validator matches, 412 for a failed `If-Match`/`If-Unmodified-Since`,
     /// 416 with `Content-Range: bytes */size` for an unsatisfiable range.
-    /// `headers` (e.g. `Cache-Control`) are added to every answer.
+    /// `headers` (e.g. `Cache-Control`) are added to every answer; they must not set the fields
+    /// this function sets.
     public static func make(for request: HTTPRequest, file: File, headers extra: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var headers = extra
-        headers["ETag"] = file.etag
-        headers["Last-Modified"] = HTTPFileResponse.imfFixdate(file.lastModified)
-        headers["Accept-Ranges"] = "bytes"
+        headers.reserve(extra.count + 6)
+        headers.add("ETag", file.etag)
+        headers.add("Last-Modified", HTTPFileResponse.imfFixdate(file.lastModified))
         let seconds = file.lastModified.timeIntervalSince1970.rounded(.down)
 
         // RFC 9110 §13.2.2: If-Match, then If-Unmodified-Since, then If-None-Match, then If-Modified-Since.
@@ -47,16 +62,18 @@ public enum HTTPFileResponse {
         }
         if let ifNoneMatch = request.headers["If-None-Match"] {
             if entityTagList(ifNoneMatch, matches: file.etag, weak: true) {
-                return notModified(headers)
+                return HTTPResponse(status: .notModified, headers: headers)
             }
         } else if let since = request.headers["If-Modified-Since"], let date = parseHTTPDate(since),
             seconds <= date.timeIntervalSince1970 {
-            return notModified(headers)
+            return HTTPResponse(status: .notModified, headers: headers)
         }
 
-        headers["Content-Type"] = file.contentType
+        headers.add("Accept-Ranges", "bytes")
+        let whole = file.body(offset: 0, length: file.size)
         guard let rangeHeader = request.headers["Range"] else {
-            return HTTPResponse(status: .ok, headers: headers, body: .file(path: file.path, offset: 0, length: file.size))
+            headers.add("Content-Type", file.contentType)
+            return HTTPResponse(status: .ok, headers: headers, body: whole)
         }
         // If-Range (RFC 9110 §13.1.5): serve the range only if the validator still matches, else the whole file.
         if let ifRange = request.headers["If-Range"] {
@@ -69,29 +86,24 @@ public enum HTTPFileResponse {
                 matches = false
             }
             if !matches {
-                return HTTPResponse(status: .ok, headers: headers, body: .file(path: file.path, offset: 0, length: file.size))
+                headers.add("Content-Type", file.contentType)
+                return HTTPResponse(status: .ok, headers: headers, body: whole)
             }
         }
         switch parseRange(rangeHeader, size: file.size) {
         case .none:
             // Not a bytes range we understand, or several ranges: a server may ignore Range (§14.2).
-            return HTTPResponse(status: .ok, headers: headers, body: .file(path: file.path, offset: 0, length: file.size))
+            headers.add("Content-Type", file.contentType)
+            return HTTPResponse(status: .ok, headers: headers, body: whole)
         case .unsatisfiable:
-            headers["Content-Range"] = "bytes */\(file.size)"
-            headers["Content-Type"] = nil
+            headers.add("Content-Range", "bytes */\(file.size)")
             return HTTPResponse(status: .rangeNotSatisfiable, headers: headers)
         case .range(let range):
-            headers["Content-Range"] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(file.size)"
+            headers.add("Content-Type", file.contentType)
+            headers.add("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(file.size)")
             return HTTPResponse(
-                status: .partialContent, headers: headers,
-                body: .file(path: file.path, offset: range.lowerBound, length: range.count))
+                status: .partialContent, headers: headers, body: file.body(offset: range.lowerBound, length: range.count))
         }
-    }
-
-    private static func notModified(_ headers: HTTPHeaders) -> HTTPResponse {
-        var headers = headers
-        headers["Accept-Ranges"] = nil
-        return HTTPResponse(status: .notModified, headers: headers)
     }
 
     /// The result of reading a `Range` header against a representation of `size` bytes.

@@ -43,11 +43,42 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Whether a comma-separated field (e.g. `Connection`, `Accept-Encoding`) lists the token,
     /// ignoring case, whitespace and parameters (RFC 9110 §5.6.1).
     public func containsToken(_ token: String, in name: String) -> Bool {
-        for value in values(name) {
-            for element in value.split(separator: ",") {
-                let bare = element.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
-                if bare.trimmingSpaces().caseInsensitiveEquals(token) { return true }
+        // Runs for every request and response (Connection), so it scans bytes instead of splitting.
+        for field in fields where field.name.caseInsensitiveEquals(name) {
+            let found = field.value.utf8.withContiguousStorageIfAvailable { Self.list($0, contains: token) }
+                ?? Array(field.value.utf8).withUnsafeBufferPointer { Self.list($0, contains: token) }
+            if found { return true }
+        }
+        return false
+    }
+
+    private static func list(_ value: UnsafeBufferPointer<UInt8>, contains token: String) -> Bool {
+        var start = 0
+        while start <= value.count {
+            var end = start
+            while end < value.count && value[end] != UInt8(ascii: ",") { end += 1 }
+            // The element's token: up to any ';' parameters, without surrounding spaces and tabs.
+            var tokenEnd = start
+            while tokenEnd < end && value[tokenEnd] != UInt8(ascii: ";") { tokenEnd += 1 }
+            var a = start, b = tokenEnd
+            while a < b && (value[a] == 0x20 || value[a] == 0x09) { a += 1 }
+            while b > a && (value[b - 1] == 0x20 || value[b - 1] == 0x09) { b -= 1 }
+            if b - a == token.utf8.count {
+                var equal = true
+                var i = a
+                for y in token.utf8 {
+                    let x = value[i]
+                    let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
+                    let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
+                    if lx != ly {
+                        equal = false
+                        break
+                    }
+                    i += 1
+                }
+                if equal { return true }
             }
+            start = end + 1
         }
         return false
     }

@@ -1,77 +1,165 @@
 import Foundation
 
 /// A parsed request as handlers see it: head fields, the matched route's parameters and the body.
+///
+/// The fields live in one copy-on-write box: the server hands the request from the parser to the
+/// router, the handler, the response writer and the access log, and each hand-over is then one
+/// reference count instead of one per field.
 public struct HTTPRequest: Sendable {
+    private final class Storage: @unchecked Sendable {
+        var method: HTTPMethod
+        var target: String
+        var path: String
+        var query: String?
+        var version: HTTPVersion
+        var headers: HTTPHeaders
+        var body: HTTPRequestBody = .empty
+        var pathParameters = HTTPPathParameters()
+        var routePattern: String
+        var requestID: String
+        var remoteAddress: String
+        var bodyObserver: HTTPBodyObserver?
+        var trailers = HTTPHeaders()
+
+        init(
+            method: HTTPMethod, target: String, path: String, query: String?, version: HTTPVersion,
+            headers: HTTPHeaders, routePattern: String, requestID: String, remoteAddress: String
+        ) {
+            self.method = method
+            self.target = target
+            self.path = path
+            self.query = query
+            self.version = version
+            self.headers = headers
+            self.routePattern = routePattern
+            self.requestID = requestID
+            self.remoteAddress = remoteAddress
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(
+                method: method, target: target, path: path, query: query, version: version, headers: headers,
+                routePattern: routePattern, requestID: requestID, remoteAddress: remoteAddress)
+            copy.body = body
+            copy.pathParameters = pathParameters
+            copy.bodyObserver = bodyObserver
+            copy.trailers = trailers
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, made unique before a write so copies of this request never see it.
+    private var writable: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
     /// The request method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { storage.method }
+        set { writable.method = newValue }
+    }
     /// The request-target exactly as received (origin-form: path and optional query).
-    public var target: String
+    public var target: String {
+        get { storage.target }
+        set { writable.target = newValue }
+    }
     /// The percent-decoded path, without the query.
-    public var path: String
+    public var path: String {
+        get { storage.path }
+        set { writable.path = newValue }
+    }
     /// The raw query string after `?` (not decoded), or nil when absent.
-    public var query: String?
+    public var query: String? {
+        get { storage.query }
+        set { writable.query = newValue }
+    }
     /// The protocol version from the request line.
-    public var version: HTTPVersion
+    public var version: HTTPVersion {
+        get { storage.version }
+        set { writable.version = newValue }
+    }
     /// The header fields in order.
-    public var headers: HTTPHeaders
+    public var headers: HTTPHeaders {
+        get { storage.headers }
+        set { writable.headers = newValue }
+    }
     /// The request body: nothing, bytes in memory, or a temporary file for large bodies.
-    public var body: HTTPRequestBody
+    public var body: HTTPRequestBody {
+        get { storage.body }
+        set { writable.body = newValue }
+    }
     /// Values captured by `:name` segments of the matched route pattern.
-    public var pathParameters: [String: String]
+    public var pathParameters: HTTPPathParameters {
+        get { storage.pathParameters }
+        set { writable.pathParameters = newValue }
+    }
     /// The pattern of the route that matched (e.g. `/parse/classes/:className`), for logs and metrics.
-    public var routePattern: String
+    public var routePattern: String {
+        get { storage.routePattern }
+        set { writable.routePattern = newValue }
+    }
     /// A short unique id, logged with the request and returned as `X-Request-Id`.
-    public var requestID: String
+    public var requestID: String {
+        get { storage.requestID }
+        set { writable.requestID = newValue }
+    }
     /// The peer address as text (`127.0.0.1:53122`, `[::1]:53122`).
-    public var remoteAddress: String
+    public var remoteAddress: String {
+        get { storage.remoteAddress }
+        set { writable.remoteAddress = newValue }
+    }
     /// What the route's body observer saw while the body streamed in (for example a digest), if it had one.
-    public var bodyObserver: HTTPBodyObserver?
+    public var bodyObserver: HTTPBodyObserver? {
+        get { storage.bodyObserver }
+        set { writable.bodyObserver = newValue }
+    }
     /// Trailer fields sent after a chunked body (RFC 9112 §7.1.2); empty otherwise.
-    public var trailers = HTTPHeaders()
+    public var trailers: HTTPHeaders {
+        get { storage.trailers }
+        set { writable.trailers = newValue }
+    }
 
     /// A request; the server fills every field, tests may build one by hand.
     public init(
         method: HTTPMethod, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = HTTPHeaders(),
         body: HTTPRequestBody = .empty, remoteAddress: String = "", requestID: String = ""
     ) {
-        self.method = method
-        self.target = target
         let split = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = split.first.map(String.init) ?? target
-        self.path = rawPath.removingPercentEncoding ?? rawPath
-        self.query = split.count > 1 ? String(split[1]) : nil
-        self.version = version
-        self.headers = headers
-        self.body = body
-        self.pathParameters = [:]
-        self.routePattern = ""
-        self.requestID = requestID
-        self.remoteAddress = remoteAddress
-        self.bodyObserver = nil
+        storage = Storage(
+            method: method, target: target, path: rawPath.removingPercentEncoding ?? rawPath,
+            query: split.count > 1 ? String(split[1]) : nil, version: version, headers: headers, routePattern: "",
+            requestID: requestID, remoteAddress: remoteAddress)
+        storage.body = body
     }
 
     /// A request from a parsed head whose target was already split and decoded (the server's fast path).
     init(
         head: HTTPRequestHead, path: String, query: String?, remoteAddress: String, requestID: String
     ) {
-        self.method = head.method
-        self.target = head.target
-        self.path = path
-        self.query = query
-        self.version = head.version
-        self.headers = head.headers
-        self.body = .empty
-        self.pathParameters = [:]
-        self.routePattern = "unmatched"
-        self.requestID = requestID
-        self.remoteAddress = remoteAddress
-        self.bodyObserver = nil
+        storage = Storage(
+            method: head.method, target: head.target, path: path, query: query, version: head.version,
+            headers: head.headers, routePattern: "unmatched", requestID: requestID, remoteAddress: remoteAddress)
     }
 
     /// Splits a request-target into a percent-decoded path and the raw query (RFC 9112 §3.2).
     /// Accepts origin-form (`/path?query`) and absolute-form (`http://host/path`, which a server
     /// MUST accept, §3.2.2); nil for anything else or for invalid percent-encoding.
     static func splitTarget(_ target: String) -> (path: String, query: String?)? {
+        // Most targets are a plain path: one pass over the bytes shows it, and the target is the path.
+        let plain = target.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            for byte in bytes where byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") {
+                return false
+            }
+            return true
+        }
+        if plain == true { return (target, nil) }
         var rest = Substring(target)
         if rest.first != "/" {
             let lower = rest.prefix(8).lowercased()

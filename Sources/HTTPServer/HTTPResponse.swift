@@ -44,6 +44,8 @@ public enum HTTPResponseBody: Sendable {
     case bytes([UInt8])
     /// A byte range of a file, written with sendfile(2). `length` bytes from `offset`.
     case file(path: String, offset: Int, length: Int)
+    /// A byte range of a file the handler already opened, written with sendfile(2) and closed after.
+    case descriptor(HTTPFileDescriptor, offset: Int, length: Int)
 
     /// The number of body bytes.
     public var count: Int {
@@ -51,6 +53,7 @@ public enum HTTPResponseBody: Sendable {
         case .empty: return 0
         case .bytes(let b): return b.count
         case .file(_, _, let length): return length
+        case .descriptor(_, _, let length): return length
         }
     }
 }

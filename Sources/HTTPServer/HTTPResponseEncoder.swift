@@ -62,12 +62,18 @@ struct HTTPResponseEncoder {
             default:
                 break
             }
-            // Never let CR or LF from a handler split the response (RFC 9110 §5.5).
-            if Self.hasLineBreak(name) || Self.hasLineBreak(field.value) { continue }
-            out.append(contentsOf: name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: "\r\n".utf8)
+            Self.withBytes(name) { name in
+                Self.withBytes(field.value) { value in
+                    // Never let CR or LF from a handler split the response (RFC 9110 §5.5).
+                    if Self.hasLineBreak(name) || Self.hasLineBreak(value) { return }
+                    out.append(contentsOf: name)
+                    out.append(0x3A)
+                    out.append(0x20)
+                    out.append(contentsOf: value)
+                    out.append(13)
+                    out.append(10)
+                }
+            }
         }
         if !handlerSetDate {
             out.append(contentsOf: "Date: ".utf8)
@@ -93,9 +99,18 @@ struct HTTPResponseEncoder {
         out.append(contentsOf: "\r\n".utf8)
     }
 
-    private static func hasLineBreak(_ s: String) -> Bool {
-        for c in s.utf8 where c == 13 || c == 10 { return true }
+    private static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for c in bytes where c == 13 || c == 10 { return true }
         return false
+    }
+
+    /// The string's UTF-8 bytes in place (native strings are contiguous; others are copied once).
+    @inline(__always)
+    private static func withBytes(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if s.utf8.withContiguousStorageIfAvailable(body) != nil { return }
+        var copy = s
+        copy.makeContiguousUTF8()
+        copy.utf8.withContiguousStorageIfAvailable(body)
     }
 
     private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {

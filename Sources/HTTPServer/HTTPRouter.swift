@@ -7,16 +7,23 @@
 public final class HTTPRouter: @unchecked Sendable {
     /// A node of the pattern tree: one path segment.
     final class Node {
-        var literals: [String: Node] = [:]
+        /// Keyed by Substring so a lookup with a piece of the request path allocates nothing.
+        var literals: [Substring: Node] = [:]
         var parameter: (name: String, node: Node)?
         var rest: (name: String, node: Node)?
-        var routes: [HTTPMethod: HTTPRoute] = [:]
+        /// A handful per node at most, so a list scanned in order beats hashing the method.
+        var routes: [(method: HTTPMethod, route: HTTPRoute)] = []
+
+        func route(for method: HTTPMethod) -> HTTPRoute? {
+            for entry in routes where entry.method == method { return entry.route }
+            return nil
+        }
     }
 
     /// What a lookup found.
     enum Match {
         /// A route for the method, with the captured parameters.
-        case route(HTTPRoute, parameters: [String: String])
+        case route(HTTPRoute, parameters: HTTPPathParameters)
         /// The path exists but not for this method; `allow` lists the methods it has.
         case methodNotAllowed(allow: String)
         /// An `OPTIONS` request for an existing path (answered by the server with 204 + `Allow`).
@@ -57,7 +64,7 @@ public final class HTTPRouter: @unchecked Sendable {
                     node = child
                 }
             } else {
-                let key = String(segment)
+                let key = Substring(String(segment))
                 if let child = node.literals[key] {
                     node = child
                 } else {
@@ -67,7 +74,11 @@ public final class HTTPRouter: @unchecked Sendable {
                 }
             }
         }
-        node.routes[route.method] = route
+        if let index = node.routes.firstIndex(where: { $0.method == route.method }) {
+            node.routes[index].route = route
+        } else {
+            node.routes.append((route.method, route))
+        }
     }
 
     /// Adds a route from its parts.
@@ -89,11 +100,13 @@ public final class HTTPRouter: @unchecked Sendable {
 
     /// The error responder for a path.
     public func errorResponder(for path: String) -> HTTPErrorResponder {
+        let utf8 = path.utf8
         for mount in mounts {
             if mount.prefix == "/" { return mount.responder }
-            if path.hasPrefix(mount.prefix) {
-                let rest = path.utf8.dropFirst(mount.prefix.utf8.count)
-                if rest.isEmpty || rest.first == UInt8(ascii: "/") { return mount.responder }
+            let prefix = mount.prefix.utf8
+            guard utf8.count >= prefix.count, utf8.starts(with: prefix) else { continue }
+            if utf8.count == prefix.count || utf8[utf8.index(utf8.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "/") {
+                return mount.responder
             }
         }
         return defaultErrorResponder
@@ -101,22 +114,20 @@ public final class HTTPRouter: @unchecked Sendable {
 
     /// Finds the route for a method and decoded path. HEAD falls back to GET (RFC 9110 §9.3.2).
     func match(method: HTTPMethod, path: String) -> Match {
-        let segments = Self.segments(path)
+        // Walks the path's bytes segment by segment; only captured values become Strings.
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        if start != utf8.endIndex && utf8[start] == UInt8(ascii: "/") { start = utf8.index(after: start) }
         var captures: [(String, Substring)] = []
         var firstPathMatch: Node?
-        let found = Self.search(root, segments, 0, &captures) { node in
+        let found = Self.search(root, Substring(path), start, &captures) { node in
             if node.routes.isEmpty { return false }
             if firstPathMatch == nil { firstPathMatch = node }
-            return node.routes[method] != nil || (method == .head && node.routes[.get] != nil)
+            return node.route(for: method) != nil || (method == .head && node.route(for: .get) != nil)
         }
         if let found {
-            let route = found.routes[method] ?? found.routes[.get]!
-            var parameters: [String: String] = [:]
-            if !captures.isEmpty {
-                parameters.reserveCapacity(captures.count)
-                for (name, value) in captures { parameters[name] = String(value) }
-            }
-            return .route(route, parameters: parameters)
+            let route = found.route(for: method) ?? found.route(for: .get)!
+            return .route(route, parameters: captures.isEmpty ? HTTPPathParameters() : HTTPPathParameters(captures: captures))
         }
         guard let node = firstPathMatch else { return .notFound }
         let allow = Self.allow(node)
@@ -125,34 +136,51 @@ public final class HTTPRouter: @unchecked Sendable {
 
     /// The `Allow` value for a node: its methods, HEAD when GET exists, and OPTIONS.
     private static func allow(_ node: Node) -> String {
-        var methods = Set(node.routes.keys.map(\.rawValue))
+        var methods = Set(node.routes.map(\.method.rawValue))
         if methods.contains("GET") { methods.insert("HEAD") }
         methods.insert("OPTIONS")
         return methods.sorted().joined(separator: ", ")
     }
 
+    /// Matches the segment starting at `start` (just after a `/`, or the path's end for an empty
+    /// last segment) and what follows it, depth first: literal, then parameter, then rest.
+    /// `segmentStart == nil` means every segment has been consumed.
     private static func search(
-        _ node: Node, _ segments: [Substring], _ index: Int, _ captures: inout [(String, Substring)],
+        _ node: Node, _ path: Substring, _ segmentStart: String.Index?, _ captures: inout [(String, Substring)],
         _ accept: (Node) -> Bool
     ) -> Node? {
-        if index == segments.count { return accept(node) ? node : nil }
-        let segment = segments[index]
-        if let child = node.literals[String(segment)], let hit = search(child, segments, index + 1, &captures, accept) {
+        guard let start = segmentStart else { return accept(node) ? node : nil }
+        let utf8 = path.utf8
+        let end = nextSlash(utf8, from: start)
+        let segment = path[start..<end]
+        let next: String.Index? = end == utf8.endIndex ? nil : utf8.index(after: end)
+        if let child = node.literals[segment], let hit = search(child, path, next, &captures, accept) {
             return hit
         }
         if let (name, child) = node.parameter, !segment.isEmpty {
             captures.append((name, segment))
-            if let hit = search(child, segments, index + 1, &captures, accept) { return hit }
+            if let hit = search(child, path, next, &captures, accept) { return hit }
             captures.removeLast()
         }
         if let (name, child) = node.rest {
-            let start = segment.startIndex
-            let end = segments[segments.count - 1].endIndex
-            captures.append((name, segment.base[start..<end]))
+            captures.append((name, path[start...]))
             if accept(child) { return child }
             captures.removeLast()
         }
         return nil
+    }
+
+    /// The index of the first `/` at or after `start`, or the end. Scans the contiguous bytes when
+    /// it can: the generic UTF-8 view walk is several times slower.
+    private static func nextSlash(_ utf8: Substring.UTF8View, from start: String.Index) -> String.Index {
+        let offset = utf8.distance(from: utf8.startIndex, to: start)
+        let found = utf8.withContiguousStorageIfAvailable { bytes -> Int in
+            var i = offset
+            while i < bytes.count && bytes[i] != UInt8(ascii: "/") { i += 1 }
+            return i
+        }
+        if let found { return utf8.index(utf8.startIndex, offsetBy: found) }
+        return utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
     }
 
     /// `/a/b/` → `["a", "b", ""]`; `/` → `[""]`.

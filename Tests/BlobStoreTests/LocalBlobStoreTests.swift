@@ -79,3 +79,35 @@ private func makeStore() throws -> (LocalBlobStore, String) {
     #expect(bytes.count == 65_536)
     #expect(Set(bytes).count == 1, "a blob must hold exactly one writer's bytes")
 }
+
+@Test func openForReading_GivesTheBytesAndTheValidatorsOfThatFile() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("thumbnails/abc.jpg")
+    let bytes = (0..<5000).map { UInt8(truncatingIfNeeded: $0) }
+    try store.put(key, bytes: bytes)
+    let blob = try #require(try store.openForReading(key))
+    defer { close(blob.fd) }
+    var read = [UInt8](repeating: 0, count: 6000)
+    #expect(read.withUnsafeMutableBytes { Glibc.read(blob.fd, $0.baseAddress, $0.count) } == 5000)
+    #expect(Array(read[..<5000]) == bytes)
+    // The ETag is "<mtime in ns, hex>-<size, hex>" of the file, the same as `info` reports.
+    var st = stat()
+    #expect(stat(store.path(for: key), &st) == 0)
+    let nanoseconds = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+    #expect(blob.info.etag == "\"" + String(nanoseconds, radix: 16) + "-1388\"")
+    #expect(blob.info == (try store.info(key)))
+    #expect(blob.info.size == 5000)
+}
+
+@Test func openForReading_IsNil_ForMissingKeysAndDirectories() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    try store.put(try BlobKey("thumbnails/abc.jpg"), bytes: [1])
+    #expect(try store.openForReading(try BlobKey("thumbnails/missing.jpg")) == nil)
+    #expect(try store.openForReading(try BlobKey("thumbnails")) == nil)
+    #expect(try store.openForReading(try BlobKey("thumbnails/abc.jpg/x")) == nil)
+    // A FIFO in the store must not block the reader.
+    #expect(mkfifo(root + "/thumbnails/fifo.jpg", 0o644) == 0)
+    #expect(try store.openForReading(try BlobKey("thumbnails/fifo.jpg")) == nil)
+}

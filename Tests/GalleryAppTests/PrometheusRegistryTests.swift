@@ -1,3 +1,4 @@
+import HTTPServer
 import Testing
 @testable import GalleryApp
 
@@ -24,4 +25,18 @@ import Testing
     #expect(text.contains("latency_seconds_count 3\n"))
     #expect(text.contains("pool_in_use 2\n"))
     #expect(requests.value("/a", "200") == 3)
+}
+
+@Test func metrics_CountRequestsPerRoute_AndFoldUnknownMethodsIntoOther() {
+    let metrics = GalleryMetrics()
+    for _ in 0..<3 { metrics.requestFinished(method: .get, routePattern: "/a", status: 200, durationSeconds: 0.002, bytesSent: 10) }
+    metrics.requestFinished(method: HTTPMethod(rawValue: "BREW"), routePattern: "unmatched", status: 501, durationSeconds: 0.1, bytesSent: 5)
+    metrics.requestFinished(method: HTTPMethod(rawValue: "XYZZY"), routePattern: "unmatched", status: 501, durationSeconds: 0.1, bytesSent: 5)
+    #expect(metrics.httpRequests.value("/a", "GET", "200") == 3)
+    #expect(metrics.httpRequests.value("unmatched", "other", "501") == 2)
+    let text = metrics.registry.render()
+    #expect(!text.contains("BREW") && !text.contains("XYZZY"))
+    #expect(text.contains("galleryd_http_request_duration_seconds_count{route=\"/a\"} 3\n"))
+    #expect(text.contains("galleryd_http_request_duration_seconds_bucket{route=\"/a\",le=\"0.0025\"} 3\n"))
+    #expect(text.contains("galleryd_http_response_bytes_total 40\n"))
 }

@@ -28,6 +28,7 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
         httpDuration = registry.histogram(
             "galleryd_http_request_duration_seconds", help: "HTTP request duration by route pattern.", labels: ["route"])
         httpBytes = registry.counter("galleryd_http_response_bytes_total", help: "Response body bytes sent.")
+        httpBytesSeries = httpBytes.series()
         openConnections = registry.gauge("galleryd_http_open_connections", help: "Open client connections.")
         jobsRunning = registry.gauge("galleryd_jobs_running", help: "Jobs being processed by this process.")
         jobsFinished = registry.counter(
@@ -42,8 +43,32 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
     public func connectionClosed() { openConnections.add(-1) }
 
     public func requestFinished(method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
-        httpRequests.increment(1, routePattern, method.rawValue, String(status))
-        httpDuration.observe(durationSeconds, routePattern)
-        httpBytes.increment(Double(bytesSent))
+        // Any token is a method on the wire; only known ones become label values, so a client
+        // cannot grow the metrics without bound.
+        let methodLabel = Self.knownMethods.contains(method.rawValue) ? method.rawValue : "other"
+        let key = RequestKey(route: routePattern, method: methodLabel, status: status)
+        seriesLock.lock()
+        var entry = requestSeries[key]
+        if entry == nil {
+            entry = (httpRequests.series(routePattern, methodLabel, String(status)), httpDuration.series(routePattern))
+            requestSeries[key] = entry
+        }
+        seriesLock.unlock()
+        entry!.requests.increment()
+        entry!.duration.observe(durationSeconds)
+        httpBytesSeries.increment(Double(bytesSent))
     }
+
+    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
+
+    /// The per-request series, resolved once per (route, method, status) instead of hashing label
+    /// arrays three times on every request.
+    private struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+    private let seriesLock = NSLock()
+    private var requestSeries: [RequestKey: (requests: PrometheusCounter.Series, duration: PrometheusHistogram.Series)] = [:]
+    private let httpBytesSeries: PrometheusCounter.Series
 }

@@ -83,14 +83,24 @@ public final class PrometheusRegistry: @unchecked Sendable {
 
 /// One named metric and its labelled series.
 final class MetricFamily: @unchecked Sendable {
+    /// One labelled series: a value (counters, gauges) or bucket counts (histograms). Only touched
+    /// under its family's lock; handles keep it so a hot path skips hashing the labels.
+    final class Series {
+        var value: Double = 0
+        var counts: [UInt64]
+        var sum: Double = 0
+        var count: UInt64 = 0
+
+        init(buckets: Int) { counts = [UInt64](repeating: 0, count: buckets) }
+    }
+
     let name: String
     let help: String
     let type: String
     let labelNames: [String]
     let buckets: [Double]
     private let lock = NSLock()
-    private var values: [[String]: Double] = [:]
-    private var histograms: [[String]: (counts: [UInt64], sum: Double, count: UInt64)] = [:]
+    private var series: [[String]: Series] = [:]
 
     init(name: String, help: String, type: String, labelNames: [String], buckets: [Double]) {
         self.name = name
@@ -100,32 +110,60 @@ final class MetricFamily: @unchecked Sendable {
         self.buckets = buckets
     }
 
+    /// The series with these label values, created on first use.
+    func series(labels: [String]) -> Series {
+        lock.lock()
+        defer { lock.unlock() }
+        return seriesLocked(labels)
+    }
+
+    private func seriesLocked(_ labels: [String]) -> Series {
+        if let existing = series[labels] { return existing }
+        let created = Series(buckets: buckets.count)
+        series[labels] = created
+        return created
+    }
+
     func add(_ delta: Double, labels: [String]) {
         lock.lock()
-        values[labels, default: 0] += delta
+        seriesLocked(labels).value += delta
+        lock.unlock()
+    }
+
+    func add(_ delta: Double, to target: Series) {
+        lock.lock()
+        target.value += delta
         lock.unlock()
     }
 
     func set(_ value: Double, labels: [String]) {
         lock.lock()
-        values[labels] = value
+        seriesLocked(labels).value = value
         lock.unlock()
     }
 
     func value(labels: [String]) -> Double {
         lock.lock()
         defer { lock.unlock() }
-        return values[labels] ?? 0
+        return series[labels]?.value ?? 0
     }
 
     func observe(_ value: Double, labels: [String]) {
         lock.lock()
-        var h = histograms[labels] ?? (counts: [UInt64](repeating: 0, count: buckets.count), sum: 0, count: 0)
-        if let index = buckets.firstIndex(where: { value <= $0 }) { h.counts[index] += 1 }
-        h.sum += value
-        h.count += 1
-        histograms[labels] = h
+        record(value, in: seriesLocked(labels))
         lock.unlock()
+    }
+
+    func observe(_ value: Double, in target: Series) {
+        lock.lock()
+        record(value, in: target)
+        lock.unlock()
+    }
+
+    private func record(_ value: Double, in target: Series) {
+        if let index = buckets.firstIndex(where: { value <= $0 }) { target.counts[index] += 1 }
+        target.sum += value
+        target.count += 1
     }
 
     private func labelText(_ values: [String], extra: String? = nil) -> String {
@@ -138,9 +176,10 @@ final class MetricFamily: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        let labelled = series.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
         if type == "histogram" {
-            for labels in histograms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let h = histograms[labels]!
+            for labels in labelled {
+                let h = series[labels]!
                 var cumulative: UInt64 = 0
                 for (index, bound) in buckets.enumerated() {
                     cumulative += h.counts[index]
@@ -151,9 +190,9 @@ final class MetricFamily: @unchecked Sendable {
                 out += "\(name)_count\(labelText(labels)) \(h.count)\n"
             }
         } else {
-            if values.isEmpty && labelNames.isEmpty { out += "\(name) 0\n" }
-            for labels in values.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                out += "\(name)\(labelText(labels)) \(PrometheusRegistry.format(values[labels]!))\n"
+            if series.isEmpty && labelNames.isEmpty { out += "\(name) 0\n" }
+            for labels in labelled {
+                out += "\(name)\(labelText(labels)) \(PrometheusRegistry.format(series[labels]!.value))\n"
             }
         }
     }

@@ -29,13 +29,17 @@ struct BucketRoutes {
         })
     }
 
+    /// Added to every answer; built once (HTTPFileResponse copies it into each response).
+    static let fixedHeaders: HTTPHeaders = ["Cache-Control": cacheControl]
+
     static func get(_ request: HTTPRequest, store: LocalBlobStore, errors: S3ErrorResponder) throws -> HTTPResponse {
         let key = try BlobKey(request.pathParameters["key"] ?? "")
-        guard let info = try store.info(key) else { throw BlobStoreError.notFound(key.rawValue) }
+        // Opened once: validators come from fstat of the descriptor the bytes are sent from.
+        guard let blob = try store.openForReading(key) else { throw BlobStoreError.notFound(key.rawValue) }
         let file = HTTPFileResponse.File(
-            path: store.path(for: key), size: Int(info.size), etag: info.etag, lastModified: info.modified,
-            contentType: contentType(for: key))
-        var response = HTTPFileResponse.make(for: request, file: file, headers: ["Cache-Control": cacheControl])
+            path: key.rawValue, size: Int(blob.info.size), etag: blob.info.etag, lastModified: blob.info.modified,
+            contentType: contentType(for: key), descriptor: HTTPFileDescriptor(owning: blob.fd))
+        var response = HTTPFileResponse.make(for: request, file: file, headers: fixedHeaders)
         // 412 and 416 carry S3's XML error document (PreconditionFailed, InvalidRange), as S3 clients expect.
         if response.status.code >= 400 {
             let message = response.status == .rangeNotSatisfiable
@@ -48,10 +52,24 @@ struct BucketRoutes {
     }
 
     static func contentType(for key: BlobKey) -> String {
-        let name = key.lastComponent.lowercased()
-        if name.hasSuffix(".jpg") || name.hasSuffix(".jpeg") { return "image/jpeg" }
-        if name.hasSuffix(".png") { return "image/png" }
-        if name.hasSuffix(".webp") { return "image/webp" }
+        let name = key.rawValue.utf8
+        if hasSuffix(name, ".jpg") || hasSuffix(name, ".jpeg") { return "image/jpeg" }
+        if hasSuffix(name, ".png") { return "image/png" }
+        if hasSuffix(name, ".webp") { return "image/webp" }
         return "application/octet-stream"
+    }
+
+    /// ASCII case-insensitive suffix test on bytes (no lowercased copy of the key per request).
+    private static func hasSuffix(_ name: String.UTF8View, _ suffix: StaticString) -> Bool {
+        let count = suffix.utf8CodeUnitCount
+        guard name.count >= count else { return false }
+        var i = name.index(name.endIndex, offsetBy: -count)
+        for k in 0..<count {
+            let byte = name[i]
+            let lower = (byte >= 65 && byte <= 90) ? byte | 0x20 : byte
+            if lower != suffix.utf8Start[k] { return false }
+            i = name.index(after: i)
+        }
+        return true
     }
 }
