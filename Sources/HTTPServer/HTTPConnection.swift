@@ -180,7 +180,6 @@ final class HTTPConnection {
         var request = HTTPRequest(head: head, path: path, query: query, remoteAddress: remoteAddress, requestID: id)
         requestKeepAlive = head.keepAlive
         let router = server.router
-        responder = router.errorResponder(for: path)
         switch router.match(method: head.method, path: path) {
         case .route(let route, let parameters):
             request.pathParameters = parameters
@@ -256,7 +255,8 @@ final class HTTPConnection {
         let request = self.request!
         phase = .handling
         deadline = 0
-        let responder = self.responder ?? server.router.defaultErrorResponder
+        // Chosen from the path only if the handler fails (nil): most requests never need it.
+        let responder = self.responder
         if route.mayBlock {
             let server = self.server
             let loop = self.loop
@@ -311,6 +311,14 @@ final class HTTPConnection {
         respondServerError(error.status, error.description, hasUnreadBody: true)
     }
 
+    /// The error responder of the current request's URL space, chosen by its path when first needed.
+    private func currentResponder() -> HTTPErrorResponder {
+        if let responder { return responder }
+        let chosen = request.map { server.router.errorResponder(for: $0.path) } ?? server.router.defaultErrorResponder
+        responder = chosen
+        return chosen
+    }
+
     /// The responder for a target whose path does not decode (`/parse/%ff`): chosen by the path as
     /// sent, so a mistake under a mount is still answered in that mount's format.
     private func errorResponder(forUndecodable target: String) -> HTTPErrorResponder {
@@ -324,8 +332,7 @@ final class HTTPConnection {
     ) {
         guard let request else { return }
         if hasUnreadBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
-        let responder = self.responder ?? server.router.defaultErrorResponder
-        var response = responder.response(status: status, message: message, request: request)
+        var response = currentResponder().response(status: status, message: message, request: request)
         for field in headers { response.headers[field.name] = field.value }
         HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
         startResponse(response)
@@ -335,8 +342,7 @@ final class HTTPConnection {
     private func respondWithError(_ error: Error) {
         guard let request else { return close() }
         server.logger.error("request failed: \(error)", metadata: ["request": "\(request.requestID)"])
-        let responder = self.responder ?? server.router.defaultErrorResponder
-        startResponse(responder.response(for: error, request: request))
+        startResponse(currentResponder().response(for: error, request: request))
     }
 
     // MARK: - Writing
@@ -375,8 +381,7 @@ final class HTTPConnection {
         }
         if let unopened {
             server.logger.error("cannot open response file \(unopened)", metadata: ["request": "\(request.requestID)"])
-            let responder = self.responder ?? server.router.defaultErrorResponder
-            response = responder.response(status: .internalServerError, message: "internal server error", request: request)
+            response = currentResponder().response(status: .internalServerError, message: "internal server error", request: request)
             switch response.body {
             case .file, .descriptor: response.body = .empty
             default: break

@@ -38,13 +38,13 @@ struct HTTPResponseEncoder {
     ) {
         let status = response.status.code
         // RFC 9112 §4: status-line = HTTP-version SP status-code SP [ reason-phrase ] CRLF.
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        Self.append("HTTP/1.1 ", to: &out)
         out.append(UInt8(truncatingIfNeeded: 0x30 + status / 100 % 10))
         out.append(UInt8(truncatingIfNeeded: 0x30 + status / 10 % 10))
         out.append(UInt8(truncatingIfNeeded: 0x30 + status % 10))
         out.append(0x20)
-        out.append(contentsOf: response.status.reason.utf8)
-        out.append(contentsOf: "\r\n".utf8)
+        Self.withBytes(response.status.reason) { out.append(contentsOf: $0) }
+        Self.append("\r\n", to: &out)
 
         var handlerSetDate = false
         var handlerSetServer = false
@@ -76,27 +76,32 @@ struct HTTPResponseEncoder {
             }
         }
         if !handlerSetDate {
-            out.append(contentsOf: "Date: ".utf8)
+            Self.append("Date: ", to: &out)
             out.append(contentsOf: date.current())
-            out.append(contentsOf: "\r\n".utf8)
+            Self.append("\r\n", to: &out)
         }
-        if !handlerSetServer { out.append(contentsOf: "Server: galleryd\r\n".utf8) }
-        out.append(contentsOf: "X-Request-Id: ".utf8)
-        out.append(contentsOf: requestID.utf8)
-        out.append(contentsOf: "\r\n".utf8)
+        if !handlerSetServer { Self.append("Server: galleryd\r\n", to: &out) }
+        Self.append("X-Request-Id: ", to: &out)
+        Self.withBytes(requestID) { out.append(contentsOf: $0) }
+        Self.append("\r\n", to: &out)
         // RFC 9110 §8.6: no Content-Length in 1xx or 204; a 304 would announce the 200's length, which we
         // do not know, so it is left out there too.
         if !Self.hasNoContent(status) {
-            out.append(contentsOf: "Content-Length: ".utf8)
+            Self.append("Content-Length: ", to: &out)
             Self.appendDecimal(response.body.count, to: &out)
-            out.append(contentsOf: "\r\n".utf8)
+            Self.append("\r\n", to: &out)
         }
         if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
+            Self.append("Connection: close\r\n", to: &out)
         } else if clientVersion == .http10 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            Self.append("Connection: keep-alive\r\n", to: &out)
         }
-        out.append(contentsOf: "\r\n".utf8)
+        Self.append("\r\n", to: &out)
+    }
+
+    @inline(__always)
+    private static func append(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

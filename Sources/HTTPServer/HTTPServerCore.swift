@@ -42,13 +42,14 @@ final class HTTPServerCore: @unchecked Sendable {
 
     /// Runs a handler, turning every thrown error into the responder's response. Errors that are not
     /// `HTTPError` go to the route's responder, which maps them and logs them at the right level.
-    func run(_ route: HTTPRoute, _ request: HTTPRequest, _ responder: HTTPErrorResponder) -> HTTPResponse {
+    /// `responder` nil: the one the router has for the request's path.
+    func run(_ route: HTTPRoute, _ request: HTTPRequest, _ responder: HTTPErrorResponder?) -> HTTPResponse {
         do {
             return try route.handler.handle(request)
         } catch let error as HTTPError {
-            return responder.response(for: error, request: request)
+            return (responder ?? router.errorResponder(for: request.path)).response(for: error, request: request)
         } catch {
-            let response = responder.response(for: error, request: request)
+            let response = (responder ?? router.errorResponder(for: request.path)).response(for: error, request: request)
             // Client errors are the responder's to log (at notice); a 5xx is ours, so log it here
             // with the request id the client was shown.
             let metadata: Logger.Metadata = [
