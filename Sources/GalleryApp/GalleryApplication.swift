@@ -130,6 +130,9 @@ public final class GalleryApplication: @unchecked Sendable {
         http.timeouts.headerRead = Double(configuration.headerTimeoutMs) / 1000
         http.timeouts.idleKeepAlive = Double(configuration.idleTimeoutMs) / 1000
         http.timeouts.bodyRead = Double(configuration.bodyTimeoutMs) / 1000
+        http.timeouts.minimumBodyRate = Double(configuration.minBodyRate)
+        http.timeouts.minimumResponseRate = Double(configuration.minResponseRate)
+        http.timeouts.minimumRateGrace = Double(configuration.rateGraceMs) / 1000
         http.drainTimeout = Double(configuration.drainTimeoutMs) / 1000
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()

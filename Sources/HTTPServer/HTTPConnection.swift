@@ -23,6 +23,12 @@ final class HTTPConnection {
     /// Monotonic nanoseconds after which `timedOut()` runs; 0 for none.
     private(set) var deadline: UInt64 = 0
     private var deadlineKind = DeadlineKind.header
+    /// Whether the deadline is the minimum-rate one (rather than a stall), for the log.
+    private var deadlineIsRate = false
+    /// When the body being read or the response being written started, and its bytes so far,
+    /// for the minimum transfer rates.
+    private var transferStart: UInt64 = 0
+    private var transferred = 0
     private var peerClosed = false
     private var drainedSocket = false
     /// epoll reported EPOLLRDHUP/EPOLLHUP: the peer's FIN (or a reset) is queued behind any data, and
@@ -107,7 +113,9 @@ final class HTTPConnection {
             if n < space.count && !hangUpSeen { drainedSocket = true }
             switch deadlineKind {
             case .idle: setDeadline(.header, server.configuration.timeouts.headerRead)  // first byte of a request
-            case .body: setDeadline(.body, server.configuration.timeouts.bodyRead)  // progress
+            case .body:  // progress
+                transferred += n
+                setTransferDeadline(.body)
             default: break
             }
             return true
@@ -211,7 +219,9 @@ final class HTTPConnection {
                 // RFC 9110 §10.1.1: answer 100 only when we intend to read the body, and only if the client
                 // has not started sending it anyway.
                 if head.expectContinue && buffer.readableCount == 0 { sendContinue() }
-                setDeadline(.body, server.configuration.timeouts.bodyRead)
+                transferStart = loop.now
+                transferred = buffer.readableCount
+                setTransferDeadline(.body)
             } else {
                 deadline = 0
             }
@@ -397,7 +407,9 @@ final class HTTPConnection {
         responseStatus = response.status.code
         responseBytes = 0
         phase = .writing
-        setDeadline(.write, server.configuration.timeouts.write)
+        transferStart = loop.now
+        transferred = 0
+        setTransferDeadline(.write)
     }
 
     /// Writes what is pending; true once the whole response is out.
@@ -441,6 +453,7 @@ final class HTTPConnection {
                 return false
             }
             responseBytes += n
+            transferred += n
             let headLeft = out.count - outSent
             if n <= headLeft {
                 outSent += n
@@ -448,7 +461,7 @@ final class HTTPConnection {
                 outSent = out.count
                 bodySent += n - headLeft
             }
-            setDeadline(.write, server.configuration.timeouts.write)
+            setTransferDeadline(.write)
         }
         while fileRemaining > 0 {
             var offset = off_t(fileOffset)
@@ -468,7 +481,8 @@ final class HTTPConnection {
             fileOffset += n
             fileRemaining -= n
             responseBytes += n
-            setDeadline(.write, server.configuration.timeouts.write)
+            transferred += n
+            setTransferDeadline(.write)
         }
         return true
     }
@@ -522,7 +536,24 @@ final class HTTPConnection {
 
     private func setDeadline(_ kind: DeadlineKind, _ seconds: Double) {
         deadlineKind = kind
+        deadlineIsRate = false
         deadline = loop.now + UInt64(max(0, seconds) * 1e9)
+    }
+
+    /// The deadline of a body read or a response write after progress: the stall timeout, or
+    /// sooner the moment the average rate since the transfer started falls under the minimum.
+    private func setTransferDeadline(_ kind: DeadlineKind) {
+        let timeouts = server.configuration.timeouts
+        setDeadline(kind, kind == .body ? timeouts.bodyRead : timeouts.write)
+        let rate = kind == .body ? timeouts.minimumBodyRate : timeouts.minimumResponseRate
+        guard rate > 0 else { return }
+        // The transferred bytes buy time at the minimum rate; the grace period is the least allowed.
+        let allowed = max(timeouts.minimumRateGrace, Double(transferred) / rate)
+        let rateDeadline = transferStart &+ UInt64(min(allowed, 1e9) * 1e9)
+        if rateDeadline < deadline {
+            deadline = rateDeadline
+            deadlineIsRate = true
+        }
     }
 
     /// The deadline passed: idle connections close quietly, slow requests get 408, stalled writes are dropped.
@@ -532,18 +563,36 @@ final class HTTPConnection {
             close()
         case .header, .body:
             if !isIdle || deadlineKind == .body {
-                server.logger.notice(
-                    "request timed out (\(deadlineKind == .header ? "head" : "body"))", metadata: ["peer": "\(remoteAddress)"])
-                let canned = "HTTP/1.1 408 Request Timeout\r\nServer: galleryd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                _ = canned.utf8.withContiguousStorageIfAvailable {
-                    send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                }
+                let what = deadlineKind == .header ? "head" : deadlineIsRate ? "body below the minimum rate" : "body stalled"
+                server.logger.notice("request timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
+                sendTimeoutResponse(message: deadlineIsRate ? "request body too slow" : "request timed out")
             }
             close()
         case .write:
-            server.logger.notice("response write timed out", metadata: ["peer": "\(remoteAddress)"])
+            let what = deadlineIsRate ? "client reading below the minimum rate" : "client stopped reading"
+            server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
+            // Reset rather than close: a plain close would leave the unsent response queued in the
+            // kernel for the same slow client, holding the memory this timeout is meant to free.
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
             abortWrite()
         }
+    }
+
+    /// A best-effort 408 before closing: in the URL space's format when the request head is known
+    /// (Parse JSON under /parse), canned otherwise. Never waits on the socket.
+    private func sendTimeoutResponse(message: String) {
+        var bytes: [UInt8]
+        if let request {
+            var response = currentResponder().response(status: .requestTimeout, message: message, request: request)
+            if case .bytes = response.body {} else { response.body = .empty }
+            bytes = []
+            loop.encoder.encodeHead(response, into: &bytes, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
+            if case .bytes(let body) = response.body { bytes += body }
+        } else {
+            bytes = Array("HTTP/1.1 408 Request Timeout\r\nServer: galleryd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
     }
 
     /// Closes the socket and forgets the connection. Safe to call twice.

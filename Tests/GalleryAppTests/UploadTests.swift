@@ -208,6 +208,23 @@ import Testing
         try server.expectNothingStored("size, chunked")
     }
 
+    @Test func upload_ThatStalls_Gets408InParseJSON_AndLeavesNothing() throws {
+        let jpeg = try TestJPEG.make(width: 96, height: 96, seed: 21)
+        let server = try TestServer(workers: 0) { $0.bodyTimeoutMs = 300 }
+        defer { server.stop() }
+        // Half the announced bytes, then silence.
+        let r = try RawHTTP.exchange(
+            port: server.application.port,
+            head: "POST /parse/files/stalled.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\n"
+                + "Content-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n",
+            body: Array(jpeg[..<(jpeg.count / 2)]))
+        #expect(r.status == 408)
+        let json = try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]
+        #expect(json?["code"] as? Int == 124)
+        #expect(r.header("Content-Type")?.hasPrefix("application/json") == true)
+        try server.expectNothingStored("stalled upload")
+    }
+
     @Test func upload_IsRefusedWith403_WithoutTheApplicationID() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }

@@ -17,7 +17,8 @@ final class RawClient {
     private var pending: [UInt8] = []
 
     /// Connects to `host:port` with a 10 s receive timeout, so a broken server fails the test instead of hanging it.
-    init(port: Int, host: String = "127.0.0.1") throws {
+    /// `receiveBuffer` shrinks SO_RCVBUF before connecting, so a slow reader really is slow.
+    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int? = nil) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
@@ -26,6 +27,9 @@ final class RawClient {
         }
         defer { freeaddrinfo(result) }
         fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let message = String(cString: strerror(errno))
             throw ClientError.connectFailed(message)  // deinit closes fd: the instance is fully initialised
@@ -109,6 +113,13 @@ final class RawClient {
         }
         defer { pending = [] }
         return pending
+    }
+
+    /// Whether the server has sent something (or closed) that has not been read yet; does not wait.
+    func hasPendingInput() -> Bool {
+        if !pending.isEmpty { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
     }
 
     /// Whether the server has closed the connection (reads EOF with nothing pending).

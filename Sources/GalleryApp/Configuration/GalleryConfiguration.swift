@@ -89,6 +89,13 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var idleTimeoutMs = 30_000
     /// Time a request body may stall without progress, in milliseconds.
     public var bodyTimeoutMs = 30_000
+    /// Slowest average upload rate, in bytes per second, after the grace period (0: none) → 408.
+    public var minBodyRate = 240
+    /// Slowest average rate a client may read a response at, in bytes per second, after the grace
+    /// period (0: none); slower clients are disconnected.
+    public var minResponseRate = 240
+    /// Time a body or response may take before the minimum rates apply, in milliseconds.
+    public var rateGraceMs = 5_000
     /// Time in-flight requests get to finish on shutdown, in milliseconds.
     public var drainTimeoutMs = 10_000
 

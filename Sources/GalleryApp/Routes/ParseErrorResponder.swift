@@ -55,6 +55,7 @@ struct ParseErrorResponder: HTTPErrorResponder {
         switch status.code {
         case 404: code = ParseError.Code.invalidClassName
         case 405: code = ParseError.Code.operationForbidden
+        case 408: code = ParseError.Code.timeout
         case 413: code = request.path.contains("/files/") ? ParseError.Code.fileTooLarge : ParseError.Code.objectTooLarge
         case 503: code = ParseError.Code.internalServerError
         case 500...: code = ParseError.Code.internalServerError
