@@ -39,9 +39,41 @@ struct ParseRoutes {
         classRoute(.get, "/classes/:className/:objectId") { request, className, objectId in
             try api.get(className, objectId: objectId, items: try Self.queryItems(request))
         }
-        classRoute(.post, "/classes/:className") { request, className, _ in
-            try api.create(className, body: try Self.body(request))
-        }
+        // POST also carries the SDKs' method override and body keys (ParseMethodOverride).
+        let depth = application.configuration.maxJSONDepth
+        router.add(HTTPRoute(.post, mount + "/classes/:className") { request in
+            let body = try Self.body(request)
+            let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
+            let className = request.pathParameters["className"]!
+            switch override?.method {
+            case nil, "POST"?:
+                try Self.require(.client, request, keys, bodyKeys: override?.keys)
+                return Self.respond(try api.create(className, body: override?.body ?? body))
+            case "GET"?:
+                try Self.require(.client, request, keys, bodyKeys: override?.keys)
+                return Self.respond(try api.find(className, items: override!.queryItems(mergedWith: try Self.queryItems(request))))
+            case let other?:
+                throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
+            }
+        })
+        router.add(HTTPRoute(.post, mount + "/classes/:className/:objectId") { request in
+            let body = try Self.body(request)
+            let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
+            let parameters = request.pathParameters
+            let (className, objectId) = (parameters["className"]!, parameters["objectId"]!)
+            try Self.require(.client, request, keys, bodyKeys: override?.keys)
+            switch override?.method {
+            case "GET"?:
+                return Self.respond(
+                    try api.get(className, objectId: objectId, items: override!.queryItems(mergedWith: try Self.queryItems(request))))
+            case "PUT"?:
+                return Self.respond(try api.update(className, objectId: objectId, body: override!.body))
+            case "DELETE"?:
+                return Self.respond(try api.delete(className, objectId: objectId))
+            default:
+                throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
+            }
+        })
         classRoute(.put, "/classes/:className/:objectId") { request, className, objectId in
             try api.update(className, objectId: objectId, body: try Self.body(request))
         }
@@ -60,6 +92,26 @@ struct ParseRoutes {
     /// Throws 403 `{"error":"unauthorized"}` (Parse Server's answer) unless the keys grant `level`.
     static func require(_ level: KeyChecker.Access, _ request: HTTPRequest, _ keys: KeyChecker) throws {
         guard keys.access(request) >= level else { throw ParseUnauthorized() }
+    }
+
+    /// The body's method override and keys. A body that does not parse is the client's error only
+    /// once its headers are shown to carry valid keys; otherwise it is 403, as before any parsing.
+    static func methodOverride(
+        _ body: [UInt8], maxDepth: Int, _ request: HTTPRequest, _ keys: KeyChecker
+    ) throws -> ParseMethodOverride? {
+        do {
+            return try ParseMethodOverride.parse(body, maxDepth: maxDepth)
+        } catch {
+            try require(.client, request, keys)
+            throw error
+        }
+    }
+
+    /// As `require`, also accepting keys carried in the body when the headers have none.
+    static func require(
+        _ level: KeyChecker.Access, _ request: HTTPRequest, _ keys: KeyChecker, bodyKeys: KeyChecker.Keys?
+    ) throws {
+        guard keys.access(request, bodyKeys: bodyKeys) >= level else { throw ParseUnauthorized() }
     }
 
     static func respond(_ result: ParseAPI.Result) -> HTTPResponse {

@@ -27,6 +27,19 @@ public struct KeyChecker: Sendable {
         self.masterKey = masterKey.map { Array($0.utf8) }
     }
 
+    /// Keys as a client presented them.
+    public struct Keys: Sendable {
+        public var appID: String?
+        public var restKey: String?
+        public var masterKey: String?
+
+        public init(appID: String?, restKey: String?, masterKey: String?) {
+            self.appID = appID
+            self.restKey = restKey
+            self.masterKey = masterKey
+        }
+    }
+
     /// The access the request's headers grant.
     public func access(_ request: HTTPRequest) -> Access {
         guard let id = request.headers["X-Parse-Application-Id"], Self.constantTimeEquals(Array(id.utf8), appID) else {
@@ -36,6 +49,23 @@ public struct KeyChecker: Sendable {
         if let restKey {
             guard let given = request.headers["X-Parse-REST-API-Key"], Self.constantTimeEquals(Array(given.utf8), restKey)
             else { return .none }
+        }
+        return .client
+    }
+
+    /// The access the headers grant, or, when the request has no application id header, the keys
+    /// its body carried (the JavaScript SDK's `_ApplicationId`; `_JavaScriptKey` stands for the
+    /// REST key). Parse Server reads the body only in that case too.
+    public func access(_ request: HTTPRequest, bodyKeys: Keys?) -> Access {
+        guard request.headers["X-Parse-Application-Id"] == nil, let keys = bodyKeys, let id = keys.appID else {
+            return access(request)
+        }
+        guard Self.constantTimeEquals(Array(id.utf8), appID) else { return .none }
+        if let masterKey, let given = keys.masterKey, Self.constantTimeEquals(Array(given.utf8), masterKey) {
+            return .master
+        }
+        if let restKey {
+            guard let given = keys.restKey, Self.constantTimeEquals(Array(given.utf8), restKey) else { return .none }
         }
         return .client
     }
