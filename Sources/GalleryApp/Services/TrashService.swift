@@ -23,9 +23,8 @@ public struct TrashService: Sendable {
     /// One statement (and transaction) per photo: deleting a photo locks it, then the galleries
     /// holding it (the trigger of migrations/0003_galleries.sql takes its items out and closes the
     /// gaps), and a statement holding several photos' galleries could deadlock with an item being
-    /// removed. Short transactions also keep the row counter trigger cheap: within one transaction
-    /// every update of the same `row_counts` row walks the versions the earlier ones left, so one
-    /// statement over n rows costs O(n²) (50,000 rows: ~30 s, past the statement timeout).
+    /// removed. (The row counters are no reason any more: since migrations/0004 they change once
+    /// per statement.)
     @discardableResult
     public func deletePhotos(_ objectIds: [String]) throws -> [String] {
         var deleted: [String] = []
