@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,8 +14,10 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     public let root: String
     private let temporaryDirectory: String
     /// The root directory, open: reads look keys up relative to it (`openat`), a shorter path walk
-    /// than from `/` and no path string to build per read.
-    private let rootFD: Int32
+    /// than from `/` and no path string to build per read. Replaced when the root turns out to be
+    /// another directory than the one opened (a volume mounted over it after start); the old
+    /// descriptor is left open so a read racing the swap never uses a reused number.
+    private let rootFD: Atomic<Int32>
     private let lock = NSLock()
     private var written: Int64 = 0
 
@@ -25,11 +28,12 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         self.temporaryDirectory = self.root + "/.tmp"
         try Self.makeDirectory(self.root)
         try Self.makeDirectory(temporaryDirectory)
-        rootFD = open(self.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard rootFD >= 0 else { throw Self.ioError("open", self.root) }
+        let fd = open(self.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.ioError("open", self.root) }
+        rootFD = Atomic(fd)
     }
 
-    deinit { close(rootFD) }
+    deinit { close(rootFD.load(ordering: .relaxed)) }
 
     /// The directory where uploads should be spooled so that `put(_:movingFileAt:)` is a rename.
     public var spoolDirectory: String { temporaryDirectory }
@@ -108,9 +112,16 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     public func openForReading(_ key: BlobKey) throws -> OpenBlob? {
         // O_NONBLOCK: opening something that is not a regular file (a FIFO) must not hang the caller.
         // A validated key is relative, without `..`, so the lookup stays under the root.
-        let fd = key.rawValue.withCString { openat(rootFD, $0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        // (O_NONBLOCK stays set for sendfile; Linux ignores it for regular files.)
+        var fd = openat(key, in: rootFD.load(ordering: .acquiring))
+        var failure = errno
+        if fd < 0 && failure == ENOENT, let reopened = reopenRootIfReplaced() {
+            fd = openat(key, in: reopened)
+            failure = errno
+        }
         guard fd >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
+            if failure == ENOENT || failure == ENOTDIR { return nil }
+            errno = failure
             throw Self.ioError("open", path(for: key))
         }
         var st = Glibc.stat()
@@ -129,6 +140,30 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     public func localPath(_ key: BlobKey) throws -> String? {
         let p = path(for: key)
         return access(p, F_OK) == 0 ? p : nil
+    }
+
+    private func openat(_ key: BlobKey, in directory: Int32) -> Int32 {
+        key.rawValue.withCString { Glibc.openat(directory, $0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+    }
+
+    /// After a miss: when `root` now names another directory than the open one (storage mounted
+    /// after start), opens the new one and returns its descriptor; nil when it is the same.
+    /// Misses pay one stat of the root; hits pay nothing.
+    private func reopenRootIfReplaced() -> Int32? {
+        let current = rootFD.load(ordering: .acquiring)
+        var opened = Glibc.stat()
+        var named = Glibc.stat()
+        guard fstat(current, &opened) == 0, stat(root, &named) == 0,
+            opened.st_dev != named.st_dev || opened.st_ino != named.st_ino
+        else { return nil }
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let (exchanged, original) = rootFD.compareExchange(expected: current, desired: fd, ordering: .acquiringAndReleasing)
+        if !exchanged {
+            close(fd)  // another thread reopened it first
+            return original
+        }
+        return fd
     }
 
     @discardableResult

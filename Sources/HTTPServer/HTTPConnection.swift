@@ -547,8 +547,8 @@ final class HTTPConnection {
         setDeadline(kind, kind == .body ? timeouts.bodyRead : timeouts.write)
         let rate = kind == .body ? timeouts.minimumBodyRate : timeouts.minimumResponseRate
         guard rate > 0 else { return }
-        // The transferred bytes buy time at the minimum rate; the grace period is the least allowed.
-        let allowed = max(timeouts.minimumRateGrace, Double(transferred) / rate)
+        // The grace period, plus the time the bytes so far would take at the minimum rate.
+        let allowed = max(0, timeouts.minimumRateGrace) + Double(transferred) / rate
         let rateDeadline = transferStart &+ UInt64(min(allowed, 1e9) * 1e9)
         if rateDeadline < deadline {
             deadline = rateDeadline

@@ -13,14 +13,14 @@ public struct HTTPTimeouts: Sendable {
     /// Longest pause without progress while writing a response (the client stopped reading).
     public var write: Double = 30
     /// Slowest average rate a request body may arrive at, in bytes per second, counted from the
-    /// body's start once `minimumRateGrace` has passed; 0 for none. Progress alone is not enough:
+    /// body's start (after `minimumRateGrace`); 0 for none. Progress alone is not enough:
     /// without a rate, a client sending one byte just inside `bodyRead` holds its connection for
     /// as long as it likes. 240 B/s is ASP.NET Kestrel's default. → 408, then close.
     public var minimumBodyRate: Double = 240
     /// Slowest average rate a response may be read at, in bytes per second, after the grace
     /// period; 0 for none. A client reading a large preview a byte at a time is dropped.
     public var minimumResponseRate: Double = 240
-    /// Seconds a body or response may take before its average rate is held to the minimum, so a
+    /// Seconds a transfer gets on top of the time its bytes would take at the minimum rate, so a
     /// slow start (TCP slow start, a radio waking up) is not punished.
     public var minimumRateGrace: Double = 5
 

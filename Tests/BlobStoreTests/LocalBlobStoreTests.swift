@@ -111,3 +111,24 @@ private func makeStore() throws -> (LocalBlobStore, String) {
     #expect(mkfifo(root + "/thumbnails/fifo.jpg", 0o644) == 0)
     #expect(try store.openForReading(try BlobKey("thumbnails/fifo.jpg")) == nil)
 }
+
+@Test func openForReading_FollowsTheRoot_WhenAnotherDirectoryIsPutInItsPlace() throws {
+    let (store, root) = try makeStore()
+    defer {
+        try? FileManager.default.removeItem(atPath: root)
+        try? FileManager.default.removeItem(atPath: root + ".before")
+    }
+    let old = try BlobKey("thumbnails/old.jpg")
+    try store.put(old, bytes: [1, 2, 3])
+    #expect(try store.openForReading(old).map { close($0.fd) } != nil)
+    // What mounting a volume over the storage directory after start looks like to the process.
+    #expect(rename(root, root + ".before") == 0)
+    let replacement = try LocalBlobStore(root: root)
+    let new = try BlobKey("thumbnails/new.jpg")
+    try replacement.put(new, bytes: [4, 5])
+    let blob = try #require(try store.openForReading(new))
+    close(blob.fd)
+    #expect(blob.info.size == 2)
+    // The old directory's keys are gone with it.
+    #expect(try store.openForReading(old) == nil)
+}

@@ -76,6 +76,8 @@ import HTTPServer
         #expect(F.ids(ok).count == 3)
         #expect(try post(["_method": "GET", "_ApplicationId": "someone-else"]).status == 403)
         #expect(try post(["_method": "GET"]).status == 403)
+        // Without keys, even an unsupported override is 403 first: nothing is told about the body.
+        #expect(try post(["_method": "PUT", "title": "x"]).status == 403)
         // The header decides when present: a right body key does not rescue a wrong header.
         #expect(try post(["_method": "GET", "_ApplicationId": TestServer.appID], appIDHeader: "wrong").status == 403)
         // A create from the JavaScript SDK: keys in the body, and they are not stored as fields.

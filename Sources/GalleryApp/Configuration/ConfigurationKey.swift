@@ -125,7 +125,7 @@ public struct ConfigurationKey: Sendable {
         .int("body_timeout_ms", \.bodyTimeoutMs, "Time a body may stall, in ms.", range: 100...3_600_000),
         .int("min_body_rate", \.minBodyRate, "Slowest average upload rate in bytes/s after the grace period (0: none).", range: 0...1_073_741_824),
         .int("min_response_rate", \.minResponseRate, "Slowest average response read rate in bytes/s after the grace period (0: none).", range: 0...1_073_741_824),
-        .int("rate_grace_ms", \.rateGraceMs, "Time before the minimum rates apply, in ms.", range: 0...3_600_000),
+        .int("rate_grace_ms", \.rateGraceMs, "Time a transfer gets on top of the minimum rates, in ms.", range: 1000...3_600_000),
         .int("drain_timeout_ms", \.drainTimeoutMs, "Time in-flight requests get on shutdown, in ms.", range: 0...600_000),
         .bool("metrics_public", \.metricsPublic, "Serve /metrics without the master key."),
         .string("log_level", \.logLevel, "trace, debug, info, notice, warning, error or critical.",

@@ -94,7 +94,7 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Slowest average rate a client may read a response at, in bytes per second, after the grace
     /// period (0: none); slower clients are disconnected.
     public var minResponseRate = 240
-    /// Time a body or response may take before the minimum rates apply, in milliseconds.
+    /// Time a body or response gets on top of what the minimum rates allow, in milliseconds.
     public var rateGraceMs = 5_000
     /// Time in-flight requests get to finish on shutdown, in milliseconds.
     public var drainTimeoutMs = 10_000

@@ -45,12 +45,11 @@ struct ParseRoutes {
             let body = try Self.body(request)
             let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
             let className = request.pathParameters["className"]!
+            try Self.require(.client, request, keys, bodyKeys: override?.keys)
             switch override?.method {
             case nil, "POST"?:
-                try Self.require(.client, request, keys, bodyKeys: override?.keys)
                 return Self.respond(try api.create(className, body: override?.body ?? body))
             case "GET"?:
-                try Self.require(.client, request, keys, bodyKeys: override?.keys)
                 return Self.respond(try api.find(className, items: override!.queryItems(mergedWith: try Self.queryItems(request))))
             case let other?:
                 throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
@@ -99,6 +98,8 @@ struct ParseRoutes {
     static func methodOverride(
         _ body: [UInt8], maxDepth: Int, _ request: HTTPRequest, _ keys: KeyChecker
     ) throws -> ParseMethodOverride? {
+        // With keys in the headers the body plays no part in them: check before parsing anything.
+        if request.headers["X-Parse-Application-Id"] != nil { try require(.client, request, keys) }
         do {
             return try ParseMethodOverride.parse(body, maxDepth: maxDepth)
         } catch {
