@@ -5,7 +5,8 @@
 # other processes on a shared machine hits both alike.
 # Usage: bench/bucket.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench) and PostgreSQL.
 # Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
-#      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18092).
+#      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18092),
+#      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,7 @@ swift build -c release --product galleryd >&2
 galleryd="$(swift build -c release --show-bin-path)/galleryd"
 
 tmp="$(mktemp -d /tmp/galleryd-bucket-bench.XXXXXX)"
+. bench/pin.sh
 ours_pid=""
 nginx_pid=""
 cleanup() {
@@ -42,7 +44,7 @@ master_key="bench-master-key-$(date +%s%N)"
 
 # One event loop against nginx's one worker process, as bench/http.sh does (LOOPS to change it).
 GALLERYD_MASTER_KEY="$master_key" GALLERYD_LOG_LEVEL=warning GALLERYD_EVENT_LOOPS="${LOOPS:-1}" \
-  "$galleryd" serve --host 127.0.0.1 --port "$ours_port" --database-url "$database_url" --storage-dir "$storage" \
+  on_server_cpus "$galleryd" serve --host 127.0.0.1 --port "$ours_port" --database-url "$database_url" --storage-dir "$storage" \
   --public-url "http://127.0.0.1:$ours_port" --workers 1 2>"$tmp/galleryd.log" &
 ours_pid=$!
 for _ in $(seq 100); do
@@ -99,7 +101,7 @@ http {
   }
 }
 CONF
-"$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
+on_server_cpus "$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
 nginx_pid=$!
 for _ in $(seq 50); do
   curl -fs -o /dev/null "http://127.0.0.1:$nginx_port/bucket/$key" && break
@@ -109,13 +111,13 @@ cmp <(curl -fsS "http://127.0.0.1:$ours_port/bucket/$key") <(curl -fsS "http://1
   || { echo "bucket.sh: galleryd and nginx serve different bytes" >&2; exit 1; }
 
 run() { # port → req/s
-  wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/bucket/$key" | tee "$tmp/wrk-$1.txt" >&2
+  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/bucket/$key" | tee "$tmp/wrk-$1.txt" >&2
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 for port in "$ours_port" "$nginx_port"; do  # warm-up
-  wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/bucket/$key" >/dev/null
+  on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/bucket/$key" >/dev/null
 done
 : >"$tmp/ours" && : >"$tmp/theirs"
 for round in $(seq "$rounds"); do
@@ -127,6 +129,12 @@ done
 ours="$(median <"$tmp/ours")"
 theirs="$(median <"$tmp/theirs")"
 
+# Each round's two runs are back to back, so their ratio shares the machine's mood of the moment;
+# the median of those ratios is the steadier figure on a shared machine.
+paired="$(paste "$tmp/ours" "$tmp/theirs" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+
 echo "galleryd: $ours req/s (median of $(paste -sd' ' "$tmp/ours"))"
 echo "nginx:    $theirs req/s (median of $(paste -sd' ' "$tmp/theirs"))"
-awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "ratio:    %.2f (target >= 0.90)\n", a / b }'
+pinning_summary
+awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "ratio:    %.2f of medians (target >= 0.90)\n", a / b }'
+awk -v p="$paired" 'BEGIN { printf "paired:   %.2f, the median of the per-round ratios\n", p }'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compares galleryd's HTTP server with nginx serving the same fixed 2 KiB body on loopback.
 # Usage: bench/http.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench).
-# Env: CONNECTIONS (64), LOOPS (event loop threads for galleryd, default 1 = nginx's one worker).
+# Env: CONNECTIONS (64), LOOPS (event loop threads for galleryd, default 1 = nginx's one worker),
+#      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,7 @@ swift build -c release --product galleryd-bench >&2
 bench_bin="$(swift build -c release --show-bin-path)/galleryd-bench"
 
 tmp="$(mktemp -d)"
+. bench/pin.sh
 ours_pid=""
 nginx_pid=""
 cleanup() {
@@ -60,9 +62,9 @@ http {
 }
 CONF
 
-"$bench_bin" http-server --host 127.0.0.1 --port "$ours_port" --loops "$loops" >/dev/null &
+on_server_cpus "$bench_bin" http-server --host 127.0.0.1 --port "$ours_port" --loops "$loops" >/dev/null &
 ours_pid=$!
-"$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
+on_server_cpus "$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
 nginx_pid=$!
 
 for port in "$ours_port" "$nginx_port"; do
@@ -74,8 +76,8 @@ for port in "$ours_port" "$nginx_port"; do
 done
 
 run() { # port → req/s
-  wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$1/fixed" >/dev/null  # warm-up
-  wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/fixed" | tee "$tmp/wrk-$1.txt" >&2
+  on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$1/fixed" >/dev/null  # warm-up
+  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/fixed" | tee "$tmp/wrk-$1.txt" >&2
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
 }
 
@@ -86,4 +88,5 @@ theirs="$(run "$nginx_port")"
 
 echo "galleryd: $ours req/s"
 echo "nginx:    $theirs req/s"
+pinning_summary
 awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "ratio:    %.2f (target >= 0.90)\n", a / b }'
