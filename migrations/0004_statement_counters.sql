@@ -13,23 +13,36 @@
 -- Lock order is unchanged: an AFTER statement trigger runs after the rows' own triggers, so the
 -- counters are still locked last (photo → galleries → counters, see 0003).
 
+-- Adds to '<prefix>_live' and '<prefix>_trashed' in one UPDATE (the same lock order for every
+-- caller), skipping a counter whose delta is 0.
+create function add_to_live_and_trashed(prefix text, live_delta bigint, trashed_delta bigint) returns void
+language sql as $$
+    update row_counts
+       set n = n + case name when prefix || '_live' then live_delta else trashed_delta end
+     where name in (prefix || '_live', prefix || '_trashed')
+       and (case name when prefix || '_live' then live_delta else trashed_delta end) <> 0;
+$$;
+
+-- Per statement: the inserted or deleted rows are in the transition table `changed_rows`.
 create function count_live_and_trashed_rows() returns trigger
 language plpgsql as $$
 declare
-    prefix text := tg_argv[0];
     sign bigint := case tg_op when 'INSERT' then 1 else -1 end;
-    live_delta bigint;
-    trashed_delta bigint;
 begin
-    select sign * count(*) filter (where deleted_at is null), sign * count(*) filter (where deleted_at is not null)
-      into live_delta, trashed_delta
-      from changed_rows;
-    if live_delta <> 0 or trashed_delta <> 0 then
-        update row_counts
-           set n = n + case name when prefix || '_live' then live_delta else trashed_delta end
-         where name in (prefix || '_live', prefix || '_trashed')
-           and (case name when prefix || '_live' then live_delta else trashed_delta end) <> 0;
-    end if;
+    perform add_to_live_and_trashed(tg_argv[0], sign * count(*) filter (where deleted_at is null),
+                                    sign * count(*) filter (where deleted_at is not null))
+       from changed_rows;
+    return null;
+end
+$$;
+
+-- Per row, for trash and restore: 0001's function, now through the shared update.
+create or replace function count_live_and_trashed() returns trigger
+language plpgsql as $$
+begin
+    perform add_to_live_and_trashed(tg_argv[0],
+        (new.deleted_at is null)::int - (old.deleted_at is null)::int,
+        (new.deleted_at is not null)::int - (old.deleted_at is not null)::int);
     return null;
 end
 $$;
