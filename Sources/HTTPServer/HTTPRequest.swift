@@ -50,78 +50,79 @@ public struct HTTPRequest: Sendable {
 
     private var storage: Storage
 
-    /// The box, made unique before a write so copies of this request never see it.
-    private var writable: Storage {
-        mutating get {
+    /// A field of the box; a write first makes the box unique, so copies of this request never see it.
+    private subscript<Value>(field: ReferenceWritableKeyPath<Storage, Value>) -> Value {
+        get { storage[keyPath: field] }
+        set {
             if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
+            storage[keyPath: field] = newValue
         }
     }
 
     /// The request method.
     public var method: HTTPMethod {
-        get { storage.method }
-        set { writable.method = newValue }
+        get { self[\.method] }
+        set { self[\.method] = newValue }
     }
     /// The request-target exactly as received (origin-form: path and optional query).
     public var target: String {
-        get { storage.target }
-        set { writable.target = newValue }
+        get { self[\.target] }
+        set { self[\.target] = newValue }
     }
     /// The percent-decoded path, without the query.
     public var path: String {
-        get { storage.path }
-        set { writable.path = newValue }
+        get { self[\.path] }
+        set { self[\.path] = newValue }
     }
     /// The raw query string after `?` (not decoded), or nil when absent.
     public var query: String? {
-        get { storage.query }
-        set { writable.query = newValue }
+        get { self[\.query] }
+        set { self[\.query] = newValue }
     }
     /// The protocol version from the request line.
     public var version: HTTPVersion {
-        get { storage.version }
-        set { writable.version = newValue }
+        get { self[\.version] }
+        set { self[\.version] = newValue }
     }
     /// The header fields in order.
     public var headers: HTTPHeaders {
-        get { storage.headers }
-        set { writable.headers = newValue }
+        get { self[\.headers] }
+        set { self[\.headers] = newValue }
     }
     /// The request body: nothing, bytes in memory, or a temporary file for large bodies.
     public var body: HTTPRequestBody {
-        get { storage.body }
-        set { writable.body = newValue }
+        get { self[\.body] }
+        set { self[\.body] = newValue }
     }
     /// Values captured by `:name` segments of the matched route pattern.
     public var pathParameters: HTTPPathParameters {
-        get { storage.pathParameters }
-        set { writable.pathParameters = newValue }
+        get { self[\.pathParameters] }
+        set { self[\.pathParameters] = newValue }
     }
     /// The pattern of the route that matched (e.g. `/parse/classes/:className`), for logs and metrics.
     public var routePattern: String {
-        get { storage.routePattern }
-        set { writable.routePattern = newValue }
+        get { self[\.routePattern] }
+        set { self[\.routePattern] = newValue }
     }
     /// A short unique id, logged with the request and returned as `X-Request-Id`.
     public var requestID: String {
-        get { storage.requestID }
-        set { writable.requestID = newValue }
+        get { self[\.requestID] }
+        set { self[\.requestID] = newValue }
     }
     /// The peer address as text (`127.0.0.1:53122`, `[::1]:53122`).
     public var remoteAddress: String {
-        get { storage.remoteAddress }
-        set { writable.remoteAddress = newValue }
+        get { self[\.remoteAddress] }
+        set { self[\.remoteAddress] = newValue }
     }
     /// What the route's body observer saw while the body streamed in (for example a digest), if it had one.
     public var bodyObserver: HTTPBodyObserver? {
-        get { storage.bodyObserver }
-        set { writable.bodyObserver = newValue }
+        get { self[\.bodyObserver] }
+        set { self[\.bodyObserver] = newValue }
     }
     /// Trailer fields sent after a chunked body (RFC 9112 §7.1.2); empty otherwise.
     public var trailers: HTTPHeaders {
-        get { storage.trailers }
-        set { writable.trailers = newValue }
+        get { self[\.trailers] }
+        set { self[\.trailers] = newValue }
     }
 
     /// A request; the server fills every field, tests may build one by hand.

@@ -74,6 +74,15 @@ public final class PostgresResult: RandomAccessCollection, @unchecked Sendable {
         PQgetisnull(handle, Int32(row), Int32(column)) == 1
     }
 
+    /// The text bytes of the value at `row`, `column` (both in range), or nil for NULL. They point
+    /// into the `PGresult`: valid while this result lives.
+    func textBytes(row: Int, column: Int) -> UnsafeRawBufferPointer? {
+        let r = Int32(row)
+        let c = Int32(column)
+        if PQgetisnull(handle, r, c) == 1 { return nil }
+        return UnsafeRawBufferPointer(start: PQgetvalue(handle, r, c), count: Int(PQgetlength(handle, r, c)))
+    }
+
     /// Decodes the value at `row`, `column` (both in range).
     func decode<T: PostgresDecodable>(_ type: T.Type, row: Int, column: Int) throws -> T {
         let r = Int32(row)

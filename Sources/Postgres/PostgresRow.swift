@@ -24,6 +24,30 @@ public struct PostgresRow: @unchecked Sendable {
         return try result.decode(type, row: index, column: column)
     }
 
+    /// The position of the column called `name`, or nil (look it up once, then read by position).
+    public func columnIndex(_ name: String) -> Int? { result.columnIndex(name) }
+
+    /// The type of the column at `column` (0-based, in range).
+    public func columnType(_ column: Int) -> PostgresType { result.columnType(column) }
+
+    /// Calls `body` with the text form of the value at `column` (0-based, in range) as stored in
+    /// the result, or nil for NULL. The bytes are valid only during the call: for writers that
+    /// copy a value somewhere without making a Swift value of it first.
+    public func withTextBytes<R>(_ column: Int, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        try body(result.textBytes(row: index, column: column))
+    }
+
+    /// The `timestamptz`, `timestamp` (as UTC) or `date` at `column` as exact microseconds since
+    /// 1970, or nil for NULL, another type, `±infinity` or an unreadable value.
+    public func timestampMicroseconds(_ column: Int) -> Int64? {
+        switch columnType(column) {
+        case .timestamptz, .timestamp, .date:
+            return withTextBytes(column) { $0.flatMap(PostgresTextFormat.parseTimestampMicroseconds) }
+        default:
+            return nil
+        }
+    }
+
     /// Whether the column called `column` is NULL in this row.
     public func isNull(_ column: String) throws -> Bool {
         guard let position = result.columnIndex(column) else { throw PostgresError.columnNotFound(column) }

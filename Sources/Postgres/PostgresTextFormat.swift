@@ -82,6 +82,25 @@ enum PostgresTextFormat {
         var reader = ByteReader(bytes: bytes)
         if reader.rest == "infinity" { return .distantFuture }
         if reader.rest == "-infinity" { return .distantPast }
+        guard let (days, microseconds) = parseTimestampParts(bytes) else { return nil }
+        let whole = days * 86_400 + microseconds / 1_000_000
+        return Date(timeIntervalSince1970: Double(whole) + Double(microseconds % 1_000_000) / 1_000_000)
+    }
+
+    /// The same text as microseconds since 1970 (UTC), exactly; nil for `±infinity`, anything
+    /// malformed and dates past what 64 bits of microseconds hold (beyond the year 294,000).
+    static func parseTimestampMicroseconds(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard let (days, microseconds) = parseTimestampParts(bytes) else { return nil }
+        let (product, overflow) = days.multipliedReportingOverflow(by: 86_400_000_000)
+        guard !overflow else { return nil }
+        let (sum, overflowed) = product.addingReportingOverflow(microseconds)
+        return overflowed ? nil : sum
+    }
+
+    /// Days since 1970-01-01 and microseconds into that day (negative or past a day when a zone
+    /// offset moves the time across midnight).
+    private static func parseTimestampParts(_ bytes: UnsafeRawBufferPointer) -> (days: Int64, microseconds: Int64)? {
+        var reader = ByteReader(bytes: bytes)
         guard var year = reader.number(minDigits: 4, maxDigits: 7), reader.skip("-"),
               let month = reader.number(minDigits: 2, maxDigits: 2), reader.skip("-"),
               let day = reader.number(minDigits: 2, maxDigits: 2)
@@ -121,9 +140,7 @@ enum PostgresTextFormat {
         }
         if reader.skip("BC") { year = 1 - year }
         guard reader.atEnd, (1...12).contains(month), (1...31).contains(day) else { return nil }
-        let days = days(fromCivil: year, month, day)
-        let whole = days * 86_400 + microseconds / 1_000_000
-        return Date(timeIntervalSince1970: Double(whole) + Double(microseconds % 1_000_000) / 1_000_000)
+        return (days(fromCivil: year, month, day), microseconds)
     }
 
     // MARK: Arrays

@@ -37,6 +37,8 @@ public struct ParseField: Sendable {
     /// For a pointer that `include` can expand: the table alias of the joined row; its
     /// columns are selected as `<alias>__<column>`.
     public let joinAlias: String?
+    /// The name as a JSON object key, `"name":`, written once here instead of per object.
+    public let jsonKey: [UInt8]
 
     /// A field; the flags default to a read-only, queryable, sortable column.
     public init(
@@ -59,6 +61,10 @@ public struct ParseField: Sendable {
         self.isRestorable = restorable
         self.isBuiltInDate = builtInDate
         self.joinAlias = joinAlias
+        var key = ParseJSONWriter(capacity: name.utf8.count + 3)
+        key.beginObject()
+        key.key(name)
+        self.jsonKey = Array(key.bytes.dropFirst())
     }
 
     /// A field stored in the column `column`.

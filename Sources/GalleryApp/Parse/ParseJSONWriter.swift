@@ -52,6 +52,13 @@ public struct ParseJSONWriter {
         needsComma = false
     }
 
+    /// Writes an object key already in JSON form with its colon (`"name":`, see `ParseField.jsonKey`).
+    public mutating func key(json: [UInt8]) {
+        separator()
+        bytes.append(contentsOf: json)
+        needsComma = false
+    }
+
     /// Writes a string value.
     public mutating func string(_ value: String) {
         separator()
@@ -128,39 +135,60 @@ public struct ParseJSONWriter {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// Writes a string value from UTF-8 bytes the caller vouches are valid UTF-8 (`prefix`, if
+    /// given, goes first, inside the same quotes): for values copied out of a result without
+    /// making a String.
+    public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>, prefix: [UInt8] = []) {
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        prefix.withUnsafeBufferPointer { appendEscaped($0) }
+        appendEscaped(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes a number already in JSON's syntax (the caller has checked it), e.g. an integer's digits.
+    public mutating func number(ascii digits: UnsafeBufferPointer<UInt8>) {
+        separator()
+        bytes.append(contentsOf: digits)
+    }
+
     /// Appends `"value"` with `"`, `\` and control characters escaped. Swift strings hold only
     /// Unicode scalars, so there is never a lone surrogate to write.
     private mutating func appendQuoted(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            for position in 0..<utf8.count {
-                let byte = utf8[position]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                if runStart < position {
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-                }
-                runStart = position + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case 0x22: bytes.append(0x22)
-                case 0x5C: bytes.append(0x5C)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-                }
+        value.withUTF8 { appendEscaped($0) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 bytes with `"`, `\` and control characters escaped, copying runs that need
+    /// no escaping in one go.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for position in 0..<utf8.count {
+            let byte = utf8[position]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            if runStart < position {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
             }
-            if runStart < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+            runStart = position + 1
+            bytes.append(UInt8(ascii: "\\"))
+            switch byte {
+            case 0x22: bytes.append(0x22)
+            case 0x5C: bytes.append(0x5C)
+            case 0x0A: bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x08: bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(UInt8(ascii: "f"))
+            default:
+                bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        if runStart < utf8.count {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
     }
 }

@@ -8,6 +8,7 @@ public struct ParseObjectEncoder: Sendable {
     /// The bucket name in asset URLs.
     public let bucket: String
     private let urlPrefix: String
+    private let urlPrefixBytes: [UInt8]
 
     /// An encoder whose file URLs are `publicURL/bucket/key`.
     public init(publicURL: String, bucket: String) {
@@ -16,6 +17,7 @@ public struct ParseObjectEncoder: Sendable {
         self.publicURL = base
         self.bucket = bucket
         self.urlPrefix = base + "/" + bucket + "/"
+        self.urlPrefixBytes = Array(urlPrefix.utf8)
     }
 
     /// `{"results":[…]}` (plus `"count":N` when `count` is given) for a query's rows.
@@ -24,8 +26,12 @@ public struct ParseObjectEncoder: Sendable {
         writer.beginObject()
         writer.key("results")
         writer.beginArray()
-        for row in rows {
-            write(row, projection: projection, into: &writer, asIncluded: false)
+        if let first = rows.first {
+            // Every row of a result has the same columns: find them once for the page.
+            let columns = ResolvedColumns(projection, in: first)
+            for row in rows {
+                write(row, projection: projection, columns: columns, into: &writer, asIncluded: false)
+            }
         }
         writer.endArray()
         if let count {
@@ -45,6 +51,26 @@ public struct ParseObjectEncoder: Sendable {
 
     /// Writes one object for `row` (an included object gets `__type` and `className`).
     public func write<Row: ParseRowSource>(_ row: Row, projection: ParseProjection, into writer: inout ParseJSONWriter, asIncluded: Bool) {
+        write(row, projection: projection, columns: ResolvedColumns(projection, in: row), into: &writer, asIncluded: asIncluded)
+    }
+
+    /// A projection's result columns found in a result (nil where the result lacks one).
+    struct ResolvedColumns<Row: ParseRowSource> {
+        let fields: [Row.Column?]
+        let includes: [String: ResolvedColumns]
+        let score: Row.Column?
+
+        init(_ projection: ParseProjection, in row: Row) {
+            fields = projection.resultColumns.map { row.column(named: $0) }
+            includes = projection.includes.mapValues { ResolvedColumns($0, in: row) }
+            score = projection.includesScore ? row.column(named: "score") : nil
+        }
+    }
+
+    private func write<Row: ParseRowSource>(
+        _ row: Row, projection: ParseProjection, columns: ResolvedColumns<Row>, into writer: inout ParseJSONWriter,
+        asIncluded: Bool
+    ) {
         writer.beginObject()
         if asIncluded {
             writer.key("__type")
@@ -53,28 +79,23 @@ public struct ParseObjectEncoder: Sendable {
             writer.string(projection.schema.className)
         }
         for (index, field) in projection.fields.enumerated() {
-            let column = projection.resultColumns[index]
+            guard let column = columns.fields[index] else { continue }
             switch field.type {
             case .string:
-                guard let value = row.string(column) else { continue }
-                writer.key(field.name)
-                writer.string(value)
+                _ = row.writeString(column, as: field.jsonKey, into: &writer)
             case .int:
-                guard let value = row.int(column) else { continue }
-                writer.key(field.name)
-                writer.int(value)
+                _ = row.writeInt(column, as: field.jsonKey, into: &writer)
             case .double:
                 guard let value = row.double(column) else { continue }
-                writer.key(field.name)
+                writer.key(json: field.jsonKey)
                 writer.double(value)
             case .bool:
                 guard let value = row.bool(column) else { continue }
-                writer.key(field.name)
+                writer.key(json: field.jsonKey)
                 writer.bool(value)
             case .date:
-                guard let value = row.date(column) else { continue }
-                writer.key(field.name)
-                let milliseconds = ParseDate.milliseconds(value)
+                guard let milliseconds = row.milliseconds(column) else { continue }
+                writer.key(json: field.jsonKey)
                 if field.isBuiltInDate {
                     writer.isoDate(milliseconds: milliseconds)
                 } else {
@@ -87,19 +108,20 @@ public struct ParseObjectEncoder: Sendable {
                 }
             case .stringArray:
                 guard let values = row.stringArray(column) else { continue }
-                writer.key(field.name)
+                writer.key(json: field.jsonKey)
                 writer.beginArray()
                 for value in values { writer.string(value) }
                 writer.endArray()
             case .file:
-                guard let key = row.string(column) else { continue }
-                writer.key(field.name)
-                writeFile(key: key, into: &writer)
+                _ = row.withText(column) { key in
+                    writer.key(json: field.jsonKey)
+                    writeFile(key: key, into: &writer)
+                }
             case .pointer(let className):
-                if let included = projection.includes[field.name] {
-                    guard row.string(included.resultColumns[0]) != nil else { continue }
+                if let included = projection.includes[field.name], let includedColumns = columns.includes[field.name] {
+                    guard let idColumn = includedColumns.fields.first ?? nil, row.string(idColumn) != nil else { continue }
                     writer.key(field.name)
-                    write(row, projection: included, into: &writer, asIncluded: true)
+                    write(row, projection: included, columns: includedColumns, into: &writer, asIncluded: true)
                 } else {
                     guard let objectId = row.string(column) else { continue }
                     writer.key(field.name)
@@ -114,7 +136,7 @@ public struct ParseObjectEncoder: Sendable {
                 }
             }
         }
-        if projection.includesScore, let score = row.double("score") {
+        if let scoreColumn = columns.score, let score = row.double(scoreColumn) {
             writer.key("score")
             writer.double(score)
         }
@@ -126,14 +148,20 @@ public struct ParseObjectEncoder: Sendable {
         urlPrefix + Self.percentEncodePath(key)
     }
 
-    private func writeFile(key: String, into writer: inout ParseJSONWriter) {
+    private func writeFile(key: UnsafeBufferPointer<UInt8>, into writer: inout ParseJSONWriter) {
         writer.beginObject()
         writer.key("__type")
         writer.string("File")
+        // The name is the key's last segment; the URL the prefix and the key, written in place.
+        let nameStart = (key.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
         writer.key("name")
-        writer.string(key.split(separator: "/").last.map(String.init) ?? key)
+        writer.string(utf8: UnsafeBufferPointer(rebasing: key[nameStart...]))
         writer.key("url")
-        writer.string(url(forKey: key))
+        if key.allSatisfy(Self.isUnreserved) {
+            writer.string(utf8: key, prefix: urlPrefixBytes)
+        } else {
+            writer.string(url(forKey: String(decoding: key, as: UTF8.self)))
+        }
         writer.endObject()
     }
 

@@ -1,30 +1,68 @@
 import Foundation
 
-/// One result row, read by result-column name. The Postgres layer's row conforms to this (the
-/// lead adapts it); tests use a dictionary. Each getter returns nil for SQL NULL or a missing
-/// column.
+/// One result row as the encoder reads it. Columns are looked up by name once per response
+/// (`column(named:)`, on the first row: every row of a result has the same columns) and then read
+/// by that handle, so encoding a page never searches column names per field and row. The Postgres
+/// layer's row conforms with positions; tests use a dictionary keyed by name. Each getter returns
+/// nil for SQL NULL, a missing column or a column of another type.
 public protocol ParseRowSource {
+    /// How a resolved column is named to the getters.
+    associatedtype Column
+    /// The handle of the result column called `name`, or nil when the result has none.
+    func column(named name: String) -> Column?
     /// A `text` column.
-    func string(_ column: String) -> String?
+    func string(_ column: Column) -> String?
     /// An integer column (`smallint`, `int`, `bigint`).
-    func int(_ column: String) -> Int64?
+    func int(_ column: Column) -> Int64?
     /// A `double precision` (or `real`) column.
-    func double(_ column: String) -> Double?
+    func double(_ column: Column) -> Double?
     /// A `timestamptz` column.
-    func date(_ column: String) -> Date?
+    func date(_ column: Column) -> Date?
     /// A `text[]` column.
-    func stringArray(_ column: String) -> [String]?
+    func stringArray(_ column: Column) -> [String]?
     /// A `boolean` column.
-    func bool(_ column: String) -> Bool?
+    func bool(_ column: Column) -> Bool?
+    /// A timestamp column as milliseconds since 1970 (rounded half away from zero).
+    func milliseconds(_ column: Column) -> Int64?
+    /// Calls `body` with a text column's value as valid UTF-8, or returns nil when it reads as nil.
+    /// Rows that hold the text as bytes can lend them without making a String.
+    func withText<R>(_ column: Column, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R?
+    /// Writes `key` (`"name":`) and the text column's value as a JSON string; false (nothing
+    /// written) when it reads as nil.
+    func writeString(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) -> Bool
+    /// Writes `key` (`"name":`) and the integer column's value; false (nothing written) when it reads as nil.
+    func writeInt(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) -> Bool
 }
 
 extension ParseRowSource {
     /// Reads a boolean from its text form (`t`/`f`, as libpq returns it).
-    public func bool(_ column: String) -> Bool? {
+    public func bool(_ column: Column) -> Bool? {
         switch string(column) {
         case "t", "true": return true
         case "f", "false": return false
         default: return nil
         }
+    }
+
+    public func milliseconds(_ column: Column) -> Int64? { date(column).map(ParseDate.milliseconds) }
+
+    public func withText<R>(_ column: Column, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard var value = string(column) else { return nil }
+        return value.withUTF8(body)
+    }
+
+    public func writeString(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) -> Bool {
+        let written: Void? = withText(column) { text in
+            writer.key(json: key)
+            writer.string(utf8: text)
+        }
+        return written != nil
+    }
+
+    public func writeInt(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) -> Bool {
+        guard let value = int(column) else { return false }
+        writer.key(json: key)
+        writer.int(value)
+        return true
     }
 }

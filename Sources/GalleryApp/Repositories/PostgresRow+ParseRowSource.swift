@@ -1,13 +1,65 @@
 import Foundation
 import Postgres
 
-/// Lets the Parse encoder read database rows directly. A column that is missing, NULL or of
-/// another type reads as nil (the encoder then leaves the field out, as Parse Server does).
+/// Lets the Parse encoder read database rows directly, by column position. A column that is
+/// missing, NULL or of another type reads as nil (the encoder then leaves the field out, as Parse
+/// Server does).
 extension PostgresRow: ParseRowSource {
-    public func string(_ column: String) -> String? { (try? decode(String?.self, column)) ?? nil }
-    public func int(_ column: String) -> Int64? { (try? decode(Int64?.self, column)) ?? nil }
-    public func double(_ column: String) -> Double? { (try? decode(Double?.self, column)) ?? nil }
-    public func date(_ column: String) -> Date? { (try? decode(Date?.self, column)) ?? nil }
-    public func stringArray(_ column: String) -> [String]? { (try? decode([String]?.self, column)) ?? nil }
-    public func bool(_ column: String) -> Bool? { (try? decode(Bool?.self, column)) ?? nil }
+    public func column(named name: String) -> Int? { columnIndex(name) }
+    public func string(_ column: Int) -> String? { (try? decode(String?.self, column)) ?? nil }
+    public func int(_ column: Int) -> Int64? { (try? decode(Int64?.self, column)) ?? nil }
+    public func double(_ column: Int) -> Double? { (try? decode(Double?.self, column)) ?? nil }
+    public func date(_ column: Int) -> Date? { (try? decode(Date?.self, column)) ?? nil }
+    public func stringArray(_ column: Int) -> [String]? { (try? decode([String]?.self, column)) ?? nil }
+    public func bool(_ column: Int) -> Bool? { (try? decode(Bool?.self, column)) ?? nil }
+
+    /// Lends ASCII text straight from the result; other text goes through a String, which
+    /// repairs any invalid UTF-8 the server let through.
+    public func withText<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        switch columnType(column) {
+        case .text, .varchar, .bpchar, .name:
+            return withTextBytes(column) { raw -> R? in
+                guard let raw else { return nil }
+                let bytes = raw.bindMemory(to: UInt8.self)
+                if bytes.allSatisfy({ $0 < 0x80 }) { return body(bytes) }
+                var repaired = String(decoding: bytes, as: UTF8.self)
+                return repaired.withUTF8(body)
+            }
+        default:
+            guard var value = string(column) else { return nil }
+            return value.withUTF8(body)
+        }
+    }
+
+    /// Exact microseconds from the text, rounded to milliseconds; `±infinity` goes through `Date`.
+    public func milliseconds(_ column: Int) -> Int64? {
+        guard let microseconds = timestampMicroseconds(column) else { return date(column).map(ParseDate.milliseconds) }
+        return microseconds >= 0 ? (microseconds + 500) / 1000 : -((500 - microseconds) / 1000)
+    }
+
+    /// Copies an integer's digits as they are (PostgreSQL writes integers as JSON does).
+    public func writeInt(_ column: Int, as key: [UInt8], into writer: inout ParseJSONWriter) -> Bool {
+        switch columnType(column) {
+        case .int2, .int4, .int8:
+            return withTextBytes(column) { raw in
+                guard let raw else { return false }
+                let digits = raw.bindMemory(to: UInt8.self)
+                guard Self.isInteger(digits) else { return false }
+                writer.key(json: key)
+                writer.number(ascii: digits)
+                return true
+            }
+        default:
+            guard let value = int(column) else { return false }
+            writer.key(json: key)
+            writer.int(value)
+            return true
+        }
+    }
+
+    /// `-?[0-9]+`, the form PostgreSQL writes integers in (and a valid JSON number).
+    private static func isInteger(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let digits = text.first == UInt8(ascii: "-") ? UnsafeBufferPointer(rebasing: text.dropFirst()) : text
+        return !digits.isEmpty && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
 }

@@ -7,6 +7,7 @@ struct DictionaryRow: ParseRowSource {
 
     init(_ values: [String: Any]) { self.values = values }
 
+    func column(named name: String) -> String? { name }
     func string(_ column: String) -> String? { values[column] as? String }
     func int(_ column: String) -> Int64? { (values[column] as? Int).map(Int64.init) ?? values[column] as? Int64 }
     func double(_ column: String) -> Double? { values[column] as? Double }
