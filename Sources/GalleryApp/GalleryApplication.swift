@@ -119,7 +119,7 @@ public final class GalleryApplication: @unchecked Sendable {
         http.host = configuration.host
         http.port = configuration.port
         http.maxConnections = configuration.maxConnections
-        http.handlerThreads = configuration.handlerThreads
+        http.handlerThreads = configuration.effectiveHandlerThreads
         http.eventLoopThreads = configuration.eventLoops
         http.listenFileDescriptor = listenFileDescriptor
         http.temporaryDirectory = store.spoolDirectory
