@@ -1,6 +1,7 @@
 /// One field of a fixed Parse class: its Parse name, where its value comes from in SQL, its
-/// type, and what clients may do with it.
-public struct ParseField: Sendable {
+/// type, and what clients may do with it. Immutable; a class so that the encoder's pass over a
+/// projection's fields for every row costs a reference count, not a copy of every string.
+public final class ParseField: Sendable {
     /// Where a field's value comes from.
     public enum Source: Equatable, Sendable {
         /// A column of the class's table.
@@ -68,7 +69,7 @@ public struct ParseField: Sendable {
     }
 
     /// A field stored in the column `column`.
-    public init(
+    public convenience init(
         _ name: String, _ column: String, _ type: ParseFieldType, queryable: Bool = true, sortable: Bool = true,
         creatable: Bool = false, requiredOnCreate: Bool = false, updatable: Bool = false, restorable: Bool = false,
         builtInDate: Bool = false, joinAlias: String? = nil
