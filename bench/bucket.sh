@@ -28,6 +28,7 @@ galleryd="$(swift build -c release --show-bin-path)/galleryd"
 
 tmp="$(mktemp -d /tmp/galleryd-bucket-bench.XXXXXX)"
 . bench/pin.sh
+. bench/nginx.sh
 ours_pid=""
 nginx_pid=""
 cleanup() {
@@ -70,37 +71,14 @@ done
 key="thumbnails/$photo_id.jpg"
 echo "thumbnail: $key, $(stat -c %s "$storage/$key") bytes" >&2
 
-user_line=""
-[ "$(id -u)" -eq 0 ] && user_line="user root;"
-cat > "$tmp/nginx.conf" <<CONF
-$user_line
-worker_processes 1;
-daemon off;
-pid $tmp/nginx.pid;
-error_log $tmp/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
+write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
+  "  sendfile on;
   tcp_nopush on;
-  tcp_nodelay on;
-  keepalive_requests 1000000;
-  keepalive_timeout 30s;
-  types { image/jpeg jpg; }
-  client_body_temp_path $tmp/body;
-  proxy_temp_path $tmp/proxy;
-  fastcgi_temp_path $tmp/fastcgi;
-  uwsgi_temp_path $tmp/uwsgi;
-  scgi_temp_path $tmp/scgi;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    location /bucket/ {
+  types { image/jpeg jpg; }" \
+  "    location /bucket/ {
       alias $storage/;
-      add_header Cache-Control "public, max-age=31536000, immutable";
-    }
-  }
-}
-CONF
+      add_header Cache-Control \"public, max-age=31536000, immutable\";
+    }"
 on_server_cpus "$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
 nginx_pid=$!
 for _ in $(seq 50); do

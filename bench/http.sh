@@ -21,6 +21,7 @@ bench_bin="$(swift build -c release --show-bin-path)/galleryd-bench"
 
 tmp="$(mktemp -d)"
 . bench/pin.sh
+. bench/nginx.sh
 ours_pid=""
 nginx_pid=""
 cleanup() {
@@ -34,33 +35,10 @@ trap cleanup EXIT INT TERM
 # The same 2 KiB body the bench server sends (a..z repeated).
 python3 -c 'import sys; sys.stdout.write("".join(chr(97 + i % 26) for i in range(2048)))' > "$tmp/fixed"
 
-user_line=""
-[ "$(id -u)" -eq 0 ] && user_line="user root;"
-cat > "$tmp/nginx.conf" <<CONF
-$user_line
-worker_processes 1;
-daemon off;
-pid $tmp/nginx.pid;
-error_log $tmp/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  default_type application/octet-stream;
-  keepalive_requests 1000000;
-  keepalive_timeout 30s;
-  tcp_nodelay on;
-  client_body_temp_path $tmp/body;
-  proxy_temp_path $tmp/proxy;
-  fastcgi_temp_path $tmp/fastcgi;
-  uwsgi_temp_path $tmp/uwsgi;
-  scgi_temp_path $tmp/scgi;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    root $tmp;
-    location = /fixed { }
-  }
-}
-CONF
+write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
+  "  default_type application/octet-stream;" \
+  "    root $tmp;
+    location = /fixed { }"
 
 on_server_cpus "$bench_bin" http-server --host 127.0.0.1 --port "$ours_port" --loops "$loops" >/dev/null &
 ours_pid=$!
