@@ -33,7 +33,10 @@ extension PostgresRow: ParseRowSource {
 
     /// Exact microseconds from the text, rounded to milliseconds; `±infinity` goes through `Date`.
     public func milliseconds(_ column: Int) -> Int64? {
-        guard let microseconds = timestampMicroseconds(column) else { return date(column).map(ParseDate.milliseconds) }
+        guard let microseconds = timestampMicroseconds(column) else {
+            // NULL (most takenAt values) is nil at once; only a value the fast parse refused is read again.
+            return withTextBytes(column, { $0 == nil }) ? nil : date(column).map(ParseDate.milliseconds)
+        }
         return microseconds >= 0 ? (microseconds + 500) / 1000 : -((500 - microseconds) / 1000)
     }
 

@@ -20,9 +20,9 @@ struct BucketRoutes {
     /// Registers the routes and the S3 XML error format for the bucket's URL space.
     func register(on router: HTTPRouter) {
         let prefix = "/" + bucket
-        router.mount(prefix: prefix, errorResponder: S3ErrorResponder(bucket: bucket, logger: logger))
-        let store = self.store
         let errors = S3ErrorResponder(bucket: bucket, logger: logger)
+        router.mount(prefix: prefix, errorResponder: errors)
+        let store = self.store
         // Serving is a stat and a sendfile: cheap enough to run inline on the connection's queue.
         router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: false) { request in
             try Self.get(request, store: store, errors: errors)

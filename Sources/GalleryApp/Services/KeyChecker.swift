@@ -41,43 +41,44 @@ public struct KeyChecker: Sendable {
     }
 
     /// The access the request's headers grant.
-    public func access(_ request: HTTPRequest) -> Access {
-        guard let id = request.headers["X-Parse-Application-Id"], Self.constantTimeEquals(Array(id.utf8), appID) else {
-            return .none
-        }
-        if isMaster(request) { return .master }
-        if let restKey {
-            guard let given = request.headers["X-Parse-REST-API-Key"], Self.constantTimeEquals(Array(given.utf8), restKey)
-            else { return .none }
-        }
-        return .client
-    }
+    public func access(_ request: HTTPRequest) -> Access { access(headerKeys(request)) }
 
     /// The access the headers grant, or, when the request has no application id header, the keys
     /// its body carried (the JavaScript SDK's `_ApplicationId`; `_JavaScriptKey` stands for the
     /// REST key). Parse Server reads the body only in that case too.
     public func access(_ request: HTTPRequest, bodyKeys: Keys?) -> Access {
-        guard request.headers["X-Parse-Application-Id"] == nil, let keys = bodyKeys, let id = keys.appID else {
+        guard request.headers["X-Parse-Application-Id"] == nil, let keys = bodyKeys, keys.appID != nil else {
             return access(request)
         }
-        guard Self.constantTimeEquals(Array(id.utf8), appID) else { return .none }
-        if let masterKey, let given = keys.masterKey, Self.constantTimeEquals(Array(given.utf8), masterKey) {
-            return .master
+        return access(keys)
+    }
+
+    /// Whether the request carries the master key (`X-Parse-Master-Key`, or `Authorization: Bearer` for scrapers).
+    public func isMaster(_ request: HTTPRequest) -> Bool { isMaster(headerKeys(request).masterKey) }
+
+    /// The keys in the request's headers.
+    private func headerKeys(_ request: HTTPRequest) -> Keys {
+        var master = request.headers["X-Parse-Master-Key"]
+        if master == nil, let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") {
+            master = String(auth.dropFirst(7))
         }
+        return Keys(
+            appID: request.headers["X-Parse-Application-Id"], restKey: request.headers["X-Parse-REST-API-Key"],
+            masterKey: master)
+    }
+
+    /// The access a set of keys grants, wherever the client put them.
+    private func access(_ keys: Keys) -> Access {
+        guard let id = keys.appID, Self.constantTimeEquals(Array(id.utf8), appID) else { return .none }
+        if isMaster(keys.masterKey) { return .master }
         if let restKey {
             guard let given = keys.restKey, Self.constantTimeEquals(Array(given.utf8), restKey) else { return .none }
         }
         return .client
     }
 
-    /// Whether the request carries the master key (`X-Parse-Master-Key`, or `Authorization: Bearer` for scrapers).
-    public func isMaster(_ request: HTTPRequest) -> Bool {
-        guard let masterKey else { return false }
-        var given = request.headers["X-Parse-Master-Key"]
-        if given == nil, let auth = request.headers["Authorization"], auth.hasPrefix("Bearer ") {
-            given = String(auth.dropFirst(7))
-        }
-        guard let given else { return false }
+    private func isMaster(_ given: String?) -> Bool {
+        guard let masterKey, let given else { return false }
         return Self.constantTimeEquals(Array(given.utf8), masterKey)
     }
 
