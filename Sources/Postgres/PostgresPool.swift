@@ -34,10 +34,39 @@ public final class PostgresPool: @unchecked Sendable {
         return PostgresPoolStats(size: configuration.size, open: open, inUse: inUse, idle: idle.count, waiting: waiting)
     }
 
+    /// A connection bound to one pool for the code `sharingTransaction` runs.
+    final class PinnedConnection: @unchecked Sendable {
+        let pool: ObjectIdentifier
+        let connection: PostgresConnection
+
+        init(pool: ObjectIdentifier, connection: PostgresConnection) {
+            self.pool = pool
+            self.connection = connection
+        }
+    }
+
+    /// The connection `sharingTransaction` pinned for the current (synchronous) call chain.
+    @TaskLocal static var pinned: PinnedConnection?
+
+    /// Runs `body` in one transaction that every call on this pool made by `body` on this thread
+    /// joins: `withConnection`, `query` and `transaction` use its connection, and their
+    /// transactions become savepoints. `COMMIT` when `body` returns, `ROLLBACK` when it throws:
+    /// all or nothing, for work (a Parse batch with `transaction: true`) spread over services
+    /// that each use the pool.
+    @discardableResult
+    public func sharingTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction { connection in
+            try Self.$pinned.withValue(PinnedConnection(pool: ObjectIdentifier(self), connection: connection)) {
+                try body()
+            }
+        }
+    }
+
     /// Runs `body` with a connection of its own, then gives the connection back (rolling back a
-    /// transaction `body` left open).
+    /// transaction `body` left open). Inside `sharingTransaction`, `body` gets that transaction's connection.
     @discardableResult
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        if let pinned = Self.pinned, pinned.pool == ObjectIdentifier(self) { return try body(pinned.connection) }
         let connection = try acquire()
         defer { release(connection) }
         return try body(connection)

@@ -109,17 +109,55 @@ public struct ParseQuery: Sendable {
             skip: 0, count: false, projection: projection, hidesTrashed: false, searchTerm: nil)
     }
 
+    /// The parameters that name fields: a comma list, or (as the Parse SDKs send them) a JSON
+    /// array of names, which Parse Server joins into the comma list.
+    public static let listParameters: Set<String> = ["order", "keys", "excludeKeys", "include"]
+
     private static func collect(_ items: [(name: String, value: String)], allowed: Set<String>) throws -> [String: String] {
         var parameters: [String: String] = [:]
         for item in items {
             guard allowed.contains(item.name) else {
                 throw ParseError.invalidQuery("Invalid parameter for query: \(ParseWhereParser.quoted(item.name))")
             }
-            guard parameters.updateValue(item.value, forKey: item.name) == nil else {
+            var value: String? = item.value
+            if listParameters.contains(item.name) { value = try commaList(item.value, name: item.name) }
+            guard parameters.updateValue(value ?? "", forKey: item.name) == nil else {
                 throw ParseError.invalidQuery("parameter \(item.name) is given more than once")
             }
+            // An empty JSON array names nothing: as if the parameter were absent.
+            if value == nil { parameters[item.name] = nil }
         }
         return parameters
+    }
+
+    /// `["-createdAt","title"]` → `-createdAt,title`, and a JSON string `"title"` → `title` (Parse
+    /// Server parses every parameter as JSON and joins an array with commas); any other text is
+    /// already the comma list; nil for an empty array. An array holding anything but strings is 102.
+    static func commaList(_ text: String, name: String) throws -> String? {
+        guard let first = text.utf8.first(where: { $0 != UInt8(ascii: " ") }),
+            first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
+        else { return text }
+        let json: ParseJSONValue
+        do {
+            json = try ParseJSONParser.parse(text, maxDepth: 2)
+        } catch {
+            throw ParseError.invalidQuery("\(name) must be a comma list or a JSON array of strings")
+        }
+        switch json {
+        case .string(let single):
+            return single
+        case .array(let elements):
+            var names: [String] = []
+            for element in elements {
+                guard case .string(let element) = element else {
+                    throw ParseError.invalidQuery("\(name) must be a comma list or a JSON array of strings")
+                }
+                names.append(element)
+            }
+            return names.isEmpty ? nil : names.joined(separator: ",")
+        default:
+            throw ParseError.invalidQuery("\(name) must be a comma list or a JSON array of strings")
+        }
     }
 
     private static func integer(_ text: String, name: String) throws -> Int {

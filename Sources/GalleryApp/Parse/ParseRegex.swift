@@ -48,15 +48,32 @@ public enum ParseRegex {
         return .pattern(embedded + body, caseInsensitive: caseInsensitive)
     }
 
-    /// `^literal` with only literal characters (or backslash-escaped punctuation) after the
-    /// anchor: the literal text; otherwise nil.
+    /// `^literal` with only literal characters (backslash-escaped punctuation, or text quoted
+    /// between `\Q` and `\E` as the Parse SDKs' `hasPrefix` sends it) after the anchor: the
+    /// literal text; otherwise nil.
     static func literalPrefix(_ pattern: String) -> String? {
         var scalars = pattern.unicodeScalars.makeIterator()
         guard scalars.next() == "^" else { return nil }
         var prefix = String.UnicodeScalarView()
         while let scalar = scalars.next() {
             if scalar == "\\" {
-                guard let escaped = scalars.next(), escaped.isASCII, isPunctuation(escaped) else { return nil }
+                guard let escaped = scalars.next(), escaped.isASCII else { return nil }
+                if escaped == "Q" {
+                    // Everything up to `\E` (or the end) is literal.
+                    while let quoted = scalars.next() {
+                        if quoted == "\\" {
+                            var lookahead = scalars
+                            if lookahead.next() == "E" {
+                                scalars = lookahead
+                                break
+                            }
+                        }
+                        prefix.append(quoted)
+                    }
+                    continue
+                }
+                if escaped == "E" { continue }  // a stray \E ends nothing (PCRE ignores it)
+                guard isPunctuation(escaped) else { return nil }
                 prefix.append(escaped)
             } else if scalar.isASCII && "\\.^$|?*+()[]{}".unicodeScalars.contains(scalar) {
                 return nil
@@ -273,10 +290,31 @@ public enum ParseRegex {
             case "x", "u":
                 output += try hexEscape(next)
                 last = .atom
+            case "Q":
+                quoted()
+            case "E":
+                break  // a stray \E ends nothing (PCRE ignores it)
             default:
                 try literalEscape(next)
                 last = .atom
             }
+        }
+
+        /// `\Q…\E` (after the `\Q`): the text up to `\E`, or to the end, matched literally
+        /// (PCRE and Java quoting, what the Parse SDKs' `hasPrefix`/`hasSuffix`/`containsString` send).
+        mutating func quoted() {
+            var emitted = false
+            while let scalar = peek() {
+                index += 1
+                if scalar == "\\" && peek() == "E" {
+                    index += 1
+                    break
+                }
+                if scalar.isASCII && ParseRegex.isPunctuation(scalar) && scalar != " " { output += "\\" }
+                output.unicodeScalars.append(scalar)
+                emitted = true
+            }
+            if emitted { last = .atom }
         }
 
         mutating func literalEscape(_ scalar: Unicode.Scalar) throws {

@@ -16,6 +16,11 @@ struct OperationsRoutes {
         let health = HTTPClosureHandler { _ in .json(Self.healthBody) }
         router.add(HTTPRoute(.get, "/health", mayBlock: false, handler: health))
         router.add(HTTPRoute(.get, configuration.mountPath + "/health", mayBlock: false, handler: health))
+        // Parse Server answers its health path for any method (ParseHealth.check() POSTs).
+        let healthNotStored = HTTPClosureHandler { _ in HTTPResponse.json(Self.healthBody).notStored() }
+        for method in [HTTPMethod.post, .put, .patch, .delete] {
+            router.add(HTTPRoute(method, configuration.mountPath + "/health", mayBlock: false, handler: healthNotStored))
+        }
 
         let pool = self.pool, migrator = self.migrator
         router.add(HTTPRoute(.get, "/ready") { _ in
@@ -36,7 +41,7 @@ struct OperationsRoutes {
                 return HTTPResponse(
                     status: .unauthorized, contentType: "text/plain; charset=utf-8",
                     bytes: Array("metrics need the master key (X-Parse-Master-Key or Authorization: Bearer)\n".utf8),
-                    headers: ["WWW-Authenticate": "Bearer realm=\"galleryd\""])
+                    headers: ["WWW-Authenticate": "Bearer realm=\"galleryd\"", "Cache-Control": HTTPResponse.noStoreValue])
             }
             return .text(metrics.registry.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         })
@@ -50,6 +55,6 @@ struct OperationsRoutes {
         json.key("reason")
         json.string(reason)
         json.endObject()
-        return .json(json.bytes, status: .serviceUnavailable)
+        return HTTPResponse.json(json.bytes, status: .serviceUnavailable).notStored()
     }
 }

@@ -127,9 +127,15 @@ struct ParseAPI: Sendable {
         let objectId = try Self.checkedObjectId(objectId)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
         let updatedAt: Date
+        let lock = ParseSQLCompiler.lockForUpdate(write, objectId: objectId)
         if schema.className == "GalleryItem" {
-            // position is its only writable field (ParseWriteBody answers 105 for any other);
-            // an empty body changes nothing, as for the other classes.
+            // position is its only writable field (ParseWriteBody answers 105 for any other, or
+            // checks it is sent back unchanged: an item's gallery and photo never change, so the
+            // check may come before the move); an empty body changes nothing.
+            if !write.expectations.isEmpty {
+                guard let row = try pool.query(lock.sql, lock.binds.postgresBinds).first else { throw ParseError.objectNotFound() }
+                try Self.checkUnchanged(row, write)
+            }
             if case .int(let position)? = write["position"] {
                 updatedAt = try galleries.moveItem(objectId, to: Int(position))
             } else {
@@ -137,20 +143,28 @@ struct ParseAPI: Sendable {
             }
         } else {
             updatedAt = try pool.transaction { connection -> Date in
-                let current = try connection.query(
-                    "select deleted_at from \(schema.table) where object_id = $1 for update", [objectId])
-                guard let row = current.first else { throw ParseError.objectNotFound() }
+                // One statement locks the row and compares the read-only fields sent back.
+                guard let row = try connection.query(lock.sql, lock.binds.postgresBinds).first else {
+                    throw ParseError.objectNotFound()
+                }
                 let trashed = try row.decode(Date?.self, "deleted_at") != nil
                 if trashed && !write.restores {
                     throw ParseError.operationForbidden("\(schema.className) \(objectId) is in Recently Deleted; restore it first.")
                 }
+                try Self.checkUnchanged(row, write)
                 guard let statement = ParseSQLCompiler.update(write, objectId: objectId) else {
-                    return try connection.query(
-                        "select updated_at from \(schema.table) where object_id = $1", [objectId])
-                        .first!.decode(Date.self, "updated_at")
+                    return try row.decode(Date.self, "updated_at")
                 }
                 guard let updated = try connection.query(statement.sql, statement.binds.postgresBinds).first else {
                     throw ParseError.objectNotFound()
+                }
+                // Array operations are checked against the limit after the fact, in the same
+                // transaction: too many values rolls the change back.
+                for assignment in write.assignments {
+                    guard case .arrayOperation = assignment.value, let field = schema.field(named: assignment.field) else { continue }
+                    if try updated.decode(Int64.self, field.column + "_count") > Int64(limits.maxTagCount) {
+                        throw ParseError.validationError("\(field.name) may hold at most \(limits.maxTagCount) values.")
+                    }
                 }
                 return try updated.decode(Date.self, "updated_at")
             }
@@ -161,6 +175,15 @@ struct ParseAPI: Sendable {
         json.string(ParseDate.format(updatedAt))
         json.endObject()
         return Result(status: .ok, json: json.bytes)
+    }
+
+    /// 105 unless the locked row's `unchanged` says every read-only field sent back holds the
+    /// value sent (a fetched object saved again); names the fields for the client.
+    static func checkUnchanged(_ row: PostgresRow, _ write: ParseWriteBody) throws {
+        guard !write.expectations.isEmpty, try row.decode(Bool.self, "unchanged") == false else { return }
+        let names = write.expectations.map(\.field).joined(separator: ", ")
+        let verb = write.expectations.count == 1 ? "is" : "are"
+        throw ParseError.invalidKeyName("\(names) \(verb) read-only: sent with a value other than the current one.")
     }
 
     /// `DELETE /classes/<Class>/<objectId>`: a live Photo or Gallery moves to Recently Deleted;

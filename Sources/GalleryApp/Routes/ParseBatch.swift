@@ -1,23 +1,45 @@
 import Foundation
 import HTTPServer
 
-/// `POST /batch`: `{"requests":[{"method","path","body"}…]}` → an array with one
-/// `{"success":…}` or `{"error":{"code","error"}}` per request, in order. Sub-requests run
+/// `POST /batch`: `{"requests":[{"method","path","body"}…],"transaction":false}` → an array with
+/// one `{"success":…}` or `{"error":{"code","error"}}` per request, in order. Sub-requests run
 /// one by one through the same `ParseAPI` as the routes; a failure does not stop the others
-/// (Parse Server's non-transactional batch).
+/// (Parse Server's non-transactional batch). With `"transaction":true` (what the SDKs' `saveAll`
+/// and `deleteAll` can send) they share one database transaction: all succeed, or nothing is
+/// kept and the answer is the failing request's Parse error.
 struct ParseBatch {
     let api: ParseAPI
     let mountPath: String
     /// Parse Server's limit on requests in one batch.
     static let maxRequests = 50
 
-    func run(body: [UInt8]) throws -> HTTPResponse {
+    /// The batch's answer: the JSON array of results.
+    func run(body: [UInt8]) throws -> [UInt8] {
         guard case .object(let root) = try ParseJSONParser.parse(body, maxDepth: api.limits.maxJSONDepth + 3),
             case .array(let requests)? = root["requests"]
         else { throw ParseError.invalidJSON("requests must be an array") }
-        guard root.keys == ["requests"] else { throw ParseError.invalidKeyName("Unknown field in batch body.") }
+        var transactional = false
+        for key in root.keys where key != "requests" {
+            guard key == "transaction" else { throw ParseError.invalidKeyName("Unknown field in batch body.") }
+            guard case .bool(let flag) = root["transaction"] else { throw ParseError.invalidJSON("transaction must be a boolean.") }
+            transactional = flag
+        }
         guard requests.count <= Self.maxRequests else {
             throw ParseError.invalidJSON("A batch may contain at most \(Self.maxRequests) requests.")
+        }
+        if transactional {
+            // The first failure throws out of the transaction, which rolls back every earlier change.
+            let results = try api.application.pool.sharingTransaction { try requests.map(perform) }
+            var json = ParseJSONWriter()
+            json.beginArray()
+            for result in results {
+                json.beginObject()
+                json.key("success")
+                json.raw(result.json)
+                json.endObject()
+            }
+            json.endArray()
+            return json.bytes
         }
         var json = ParseJSONWriter()
         json.beginArray()
@@ -37,7 +59,7 @@ struct ParseBatch {
             json.endObject()
         }
         json.endArray()
-        return .json(json.bytes)
+        return json.bytes
     }
 
     private func perform(_ request: ParseJSONValue) throws -> ParseAPI.Result {

@@ -7,10 +7,15 @@ import Postgres
 /// Renders errors under the Parse mount as Parse Server does: `{"code":N,"error":"…"}` with
 /// 101 → 404, 1 → 500 and every other code → 400; a busy database is a 503 with code 1.
 /// Unknown errors are a generic 500 quoting the request id; the HTTP layer logs their details under it.
+/// Every error answer carries `Cache-Control: no-store`, so no client cache keeps it.
 struct ParseErrorResponder: HTTPErrorResponder {
     let logger: Logger
 
     func response(for error: Error, request: HTTPRequest) -> HTTPResponse {
+        errorResponse(for: error, request: request).notStored()
+    }
+
+    private func errorResponse(for error: Error, request: HTTPRequest) -> HTTPResponse {
         switch error {
         case is ParseUnauthorized:
             logger.notice("unauthorized", metadata: ["requestId": "\(request.requestID)", "path": "\(request.path)"])
@@ -78,6 +83,6 @@ struct ParseErrorResponder: HTTPErrorResponder {
         json.endObject()
         var response = HTTPResponse.json(json.bytes, status: status)
         for field in headers { response.headers.add(field.name, field.value) }
-        return response
+        return response.notStored()
     }
 }

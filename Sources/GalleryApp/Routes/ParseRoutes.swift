@@ -30,7 +30,7 @@ struct ParseRoutes {
             router.add(HTTPRoute(method, mount + path) { request in
                 try Self.require(level, request, keys)
                 let parameters = request.pathParameters
-                return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? ""))
+                return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? ""), request)
             })
         }
         classRoute(.get, "/classes/:className") { request, className, _ in
@@ -41,6 +41,7 @@ struct ParseRoutes {
         }
         // POST also carries the SDKs' method override and body keys (ParseMethodOverride).
         let depth = application.configuration.maxJSONDepth
+        let idempotency = ParseRequestIdempotency()
         router.add(HTTPRoute(.post, mount + "/classes/:className") { request in
             let body = try Self.body(request)
             let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
@@ -48,9 +49,13 @@ struct ParseRoutes {
             try Self.require(.client, request, keys, bodyKeys: override?.keys)
             switch override?.method {
             case nil, "POST"?:
-                return Self.respond(try api.create(className, body: override?.body ?? body))
+                // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency).
+                let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: "POST " + className) {
+                    try api.create(className, body: override?.body ?? body)
+                }
+                return Self.respond(result, request)
             case "GET"?:
-                return Self.respond(try api.find(className, items: override!.queryItems(mergedWith: try Self.queryItems(request))))
+                return Self.respond(try api.find(className, items: override!.queryItems(mergedWith: try Self.queryItems(request))), request)
             case let other?:
                 throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
             }
@@ -64,11 +69,12 @@ struct ParseRoutes {
             switch override?.method {
             case "GET"?:
                 return Self.respond(
-                    try api.get(className, objectId: objectId, items: override!.queryItems(mergedWith: try Self.queryItems(request))))
+                    try api.get(className, objectId: objectId, items: override!.queryItems(mergedWith: try Self.queryItems(request))),
+                    request)
             case "PUT"?:
-                return Self.respond(try api.update(className, objectId: objectId, body: override!.body))
+                return Self.respond(try api.update(className, objectId: objectId, body: override!.body), request)
             case "DELETE"?:
-                return Self.respond(try api.delete(className, objectId: objectId))
+                return Self.respond(try api.delete(className, objectId: objectId), request)
             default:
                 throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
             }
@@ -84,7 +90,11 @@ struct ParseRoutes {
         }
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
-            return try ParseBatch(api: api, mountPath: mount).run(body: try Self.body(request))
+            let body = try Self.body(request)
+            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: "POST batch") {
+                ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount).run(body: body))
+            }
+            return Self.respond(result, request)
         })
     }
 
@@ -115,10 +125,12 @@ struct ParseRoutes {
         guard keys.access(request, bodyKeys: bodyKeys) >= level else { throw ParseUnauthorized() }
     }
 
-    static func respond(_ result: ParseAPI.Result) -> HTTPResponse {
+    /// The HTTP answer for a result: `Location` for a creation, and `Cache-Control: no-store`
+    /// unless the request is a GET (a POST with `_method: GET` is still a POST to a cache).
+    static func respond(_ result: ParseAPI.Result, _ request: HTTPRequest) -> HTTPResponse {
         var response = HTTPResponse.json(result.json, status: result.status)
         if let location = result.location { response.headers["Location"] = location }
-        return response
+        return request.method == .get ? response : response.notStored()
     }
 
     static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {
@@ -177,7 +189,7 @@ struct ParseRoutes {
         json.endObject()
         var response = HTTPResponse.json(json.bytes, status: .created)
         response.headers["Location"] = url
-        return response
+        return response.notStored()
     }
 }
 

@@ -47,7 +47,7 @@ struct S3ErrorResponder: HTTPErrorResponder {
         let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>\(escape(message))</Message>"
             + (key.isEmpty ? "" : "<Key>\(escape(key))</Key>")
             + "<BucketName>\(escape(bucket))</BucketName><RequestId>\(escape(request.requestID))</RequestId></Error>\n"
-        return HTTPResponse(status: status, contentType: "application/xml", bytes: Array(xml.utf8))
+        return HTTPResponse(status: status, contentType: "application/xml", bytes: Array(xml.utf8)).notStored()
     }
 
     private func escape(_ text: String) -> String {

@@ -17,6 +17,19 @@ import Testing
         #expect(try compile("^a\\d") == .pattern("(?p)^a\\d", caseInsensitive: false))
     }
 
+    @Test func regex_QuotesTextBetweenQAndE_AsTheSDKsSendIt() throws {
+        #expect(try compile("^\\QFlower\\E") == .prefix("Flower"))
+        #expect(try compile("^\\Qa.b*(c)\\E") == .prefix("a.b*(c)"))
+        #expect(try compile("^\\Qopen ended") == .prefix("open ended"))
+        #expect(try compile("^\\QIMG_\\E\\.") == .prefix("IMG_."))
+        #expect(try compile("^\\Qa\\b\\E") == .prefix("a\\b"))
+        #expect(try compile("\\QFlower\\E$") == .pattern("(?p)Flower$", caseInsensitive: false))
+        #expect(try compile("\\Qa.b(\\E", "i") == .pattern("(?p)a\\.b\\(", caseInsensitive: true))
+        #expect(try compile("\\Qab\\E+") == .pattern("(?p)ab+", caseInsensitive: false))
+        #expect(try compile("^\\Q\\E\\d") == .pattern("(?p)^\\d", caseInsensitive: false))
+        #expect(throws: ParseError.self) { try compile("\\Q\\E+") }
+    }
+
     @Test func regex_EscapesLikeMetacharacters() {
         #expect(ParseRegex.likePattern(forPrefix: "50%_\\x") == "50\\%\\_\\\\x%")
         #expect(ParseRegex.likePattern(forPrefix: "") == "%")

@@ -20,7 +20,8 @@ import Testing
         #expect(parseErrorCode { _ = try parse(#"{"title":"t"}"#, .photo, .create) } == 142)
         #expect(parseErrorCode { _ = try parse(#"{"original":{"__type":"File","name":"../etc/passwd"}}"#, .photo, .create) } == 142)
         #expect(parseErrorCode { _ = try parse(#"{"original":"abc.jpg"}"#, .photo, .create) } == 111)
-        #expect(parseErrorCode { _ = try parse(#"{"original":{"__type":"File","name":"a.jpg"}}"#, .photo, .update) } == 105)
+        // On update the file comes back from a fetched object: compared, not written.
+        #expect(try parse(#"{"original":{"__type":"File","name":"a.jpg"}}"#, .photo, .update).expectations == [.init(field: "original", value: .text("a.jpg"))])
     }
 
     @Test func body_RestoresFromTrash_WithDeleteOpOnDeletedAt() throws {
@@ -34,12 +35,46 @@ import Testing
     }
 
     @Test func body_RejectsUnknownAndReadOnlyFields_With105() {
-        for json in [#"{"foo":1}"#, #"{"objectId":"x"}"#, #"{"createdAt":"x"}"#, #"{"width":10}"#, #"{"status":"ready"}"#, #"{"ACL":{}}"#] {
+        for json in [#"{"foo":1}"#, #"{"objectId":"x"}"#, #"{"createdAt":"x"}"#, #"{"width":"10"}"#, #"{"status":5}"#, #"{"ACL":{}}"#] {
             #expect(parseErrorCode { _ = try parse(json, .photo, .update) } == 105, "\(json)")
         }
-        #expect(parseErrorCode { _ = try parse(#"{"photoCount":3}"#, .gallery, .update) } == 105)
-        #expect(parseErrorCode { _ = try parse(#"{"gallery":{"__type":"Pointer","className":"Gallery","objectId":"G1"}}"#, .galleryItem, .update) } == 105)
+        for json in [#"{"width":10}"#, #"{"status":"ready"}"#] {
+            #expect(parseErrorCode { _ = try parse(json, .photo, .create) } == 105, "\(json)")
+        }
+        #expect(parseErrorCode { _ = try parse(#"{"photoCount":"3"}"#, .gallery, .update) } == 105)
+        #expect(parseErrorCode { _ = try parse(#"{"gallery":{"__type":"Pointer","className":"Photo","objectId":"G1"}}"#, .galleryItem, .update) } == 105)
         #expect(parseErrorMessage { _ = try parse(#"{"objectId":"x"}"#, .photo, .update) } == "objectId is an invalid field name.")
+    }
+
+    @Test func body_ReadOnlyFieldsSentBackOnUpdate_AreExpectations() throws {
+        let photo = try parse(
+            #"{"width":10,"aspectRatio":2,"status":"ready","error":null,"takenAt":{"__type":"Date","iso":"2020-09-13T12:26:40.123Z"},"thumbnail":{"__type":"File","name":"t.jpg","url":"http://x/t.jpg"},"title":"New"}"#,
+            .photo, .update)
+        #expect(photo.assignments == [.init(field: "title", value: .string("New"))])
+        #expect(photo.expectations == [
+            .init(field: "width", value: .int(10)), .init(field: "aspectRatio", value: .double(2)),
+            .init(field: "status", value: .text("ready")), .init(field: "error", value: .null),
+            .init(field: "takenAt", value: .timestamp(Date(timeIntervalSince1970: 1_600_000_000.123))),
+            .init(field: "thumbnail", value: .text("t.jpg")),
+        ])
+        #expect(try parse(#"{"photoCount":3}"#, .gallery, .update).expectations == [.init(field: "photoCount", value: .int(3))])
+        let item = try parse(#"{"gallery":{"__type":"Pointer","className":"Gallery","objectId":"G1"},"position":1}"#, .galleryItem, .update)
+        #expect(item.expectations == [.init(field: "gallery", value: .text("G1"))])
+        #expect(item["position"] == .int(1))
+        let included = try parse(#"{"coverPhoto":{"__type":"Object","className":"Photo","objectId":"P1","width":4}}"#, .gallery, .update)
+        #expect(included.expectations == [.init(field: "coverPhoto", value: .text("P1"))])
+    }
+
+    @Test func body_ParsesArrayOperations_OnTags() throws {
+        #expect(try parse(#"{"tags":{"__op":"AddUnique","objects":["a","b","a"]}}"#, .photo, .update)["tags"] == .arrayOperation(.addUnique, ["a", "b"]))
+        #expect(try parse(#"{"tags":{"__op":"Add","objects":["a"]}}"#, .photo, .update)["tags"] == .arrayOperation(.addUnique, ["a"]))
+        #expect(try parse(#"{"tags":{"__op":"Remove","objects":["a"]}}"#, .photo, .update)["tags"] == .arrayOperation(.remove, ["a"]))
+        #expect(try parse(#"{"original":{"__type":"File","name":"a.jpg"},"tags":{"__op":"Add","objects":["a"]}}"#, .photo, .create)["tags"] == .stringArray(["a"]))
+        #expect(try parse(#"{"original":{"__type":"File","name":"a.jpg"},"tags":{"__op":"Remove","objects":["a"]}}"#, .photo, .create)["tags"] == .stringArray([]))
+        #expect(parseErrorCode { _ = try parse(#"{"tags":{"__op":"Increment","amount":1}}"#, .photo, .update) } == 111)
+        #expect(parseErrorCode { _ = try parse(#"{"tags":{"__op":"Add","objects":[""]}}"#, .photo, .update) } == 142)
+        #expect(parseErrorCode { _ = try parse(#"{"tags":{"__op":"Add"}}"#, .photo, .update) } == 107)
+        #expect(parseErrorCode { _ = try parse(#"{"title":{"__op":"Add","objects":["a"]}}"#, .photo, .update) } == 111)
     }
 
     @Test func body_RejectsWrongTypes_With111() {
