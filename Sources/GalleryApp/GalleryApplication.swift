@@ -73,6 +73,7 @@ public final class GalleryApplication: @unchecked Sendable {
             limits: ImageLimits(maxPixels: configuration.maxPixels))
         var settings = WorkerPool.Settings(threads: threads, trashRetentionDays: configuration.trashRetentionDays)
         settings.pollInterval = 2
+        settings.orphanGraceHours = configuration.orphanGraceHours
         return WorkerPool(
             settings: settings, queue: jobs, processor: processor, trash: trash, databaseURL: configuration.databaseURL,
             logger: logger, metrics: metrics)

@@ -14,7 +14,13 @@ import Logging
 /// only ever sent as parameters, never spliced into SQL.
 ///
 /// When the server went away (restart, terminated backend) a statement issued outside a transaction
-/// is re-run once on a fresh session (`PQreset`); inside a transaction the error is thrown, since the
+/// is re-run once on a fresh session (`PQreset`) only if re-running it cannot act twice: libpq could
+/// not send it at all, or it only reads (`isReadOnly`). A write that was sent may have committed
+/// before the connection dropped, and a second run would act on changed data (a trash `UPDATE`
+/// matching 0 rows the second time), so `connectionClosed` is thrown instead and the caller answers
+/// "try again" (503) to a client whose requests are idempotent. Before sending a write, the session
+/// is checked without blocking for a termination the server already announced, so a restart seen
+/// in time still costs nothing. Inside a transaction the error is always thrown, since the
 /// transaction is lost.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
@@ -28,6 +34,9 @@ public final class PostgresConnection {
     /// Set when the session died inside a transaction; the next call reports it once, then reconnects.
     private var lostInsideTransaction = false
     private var savepointDepth = 0
+    /// Whether the statement being run was handed to the server (libpq returned a result rather
+    /// than failing to send): if the session then dies, the statement may have run.
+    private var statementMayHaveRun = false
 
     /// Whether a statement that failed because the session died outside a transaction is re-run once
     /// on a fresh session. Turn it off while relying on session state (advisory locks, `SET`), which a
@@ -89,7 +98,7 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ sql: String, _ binds: [PostgresBindable?] = []) throws -> PostgresResult {
         let parameters = try PostgresParameters(binds)
-        return try withReconnect {
+        return try withReconnect(sql) {
             do {
                 return try run(sql, parameters)
             } catch let error as PostgresError where Self.isStalePlan(error) && !isInTransaction {
@@ -103,9 +112,12 @@ public final class PostgresConnection {
     /// Runs parameterless SQL, possibly several statements separated by `;` (migrations, `BEGIN`).
     /// Never pass values in here: use `query` with binds.
     public func execute(_ sql: String) throws {
-        try withReconnect {
+        try withReconnect(sql) {
             let handle = try openHandle()
-            _ = try check(PQexec(handle, sql))
+            statementMayHaveRun = false
+            let result = PQexec(handle, sql)
+            statementMayHaveRun = result != nil
+            _ = try check(result)
         }
     }
 
@@ -212,8 +224,11 @@ public final class PostgresConnection {
         }
     }
 
-    /// Runs `operation`; if the session died and no transaction was open, reconnects and runs it once more.
-    private func withReconnect<T>(_ operation: () throws -> T) throws -> T {
+    /// Runs `operation`; if the session died and no transaction was open, reconnects and runs it
+    /// once more, provided that cannot act twice: the statement never reached the server, or it is
+    /// re-runnable (`isRerunnable(sql)`). Otherwise the session is re-established for the next
+    /// caller and `connectionClosed` is thrown.
+    private func withReconnect<T>(_ sql: String, _ operation: () throws -> T) throws -> T {
         guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
         if sessionEnded || PQstatus(handle) != CONNECTION_OK {
             if lostInsideTransaction {
@@ -221,8 +236,14 @@ public final class PostgresConnection {
                 throw PostgresError.connectionClosed(message: "the connection was lost inside a transaction")
             }
             try reconnect()
+        } else if reconnectsOnFailure && !Self.startsWithKeyword(sql, "select") && !isInTransaction && !isAliveBeforeSend() {
+            // The server already said goodbye (restart, terminated backend): reconnect before a
+            // write is sent rather than lose its outcome.
+            postgresLogger.notice("PostgreSQL session ended while idle, reconnecting before a write")
+            try reconnect()
         }
         let wasInTransaction = isInTransaction
+        statementMayHaveRun = false
         do {
             return try operation()
         } catch let error as PostgresError {
@@ -231,10 +252,58 @@ public final class PostgresConnection {
                 lostInsideTransaction = wasInTransaction
                 throw error
             }
+            guard !statementMayHaveRun || Self.isRerunnable(sql) else {
+                postgresLogger.warning(
+                    "PostgreSQL connection lost after a write was sent; not re-running it", metadata: ["reason": "\(error)"])
+                // A fresh session for whoever uses this connection next; the write's outcome is unknown.
+                try? reconnect()
+                throw PostgresError.connectionClosed(
+                    message: "the connection was lost after the statement was sent; it may or may not have run (\(error))")
+            }
             postgresLogger.notice("PostgreSQL connection lost, reconnecting", metadata: ["reason": "\(error)"])
             try reconnect()
             return try operation()
         }
+    }
+
+    /// Reads what the server sent while the session was idle, without blocking and without taking
+    /// notifications off libpq's queue, and says whether the session is still usable.
+    private func isAliveBeforeSend() -> Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Whether running `sql` a second time cannot act twice: it only reads, or it is `BEGIN`.
+    static func isRerunnable(_ sql: String) -> Bool { isReadOnly(sql) || startsWithKeyword(sql, "begin") }
+
+    /// Whether `sql` only reads, so running it twice cannot change anything: a `SELECT` (or
+    /// `SHOW`, `VALUES`, `TABLE`) that calls no function known to write, locks no rows and has no
+    /// data-modifying `WITH`. Conservative: anything unsure counts as a write.
+    static func isReadOnly(_ sql: String) -> Bool {
+        guard ["select", "show", "values", "table"].contains(where: { startsWithKeyword(sql, $0) }) else { return false }
+        let lowered = sql.lowercased()
+        return !writingWords.contains { lowered.contains($0) }
+    }
+
+    /// Words whose presence makes a `SELECT` count as a write (notifications, sequences, row locks,
+    /// advisory locks, settings, and functions in migrations that change tables).
+    private static let writingWords = [
+        "pg_notify", "nextval", "setval", " for update", " for share", " for no key update", " for key share",
+        "pg_advisory", "set_config", "insert ", "update ", "delete ", "add_to_", "pg_terminate", "pg_cancel",
+    ]
+
+    /// Whether `sql`, after leading whitespace, starts with `keyword` (any case) as a whole word.
+    static func startsWithKeyword(_ sql: String, _ keyword: String) -> Bool {
+        let bytes = sql.utf8.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
+        guard bytes.count >= keyword.utf8.count else { return false }
+        var index = bytes.startIndex
+        for expected in keyword.utf8 {
+            guard bytes[index] | 0x20 == expected else { return false }
+            index = bytes.index(after: index)
+        }
+        guard index < bytes.endIndex else { return true }
+        let next = bytes[index]
+        return !(next == 0x5F || (next | 0x20 >= 0x61 && next | 0x20 <= 0x7A) || (next >= 0x30 && next <= 0x39))
     }
 
     private func run(_ sql: String, _ parameters: PostgresParameters) throws -> PostgresResult {
@@ -242,13 +311,18 @@ public final class PostgresConnection {
         guard settings.statementCacheCapacity > 0 else {
             return try parameters.withValues { values in
                 try parameters.types.withUnsafeBufferPointer { types in
-                    try check(PQexecParams(handle, sql, Int32(parameters.count), types.baseAddress, values, nil, nil, 0))
+                    // libpq returns no result only when it could not send the statement (PQexec's contract).
+                    let result = PQexecParams(handle, sql, Int32(parameters.count), types.baseAddress, values, nil, nil, 0)
+                    statementMayHaveRun = result != nil
+                    return try check(result)
                 }
             }
         }
         let name = try preparedStatement(sql, parameters)
         return try parameters.withValues { values in
-            try check(PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0))
+            let result = PQexecPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+            statementMayHaveRun = result != nil
+            return try check(result)
         }
     }
 

@@ -164,7 +164,7 @@ import Testing
             operations.append { try server.json("PUT", "/parse/classes/Photo/\(photo)", ["deletedAt": ["__op": "Delete"]]).status }
         }
         for photo in doomed {
-            operations.append { try server.request("DELETE", "/parse/classes/Photo/\(photo)").status }
+            operations.append { try server.request("DELETE", "/parse/purge/Photo/\(photo)").status }
             operations.append { try server.request("DELETE", "/parse/classes/GalleryItem/\(itemsInFirst[photo]!)").status }
         }
         for (index, photo) in extra.enumerated() {

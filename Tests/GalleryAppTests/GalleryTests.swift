@@ -71,13 +71,21 @@ import Testing
         #expect(try server.photoOrder(of: family) == [photos[0], photos[4]])
         #expect(try server.gallery(family)["deletedAt"] == nil)
 
-        // Delete for good: trash, then DELETE again. The items go, the photos stay.
+        // Delete for good: trash (a retried DELETE keeps it there), then DELETE /purge/Gallery/<id>.
+        // The items go, the photos stay.
+        let live = try server.request("DELETE", "/parse/purge/Gallery/\(photos[0])")
+        #expect(live.status == 404 && live.json["code"] as? Int == 101)
+        let notTrashed = try server.request("DELETE", "/parse/purge/Gallery/\(family)")
+        #expect(notTrashed.status == 400 && notTrashed.json["code"] as? Int == 119)
         #expect(try server.request("DELETE", "/parse/classes/Gallery/\(family)").status == 200)
         #expect(try server.request("DELETE", "/parse/classes/Gallery/\(family)").status == 200)
+        #expect(try server.request("GET", "/parse/classes/Gallery/\(family)").status == 200)
+        #expect(try server.request("DELETE", "/parse/purge/Gallery/\(family)").status == 200)
         let gone = try server.request("GET", "/parse/classes/Gallery/\(family)")
         #expect(gone.status == 404)
         #expect(gone.json["code"] as? Int == 101)
         #expect(try server.request("DELETE", "/parse/classes/Gallery/\(family)").status == 404)
+        #expect(try server.request("DELETE", "/parse/purge/Gallery/\(family)").status == 404)
         #expect(try server.storedItems(of: family).isEmpty)
         for photo in [photos[0], photos[4]] {
             let r = try server.request("GET", "/parse/classes/Photo/\(photo)")
@@ -431,10 +439,10 @@ import Testing
         try server.expectConsistent(gallery)
         try server.expectConsistent(other)
 
-        // Delete b for good (trash, then DELETE): its items go and the gaps close.
+        // Delete b for good (trash, then purge): its items go and the gaps close.
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(b)").status == 200)
         #expect(try server.gallery(gallery)["photoCount"] as? Int == 3)
-        #expect(try server.request("DELETE", "/parse/classes/Photo/\(b)").status == 200)
+        #expect(try server.request("DELETE", "/parse/purge/Photo/\(b)").status == 200)
         #expect(try server.request("GET", "/parse/classes/GalleryItem/\(items[b]!)").status == 404)
         #expect(try server.photoOrder(of: gallery) == [d, a, c])
         #expect(try server.items(of: gallery).map(\.position) == [0, 1, 2])

@@ -104,7 +104,7 @@ import Testing
         #expect(notJSON.status == 400)
     }
 
-    @Test func delete_MovesToRecentlyDeleted_RestoreBringsBack_SecondDeleteRemovesBlobs() throws {
+    @Test func delete_MovesToRecentlyDeleted_RestoreBringsBack_RetriedDeleteKeepsIt_PurgeRemovesBlobs() throws {
         let server = try TestServer(workers: 1)
         defer { server.stop() }
         let id = try server.uploadPhoto(try TestJPEG.make(width: 96, height: 64, seed: 21), name: "gone.jpg")
@@ -141,10 +141,16 @@ import Testing
         #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == 2)
         #expect(try server.request("GET", "/parse/classes/Photo/\(id)").json["deletedAt"] == nil)
 
-        // DELETE twice: trashed, then gone with its blobs; the other photo keeps its own.
+        // DELETE is idempotent: the second (a client's or proxy's retry) leaves it in the trash.
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(id)").status == 200)
-        let remove = try server.request("DELETE", "/parse/classes/Photo/\(id)")
-        #expect(remove.status == 200)
+        let retried = try server.request("DELETE", "/parse/classes/Photo/\(id)")
+        #expect(retried.status == 200 && retried.text == "{}")
+        #expect(try server.request("GET", "/parse/classes/Photo/\(id)").status == 200)
+        for key in keys { #expect(FileManager.default.fileExists(atPath: server.storage + "/" + key), "\(key)") }
+
+        // DELETE /purge/Photo/<id>: gone with its blobs; the other photo keeps its own.
+        let remove = try server.request("DELETE", "/parse/purge/Photo/\(id)")
+        #expect(remove.status == 200 && remove.text == "{}")
         let gone = try server.request("GET", "/parse/classes/Photo/\(id)")
         #expect(gone.status == 404 && F.code(gone) == 101)
         for key in keys {
@@ -154,6 +160,8 @@ import Testing
         #expect(try server.application.pool.query("select 1 from files where key = $1", [keys[0]]).count == 0)
         let again = try server.request("DELETE", "/parse/classes/Photo/\(id)")
         #expect(again.status == 404 && F.code(again) == 101)
+        let purgedAgain = try server.request("DELETE", "/parse/purge/Photo/\(id)")
+        #expect(purgedAgain.status == 404 && F.code(purgedAgain) == 101)
         let otherPhoto = try server.request("GET", "/parse/classes/Photo/\(other)").json
         let otherURL = try #require((otherPhoto["thumbnail"] as? [String: Any])?["url"] as? String)
         #expect(try server.request("GET", String(otherURL[otherURL.range(of: "/bucket/")!.lowerBound...]), appID: nil).status == 200)

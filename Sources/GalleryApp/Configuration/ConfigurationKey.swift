@@ -110,6 +110,7 @@ public struct ConfigurationKey: Sendable {
         .int("job_retry_base_ms", \.jobRetryBaseMs, "First retry delay of a failed job in ms; doubles per attempt, capped at 10 minutes.", range: 1...3_600_000),
         .int("job_lease_seconds", \.jobLeaseSeconds, "Seconds a worker owns a claimed job before another may take it.", range: 5...86_400),
         .int("trash_retention_days", \.trashRetentionDays, "Days trashed photos and galleries are kept before purging.", range: 0...3650),
+        .int("orphan_grace_hours", \.orphanGraceHours, "Hours an upload may wait to be attached to a photo before it is collected.", range: 0...87_600),
         .int("max_connections", \.maxConnections, "Most simultaneous client connections.", range: 1...1_000_000),
         .int("event_loops", \.eventLoops, "Event-loop threads reading and writing sockets (default: one per core).", range: 1...256),
         .int("handler_threads", \.handlerThreads, "Threads running request handlers (0: as many as pool_size).", range: 0...1024),

@@ -60,6 +60,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var jobLeaseSeconds = 300
     /// Days a trashed photo or gallery stays in Recently Deleted before the worker purges it.
     public var trashRetentionDays = 30
+    /// Hours an upload (`POST /files`) may wait to be attached to a photo before the worker's
+    /// orphan collector removes it; a client uploads and then creates the photo within seconds.
+    public var orphanGraceHours = 24
 
     // HTTP limits
     /// Most simultaneous client connections; more wait in the listen backlog.

@@ -47,8 +47,8 @@ public struct PhotoProcessor: Sendable {
         let previewKey = try BlobKey.preview(objectId: claim.photoId)
         try store.put(thumbnailKey, bytes: image.thumbnail.jpeg)
         try store.put(previewKey, bytes: image.preview.jpeg)
-        try pool.transaction { connection in
-            try connection.query(
+        let recorded = try pool.transaction { connection -> Bool in
+            let updated = try connection.query(
                 """
                 update photos set status = 'ready', error = null,
                        thumbnail_key = $2, thumbnail_width = $3, thumbnail_height = $4,
@@ -60,9 +60,19 @@ public struct PhotoProcessor: Sendable {
                  previewKey.rawValue, image.preview.width, image.preview.height, image.dominantColor,
                  image.info.displayWidth, image.info.displayHeight,
                  Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight))])
+            // Purged while it was processed: its job went with it (cascade).
+            guard updated.affectedRows == 1 else { return false }
             guard try queue.complete(claim, worker: worker, on: connection) else {
                 throw ProcessingError.leaseLost(claim.id)
             }
+            return true
+        }
+        guard recorded else {
+            // The purge deleted the row (and whatever derivative keys it held) before these files
+            // existed: nothing else will ever remove them, and the bucket would serve them.
+            _ = try? store.delete(thumbnailKey)
+            _ = try? store.delete(previewKey)
+            return Outcome(timings: image.timings, photoGone: true)
         }
         return Outcome(timings: image.timings, photoGone: false)
     }

@@ -16,8 +16,10 @@ public final class WorkerPool: @unchecked Sendable {
         public var pollInterval: Double = 2
         /// Days a trashed row is kept.
         public var trashRetentionDays: Int
-        /// Seconds between trash purges.
+        /// Seconds between trash purges (and orphan collections).
         public var purgeInterval: Double = 3600
+        /// Hours an upload may wait to be attached to a photo before the orphan collector removes it.
+        public var orphanGraceHours = 24
 
         public init(threads: Int, trashRetentionDays: Int) {
             self.threads = threads
@@ -110,6 +112,7 @@ public final class WorkerPool: @unchecked Sendable {
                 do { _ = try trash.purge(olderThanDays: settings.trashRetentionDays) } catch {
                     logger.error("trash purge failed: \(error)")
                 }
+                collectOrphans()
             }
             let didWork: Bool
             do {

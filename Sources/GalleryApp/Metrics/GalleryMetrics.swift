@@ -20,6 +20,8 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
     public let jobsFinished: PrometheusCounter
     /// Processing duration by stage (decode, resize, encode, …, total).
     public let processingSeconds: PrometheusHistogram
+    /// Orphans the collector removed, by kind (upload, derivative).
+    public let orphansRemoved: PrometheusCounter
 
     public init() {
         httpRequests = registry.counter(
@@ -36,6 +38,13 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
         processingSeconds = registry.histogram(
             "galleryd_processing_duration_seconds", help: "Image processing duration by stage.", labels: ["stage"],
             buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+        orphansRemoved = registry.counter(
+            "galleryd_orphans_removed_total",
+            help: "Unattached uploads and derivatives of vanished photos removed by the collector, by kind.",
+            labels: ["kind"])
+        // Both series from the start, so a dashboard sees 0 rather than no data.
+        _ = orphansRemoved.series("upload")
+        _ = orphansRemoved.series("derivative")
     }
 
     public func connectionOpened() { openConnections.add(1) }

@@ -186,9 +186,11 @@ struct ParseAPI: Sendable {
         throw ParseError.invalidKeyName("\(names) \(verb) read-only: sent with a value other than the current one.")
     }
 
-    /// `DELETE /classes/<Class>/<objectId>`: a live Photo or Gallery moves to Recently Deleted;
-    /// a trashed one is removed for good (a photo's blobs once unreferenced); a GalleryItem is
-    /// removed and the gap closed. `{}`.
+    /// `DELETE /classes/<Class>/<objectId>`: a Photo or Gallery moves to Recently Deleted, and one
+    /// already there stays there (`{}` again): DELETE is idempotent (RFC 9110 §9.2.2), so a client
+    /// or proxy re-sending it after a dropped connection never destroys anything. Deleting for good
+    /// is `DELETE /purge/<Class>/<objectId>` (`purge(_:objectId:)`). A GalleryItem is removed and
+    /// the gap closed. `{}`.
     func delete(_ className: String, objectId: String) throws -> Result {
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
@@ -198,18 +200,40 @@ struct ParseAPI: Sendable {
                 "update \(schema.table) set deleted_at = date_trunc('milliseconds', now()) where object_id = $1 and deleted_at is null returning object_id",
                 [objectId])
             if trashed.count == 0 {
-                if schema.className == "Photo" {
-                    guard !(try application.trash.deletePhotos([objectId])).isEmpty else { throw ParseError.objectNotFound() }
-                } else {
-                    guard try pool.query(
-                        "delete from galleries where object_id = $1 and deleted_at is not null", [objectId]).affectedRows == 1
-                    else { throw ParseError.objectNotFound() }
+                // Already in Recently Deleted (a retried DELETE) is success; never there is 101.
+                guard try pool.query("select 1 from \(schema.table) where object_id = $1", [objectId]).count == 1 else {
+                    throw ParseError.objectNotFound()
                 }
             }
         case "GalleryItem":
             try galleries.removeItem(objectId)
         default:
             throw ParseError.operationForbidden("\(schema.className) objects cannot be deleted.")
+        }
+        return Result(status: .ok, json: Array("{}".utf8))
+    }
+
+    /// `DELETE /purge/<Class>/<objectId>`: deletes one Photo or Gallery in Recently Deleted for good
+    /// (a photo's blobs once unreferenced; a gallery's items, never its photos). `{}`. A live object
+    /// is 119 (trash it first), one that does not exist (or was purged already) 101.
+    func purge(_ className: String, objectId: String) throws -> Result {
+        let schema = try Self.schema(className)
+        let objectId = try Self.checkedObjectId(objectId)
+        let purged: Bool
+        switch schema.className {
+        case "Photo":
+            purged = !(try application.trash.deletePhotos([objectId])).isEmpty
+        case "Gallery":
+            purged = try application.trash.deleteTrashedGallery(objectId)
+        default:
+            throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.")
+        }
+        if !purged {
+            guard try pool.query("select 1 from \(schema.table) where object_id = $1", [objectId]).count == 1 else {
+                throw ParseError.objectNotFound()
+            }
+            throw ParseError.operationForbidden(
+                "\(schema.className) \(objectId) is not in Recently Deleted; DELETE /classes/\(schema.className)/\(objectId) first.")
         }
         return Result(status: .ok, json: Array("{}".utf8))
     }

@@ -5,7 +5,8 @@ import Logging
 import Postgres
 
 /// Renders errors under the Parse mount as Parse Server does: `{"code":N,"error":"…"}` with
-/// 101 → 404, 1 → 500 and every other code → 400; a busy database is a 503 with code 1.
+/// 101 → 404, 1 → 500 and every other code → 400; a busy, unavailable or lost database is a
+/// 503 with code 1 and `Retry-After`.
 /// Unknown errors are a generic 500 quoting the request id; the HTTP layer logs their details under it.
 /// Every error answer carries `Cache-Control: no-store`, so no client cache keeps it.
 struct ParseErrorResponder: HTTPErrorResponder {
@@ -48,6 +49,15 @@ struct ParseErrorResponder: HTTPErrorResponder {
             }
             if case .connectFailed = error {
                 return document(.serviceUnavailable, code: 1, message: "Database unavailable.", headers: ["Retry-After": "2"])
+            }
+            if case .connectionClosed = error {
+                // The database connection dropped mid-request (a restart): a write may or may not have
+                // been applied, and the Postgres layer never re-runs it blindly. The client retries:
+                // DELETE only trashes, PUT sets values, and a create of the same bytes finds the photo.
+                logger.warning("database connection lost", metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
+                return document(
+                    .serviceUnavailable, code: 1, message: "Database connection lost; the request may not have completed, try again.",
+                    headers: ["Retry-After": "1"])
             }
             return internalError(request)
         default:

@@ -88,6 +88,11 @@ struct ParseRoutes {
         classRoute(.delete, "/purge/:className", .master) { _, className, _ in
             try api.purgeTrash(className)
         }
+        // Delete one trashed object for good. The app's keys own every object (there are no users),
+        // as they could trash it; the master key works too.
+        classRoute(.delete, "/purge/:className/:objectId") { _, className, objectId in
+            try api.purge(className, objectId: objectId)
+        }
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
             let body = try Self.body(request)

@@ -83,8 +83,14 @@ public struct TrashService: Sendable {
             """, [days]).affectedRows
     }
 
+    /// Deletes one gallery in Recently Deleted with its items (never its photos). Returns whether
+    /// there was one: a live gallery is left alone.
+    public func deleteTrashedGallery(_ objectId: String) throws -> Bool {
+        try pool.query("delete from galleries where object_id = $1 and deleted_at is not null", [objectId]).affectedRows == 1
+    }
+
     /// Deletes the derivatives of deleted photo rows, and each original with its `files` row once
-    /// no photo refers to its checksum.
+    /// no photo refers to its checksum and no upload of it waits to be attached.
     private func releaseBlobs(of rows: PostgresResult) throws -> [String] {
         var deleted: [String] = []
         var checksums: [String] = []
@@ -95,16 +101,47 @@ public struct TrashService: Sendable {
                 if let key = try row.decode(String?.self, column) { _ = try? store.delete(BlobKey(key)) }
             }
         }
-        guard !checksums.isEmpty else { return deleted }
-        let released = try pool.query(
-            """
-            delete from files f where f.checksum = any($1)
-            and not exists (select 1 from photos p where p.checksum = f.checksum)
-            returning key
-            """, [checksums])
-        for file in released {
-            _ = try? store.delete(BlobKey(try file.decode(String.self, "key")))
+        for checksum in Set(checksums).sorted() {
+            try releaseFile(checksum: checksum, pendingOlderThanHours: nil)
         }
         return deleted
+    }
+
+    /// Deletes the `files` row for `checksum` and its original when no photo refers to those bytes
+    /// and the file is not a pending upload (with `pendingOlderThanHours`, not one pending or
+    /// recorded within that many hours: the orphan collector). Returns whether it was released.
+    ///
+    /// The row is locked first and the blob deleted before the lock is released: an upload of the
+    /// same bytes (`UploadService.storeFile`) and a photo create (`createPhoto`) take the same lock,
+    /// so either they run first and mark the file pending or attached (and it stays), or they run
+    /// after and find no row (the upload writes the bytes again). "The bytes are stored and
+    /// referenced" holds at every commit.
+    @discardableResult
+    func releaseFile(checksum: String, pendingOlderThanHours hours: Int?) throws -> Bool {
+        let key: String? = try pool.transaction { connection -> String? in
+            guard let file = try connection.query(
+                """
+                select key, pending_since is not null as pending,
+                       coalesce(pending_since, created_at) < now() - make_interval(hours => coalesce($2::int, 0)) as expired
+                from files where checksum = $1 for update
+                """, [checksum, hours]).first
+            else { return nil }
+            // A new statement, so a photo committed while this one waited for the lock is seen.
+            let referenced = try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum]).count > 0
+            if referenced { return nil }
+            if hours != nil {
+                guard try file.decode(Bool.self, "expired") else { return nil }
+            } else if try file.decode(Bool.self, "pending") {
+                return nil
+            }
+            let key = try file.decode(String.self, "key")
+            try connection.query("delete from files where checksum = $1", [checksum])
+            // Deleted under the row's lock: an upload waiting for it then finds no row and writes
+            // the bytes again. Should the commit fail after this, the row names a missing blob,
+            // which the next upload of those bytes also writes again.
+            _ = try store.delete(BlobKey(key))
+            return key
+        }
+        return key != nil
     }
 }

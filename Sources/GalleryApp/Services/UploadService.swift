@@ -56,22 +56,40 @@ public final class UploadService: @unchecked Sendable {
         let key = try BlobKey.original(sha256: sha256)
         let name = key.lastComponent
         var storedNewBlob = false
-        if try store.info(key)?.size != Int64(byteSize) {
-            try store.put(key, movingFileAt: path)
-            storedNewBlob = true
-        }
         do {
-            // Any conflict, not only on checksum: the name derives from it, and a concurrent upload of
-            // the same bytes can trip the name key first, which `on conflict (checksum)` would raise.
-            try pool.query(
-                """
-                insert into files (name, key, checksum, byte_size, content_type, original_filename,
-                                   width, height, orientation, taken_at)
-                values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9)
-                on conflict do nothing
-                """,
-                [name, key.rawValue, sha256, byteSize, Self.cleanFilename(originalFilename),
-                 info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
+            // The files row is locked while the blob is checked (or written), the lock a purge takes
+            // before it releases the file (TrashService.releaseFile): either the purge ran first and
+            // this finds no blob and writes it again, or it waits and then finds the file pending.
+            // A row a purge deleted between the insert and the lock is inserted again (bounded).
+            var attempt = 0
+            while true {
+                attempt += 1
+                let locked = try pool.transaction { connection -> Bool in
+                    // Any conflict, not only on checksum: the name derives from it, and a concurrent upload
+                    // of the same bytes can trip the name key first, which `on conflict (checksum)` would raise.
+                    try connection.query(
+                        """
+                        insert into files (name, key, checksum, byte_size, content_type, original_filename,
+                                           width, height, orientation, taken_at, pending_since)
+                        values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, clock_timestamp())
+                        on conflict do nothing
+                        """,
+                        [name, key.rawValue, sha256, byteSize, Self.cleanFilename(originalFilename),
+                         info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
+                    guard try connection.query(
+                        "update files set pending_since = clock_timestamp() where checksum = $1 returning key", [sha256]
+                    ).count == 1 else { return false }
+                    if try store.info(key)?.size != Int64(byteSize) {
+                        try store.put(key, movingFileAt: path)
+                        storedNewBlob = true
+                    }
+                    return true
+                }
+                if locked { break }
+                guard attempt < 3 else {
+                    throw ParseError(code: ParseError.Code.internalServerError, message: "the file was deleted while it was stored; try again")
+                }
+            }
         } catch {
             // Leave no file behind unless another upload of the same bytes has recorded it meanwhile.
             if storedNewBlob, (try? pool.query("select 1 from files where checksum = $1", [sha256]).count) == 0 {
@@ -87,10 +105,12 @@ public final class UploadService: @unchecked Sendable {
     /// trash if it was there) instead of a copy.
     public func createPhoto(fileName: String, title: String, tags: [String]) throws -> PhotoReference {
         let reference = try pool.transaction { connection -> PhotoReference in
+            // Attaching the file clears its pending mark and locks its row, the lock a purge takes
+            // before releasing the file, so the bytes cannot be released under this photo.
             let files = try connection.query(
                 """
-                select key, checksum, byte_size, original_filename, width, height, orientation, taken_at
-                from files where name = $1
+                update files set pending_since = null where name = $1
+                returning key, checksum, byte_size, original_filename, width, height, orientation, taken_at
                 """, [fileName])
             guard let file = files.first else {
                 throw ParseError(code: ParseError.Code.incorrectType, message: "original must name a file uploaded with POST /files/<name>.")

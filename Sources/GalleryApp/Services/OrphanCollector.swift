@@ -1,0 +1,79 @@
+import BlobStore
+import Foundation
+import Logging
+import Postgres
+
+/// Removes what no row refers to any more: uploads (`POST /files`) never attached to a photo
+/// within the grace period, and thumbnails and previews whose photo row is gone (a photo purged
+/// while its job ran, a crash between a purge's commit and its unlinks). The worker runs it with
+/// the trash purge; `galleryd` operators see the counts in `/metrics`.
+public struct OrphanCollector: Sendable {
+    /// What one pass removed.
+    public struct Collected: Sendable, Equatable {
+        /// Unattached uploads removed (`files` row and original).
+        public var uploads = 0
+        /// Derivative files removed (thumbnails and previews of vanished photos).
+        public var derivatives = 0
+    }
+
+    let trash: TrashService
+    private var pool: PostgresPool { trash.pool }
+    private var store: LocalBlobStore { trash.store }
+
+    /// The store directories holding one `<objectId>.jpg` per photo.
+    static let derivativeDirectories = ["thumbnails", "previews"]
+    /// Object ids checked per query.
+    static let batchSize = 500
+
+    public init(trash: TrashService) {
+        self.trash = trash
+    }
+
+    /// One pass: uploads unattached for more than `graceHours` hours, and derivatives older than
+    /// `derivativeMinAge` seconds whose photo row does not exist. The age keeps a file a worker is
+    /// writing this moment out of reach (the worker itself removes what it wrote for a row that
+    /// vanished meanwhile).
+    public func collect(graceHours: Int, derivativeMinAge: TimeInterval = 600) throws -> Collected {
+        var collected = Collected()
+        let candidates = try pool.query(
+            """
+            select checksum from files f
+            where coalesce(f.pending_since, f.created_at) < now() - make_interval(hours => $1::int)
+              and not exists (select 1 from photos p where p.checksum = f.checksum)
+            order by checksum
+            """, [graceHours])
+        for row in candidates {
+            // Checked again under the row's lock: a photo created from it meanwhile keeps it.
+            if try trash.releaseFile(checksum: try row.decode(String.self, "checksum"), pendingOlderThanHours: graceHours) {
+                collected.uploads += 1
+            }
+        }
+        let cutoff = Date().addingTimeInterval(-derivativeMinAge)
+        for directory in Self.derivativeDirectories {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: store.root + "/" + directory)) ?? []
+            var owners: [String: String] = [:]
+            for name in names where name.hasSuffix(".jpg") {
+                let path = store.root + "/" + directory + "/" + name
+                guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                    modified < cutoff
+                else { continue }
+                owners[String(name.dropLast(4))] = directory + "/" + name
+            }
+            let ids = owners.keys.sorted()
+            for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
+                let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
+                let existing = Set(try pool.query("select object_id from photos where object_id = any($1)", [batch])
+                    .map { try $0.decode(String.self, "object_id") })
+                for id in batch where !existing.contains(id) {
+                    if let key = try? BlobKey(owners[id]!), (try? store.delete(key)) == true { collected.derivatives += 1 }
+                }
+            }
+        }
+        if collected.uploads > 0 || collected.derivatives > 0 {
+            trash.logger.notice("collected orphans", metadata: [
+                "uploads": "\(collected.uploads)", "derivatives": "\(collected.derivatives)", "graceHours": "\(graceHours)",
+            ])
+        }
+        return collected
+    }
+}

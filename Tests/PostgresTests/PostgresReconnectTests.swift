@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import Postgres
+
+/// What the connection does when its session dies around a statement: a read is re-run on a fresh
+/// session, a write that was sent is not (it may have committed), and a session the server ended
+/// while idle is replaced before a write is sent.
+@Suite struct PostgresReconnectTests {
+    /// Terminates `pid`'s backend from another session as soon as it is running a `pg_sleep`.
+    private static func terminateWhenSleeping(_ pid: Int, url: String) -> Thread {
+        let thread = Thread {
+            guard let killer = try? PostgresConnection(url: url) else { return }
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                let active = (try? killer.query(
+                    "select 1 from pg_stat_activity where pid = $1::int and state = 'active' and query like '%pg_sleep%'", [pid]
+                ).count) ?? 0
+                if active == 1 {
+                    _ = try? killer.query("select pg_terminate_backend($1::int)", [pid])
+                    return
+                }
+                usleep(5_000)
+            }
+        }
+        thread.start()
+        return thread
+    }
+
+    @Test func write_IsNotReRun_WhenTheSessionDiesAfterItWasSent() throws {
+        try TestDatabase.withSchema { url in
+            let connection = try PostgresConnection(url: url)
+            try connection.execute("create table r (i int)")
+            let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
+            _ = Self.terminateWhenSleeping(pid, url: url)
+            #expect {
+                try connection.query("insert into r select $1::int from pg_sleep(2)", [1])
+            } throws: { error in
+                guard case PostgresError.connectionClosed(let message) = error else { return false }
+                return message.contains("may or may not have run")
+            }
+            // Run once and aborted by the termination; a blind re-run would have inserted a row.
+            let fresh = try PostgresConnection(url: url)
+            #expect(try fresh.query("select count(*) from r")[0].decode(Int.self, 0) == 0)
+            // The connection itself is usable again, on a new session.
+            #expect(try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid") != pid)
+            try connection.query("insert into r values ($1)", [2])
+            #expect(try fresh.query("select count(*) from r")[0].decode(Int.self, 0) == 1)
+        }
+    }
+
+    @Test func read_IsReRun_WhenTheSessionDiesDuringIt() throws {
+        try TestDatabase.withSchema { url in
+            let connection = try PostgresConnection(url: url)
+            let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
+            _ = Self.terminateWhenSleeping(pid, url: url)
+            let started = Date()
+            // The first run is terminated mid-sleep; the re-run on a fresh session sleeps its 1 s and answers.
+            #expect(try connection.query("select 7 as n from pg_sleep(1)")[0].decode(Int.self, "n") == 7)
+            #expect(Date().timeIntervalSince(started) >= 1)
+            #expect(try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid") != pid)
+        }
+    }
+
+    @Test func write_RunsOnce_WhenTheSessionEndedWhileIdle() throws {
+        try TestDatabase.withSchema { url in
+            let connection = try PostgresConnection(url: url)
+            try connection.execute("create table r (i int)")
+            let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
+            let killer = try PostgresConnection(url: url)
+            #expect(try killer.query("select pg_terminate_backend($1::int) as ok", [pid])[0].decode(Bool.self, "ok"))
+            usleep(100_000)
+            // The goodbye the server sent is read before the write goes out: reconnect, then write once.
+            try connection.query("insert into r values ($1)", [1])
+            #expect(try killer.query("select count(*) from r")[0].decode(Int.self, 0) == 1)
+        }
+    }
+
+    @Test func readOnly_CountsOnlyPlainReads() {
+        for sql in ["select 1", "  SELECT * from photos where a = $1", "show server_version", "values (1)", "table photos"] {
+            #expect(PostgresConnection.isReadOnly(sql), "\(sql)")
+        }
+        for sql in [
+            "insert into r values (1)", "update photos set x = 1", "delete from photos", "select pg_notify($1, $2)",
+            "select * from files where checksum = $1 for update", "select nextval('s')", "with d as (delete from r returning i) select * from d",
+            "selective", "begin", "",
+        ] {
+            #expect(!PostgresConnection.isReadOnly(sql), "\(sql)")
+        }
+        #expect(PostgresConnection.isRerunnable("BEGIN"))
+        #expect(PostgresConnection.isRerunnable("begin isolation level serializable"))
+        #expect(!PostgresConnection.isRerunnable("commit"))
+    }
+}
