@@ -366,9 +366,11 @@ import HTTPServer
     @Test func urlSession_WithItsDefaultCache_GetsFreshAnswersAfterWrites() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        // The SDK's default: a URLSession with a URLCache.
+        // The SDK's default: a URLSession with a URLCache in memory and on disk (ParseSwift's sizes).
+        let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("galleryd-urlcache-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: cacheDirectory) }
         let configuration = URLSessionConfiguration.default
-        configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 0, diskPath: nil)
+        configuration.urlCache = URLCache(memoryCapacity: 512_000, diskCapacity: 10_000_000, diskPath: cacheDirectory.path)
         configuration.requestCachePolicy = .useProtocolCachePolicy
         let session = URLSession(configuration: configuration)
         defer { session.invalidateAndCancel() }
@@ -398,6 +400,13 @@ import HTTPServer
         #expect(second["objectId"] as? String != id)
         let again = try send("GET", "/parse/classes/Gallery?limit=10&order=%5B%22name%22%5D&where=%7B%7D")
         #expect((again["results"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Second", "Third"], "\(again)")
+        // The very same find and fetch as before the writes: today's answers, not the stored ones.
+        let repeated = try send("GET", "/parse/classes/Gallery?limit=10&order=%5B%22-createdAt%22%5D&where=%7B%7D")
+        #expect((repeated["results"] as? [[String: Any]])?.count == 2, "\(repeated)")
+        let fetched = try send("GET", "/parse/classes/Gallery/\(id)")
+        _ = try send("PUT", "/parse/classes/Gallery/\(id)", ["name": "Fourth"])
+        #expect(fetched["name"] as? String == "Second")
+        #expect(try send("GET", "/parse/classes/Gallery/\(id)")["name"] as? String == "Fourth")
     }
 
     // MARK: Other SDKs' extras

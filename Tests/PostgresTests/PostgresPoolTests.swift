@@ -22,6 +22,40 @@ import Testing
         }
     }
 
+    @Test func sharingTransaction_JoinsEveryCallOnThePool_AllOrNothing() throws {
+        try TestDatabase.withSchema { url in
+            let pool = TestDatabase.pool(url, size: 2)
+            let other = TestDatabase.pool(url, size: 1)
+            try pool.execute("create table r (i int primary key)")
+            // Calls made through the pool (as services make them) join the one transaction: a
+            // failure later rolls back what the earlier ones did, savepoints included.
+            var seen: (inside: Int, outside: Int, inUse: Int) = (-1, -1, -1)
+            do {
+                try pool.sharingTransaction {
+                    try pool.query("insert into r values ($1)", [1])
+                    try pool.transaction { try $0.query("insert into r values ($1)", [2]) }
+                    // Same session: the uncommitted rows are visible here, not to another pool.
+                    seen = (
+                        try pool.query("select count(*) from r")[0].decode(Int.self, 0),
+                        try other.query("select count(*) from r")[0].decode(Int.self, 0), pool.stats.inUse
+                    )
+                    throw Boom()
+                }
+                Issue.record("sharingTransaction did not rethrow")
+            } catch is Boom {}
+            #expect(seen.inside == 2 && seen.outside == 0 && seen.inUse == 1, "\(seen)")
+            #expect(try pool.query("select count(*) from r")[0].decode(Int.self, 0) == 0)
+            // A failed statement inside a nested transaction only undoes its savepoint.
+            try pool.sharingTransaction {
+                try pool.query("insert into r values ($1)", [3])
+                _ = try? pool.transaction { try $0.query("insert into r values ($1)", [3]) }
+                try pool.query("insert into r values ($1)", [4])
+            }
+            #expect(try pool.query("select array_agg(i order by i)::bigint[] as a from r")[0].decode([Int].self, "a") == [3, 4])
+            #expect(pool.stats.inUse == 0)
+        }
+    }
+
     @Test func transaction_RefusesToCommit_WhenBodySwallowedAnError() throws {
         try TestDatabase.withSchema { url in
             let pool = TestDatabase.pool(url)
