@@ -10,7 +10,7 @@
 # Usage: bench/faults.sh [SCENARIO...] (default: all four, in that order). Needs PostgreSQL and python3.
 # Env: PGPORT_PRIVATE (55643), PORT (18443), BUILD (release; debug skips the release build),
 #      ROUNDS (5), PHOTO (../shared/photos/dune_canon_1680x1050.jpg), SLOW_CONNECTIONS (1000),
-#      REQUESTS (100000).
+#      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +21,10 @@ build="${BUILD:-release}"
 photo="$(cd "$(dirname "${PHOTO:-../shared/photos/dune_canon_1680x1050.jpg}")" && pwd)/$(basename "${PHOTO:-dune_canon_1680x1050.jpg}")"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55643}"
 
-if [ "$build" = release ]; then
+if [ -n "${GALLERYD_BIN:-}" ]; then
+  galleryd="$GALLERYD_BIN"
+  build="given ($GALLERYD_BIN)"
+elif [ "$build" = release ]; then
   swift build -c release --product galleryd >&2
   galleryd="$(swift build -c release --show-bin-path)/galleryd"
 else
