@@ -3,7 +3,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
-for b in http db bucket manifest imaging ingest; do
+for b in http db bucket manifest imaging ingest faults; do
   if [ -x "bench/$b.sh" ]; then
     echo "=== bench/$b.sh"
     "bench/$b.sh" || { echo "bench/$b.sh failed" >&2; status=1; }

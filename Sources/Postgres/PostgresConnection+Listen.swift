@@ -23,18 +23,21 @@ extension PostgresConnection {
     }
 
     /// Reads what the server sent without blocking and returns the notifications received so far
-    /// (and any already queued by earlier statements). Throws `connectionClosed` if the session ended.
+    /// (and any already queued by earlier statements). Throws `connectionClosed` if the session
+    /// ended and nothing arrived before the end; notifications read in the same pass as the end
+    /// (sent just before a server restart) are returned first, and the next call throws.
     func receiveNotifications() throws -> [(channel: String, payload: String)] {
         let handle = try requireHandle()
-        guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
-            throw PostgresError.connectionClosed(message: Self.errorMessage(handle))
-        }
+        let consumed = PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
         var received: [(channel: String, payload: String)] = []
         while let notification = PQnotifies(handle) {
             let channel = String(cString: notification.pointee.relname)
             let payload = notification.pointee.extra.map { String(cString: $0) } ?? ""
             received.append((channel, payload))
             PQfreemem(notification)
+        }
+        if !consumed && received.isEmpty {
+            throw PostgresError.connectionClosed(message: Self.errorMessage(handle))
         }
         return received
     }

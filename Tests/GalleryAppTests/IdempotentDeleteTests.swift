@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Testing
 @testable import GalleryApp
 
@@ -42,5 +43,50 @@ import Testing
         #expect(item.status == 400 && item.json["code"] as? Int == 119)
         #expect(try server.request("DELETE", "/parse/purge/Photo/no%20such").status == 404)
         #expect(try server.request("DELETE", "/parse/purge/Nope/abcdefghij").json["code"] as? Int == 103)
+    }
+
+    @Test func delete_WhoseConnectionDiesAfterItWasSent_Answers503_AndItsRetryOnlyTrashes() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let photo = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 62))
+        let pool = server.application.pool
+        // Holds the trash UPDATE long enough to terminate its session while it runs.
+        try pool.execute(
+            """
+            create function slow_trash() returns trigger language plpgsql as $$
+            begin perform pg_sleep(2); return new; end $$;
+            create trigger slow_trash before update of deleted_at on photos for each row
+            when (old.deleted_at is null and new.deleted_at is not null) execute function slow_trash();
+            """)
+        let answer = Locked<TestServer.Response?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            answer.withValue { $0 = try? server.request("DELETE", "/parse/classes/Photo/\(photo)") }
+            done.signal()
+        }
+        let killer = try PostgresConnection(url: TestServer.url(try TestServer.databaseURL(), database: server.databaseName))
+        var terminated = false
+        let deadline = Date().addingTimeInterval(10)
+        while !terminated && Date() < deadline {
+            terminated = try killer.query(
+                """
+                select pg_terminate_backend(pid) as ok from pg_stat_activity
+                where datname = current_database() and pid <> pg_backend_pid() and state = 'active'
+                  and query like 'update photos set deleted_at%'
+                """).count > 0
+            if !terminated { usleep(5_000) }
+        }
+        #expect(terminated)
+        done.wait()
+        let lost = try #require(answer.current)
+        #expect(lost.status == 503 && lost.json["code"] as? Int == 1, "\(lost.status) \(lost.text)")
+        #expect(lost.header("Retry-After") == "1")
+        // The client retries, as told: the photo goes to Recently Deleted, never further.
+        for _ in 0..<2 {
+            let retried = try server.request("DELETE", "/parse/classes/Photo/\(photo)")
+            #expect(retried.status == 200, "\(retried.text)")
+        }
+        let fetched = try server.request("GET", "/parse/classes/Photo/\(photo)")
+        #expect(fetched.status == 200 && fetched.json["deletedAt"] != nil)
     }
 }

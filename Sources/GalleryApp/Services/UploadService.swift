@@ -77,7 +77,7 @@ public final class UploadService: @unchecked Sendable {
                         [name, key.rawValue, sha256, byteSize, Self.cleanFilename(originalFilename),
                          info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
                     guard try connection.query(
-                        "update files set pending_since = clock_timestamp() where checksum = $1 returning key", [sha256]
+                        "update files set pending_since = clock_timestamp() where name = $1 returning key", [name]
                     ).count == 1 else { return false }
                     if try store.info(key)?.size != Int64(byteSize) {
                         try store.put(key, movingFileAt: path)

@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Fault scenarios for bench/faults.sh (issue #13's acceptance harness). Standard library only.
+
+Each subcommand drives a running galleryd and prints figures as `key: value` lines:
+
+  uploads  --pid P --storage DIR    50 concurrent uploads, the server killed -9 at a random moment;
+                                    writes the acknowledged (201) originals to --acked
+  verify   --storage DIR --acked F  every acknowledged original is on disk with its SHA-256
+  load     --restart CMD            first pages + uploads while PostgreSQL restarts (-m fast)
+  slowloris                         N connections trickling headers; /health and first page latency
+  memory   --pid P                  N requests of several kinds; VmHWM/VmRSS before and after
+"""
+import argparse, hashlib, http.client, json, os, random, signal, socket, subprocess, sys, threading, time
+
+APP_ID = os.environ.get("GALLERYD_APP_ID", "gallery")
+HEADERS = {"X-Parse-Application-Id": APP_ID}
+
+
+def unique_jpeg(base, tag):
+    """`base` with a COM segment right after SOI carrying `tag`: a valid JPEG with its own SHA-256."""
+    payload = ("galleryd-faults " + tag).encode()
+    return base[:2] + b"\xff\xfe" + (len(payload) + 2).to_bytes(2, "big") + payload + base[2:]
+
+
+def request(port, method, path, body=None, headers=None, timeout=30):
+    """One request on a fresh connection: (status, body bytes)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        h = dict(HEADERS)
+        h.update(headers or {})
+        connection.request(method, path, body=body, headers=h)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def vm(pid, field):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+# -- kill -9 during uploads ------------------------------------------------------------------------
+
+def cmd_uploads(a):
+    base = open(a.photo, "rb").read()
+    acked, errors, lock = [], [0], threading.Lock()
+    start = threading.Barrier(a.count + 1)
+
+    def upload(i):
+        data = unique_jpeg(base, f"{a.round}-{i}-{time.time_ns()}")
+        digest = hashlib.sha256(data).hexdigest()
+        start.wait()
+        try:
+            status, body = request(a.port, "POST", f"/parse/files/k{i}.jpg", data, {"Content-Type": "image/jpeg"})
+            if status == 201:
+                with lock:
+                    acked.append((json.loads(body)["name"], digest))
+        except Exception:
+            with lock:
+                errors[0] += 1
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(a.count)]
+    for t in threads:
+        t.start()
+    start.wait()
+    delay = random.uniform(0, a.max_delay)
+    time.sleep(delay)
+    os.kill(a.pid, signal.SIGKILL)
+    for t in threads:
+        t.join()
+    with open(a.acked, "a") as f:
+        for name, digest in acked:
+            f.write(f"{name} {digest}\n")
+    print(f"round {a.round}: killed after {delay * 1000:.0f} ms, {len(acked)} acknowledged, {errors[0]} cut off")
+
+
+def cmd_verify(a):
+    lost = corrupt = 0
+    entries = [line.split() for line in open(a.acked) if line.strip()]
+    for name, digest in entries:
+        path = os.path.join(a.storage, "originals", name)
+        if not os.path.exists(path):
+            lost += 1
+            continue
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        if h.hexdigest() != digest or name != digest + ".jpg":
+            corrupt += 1
+    print(f"acknowledged originals: {len(entries)}")
+    print(f"lost: {lost}")
+    print(f"sha256 mismatches: {corrupt}")
+    return 1 if lost or corrupt else 0
+
+
+# -- PostgreSQL restart under load ----------------------------------------------------------------
+
+def cmd_load(a):
+    base = open(a.photo, "rb").read()
+    events, lock, stop = [], threading.Lock(), threading.Event()
+
+    def record(kind, t0, t1, outcome):
+        with lock:
+            events.append((kind, t0, t1, outcome))
+
+    def reader():
+        connection = None
+        while not stop.is_set():
+            t0 = time.monotonic()
+            try:
+                if connection is None:
+                    connection = http.client.HTTPConnection("127.0.0.1", a.port, timeout=30)
+                connection.request("GET", "/parse/classes/Photo?limit=50&order=-createdAt", headers=HEADERS)
+                response = connection.getresponse()
+                response.read()
+                record("query", t0, time.monotonic(), response.status)
+                if response.getheader("Connection", "").lower() == "close":
+                    connection.close()
+                    connection = None
+            except Exception as e:
+                record("query", t0, time.monotonic(), type(e).__name__)
+                connection = None
+
+    def uploader(n):
+        i = 0
+        while not stop.is_set():
+            i += 1
+            data = unique_jpeg(base, f"load-{n}-{i}-{time.time_ns()}")
+            t0 = time.monotonic()
+            try:
+                status, body = request(a.port, "POST", f"/parse/files/l{n}.jpg", data, {"Content-Type": "image/jpeg"})
+                if status == 201:
+                    name = json.loads(body)["name"]
+                    status, _ = request(a.port, "POST", "/parse/classes/Photo",
+                                        json.dumps({"original": {"__type": "File", "name": name}}).encode(),
+                                        {"Content-Type": "application/json"})
+                record("upload", t0, time.monotonic(), status)
+            except Exception as e:
+                record("upload", t0, time.monotonic(), type(e).__name__)
+
+    threads = [threading.Thread(target=reader) for _ in range(a.readers)]
+    threads += [threading.Thread(target=uploader, args=(n,)) for n in range(a.uploaders)]
+    began = time.monotonic()
+    for t in threads:
+        t.start()
+    time.sleep(a.before)
+    restart_at = time.monotonic()
+    subprocess.run(a.restart, shell=True, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    restarted_at = time.monotonic()
+    time.sleep(a.after)
+    stop.set()
+    for t in threads:
+        t.join()
+
+    def ok(outcome, kind):
+        return outcome == 200 or (kind == "upload" and outcome in (200, 201))
+
+    failures = [e for e in events if not ok(e[3], e[0])]
+    kinds = {}
+    for e in failures:
+        kinds[f"{e[0]} {e[3]}"] = kinds.get(f"{e[0]} {e[3]}", 0) + 1
+    print(f"requests: {len(events)} in {time.monotonic() - began:.1f} s "
+          f"({sum(1 for e in events if e[0] == 'query')} queries, {sum(1 for e in events if e[0] == 'upload')} uploads)")
+    print(f"pg_ctl restart -m fast took: {(restarted_at - restart_at) * 1000:.0f} ms")
+    print(f"failed requests: {len(failures)} {json.dumps(kinds, sort_keys=True)}")
+    if failures:
+        last = max(e[2] for e in failures)
+        after = [e[2] for e in events if ok(e[3], e[0]) and e[1] >= last]
+        recovered = min(after) if after else float("nan")
+        print(f"failures from restart start: first {(min(e[1] for e in failures) - restart_at) * 1000:.0f} ms, "
+              f"last {(last - restart_at) * 1000:.0f} ms")
+        print(f"recovery time (restart start -> first success after the last failure): {(recovered - restart_at) * 1000:.0f} ms; "
+              f"{max(0.0, recovered - restarted_at) * 1000:.0f} ms after pg_ctl returned")
+    else:
+        print("recovery time: 0 ms (no request failed)")
+
+
+# -- slowloris ------------------------------------------------------------------------------------
+
+def cmd_slowloris(a):
+    stop = threading.Event()
+    stats = {"opened": 0, "cut": 0, "408": 0, "open_errors": 0}
+    lock = threading.Lock()
+
+    def trickle():
+        conns = []
+
+        def open_one():
+            try:
+                s = socket.create_connection(("127.0.0.1", a.port), timeout=5)
+                s.setblocking(False)
+                s.send(b"GET /parse/classes/Photo HTTP/1.1\r\nHost: x\r\n")
+                with lock:
+                    stats["opened"] += 1
+                return s
+            except OSError:
+                with lock:
+                    stats["open_errors"] += 1
+                return None
+
+        for _ in range(a.connections):
+            s = open_one()
+            if s:
+                conns.append(s)
+        i = 0
+        while not stop.is_set():
+            # One header byte per connection every `interval` seconds, spread over the interval.
+            batch = max(1, len(conns) // 20)
+            for _ in range(batch):
+                if not conns:
+                    break
+                i = (i + 1) % len(conns)
+                s = conns[i]
+                try:
+                    try:
+                        data = s.recv(4096)
+                        if data is not None:
+                            with lock:
+                                stats["cut"] += 1
+                                if b" 408 " in data[:20]:
+                                    stats["408"] += 1
+                            s.close()
+                            conns[i] = open_one() or s
+                            continue
+                    except BlockingIOError:
+                        pass
+                    s.send(b"X")
+                except OSError:
+                    with lock:
+                        stats["cut"] += 1
+                    s.close()
+                    conns[i] = open_one() or s
+            time.sleep(a.interval / 20)
+        for s in conns:
+            s.close()
+
+    trickler = threading.Thread(target=trickle)
+    trickler.start()
+    time.sleep(a.warmup)
+    latencies = {"/health": [], "/parse/classes/Photo?limit=50&order=-createdAt": []}
+    errors = {k: 0 for k in latencies}
+
+    def measure(path):
+        end = time.monotonic() + a.duration
+        while time.monotonic() < end:
+            t0 = time.monotonic()
+            try:
+                status, _ = request(a.port, "GET", path, timeout=30)
+                if status == 200:
+                    latencies[path].append((time.monotonic() - t0) * 1000)
+                else:
+                    errors[path] += 1
+            except Exception:
+                errors[path] += 1
+            time.sleep(0.01)
+
+    measurers = [threading.Thread(target=measure, args=(p,)) for p in latencies]
+    for t in measurers:
+        t.start()
+    for t in measurers:
+        t.join()
+    stop.set()
+    trickler.join()
+    print(f"slow connections: {a.connections} held ({stats['opened']} opened in all, {stats['open_errors']} refused), "
+          f"{stats['cut']} cut by the server ({stats['408']} with 408)")
+    for path, values in latencies.items():
+        name = "/health" if path == "/health" else "first page"
+        print(f"{name}: {len(values)} ok, {errors[path]} errors, p50 {percentile(values, 50):.1f} ms, "
+              f"p99 {percentile(values, 99):.1f} ms, max {max(values) if values else float('nan'):.1f} ms")
+
+
+# -- memory growth --------------------------------------------------------------------------------
+
+def cmd_memory(a):
+    paths = [
+        ("GET", "/health", None),
+        ("GET", "/parse/classes/Photo?limit=50&order=-createdAt", None),
+        ("GET", "/parse/classes/Photo?where=%7B%22title%22%3A%7B%22%24regex%22%3A%22x%22%7D%7D&limit=5", None),
+        ("GET", "/parse/classes/Photo/NoSuchId00", None),
+        ("GET", "/parse/classes/Photo?where=%7Bbroken", None),
+        ("GET", "/parse/classes/Nope", None),
+        ("POST", "/parse/classes/Photo", b'{"original":{"__type":"File","name":"missing.jpg"}}'),
+    ]
+
+    def run(total):
+        counter, lock = [0], threading.Lock()
+        statuses = {}
+
+        def worker():
+            connection = None
+            while True:
+                with lock:
+                    if counter[0] >= total:
+                        break
+                    n = counter[0]
+                    counter[0] += 1
+                method, path, body = paths[n % len(paths)]
+                try:
+                    if connection is None:
+                        connection = http.client.HTTPConnection("127.0.0.1", a.port, timeout=30)
+                    h = dict(HEADERS)
+                    if body:
+                        h["Content-Type"] = "application/json"
+                    connection.request(method, path, body=body, headers=h)
+                    response = connection.getresponse()
+                    response.read()
+                    key = response.status
+                    if response.getheader("Connection", "").lower() == "close":
+                        connection.close()
+                        connection = None
+                except Exception as e:
+                    key = type(e).__name__
+                    connection = None
+                with lock:
+                    statuses[key] = statuses.get(key, 0) + 1
+
+        threads = [threading.Thread(target=worker) for _ in range(a.threads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return statuses
+
+    run(a.warmup)
+    hwm0, rss0 = vm(a.pid, "VmHWM"), vm(a.pid, "VmRSS")
+    t0 = time.monotonic()
+    statuses = run(a.requests)
+    seconds = time.monotonic() - t0
+    hwm1, rss1 = vm(a.pid, "VmHWM"), vm(a.pid, "VmRSS")
+    print(f"requests: {a.requests} in {seconds:.1f} s after {a.warmup} warm-up; statuses {json.dumps({str(k): v for k, v in sorted(statuses.items(), key=str)})}")
+    print(f"VmHWM: {hwm0 / 1024:.1f} MiB before, {hwm1 / 1024:.1f} MiB after ({(hwm1 - hwm0) / 1024:+.1f} MiB)")
+    print(f"VmRSS: {rss0 / 1024:.1f} MiB before, {rss1 / 1024:.1f} MiB after ({(rss1 - rss0) / 1024:+.1f} MiB)")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="command", required=True)
+    u = sub.add_parser("uploads")
+    u.add_argument("--port", type=int, required=True)
+    u.add_argument("--pid", type=int, required=True)
+    u.add_argument("--photo", required=True)
+    u.add_argument("--acked", required=True)
+    u.add_argument("--round", type=int, default=0)
+    u.add_argument("--count", type=int, default=50)
+    u.add_argument("--max-delay", type=float, default=1.0)
+    v = sub.add_parser("verify")
+    v.add_argument("--storage", required=True)
+    v.add_argument("--acked", required=True)
+    l = sub.add_parser("load")
+    l.add_argument("--port", type=int, required=True)
+    l.add_argument("--photo", required=True)
+    l.add_argument("--restart", required=True)
+    l.add_argument("--readers", type=int, default=6)
+    l.add_argument("--uploaders", type=int, default=2)
+    l.add_argument("--before", type=float, default=4)
+    l.add_argument("--after", type=float, default=8)
+    s = sub.add_parser("slowloris")
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--connections", type=int, default=1000)
+    s.add_argument("--interval", type=float, default=1.0)
+    s.add_argument("--warmup", type=float, default=3)
+    s.add_argument("--duration", type=float, default=15)
+    m = sub.add_parser("memory")
+    m.add_argument("--port", type=int, required=True)
+    m.add_argument("--pid", type=int, required=True)
+    m.add_argument("--requests", type=int, default=100_000)
+    m.add_argument("--warmup", type=int, default=5_000)
+    m.add_argument("--threads", type=int, default=4)
+    a = p.parse_args()
+    sys.exit({"uploads": cmd_uploads, "verify": cmd_verify, "load": cmd_load,
+              "slowloris": cmd_slowloris, "memory": cmd_memory}[a.command](a) or 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Fault harness (issue #13): galleryd serve on a private PostgreSQL, put through the faults a real
+# deployment meets, printing figures for each:
+#   kill       kill -9 of the server at a random moment during 50 concurrent uploads, ROUNDS times:
+#              every acknowledged (201) original is on disk with its SHA-256; temp files after restart
+#   pgrestart  PostgreSQL `restart -m fast` under first-page queries and uploads: failed requests,
+#              recovery time, and galleryd still the same process
+#   slowloris  1,000 connections trickling header bytes: /health and first page p50/p99
+#   memory     100k requests of several kinds (pages, 404s, 400s): VmHWM and VmRSS before and after
+# Usage: bench/faults.sh [SCENARIO...] (default: all four, in that order). Needs PostgreSQL and python3.
+# Env: PGPORT_PRIVATE (55643), PORT (18443), BUILD (release; debug skips the release build),
+#      ROUNDS (5), PHOTO (../shared/photos/dune_canon_1680x1050.jpg), SLOW_CONNECTIONS (1000),
+#      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scenarios="${*:-kill pgrestart slowloris memory}"
+port="${PORT:-18443}"
+rounds="${ROUNDS:-5}"
+build="${BUILD:-release}"
+photo="$(cd "$(dirname "${PHOTO:-../shared/photos/dune_canon_1680x1050.jpg}")" && pwd)/$(basename "${PHOTO:-dune_canon_1680x1050.jpg}")"
+export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55643}"
+
+if [ -n "${GALLERYD_BIN:-}" ]; then
+  galleryd="$GALLERYD_BIN"
+  build="given ($GALLERYD_BIN)"
+elif [ "$build" = release ]; then
+  swift build -c release --product galleryd >&2
+  galleryd="$(swift build -c release --show-bin-path)/galleryd"
+else
+  swift build --product galleryd >&2
+  galleryd="$(swift build --show-bin-path)/galleryd"
+fi
+
+tmp="$(mktemp -d /tmp/galleryd-faults.XXXXXX)"
+serve_pid=""
+stop_serve() {
+  if [ -n "$serve_pid" ]; then
+    kill "$serve_pid" 2>/dev/null || true
+    wait "$serve_pid" 2>/dev/null || true
+    serve_pid=""
+  fi
+}
+cleanup() {
+  stop_serve
+  scripts/pg.sh stop "$tmp/pg" || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
+export GALLERYD_STORAGE_DIR="$tmp/blobs"
+export GALLERYD_MASTER_KEY="faults-master-key-$(date +%s%N)"
+export GALLERYD_LOG_LEVEL="${GALLERYD_LOG_LEVEL:-warning}"
+psql_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)/psql"
+sql() { "$psql_bin" "$DATABASE_URL" -tAc "$1"; }
+
+start_serve() {
+  "$galleryd" serve --host 127.0.0.1 --port "$port" --workers 1 >>"$tmp/serve.log" 2>&1 &
+  serve_pid=$!
+  for _ in $(seq 300); do
+    curl -fs -o /dev/null "http://127.0.0.1:$port/ready" && return 0
+    kill -0 "$serve_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  tail -n 30 "$tmp/serve.log" >&2
+  echo "faults.sh: serve did not start" >&2
+  exit 1
+}
+
+temp_files() { find "$GALLERYD_STORAGE_DIR/.tmp" -type f 2>/dev/null | wc -l; }
+
+scenario_kill() {
+  echo "== kill -9 during 50 concurrent uploads, $rounds rounds (photo $(basename "$photo"), $(($(stat -c %s "$photo") / 1024)) KiB)"
+  : >"$tmp/acked"
+  local leftover=0
+  for round in $(seq "$rounds"); do
+    [ -n "$serve_pid" ] || start_serve
+    python3 bench/faults.py uploads --port "$port" --pid "$serve_pid" --photo "$photo" --acked "$tmp/acked" --round "$round"
+    wait "$serve_pid" 2>/dev/null || true
+    serve_pid=""
+    local before=$(temp_files)
+    start_serve
+    local after=$(temp_files)
+    echo "  temp files: $before left by the kill, $after after restart"
+    leftover=$((leftover + after))
+  done
+  python3 bench/faults.py verify --storage "$GALLERYD_STORAGE_DIR" --acked "$tmp/acked" | sed 's/^/  /'
+  local rows=$(sql "select count(*) from files")
+  echo "  files rows: $rows; temp files after restarts (sum over rounds): $leftover"
+}
+
+scenario_pgrestart() {
+  echo "== PostgreSQL restart -m fast under first-page queries and uploads"
+  [ -n "$serve_pid" ] || start_serve
+  local pid_before=$serve_pid
+  python3 bench/faults.py load --port "$port" --photo "$photo" \
+    --restart "scripts/pg.sh ctl $tmp/pg restart -m fast" | sed 's/^/  /'
+  if kill -0 "$pid_before" 2>/dev/null; then
+    echo "  galleryd: same process (pid $pid_before), not restarted"
+  else
+    echo "  galleryd: DIED during the restart"
+    serve_pid=""
+  fi
+  curl -fs -o /dev/null -w "  /ready after: %{http_code}\n" "http://127.0.0.1:$port/ready" || echo "  /ready after: failed"
+}
+
+scenario_slowloris() {
+  echo "== slowloris: ${SLOW_CONNECTIONS:-1000} connections trickling headers"
+  [ -n "$serve_pid" ] || start_serve
+  (ulimit -n 8192 2>/dev/null || true
+   python3 bench/faults.py slowloris --port "$port" --connections "${SLOW_CONNECTIONS:-1000}") | sed 's/^/  /'
+}
+
+scenario_memory() {
+  echo "== memory over ${REQUESTS:-100000} requests"
+  [ -n "$serve_pid" ] || start_serve
+  python3 bench/faults.py memory --port "$port" --pid "$serve_pid" --requests "${REQUESTS:-100000}" | sed 's/^/  /'
+}
+
+echo "galleryd $build build; photos in the database are whatever earlier scenarios uploaded" >&2
+for scenario in $scenarios; do
+  case "$scenario" in
+  kill) scenario_kill ;;
+  pgrestart) scenario_pgrestart ;;
+  slowloris) scenario_slowloris ;;
+  memory) scenario_memory ;;
+  *) echo "faults.sh: unknown scenario $scenario (kill, pgrestart, slowloris, memory)" >&2; exit 2 ;;
+  esac
+done
