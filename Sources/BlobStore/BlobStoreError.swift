@@ -6,12 +6,16 @@ public enum BlobStoreError: Error, CustomStringConvertible, Equatable {
     case notFound(String)
     /// A file-system call failed; the operation, the path and `strerror(errno)`.
     case io(operation: String, path: String, message: String)
+    /// The file system is full (`ENOSPC`) or the quota is used up (`EDQUOT`): a fault that freeing
+    /// space cures, so callers answer 507 and retry later instead of failing for good.
+    case insufficientStorage(operation: String, path: String)
 
     public var description: String {
         switch self {
         case .invalidKey(let key, let reason): return "invalid key \"\(key)\": \(reason)"
         case .notFound(let key): return "no blob \"\(key)\""
         case .io(let operation, let path, let message): return "\(operation) \(path): \(message)"
+        case .insufficientStorage(let operation, let path): return "\(operation) \(path): no space left on device"
         }
     }
 }

@@ -177,17 +177,30 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         return true
     }
 
-    /// Removes temporary files older than `age` seconds left by a crash mid-write.
-    public func sweepTemporaryFiles(olderThan age: TimeInterval = 3600) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) else { return }
+    /// Removes temporary files not written to for `age` seconds: left by a crash mid-write, or by a
+    /// client that vanished mid-upload. A file still being written (an upload in progress, however
+    /// slow) has a recent modification time and is kept. Returns how many were removed.
+    @discardableResult
+    public func sweepTemporaryFiles(olderThan age: TimeInterval = 3600) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) else { return 0 }
         let cutoff = Date().addingTimeInterval(-age)
+        var removed = 0
         for name in names {
             let p = temporaryDirectory + "/" + name
             if let attributes = try? FileManager.default.attributesOfItem(atPath: p),
-                let modified = attributes[.modificationDate] as? Date, modified < cutoff {
-                unlink(p)
+                let modified = attributes[.modificationDate] as? Date, modified < cutoff, unlink(p) == 0 {
+                removed += 1
             }
         }
+        return removed
+    }
+
+    /// Bytes an unprivileged writer can still use on the store's file system (`statvfs`'s
+    /// `f_bavail`), or nil when it cannot be found out.
+    public func availableBytes() -> Int64? {
+        var st = statvfs()
+        guard statvfs(root, &st) == 0 else { return nil }
+        return Int64(st.f_bavail) * Int64(st.f_frsize)
     }
 
     private func count(_ bytes: Int64) {
@@ -287,6 +300,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     }
 
     private static func ioError(_ operation: String, _ path: String) -> BlobStoreError {
-        .io(operation: operation, path: path, message: String(cString: strerror(errno)))
+        if errno == ENOSPC || errno == EDQUOT { return .insufficientStorage(operation: operation, path: path) }
+        return .io(operation: operation, path: path, message: String(cString: strerror(errno)))
     }
 }

@@ -27,6 +27,10 @@ public final class GalleryApplication: @unchecked Sendable {
     public let jobs: JobQueue
     /// Permanent deletion and retention.
     public let trash: TrashService
+    /// Which uploads may spool their bodies (free disk space, the spool budget).
+    public let uploadAdmission: UploadAdmission
+    /// Slots for expensive queries, so they cannot hold every pooled connection.
+    public let expensiveQueries: ExpensiveQueryGate
     /// Schema migrations.
     public let migrator: Migrator
     /// In-process workers (nil when `workers` is 0).
@@ -51,9 +55,18 @@ public final class GalleryApplication: @unchecked Sendable {
         metrics = GalleryMetrics()
         let limits = ImageLimits(maxPixels: configuration.maxPixels)
         uploads = UploadService(pool: pool, store: store, limits: limits, logger: logger)
-        jobs = JobQueue(
+        var jobs = JobQueue(
             pool: pool, leaseSeconds: configuration.jobLeaseSeconds, retryBaseMs: configuration.jobRetryBaseMs,
             maxAttempts: configuration.jobMaxAttempts)
+        jobs.transientRetrySeconds = Double(configuration.jobTransientRetryHours) * 3600
+        jobs.transientMaxDelay = Double(configuration.jobTransientMaxDelaySeconds)
+        self.jobs = jobs
+        uploadAdmission = UploadAdmission(
+            store: store, maxSpoolBytes: configuration.maxSpoolBytes, minFreeBytes: Int64(configuration.minFreeBytes),
+            maxUploadBytes: configuration.maxUploadBytes)
+        expensiveQueries = ExpensiveQueryGate(
+            slots: configuration.expensiveQueryLimit, waitTimeout: Double(configuration.poolTimeoutMs) / 1000,
+            statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
         trash = TrashService(pool: pool, store: store, logger: logger)
         router = HTTPRouter()
         if configuration.workers > 0 {
@@ -74,6 +87,8 @@ public final class GalleryApplication: @unchecked Sendable {
         var settings = WorkerPool.Settings(threads: threads, trashRetentionDays: configuration.trashRetentionDays)
         settings.pollInterval = 2
         settings.orphanGraceHours = configuration.orphanGraceHours
+        settings.tmpSweepAge = Double(configuration.tmpSweepMinutes) * 60
+        settings.tmpSweepInterval = min(600, settings.tmpSweepAge / 2)
         return WorkerPool(
             settings: settings, queue: jobs, processor: processor, trash: trash, databaseURL: configuration.databaseURL,
             logger: logger, metrics: metrics)
@@ -85,6 +100,7 @@ public final class GalleryApplication: @unchecked Sendable {
             .register(on: router)
         BucketRoutes(bucket: configuration.bucket, store: store, logger: logger).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
+        ParseJobRoutes(application: self, keys: keys).register(on: router)
     }
 
     private func registerCollectors() {

@@ -193,6 +193,17 @@ final class HTTPConnection {
             request.pathParameters = parameters
             request.routePattern = route.pattern
             self.route = route
+            var admitted: HTTPBodyObserver?
+            if let admission = route.admission {
+                do {
+                    admitted = try admission(request)
+                } catch {
+                    // Refused on the head alone (keys, disk space): answered now, the body never stored.
+                    self.request = request
+                    refuseBeforeBody(error, hasUnreadBody: head.hasBody)
+                    return
+                }
+            }
             let limit = route.maxBodyBytes ?? server.configuration.limits.maxBodyBytes
             if let length = head.contentLength, length > limit {
                 // Refused before reading it (and without 100 Continue); the unread body forces a close.
@@ -204,7 +215,7 @@ final class HTTPConnection {
             }
             parser.bodyLimit = limit
             if head.hasBody {
-                let observer = route.bodyObserverFactory?()
+                let observer = admitted ?? route.bodyObserverFactory?()
                 request.bodyObserver = observer
                 do {
                     sink = try RequestBodySink(
@@ -344,6 +355,16 @@ final class HTTPConnection {
         if hasUnreadBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
         var response = currentResponder().response(status: status, message: message, request: request)
         for field in headers { response.headers[field.name] = field.value }
+        HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+        startResponse(response)
+    }
+
+    /// An error a route's admission threw on the head, rendered by the responder; a body the client
+    /// sends anyway is not read, so the connection closes after the answer.
+    private func refuseBeforeBody(_ error: Error, hasUnreadBody: Bool) {
+        guard let request else { return close() }
+        if hasUnreadBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
+        var response = currentResponder().response(for: error, request: request)
         HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
         startResponse(response)
     }

@@ -15,10 +15,17 @@ public final class HTTPRoute: Sendable {
     public let mayBlock: Bool
     /// Makes a fresh observer for each request's body (e.g. an upload digest), or nil.
     public let bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)?
+    /// Runs on the request head, before any of the body is read, spooled or invited with
+    /// `100 Continue`: a thrown error (missing keys, a full disk) is answered at once by the route's
+    /// error responder, and the body is never stored. It returns the body's observer (taking the
+    /// place of `bodyObserverFactory`), which lives as long as the request and so can also hold a
+    /// reservation released with it. Runs on an event loop thread: it must not block.
+    public let admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)?
 
     public init(
         _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, mayBlock: Bool = true,
-        bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil, handler: HTTPHandler
+        bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil,
+        admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)? = nil, handler: HTTPHandler
     ) {
         self.method = method
         self.pattern = pattern
@@ -26,15 +33,17 @@ public final class HTTPRoute: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.mayBlock = mayBlock
         self.bodyObserverFactory = bodyObserverFactory
+        self.admission = admission
     }
 
     public convenience init(
         _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, mayBlock: Bool = true,
         bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil,
+        admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)? = nil,
         _ body: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
     ) {
         self.init(
             method, pattern, maxBodyBytes: maxBodyBytes, mayBlock: mayBlock,
-            bodyObserverFactory: bodyObserverFactory, handler: HTTPClosureHandler(body))
+            bodyObserverFactory: bodyObserverFactory, admission: admission, handler: HTTPClosureHandler(body))
     }
 }

@@ -39,6 +39,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let notImplemented = HTTPStatus(501, "Not Implemented")
     public static let serviceUnavailable = HTTPStatus(503, "Service Unavailable")
     public static let httpVersionNotSupported = HTTPStatus(505, "HTTP Version Not Supported")
+    public static let insufficientStorage = HTTPStatus(507, "Insufficient Storage")
 
     public var description: String { "\(code) \(reason)" }
 }

@@ -74,6 +74,9 @@ final class RequestBodySink {
         template.append(contentsOf: Array("galleryd-body-XXXXXX".utf8CString))
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
+            if errno == ENOSPC || errno == EDQUOT {
+                throw HTTPError(.insufficientStorage, "insufficient storage: the server's disk is full")
+            }
             throw HTTPError(.internalServerError, "cannot create temporary file: \(SocketError.errnoText)")
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
@@ -87,6 +90,10 @@ final class RequestBodySink {
             let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
+                // A full disk is the server's condition, not a bug: 507 (RFC 4918 §11.5), which clients retry.
+                if errno == ENOSPC || errno == EDQUOT {
+                    throw HTTPError(.insufficientStorage, "insufficient storage: the server's disk is full")
+                }
                 throw HTTPError(.internalServerError, "cannot write temporary file: \(SocketError.errnoText)")
             }
             offset += n

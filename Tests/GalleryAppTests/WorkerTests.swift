@@ -126,9 +126,13 @@ import Testing
     @Test func worker_FailsAtOnce_WhenTheImageDataIsTruncated() throws {
         let server = try TestServer(workers: 0) { $0.jobMaxAttempts = 5 }
         defer { server.stop() }
-        // The header is intact (the upload's probe accepts it) but the scan data stops half-way.
+        // The upload refuses a file without its end marker, so the stored original is cut short
+        // afterwards (a damaged disk): the header is intact but the scan data stops half-way.
         let jpeg = try TestJPEG.make(width: 96, height: 96, seed: 24)
-        let id = try server.uploadPhoto(Array(jpeg.prefix(jpeg.count * 2 / 3)))
+        let id = try server.uploadPhoto(jpeg)
+        for name in server.blobFiles(under: "originals") {
+            try Data(jpeg.prefix(jpeg.count * 2 / 3)).write(to: URL(fileURLWithPath: server.storage + "/originals/" + name))
+        }
         let pool = server.application.makeWorkerPool(threads: 1)
         try Self.drainUntilFinished(server, id, pool: pool)
         let job = try Self.job(server, id)

@@ -56,13 +56,29 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var jobMaxAttempts = 5
     /// First retry delay of a failed job in milliseconds; each further attempt doubles it (capped at 10 minutes).
     public var jobRetryBaseMs = 2_000
-    /// Seconds a worker owns a claimed job; after that another worker may take it.
-    public var jobLeaseSeconds = 300
+    /// Seconds a claimed job's lease lasts; the worker renews it every third of that while the
+    /// job runs (a heartbeat), so a worker killed mid-job loses it within this time, not minutes.
+    public var jobLeaseSeconds = 30
+    /// Hours a job keeps retrying after transient faults (full disk, I/O errors, database
+    /// unavailable), backing off up to `jobTransientMaxDelaySeconds`, before its photo is marked failed.
+    public var jobTransientRetryHours = 24
+    /// Longest wait between retries after a transient fault, in seconds.
+    public var jobTransientMaxDelaySeconds = 300
+    /// Minutes after which a temporary file nobody writes to any more (a crash mid-write, a
+    /// client gone mid-upload) is removed by the worker's periodic sweep.
+    public var tmpSweepMinutes = 60
     /// Days a trashed photo or gallery stays in Recently Deleted before the worker purges it.
     public var trashRetentionDays = 30
     /// Hours an upload (`POST /files`) may wait to be attached to a photo before the worker's
     /// orphan collector removes it; a client uploads and then creates the photo within seconds.
     public var orphanGraceHours = 24
+
+    /// Most bytes that uploads in progress may spool to disk together (each counted at its
+    /// Content-Length, or at `maxUploadBytes` when chunked); more are refused with 507 at once.
+    public var maxSpoolBytes = 2_147_483_648
+    /// Uploads are refused with 507 (Parse code 1) while the store's file system has less free
+    /// space than this, so a full disk never takes reads, the database or derivatives with it.
+    public var minFreeBytes = 1_073_741_824
 
     // HTTP limits
     /// Most simultaneous client connections; more wait in the listen backlog.
@@ -92,6 +108,14 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var maxJSONDepth = 16
     /// Cap on a query's `limit`.
     public var maxQueryLimit = 1_000
+    /// Largest `skip`: deep offsets read and discard every skipped row, so past this the query is
+    /// refused (102) with a pointer to the keyset cursor.
+    public var maxQuerySkip = 10_000
+    /// Expensive queries (an unanchored `$regex`, a `skip` over 1,000) running at once;
+    /// more wait for a slot, so they cannot hold every pooled connection and starve cheap pages.
+    public var expensiveQueryLimit = 2
+    /// Longest an expensive query's statements may run, in milliseconds (shorter than `statementTimeoutMs`).
+    public var expensiveStatementTimeoutMs = 3_000
     /// Time allowed to receive a request's head, in milliseconds (slowloris clients are cut off).
     public var headerTimeoutMs = 10_000
     /// Time an idle keep-alive connection is kept, in milliseconds.

@@ -1,8 +1,10 @@
 import Foundation
 import Postgres
 
-/// The `jobs` table as a queue: claiming with `FOR UPDATE SKIP LOCKED` and a lease, finishing,
-/// and retrying with exponential backoff. A job whose lease expired (its worker died) is claimable again.
+/// The `jobs` table as a queue: claiming with `FOR UPDATE SKIP LOCKED` and a short lease that the
+/// worker renews while it runs (`renew`), finishing, and retrying with exponential backoff. A job
+/// whose lease expired (its worker died) is claimable again. Transient faults (see `JobFault`) back
+/// off on their own schedule for hours without using up attempts; failed photos can be re-queued.
 public struct JobQueue: Sendable {
     /// A claimed job.
     public struct Claim: Sendable {
@@ -23,12 +25,27 @@ public struct JobQueue: Sendable {
     public var retryBaseMs: Int
     /// Attempts before a job fails for good (applied to new claims' rows).
     public var maxAttempts: Int
+    /// Seconds a job keeps retrying after its first transient fault before it fails for good.
+    public var transientRetrySeconds: Double = 24 * 3600
+    /// Longest wait between retries after a transient fault, in seconds.
+    public var transientMaxDelay: Double = 300
 
     public init(pool: PostgresPool, leaseSeconds: Int, retryBaseMs: Int, maxAttempts: Int) {
         self.pool = pool
         self.leaseSeconds = leaseSeconds
         self.retryBaseMs = retryBaseMs
         self.maxAttempts = maxAttempts
+    }
+
+    /// Extends the lease of a job this worker still holds (the heartbeat while it runs). Returns
+    /// false when the worker no longer holds it (the lease ran out and another worker took it).
+    @discardableResult
+    public func renew(_ claim: Claim, worker: String) throws -> Bool {
+        try pool.query(
+            """
+            update jobs set lease_until = now() + make_interval(secs => $3)
+            where id = $1 and locked_by = $2 and state = 'running'
+            """, [claim.id, worker, Double(leaseSeconds)]).affectedRows == 1
     }
 
     /// Claims the next due job for `worker`, or nil when none is due. A job whose lease expired is
@@ -63,7 +80,8 @@ public struct JobQueue: Sendable {
     public func complete(_ claim: Claim, worker: String, on connection: PostgresConnection) throws -> Bool {
         try connection.query(
             """
-            update jobs set state = 'done', lease_until = null, last_error = null, updated_at = now()
+            update jobs set state = 'done', lease_until = null, last_error = null, updated_at = now(),
+                   transient_failures = 0, transient_since = null
             where id = $1 and locked_by = $2 and state = 'running'
             """, [claim.id, worker]).affectedRows == 1
     }
@@ -86,13 +104,30 @@ public struct JobQueue: Sendable {
             """, [maxAttempts]).affectedRows
     }
 
-    /// Records a failed attempt: schedules a retry with exponential backoff, or, after the last
-    /// attempt or for a `permanent` failure (one a retry cannot fix, such as a corrupt image),
-    /// fails the job and marks the photo failed with the reason.
-    public func fail(_ claim: Claim, worker: String, reason: String, permanent: Bool = false) throws {
+    /// Records a failed attempt. A `.transient` fault re-queues the job after a delay that doubles
+    /// from the retry base up to `transientMaxDelay`, without counting the attempt, for as long as
+    /// `transientRetrySeconds` since its first transient fault. Otherwise: a retry with exponential
+    /// backoff, or, after the last attempt or for a `.permanent` fault (a corrupt image), the job
+    /// fails and the photo is marked failed with the reason.
+    public func fail(_ claim: Claim, worker: String, reason: String, fault: JobFault = .retryable) throws {
         let reason = String(reason.prefix(2000))
         try pool.transaction { connection in
-            if permanent || claim.attempt >= claim.maxAttempts {
+            if fault == .transient {
+                let requeued = try connection.query(
+                    """
+                    update jobs set state = 'queued', lease_until = null, locked_by = null, last_error = $3,
+                           attempts = greatest(0, attempts - 1),
+                           transient_failures = transient_failures + 1,
+                           transient_since = coalesce(transient_since, now()),
+                           run_at = now() + make_interval(secs => least($5::float8, $4::float8 * power(2, least(transient_failures, 30))))
+                    where id = $1 and locked_by = $2 and state = 'running'
+                      and coalesce(transient_since, now()) > now() - make_interval(secs => $6)
+                    """,
+                    [claim.id, worker, reason, Double(retryBaseMs) / 1000, transientMaxDelay, transientRetrySeconds])
+                if requeued.affectedRows == 1 { return }
+                // Lease lost (nothing below matches either), or transient faults for too long: fail it.
+            }
+            if fault != .retryable || claim.attempt >= claim.maxAttempts {
                 let updated = try connection.query(
                     """
                     update jobs set state = 'failed', lease_until = null, last_error = $3, updated_at = now()
@@ -116,6 +151,40 @@ public struct JobQueue: Sendable {
     /// The delay before the next attempt, in seconds: base × 2^(attempt−1), capped at 10 minutes.
     public func retryDelay(afterAttempt attempt: Int) -> Double {
         min(600, Double(retryBaseMs) / 1000 * pow(2, Double(max(0, attempt - 1))))
+    }
+
+    /// Puts failed photos back in the queue with fresh attempts: the photos named (any that are
+    /// failed), or every failed photo when `photoIds` is nil. Their status goes back to `pending`
+    /// and the workers are woken. Returns the ids re-queued.
+    @discardableResult
+    public func requeueFailed(photoIds: [String]?) throws -> [String] {
+        let ids = try pool.transaction { connection -> [String] in
+            let photos = try connection.query(
+                """
+                update photos set status = 'pending', error = null
+                where status = 'failed' and ($1::text[] is null or object_id = any($1::text[]))
+                returning object_id
+                """, [photoIds])
+            let ids = try photos.map { try $0.decode(String.self, "object_id") }
+            guard !ids.isEmpty else { return [] }
+            try Self.requeue(ids, on: connection)
+            return ids
+        }
+        return ids
+    }
+
+    /// Queues the photos' jobs afresh (state queued, due now, attempts and transient history
+    /// cleared; created when missing) and notifies the workers, in the caller's transaction.
+    static func requeue(_ photoIds: [String], on connection: PostgresConnection) throws {
+        try connection.query(
+            """
+            insert into jobs (photo_id, kind)
+            select unnest($1::text[]), 'derivatives'
+            on conflict (photo_id, kind) do update
+               set state = 'queued', attempts = 0, run_at = now(), lease_until = null, locked_by = null,
+                   last_error = null, transient_failures = 0, transient_since = null
+            """, [photoIds])
+        try connection.query("select pg_notify($1, $2)", [UploadService.jobChannel, photoIds.joined(separator: ",")])
     }
 
     /// Jobs by state, for metrics and /ready.

@@ -20,6 +20,10 @@ public final class WorkerPool: @unchecked Sendable {
         public var purgeInterval: Double = 3600
         /// Hours an upload may wait to be attached to a photo before the orphan collector removes it.
         public var orphanGraceHours = 24
+        /// Seconds between sweeps of abandoned temporary files in the store.
+        public var tmpSweepInterval: Double = 600
+        /// Age in seconds (since the last write) at which a temporary file counts as abandoned.
+        public var tmpSweepAge: Double = 3600
 
         public init(threads: Int, trashRetentionDays: Int) {
             self.threads = threads
@@ -106,6 +110,7 @@ public final class WorkerPool: @unchecked Sendable {
     private func loop(index: Int) {
         let worker = "\(identity)/\(index)"
         var lastPurge = Date.distantPast
+        var lastSweep = Date()  // the application swept at start
         while isRunning {
             if index == 0, Date().timeIntervalSince(lastPurge) >= settings.purgeInterval {
                 lastPurge = Date()
@@ -113,6 +118,10 @@ public final class WorkerPool: @unchecked Sendable {
                     logger.error("trash purge failed: \(error)")
                 }
                 collectOrphans()
+            }
+            if index == 0, Date().timeIntervalSince(lastSweep) >= settings.tmpSweepInterval {
+                lastSweep = Date()
+                sweepTemporaryFiles()
             }
             let didWork: Bool
             do {
@@ -144,20 +153,34 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Whether retrying cannot help: the image itself is corrupt, truncated, unsupported or over a
-    /// limit, so decoding it again gives the same error. I/O and database errors are retried.
-    static func isPermanent(_ error: Error) -> Bool {
-        guard let error = error as? ImageError else { return false }
-        if case .io = error { return false }
-        return true
+    /// Removes temporary files of the store nobody has written to for `tmpSweepAge` (a crash
+    /// mid-write, an upload whose client vanished): the periodic part of what start-up does.
+    /// Returns how many were removed.
+    @discardableResult
+    public func sweepTemporaryFiles() -> Int {
+        let removed = processor.store.sweepTemporaryFiles(olderThan: settings.tmpSweepAge)
+        if removed > 0 { logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"]) }
+        return removed
     }
 
-    /// Claims and runs one job. Returns false when no job was due.
+    /// Claims and runs one job. Returns false when no job was due. While the job runs, a timer
+    /// renews its lease every third of the lease time (the heartbeat), so a short lease is enough
+    /// for a long job and a worker that dies loses the job within one lease.
     func runOne(worker: String) throws -> Bool {
         guard let claim = try queue.claim(worker: worker) else { return false }
         let started = Date()
         metrics?.jobsRunning.add(1)
         defer { metrics?.jobsRunning.add(-1) }
+        let heartbeat = Heartbeat(interval: Double(queue.leaseSeconds) / 3) { [queue, logger] in
+            do {
+                if try !queue.renew(claim, worker: worker) {
+                    logger.warning("lost the lease on a running job", metadata: ["objectId": "\(claim.photoId)"])
+                }
+            } catch {
+                logger.warning("lease renewal failed: \(error)", metadata: ["objectId": "\(claim.photoId)"])
+            }
+        }
+        defer { heartbeat.stop() }
         do {
             let outcome = try processor.process(claim, queue: queue, worker: worker)
             let seconds = Date().timeIntervalSince(started)
@@ -171,12 +194,15 @@ public final class WorkerPool: @unchecked Sendable {
                 "ms": "\(Int(seconds * 1000))",
             ])
         } catch {
-            let permanent = Self.isPermanent(error)
-            metrics?.jobsFinished.increment(1, permanent || claim.attempt >= claim.maxAttempts ? "failed" : "retry")
+            heartbeat.stop()
+            let fault = JobFault.classify(error)
+            let final = fault == .permanent || (fault == .retryable && claim.attempt >= claim.maxAttempts)
+            metrics?.jobsFinished.increment(1, final ? "failed" : "retry")
             logger.warning("processing failed", metadata: [
-                "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)/\(claim.maxAttempts)", "error": "\(error)",
+                "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)/\(claim.maxAttempts)",
+                "fault": "\(fault)", "error": "\(error)",
             ])
-            try queue.fail(claim, worker: worker, reason: "\(error)", permanent: permanent)
+            try queue.fail(claim, worker: worker, reason: "\(error)", fault: fault)
         }
         return true
     }

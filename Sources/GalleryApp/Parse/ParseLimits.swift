@@ -6,9 +6,9 @@ public struct ParseLimits: Sendable, Equatable {
     /// Largest `limit` honoured; larger values are clamped (Parse Server's `maxLimit`), so one
     /// request cannot ask for the whole table.
     public var maxLimit: Int = 1000
-    /// Largest `skip`; deep OFFSETs scan and discard rows, so beyond this the client must page by
-    /// `createdAt` instead.
-    public var maxSkip: Int = 10_000_000
+    /// Largest `skip`; deep OFFSETs scan and discard rows, so beyond this the client must page with
+    /// the keyset cursor (by `createdAt`, then `objectId`) instead. Parse Server has no cap.
+    public var maxSkip: Int = 10_000
     /// Largest `where` parameter in bytes: a 1000-item `$in` of pointers fits, a megabyte does not.
     public var maxWhereBytes: Int = 128 * 1024
     /// Deepest JSON nesting accepted in `where` and request bodies; real queries need < 8, and a

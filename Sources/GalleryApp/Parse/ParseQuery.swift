@@ -62,7 +62,11 @@ public struct ParseQuery: Sendable {
         var skip = 0
         if let text = parameters["skip"] {
             skip = try integer(text, name: "skip")
-            guard skip <= limits.maxSkip else { throw ParseError.invalidQuery("skip may not exceed \(limits.maxSkip)") }
+            guard skip <= limits.maxSkip else {
+                throw ParseError.invalidQuery(
+                    "skip may not exceed \(limits.maxSkip): page with a keyset cursor instead (order=-createdAt, and "
+                        + #"where {"$or":[{"createdAt":{"$lt":LAST}},{"createdAt":LAST,"objectId":{"$lt":LAST_ID}}]})."#)
+            }
         }
         var count = false
         if let text = parameters["count"] {

@@ -21,6 +21,7 @@ struct ParseAPI: Sendable {
         self.application = application
         var limits = ParseLimits()
         limits.maxLimit = application.configuration.maxQueryLimit
+        limits.maxSkip = application.configuration.maxQuerySkip
         limits.maxJSONDepth = application.configuration.maxJSONDepth
         limits.maxBodyBytes = application.configuration.maxBodyBytes
         self.limits = limits
@@ -54,7 +55,7 @@ struct ParseAPI: Sendable {
         let compiled = ParseSQLCompiler.compile(query)
         var rows: [PostgresRow] = []
         var count: Int64?
-        try pool.withConnection { connection in
+        let run = { (connection: PostgresConnection) throws -> Void in
             if let select = compiled.select {
                 rows = Array(try connection.query(select.sql, select.binds.postgresBinds))
             }
@@ -62,6 +63,13 @@ struct ParseAPI: Sendable {
                 count = try connection.query(countStatement.sql, countStatement.binds.postgresBinds).first?
                     .decode(Int64.self, 0) ?? 0
             }
+        }
+        // Expensive shapes queue for their own few slots, with a shorter timeout, so they never
+        // hold every pooled connection while cheap pages wait.
+        if query.isExpensive {
+            try application.expensiveQueries.run(on: pool, run)
+        } else {
+            try pool.withConnection(run)
         }
         return Result(status: .ok, json: encoder.findResponse(rows, projection: compiled.projection, count: count))
     }

@@ -29,6 +29,14 @@ struct ParseErrorResponder: HTTPErrorResponder {
                 ])
             }
             return .json(error.jsonBody, status: error.httpStatus)
+        case let error as InsufficientStorage:
+            logger.warning("upload refused: \(error.message)", metadata: ["requestId": "\(request.requestID)"])
+            return document(.insufficientStorage, code: 1, message: error.message, headers: ["Retry-After": "60"])
+        case BlobStoreError.insufficientStorage:
+            logger.error("store full: \(error)", metadata: ["requestId": "\(request.requestID)"])
+            return document(
+                .insufficientStorage, code: 1, message: "Insufficient storage: the server's disk is full. Try again later.",
+                headers: ["Retry-After": "60"])
         case let error as HTTPError:
             var response = self.response(status: error.status, message: error.message, request: request)
             for field in error.headers { response.headers.add(field.name, field.value) }
@@ -72,7 +80,7 @@ struct ParseErrorResponder: HTTPErrorResponder {
         case 405: code = ParseError.Code.operationForbidden
         case 408: code = ParseError.Code.timeout
         case 413: code = request.path.contains("/files/") ? ParseError.Code.fileTooLarge : ParseError.Code.objectTooLarge
-        case 503: code = ParseError.Code.internalServerError
+        case 503, 507: code = ParseError.Code.internalServerError
         case 500...: code = ParseError.Code.internalServerError
         default: code = ParseError.Code.invalidJSON
         }

@@ -15,9 +15,16 @@ struct ParseRoutes {
         let keys = self.keys
         let application = self.application
 
+        // Keys and disk space are checked on the head, before a byte of the body is spooled: a
+        // refused upload costs the server nothing but the answer (403 or 507 at once).
+        let admission = application.uploadAdmission
         router.add(HTTPRoute(
             .post, mount + "/files/:name", maxBodyBytes: application.configuration.maxUploadBytes,
-            bodyObserverFactory: { SHA256BodyObserver() }
+            admission: { request in
+                try Self.require(.client, request, keys)
+                let length = request.headers["Content-Length"].flatMap { Int($0) }
+                return SHA256BodyObserver(reservation: try admission.admit(contentLength: length))
+            }
         ) { request in
             try Self.require(.client, request, keys)
             return try Self.upload(request, application: application)
@@ -176,6 +183,8 @@ struct ParseRoutes {
             // Small uploads arrive in memory; spool them so the store can rename them into place.
             let path = application.store.spoolDirectory + "/upload-" + UUID().uuidString
             guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                unlink(path)
+                try application.uploadAdmission.checkFreeSpace(needing: bytes.count)
                 throw ParseError.internalServerError("cannot spool upload")
             }
             spooled = path

@@ -3,12 +3,16 @@ import Foundation
 import HTTPServer
 
 /// Hashes a request body with SHA-256 while it streams in, so an upload's content address is
-/// known when the body has arrived, without reading the spooled file again.
+/// known when the body has arrived, without reading the spooled file again. It lives as long as
+/// the request, so it also holds the upload's disk reservation, if any, until the request is done.
 public final class SHA256BodyObserver: HTTPBodyObserver, @unchecked Sendable {
     private var hasher = SHA256()
     private var finished: String?
+    /// The upload's share of the spool budget, released with this observer.
+    let reservation: UploadAdmission.Reservation?
 
-    public init() {}
+    /// An observer holding `reservation` (nil for none) for the life of the request.
+    public init(reservation: UploadAdmission.Reservation? = nil) { self.reservation = reservation }
 
     public func consume(_ chunk: UnsafeRawBufferPointer) { hasher.update(bufferPointer: chunk) }
 

@@ -53,6 +53,13 @@ public final class UploadService: @unchecked Sendable {
         } catch let error as ImageError {
             throw ParseError(code: ParseError.Code.fileSaveError, message: Self.describe(error))
         }
+        // A body cut off in transit still probes (the header is whole): refuse it now rather than
+        // store it and fail it later. Bytes after the end-of-image marker are allowed.
+        guard try JPEGEndOfImage.isComplete(fileAt: path) else {
+            throw ParseError(
+                code: ParseError.Code.fileSaveError,
+                message: "The image is truncated: it ends before the JPEG end-of-image marker.")
+        }
         let key = try BlobKey.original(sha256: sha256)
         let name = key.lastComponent
         var storedNewBlob = false
@@ -152,15 +159,22 @@ public final class UploadService: @unchecked Sendable {
         return reference
     }
 
-    /// The photo already made from these bytes, taken out of the trash if it was there; nil when none.
+    /// The photo already made from these bytes, taken out of the trash if it was there, and put
+    /// back in the processing queue if it had failed (uploading the bytes again is how a user
+    /// retries); nil when none.
     private static func restorePhoto(checksum: String, on connection: PostgresConnection) throws -> PhotoReference? {
         let existing = try connection.query(
             """
-            update photos set deleted_at = null
+            update photos set deleted_at = null,
+                   status = case when status = 'failed' then 'pending' else status end,
+                   error = case when status = 'failed' then null else error end
             where checksum = $1
-            returning object_id, created_at
+            returning object_id, created_at, (select p.status from photos p where p.checksum = $1) as old_status
             """, [checksum])
         guard let row = existing.first else { return nil }
+        if try row.decode(String.self, "old_status") == "failed" {
+            try JobQueue.requeue([try row.decode(String.self, "object_id")], on: connection)
+        }
         return PhotoReference(
             objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
             isNew: false)
