@@ -2,11 +2,11 @@
 import PackageDescription
 
 /// galleryd: a self-hosted photo gallery backend.
-/// Layers depend one way (see DESIGN.md): galleryd → GalleryApp → HTTPServer, Postgres,
+/// Layers depend one way (see docs/architecture.md): galleryd → GalleryApp → HTTPServer, Postgres,
 /// Imaging, BlobStore → the C library targets.
 let package = Package(
     name: "galleryd",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v13)],  // Builds on Linux only for now (epoll, sendfile, accept4); macOS is not supported yet.
     products: [
         .executable(name: "galleryd", targets: ["galleryd"])
     ],
@@ -20,9 +20,6 @@ let package = Package(
         .systemLibrary(
             name: "CLibpq", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(
-            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
-            providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"])]),
@@ -42,7 +39,7 @@ let package = Package(
             dependencies: ["CLibpq", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Imaging",
-            dependencies: ["CJPEG", "CJPEGShim", "CTurboJPEG"]),
+            dependencies: ["CJPEG", "CJPEGShim"]),
         .target(name: "BlobStore"),
         .target(
             name: "GalleryApp",
