@@ -61,13 +61,17 @@ let package = Package(
             dependencies: ["HTTPServer", "Postgres"],
             path: "bench/Sources"),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        // What several test targets share: the raw-socket HTTP client, the PostgreSQL cluster lock,
+        // the DATABASE_URL lookup (like Hummingbird's HummingbirdTesting). Not a product.
+        .target(name: "GalleryTestSupport", path: "Tests/GalleryTestSupport"),
+
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "GalleryTestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "GalleryTestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(
             name: "GalleryAppTests",
-            dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore"]),
+            dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore", "GalleryTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )
