@@ -31,20 +31,23 @@ let package = Package(
         // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module).
         .target(name: "CLinuxShim"),
 
+        // Proleptic Gregorian day arithmetic: the one calendar of Postgres, Parse and EXIF dates.
+        .target(name: "CivilCalendar"),
+
         .target(
             name: "HTTPServer",
             dependencies: ["CZlib", "CLinuxShim", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Postgres",
-            dependencies: ["CLibpq", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Imaging",
-            dependencies: ["CJPEG", "CJPEGShim"]),
+            dependencies: ["CJPEG", "CJPEGShim", "CivilCalendar"]),
         .target(name: "BlobStore"),
         .target(
             name: "GalleryApp",
             dependencies: [
-                "HTTPServer", "Postgres", "Imaging", "BlobStore",
+                "HTTPServer", "Postgres", "Imaging", "BlobStore", "CivilCalendar",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -69,6 +72,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "GalleryTestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(
             name: "GalleryAppTests",
             dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore", "GalleryTestSupport"]),
