@@ -2,11 +2,11 @@
 import PackageDescription
 
 /// galleryd: a self-hosted photo gallery backend.
-/// Layers depend one way (see DESIGN.md): galleryd → GalleryApp → HTTPServer, Postgres,
+/// Layers depend one way (see docs/architecture.md): galleryd → GalleryApp → HTTPServer, Postgres,
 /// Imaging, BlobStore → the C library targets.
 let package = Package(
     name: "galleryd",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v13)],  // Builds on Linux only for now (epoll, sendfile, accept4); macOS is not supported yet.
     products: [
         .executable(name: "galleryd", targets: ["galleryd"])
     ],
@@ -14,15 +14,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // C libraries, found with pkg-config.
         .systemLibrary(
             name: "CLibpq", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
-        .systemLibrary(
-            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
-            providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(
             name: "CJPEG", pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"])]),
@@ -34,22 +32,26 @@ let package = Package(
         // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module).
         .target(name: "CLinuxShim"),
 
+        // Proleptic Gregorian day arithmetic: the one calendar of Postgres, Parse and EXIF dates.
+        .target(name: "CivilCalendar"),
+
         .target(
             name: "HTTPServer",
             dependencies: ["CZlib", "CLinuxShim", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Postgres",
-            dependencies: ["CLibpq", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Imaging",
-            dependencies: ["CJPEG", "CJPEGShim", "CTurboJPEG"]),
+            dependencies: ["CJPEG", "CJPEGShim", "CivilCalendar"]),
         .target(name: "BlobStore"),
         .target(
             name: "GalleryApp",
             dependencies: [
-                "HTTPServer", "Postgres", "Imaging", "BlobStore",
+                "HTTPServer", "Postgres", "Imaging", "BlobStore", "CivilCalendar",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(
             name: "galleryd",
@@ -64,13 +66,18 @@ let package = Package(
             dependencies: ["HTTPServer", "Postgres"],
             path: "bench/Sources"),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
+        // What several test targets share: the raw-socket HTTP client, the PostgreSQL cluster lock,
+        // the DATABASE_URL lookup (like Hummingbird's HummingbirdTesting). Not a product.
+        .target(name: "GalleryTestSupport", path: "Tests/GalleryTestSupport"),
+
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "GalleryTestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "GalleryTestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
+        .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(
             name: "GalleryAppTests",
-            dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore"]),
+            dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore", "GalleryTestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -3,7 +3,7 @@
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
 
-packages=(pkg-config libpq-dev libturbojpeg0-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib time jq python3-pip)
 fi

@@ -7,7 +7,7 @@ public struct DerivativeSpec: Sendable, Equatable {
     /// JPEG quality 1…100 on libjpeg's scale. Default 80.
     public var quality: Int
 
-    /// Creates a spec; the defaults are DESIGN.md's.
+    /// Creates a spec; the defaults are galleryd's (see docs/architecture.md, "A job").
     public init(thumbnailShortEdge: Int = 400, previewLongEdge: Int = 2048, quality: Int = 80) {
         self.thumbnailShortEdge = thumbnailShortEdge
         self.previewLongEdge = previewLongEdge

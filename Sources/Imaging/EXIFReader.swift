@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// Reads the two EXIF fields galleryd needs from an APP1 payload: Orientation and DateTimeOriginal.
@@ -126,7 +127,7 @@ struct EXIFReader {
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
             year >= 1800, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
+        var seconds = Double(CivilDate(year: Int64(year), month: Int64(month), day: Int64(day)).daysSince1970) * 86_400
         seconds += Double(hour * 3600 + minute * 60 + second)
         if let subSeconds, !subSeconds.isEmpty, subSeconds.allSatisfy(\.isNumber), subSeconds.count <= 9,
             let fraction = Double("0." + subSeconds)
@@ -146,15 +147,5 @@ struct EXIFReader {
         else { return nil }
         let value = hours * 3600 + minutes * 60
         return bytes[0] == 0x2D ? -value : value
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

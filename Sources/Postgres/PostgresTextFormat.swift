@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// PostgreSQL's text formats for the values this layer binds and decodes: integers, timestamps and
@@ -57,7 +58,8 @@ enum PostgresTextFormat {
         }
         let milliseconds = Int64((seconds * 1000).rounded())
         let (days, millisecondOfDay) = floorDivide(milliseconds, 86_400_000)
-        let (year, month, day) = civil(fromDays: days)
+        let civil = CivilDate(daysSince1970: days)
+        let (year, month, day) = (civil.year, civil.month, civil.day)
         let displayYear = year > 0 ? year : 1 - year
         appendPadded(displayYear, width: 4, to: &buffer)
         buffer.append(UInt8(ascii: "-"))
@@ -140,7 +142,7 @@ enum PostgresTextFormat {
         }
         if reader.skip("BC") { year = 1 - year }
         guard reader.atEnd, (1...12).contains(month), (1...31).contains(day) else { return nil }
-        return (days(fromCivil: year, month, day), microseconds)
+        return (CivilDate(year: year, month: month, day: day).daysSince1970, microseconds)
     }
 
     // MARK: Arrays
@@ -223,31 +225,6 @@ enum PostgresTextFormat {
             index += 1
         }
         return nil
-    }
-
-    // MARK: Calendar arithmetic (proleptic Gregorian, like PostgreSQL; Howard Hinnant's algorithms)
-
-    /// Days since 1970-01-01 of an astronomical year (0 = 1 BC), month and day.
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// Astronomical year, month and day of a day count since 1970-01-01.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleryApp
 import Imaging
 
 /// `galleryd process INPUT --out DIR`: runs the image pipeline on one file, writes
@@ -79,42 +80,26 @@ struct ProcessCommand: ParsableCommand {
         func output(_ image: EncodedImage) -> String {
             "{\"width\":\(image.width),\"height\":\(image.height),\"bytes\":\(image.jpeg.count)}"
         }
-        let ms = timings.map { "\(jsonString($0.stage)):\(String(format: "%.2f", $0.milliseconds))" }
+        let ms = timings.map { "\(ParseJSONWriter.quoted($0.stage)):\(String(format: "%.2f", $0.milliseconds))" }
         var fields = [
-            "\"input\":\(jsonString(input))",
+            "\"input\":\(ParseJSONWriter.quoted(input))",
             "\"bytes\":\(inputBytes.map(String.init) ?? "null")",
             "\"width\":\(info.width)", "\"height\":\(info.height)",
             "\"displayWidth\":\(info.displayWidth)", "\"displayHeight\":\(info.displayHeight)",
             "\"orientation\":\(info.orientation)",
-            "\"colorSpace\":\(jsonString(info.colorSpace.rawValue))",
+            "\"colorSpace\":\(ParseJSONWriter.quoted(info.colorSpace.rawValue))",
             "\"progressive\":\(info.isProgressive)",
             "\"thumbnail\":\(output(result.thumbnail))",
             "\"preview\":\(output(result.preview))",
-            "\"dominantColor\":\(jsonString(result.dominantColor))",
-            "\"thumbnailFrom\":\(jsonString(result.thumbnailSource.rawValue))",
+            "\"dominantColor\":\(ParseJSONWriter.quoted(result.dominantColor))",
+            "\"thumbnailFrom\":\(ParseJSONWriter.quoted(result.thumbnailSource.rawValue))",
         ]
         if let takenAt = info.takenAt {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            fields.append("\"takenAt\":\(jsonString(formatter.string(from: takenAt)))")
+            fields.append("\"takenAt\":\(ParseJSONWriter.quoted(formatter.string(from: takenAt)))")
         }
         fields.append("\"ms\":{\(ms.joined(separator: ","))}")
         return "{" + fields.joined(separator: ",") + "}"
-    }
-
-    private func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

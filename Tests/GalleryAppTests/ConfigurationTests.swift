@@ -36,9 +36,46 @@ import Testing
         try GalleryConfiguration.load(file: file, environment: [:])
     }
     try "host = \"unterminated\n".write(toFile: file, atomically: true, encoding: .utf8)
-    #expect(throws: ConfigurationError.syntax(file: file, line: 1, reason: "unterminated string")) {
+    let error = #expect(throws: ConfigurationError.self) { try GalleryConfiguration.load(file: file, environment: [:]) }
+    guard case .syntax(let errorFile, let line, let reason)? = error else {
+        Issue.record("expected a syntax error, got \(String(describing: error))")
+        return
+    }
+    #expect(errorFile == file && line == 1 && !reason.isEmpty)
+}
+
+@Test func configuration_ReadsRealTOML_MultiLineAndLiteralStrings() throws {
+    let file = NSTemporaryDirectory() + "galleryd-config-\(UUID().uuidString).toml"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    try #"""
+        # galleryd
+        "port" = 9_001
+        public_url = 'http://photos.example'
+        database_url = """
+        postgresql:///gallery"""
+        metrics_public = true
+        """#.write(toFile: file, atomically: true, encoding: .utf8)
+    let c = try GalleryConfiguration.load(file: file, environment: [:])
+    #expect(c.port == 9001)
+    #expect(c.publicURL == "http://photos.example")
+    #expect(c.databaseURL == "postgresql:///gallery")
+    #expect(c.metricsPublic)
+}
+
+@Test func configuration_RejectsTablesArraysAndDates_NamingTheKeyAndLine() throws {
+    let file = NSTemporaryDirectory() + "galleryd-config-\(UUID().uuidString).toml"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    try "port = 1\n\n[[server]]\nport = 2\n".write(toFile: file, atomically: true, encoding: .utf8)
+    #expect(throws: ConfigurationError.unknownKey(key: "server", file: file, line: 3)) {
         try GalleryConfiguration.load(file: file, environment: [:])
     }
+    try "host = 1979-05-27T07:32:00Z\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let error = #expect(throws: ConfigurationError.self) { try GalleryConfiguration.load(file: file, environment: [:]) }
+    guard case .invalidValue(let key, _, _)? = error else {
+        Issue.record("expected an invalid value, got \(String(describing: error))")
+        return
+    }
+    #expect(key == "host")
 }
 
 @Test func configuration_ServingNeedsADatabaseAndALongMasterKey() throws {

@@ -7,6 +7,8 @@ import Testing
 /// old rule and holes left by cascades are repaired, and the new triggers take over.
 @Suite struct GalleryMigrationTests {
     @Test func migration0003_RecountsLivePhotosAndClosesPositionGaps_InExistingData() throws {
+        let lock = try TestServer.lockClusterShared()
+        defer { lock.release() }
         let database = try TestServer.makeDatabase(prefix: "galleryd_migration")
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(url: database.url, size: 2))

@@ -41,13 +41,6 @@ import Testing
         #expect(parse("2024-03-05 12:34:56+00junk", PostgresTextFormat.parseTimestamp) == nil)
     }
 
-    @Test func calendar_RoundTripsEveryDayAcrossEras() {
-        for days in stride(from: Int64(-800_000), through: 800_000, by: 97) {
-            let (y, m, d) = PostgresTextFormat.civil(fromDays: days)
-            #expect(PostgresTextFormat.days(fromCivil: y, m, d) == days)
-        }
-    }
-
     @Test func integer_ParsesExtremesAndRejectsJunk() {
         #expect(parse("9223372036854775807", PostgresTextFormat.parseInteger) == .max)
         #expect(parse("-9223372036854775808", PostgresTextFormat.parseInteger) == .min)

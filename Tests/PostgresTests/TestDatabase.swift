@@ -1,3 +1,4 @@
+@_exported import GalleryTestSupport
 import Foundation
 import Testing
 @testable import Postgres
@@ -7,16 +8,12 @@ import Testing
 enum TestDatabase {
     /// `DATABASE_URL`; the test fails (not skips) without it.
     static func url() throws -> String {
-        try #require(
-            ProcessInfo.processInfo.environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 },
-            "DATABASE_URL must point at a PostgreSQL database (make test starts one)")
+        try TestEnvironment.databaseURL()
     }
 
     /// The command that controls the test cluster (`… restart`), from `GALLERYD_TEST_PGCTL`.
     static func controlCommand() throws -> String {
-        try #require(
-            ProcessInfo.processInfo.environment["GALLERYD_TEST_PGCTL"].flatMap { $0.isEmpty ? nil : $0 },
-            "GALLERYD_TEST_PGCTL must be set (make test sets it)")
+        try TestEnvironment.clusterControlCommand()
     }
 
     /// Creates an empty schema, runs `body` with a URL whose sessions use it (`search_path`), then
@@ -71,51 +68,4 @@ enum TestDatabase {
         // WIFEXITED / WEXITSTATUS
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
     }
-}
-
-/// A file lock shared by every database test and taken exclusively by the test that restarts the
-/// server, so no other test loses its connection mid-way. The lock file is named after
-/// `DATABASE_URL`, so other test targets can take the same lock (`flock` on that path).
-enum ClusterLock {
-    /// Runs `body` while holding the lock shared.
-    static func shared<T>(_ body: () throws -> T) throws -> T { try locked(LOCK_SH, body) }
-
-    /// Runs `body` while holding the lock exclusively.
-    static func exclusive<T>(_ body: () throws -> T) throws -> T { try locked(LOCK_EX, body) }
-
-    /// `/tmp/galleryd-test-cluster-<hash of DATABASE_URL>.lock`.
-    static func path() throws -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in try TestDatabase.url().utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return "/tmp/galleryd-test-cluster-\(String(hash, radix: 16)).lock"
-    }
-
-    private static func locked<T>(_ operation: Int32, _ body: () throws -> T) throws -> T {
-        let fd = open(try path(), O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
-        try #require(fd >= 0, "cannot open the cluster lock file")
-        defer { close(fd) }
-        while flock(fd, operation) != 0 {
-            try #require(errno == EINTR, "flock failed: \(errno)")
-        }
-        return try body()
-    }
-}
-
-/// A thread-safe box for values written from other threads (listener handlers, worker threads).
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    /// Wraps `value`.
-    init(_ value: Value) { self.value = value }
-
-    /// Runs `body` with exclusive access to the value.
-    func withValue<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-
-    /// A copy of the value now.
-    var current: Value { withValue { $0 } }
 }

@@ -33,7 +33,7 @@ public struct ConfigurationKey: Sendable {
                 if let problem = validate?(text) { throw ConfigurationError.invalidValue(key: name, value: text, reason: problem) }
                 config[keyPath: path] = text
             },
-            render: { TOMLLite.quote($0[keyPath: path]) })
+            render: { ConfigurationFile.quote($0[keyPath: path]) })
     }
 
     static func secret(
@@ -42,7 +42,7 @@ public struct ConfigurationKey: Sendable {
         ConfigurationKey(
             name: name, environmentVariable: "GALLERYD_" + name.uppercased(), summary: summary, isSecret: true,
             apply: { config, text in config[keyPath: path] = text.isEmpty ? nil : text },
-            render: { $0[keyPath: path].map(TOMLLite.quote) })
+            render: { $0[keyPath: path].map(ConfigurationFile.quote) })
     }
 
     static func int(

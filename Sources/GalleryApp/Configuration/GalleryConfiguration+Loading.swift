@@ -16,7 +16,7 @@ extension GalleryConfiguration {
             } catch {
                 throw ConfigurationError.unreadable(file: path, reason: "cannot read: \(error.localizedDescription)")
             }
-            for entry in try TOMLLite.parse(text, file: path) {
+            for entry in try ConfigurationFile.parse(text, file: path) {
                 guard let key = ConfigurationKey.named(entry.key) else {
                     throw ConfigurationError.unknownKey(key: entry.key, file: path, line: entry.line)
                 }

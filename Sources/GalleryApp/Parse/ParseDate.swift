@@ -1,3 +1,4 @@
+import CivilCalendar
 import Foundation
 
 /// Parse's date format `YYYY-MM-DDTHH:MM:SS.mmmZ`: formatting without a `DateFormatter` (pure
@@ -32,13 +33,13 @@ public enum ParseDate {
             msOfDay += msPerDay
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
-        let clampedYear = Int(max(0, min(9999, year)))
+        let civil = CivilDate(daysSince1970: days)
+        let clampedYear = Int(max(0, min(9999, civil.year)))
         appendDigits(clampedYear, count: 4, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
-        appendDigits(Int(month), count: 2, to: &bytes)
+        appendDigits(Int(civil.month), count: 2, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
-        appendDigits(Int(day), count: 2, to: &bytes)
+        appendDigits(Int(civil.day), count: 2, to: &bytes)
         bytes.append(UInt8(ascii: "T"))
         let totalSeconds = Int(msOfDay / 1000)
         appendDigits(totalSeconds / 3600, count: 2, to: &bytes)
@@ -60,30 +61,6 @@ public enum ParseDate {
             remaining %= divisor
             divisor /= 10
         }
-    }
-
-    /// Year, month, day for days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (m <= 2 ? y + 1 : y, m, d)
-    }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Hinnant's `days_from_civil`).
-    static func days(year y0: Int64, month m: Int64, day d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 
     /// Parses an ISO 8601 date as Parse clients send it: `YYYY-MM-DD` (midnight UTC) or
@@ -110,8 +87,9 @@ public enum ParseDate {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
-        var ms = days(year: year, month: month, day: day) * 86_400_000
+        let civil = CivilDate(year: year, month: month, day: day)
+        guard civil.isValid else { return nil }
+        var ms = civil.daysSince1970 * 86_400_000
         if i == b.count { return ms }
         guard expect("T") || expect(" ") else { return nil }
         guard let hour = number(2), expect(":"), let minute = number(2), hour < 24, minute < 60 else { return nil }
@@ -152,13 +130,5 @@ public enum ParseDate {
     /// Like `parseMilliseconds`, as a `Date`.
     public static func parse(_ text: String) -> Date? {
         parseMilliseconds(text).map(date(milliseconds:))
-    }
-
-    private static func daysInMonth(year: Int64, month: Int64) -> Int64 {
-        switch month {
-        case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 }

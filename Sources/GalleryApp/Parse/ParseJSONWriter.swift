@@ -152,6 +152,14 @@ public struct ParseJSONWriter {
         bytes.append(contentsOf: digits)
     }
 
+    /// `value` as a JSON string literal, quotes included: the one JSON string escaper, for the
+    /// places that write JSON text without a writer (the CLI's one-line reports).
+    public static func quoted(_ value: String) -> String {
+        var writer = ParseJSONWriter(capacity: value.utf8.count + 2)
+        writer.appendQuoted(value)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     /// Appends `"value"` with `"`, `\` and control characters escaped. Swift strings hold only
     /// Unicode scalars, so there is never a lone surrogate to write.
     private mutating func appendQuoted(_ value: String) {

@@ -72,6 +72,15 @@ import Testing
         #expect(foundation == all)
     }
 
+    @Test func quoted_IsTheWritersStringLiteral() throws {
+        let text = "say \"hi\"\\\n\u{1}é"
+        var writer = ParseJSONWriter()
+        writer.string(text)
+        #expect(ParseJSONWriter.quoted(text) == String(decoding: writer.bytes, as: UTF8.self))
+        #expect(ParseJSONWriter.quoted(text) == #""say \"hi\"\\\n\u0001é""#)
+        #expect(try ParseJSONParser.parse(ParseJSONWriter.quoted(text), maxDepth: 1) == .string(text))
+    }
+
     @Test func error_MapsCodesToHTTPStatus_AndWritesParseBody() {
         #expect(ParseError.objectNotFound().httpStatusCode == 404)
         #expect(ParseError.internalServerError().httpStatusCode == 500)

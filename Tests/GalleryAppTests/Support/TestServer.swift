@@ -7,11 +7,6 @@ import Postgres
 import Testing
 @testable import GalleryApp
 
-/// Why a test could not set itself up.
-struct TestSetupError: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// A real galleryd on 127.0.0.1 with a random port, its own fresh database (created from
 /// `DATABASE_URL`, dropped at stop) and its own blob directory. Tests fail loudly without
 /// `DATABASE_URL`: run them with `make test`, which starts a throwaway PostgreSQL.
@@ -20,7 +15,7 @@ final class TestServer: @unchecked Sendable {
     let databaseName: String
     let adminURL: String
     let storage: String
-    private let clusterLock: Int32
+    private let clusterLock: ClusterLockHold
     static let masterKey = "test-master-key-0123456789"
     static let appID = "gallery"
 
@@ -28,10 +23,7 @@ final class TestServer: @unchecked Sendable {
 
     /// The database URL every test derives its own database from.
     static func databaseURL() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-            throw TestSetupError(description: "DATABASE_URL is not set: run the tests with `make test`, which starts PostgreSQL")
-        }
-        return url
+        try TestEnvironment.databaseURL()
     }
 
     /// `url` with its database name replaced.
@@ -84,22 +76,14 @@ final class TestServer: @unchecked Sendable {
         application.wait()
         Self.dropDatabase(databaseName, admin: adminURL)
         try? FileManager.default.removeItem(atPath: storage)
-        close(clusterLock)
+        clusterLock.release()
     }
 
     /// Takes the lock every database test shares and the PostgresTests restart test takes
-    /// exclusively (`/tmp/galleryd-test-cluster-<FNV-1a of DATABASE_URL>.lock`), so the cluster is
-    /// never restarted under a running server. Held until `stop()`.
-    static func lockClusterShared() throws -> Int32 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in try databaseURL().utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let path = "/tmp/galleryd-test-cluster-\(String(hash, radix: 16)).lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw TestSetupError(description: "cannot open \(path)") }
-        while flock(fd, LOCK_SH) != 0 {
-            guard errno == EINTR else { close(fd); throw TestSetupError(description: "flock \(path): \(errno)") }
-        }
-        return fd
+    /// exclusively (`ClusterLock`), so the cluster is never restarted under a running server.
+    /// A test server holds it until `stop()`.
+    static func lockClusterShared() throws -> ClusterLockHold {
+        try ClusterLock.acquire()
     }
 
     /// A response as the tests read it.
