@@ -203,6 +203,26 @@ import HTTPServer
         ], "transaction": true])
         #expect(missing.status == 404 && F.code(missing) == 101, "\(missing.text)")
         #expect(try server.request("GET", "/parse/classes/Photo/\(photos[0])").json["deletedAt"] == nil)
+        // Deleting a trashed photo for good in a batch that fails keeps the photo and its blobs;
+        // in one that succeeds, it is gone.
+        let jpeg = try TestJPEG.make(width: 40, height: 30, seed: 77)
+        let uploaded = try server.uploadPhoto(jpeg, name: "kept.jpg")
+        #expect(try server.request("DELETE", "/parse/classes/Photo/\(uploaded)").status == 200)  // to the trash
+        let original = try server.application.pool.query("select original_key from photos where object_id = $1", [uploaded])
+            .first!.decode(String.self, 0)
+        let failing = try server.json("POST", "/parse/batch", ["requests": [
+            ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
+            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["width": 1]],
+        ], "transaction": true])
+        #expect(F.code(failing) == 105, "\(failing.text)")
+        #expect(try server.request("GET", "/parse/classes/Photo/\(uploaded)").status == 200)
+        #expect(try server.request("GET", "/bucket/" + original).status == 200)
+        let removing = try server.json("POST", "/parse/batch", ["requests": [
+            ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
+        ], "transaction": true])
+        #expect(removing.status == 200, "\(removing.text)")
+        #expect(try server.request("GET", "/parse/classes/Photo/\(uploaded)").status == 404)
+        #expect(try server.request("GET", "/bucket/" + original).status == 404)
         // The pool is whole again afterwards: every connection came back.
         #expect(server.application.pool.stats.inUse == 0)
         // Still strict: a non-boolean transaction, or another unknown member.
