@@ -459,6 +459,15 @@ import HTTPServer
         #expect(other.status == 201 && other.json["objectId"] as? String != first.json["objectId"] as? String)
         let count = try server.application.pool.query("select count(*) from galleries where name = 'Once'").first!.decode(Int64.self, 0)
         #expect(count == 2)
+        // saveAll() retried with its request id: the first answer, nothing created twice.
+        var batchHeaders = headers
+        batchHeaders["X-Parse-Request-Id"] = "3E4B7D7A-6C2F-4F7E-9C55-6C1A2B3C4D5E"
+        let batch: [String: Any] = ["requests": [["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Batched"]]],
+                                    "transaction": false]
+        let firstBatch = try server.json("POST", "/parse/batch", batch, headers: batchHeaders)
+        let retriedBatch = try server.json("POST", "/parse/batch", batch, headers: batchHeaders)
+        #expect(firstBatch.status == 200 && retriedBatch.body == firstBatch.body, "\(retriedBatch.text)")
+        #expect(try server.application.pool.query("select count(*) from galleries where name = 'Batched'").first!.decode(Int64.self, 0) == 1)
         // A failed create is not remembered: the retry runs again.
         var failing = headers
         failing["X-Parse-Request-Id"] = "2E4B7D7A-6C2F-4F7E-9C55-6C1A2B3C4D5E"
