@@ -203,6 +203,26 @@ import HTTPServer
         ], "transaction": true])
         #expect(missing.status == 404 && F.code(missing) == 101, "\(missing.text)")
         #expect(try server.request("GET", "/parse/classes/Photo/\(photos[0])").json["deletedAt"] == nil)
+        // Deleting a trashed photo for good in a batch that fails keeps the photo and its blobs;
+        // in one that succeeds, it is gone.
+        let jpeg = try TestJPEG.make(width: 40, height: 30, seed: 77)
+        let uploaded = try server.uploadPhoto(jpeg, name: "kept.jpg")
+        #expect(try server.request("DELETE", "/parse/classes/Photo/\(uploaded)").status == 200)  // to the trash
+        let original = try server.application.pool.query("select original_key from photos where object_id = $1", [uploaded])
+            .first!.decode(String.self, 0)
+        let failing = try server.json("POST", "/parse/batch", ["requests": [
+            ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
+            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["width": 1]],
+        ], "transaction": true])
+        #expect(F.code(failing) == 105, "\(failing.text)")
+        #expect(try server.request("GET", "/parse/classes/Photo/\(uploaded)").status == 200)
+        #expect(try server.request("GET", "/bucket/" + original).status == 200)
+        let removing = try server.json("POST", "/parse/batch", ["requests": [
+            ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
+        ], "transaction": true])
+        #expect(removing.status == 200, "\(removing.text)")
+        #expect(try server.request("GET", "/parse/classes/Photo/\(uploaded)").status == 404)
+        #expect(try server.request("GET", "/bucket/" + original).status == 404)
         // The pool is whole again afterwards: every connection came back.
         #expect(server.application.pool.stats.inUse == 0)
         // Still strict: a non-boolean transaction, or another unknown member.
@@ -439,6 +459,15 @@ import HTTPServer
         #expect(other.status == 201 && other.json["objectId"] as? String != first.json["objectId"] as? String)
         let count = try server.application.pool.query("select count(*) from galleries where name = 'Once'").first!.decode(Int64.self, 0)
         #expect(count == 2)
+        // saveAll() retried with its request id: the first answer, nothing created twice.
+        var batchHeaders = headers
+        batchHeaders["X-Parse-Request-Id"] = "3E4B7D7A-6C2F-4F7E-9C55-6C1A2B3C4D5E"
+        let batch: [String: Any] = ["requests": [["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Batched"]]],
+                                    "transaction": false]
+        let firstBatch = try server.json("POST", "/parse/batch", batch, headers: batchHeaders)
+        let retriedBatch = try server.json("POST", "/parse/batch", batch, headers: batchHeaders)
+        #expect(firstBatch.status == 200 && retriedBatch.body == firstBatch.body, "\(retriedBatch.text)")
+        #expect(try server.application.pool.query("select count(*) from galleries where name = 'Batched'").first!.decode(Int64.self, 0) == 1)
         // A failed create is not remembered: the retry runs again.
         var failing = headers
         failing["X-Parse-Request-Id"] = "2E4B7D7A-6C2F-4F7E-9C55-6C1A2B3C4D5E"

@@ -57,7 +57,7 @@ struct ParseRoutes {
             switch override?.method {
             case nil, "POST"?:
                 // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency).
-                let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: "POST " + className) {
+                let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
                     try api.create(className, body: override?.body ?? body)
                 }
                 return Self.respond(result, request)
@@ -103,7 +103,7 @@ struct ParseRoutes {
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
             let body = try Self.body(request)
-            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: "POST batch") {
+            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
                 ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount).run(body: body))
             }
             return Self.respond(result, request)
@@ -143,6 +143,12 @@ struct ParseRoutes {
         var response = HTTPResponse.json(result.json, status: result.status)
         if let location = result.location { response.headers["Location"] = location }
         return request.method == .get ? response : response.notStored()
+    }
+
+    /// What a remembered answer is kept under besides the request id: the path and the caller's
+    /// session, so one caller's id never replays another's answer.
+    static func idempotencyScope(_ request: HTTPRequest) -> String {
+        request.path + "\u{0}" + (request.headers["X-Parse-Session-Token"] ?? "")
     }
 
     static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {
