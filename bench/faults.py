@@ -61,6 +61,8 @@ def cmd_uploads(a):
         data = unique_jpeg(base, f"{a.round}-{i}-{time.time_ns()}")
         digest = hashlib.sha256(data).hexdigest()
         start.wait()
+        # Staggered starts, so the kill lands among uploads at every stage (sending, storing, answering).
+        time.sleep(random.uniform(0, a.max_delay))
         try:
             status, body = request(a.port, "POST", f"/parse/files/k{i}.jpg", data, {"Content-Type": "image/jpeg"})
             if status == 201:
@@ -74,7 +76,7 @@ def cmd_uploads(a):
     for t in threads:
         t.start()
     start.wait()
-    delay = random.uniform(0, a.max_delay)
+    delay = random.uniform(0.2, 1.0) * a.max_delay
     time.sleep(delay)
     os.kill(a.pid, signal.SIGKILL)
     for t in threads:
@@ -354,7 +356,7 @@ def main():
     u.add_argument("--acked", required=True)
     u.add_argument("--round", type=int, default=0)
     u.add_argument("--count", type=int, default=50)
-    u.add_argument("--max-delay", type=float, default=1.0)
+    u.add_argument("--max-delay", type=float, default=1.5)
     v = sub.add_parser("verify")
     v.add_argument("--storage", required=True)
     v.add_argument("--acked", required=True)

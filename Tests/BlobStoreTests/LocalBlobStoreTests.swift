@@ -132,3 +132,20 @@ private func makeStore() throws -> (LocalBlobStore, String) {
     // The old directory's keys are gone with it.
     #expect(try store.openForReading(old) == nil)
 }
+
+@Test func sweepAbandonedTemporaryFiles_RemovesOnlyFilesNoProcessHoldsOpen() throws {
+    let (store, root) = try makeStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let abandoned = store.spoolDirectory + "/upload-abandoned"
+    let writing = store.spoolDirectory + "/upload-writing"
+    #expect(FileManager.default.createFile(atPath: abandoned, contents: Data("left by kill -9".utf8)))
+    #expect(FileManager.default.createFile(atPath: writing, contents: Data("in progress".utf8)))
+    let handle = try #require(FileHandle(forWritingAtPath: writing))
+    defer { try? handle.close() }
+    #expect(store.sweepAbandonedTemporaryFiles() == 1)
+    #expect(!FileManager.default.fileExists(atPath: abandoned))
+    #expect(FileManager.default.fileExists(atPath: writing))
+    try handle.close()
+    #expect(store.sweepAbandonedTemporaryFiles() == 1)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: store.spoolDirectory).isEmpty)
+}
