@@ -5,15 +5,16 @@
 #  2. a full disk on a small tmpfs store (needs root): uploads get 507 (Parse code 1) while reads
 #     keep answering 200; once the filler is removed, uploads are 201 again and the photos queued
 #     during the outage end `ready`, none `failed`.
-# Usage: bench/faults-jobs.sh. Env: PGPORT_PRIVATE (55614), PORT (18094), CONFIG (release|debug),
-# LEASE (job_lease_seconds, 30), SIZE (WxH of the big photo the killed worker processes, 8000x6000).
+# Usage: bench/faults-jobs.sh [DIR] — DIR (default ../shared/photos) gives the photos: its largest for
+# the killed worker, a small one (made unique by a trailer after its end marker) for the uploads.
+# Env: PGPORT_PRIVATE (55614), PORT (18094), CONFIG (release|debug), LEASE (job_lease_seconds, 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 port="${PORT:-18094}"
 config="${CONFIG:-release}"
 lease="${LEASE:-30}"
-size="${SIZE:-8000x6000}"
+photos="$(cd "${1:-../shared/photos}" && pwd)"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55614}"
 
 swift build -c "$config" --product galleryd >&2
@@ -63,9 +64,9 @@ upload() {  # upload $1 as a photo; prints "<file status> <photo status> <object
 # --- 1. kill -9 of a worker mid-job -------------------------------------------------------------
 mkdir -p "$tmp/blobs"
 serve "$tmp/blobs"
-convert -size "$size" plasma:fractal -quality 92 "$tmp/big.jpg"
+cp "$(find "$photos" -maxdepth 1 -iname '*.jpg' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)" "$tmp/big.jpg"
 read -r _ _ big < <(upload "$tmp/big.jpg")
-echo "kill -9: uploaded a $size photo ($(( $(stat -c %s "$tmp/big.jpg") / 1024 )) KiB), job_lease_seconds=$lease" >&2
+echo "kill -9: uploaded a $(( $(stat -c %s "$tmp/big.jpg") / 1024 )) KiB photo, job_lease_seconds=$lease" >&2
 GALLERYD_STORAGE_DIR="$tmp/blobs" "$galleryd" worker --threads 1 2>>"$tmp/worker1.log" &
 worker1=$!
 pids+=("$worker1")
@@ -75,11 +76,13 @@ kill -9 "$worker1"
 killed=$(date +%s.%N)
 GALLERYD_STORAGE_DIR="$tmp/blobs" "$galleryd" worker --threads 1 2>>"$tmp/worker2.log" &
 pids+=("$!")
+until [ "$(sql "select attempts from jobs where photo_id = '$big' and state = 'running'")" = 2 ]; do sleep 0.05; done
+taken=$(date +%s.%N)
 until [ "$(sql "select status from photos where object_id = '$big'")" = ready ]; do sleep 0.05; done
 ready=$(date +%s.%N)
 attempts=$(sql "select attempts from jobs where photo_id = '$big'")
-awk -v k="$killed" -v r="$ready" -v a="$attempts" -v l="$lease" 'BEGIN {
-  printf "kill -9 mid-job:  photo ready %.1f s after the kill (lease %d s, attempt %d)\n", r - k, l, a }'
+awk -v k="$killed" -v t="$taken" -v r="$ready" -v a="$attempts" -v l="$lease" 'BEGIN {
+  printf "kill -9 mid-job:  job taken by another worker %.1f s after the kill, photo ready after %.1f s (lease %d s, attempt %d)\n", t - k, r - k, l, a }'
 kill "$serve_pid" 2>/dev/null || true
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 wait 2>/dev/null || true
@@ -96,7 +99,8 @@ export GALLERYD_MIN_FREE_BYTES=$((8 * 1024 * 1024))
 serve "$tmp/tmpfs/blobs"
 GALLERYD_STORAGE_DIR="$tmp/tmpfs/blobs" "$galleryd" worker --threads 1 2>>"$tmp/worker3.log" &
 pids+=("$!")
-for i in $(seq 30); do convert -size 640x480 "plasma:fractal" -quality 90 "$tmp/p$i.jpg"; done
+small="$(find "$photos" -maxdepth 1 -iname '*.jpg' -size +60k -size -300k | sort | head -n1)"
+for i in $(seq 30); do cp "$small" "$tmp/p$i.jpg"; printf 'trailer %d' "$i" >>"$tmp/p$i.jpg"; done
 read -r _ _ first < <(upload "$tmp/p1.jpg")
 until [ "$(sql "select status from photos where object_id = '$first'")" = ready ]; do sleep 0.05; done
 # Fill the disk to 4 MiB free (below the 8 MiB reserve).
