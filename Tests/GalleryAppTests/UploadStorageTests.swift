@@ -209,4 +209,35 @@ import Testing
         #expect(try JobFaultTests.photoStatus(server, waiting) == "ready")
         #expect(Self.temporaryFiles(server).isEmpty, "no temporary file left behind: \(Self.temporaryFiles(server))")
     }
+
+    @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
+    func diskFilledToTheLastByte_Gives507NotA500_AndNothingIsStored() throws {
+        let point = NSTemporaryDirectory() + "galleryd-tmpfs-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", point]) == 0)
+        defer {
+            Self.run("/bin/umount", [point])
+            rmdir(point)
+        }
+        // No reserve: the upload gets as far as writing, and the write fails with ENOSPC.
+        let server = try TestServer(workers: 0) {
+            $0.storageDir = point + "/blobs"
+            $0.minFreeBytes = 0
+        }
+        defer { server.stop() }
+        let kept = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 87))
+        let filler = point + "/filler"
+        Self.fill(filler, store: server.application.store, leaving: 0)
+        let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 88)
+        let refused = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        #expect(refused.status == 507)
+        #expect(refused.json["code"] as? Int == 1)
+        #expect((refused.json["error"] as? String)?.lowercased().contains("insufficient storage") == true, "\(refused.text)")
+        #expect(try server.scalar("select count(*)::bigint from files") == 1)
+        #expect(Self.temporaryFiles(server).isEmpty, "\(Self.temporaryFiles(server))")
+        #expect(try server.request("GET", "/parse/classes/Photo/\(kept)").status == 200)
+        unlink(filler)
+        let accepted = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        #expect(accepted.status == 201)
+    }
 }

@@ -111,6 +111,8 @@ public struct JobQueue: Sendable {
     /// fails and the photo is marked failed with the reason.
     public func fail(_ claim: Claim, worker: String, reason: String, fault: JobFault = .retryable) throws {
         let reason = String(reason.prefix(2000))
+        let finalReason = fault == .transient
+            ? "gave up after transient faults for more than \(Int(transientRetrySeconds / 3600)) h; last: " + reason : reason
         try pool.transaction { connection in
             if fault == .transient {
                 let requeued = try connection.query(
@@ -132,10 +134,10 @@ public struct JobQueue: Sendable {
                     """
                     update jobs set state = 'failed', lease_until = null, last_error = $3, updated_at = now()
                     where id = $1 and locked_by = $2 and state = 'running'
-                    """, [claim.id, worker, reason])
+                    """, [claim.id, worker, finalReason])
                 if updated.affectedRows == 1 {
                     try connection.query(
-                        "update photos set status = 'failed', error = $2 where object_id = $1", [claim.photoId, reason])
+                        "update photos set status = 'failed', error = $2 where object_id = $1", [claim.photoId, finalReason])
                 }
             } else {
                 try connection.query(

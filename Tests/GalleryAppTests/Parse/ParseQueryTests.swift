@@ -30,11 +30,11 @@ import Testing
     @Test func query_RejectsBadLimitsAndSkips_With102() {
         for items in [
             [("limit", "-1")], [("limit", "abc")], [("limit", "1.5")], [("limit", "")], [("limit", "99999999999999999999999")],
-            [("skip", "-1")], [("skip", "10000001")], [("skip", "1e3")], [("count", "yes")], [("count", "")],
+            [("skip", "-1")], [("skip", "10001")], [("skip", "1e3")], [("count", "yes")], [("count", "")],
         ] {
             #expect(parseErrorCode { _ = try find(items) } == 102, "\(items)")
         }
-        #expect((try? find([("skip", "10000000")])) != nil)
+        #expect((try? find([("skip", "10000")])) != nil)
     }
 
     @Test func query_RejectsUnknownAndRepeatedParameters_With102() {
