@@ -63,7 +63,7 @@ struct ParseAPI: Sendable {
                     .decode(Int64.self, 0) ?? 0
             }
         }
-        return Result(status: .ok, json: encoder.findResponse(rows, projection: compiled.projection, count: count))
+        return Result(status: .ok, json: try encoder.findResponse(rows, projection: compiled.projection, count: count))
     }
 
     /// `GET /classes/<Class>/<objectId>`.
@@ -74,7 +74,7 @@ struct ParseAPI: Sendable {
         guard let select = compiled.select,
             let row = try pool.query(select.sql, select.binds.postgresBinds).first
         else { throw ParseError.objectNotFound() }
-        return Result(status: .ok, json: encoder.object(row, projection: compiled.projection))
+        return Result(status: .ok, json: try encoder.object(row, projection: compiled.projection))
     }
 
     /// `POST /classes/<Class>`: 201 with `objectId` and `createdAt` (200 when an upload of the
