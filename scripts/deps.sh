@@ -4,6 +4,9 @@
 set -euo pipefail
 
 packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
+if [ "${1:-}" = "--demo" ]; then
+  packages+=(curl python3)
+fi
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib time jq python3-pip)
 fi
