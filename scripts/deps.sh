@@ -29,7 +29,7 @@ if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "deps: swift is at /opt/swift/usr/bin; add it to PATH" >&2
   else
-    echo "deps: no Swift toolchain found (need Swift 6); install one from swift.org" >&2
+    echo "deps: no Swift toolchain found (need Swift 6.2 or later); install one from swift.org" >&2
   fi
   exit 1
 fi
