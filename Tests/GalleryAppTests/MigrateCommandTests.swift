@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized) struct MigrateCommandTests {
     @Test func migrateAndCheckConfig_CreateNoStorageDirectory_InTheWorkingDirectory() throws {
         let lock = try TestServer.lockClusterShared()
-        defer { lock.release() }
+        defer { close(lock) }
         let database = try TestServer.makeDatabase(prefix: "galleryd_migrate_cmd")
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let directory = NSTemporaryDirectory() + "galleryd-migrate-cwd-" + UUID().uuidString
