@@ -8,9 +8,13 @@ final class PrometheusFamily: @unchecked Sendable {
     /// What kind of collector the family makes.
     enum Kind { case counter, gauge, histogram }
 
+    /// The metric name, as scraped.
     let name: String
+    /// Counter, gauge or histogram.
     let kind: Kind
+    /// The label names, in the order callers give values.
     let labelNames: [String]
+    /// Histogram upper bounds (empty for the others).
     let buckets: [Double]
     private let registry: PrometheusCollectorRegistry
     private let descriptor: MetricNameDescriptor
@@ -19,6 +23,7 @@ final class PrometheusFamily: @unchecked Sendable {
     private var gauges: [[String]: Gauge] = [:]
     private var histograms: [[String]: ValueHistogram] = [:]
 
+    /// A family in `registry`; one without labels registers its single series at once.
     init(registry: PrometheusCollectorRegistry, name: String, help: String, kind: Kind, labelNames: [String], buckets: [Double]) {
         self.registry = registry
         self.name = name
