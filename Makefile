@@ -1,7 +1,7 @@
-# galleryd — `make run` serves on :8080, `make test` runs the whole test suite.
+# galleryd — `make run` serves on :8080, `make demo` also imports sample photos, `make test` runs the whole test suite.
 # Both install the Debian packages they need when missing (scripts/deps.sh).
 
-.PHONY: all deps build release run test bench clean stop-db
+.PHONY: all deps build release run demo test bench clean stop-db
 
 all: build
 
@@ -16,6 +16,11 @@ release: deps
 
 run: release
 	scripts/run.sh
+
+# `make run` plus the sample photos (samples/photos) imported and processed, and the URLs to open.
+demo: release
+	@scripts/deps.sh --demo
+	scripts/demo.sh
 
 test: deps
 	scripts/test.sh

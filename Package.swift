@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries, found with pkg-config.
@@ -52,6 +54,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
         .executableTarget(
             name: "galleryd",
@@ -59,11 +62,15 @@ let package = Package(
                 "GalleryApp", "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]),
 
         .executableTarget(
             name: "galleryd-bench",
-            dependencies: ["HTTPServer", "Postgres"],
+            dependencies: [
+                "HTTPServer", "Postgres", "GalleryApp",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
             path: "bench/Sources"),
 
         // What several test targets share: the raw-socket HTTP client, the PostgreSQL cluster lock,

@@ -4,6 +4,9 @@
 set -euo pipefail
 
 packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
+if [ "${1:-}" = "--demo" ]; then
+  packages+=(curl python3)
+fi
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib time jq python3-pip)
 fi
@@ -26,7 +29,7 @@ if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "deps: swift is at /opt/swift/usr/bin; add it to PATH" >&2
   else
-    echo "deps: no Swift toolchain found (need Swift 6); install one from swift.org" >&2
+    echo "deps: no Swift toolchain found (need Swift 6.2 or later); install one from swift.org" >&2
   fi
   exit 1
 fi

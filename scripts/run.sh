@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `make run`: serve galleryd on :8080 with a private PostgreSQL under ./.data unless DATABASE_URL is set.
+# GALLERYD_BIN runs another build (default .build/release/galleryd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .data
@@ -18,4 +19,4 @@ if [ -z "${GALLERYD_MASTER_KEY:-}" ]; then
 fi
 export GALLERYD_STORAGE_DIR=${GALLERYD_STORAGE_DIR:-$PWD/.data/blobs}
 export GALLERYD_PORT=${GALLERYD_PORT:-8080}
-exec .build/release/galleryd serve "$@"
+exec "${GALLERYD_BIN:-.build/release/galleryd}" serve "$@"

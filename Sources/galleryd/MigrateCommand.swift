@@ -13,16 +13,18 @@ struct MigrateCommand: ParsableCommand {
         var configuration = options.load()
         configuration.workers = 0
         guard !configuration.databaseURL.isEmpty else { fail("config: database_url: not set (DATABASE_URL)") }
-        let logger = bootstrapLogging(level: configuration.logLevel)
+        _ = bootstrapLogging(level: configuration.logLevel)
+        // Only the database: the blob store is not opened, so no storage directory appears here.
+        let (pool, migrator) = GalleryApplication.makeMigrator(configuration: configuration)
+        defer { pool.shutdown() }
         do {
-            let application = try GalleryApplication(configuration: configuration, logger: logger)
             if status {
-                for migration in try application.migrator.status() {
+                for migration in try migrator.status() {
                     let state = migration.appliedAt.map { "applied \(ISO8601DateFormatter().string(from: $0))" } ?? "pending"
                     print(String(format: "%04d", migration.version) + "  \(migration.name)  \(state)")
                 }
             } else {
-                let applied = try application.migrate()
+                let applied = try migrator.migrate()
                 print(applied.isEmpty ? "migrations: up to date" : "migrations: applied \(applied.joined(separator: ", "))")
             }
         } catch {

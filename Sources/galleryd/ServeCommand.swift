@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GalleryApp
 import Logging
+import Metrics
 
 /// `galleryd serve`: runs the HTTP server and the in-process workers until SIGTERM or SIGINT,
 /// then drains and exits 0. Speaks the systemd notify protocol when `NOTIFY_SOCKET` is set.
@@ -31,6 +32,8 @@ struct ServeCommand: ParsableCommand {
         let application: GalleryApplication
         do {
             application = try GalleryApplication(configuration: configuration, logger: logger)
+            // Anything that reports through swift-metrics lands in the same /metrics registry.
+            MetricsSystem.bootstrap(application.metrics.registry.metricsFactory)
             notifier.notify("STATUS=Migrating and binding")
             try application.start(listenFileDescriptor: SystemdNotifier.activatedListenSocket())
         } catch {

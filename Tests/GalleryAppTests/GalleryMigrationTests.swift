@@ -8,7 +8,7 @@ import Testing
 @Suite struct GalleryMigrationTests {
     @Test func migration0003_RecountsLivePhotosAndClosesPositionGaps_InExistingData() throws {
         let lock = try TestServer.lockClusterShared()
-        defer { lock.release() }
+        defer { close(lock) }
         let database = try TestServer.makeDatabase(prefix: "galleryd_migration")
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(url: database.url, size: 2))

@@ -18,13 +18,15 @@ import Testing
     #expect(text.contains("# TYPE http_requests_total counter\n"))
     #expect(text.contains("http_requests_total{route=\"/a\",status=\"200\"} 3\n"))
     #expect(text.contains("http_requests_total{route=\"/b \\\"q\\\"\",status=\"404\"} 1\n"))
-    #expect(text.contains("open_connections 3\n"))
+    // swift-prometheus writes gauge values and bucket bounds as floats (`3.0`, `le="1.0"`).
+    #expect(text.contains("open_connections 3.0\n"))
     #expect(text.contains("latency_seconds_bucket{le=\"0.1\"} 1\n"))
-    #expect(text.contains("latency_seconds_bucket{le=\"1\"} 2\n"))
+    #expect(text.contains("latency_seconds_bucket{le=\"1.0\"} 2\n"))
     #expect(text.contains("latency_seconds_bucket{le=\"+Inf\"} 3\n"))
     #expect(text.contains("latency_seconds_count 3\n"))
     #expect(text.contains("pool_in_use 2\n"))
     #expect(requests.value("/a", "200") == 3)
+    #expect(registry.gauge("open_connections", help: "Connections.").value() == 3)
 }
 
 @Test func metrics_CountRequestsPerRoute_AndFoldUnknownMethodsIntoOther() {

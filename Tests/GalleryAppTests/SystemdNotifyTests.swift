@@ -48,7 +48,7 @@ final class FakeNotifySocket {
 @Suite(.serialized) struct SystemdNotifyTests {
     @Test func serve_SendsReadyWatchdogAndStopping_InOrder() throws {
         let lock = try TestServer.lockClusterShared()
-        defer { lock.release() }
+        defer { close(lock) }
         let database = try TestServer.makeDatabase(prefix: "galleryd_notify")
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let notify = try FakeNotifySocket()

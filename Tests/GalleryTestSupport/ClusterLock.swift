@@ -24,6 +24,11 @@ public enum ClusterLock {
     /// Takes the lock and returns it held, for owners whose lifetime is not one closure (a test
     /// server holds it from start to stop). Release it with `release()`.
     public static func acquire(exclusive: Bool = false) throws -> ClusterLockHold {
+        ClusterLockHold(fileDescriptor: try acquireFileDescriptor(exclusive: exclusive))
+    }
+
+    /// Takes the lock and returns the open lock file; closing it (`close(fd)`) releases the lock.
+    public static func acquireFileDescriptor(exclusive: Bool = false) throws -> Int32 {
         let path = try path()
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw TestSetupError(description: "cannot open the cluster lock \(path): errno \(errno)") }
@@ -34,7 +39,7 @@ public enum ClusterLock {
                 throw TestSetupError(description: "flock \(path): errno \(failure)")
             }
         }
-        return ClusterLockHold(fileDescriptor: fd)
+        return fd
     }
 
     /// `/tmp/galleryd-test-cluster-<FNV-1a of DATABASE_URL in hex>.lock`.

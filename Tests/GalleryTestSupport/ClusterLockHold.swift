@@ -6,6 +6,7 @@ public final class ClusterLockHold: @unchecked Sendable {
     private let lock = NSLock()
     private var fileDescriptor: Int32
 
+    /// Owns `fileDescriptor`, an open lock file already locked.
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Header fields of a response read off the wire, in order, names compared case-insensitively.
 public struct RawHTTPHeaders: Sequence, Sendable {
     /// The fields as received.
@@ -14,6 +16,20 @@ public struct RawHTTPHeaders: Sequence, Sendable {
     /// Every value of `name`, in order.
     public func values(_ name: String) -> [String] {
         fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// Whether a field of that name is present.
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    /// Whether a comma-separated field (`Connection`, `Vary`) lists `token`, ignoring case,
+    /// whitespace and `;` parameters.
+    public func containsToken(_ token: String, in name: String) -> Bool {
+        values(name).contains { value in
+            value.split(separator: ",").contains { element in
+                let bare = element.split(separator: ";", maxSplits: 1).first ?? ""
+                return bare.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(token) == .orderedSame
+            }
+        }
     }
 
     /// Appends a field.

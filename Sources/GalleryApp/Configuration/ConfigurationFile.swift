@@ -9,8 +9,11 @@ enum ConfigurationFile {
     /// One setting as the file gives it: its key, the value as text (what an environment variable
     /// would say), and the line it is on.
     struct Entry: Equatable {
+        /// The setting's key (`snake_case`).
         let key: String
+        /// The value as text: a string's contents, an integer's digits, `true`/`false`.
         let value: String
+        /// The 1-based line the key is on.
         let line: Int
     }
 

@@ -1,22 +1,24 @@
-/// A monotonically increasing count, optionally split by label values.
+import Prometheus
+
+/// A monotonically increasing count, optionally split by label values (a swift-prometheus
+/// `Counter` per series).
 public struct PrometheusCounter: Sendable {
-    let family: MetricFamily
+    let family: PrometheusFamily
 
     /// Adds `amount` (default 1) to the series with these label values (in the family's label order).
-    public func increment(_ amount: Double = 1, _ labels: String...) { family.add(amount, labels: labels) }
+    public func increment(_ amount: Double = 1, _ labels: String...) { family.counter(labels).add(amount) }
 
     /// The current value of a series (tests).
-    public func value(_ labels: String...) -> Double { family.value(labels: labels) }
+    public func value(_ labels: String...) -> Double { family.value(labels) }
 
     /// One series, looked up once: for code that counts the same series on every request.
-    public func series(_ labels: String...) -> Series { Series(family: family, series: family.series(labels: labels)) }
+    public func series(_ labels: String...) -> Series { Series(counter: family.counter(labels)) }
 
     /// A counter series resolved ahead of time.
-    public struct Series: @unchecked Sendable {
-        let family: MetricFamily
-        let series: MetricFamily.Series
+    public struct Series: Sendable {
+        let counter: Counter
 
         /// Adds `amount` (default 1).
-        public func increment(_ amount: Double = 1) { family.add(amount, to: series) }
+        public func increment(_ amount: Double = 1) { counter.add(amount) }
     }
 }

@@ -1,7 +1,8 @@
 /// Writes rows as Parse JSON objects: `objectId`, dates as `YYYY-MM-DDTHH:MM:SS.mmmZ`,
 /// other dates as `{"__type":"Date","iso":…}`, files as `{"__type":"File","name":…,"url":…}`
 /// with absolute URLs, pointers as `{"__type":"Pointer",…}` or, when included, full objects with
-/// `"__type":"Object"`. Null fields are left out, as Parse Server's PostgreSQL adapter does.
+/// `"__type":"Object"`. Null fields are left out, as Parse Server's PostgreSQL adapter does; a
+/// value that does not decode is an error (thrown), never a field left out.
 public struct ParseObjectEncoder: Sendable {
     /// The public base URL of the server (no trailing slash), e.g. `https://photos.example`.
     public let publicURL: String
@@ -21,7 +22,7 @@ public struct ParseObjectEncoder: Sendable {
     }
 
     /// `{"results":[…]}` (plus `"count":N` when `count` is given) for a query's rows.
-    public func findResponse<Row: ParseRowSource>(_ rows: [Row], projection: ParseProjection, count: Int64? = nil) -> [UInt8] {
+    public func findResponse<Row: ParseRowSource>(_ rows: [Row], projection: ParseProjection, count: Int64? = nil) throws -> [UInt8] {
         var writer = ParseJSONWriter(capacity: 64 + rows.count * 700)
         writer.beginObject()
         writer.key("results")
@@ -30,7 +31,7 @@ public struct ParseObjectEncoder: Sendable {
             // Every row of a result has the same columns: find them once for the page.
             let columns = ResolvedColumns(projection, in: first)
             for row in rows {
-                write(row, projection: projection, columns: columns, into: &writer, asIncluded: false)
+                try write(row, projection: projection, columns: columns, into: &writer, asIncluded: false)
             }
         }
         writer.endArray()
@@ -43,15 +44,15 @@ public struct ParseObjectEncoder: Sendable {
     }
 
     /// One object, as `GET /classes/<Class>/<id>` returns it.
-    public func object<Row: ParseRowSource>(_ row: Row, projection: ParseProjection) -> [UInt8] {
+    public func object<Row: ParseRowSource>(_ row: Row, projection: ParseProjection) throws -> [UInt8] {
         var writer = ParseJSONWriter(capacity: 1024)
-        write(row, projection: projection, into: &writer, asIncluded: false)
+        try write(row, projection: projection, into: &writer, asIncluded: false)
         return writer.bytes
     }
 
     /// Writes one object for `row` (an included object gets `__type` and `className`).
-    public func write<Row: ParseRowSource>(_ row: Row, projection: ParseProjection, into writer: inout ParseJSONWriter, asIncluded: Bool) {
-        write(row, projection: projection, columns: ResolvedColumns(projection, in: row), into: &writer, asIncluded: asIncluded)
+    public func write<Row: ParseRowSource>(_ row: Row, projection: ParseProjection, into writer: inout ParseJSONWriter, asIncluded: Bool) throws {
+        try write(row, projection: projection, columns: ResolvedColumns(projection, in: row), into: &writer, asIncluded: asIncluded)
     }
 
     /// A projection's result columns found in a result (nil where the result lacks one).
@@ -70,7 +71,7 @@ public struct ParseObjectEncoder: Sendable {
     private func write<Row: ParseRowSource>(
         _ row: Row, projection: ParseProjection, columns: ResolvedColumns<Row>, into writer: inout ParseJSONWriter,
         asIncluded: Bool
-    ) {
+    ) throws {
         writer.beginObject()
         if asIncluded {
             writer.key("__type")
@@ -82,19 +83,19 @@ public struct ParseObjectEncoder: Sendable {
             guard let column = columns.fields[index] else { continue }
             switch field.type {
             case .string:
-                _ = row.writeString(column, as: field.jsonKey, into: &writer)
+                _ = try row.writeString(column, as: field.jsonKey, into: &writer)
             case .int:
-                _ = row.writeInt(column, as: field.jsonKey, into: &writer)
+                _ = try row.writeInt(column, as: field.jsonKey, into: &writer)
             case .double:
-                guard let value = row.double(column) else { continue }
+                guard let value = try row.double(column) else { continue }
                 writer.key(json: field.jsonKey)
                 writer.double(value)
             case .bool:
-                guard let value = row.bool(column) else { continue }
+                guard let value = try row.bool(column) else { continue }
                 writer.key(json: field.jsonKey)
                 writer.bool(value)
             case .date:
-                guard let milliseconds = row.milliseconds(column) else { continue }
+                guard let milliseconds = try row.milliseconds(column) else { continue }
                 writer.key(json: field.jsonKey)
                 if field.isBuiltInDate {
                     writer.isoDate(milliseconds: milliseconds)
@@ -107,23 +108,23 @@ public struct ParseObjectEncoder: Sendable {
                     writer.endObject()
                 }
             case .stringArray:
-                guard let values = row.stringArray(column) else { continue }
+                guard let values = try row.stringArray(column) else { continue }
                 writer.key(json: field.jsonKey)
                 writer.beginArray()
                 for value in values { writer.string(value) }
                 writer.endArray()
             case .file:
-                _ = row.withText(column) { key in
+                _ = try row.withText(column) { key in
                     writer.key(json: field.jsonKey)
                     writeFile(key: key, into: &writer)
                 }
             case .pointer(let className):
                 if let included = projection.includes[field.name], let includedColumns = columns.includes[field.name] {
-                    guard let idColumn = includedColumns.fields.first ?? nil, row.string(idColumn) != nil else { continue }
+                    guard let idColumn = includedColumns.fields.first ?? nil, try row.string(idColumn) != nil else { continue }
                     writer.key(field.name)
-                    write(row, projection: included, columns: includedColumns, into: &writer, asIncluded: true)
+                    try write(row, projection: included, columns: includedColumns, into: &writer, asIncluded: true)
                 } else {
-                    guard let objectId = row.string(column) else { continue }
+                    guard let objectId = try row.string(column) else { continue }
                     writer.key(field.name)
                     writer.beginObject()
                     writer.key("__type")
@@ -136,7 +137,7 @@ public struct ParseObjectEncoder: Sendable {
                 }
             }
         }
-        if let scoreColumn = columns.score, let score = row.double(scoreColumn) {
+        if let scoreColumn = columns.score, let score = try row.double(scoreColumn) {
             writer.key("score")
             writer.double(score)
         }

@@ -2,20 +2,21 @@ import Foundation
 import Postgres
 
 /// Lets the Parse encoder read database rows directly, by column position. A column that is
-/// missing, NULL or of another type reads as nil (the encoder then leaves the field out, as Parse
-/// Server does).
+/// missing or NULL reads as nil (the encoder then leaves the field out, as Parse Server does); a
+/// value that does not decode (another type, a NULL inside an array) throws the Postgres layer's
+/// decode error, which the Parse routes answer with a 500 logged under the request id.
 extension PostgresRow: ParseRowSource {
     public func column(named name: String) -> Int? { columnIndex(name) }
-    public func string(_ column: Int) -> String? { (try? decode(String?.self, column)) ?? nil }
-    public func int(_ column: Int) -> Int64? { (try? decode(Int64?.self, column)) ?? nil }
-    public func double(_ column: Int) -> Double? { (try? decode(Double?.self, column)) ?? nil }
-    public func date(_ column: Int) -> Date? { (try? decode(Date?.self, column)) ?? nil }
-    public func stringArray(_ column: Int) -> [String]? { (try? decode([String]?.self, column)) ?? nil }
-    public func bool(_ column: Int) -> Bool? { (try? decode(Bool?.self, column)) ?? nil }
+    public func string(_ column: Int) throws -> String? { try decode(String?.self, column) }
+    public func int(_ column: Int) throws -> Int64? { try decode(Int64?.self, column) }
+    public func double(_ column: Int) throws -> Double? { try decode(Double?.self, column) }
+    public func date(_ column: Int) throws -> Date? { try decode(Date?.self, column) }
+    public func stringArray(_ column: Int) throws -> [String]? { try decode([String]?.self, column) }
+    public func bool(_ column: Int) throws -> Bool? { try decode(Bool?.self, column) }
 
     /// Lends ASCII text straight from the result; other text goes through a String, which
     /// repairs any invalid UTF-8 the server let through.
-    public func withText<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+    public func withText<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws -> R? {
         switch columnType(column) {
         case .text, .varchar, .bpchar, .name:
             return withTextBytes(column) { raw -> R? in
@@ -26,22 +27,22 @@ extension PostgresRow: ParseRowSource {
                 return repaired.withUTF8(body)
             }
         default:
-            guard var value = string(column) else { return nil }
+            guard var value = try string(column) else { return nil }
             return value.withUTF8(body)
         }
     }
 
     /// Exact microseconds from the text, rounded to milliseconds; `±infinity` goes through `Date`.
-    public func milliseconds(_ column: Int) -> Int64? {
+    public func milliseconds(_ column: Int) throws -> Int64? {
         guard let microseconds = timestampMicroseconds(column) else {
             // NULL (most takenAt values) is nil at once; only a value the fast parse refused is read again.
-            return withTextBytes(column, { $0 == nil }) ? nil : date(column).map(ParseDate.milliseconds)
+            return withTextBytes(column, { $0 == nil }) ? nil : try date(column).map(ParseDate.milliseconds)
         }
         return microseconds >= 0 ? (microseconds + 500) / 1000 : -((500 - microseconds) / 1000)
     }
 
     /// Copies an integer's digits as they are (PostgreSQL writes integers as JSON does).
-    public func writeInt(_ column: Int, as key: [UInt8], into writer: inout ParseJSONWriter) -> Bool {
+    public func writeInt(_ column: Int, as key: [UInt8], into writer: inout ParseJSONWriter) throws -> Bool {
         switch columnType(column) {
         case .int2, .int4, .int8:
             return withTextBytes(column) { raw in
@@ -53,7 +54,7 @@ extension PostgresRow: ParseRowSource {
                 return true
             }
         default:
-            guard let value = int(column) else { return false }
+            guard let value = try int(column) else { return false }
             writer.key(json: key)
             writer.int(value)
             return true

@@ -71,7 +71,7 @@ struct ParseAPI: Sendable {
         } else {
             try pool.withConnection(run)
         }
-        return Result(status: .ok, json: encoder.findResponse(rows, projection: compiled.projection, count: count))
+        return Result(status: .ok, json: try encoder.findResponse(rows, projection: compiled.projection, count: count))
     }
 
     /// `GET /classes/<Class>/<objectId>`.
@@ -82,7 +82,7 @@ struct ParseAPI: Sendable {
         guard let select = compiled.select,
             let row = try pool.query(select.sql, select.binds.postgresBinds).first
         else { throw ParseError.objectNotFound() }
-        return Result(status: .ok, json: encoder.object(row, projection: compiled.projection))
+        return Result(status: .ok, json: try encoder.object(row, projection: compiled.projection))
     }
 
     /// `POST /classes/<Class>`: 201 with `objectId` and `createdAt` (200 when an upload of the

@@ -15,7 +15,7 @@ final class TestServer: @unchecked Sendable {
     let databaseName: String
     let adminURL: String
     let storage: String
-    private let clusterLock: ClusterLockHold
+    private let clusterLock: Int32
     static let masterKey = "test-master-key-0123456789"
     static let appID = "gallery"
 
@@ -76,14 +76,14 @@ final class TestServer: @unchecked Sendable {
         application.wait()
         Self.dropDatabase(databaseName, admin: adminURL)
         try? FileManager.default.removeItem(atPath: storage)
-        clusterLock.release()
+        close(clusterLock)
     }
 
     /// Takes the lock every database test shares and the PostgresTests restart test takes
     /// exclusively (`ClusterLock`), so the cluster is never restarted under a running server.
-    /// A test server holds it until `stop()`.
-    static func lockClusterShared() throws -> ClusterLockHold {
-        try ClusterLock.acquire()
+    /// Returns the lock file; `close` it to release the lock (a test server does so in `stop()`).
+    static func lockClusterShared() throws -> Int32 {
+        try ClusterLock.acquireFileDescriptor()
     }
 
     /// A response as the tests read it.

@@ -1,0 +1,107 @@
+import Foundation
+import Prometheus
+
+/// One named metric of a `PrometheusRegistry`: its swift-prometheus descriptor, label names and
+/// buckets, and the series made so far (one swift-prometheus collector per set of label values,
+/// looked up here so a label-value call does not build label tuples each time).
+final class PrometheusFamily: @unchecked Sendable {
+    /// What kind of collector the family makes.
+    enum Kind { case counter, gauge, histogram }
+
+    /// The metric name, as scraped.
+    let name: String
+    /// Counter, gauge or histogram.
+    let kind: Kind
+    /// The label names, in the order callers give values.
+    let labelNames: [String]
+    /// Histogram upper bounds (empty for the others).
+    let buckets: [Double]
+    private let registry: PrometheusCollectorRegistry
+    private let descriptor: MetricNameDescriptor
+    private let lock = NSLock()
+    private var counters: [[String]: Counter] = [:]
+    private var gauges: [[String]: Gauge] = [:]
+    private var histograms: [[String]: ValueHistogram] = [:]
+
+    /// A family in `registry`; one without labels registers its single series at once.
+    init(registry: PrometheusCollectorRegistry, name: String, help: String, kind: Kind, labelNames: [String], buckets: [Double]) {
+        self.registry = registry
+        self.name = name
+        self.kind = kind
+        self.labelNames = labelNames
+        self.buckets = buckets
+        descriptor = MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+        // A family without labels has its one series from the start, so a scrape shows it at 0.
+        if labelNames.isEmpty {
+            switch kind {
+            case .counter: _ = counter([])
+            case .gauge: _ = gauge([])
+            case .histogram: _ = histogram([])
+            }
+        }
+    }
+
+    private func labels(_ values: [String]) -> [(String, String)] {
+        precondition(values.count == labelNames.count, "\(name) takes \(labelNames.count) label values")
+        return Array(zip(labelNames, values))
+    }
+
+    /// The counter series with these label values, created on first use.
+    func counter(_ values: [String]) -> Counter {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = counters[values] { return existing }
+        let made = labelNames.isEmpty
+            ? registry.makeCounter(descriptor: descriptor) : registry.makeCounter(descriptor: descriptor, labels: labels(values))
+        counters[values] = made
+        return made
+    }
+
+    /// The gauge series with these label values, created on first use.
+    func gauge(_ values: [String]) -> Gauge {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = gauges[values] { return existing }
+        let made = labelNames.isEmpty
+            ? registry.makeGauge(descriptor: descriptor) : registry.makeGauge(descriptor: descriptor, labels: labels(values))
+        gauges[values] = made
+        return made
+    }
+
+    /// The histogram series with these label values, created on first use.
+    func histogram(_ values: [String]) -> ValueHistogram {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = histograms[values] { return existing }
+        let made = labelNames.isEmpty
+            ? registry.makeValueHistogram(descriptor: descriptor, buckets: buckets)
+            : registry.makeValueHistogram(descriptor: descriptor, labels: labels(values), buckets: buckets)
+        histograms[values] = made
+        return made
+    }
+
+    /// The current value of a counter or gauge series, read back from the exposition text (tests
+    /// and diagnostics only: swift-prometheus keeps values private); 0 for a series never made.
+    func value(_ values: [String]) -> Double {
+        var prefix = name
+        if !labelNames.isEmpty {
+            prefix += "{" + zip(labelNames, values).map { "\($0)=\"\(PrometheusRegistry.escapeLabel($1))\"" }.joined(separator: ",") + "}"
+        }
+        prefix += " "
+        for line in registry.emitToString().split(separator: "\n") where line.hasPrefix(prefix) {
+            return Double(line.dropFirst(prefix.count)) ?? 0
+        }
+        return 0
+    }
+}
+
+extension Counter {
+    /// Adds `amount`: whole amounts on the integer side, so the exposition shows `40`, not `40.0`.
+    func add(_ amount: Double) {
+        if amount == amount.rounded(), amount >= 0, amount < 9.0e15 {
+            increment(by: Int64(amount))
+        } else {
+            increment(by: amount)
+        }
+    }
+}
