@@ -65,6 +65,8 @@ let package = Package(
             path: "bench/Sources"),
 
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        // The executable's systemd pieces (notify socket, watchdog health), tested in-process.
+        .testTarget(name: "gallerydTests", dependencies: ["galleryd", "HTTPServer", "Postgres"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),

@@ -143,6 +143,9 @@ public final class GalleryApplication: @unchecked Sendable {
         ])
     }
 
+    /// How the HTTP server's loops and handler pool are moving (nil before `start`), for the watchdog.
+    public var serverProgress: HTTPServerProgress? { server?.progress }
+
     /// The port the server listens on (after `start`).
     public var port: Int { server?.port ?? configuration.port }
 

@@ -33,6 +33,13 @@ final class EventLoop: @unchecked Sendable {
     private let requestLoopPrefix: [UInt8]
     private let tickNanoseconds: UInt64
 
+    private let turnLock = Lock()
+    private var lastTurnValue = monotonicNanoseconds()
+    /// Monotonic nanoseconds of the loop's last deadline tick (at least every 250 ms while it runs;
+    /// a loop that stops turning is hung). Stays put once the loop exits.
+    var lastTurn: UInt64 { turnLock.withLock { exitedFlag ? monotonicNanoseconds() : lastTurnValue } }
+    private var exitedFlag = false
+
     private let taskLock = Lock()
     private var tasks: [() -> Void] = []
     private var wakePending = false
@@ -50,7 +57,7 @@ final class EventLoop: @unchecked Sendable {
         guard epfd >= 0 else { throw SocketError.eventLoopFailed("epoll_create1: \(SocketError.errnoText)") }
         wakeFD = Epoll.eventFD()
         guard wakeFD >= 0 else {
-            Glibc.close(epfd)
+            SystemCalls.close(epfd)
             throw SocketError.eventLoopFailed("eventfd: \(SocketError.errnoText)")
         }
         // Deadlines are checked a few times per shortest timeout, at most every 250 ms.
@@ -67,8 +74,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     deinit {
-        Glibc.close(epfd)
-        Glibc.close(wakeFD)
+        SystemCalls.close(epfd)
+        SystemCalls.close(wakeFD)
     }
 
     /// Starts the loop's thread.
@@ -97,7 +104,7 @@ final class EventLoop: @unchecked Sendable {
         }
         if wake {
             var one: UInt64 = 1
-            _ = Glibc.write(wakeFD, &one, 8)
+            _ = SystemCalls.write(wakeFD, &one, 8)
         }
     }
 
@@ -201,12 +208,13 @@ final class EventLoop: @unchecked Sendable {
             return tasks
         }
         for task in leftovers { task() }
+        turnLock.withLock { exitedFlag = true }
         exited.signal()
     }
 
     private func runTasks() {
         var value: UInt64 = 0
-        _ = Glibc.read(wakeFD, &value, 8)
+        _ = SystemCalls.read(wakeFD, &value, 8)
         let batch: [() -> Void] = taskLock.withLock {
             wakePending = false
             defer { tasks.removeAll(keepingCapacity: true) }
@@ -216,6 +224,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func checkDeadlines() {
+        let turned = now
+        turnLock.withLock { lastTurnValue = turned }
         if acceptPausedUntil != 0 && now >= acceptPausedUntil && !listenerReleased {
             acceptPausedUntil = 0
             if !listening && Epoll.control(epfd, Epoll.ctlAdd, listener.fd, events: Epoll.input | Epoll.exclusive, token: Self.listenerToken) == 0 {
@@ -233,7 +243,7 @@ final class EventLoop: @unchecked Sendable {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Epoll.accept(listener.fd, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SystemCalls.accept(listener.fd, $0, &length) }
             }
             if fd < 0 {
                 switch errno {
@@ -259,14 +269,13 @@ final class EventLoop: @unchecked Sendable {
                 let canned =
                     "HTTP/1.1 503 Service Unavailable\r\nServer: galleryd\r\nContent-Length: 20\r\nConnection: close\r\nRetry-After: 1\r\n\r\ntoo many connections"
                 _ = canned.utf8.withContiguousStorageIfAvailable {
-                    send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true)
                 }
-                Glibc.close(fd)
+                SystemCalls.close(fd)
                 server.logger.warning("connection refused: maxConnections (\(server.configuration.maxConnections)) reached")
                 continue
             }
-            var one: Int32 = 1
-            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            SystemCalls.configureConnection(fd)
             let connection = HTTPConnection(fd: fd, loop: self, server: server, remoteAddress: Self.describe(&address))
             let slot = Int(fd)
             if slot >= connections.count {

@@ -15,11 +15,18 @@ public final class HTTPRoute: Sendable {
     public let mayBlock: Bool
     /// Makes a fresh observer for each request's body (e.g. an upload digest), or nil.
     public let bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)?
+    /// Runs on the event loop with the request head, before any of the body is read or spooled; an
+    /// error refuses the request at once (rendered by the URL space's responder, the unread body
+    /// discarded by a lingering close). For checks that must not cost an upload: keys, quotas.
+    /// Must not block.
+    public let headCheck: (@Sendable (HTTPRequest) throws -> Void)?
 
     public init(
         _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, mayBlock: Bool = true,
-        bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil, handler: HTTPHandler
+        bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil,
+        headCheck: (@Sendable (HTTPRequest) throws -> Void)? = nil, handler: HTTPHandler
     ) {
+        self.headCheck = headCheck
         self.method = method
         self.pattern = pattern
         self.handler = handler
@@ -31,10 +38,11 @@ public final class HTTPRoute: Sendable {
     public convenience init(
         _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, mayBlock: Bool = true,
         bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil,
+        headCheck: (@Sendable (HTTPRequest) throws -> Void)? = nil,
         _ body: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
     ) {
         self.init(
             method, pattern, maxBodyBytes: maxBodyBytes, mayBlock: mayBlock,
-            bodyObserverFactory: bodyObserverFactory, handler: HTTPClosureHandler(body))
+            bodyObserverFactory: bodyObserverFactory, headCheck: headCheck, handler: HTTPClosureHandler(body))
     }
 }

@@ -84,7 +84,7 @@ final class RequestBodySink {
     private func write(_ data: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < data.count {
-            let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
+            let n = SystemCalls.write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw HTTPError(.internalServerError, "cannot write temporary file: \(SocketError.errnoText)")

@@ -46,9 +46,43 @@ struct ServeCommand: ParsableCommand {
             application.shutdown()
         }
         notifier.notify("READY=1\nSTATUS=Serving on port \(application.port)\nMAINPID=\(getpid())")
-        notifier.startWatchdog()
+        notifier.startWatchdog(isHealthy: Self.watchdogCheck(application, notifier: notifier, logger: logger))
         application.wait()
         logger.notice("stopped")
+    }
+}
+
+extension ServeCommand {
+    /// The watchdog's condition: every event loop turned within half the watchdog interval (at
+    /// least 1 s), and neither the handler pool nor the database pool sits on queued work without
+    /// progress for longer than a statement may take. Unhealthy turns are logged once each.
+    static func watchdogCheck(
+        _ application: GalleryApplication, notifier: SystemdNotifier, logger: Logger
+    ) -> @Sendable () -> Bool {
+        let interval = notifier.watchdogInterval ?? 30
+        let configuration = application.configuration
+        let statement = Double(configuration.statementTimeoutMs + configuration.poolTimeoutMs) / 1000
+        let health = ServiceHealth(
+            loopStaleAfter: max(1, interval / 2), progressStaleAfter: max(interval / 2, statement))
+        let reported = StopFlag()
+        return {
+            guard let progress = application.serverProgress else { return true }
+            let stats = application.pool.stats
+            let problems = health.problems(
+                ServiceHealth.Sample(
+                    oldestLoopTurnAge: progress.oldestLoopTurnAge, queuedHandlers: progress.queuedHandlers,
+                    startedHandlers: progress.startedHandlers, databaseWaiting: stats.waiting,
+                    databaseHandedOut: stats.handedOut),
+                now: ServiceHealth.monotonicSeconds())
+            if problems.isEmpty {
+                reported.clear()
+                return true
+            }
+            if reported.set() {
+                logger.critical("watchdog: not pinging systemd", metadata: ["problems": "\(problems.joined(separator: "; "))"])
+            }
+            return false
+        }
     }
 }
 
@@ -64,6 +98,13 @@ final class StopFlag: @unchecked Sendable {
         if isSet { return false }
         isSet = true
         return true
+    }
+
+    /// Clears the flag so the next `set()` succeeds again.
+    func clear() {
+        lock.lock()
+        isSet = false
+        lock.unlock()
     }
 }
 

@@ -17,8 +17,9 @@ final class RawClient {
     private var pending: [UInt8] = []
 
     /// Connects to `host:port` with a 10 s receive timeout, so a broken server fails the test instead of hanging it.
-    /// `receiveBuffer` shrinks SO_RCVBUF before connecting, so a slow reader really is slow.
-    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int? = nil) throws {
+    /// `receiveBuffer` shrinks SO_RCVBUF before connecting, so a slow reader really is slow;
+    /// `sendBuffer` shrinks SO_SNDBUF, so a large write cannot hide in the kernel as it does on loopback.
+    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int? = nil, sendBuffer: Int? = nil) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
@@ -29,6 +30,9 @@ final class RawClient {
         fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if var size = sendBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let message = String(cString: strerror(errno))

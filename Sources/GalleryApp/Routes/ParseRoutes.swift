@@ -17,7 +17,9 @@ struct ParseRoutes {
 
         router.add(HTTPRoute(
             .post, mount + "/files/:name", maxBodyBytes: application.configuration.maxUploadBytes,
-            bodyObserverFactory: { SHA256BodyObserver() }
+            bodyObserverFactory: { SHA256BodyObserver() },
+            // Keys from the headers before a byte of the upload is read or spooled (403 at once).
+            headCheck: { try Self.require(.client, $0, keys) }
         ) { request in
             try Self.require(.client, request, keys)
             return try Self.upload(request, application: application)
