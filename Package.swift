@@ -31,12 +31,15 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // setjmp/longjmp error handling for the libjpeg API, which Swift cannot express.
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
-        // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module).
+        // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module); Linux only.
         .target(name: "CLinuxShim"),
 
         .target(
             name: "HTTPServer",
-            dependencies: ["CZlib", "CLinuxShim", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "CZlib", .target(name: "CLinuxShim", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "Postgres",
             dependencies: ["CLibpq", .product(name: "Logging", package: "swift-log")]),

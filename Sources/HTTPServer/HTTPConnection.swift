@@ -33,9 +33,13 @@ final class HTTPConnection {
     private var transferred = 0
     private var peerClosed = false
     private var drainedSocket = false
+    /// The last flush stopped on EAGAIN: the reactor must report when the socket takes more.
+    private var writeBlocked = false
     /// epoll reported EPOLLRDHUP/EPOLLHUP: the peer's FIN (or a reset) is queued behind any data, and
     /// being edge-triggered, epoll will not report it again, so reads go on until recv says so.
     private var hangUpSeen = false
+    /// The reactor's `shortReadDrainsSocket`, read once.
+    private let shortReadDrainsSocket: Bool
 
     // The exchange in progress.
     private var request: HTTPRequest?
@@ -71,6 +75,7 @@ final class HTTPConnection {
         self.loop = loop
         self.server = server
         self.remoteAddress = remoteAddress
+        self.shortReadDrainsSocket = loop.shortReadDrainsSocket
         self.parser = HTTPRequestParser(limits: server.configuration.limits)
         // The first request's head must arrive within headerRead of the accept.
         setDeadline(.header, server.configuration.timeouts.headerRead)
@@ -79,10 +84,24 @@ final class HTTPConnection {
     /// Whether the connection waits for a request and has none of it: shutdown closes these at once.
     var isIdle: Bool { phase == .head && buffer.readableCount == 0 && parser.isIdle }
 
-    /// Called with the epoll event mask.
-    func handle(events: UInt32) {
-        if events & (Epoll.input | Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { drainedSocket = false }
-        if events & (Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { hangUpSeen = true }
+    /// Whether the connection is still open.
+    var isOpen: Bool { phase != .closed }
+
+    /// Whether the connection reads now: waiting for a request, reading a body, or lingering.
+    var wantsRead: Bool {
+        switch phase {
+        case .head, .body, .lingering: return !peerClosed
+        case .handling, .writing, .closed: return false
+        }
+    }
+
+    /// Whether a response write stopped on a full send buffer and waits for room.
+    var wantsWrite: Bool { phase == .writing && writeBlocked }
+
+    /// Called with what the reactor saw on the socket.
+    func handle(events: ReactorEvents) {
+        if events.contains(.readable) || events.contains(.hangUp) { drainedSocket = false }
+        if events.contains(.hangUp) { hangUpSeen = true }
         drive()
     }
 
@@ -121,7 +140,7 @@ final class HTTPConnection {
             buffer.didWrite(n)
             // A short read emptied the socket; with edge-triggered epoll the next byte brings a new event.
             // Not so for an end of stream that was already reported: read on until recv returns 0.
-            if n < space.count && !hangUpSeen { drainedSocket = true }
+            if n < space.count && !hangUpSeen && shortReadDrainsSocket { drainedSocket = true }
             switch deadlineKind {
             case .idle: setDeadline(.header, server.configuration.timeouts.headerRead)  // first byte of a request
             case .body:  // progress
@@ -321,6 +340,7 @@ final class HTTPConnection {
         }
         startResponse(response)
         drive()
+        loop.updateInterest(self)
     }
 
     // MARK: - Errors made by the server
@@ -450,6 +470,7 @@ final class HTTPConnection {
 
     /// Writes what is pending; true once the whole response is out.
     private func flush() -> Bool {
+        writeBlocked = false
         while outSent < out.count || bodySent < body.count {
             let n: Int = out.withUnsafeBytes { head in
                 body.withUnsafeBytes { bytes in
@@ -484,7 +505,10 @@ final class HTTPConnection {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    writeBlocked = true
+                    return false
+                }
                 abortWrite()
                 return false
             }
@@ -503,7 +527,10 @@ final class HTTPConnection {
             let n = SystemCalls.sendfile(socket: fd, file: fileFD, offset: &fileOffset, count: min(fileRemaining, 1 << 30))
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    writeBlocked = true
+                    return false
+                }
                 abortWrite()
                 return false
             }
@@ -692,7 +719,7 @@ final class HTTPConnection {
         // A running handler still owns the request's temporary file; handlerFinished removes it.
         if !wasHandling, let request, case .file(let path, _) = request.body { unlink(path) }
         request = nil
-        SystemCalls.close(fd)
+        loop.closeSocket(fd)
         loop.connectionClosed(self)
     }
 }

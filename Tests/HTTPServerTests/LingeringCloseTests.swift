@@ -54,16 +54,18 @@ private func refusedStatuses(port: Int, head: String, count: Int = 100) throws -
     return statuses
 }
 
-@Test func server_AnswersTooLargeUpload_WhenClientSendsTheBodyAnyway() throws {
-    try withServer(routes: refusingRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_AnswersTooLargeUpload_WhenClientSendsTheBodyAnyway(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: refusingRoutes) { server in
         let head = "POST /api/small HTTP/1.1\r\nHost: t\r\nContent-Length: 900000000\r\n\r\n"
         let statuses = try refusedStatuses(port: server.port, head: head)
         #expect(statuses == Array(repeating: 413, count: 100))
     }
 }
 
-@Test func server_AnswersHugeHeaderSection_WhenABodyFollows() throws {
-    try withServer(routes: refusingRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_AnswersHugeHeaderSection_WhenABodyFollows(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: refusingRoutes) { server in
         let big = String(repeating: "b", count: 40 * 1024)
         let head = "POST /api/echo HTTP/1.1\r\nHost: t\r\nX-Big: \(big)\r\nContent-Length: \(body.count)\r\n\r\n"
         let statuses = try refusedStatuses(port: server.port, head: head)
@@ -71,8 +73,9 @@ private func refusedStatuses(port: Int, head: String, count: Int = 100) throws -
     }
 }
 
-@Test func server_AnswersLongTarget_WhenABodyFollows() throws {
-    try withServer(routes: refusingRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_AnswersLongTarget_WhenABodyFollows(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: refusingRoutes) { server in
         let target = "/api/echo?" + String(repeating: "q", count: 10 * 1024)
         let head = "POST \(target) HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\n\r\n"
         let statuses = try refusedStatuses(port: server.port, head: head)
@@ -80,8 +83,9 @@ private func refusedStatuses(port: Int, head: String, count: Int = 100) throws -
     }
 }
 
-@Test func server_AnswersMalformedRequest_WhenABodyFollows() throws {
-    try withServer(routes: refusingRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_AnswersMalformedRequest_WhenABodyFollows(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: refusingRoutes) { server in
         // RFC 9112 §6.1: Content-Length with Transfer-Encoding is refused.
         let head = "POST /api/echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\nTransfer-Encoding: chunked\r\n\r\n"
         let statuses = try refusedStatuses(port: server.port, head: head)
@@ -89,9 +93,10 @@ private func refusedStatuses(port: Int, head: String, count: Int = 100) throws -
     }
 }
 
-@Test func server_RefusesUploadWithBadKey_BeforeReadingTheBody() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_RefusesUploadWithBadKey_BeforeReadingTheBody(backend: HTTPIOBackend) throws {
     let uploads = LockedCounter()
-    try withServer(routes: { router in
+    try withServer(backend: backend, routes: { router in
         refusingRoutes(router)
         router.add(HTTPRoute(.post, "/api/counted", maxBodyBytes: 1 << 30, headCheck: { _ in
             throw HTTPError(.forbidden, "unauthorized")
@@ -118,8 +123,9 @@ private func refusedStatuses(port: Int, head: String, count: Int = 100) throws -
     #expect(uploads.value == 0)
 }
 
-@Test func server_EndsLingeringRead_WhenClientStaysSilent() throws {
-    try withServer(configure: { $0.timeouts.lingerTimeout = 0.2 }, routes: refusingRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_EndsLingeringRead_WhenClientStaysSilent(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { $0.timeouts.lingerTimeout = 0.2 }, routes: refusingRoutes) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /api/small HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n0123456789")
         #expect(try client.readResponse().status == 413)
@@ -128,8 +134,9 @@ private func refusedStatuses(port: Int, head: String, count: Int = 100) throws -
     }
 }
 
-@Test func server_EndsLingeringRead_AfterMaxLingerBytes() throws {
-    try withServer(configure: { $0.limits.maxLingerBytes = 64 * 1024 }, routes: refusingRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_EndsLingeringRead_AfterMaxLingerBytes(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { $0.limits.maxLingerBytes = 64 * 1024 }, routes: refusingRoutes) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /api/small HTTP/1.1\r\nHost: t\r\nContent-Length: 900000000\r\n\r\n")
         #expect(try client.readResponse().status == 413)

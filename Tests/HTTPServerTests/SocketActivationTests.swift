@@ -21,8 +21,9 @@ private func holdListeningSocket() throws -> (fd: Int32, port: Int) {
     return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
-private func startActivated(_ fd: Int32) throws -> HTTPServer {
+private func startActivated(_ fd: Int32, backend: HTTPIOBackend) throws -> HTTPServer {
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.ioBackend = backend
     configuration.listenFileDescriptor = dup(fd)
     configuration.eventLoopThreads = 2
     configuration.handlerThreads = 2
@@ -35,11 +36,12 @@ private func startActivated(_ fd: Int32) throws -> HTTPServer {
     return server
 }
 
-@Test func server_LeavesInheritedSocketListening_WhenStopped() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_LeavesInheritedSocketListening_WhenStopped(backend: HTTPIOBackend) throws {
     let (held, port) = try holdListeningSocket()
     defer { close(held) }
 
-    let first = try startActivated(held)
+    let first = try startActivated(held, backend: backend)
     #expect(first.port == port)
     let client = try RawClient(port: port)
     client.send(get("/hello"))
@@ -51,7 +53,7 @@ private func startActivated(_ fd: Int32) throws -> HTTPServer {
     let waiting = try RawClient(port: port)
     waiting.send(get("/hello"))
 
-    let second = try startActivated(held)
+    let second = try startActivated(held, backend: backend)
     defer {
         second.shutdown()
         second.wait()
@@ -62,8 +64,9 @@ private func startActivated(_ fd: Int32) throws -> HTTPServer {
     #expect(try fresh.readResponse().text == "hello")
 }
 
-@Test func server_StopsAcceptingAtOnce_OnASocketItBound() throws {
-    let server = try startActivatedOrBound(bound: true)
+@Test(arguments: HTTPIOBackend.available)
+func server_StopsAcceptingAtOnce_OnASocketItBound(backend: HTTPIOBackend) throws {
+    let server = try startBound(backend: backend)
     let port = server.port
     server.shutdown()
     server.wait()
@@ -71,8 +74,9 @@ private func startActivated(_ fd: Int32) throws -> HTTPServer {
     #expect(throws: RawClient.ClientError.self) { _ = try RawClient(port: port) }
 }
 
-private func startActivatedOrBound(bound: Bool) throws -> HTTPServer {
+private func startBound(backend: HTTPIOBackend) throws -> HTTPServer {
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+    configuration.ioBackend = backend
     configuration.eventLoopThreads = 2
     var logger = Logger(label: "test")
     logger.logLevel = .critical
