@@ -121,6 +121,7 @@ public final class GalleryApplication: @unchecked Sendable {
         http.maxConnections = configuration.maxConnections
         http.handlerThreads = configuration.effectiveHandlerThreads
         http.eventLoopThreads = configuration.eventLoops
+        http.ioBackend = HTTPIOBackend(rawValue: configuration.ioBackend) ?? .platformDefault
         http.listenFileDescriptor = listenFileDescriptor
         http.temporaryDirectory = store.spoolDirectory
         http.limits.requestLineBytes = configuration.maxRequestLineBytes

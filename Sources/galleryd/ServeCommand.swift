@@ -13,6 +13,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Port to listen on (GALLERYD_PORT).") var port: Int?
     @Option(name: .customLong("public-url"), help: "Base URL for absolute file URLs (GALLERYD_PUBLIC_URL).") var publicURL: String?
     @Option(help: "In-process worker threads, 0 for none (GALLERYD_WORKERS).") var workers: Int?
+    @Option(name: .customLong("io-backend"), help: "How event loops wait for sockets: dispatch or epoll (GALLERYD_IO_BACKEND).")
+    var ioBackend: String?
     @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
 
     func run() throws {
@@ -22,6 +24,7 @@ struct ServeCommand: ParsableCommand {
         if let port { extra.append((key: "port", value: String(port))) }
         if let publicURL { extra.append((key: "public_url", value: publicURL)) }
         if let workers { extra.append((key: "workers", value: String(workers))) }
+        if let ioBackend { extra.append((key: "io_backend", value: ioBackend)) }
         if noMigrate { extra.append((key: "migrate_on_start", value: "false")) }
         let configuration = options.load(extra: extra)
         do { try configuration.validateForServing() } catch { fail("config: \(error)") }
