@@ -113,7 +113,7 @@ public struct ConfigurationKey: Sendable {
         .int("trash_retention_days", \.trashRetentionDays, "Days trashed photos and galleries are kept before purging.", range: 0...3650),
         .int("max_connections", \.maxConnections, "Most simultaneous client connections.", range: 1...1_000_000),
         .int("event_loops", \.eventLoops, "Event-loop threads reading and writing sockets (default: one per core).", range: 1...256),
-        .string("io_backend", \.ioBackend, "How event loops wait for sockets: dispatch or epoll (Linux; the default there, see docs/architecture.md).",
+        .string("io_backend", \.ioBackend, "How event loops wait for sockets: dispatch (default) or epoll (Linux only); see docs/architecture.md.",
             validate: { HTTPIOBackend.available.map(\.rawValue).contains($0) ? nil : "must be one of \(HTTPIOBackend.available.map(\.rawValue).joined(separator: ", "))" }),
         .int("handler_threads", \.handlerThreads, "Threads running request handlers (0: as many as pool_size).", range: 0...1024),
         .int("max_request_line_bytes", \.maxRequestLineBytes, "Longest request line (414 beyond).", range: 256...1_048_576),
