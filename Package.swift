@@ -31,7 +31,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]),
         // setjmp/longjmp error handling for the libjpeg API, which Swift cannot express.
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
-        // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module).
+        // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module); Linux only.
         .target(name: "CLinuxShim"),
 
         // Proleptic Gregorian day arithmetic: the one calendar of Postgres, Parse and EXIF dates.
@@ -39,7 +39,10 @@ let package = Package(
 
         .target(
             name: "HTTPServer",
-            dependencies: ["CZlib", "CLinuxShim", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "CZlib", .target(name: "CLinuxShim", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(
             name: "Postgres",
             dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),
@@ -79,6 +82,8 @@ let package = Package(
 
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "GalleryTestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "GalleryTestSupport"]),
+        // The executable's systemd pieces (notify socket, watchdog health), tested in-process.
+        .testTarget(name: "gallerydTests", dependencies: ["galleryd", "HTTPServer", "Postgres", "GalleryTestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),

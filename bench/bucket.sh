@@ -5,6 +5,7 @@
 # other processes on a shared machine hits both alike.
 # Usage: bench/bucket.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench) and PostgreSQL.
 # Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
+#      IO_BACKEND (both: a galleryd per backend, dispatch and epoll, side by side; or dispatch, or epoll),
 #      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18092),
 #      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
 set -euo pipefail
@@ -14,6 +15,8 @@ duration="${1:-10}"
 connections="${CONNECTIONS:-64}"
 photo="${PHOTO:-../shared/photos/flower.jpg}"
 rounds="${ROUNDS:-3}"
+backends="${IO_BACKEND:-both}"
+[ "$backends" = both ] && backends="dispatch epoll"
 ours_port="${OURS_PORT:-18091}"
 nginx_port="${NGINX_PORT:-18092}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55611}"
@@ -29,10 +32,10 @@ galleryd="$(swift build -c release --show-bin-path)/galleryd"
 tmp="$(mktemp -d /tmp/galleryd-bucket-bench.XXXXXX)"
 . bench/pin.sh
 . bench/nginx.sh
-ours_pid=""
+ours_pids=""
 nginx_pid=""
 cleanup() {
-  [ -n "$ours_pid" ] && kill "$ours_pid" 2>/dev/null && wait "$ours_pid" 2>/dev/null || true
+  for pid in $ours_pids; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null || true
   scripts/pg.sh stop "$tmp/pg" || true
   rm -rf "$tmp"
@@ -44,15 +47,25 @@ storage="$tmp/blobs"
 master_key="bench-master-key-$(date +%s%N)"
 
 # One event loop against nginx's one worker process, as bench/http.sh does (LOOPS to change it).
-GALLERYD_MASTER_KEY="$master_key" GALLERYD_LOG_LEVEL=warning GALLERYD_EVENT_LOOPS="${LOOPS:-1}" \
-  on_server_cpus "$galleryd" serve --host 127.0.0.1 --port "$ours_port" --database-url "$database_url" --storage-dir "$storage" \
-  --public-url "http://127.0.0.1:$ours_port" --workers 1 2>"$tmp/galleryd.log" &
-ours_pid=$!
-for _ in $(seq 100); do
-  curl -fs -o /dev/null "http://127.0.0.1:$ours_port/health" && break
-  sleep 0.1
+# One galleryd per backend on consecutive ports, sharing the database and the store; the first
+# one runs the worker that makes the thumbnail.
+ports=""
+port="$ours_port"
+workers=1
+for backend in $backends; do
+  GALLERYD_MASTER_KEY="$master_key" GALLERYD_LOG_LEVEL=warning GALLERYD_EVENT_LOOPS="${LOOPS:-1}" GALLERYD_IO_BACKEND="$backend" \
+    on_server_cpus "$galleryd" serve --host 127.0.0.1 --port "$port" --database-url "$database_url" --storage-dir "$storage" \
+    --public-url "http://127.0.0.1:$port" --workers "$workers" 2>"$tmp/galleryd-$backend.log" &
+  ours_pids="$ours_pids $!"
+  for _ in $(seq 100); do
+    curl -fs -o /dev/null "http://127.0.0.1:$port/health" && break
+    sleep 0.1
+  done
+  curl -fs -o /dev/null "http://127.0.0.1:$port/health" || { cat "$tmp/galleryd-$backend.log" >&2; echo "bucket.sh: galleryd ($backend) did not start" >&2; exit 1; }
+  ports="$ports $port"
+  port=$((port + 1))
+  workers=0
 done
-curl -fs -o /dev/null "http://127.0.0.1:$ours_port/health" || { cat "$tmp/galleryd.log" >&2; echo "bucket.sh: galleryd did not start" >&2; exit 1; }
 
 parse() { curl -fsS -H "X-Parse-Application-Id: gallery" -H "X-Parse-Master-Key: $master_key" "$@"; }
 json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin).get(sys.argv[1], ""))' "$1"; }
@@ -85,8 +98,10 @@ for _ in $(seq 50); do
   curl -fs -o /dev/null "http://127.0.0.1:$nginx_port/bucket/$key" && break
   sleep 0.1
 done
-cmp <(curl -fsS "http://127.0.0.1:$ours_port/bucket/$key") <(curl -fsS "http://127.0.0.1:$nginx_port/bucket/$key") \
-  || { echo "bucket.sh: galleryd and nginx serve different bytes" >&2; exit 1; }
+for port in $ports; do
+  cmp <(curl -fsS "http://127.0.0.1:$port/bucket/$key") <(curl -fsS "http://127.0.0.1:$nginx_port/bucket/$key") \
+    || { echo "bucket.sh: galleryd and nginx serve different bytes" >&2; exit 1; }
+done
 
 run() { # port → req/s
   on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/bucket/$key" | tee "$tmp/wrk-$1.txt" >&2
@@ -94,25 +109,39 @@ run() { # port → req/s
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-for port in "$ours_port" "$nginx_port"; do  # warm-up
+for port in $ports "$nginx_port"; do  # warm-up
   on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/bucket/$key" >/dev/null
+  : >"$tmp/rps-$port"
 done
-: >"$tmp/ours" && : >"$tmp/theirs"
 for round in $(seq "$rounds"); do
-  echo "== round $round: galleryd bucket" >&2
-  run "$ours_port" >>"$tmp/ours"
+  set -- $backends
+  for port in $ports; do
+    echo "== round $round: galleryd bucket ($1)" >&2
+    run "$port" >>"$tmp/rps-$port"
+    shift
+  done
   echo "== round $round: nginx (1 worker, sendfile)" >&2
-  run "$nginx_port" >>"$tmp/theirs"
+  run "$nginx_port" >>"$tmp/rps-$nginx_port"
 done
-ours="$(median <"$tmp/ours")"
-theirs="$(median <"$tmp/theirs")"
+theirs="$(median <"$tmp/rps-$nginx_port")"
 
-# Each round's two runs are back to back, so their ratio shares the machine's mood of the moment;
-# the median of those ratios is the steadier figure on a shared machine.
-paired="$(paste "$tmp/ours" "$tmp/theirs" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
-
-echo "galleryd: $ours req/s (median of $(paste -sd' ' "$tmp/ours"))"
-echo "nginx:    $theirs req/s (median of $(paste -sd' ' "$tmp/theirs"))"
+set -- $backends
+for port in $ports; do
+  ours="$(median <"$tmp/rps-$port")"
+  # Each round's runs are back to back, so their ratio shares the machine's mood of the moment;
+  # the median of those ratios is the steadier figure on a shared machine.
+  paired="$(paste "$tmp/rps-$port" "$tmp/rps-$nginx_port" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+  printf "galleryd %-8s %s req/s (median of %s)\n" "$1:" "$ours" "$(paste -sd' ' "$tmp/rps-$port")"
+  awk -v a="$ours" -v b="$theirs" -v p="$paired" -v n="$1" \
+    'BEGIN { printf "ratio %-8s %.2f of medians, paired %.2f (target >= 0.90)\n", n ":", a / b, p }'
+  echo "$ours" >"$tmp/median-$1"
+  cp "$tmp/rps-$port" "$tmp/rounds-$1"
+  shift
+done
+echo "nginx:            $theirs req/s (median of $(paste -sd' ' "$tmp/rps-$nginx_port"))"
+if [ -f "$tmp/median-dispatch" ] && [ -f "$tmp/median-epoll" ]; then
+  paired="$(paste "$tmp/rounds-dispatch" "$tmp/rounds-epoll" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+  awk -v d="$(cat "$tmp/median-dispatch")" -v e="$(cat "$tmp/median-epoll")" -v p="$paired" \
+    'BEGIN { printf "dispatch/epoll:   %.3f of medians, paired %.3f (dispatch is the default unless below 0.95)\n", d / e, p }'
+fi
 pinning_summary
-awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "ratio:    %.2f of medians (target >= 0.90)\n", a / b }'
-awk -v p="$paired" 'BEGIN { printf "paired:   %.2f, the median of the per-round ratios\n", p }'

@@ -2,6 +2,8 @@
 # Compares galleryd's HTTP server with nginx serving the same fixed 2 KiB body on loopback.
 # Usage: bench/http.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench).
 # Env: CONNECTIONS (64), LOOPS (event loop threads for galleryd, default 1 = nginx's one worker),
+#      IO_BACKEND (both: dispatch and epoll side by side; or dispatch, or epoll),
+#      ROUNDS (1: each server runs this many times, alternately; medians are compared),
 #      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +11,9 @@ cd "$(dirname "$0")/.."
 duration="${1:-10}"
 connections="${CONNECTIONS:-64}"
 loops="${LOOPS:-1}"
+rounds="${ROUNDS:-1}"
+backends="${IO_BACKEND:-both}"
+[ "$backends" = both ] && backends="dispatch epoll"
 ours_port="${OURS_PORT:-18081}"
 nginx_port="${NGINX_PORT:-18082}"
 
@@ -22,10 +27,10 @@ bench_bin="$(swift build -c release --show-bin-path)/galleryd-bench"
 tmp="$(mktemp -d)"
 . bench/pin.sh
 . bench/nginx.sh
-ours_pid=""
+ours_pids=""
 nginx_pid=""
 cleanup() {
-  [ -n "$ours_pid" ] && kill "$ours_pid" 2>/dev/null && wait "$ours_pid" 2>/dev/null || true
+  for pid in $ours_pids; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
   sleep 0.2
   rm -rf "$tmp"
@@ -40,12 +45,19 @@ write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
   "    root $tmp;
     location = /fixed { }"
 
-on_server_cpus "$bench_bin" http-server --host 127.0.0.1 --port "$ours_port" --loops "$loops" >/dev/null &
-ours_pid=$!
+# One galleryd per backend, on consecutive ports.
+ports=""
+port="$ours_port"
+for backend in $backends; do
+  on_server_cpus "$bench_bin" http-server --host 127.0.0.1 --port "$port" --loops "$loops" --io-backend "$backend" >/dev/null &
+  ours_pids="$ours_pids $!"
+  ports="$ports $port"
+  port=$((port + 1))
+done
 on_server_cpus "$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
 nginx_pid=$!
 
-for port in "$ours_port" "$nginx_port"; do
+for port in $ports "$nginx_port"; do
   for _ in $(seq 50); do
     curl -fs -o /dev/null "http://127.0.0.1:$port/fixed" && break
     sleep 0.1
@@ -54,17 +66,41 @@ for port in "$ours_port" "$nginx_port"; do
 done
 
 run() { # port → req/s
-  on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$1/fixed" >/dev/null  # warm-up
   on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/fixed" | tee "$tmp/wrk-$1.txt" >&2
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
 }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "== galleryd (loops=$loops)" >&2
-ours="$(run "$ours_port")"
-echo "== nginx (1 worker)" >&2
-theirs="$(run "$nginx_port")"
+for port in $ports "$nginx_port"; do  # warm-up
+  on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/fixed" >/dev/null
+  : >"$tmp/rps-$port"
+done
+for round in $(seq "$rounds"); do
+  set -- $backends
+  for port in $ports; do
+    echo "== round $round: galleryd ($1, loops=$loops)" >&2
+    run "$port" >>"$tmp/rps-$port"
+    shift
+  done
+  echo "== round $round: nginx (1 worker)" >&2
+  run "$nginx_port" >>"$tmp/rps-$nginx_port"
+done
 
-echo "galleryd: $ours req/s"
-echo "nginx:    $theirs req/s"
+theirs="$(median <"$tmp/rps-$nginx_port")"
+set -- $backends
+for port in $ports; do
+  ours="$(median <"$tmp/rps-$port")"
+  printf "galleryd %-8s %s req/s (rounds: %s)\n" "$1:" "$ours" "$(paste -sd' ' "$tmp/rps-$port")"
+  awk -v a="$ours" -v b="$theirs" -v n="$1" 'BEGIN { printf "ratio %-8s %.2f of nginx (target >= 0.90)\n", n ":", a / b }'
+  echo "$ours" >"$tmp/median-$1"
+  cp "$tmp/rps-$port" "$tmp/rounds-$1"
+  shift
+done
+echo "nginx:            $theirs req/s (rounds: $(paste -sd' ' "$tmp/rps-$nginx_port"))"
+if [ -f "$tmp/median-dispatch" ] && [ -f "$tmp/median-epoll" ]; then
+  # Back-to-back runs share the machine's load of the moment: the median of per-round ratios is steadier.
+  paired="$(paste "$tmp/rounds-dispatch" "$tmp/rounds-epoll" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+  awk -v d="$(cat "$tmp/median-dispatch")" -v e="$(cat "$tmp/median-epoll")" -v p="$paired" \
+    'BEGIN { printf "dispatch/epoll:   %.3f of medians, paired %.3f (dispatch is the default unless below 0.95)\n", d / e, p }'
+fi
 pinning_summary
-awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "ratio:    %.2f (target >= 0.90)\n", a / b }'

@@ -124,7 +124,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
             errno = failure
             throw Self.ioError("open", path(for: key))
         }
-        var st = Glibc.stat()
+        var st = FileStatus()
         guard fstat(fd, &st) == 0 else {
             let error = Self.ioError("fstat", path(for: key))
             close(fd)
@@ -143,7 +143,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     }
 
     private func openat(_ key: BlobKey, in directory: Int32) -> Int32 {
-        key.rawValue.withCString { Glibc.openat(directory, $0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+        key.rawValue.withCString { FileSystemCalls.openAt(directory, $0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
     }
 
     /// After a miss: when `root` now names another directory than the open one (storage mounted
@@ -151,8 +151,8 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     /// Misses pay one stat of the root; hits pay nothing.
     private func reopenRootIfReplaced() -> Int32? {
         let current = rootFD.load(ordering: .acquiring)
-        var opened = Glibc.stat()
-        var named = Glibc.stat()
+        var opened = FileStatus()
+        var named = FileStatus()
         guard fstat(current, &opened) == 0, stat(root, &named) == 0,
             opened.st_dev != named.st_dev || opened.st_ino != named.st_ino
         else { return nil }
@@ -210,7 +210,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     }
 
     private func fileInfo(_ path: String) throws -> BlobInfo? {
-        var st = Glibc.stat()
+        var st = FileStatus()
         guard stat(path, &st) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw Self.ioError("stat", path)
@@ -221,9 +221,9 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
 
     /// Size, modification time and the strong ETag `"<mtime in ns, hex>-<size, hex>"` (as nginx
     /// builds its own from mtime and size), written into one string: this runs for every GET.
-    private static func info(_ st: Glibc.stat) -> BlobInfo {
-        let seconds = Int64(st.st_mtim.tv_sec)
-        let nanos = Int64(st.st_mtim.tv_nsec)
+    private static func info(_ st: FileStatus) -> BlobInfo {
+        let seconds = Int64(st.modificationTime.tv_sec)
+        let nanos = Int64(st.modificationTime.tv_nsec)
         let modified = Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1e9)
         let stamp = UInt64(bitPattern: seconds &* 1_000_000_000 &+ nanos)
         let size = UInt64(max(0, Int64(st.st_size)))

@@ -142,6 +142,7 @@ public final class GalleryApplication: @unchecked Sendable {
         http.maxConnections = configuration.maxConnections
         http.handlerThreads = configuration.effectiveHandlerThreads
         http.eventLoopThreads = configuration.eventLoops
+        http.ioBackend = HTTPIOBackend(rawValue: configuration.ioBackend) ?? .platformDefault
         http.listenFileDescriptor = listenFileDescriptor
         http.temporaryDirectory = store.spoolDirectory
         http.limits.requestLineBytes = configuration.maxRequestLineBytes
@@ -163,6 +164,9 @@ public final class GalleryApplication: @unchecked Sendable {
             "host": "\(configuration.host)", "port": "\(server.port)", "publicURL": "\(publicURL)",
         ])
     }
+
+    /// How the HTTP server's loops and handler pool are moving (nil before `start`), for the watchdog.
+    public var serverProgress: HTTPServerProgress? { server?.progress }
 
     /// The port the server listens on (after `start`).
     public var port: Int { server?.port ?? configuration.port }

@@ -1,20 +1,17 @@
 import Foundation
 import Logging
 
-/// One socket thread: an epoll instance (edge-triggered for connections), its share of the
-/// listening socket (EPOLLEXCLUSIVE, so one loop wakes per new connection), a task queue other
-/// threads post to through an eventfd, and the deadlines of its connections.
+/// One event loop: its share of the listening socket, its connections and their deadlines,
+/// and the policy over them (accept limits, draining, the connection table). How socket
+/// readiness reaches it is its `Reactor`'s business: Dispatch sources on a serial queue, or an
+/// epoll thread (`HTTPIOBackend`). Everything here runs on the reactor's thread or queue.
 final class EventLoop: @unchecked Sendable {
-    private static let listenerToken = UInt64.max - 1
-    private static let wakeToken = UInt64.max
-    private static let maxEvents: Int32 = 256
-
     /// Position among the server's loops (part of request ids).
     let index: Int
-    private let server: HTTPServerCore
-    private let epfd: Int32
-    private let wakeFD: Int32
-    private let listener: ListenerHandle
+    let server: HTTPServerCore
+    /// The listening socket, shared by every loop.
+    let listener: ListenerHandle
+    private var reactor: Reactor!
     private var listening = false
     private var listenerReleased = false
     private var acceptPausedUntil: UInt64 = 0
@@ -31,74 +28,90 @@ final class EventLoop: @unchecked Sendable {
     private var requestCounter: UInt64 = 0
     /// The server's request id prefix, this loop's index in base 36 and a dot: what every request id here starts with.
     private let requestLoopPrefix: [UInt8]
-    private let tickNanoseconds: UInt64
+    /// How often deadlines are checked.
+    let tickNanoseconds: UInt64
 
-    private let taskLock = Lock()
-    private var tasks: [() -> Void] = []
-    private var wakePending = false
-    private var stopped = false
-    /// Signalled when the loop thread has exited.
+    private let turnLock = Lock()
+    private var lastTurnValue = monotonicNanoseconds()
+    private var exitedFlag = false
+    /// Monotonic nanoseconds of the loop's last deadline tick (at least every 250 ms while it runs;
+    /// a loop that stops turning is hung). Reads as "now" once the loop has exited.
+    var lastTurn: UInt64 { turnLock.withLock { exitedFlag ? monotonicNanoseconds() : lastTurnValue } }
+
+    /// Signalled when the loop has stopped.
     let exited = DispatchSemaphore(value: 0)
 
-    /// Creates the epoll instance and registers the wake-up eventfd and the listener; call `start()` to run.
+    /// Makes the loop and its reactor and watches the listener; call `start()` to run.
     init(index: Int, server: HTTPServerCore, listener: ListenerHandle, requestPrefix: String) throws {
         self.index = index
         self.server = server
         self.listener = listener
         self.requestLoopPrefix = Array((requestPrefix + String(index, radix: 36) + ".").utf8)
-        epfd = Epoll.create()
-        guard epfd >= 0 else { throw SocketError.eventLoopFailed("epoll_create1: \(SocketError.errnoText)") }
-        wakeFD = Epoll.eventFD()
-        guard wakeFD >= 0 else {
-            Glibc.close(epfd)
-            throw SocketError.eventLoopFailed("eventfd: \(SocketError.errnoText)")
-        }
         // Deadlines are checked a few times per shortest timeout, at most every 250 ms.
         let t = server.configuration.timeouts
-        let shortest = min(t.headerRead, t.idleKeepAlive, t.bodyRead, t.write)
+        let shortest = min(t.headerRead, t.idleKeepAlive, t.bodyRead, t.write, t.lingerTimeout)
         tickNanoseconds = UInt64(min(0.25, max(0.005, shortest / 4)) * 1e9)
-        _ = Epoll.control(epfd, Epoll.ctlAdd, wakeFD, events: Epoll.input, token: Self.wakeToken)
-        guard Epoll.control(epfd, Epoll.ctlAdd, listener.fd, events: Epoll.input | Epoll.exclusive, token: Self.listenerToken) == 0
-        else {
-            // Every stored property is set, so deinit runs and closes epfd and wakeFD.
-            throw SocketError.eventLoopFailed("epoll_ctl(listener): \(SocketError.errnoText)")
-        }
+        reactor = try Self.makeReactor(server.configuration.ioBackend, loop: self)
+        // On failure the server gives this loop's share of the listener back.
+        try reactor.watchListener()
         listening = true
     }
 
-    deinit {
-        Glibc.close(epfd)
-        Glibc.close(wakeFD)
+    /// Starts delivering events.
+    func start() { reactor.start() }
+
+    /// Runs `task` on the loop. Once the loop has stopped it still runs (on the caller's thread
+    /// or the loop's queue), so cleanup work is never lost.
+    func execute(_ task: @escaping () -> Void) { reactor.post(task) }
+
+    // MARK: - Called by the reactor
+
+    /// Reads the clock once per wake-up.
+    @inline(__always)
+    func updateClock() { now = monotonicNanoseconds() }
+
+    /// Whether a short read proves the socket empty until the next event (see `Reactor`).
+    var shortReadDrainsSocket: Bool { reactor.shortReadDrainsSocket }
+
+    /// Whether the loop is done: forced, or draining with no connection left.
+    var shouldStop: Bool { forceStop || (draining && connectionCount == 0) }
+
+    /// A watched connection's socket is ready.
+    @inline(__always)
+    func connectionEvent(_ fd: Int32, _ events: ReactorEvents) {
+        let slot = Int(fd)
+        guard slot < connections.count, let connection = connections[slot] else { return }
+        connection.handle(events: events)
+        updateInterest(connection)
     }
 
-    /// Starts the loop's thread.
-    func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "galleryd.http.loop.\(index)"
-        thread.start()
+    /// Tells the reactor what a connection waits for now (after it ran outside a socket event).
+    @inline(__always)
+    func updateInterest(_ connection: HTTPConnection) {
+        if connection.isOpen { reactor.interest(connection.fd, read: connection.wantsRead, write: connection.wantsWrite) }
     }
 
-    /// Runs `task` on the loop thread. Once the loop has stopped it runs on the caller's thread instead
-    /// (there is nothing left to race with), so cleanup work is never lost.
-    func execute(_ task: @escaping () -> Void) {
-        var wake = false
-        let inline: Bool = taskLock.withLock {
-            if stopped { return true }
-            tasks.append(task)
-            if !wakePending {
-                wakePending = true
-                wake = true
-            }
-            return false
-        }
-        if inline {
-            task()
-            return
-        }
-        if wake {
-            var one: UInt64 = 1
-            _ = Glibc.write(wakeFD, &one, 8)
-        }
+    /// Closes a connection's socket through the reactor (which may still have sources on it).
+    @inline(__always)
+    func closeSocket(_ fd: Int32) { reactor.unwatchAndClose(fd) }
+
+    /// The periodic tick: deadlines, paused accepting, the watchdog's "last turn".
+    func tick() {
+        let turned = now
+        turnLock.withLock { lastTurnValue = turned }
+        checkDeadlines()
+    }
+
+    /// The loop stopped: closes what is left and stops listening.
+    func finish() {
+        for case let connection? in connections { connection.close() }
+        stopListening()
+    }
+
+    /// The reactor is done with the loop: `wait()` may return.
+    func didExit() {
+        turnLock.withLock { exitedFlag = true }
+        exited.signal()
     }
 
     /// A short id unique within the server: a per-server prefix, the loop and a counter.
@@ -152,73 +165,18 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func stopListening() {
-        if listening {
-            listening = false
-            _ = Epoll.control(epfd, Epoll.ctlDel, listener.fd, events: 0, token: 0)
-        }
+        listening = false
         if !listenerReleased {
             listenerReleased = true
-            listener.release()
+            reactor.unwatchListener()
         }
-    }
-
-    private func run() {
-        let events = UnsafeMutableRawPointer.allocate(byteCount: Epoll.eventSize * Int(Self.maxEvents), alignment: 8)
-        defer { events.deallocate() }
-        var nextTick = now + tickNanoseconds
-        while !(forceStop || (draining && connectionCount == 0)) {
-            let waitMs = nextTick > now ? Int32(min((nextTick - now) / 1_000_000 + 1, 1000)) : 0
-            let n = Epoll.wait(epfd, events, Self.maxEvents, waitMs)
-            now = monotonicNanoseconds()
-            if n < 0 && errno != EINTR {
-                server.logger.critical("epoll_wait failed: \(SocketError.errnoText)")
-                break
-            }
-            var i = 0
-            while i < Int(n) {
-                let (mask, token) = Epoll.event(events, i)
-                i += 1
-                switch token {
-                case Self.listenerToken:
-                    acceptConnections()
-                case Self.wakeToken:
-                    runTasks()
-                default:
-                    let fd = Int(token)
-                    if fd < connections.count, let connection = connections[fd] { connection.handle(events: mask) }
-                }
-            }
-            if now >= nextTick {
-                checkDeadlines()
-                nextTick = now + tickNanoseconds
-            }
-        }
-        for case let connection? in connections { connection.close() }
-        stopListening()
-        let leftovers: [() -> Void] = taskLock.withLock {
-            stopped = true
-            defer { tasks = [] }
-            return tasks
-        }
-        for task in leftovers { task() }
-        exited.signal()
-    }
-
-    private func runTasks() {
-        var value: UInt64 = 0
-        _ = Glibc.read(wakeFD, &value, 8)
-        let batch: [() -> Void] = taskLock.withLock {
-            wakePending = false
-            defer { tasks.removeAll(keepingCapacity: true) }
-            return tasks
-        }
-        for task in batch { task() }
     }
 
     private func checkDeadlines() {
         if acceptPausedUntil != 0 && now >= acceptPausedUntil && !listenerReleased {
             acceptPausedUntil = 0
-            if !listening && Epoll.control(epfd, Epoll.ctlAdd, listener.fd, events: Epoll.input | Epoll.exclusive, token: Self.listenerToken) == 0 {
+            if !listening {
+                reactor.resumeListener()
                 listening = true
             }
         }
@@ -227,13 +185,14 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func acceptConnections() {
+    /// Accepts what waits on the listener (up to 64 at a time, so other work is not starved).
+    func acceptConnections() {
         guard listening else { return }
         for _ in 0..<64 {
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Epoll.accept(listener.fd, $0, &length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SystemCalls.accept(listener.fd, $0, &length) }
             }
             if fd < 0 {
                 switch errno {
@@ -242,7 +201,7 @@ final class EventLoop: @unchecked Sendable {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors: stop accepting for a moment instead of spinning on a ready listener.
                     server.logger.error("accept failed: \(SocketError.errnoText); pausing accept for 100 ms")
-                    _ = Epoll.control(epfd, Epoll.ctlDel, listener.fd, events: 0, token: 0)
+                    reactor.pauseListener()
                     listening = false
                     acceptPausedUntil = now + 100_000_000
                     return
@@ -259,14 +218,13 @@ final class EventLoop: @unchecked Sendable {
                 let canned =
                     "HTTP/1.1 503 Service Unavailable\r\nServer: galleryd\r\nContent-Length: 20\r\nConnection: close\r\nRetry-After: 1\r\n\r\ntoo many connections"
                 _ = canned.utf8.withContiguousStorageIfAvailable {
-                    send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true)
                 }
-                Glibc.close(fd)
+                SystemCalls.close(fd)
                 server.logger.warning("connection refused: maxConnections (\(server.configuration.maxConnections)) reached")
                 continue
             }
-            var one: Int32 = 1
-            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            SystemCalls.configureConnection(fd)
             let connection = HTTPConnection(fd: fd, loop: self, server: server, remoteAddress: Self.describe(&address))
             let slot = Int(fd)
             if slot >= connections.count {
@@ -275,14 +233,14 @@ final class EventLoop: @unchecked Sendable {
             connections[slot] = connection
             connectionCount += 1
             server.observer?.connectionOpened()
-            let mask = Epoll.input | Epoll.output | Epoll.readHangUp | Epoll.edgeTriggered
-            if Epoll.control(epfd, Epoll.ctlAdd, fd, events: mask, token: UInt64(fd)) != 0 {
-                server.logger.error("epoll_ctl(add) failed: \(SocketError.errnoText)")
+            guard reactor.watch(fd) else {
+                server.logger.error("cannot watch a new connection: \(SocketError.errnoText)")
                 connection.close()
                 continue
             }
             // Requests often arrive with the connection: try reading right away.
             connection.drive()
+            updateInterest(connection)
         }
     }
 

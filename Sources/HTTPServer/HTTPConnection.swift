@@ -4,9 +4,11 @@ import Logging
 /// One client connection: reads and parses requests, runs their handlers (inline or on the handler
 /// pool), writes responses in order. Lives on one event loop thread and is only touched there.
 final class HTTPConnection {
-    private enum Phase { case head, body, handling, writing, closed }
+    /// `lingering`: the response is out and the write side shut down; the rest of a refused
+    /// request is read and dropped until the client closes or a linger limit passes.
+    private enum Phase { case head, body, handling, writing, lingering, closed }
     /// Which timeout the current deadline stands for.
-    enum DeadlineKind { case header, idle, body, write }
+    enum DeadlineKind { case header, idle, body, write, linger }
 
     /// The connected socket.
     let fd: Int32
@@ -31,9 +33,13 @@ final class HTTPConnection {
     private var transferred = 0
     private var peerClosed = false
     private var drainedSocket = false
+    /// The last flush stopped on EAGAIN: the reactor must report when the socket takes more.
+    private var writeBlocked = false
     /// epoll reported EPOLLRDHUP/EPOLLHUP: the peer's FIN (or a reset) is queued behind any data, and
     /// being edge-triggered, epoll will not report it again, so reads go on until recv says so.
     private var hangUpSeen = false
+    /// The reactor's `shortReadDrainsSocket`, read once.
+    private let shortReadDrainsSocket: Bool
 
     // The exchange in progress.
     private var request: HTTPRequest?
@@ -43,6 +49,13 @@ final class HTTPConnection {
     private var requestStart: UInt64 = 0
     private var requestKeepAlive = true
     private var closeAfterResponse = false
+    /// The response answers a request whose bytes were not all read (413, 431, 403 before the body …):
+    /// close with a lingering read so the client's pending send does not turn into a reset that
+    /// destroys the answer (RFC 9112 §9.6).
+    private var lingerAfterResponse = false
+    /// When the lingering read must end whatever the client does, and the bytes it dropped so far.
+    private var lingerEnd: UInt64 = 0
+    private var lingerDiscarded = 0
     private var sentContinue = false
 
     // The response being written.
@@ -62,6 +75,7 @@ final class HTTPConnection {
         self.loop = loop
         self.server = server
         self.remoteAddress = remoteAddress
+        self.shortReadDrainsSocket = loop.shortReadDrainsSocket
         self.parser = HTTPRequestParser(limits: server.configuration.limits)
         // The first request's head must arrive within headerRead of the accept.
         setDeadline(.header, server.configuration.timeouts.headerRead)
@@ -70,10 +84,24 @@ final class HTTPConnection {
     /// Whether the connection waits for a request and has none of it: shutdown closes these at once.
     var isIdle: Bool { phase == .head && buffer.readableCount == 0 && parser.isIdle }
 
-    /// Called with the epoll event mask.
-    func handle(events: UInt32) {
-        if events & (Epoll.input | Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { drainedSocket = false }
-        if events & (Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { hangUpSeen = true }
+    /// Whether the connection is still open.
+    var isOpen: Bool { phase != .closed }
+
+    /// Whether the connection reads now: waiting for a request, reading a body, or lingering.
+    var wantsRead: Bool {
+        switch phase {
+        case .head, .body, .lingering: return !peerClosed
+        case .handling, .writing, .closed: return false
+        }
+    }
+
+    /// Whether a response write stopped on a full send buffer and waits for room.
+    var wantsWrite: Bool { phase == .writing && writeBlocked }
+
+    /// Called with what the reactor saw on the socket.
+    func handle(events: ReactorEvents) {
+        if events.contains(.readable) || events.contains(.hangUp) { drainedSocket = false }
+        if events.contains(.hangUp) { hangUpSeen = true }
         drive()
     }
 
@@ -86,6 +114,8 @@ final class HTTPConnection {
             case .writing:
                 guard flush() else { return }
                 finishExchange()
+            case .lingering:
+                if !discardInput() { return }
             case .head, .body:
                 if !parseStep() && !readMore() { return }
             }
@@ -110,7 +140,7 @@ final class HTTPConnection {
             buffer.didWrite(n)
             // A short read emptied the socket; with edge-triggered epoll the next byte brings a new event.
             // Not so for an end of stream that was already reported: read on until recv returns 0.
-            if n < space.count && !hangUpSeen { drainedSocket = true }
+            if n < space.count && !hangUpSeen && shortReadDrainsSocket { drainedSocket = true }
             switch deadlineKind {
             case .idle: setDeadline(.header, server.configuration.timeouts.headerRead)  // first byte of a request
             case .body:  // progress
@@ -164,6 +194,7 @@ final class HTTPConnection {
             } catch {
                 buffer.consume(step.consumed)
                 closeAfterResponse = true
+                lingerAfterResponse = true
                 sink?.discard()
                 sink = nil
                 respondWithError(error)
@@ -224,6 +255,7 @@ final class HTTPConnection {
                 } catch {
                     self.request = request
                     closeAfterResponse = true
+                    lingerAfterResponse = true
                     respondWithError(error)
                     return
                 }
@@ -245,7 +277,12 @@ final class HTTPConnection {
             self.request = request
             var response = HTTPResponse(status: .noContent)
             response.headers["Allow"] = allow
-            if head.hasBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
+            if head.hasBody {
+                closeAfterResponse = true
+                lingerAfterResponse = true
+            } else {
+                parser.discardEmptyBody()
+            }
             startResponse(response)
         case .notFound:
             self.request = request
@@ -255,7 +292,7 @@ final class HTTPConnection {
 
     private func sendContinue() {
         let line = "HTTP/1.1 100 Continue\r\n\r\n"
-        let sent = line.utf8.withContiguousStorageIfAvailable { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } ?? -1
+        let sent = line.utf8.withContiguousStorageIfAvailable { SystemCalls.send(fd, $0.baseAddress, $0.count) } ?? -1
         if sent != line.utf8.count { closeAfterResponse = true }
         sentContinue = true
     }
@@ -301,6 +338,7 @@ final class HTTPConnection {
         }
         startResponse(response)
         drive()
+        loop.updateInterest(self)
     }
 
     // MARK: - Errors made by the server
@@ -352,7 +390,12 @@ final class HTTPConnection {
         _ status: HTTPStatus, _ message: String, headers: HTTPHeaders = HTTPHeaders(), hasUnreadBody: Bool
     ) {
         guard let request else { return }
-        if hasUnreadBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
+        if hasUnreadBody {
+            closeAfterResponse = true
+            lingerAfterResponse = true
+        } else {
+            parser.discardEmptyBody()
+        }
         var response = currentResponder().response(status: status, message: message, request: request)
         for field in headers { response.headers[field.name] = field.value }
         HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
@@ -360,10 +403,16 @@ final class HTTPConnection {
     }
 
     /// An error a route's admission threw on the head, rendered by the responder; a body the client
-    /// sends anyway is not read, so the connection closes after the answer.
+    /// sends anyway is not stored, but read and discarded by a lingering close after the answer.
     private func refuseBeforeBody(_ error: Error, hasUnreadBody: Bool) {
         guard let request else { return close() }
-        if hasUnreadBody { closeAfterResponse = true } else { parser.discardEmptyBody() }
+        if hasUnreadBody {
+            // The unread body is drained by a lingering close, so the client reads this answer.
+            closeAfterResponse = true
+            lingerAfterResponse = true
+        } else {
+            parser.discardEmptyBody()
+        }
         var response = currentResponder().response(for: error, request: request)
         HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
         startResponse(response)
@@ -435,6 +484,7 @@ final class HTTPConnection {
 
     /// Writes what is pending; true once the whole response is out.
     private func flush() -> Bool {
+        writeBlocked = false
         while outSent < out.count || bodySent < body.count {
             let n: Int = out.withUnsafeBytes { head in
                 body.withUnsafeBytes { bytes in
@@ -460,8 +510,8 @@ final class HTTPConnection {
                             var message = msghdr()
                             message.msg_iov = iov
                             message.msg_iovlen = count
-                            // MSG_NOSIGNAL: a vanished client is an EPIPE, not a SIGPIPE.
-                            let flags = Int32(MSG_NOSIGNAL) | (fileRemaining > 0 ? Int32(MSG_MORE) : 0)
+                            // No signal: a vanished client is an EPIPE, not a SIGPIPE.
+                            let flags = SystemCalls.noSignal | (fileRemaining > 0 ? SystemCalls.moreFollows : 0)
                             return sendmsg(fd, &message, flags)
                         }
                     }
@@ -469,7 +519,10 @@ final class HTTPConnection {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    writeBlocked = true
+                    return false
+                }
                 abortWrite()
                 return false
             }
@@ -485,11 +538,13 @@ final class HTTPConnection {
             setTransferDeadline(.write)
         }
         while fileRemaining > 0 {
-            var offset = off_t(fileOffset)
-            let n = sendfile(fd, fileFD, &offset, min(fileRemaining, 1 << 30))
+            let n = SystemCalls.sendfile(socket: fd, file: fileFD, offset: &fileOffset, count: min(fileRemaining, 1 << 30))
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return false }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    writeBlocked = true
+                    return false
+                }
                 abortWrite()
                 return false
             }
@@ -499,7 +554,6 @@ final class HTTPConnection {
                 abortWrite()
                 return false
             }
-            fileOffset += n
             fileRemaining -= n
             responseBytes += n
             transferred += n
@@ -516,7 +570,7 @@ final class HTTPConnection {
     /// After the response: metrics, access log, temporary file cleanup, then the next request or close.
     private func finishExchange(completed: Bool = true) {
         if fileFD >= 0 {
-            Glibc.close(fileFD)
+            SystemCalls.close(fileFD)
             fileFD = -1
         }
         body = []
@@ -541,7 +595,11 @@ final class HTTPConnection {
         sentContinue = false
         guard completed else { return }
         if closeAfterResponse || loop.draining {
-            close()
+            if lingerAfterResponse && !peerClosed {
+                startLingering()
+            } else {
+                close()
+            }
             return
         }
         phase = .head
@@ -551,6 +609,50 @@ final class HTTPConnection {
             buffer.shrinkIfEmpty(above: 64 * 1024)
             setDeadline(.idle, server.configuration.timeouts.idleKeepAlive)
         }
+    }
+
+    // MARK: - Lingering close
+
+    /// Sends our FIN after the response and starts reading what the client still sends, bounded by
+    /// `lingerTimeout` per pause, `lingerTime` in all and `maxLingerBytes` (nginx's lingering_close).
+    private func startLingering() {
+        lingerAfterResponse = false
+        guard SystemCalls.shutdownWrite(fd) else { return close() }
+        phase = .lingering
+        lingerDiscarded = buffer.readableCount
+        buffer.consume(buffer.readableCount)
+        let timeouts = server.configuration.timeouts
+        lingerEnd = loop.now + UInt64(max(0, timeouts.lingerTime) * 1e9)
+        setLingerDeadline()
+    }
+
+    private func setLingerDeadline() {
+        setDeadline(.linger, server.configuration.timeouts.lingerTimeout)
+        deadline = min(deadline, lingerEnd)
+    }
+
+    /// Reads and drops input while lingering; false when it must wait for the socket.
+    private func discardInput() -> Bool {
+        if lingerDiscarded > server.configuration.limits.maxLingerBytes {
+            close()
+            return false
+        }
+        if drainedSocket { return false }
+        let space = buffer.writableSpace(minimum: 16 * 1024)
+        let n = recv(fd, space.baseAddress, space.count, 0)
+        if n > 0 {
+            lingerDiscarded += n
+            setLingerDeadline()
+            return true
+        }
+        if n < 0 && errno == EINTR { return true }
+        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+            drainedSocket = true
+            return false
+        }
+        // The client closed (or reset) after reading the answer: done.
+        close()
+        return false
     }
 
     // MARK: - Timeouts and closing
@@ -580,7 +682,7 @@ final class HTTPConnection {
     /// The deadline passed: idle connections close quietly, slow requests get 408, stalled writes are dropped.
     func timedOut() {
         switch deadlineKind {
-        case .idle:
+        case .idle, .linger:
             close()
         case .header, .body:
             if !isIdle || deadlineKind == .body {
@@ -613,7 +715,7 @@ final class HTTPConnection {
         } else {
             bytes = Array("HTTP/1.1 408 Request Timeout\r\nServer: galleryd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
         }
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        _ = bytes.withUnsafeBytes { SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true) }
     }
 
     /// Closes the socket and forgets the connection. Safe to call twice.
@@ -625,13 +727,13 @@ final class HTTPConnection {
         sink?.discard()
         sink = nil
         if fileFD >= 0 {
-            Glibc.close(fileFD)
+            SystemCalls.close(fileFD)
             fileFD = -1
         }
         // A running handler still owns the request's temporary file; handlerFinished removes it.
         if !wasHandling, let request, case .file(let path, _) = request.body { unlink(path) }
         request = nil
-        Glibc.close(fd)
+        loop.closeSocket(fd)
         loop.connectionClosed(self)
     }
 }

@@ -30,7 +30,7 @@ struct HTTPDate {
     /// every file response carries a Last-Modified, so this is on the hot path.
     static func format(_ seconds: Int) -> String {
         var t = time_t(seconds)
-        var tm = Glibc.tm()
+        var tm = SystemCalls.BrokenDownTime()
         gmtime_r(&t, &tm)
         let year = Int(tm.tm_year) + 1900
         guard (0...9999).contains(year) else {
@@ -75,7 +75,7 @@ struct HTTPDate {
             // year = 4DIGIT (RFC 9110 §5.6.7); a longer one would trap converting to tm's Int32.
             (1970...9999).contains(year)
         else { return nil }
-        var tm = Glibc.tm()
+        var tm = SystemCalls.BrokenDownTime()
         tm.tm_year = Int32(year - 1900)
         tm.tm_mon = Int32(monthIndex)
         tm.tm_mday = Int32(day)

@@ -13,7 +13,7 @@ public final class HTTPFileDescriptor: @unchecked Sendable {
     public init(owning fd: Int32) { self.fd = fd }
 
     deinit {
-        if fd >= 0 { Glibc.close(fd) }
+        if fd >= 0 { SystemCalls.close(fd) }
     }
 
     /// Hands the descriptor over to the caller, who must close it; -1 when already taken.

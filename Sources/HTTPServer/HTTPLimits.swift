@@ -17,6 +17,10 @@ public struct HTTPLimits: Sendable {
     /// Longest chunk-size line including extensions (RFC 9112 §7.1.1) → 400. Extensions are
     /// ignored; the limit stops a client from hiding an endless line in them.
     public var chunkLineBytes: Int = 4 * 1024
+    /// Most bytes a lingering close discards after an error response (413, 431, 403 …) before it
+    /// gives up and closes. 64 MiB lets a phone finish sending a refused photo, so it reads the
+    /// answer instead of a reset, while bounding what one refused client can make us read.
+    public var maxLingerBytes: Int = 64 * 1024 * 1024
 
     /// The defaults.
     public init() {}

@@ -33,6 +33,15 @@ public final class HTTPServer: @unchecked Sendable {
     /// The port the server listens on (the kernel's choice when the configuration said 0); 0 before `start()`.
     public var port: Int { lock.withLock { boundPort } }
 
+    /// How the loops and the handler pool are moving, for the systemd watchdog.
+    public var progress: HTTPServerProgress {
+        let loops: [EventLoop] = lock.withLock { started && !finished ? self.loops : [] }
+        let now = monotonicNanoseconds()
+        let oldest = loops.map { $0.lastTurn }.min().map { now > $0 ? Double(now - $0) / 1e9 : 0 } ?? 0
+        let pool = core.pool.progress
+        return HTTPServerProgress(oldestLoopTurnAge: oldest, queuedHandlers: pool.queued, startedHandlers: pool.started)
+    }
+
     /// Binds (or adopts `listenFileDescriptor`), starts the event loops and returns.
     /// Also ignores SIGPIPE process-wide: sendfile has no MSG_NOSIGNAL.
     public func start() throws {

@@ -18,7 +18,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var timeouts = HTTPTimeouts()
     /// Threads that run handlers which may block (database, disk). Bounds concurrent blocking work.
     public var handlerThreads: Int = 32
-    /// Threads that read and write sockets (one epoll loop each); defaults to the number of cores.
+    /// How the loops wait for sockets: Dispatch sources or epoll (see `HTTPIOBackend.platformDefault`).
+    public var ioBackend: HTTPIOBackend = .platformDefault
+    /// Event loops reading and writing sockets (a thread or a serial queue each); defaults to the number of cores.
     public var eventLoopThreads: Int = ProcessInfo.processInfo.activeProcessorCount
     /// How long `wait()` lets in-flight requests finish after `shutdown()` before force-closing them.
     public var drainTimeout: Double = 10

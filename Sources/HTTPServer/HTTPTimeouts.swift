@@ -23,6 +23,12 @@ public struct HTTPTimeouts: Sendable {
     /// Seconds a transfer gets on top of the time its bytes would take at the minimum rate, so a
     /// slow start (TCP slow start, a radio waking up) is not punished.
     public var minimumRateGrace: Double = 5
+    /// Longest pause while discarding the rest of a refused request after its error response
+    /// (lingering close, RFC 9112 §9.6): nginx's `lingering_timeout`. Without it a client still
+    /// sending the body would get a reset instead of the answer.
+    public var lingerTimeout: Double = 5
+    /// Longest total time a lingering close keeps reading: nginx's `lingering_time`.
+    public var lingerTime: Double = 30
 
     /// The defaults.
     public init() {}

@@ -8,6 +8,7 @@ final class HandlerPool: @unchecked Sendable {
     private var head = 0
     private var stopping = false
     private let threadCount: Int
+    private var started = 0
 
     /// Starts `threads` worker threads.
     init(threads: Int) {
@@ -28,6 +29,14 @@ final class HandlerPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Jobs waiting for a thread, and jobs started since the pool was made (a progress counter:
+    /// a queue that stays non-empty while this stands still means every thread is stuck).
+    var progress: (queued: Int, started: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (jobs.count - head, started)
+    }
+
     /// Lets the threads exit once the queue is empty. Jobs already queued still run.
     func stop() {
         condition.lock()
@@ -46,6 +55,7 @@ final class HandlerPool: @unchecked Sendable {
             }
             let job = jobs[head]
             head += 1
+            started &+= 1
             if head == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
                 head = 0

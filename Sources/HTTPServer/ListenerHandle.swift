@@ -6,19 +6,27 @@ final class ListenerHandle: @unchecked Sendable {
     let fd: Int32
     /// The bound port (useful when 0 was asked for).
     let port: Int
+    /// Whether the socket was handed to us (systemd socket activation): then its queue belongs to
+    /// whoever holds the other copy, and stopping must only let go of our descriptor.
+    let inherited: Bool
     private let lock = Lock()
     private var users: Int
 
-    private init(fd: Int32, port: Int, users: Int) {
+    private init(fd: Int32, port: Int, users: Int, inherited: Bool) {
         self.fd = fd
         self.port = port
         self.users = users
+        self.inherited = inherited
     }
 
-    /// Stops the kernel from accepting on the socket at once (Linux: pending and new connection attempts
-    /// are refused), before every loop has let go of it.
+    /// Stops the kernel from accepting on a socket we bound, at once (Linux: pending and new
+    /// connection attempts are refused), before every loop has let go of it. An inherited socket
+    /// is left alone: `shutdown(2)` acts on the socket, not the descriptor, so it would stop
+    /// systemd's copy too and the next instance could never accept; the loops just deregister
+    /// and close our descriptor, and connections keep queueing for the next instance.
     func stopAccepting() {
-        _ = Glibc.shutdown(fd, Int32(SHUT_RD))
+        guard !inherited else { return }
+        SystemCalls.shutdownRead(fd)
     }
 
     /// One event loop no longer uses the socket; the last release closes it.
@@ -27,7 +35,7 @@ final class ListenerHandle: @unchecked Sendable {
             users -= 1
             return users == 0
         }
-        if last { Glibc.close(fd) }
+        if last { SystemCalls.close(fd) }
     }
 
     /// Binds and listens on `host:port`, non-blocking, with SO_REUSEADDR; `::` also takes IPv4.
@@ -62,7 +70,7 @@ final class ListenerHandle: @unchecked Sendable {
         } else {
             var hints = addrinfo()
             hints.ai_flags = AI_PASSIVE
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_socktype = SocketType.stream
             var result: UnsafeMutablePointer<addrinfo>?
             guard getaddrinfo(bare, String(port), &hints, &result) == 0, let info = result else {
                 throw SocketError.invalidAddress(host)
@@ -75,7 +83,7 @@ final class ListenerHandle: @unchecked Sendable {
             }
         }
 
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = SystemCalls.socket(family, SocketType.stream)
         guard fd >= 0 else { throw SocketError.socketFailed(SocketError.errnoText) }
         do {
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR")
@@ -84,31 +92,28 @@ final class ListenerHandle: @unchecked Sendable {
                 try setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 0, "IPV6_V6ONLY")
             }
             let bound = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SystemCalls.bind(fd, $0, length) }
             }
             guard bound == 0 else {
                 throw SocketError.bindFailed(address: "\(host):\(port)", message: SocketError.errnoText)
             }
             guard listen(fd, backlog) == 0 else { throw SocketError.listenFailed(SocketError.errnoText) }
-            return try adopt(fd: fd, users: users)
+            return try adopt(fd: fd, users: users, inherited: false)
         } catch {
-            Glibc.close(fd)
+            SystemCalls.close(fd)
             throw error
         }
     }
 
     /// Uses an already-listening socket (systemd socket activation): makes it non-blocking and reads its port.
-    static func adopt(fd: Int32, users: Int) throws -> ListenerHandle {
+    static func adopt(fd: Int32, users: Int, inherited: Bool = true) throws -> ListenerHandle {
         var type: Int32 = 0
         var typeLength = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &typeLength) == 0 else {
             throw SocketError.invalidDescriptor(fd, SocketError.errnoText)
         }
-        guard type == Int32(SOCK_STREAM.rawValue) else { throw SocketError.invalidDescriptor(fd, "not a stream socket") }
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw SocketError.invalidDescriptor(fd, SocketError.errnoText)
-        }
+        guard type == SocketType.stream else { throw SocketError.invalidDescriptor(fd, "not a stream socket") }
+        guard SystemCalls.makeNonBlocking(fd) else { throw SocketError.invalidDescriptor(fd, SocketError.errnoText) }
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let named = withUnsafeMutablePointer(to: &storage) {
@@ -128,7 +133,7 @@ final class ListenerHandle: @unchecked Sendable {
         default:
             port = 0
         }
-        return ListenerHandle(fd: fd, port: port, users: users)
+        return ListenerHandle(fd: fd, port: port, users: users, inherited: inherited)
     }
 
     private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32, _ label: String) throws {

@@ -87,7 +87,7 @@ final class RequestBodySink {
     private func write(_ data: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < data.count {
-            let n = Glibc.write(fd, data.baseAddress! + offset, data.count - offset)
+            let n = SystemCalls.write(fd, data.baseAddress! + offset, data.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 // A full disk is the server's condition, not a bug: 507 (RFC 4918 §11.5), which clients retry.

@@ -17,6 +17,7 @@ public final class PostgresPool: @unchecked Sendable {
     private var open = 0
     private var inUse = 0
     private var waiting = 0
+    private var handedOut = 0
     private var isShutDown = false
 
     /// Makes a pool; no connection is opened until one is needed.
@@ -31,7 +32,8 @@ public final class PostgresPool: @unchecked Sendable {
     public var stats: PostgresPoolStats {
         condition.lock()
         defer { condition.unlock() }
-        return PostgresPoolStats(size: configuration.size, open: open, inUse: inUse, idle: idle.count, waiting: waiting)
+        return PostgresPoolStats(
+            size: configuration.size, open: open, inUse: inUse, idle: idle.count, waiting: waiting, handedOut: handedOut)
     }
 
     /// A connection bound to one pool for the code `sharingTransaction` runs.
@@ -142,12 +144,14 @@ public final class PostgresPool: @unchecked Sendable {
             }
             if let connection = idle.popLast() {
                 inUse += 1
+                handedOut += 1
                 condition.unlock()
                 return try revive(connection)
             }
             if open < configuration.size {
                 open += 1
                 inUse += 1
+                handedOut += 1
                 condition.unlock()
                 do {
                     return try PostgresConnection(url: configuration.url, settings: configuration.connectionSettings)

@@ -10,4 +10,7 @@ public struct PostgresPoolStats: Sendable, Equatable {
     public var idle: Int
     /// Callers waiting for a connection.
     public var waiting: Int
+    /// Connections handed out since the pool was made: a progress counter, so a watchdog can tell
+    /// a busy pool (waiters, but this moves) from a wedged one (waiters, and it stands still).
+    public var handedOut: Int = 0
 }

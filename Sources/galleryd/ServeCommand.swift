@@ -14,6 +14,8 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Port to listen on (GALLERYD_PORT).") var port: Int?
     @Option(name: .customLong("public-url"), help: "Base URL for absolute file URLs (GALLERYD_PUBLIC_URL).") var publicURL: String?
     @Option(help: "In-process worker threads, 0 for none (GALLERYD_WORKERS).") var workers: Int?
+    @Option(name: .customLong("io-backend"), help: "How event loops wait for sockets: dispatch or epoll (GALLERYD_IO_BACKEND).")
+    var ioBackend: String?
     @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
 
     func run() throws {
@@ -23,6 +25,7 @@ struct ServeCommand: ParsableCommand {
         if let port { extra.append((key: "port", value: String(port))) }
         if let publicURL { extra.append((key: "public_url", value: publicURL)) }
         if let workers { extra.append((key: "workers", value: String(workers))) }
+        if let ioBackend { extra.append((key: "io_backend", value: ioBackend)) }
         if noMigrate { extra.append((key: "migrate_on_start", value: "false")) }
         let configuration = options.load(extra: extra)
         do { try configuration.validateForServing() } catch { fail("config: \(error)") }
@@ -49,9 +52,43 @@ struct ServeCommand: ParsableCommand {
             application.shutdown()
         }
         notifier.notify("READY=1\nSTATUS=Serving on port \(application.port)\nMAINPID=\(getpid())")
-        notifier.startWatchdog()
+        notifier.startWatchdog(isHealthy: Self.watchdogCheck(application, notifier: notifier, logger: logger))
         application.wait()
         logger.notice("stopped")
+    }
+}
+
+extension ServeCommand {
+    /// The watchdog's condition: every event loop turned within half the watchdog interval (at
+    /// least 1 s), and neither the handler pool nor the database pool sits on queued work without
+    /// progress for longer than a statement may take. Unhealthy turns are logged once each.
+    static func watchdogCheck(
+        _ application: GalleryApplication, notifier: SystemdNotifier, logger: Logger
+    ) -> @Sendable () -> Bool {
+        let interval = notifier.watchdogInterval ?? 30
+        let configuration = application.configuration
+        let statement = Double(configuration.statementTimeoutMs + configuration.poolTimeoutMs) / 1000
+        let health = ServiceHealth(
+            loopStaleAfter: max(1, interval / 2), progressStaleAfter: max(interval / 2, statement))
+        let reported = StopFlag()
+        return {
+            guard let progress = application.serverProgress else { return true }
+            let stats = application.pool.stats
+            let problems = health.problems(
+                ServiceHealth.Sample(
+                    oldestLoopTurnAge: progress.oldestLoopTurnAge, queuedHandlers: progress.queuedHandlers,
+                    startedHandlers: progress.startedHandlers, databaseWaiting: stats.waiting,
+                    databaseHandedOut: stats.handedOut),
+                now: ServiceHealth.monotonicSeconds())
+            if problems.isEmpty {
+                reported.clear()
+                return true
+            }
+            if reported.set() {
+                logger.critical("watchdog: not pinging systemd", metadata: ["problems": "\(problems.joined(separator: "; "))"])
+            }
+            return false
+        }
     }
 }
 
@@ -67,6 +104,13 @@ final class StopFlag: @unchecked Sendable {
         if isSet { return false }
         isSet = true
         return true
+    }
+
+    /// Clears the flag so the next `set()` succeeds again.
+    func clear() {
+        lock.lock()
+        isSet = false
+        lock.unlock()
     }
 }
 

@@ -24,8 +24,11 @@ public final class RawHTTPClient {
 
     /// Connects to `host:port`. `receiveTimeout` seconds bounds every read, so a broken server fails
     /// the test instead of hanging it; `receiveBuffer` shrinks SO_RCVBUF before connecting, so a slow
-    /// reader really is slow.
-    public init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int? = nil, receiveTimeout: Int = 10) throws {
+    /// reader really is slow; `sendBuffer` shrinks SO_SNDBUF, so a large write cannot hide in the
+    /// kernel as it does on loopback.
+    public init(
+        port: Int, host: String = "127.0.0.1", receiveBuffer: Int? = nil, sendBuffer: Int? = nil, receiveTimeout: Int = 10
+    ) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
@@ -36,6 +39,9 @@ public final class RawHTTPClient {
         fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer.map(Int32.init) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if var size = sendBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let message = String(cString: strerror(errno))

@@ -9,13 +9,14 @@ private func openDescriptors(on path: String) -> Int {
     return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
 }
 
-@Test func server_SendsFromOpenedDescriptor_AndClosesItAfterEveryKindOfAnswer() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_SendsFromOpenedDescriptor_AndClosesItAfterEveryKindOfAnswer(backend: HTTPIOBackend) throws {
     let path = NSTemporaryDirectory() + "galleryd-descriptor-\(UInt32.random(in: 0...UInt32.max))"
     let bytes = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
     let etag = "\"v1\""
-    try withServer(routes: { router in
+    try withServer(backend: backend, routes: { router in
         router.add(.get, "/file", mayBlock: false) { request in
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return .text("cannot open", status: .internalServerError) }

@@ -16,9 +16,10 @@ private func echoRoutes(_ router: HTTPRouter) {
     router.add(.post, "/small", maxBodyBytes: 10) { request in .text("got \(request.body.count)") }
 }
 
-@Test func server_ReusesKeepAliveConnection() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_ReusesKeepAliveConnection(backend: HTTPIOBackend) throws {
     let observer = RecordingObserver()
-    try withServer(observer: observer, routes: echoRoutes) { server in
+    try withServer(backend: backend, observer: observer, routes: echoRoutes) { server in
         let client = try RawClient(port: server.port)
         for i in 0..<3 {
             client.send(get("/items/\(i)"))
@@ -37,8 +38,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     #expect(observer.finished == Array(repeating: .init(method: "GET", pattern: "/items/:id", status: 200), count: 3))
 }
 
-@Test func server_AnswersPipelinedRequestsInOrder() throws {
-    try withServer(routes: { router in
+@Test(arguments: HTTPIOBackend.available)
+func server_AnswersPipelinedRequestsInOrder(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: { router in
         router.add(.get, "/slow/:n") { request in
             let n = Int(request.pathParameters["n"]!)!
             usleep(UInt32((3 - n) * 30_000))  // earlier requests take longer
@@ -56,8 +58,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_ReceivesChunkedUpload() throws {
-    try withServer(routes: { router in
+@Test(arguments: HTTPIOBackend.available)
+func server_ReceivesChunkedUpload(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: { router in
         echoRoutes(router)
         router.add(.post, "/trailer") { request in .text(request.trailers["X-Trailer"] ?? "none") }
     }) { server in
@@ -73,8 +76,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_ClosesIdleConnections_AndTimesOutStalledBodies() throws {
-    try withServer(configure: { configuration in
+@Test(arguments: HTTPIOBackend.available)
+func server_ClosesIdleConnections_AndTimesOutStalledBodies(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { configuration in
         configuration.timeouts.idleKeepAlive = 0.3
         configuration.timeouts.bodyRead = 0.3
     }, routes: echoRoutes) { server in
@@ -91,8 +95,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_SendsContinue_WhenRouteAcceptsBody() throws {
-    try withServer(routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_SendsContinue_WhenRouteAcceptsBody(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: echoRoutes) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
         let interim = try client.readResponse()
@@ -104,8 +109,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_Answers413WithoutContinue_WhenBodyTooLargeForRoute() throws {
-    try withServer(routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_Answers413WithoutContinue_WhenBodyTooLargeForRoute(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: echoRoutes) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n")
         let response = try client.readResponse()
@@ -115,8 +121,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_RejectsBadRequestsWithTheirStatus() throws {
-    try withServer(configure: { configuration in
+@Test(arguments: HTTPIOBackend.available)
+func server_RejectsBadRequestsWithTheirStatus(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { configuration in
         configuration.limits.requestLineBytes = 256
         configuration.limits.headerBytes = 512
     }, routes: echoRoutes) { server in
@@ -141,8 +148,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_CutsOffSlowHeaderClient_WhileServingOthers() throws {
-    try withServer(configure: { $0.timeouts.headerRead = 0.5 }, routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_CutsOffSlowHeaderClient_WhileServingOthers(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { $0.timeouts.headerRead = 0.5 }, routes: echoRoutes) { server in
         let slow = try RawClient(port: server.port)
         let prefix = Array("GET /hello HTTP/1.1\r\nX-Slow: ".utf8)
         var cutOff = false
@@ -170,12 +178,14 @@ private func echoRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_FinishesInFlightRequest_OnShutdown() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_FinishesInFlightRequest_OnShutdown(backend: HTTPIOBackend) throws {
     let started = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
     var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
     configuration.eventLoopThreads = 2
     configuration.handlerThreads = 2
+    configuration.ioBackend = backend
     let router = HTTPRouter()
     router.add(.get, "/work") { _ in
         started.signal()
@@ -211,8 +221,9 @@ private func echoRoutes(_ router: HTTPRouter) {
     #expect(busy.isClosedByServer())
 }
 
-@Test func server_AnswersHeadWithoutBody() throws {
-    try withServer(routes: { router in
+@Test(arguments: HTTPIOBackend.available)
+func server_AnswersHeadWithoutBody(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: { router in
         router.add(.get, "/doc") { _ in .text(String(repeating: "d", count: 100)) }
     }) { server in
         let client = try RawClient(port: server.port)
@@ -251,9 +262,10 @@ private func gunzip(_ data: [UInt8]) -> [UInt8]? {
     return status == Z_STREAM_END ? output : nil
 }
 
-@Test func server_GzipsCompressibleBodies_WhenClientAccepts() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_GzipsCompressibleBodies_WhenClientAccepts(backend: HTTPIOBackend) throws {
     let json = "[" + (0..<500).map { "{\"objectId\":\"p\($0)\",\"title\":\"photo\"}" }.joined(separator: ",") + "]"
-    try withServer(routes: { router in
+    try withServer(backend: backend, routes: { router in
         router.add(.get, "/json") { _ in .json(Array(json.utf8)) }
         router.add(.get, "/jpeg") { _ in HTTPResponse(status: .ok, contentType: "image/jpeg", bytes: Array(json.utf8)) }
     }) { server in
@@ -276,7 +288,8 @@ private func gunzip(_ data: [UInt8]) -> [UInt8]? {
     }
 }
 
-@Test func server_SendsLargeFileWithSendfile() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_SendsLargeFileWithSendfile(backend: HTTPIOBackend) throws {
     let path = NSTemporaryDirectory() + "galleryd-sendfile-\(UInt32.random(in: 0...UInt32.max))"
     var bytes = [UInt8](repeating: 0, count: 8 << 20)
     var state: UInt32 = 12345
@@ -287,7 +300,7 @@ private func gunzip(_ data: [UInt8]) -> [UInt8]? {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
     let fileLength = bytes.count
-    try withServer(routes: { router in
+    try withServer(backend: backend, routes: { router in
         router.add(.get, "/file") { _ in
             HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: .file(path: path, offset: 0, length: fileLength))
         }
@@ -319,13 +332,14 @@ private final class CountingObserver: HTTPBodyObserver, @unchecked Sendable {
     }
 }
 
-@Test func server_StreamsLargeBodyToFile_AndObserverSeesEveryByte() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_StreamsLargeBodyToFile_AndObserverSeesEveryByte(backend: HTTPIOBackend) throws {
     let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
     let expectedSum = payload.reduce(UInt64(0)) { $0 &+ UInt64($1) }
     let tempDir = NSTemporaryDirectory() + "galleryd-body-test-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: tempDir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: tempDir) }
-    try withServer(configure: { $0.temporaryDirectory = tempDir }, routes: { router in
+    try withServer(backend: backend, configure: { $0.temporaryDirectory = tempDir }, routes: { router in
         router.add(HTTPRoute(.post, "/upload", maxBodyBytes: 1 << 20, bodyObserverFactory: { CountingObserver() }) { request in
             guard case .file(let path, let length) = request.body else { throw HTTPError(.badRequest, "not a file body") }
             let observer = request.bodyObserver as! CountingObserver
@@ -360,9 +374,10 @@ private final class CountingObserver: HTTPBodyObserver, @unchecked Sendable {
     #expect(try FileManager.default.contentsOfDirectory(atPath: tempDir).isEmpty)
 }
 
-@Test func server_Answers404_405_AndOptions() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_Answers404_405_AndOptions(backend: HTTPIOBackend) throws {
     let observer = RecordingObserver()
-    try withServer(observer: observer, routes: echoRoutes) { server in
+    try withServer(backend: backend, observer: observer, routes: echoRoutes) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/nothing"))
         #expect(try client.readResponse().status == 404)
@@ -389,8 +404,9 @@ private struct JSONErrors: HTTPErrorResponder {
 
 private struct Boom: Error {}
 
-@Test func server_RoutesErrorsThroughMountedResponder() throws {
-    try withServer(routes: { router in
+@Test(arguments: HTTPIOBackend.available)
+func server_RoutesErrorsThroughMountedResponder(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: { router in
         router.mount(prefix: "/api", errorResponder: JSONErrors())
         router.add(.get, "/api/boom") { _ in throw Boom() }
         router.add(.get, "/boom") { _ in throw Boom() }
@@ -414,16 +430,18 @@ private struct Boom: Error {}
     }
 }
 
-@Test func server_ServesIPv6Loopback() throws {
-    try withServer(host: "::1", routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_ServesIPv6Loopback(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, host: "::1", routes: echoRoutes) { server in
         let client = try RawClient(port: server.port, host: "::1")
         client.send(get("/hello"))
         #expect(try client.readResponse().text == "hello")
     }
 }
 
-@Test func server_Answers503_WhenConnectionLimitReached() throws {
-    try withServer(configure: { $0.maxConnections = 1 }, routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_Answers503_WhenConnectionLimitReached(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { $0.maxConnections = 1 }, routes: echoRoutes) { server in
         let first = try RawClient(port: server.port)
         first.send(get("/hello"))
         #expect(try first.readResponse().status == 200)
@@ -434,8 +452,9 @@ private struct Boom: Error {}
     }
 }
 
-@Test func server_ClosesAfterResponse_ForHTTP10WithoutKeepAlive() throws {
-    try withServer(routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_ClosesAfterResponse_ForHTTP10WithoutKeepAlive(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: echoRoutes) { server in
         let client = try RawClient(port: server.port)
         client.send("GET /hello HTTP/1.0\r\n\r\n")
         let response = try client.readResponse()
@@ -452,7 +471,8 @@ private struct Boom: Error {}
     }
 }
 
-@Test func server_ServesOnInheritedListeningSocket() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_ServesOnInheritedListeningSocket(backend: HTTPIOBackend) throws {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -462,7 +482,7 @@ private struct Boom: Error {}
     }
     #expect(bound == 0)
     #expect(listen(fd, 16) == 0)
-    try withServer(configure: { $0.listenFileDescriptor = fd }, routes: echoRoutes) { server in
+    try withServer(backend: backend, configure: { $0.listenFileDescriptor = fd }, routes: echoRoutes) { server in
         #expect(server.port > 0)
         let client = try RawClient(port: server.port)
         client.send(get("/hello"))
@@ -470,15 +490,17 @@ private struct Boom: Error {}
     }
 }
 
-@Test func server_ThrowsSocketError_WhenPortTaken() throws {
-    try withServer(routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_ThrowsSocketError_WhenPortTaken(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: echoRoutes) { server in
         let second = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), router: HTTPRouter())
         #expect(throws: SocketError.self) { try second.start() }
     }
 }
 
-@Test func server_WorksWithURLSession() throws {
-    try withServer(routes: echoRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_WorksWithURLSession(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: echoRoutes) { server in
         let url = URL(string: "http://127.0.0.1:\(server.port)/items/42")!
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: (Data?, Int?) = (nil, nil)

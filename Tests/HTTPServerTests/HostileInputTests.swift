@@ -36,8 +36,9 @@ private func longIdle(_ configuration: inout HTTPServerConfiguration) {
 /// edge-triggered event, the short read was taken for "socket drained" and the FIN was never read:
 /// the connection sat in CLOSE_WAIT until the idle timeout. Here the FIN arrives while the first
 /// request runs, so the second request is read (short) after the only EPOLLRDHUP was consumed.
-@Test func server_ClosesConnection_WhenClientHalfClosesDuringRequest() throws {
-    try withServer(configure: longIdle, routes: hostileRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_ClosesConnection_WhenClientHalfClosesDuringRequest(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: longIdle, routes: hostileRoutes) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/slow"))
         usleep(50_000)
@@ -50,8 +51,9 @@ private func longIdle(_ configuration: inout HTTPServerConfiguration) {
 }
 
 /// The same with the request and the FIN in one segment burst, repeated so the race is hit.
-@Test func server_ClosesEveryHalfClosedConnection_AfterAnswering() throws {
-    try withServer(configure: longIdle, routes: hostileRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_ClosesEveryHalfClosedConnection_AfterAnswering(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: longIdle, routes: hostileRoutes) { server in
         for _ in 0..<200 {
             let client = try RawClient(port: server.port)
             client.send(get("/hello"))
@@ -67,8 +69,9 @@ private func longIdle(_ configuration: inout HTTPServerConfiguration) {
 /// Fuzzer input: `GET /parse/classes/Photo?where=aaaa…` past the request-line limit got a plain-text
 /// 414 although everything under `/parse` answers in Parse JSON. The path is known before the limit
 /// is hit, so the 414 now comes from the responder of the URL space it was aimed at.
-@Test func server_Answers414InTheMountsFormat_WhenRequestLineTooLong() throws {
-    try withServer(configure: { $0.limits.requestLineBytes = 256 }, routes: hostileRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_Answers414InTheMountsFormat_WhenRequestLineTooLong(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { $0.limits.requestLineBytes = 256 }, routes: hostileRoutes) { server in
         let cases: [(String, String)] = [
             ("/api/things?q=" + String(repeating: "a", count: 400), "application/json"),
             ("/api/" + String(repeating: "b", count: 400), "application/json"),
@@ -94,8 +97,9 @@ private func longIdle(_ configuration: inout HTTPServerConfiguration) {
 
 /// Fuzzer input: `/parse/classes/Photo/%ff` (a path that does not decode to UTF-8) got a plain-text
 /// 400 from under the Parse mount. The raw path still says which URL space it was aimed at.
-@Test func server_AnswersUndecodablePathInTheMountsFormat() throws {
-    try withServer(routes: hostileRoutes) { server in
+@Test(arguments: HTTPIOBackend.available)
+func server_AnswersUndecodablePathInTheMountsFormat(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, routes: hostileRoutes) { server in
         let cases: [(String, String)] = [
             ("GET /api/%ff HTTP/1.1\r\nHost: t\r\n\r\n", "application/json"),
             ("GET /api/things/%C0%AE?x=1 HTTP/1.1\r\nHost: t\r\n\r\n", "application/json"),
@@ -118,11 +122,12 @@ private func longIdle(_ configuration: inout HTTPServerConfiguration) {
 /// Fuzzer input: `If-Modified-Since: Fri, 31 Dec 99999999999 23:59:59 GMT` on a file crashed the
 /// whole server (the year overflowed the Int32 of `struct tm`). A year outside 4 digits is not an
 /// IMF-fixdate, so the condition is ignored and the file served.
-@Test func server_IgnoresConditionalDates_WithAbsurdYears() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_IgnoresConditionalDates_WithAbsurdYears(backend: HTTPIOBackend) throws {
     let path = NSTemporaryDirectory() + "galleryd-hostile-\(UUID().uuidString)"
     try Data("hello file".utf8).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
-    try withServer(routes: { router in
+    try withServer(backend: backend, routes: { router in
         router.add(.get, "/file", mayBlock: false) { request in
             HTTPFileResponse.make(
                 for: request,

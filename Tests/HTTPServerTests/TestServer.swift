@@ -27,6 +27,7 @@ final class RecordingObserver: HTTPServerObserver, @unchecked Sendable {
 
 /// Starts a real server on an ephemeral loopback port, runs `body` with it, and always stops it.
 func withServer(
+    backend: HTTPIOBackend = .platformDefault,
     host: String = "127.0.0.1",
     configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     observer: HTTPServerObserver? = nil,
@@ -37,6 +38,7 @@ func withServer(
     configuration.eventLoopThreads = 2
     configuration.handlerThreads = 4
     configuration.drainTimeout = 5
+    configuration.ioBackend = backend
     configure(&configuration)
     let router = HTTPRouter()
     routes(router)

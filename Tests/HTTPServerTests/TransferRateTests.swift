@@ -6,8 +6,9 @@ private func uploadRoutes(_ router: HTTPRouter) {
     router.add(.post, "/upload", maxBodyBytes: 1 << 20) { request in .text("got \(request.body.count)") }
 }
 
-@Test func server_Answers408_ToABodyTrickledBelowTheMinimumRate() throws {
-    try withServer(configure: { configuration in
+@Test(arguments: HTTPIOBackend.available)
+func server_Answers408_ToABodyTrickledBelowTheMinimumRate(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { configuration in
         configuration.timeouts.bodyRead = 5  // each byte arrives well inside the stall timeout
         configuration.timeouts.minimumBodyRate = 1000
         configuration.timeouts.minimumRateGrace = 0.5
@@ -30,8 +31,9 @@ private func uploadRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_AcceptsASlowButSteadyBody_AboveTheMinimumRate() throws {
-    try withServer(configure: { configuration in
+@Test(arguments: HTTPIOBackend.available)
+func server_AcceptsASlowButSteadyBody_AboveTheMinimumRate(backend: HTTPIOBackend) throws {
+    try withServer(backend: backend, configure: { configuration in
         configuration.timeouts.minimumBodyRate = 1000
         configuration.timeouts.minimumRateGrace = 0.2
     }, routes: uploadRoutes) { server in
@@ -48,12 +50,13 @@ private func uploadRoutes(_ router: HTTPRouter) {
     }
 }
 
-@Test func server_DropsAClientReadingBelowTheMinimumRate() throws {
+@Test(arguments: HTTPIOBackend.available)
+func server_DropsAClientReadingBelowTheMinimumRate(backend: HTTPIOBackend) throws {
     let path = NSTemporaryDirectory() + "galleryd-slow-reader-\(UInt32.random(in: 0...UInt32.max))"
     let size = 32 << 20
     try Data(count: size).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
-    try withServer(configure: { configuration in
+    try withServer(backend: backend, configure: { configuration in
         configuration.timeouts.write = 10  // the reader keeps making progress; only the rate stops it
         configuration.timeouts.minimumResponseRate = 4_000_000
         configuration.timeouts.minimumRateGrace = 0.5

@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import Logging
 
-/// `galleryd-bench http-server --port N [--loops N]`: serves `GET /fixed`, a fixed 2 KiB body from a
+/// `galleryd-bench http-server --port N [--loops N] [--io-backend dispatch|epoll]`: serves `GET /fixed`, a fixed 2 KiB body from a
 /// non-blocking route, until SIGTERM or SIGINT, for bench/http.sh to compare against nginx.
 enum HTTPBench {
     static func run(_ arguments: [String]) {
@@ -14,8 +14,12 @@ enum HTTPBench {
             case "--port": configuration.port = Int(value) ?? configuration.port
             case "--host": configuration.host = value
             case "--loops": configuration.eventLoopThreads = Int(value) ?? configuration.eventLoopThreads
+            case "--io-backend":
+                guard let backend = HTTPIOBackend(rawValue: value) else { fallthrough }
+                configuration.ioBackend = backend
             default:
-                FileHandle.standardError.write(Data("usage: galleryd-bench http-server --port N [--host H] [--loops N]\n".utf8))
+                FileHandle.standardError.write(
+                    Data("usage: galleryd-bench http-server --port N [--host H] [--loops N] [--io-backend dispatch|epoll]\n".utf8))
                 exit(2)
             }
             index += 2

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 
 /// Every setting of galleryd, with its default. Loaded from a config file, then environment
 /// variables, then command-line flags (each stronger than the one before); see `ConfigurationKey.all`
@@ -86,6 +87,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Event-loop threads reading and writing sockets (epoll); one per core is right for a
     /// dedicated machine, fewer leaves cores to workers and the database.
     public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
+    /// How the event loops wait for sockets: "dispatch" (the default, chosen by measurement in
+    /// docs/architecture.md, "I/O backend") or "epoll" (Linux only).
+    public var ioBackend = HTTPIOBackend.platformDefault.rawValue
     /// Threads running request handlers (they may wait on the database); 0 means as many as
     /// `poolSize`. More threads than pooled connections only queue for a connection, and the
     /// waiting costs context switches: on 2 cores, 32 threads over 10 connections served 30%
