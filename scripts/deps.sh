@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages galleryd needs to build, test and run, when they are missing.
+# Installs the Debian packages galleryd needs to build, test and run, when they are missing
+# (systemd: the tests use its systemd-socket-activate).
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
 
-packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps systemd)
 if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi

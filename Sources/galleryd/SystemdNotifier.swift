@@ -15,7 +15,7 @@ final class SystemdNotifier: @unchecked Sendable {
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let address = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         self.address = address
-        fd = address == nil ? -1 : socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        fd = address == nil ? -1 : socket(AF_UNIX, Self.datagramSocketType, 0)
         if let usec = environment["WATCHDOG_USEC"].flatMap(Int.init), usec > 0,
             environment["WATCHDOG_PID"].map({ Int32($0) == getpid() }) ?? true {
             watchdogInterval = Double(usec) / 1_000_000
@@ -51,7 +51,7 @@ final class SystemdNotifier: @unchecked Sendable {
         let bytes = Array(state.utf8)
         _ = withUnsafePointer(to: &addr) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sa, length) }
+                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Self.sendFlags, sa, length) }
             }
         }
     }
