@@ -123,7 +123,7 @@ async function main() {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(() => {
       const term = e.target.value.trim();
-      location.hash = "#photos";
+      if (location.hash.startsWith("#gallery") || location.hash === "#trash") location.hash = "#photos";
       grid.reset(term ? { title: { $text: { $search: { $term: term } } } } : {}).then(() => {
         say(term ? `${grid.photos.length}${grid.done ? "" : "+"} photos match “${term}”.` : "");
       });
@@ -174,7 +174,7 @@ async function main() {
         return;
       } else {
         $("#photos-section").hidden = false;
-        if (!grid.pages) await grid.reset({});
+        if (!grid.started) await grid.reset({});
       }
       activeGrid = grid;
     } catch (error) { fail(error); }

@@ -36,6 +36,9 @@ export function justify(photos, width, target = ROW_HEIGHT) {
   return rows;
 }
 
+/** Whether a photo's processing is over (ready, or failed for good). */
+export const isSettled = (photo) => photo.status === "ready" || photo.status === "failed";
+
 /** A grid over one query (all photos, a search, Recently Deleted), paging as it scrolls. */
 export class PhotoGrid {
   constructor(element, { onOpen, tile }) {
@@ -51,18 +54,20 @@ export class PhotoGrid {
     this.sentinel.className = "sentinel";
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) this.loadMore();
-    }, { rootMargin: "600px" });
+    }, { rootMargin: "400px" });
     let timer;
     new ResizeObserver(() => { clearTimeout(timer); timer = setTimeout(() => this.render(), 100); }).observe(element);
     element.addEventListener("keydown", (e) => this.keydown(e));
   }
 
-  /** Starts over with another filter. */
+  /** Starts over with another filter (a page still loading for the old one is ignored). */
   async reset(filter = {}) {
     this.filter = filter;
+    this.started = true;
     this.photos = [];
     this.pages = 0;
     this.done = false;
+    this.loading = null;
     this.generation = (this.generation || 0) + 1;
     this.render();
     await this.loadMore();
@@ -72,7 +77,7 @@ export class PhotoGrid {
   loadMore() {
     if (this.loading || this.done) return this.loading;
     const generation = this.generation;
-    this.loading = (async () => {
+    const loading = (async () => {
       const last = this.photos[this.photos.length - 1];
       const answer = await find("Photo", {
         where: afterCursor(this.filter, last), order: "-createdAt,-objectId", limit: PAGE_SIZE, keys: KEYS,
@@ -81,11 +86,16 @@ export class PhotoGrid {
       this.photos.push(...answer.results);
       this.pages += 1;
       this.done = answer.results.length < PAGE_SIZE;
+      this.element.dataset.pages = String(this.pages);
       this.render();
     })().catch((error) => {
+      if (generation === this.generation) this.done = true;
       this.element.dispatchEvent(new CustomEvent("grid-error", { detail: error, bubbles: true }));
-    }).finally(() => { this.loading = null; this.element.dataset.pages = String(this.pages); });
-    return this.loading;
+    }).finally(() => { if (this.loading === loading) this.loading = null; });
+    this.loading = loading;
+    this.element.dataset.loading = "true";
+    loading.finally(() => { if (!this.loading) this.element.dataset.loading = "false"; });
+    return loading;
   }
 
   /** Adds or updates photos (uploads, live changes): new ones first, in the grid's order. */
@@ -110,8 +120,8 @@ export class PhotoGrid {
 
   /** The createdAt of the newest photo shown. */
   newest() { return this.photos.length ? this.photos[0].createdAt : null; }
-  /** Ids of photos still processing. */
-  pendingIds() { return this.photos.filter((p) => p.status === "pending").map((p) => p.objectId); }
+  /** Ids of photos still being made (status pending or processing: neither ready nor failed). */
+  pendingIds() { return this.photos.filter((p) => !isSettled(p)).map((p) => p.objectId); }
 
   /** Lays the photos out again (after a page, a change, a resize). Keeps keyboard focus. */
   render() {
@@ -148,7 +158,7 @@ export class PhotoGrid {
     cell.style.width = `${Math.floor(width)}px`;
     cell.style.background = photo.dominantColor || "#ccc";
     const title = photo.title || "Untitled photo";
-    cell.setAttribute("aria-label", photo.status === "pending" ? `${title} (processing)` : title);
+    cell.setAttribute("aria-label", isSettled(photo) ? title : `${title} (processing)`);
     if (photo.thumbnail && photo.thumbnail.url) {
       const img = document.createElement("img");
       img.src = photo.thumbnail.url;

@@ -2,6 +2,7 @@
 // pending ones becoming ready). This is the one place a LiveQuery subscription will replace:
 // `watch` keeps its signature, calling `onPhotos` with changed or new Photo objects.
 import { find, date } from "./api.js";
+import { isSettled } from "./grid.js";
 
 export const POLL_MS = 3000;
 
@@ -17,14 +18,13 @@ export function watch({ newest, pendingIds, onPhotos, isActive = () => true }) {
     try {
       if (isActive()) {
         const since = newest();
-        const fresh = since
-          ? (await find("Photo", { where: { createdAt: { $gt: date(since) } }, order: "-createdAt,-objectId", limit: 100 })).results
-          : [];
+        const where = since ? { createdAt: { $gt: date(since) } } : {};
+        const fresh = (await find("Photo", { where, order: "-createdAt,-objectId", limit: 100 })).results;
         const pending = pendingIds();
         const changed = pending.length
           ? (await find("Photo", { where: { objectId: { $in: pending.slice(0, 100) } }, limit: 100 })).results
           : [];
-        const updated = changed.filter((p) => p.status !== "pending");
+        const updated = changed.filter(isSettled);
         if (fresh.length || updated.length) onPhotos([...fresh, ...updated]);
       }
     } catch (error) {

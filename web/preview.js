@@ -40,7 +40,7 @@ export class Preview {
     this.image.removeAttribute("src");
     if (photo.preview && photo.preview.url) this.image.src = photo.preview.url;
     this.image.alt = title;
-    this.caption.textContent = photo.status === "pending" ? `${title} (processing)` : title;
+    this.caption.textContent = photo.status === "ready" ? title : `${title} (${photo.status})`;
     this.dialog.dataset.id = objectId;
     this.bar.replaceChildren();
     this.actions(photo, this.bar);
