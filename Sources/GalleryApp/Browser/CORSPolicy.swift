@@ -26,6 +26,9 @@ public struct CORSPolicy: Sendable {
         "Location", "ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "Content-Length", "Retry-After",
         "X-Parse-Job-Status-Id", "X-Parse-Push-Status-Id",
     ]
+    /// `exposedHeaders` and `allowedHeaders` as header values, joined once rather than per answer.
+    static let exposedHeadersValue = exposedHeaders.joined(separator: ", ")
+    static let allowedHeadersValue = allowedHeaders.joined(separator: ", ")
     /// Methods the API and the bucket answer.
     public static let allowedMethods = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
     /// How long a browser may cache a preflight answer, in seconds (Chromium caps it at 2 hours).
@@ -66,7 +69,7 @@ public struct CORSPolicy: Sendable {
         if !allowsAnyOrigin { response.headers.add("Vary", "Origin") }
         guard let origin = allowedOrigin(for: request) else { return }
         response.headers["Access-Control-Allow-Origin"] = origin
-        response.headers["Access-Control-Expose-Headers"] = Self.exposedHeaders.joined(separator: ", ")
+        response.headers["Access-Control-Expose-Headers"] = Self.exposedHeadersValue
     }
 
     /// The answer to a preflight `OPTIONS` request: 204 with the allowed methods and headers,
@@ -78,7 +81,7 @@ public struct CORSPolicy: Sendable {
         guard let origin = allowedOrigin(for: request) else { return response }
         response.headers["Access-Control-Allow-Origin"] = origin
         response.headers["Access-Control-Allow-Methods"] = Self.allowedMethods
-        response.headers["Access-Control-Allow-Headers"] = Self.allowedHeaders.joined(separator: ", ")
+        response.headers["Access-Control-Allow-Headers"] = Self.allowedHeadersValue
         response.headers["Access-Control-Max-Age"] = String(Self.preflightMaxAge)
         return response
     }
