@@ -22,3 +22,9 @@ export GALLERYD_TEST_PGCTL="$PWD/scripts/pg.sh ctl $tmp"
 echo "test: throwaway PostgreSQL at $DATABASE_URL" >&2
 
 swift test --skip-build "$@"
+
+# The web gallery in headless Chromium (scripts/browser-test.sh), with the whole suite or when asked;
+# GALLERYD_BROWSER_TEST=0 skips it.
+if [ "${GALLERYD_BROWSER_TEST:-}" = 1 ] || { [ $# -eq 0 ] && [ "${GALLERYD_BROWSER_TEST:-}" != 0 ]; }; then
+  scripts/browser-test.sh
+fi

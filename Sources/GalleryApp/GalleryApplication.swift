@@ -105,6 +105,16 @@ public final class GalleryApplication: @unchecked Sendable {
         BucketRoutes(bucket: configuration.bucket, store: store, logger: logger).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
         ParseJobRoutes(application: self, keys: keys).register(on: router)
+        // Last: it decorates the routes registered above (CORS, the client developers' aids).
+        BrowserAccess(
+            cors: CORSPolicy(configured: configuration.corsOrigins),
+            simulation: RequestSimulation(
+                latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys)
+        ).install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
+        WebRoutes(
+            root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
+            appID: configuration.appID, restKeyRequired: configuration.restKey != nil
+        ).register(on: router)
     }
 
     private func registerCollectors() {

@@ -33,6 +33,9 @@ public final class HTTPRouter: @unchecked Sendable {
     }
 
     private let root = Node()
+    /// Every route added, in order (a replaced route is replaced here too): for route listings,
+    /// the OpenAPI check, and decorating routes after they are registered.
+    public private(set) var routes: [HTTPRoute] = []
     private var mounts: [(prefix: String, responder: HTTPErrorResponder)] = []
     /// The responder for paths under no mount.
     public var defaultErrorResponder: HTTPErrorResponder = PlainTextErrorResponder()
@@ -79,6 +82,11 @@ public final class HTTPRouter: @unchecked Sendable {
         } else {
             node.routes.append((route.method, route))
         }
+        if let index = routes.firstIndex(where: { $0.method == route.method && $0.pattern == route.pattern }) {
+            routes[index] = route
+        } else {
+            routes.append(route)
+        }
     }
 
     /// Adds a route from its parts.
@@ -90,10 +98,12 @@ public final class HTTPRouter: @unchecked Sendable {
     }
 
     /// Uses `errorResponder` for every path equal to `prefix` or below it (`/parse` covers
-    /// `/parse/classes/Photo`, not `/parsec`). The longest matching prefix wins.
+    /// `/parse/classes/Photo`, not `/parsec`). The longest matching prefix wins; mounting a prefix
+    /// again replaces its responder (to decorate it, e.g. with CORS headers).
     public func mount(prefix: String, errorResponder: HTTPErrorResponder) {
         var normalized = prefix
         while normalized.count > 1 && normalized.hasSuffix("/") { normalized.removeLast() }
+        mounts.removeAll { $0.prefix == normalized }
         mounts.append((normalized, errorResponder))
         mounts.sort { $0.prefix.utf8.count > $1.prefix.utf8.count }
     }
@@ -122,6 +132,9 @@ public final class HTTPRouter: @unchecked Sendable {
         var firstPathMatch: Node?
         let found = Self.search(root, Substring(path), start, &captures) { node in
             if node.routes.isEmpty { return false }
+            // A node with only OPTIONS routes (a CORS preflight catch-all like `/parse/*path`) exists
+            // for OPTIONS alone: to other methods its paths stay unknown (404, not 405).
+            if method != .options && !node.routes.contains(where: { $0.method != .options }) { return false }
             if firstPathMatch == nil { firstPathMatch = node }
             return node.route(for: method) != nil || (method == .head && node.route(for: .get) != nil)
         }

@@ -81,6 +81,25 @@ public struct ConfigurationKey: Sendable {
             render: { $0[keyPath: path] ? "true" : "false" })
     }
 
+    static func double(
+        _ name: String, _ path: WritableKeyPath<GalleryConfiguration, Double> & Sendable, _ summary: String,
+        range: ClosedRange<Double>
+    ) -> ConfigurationKey {
+        ConfigurationKey(
+            name: name, environmentVariable: "GALLERYD_" + name.uppercased(), summary: summary, isSecret: false,
+            apply: { config, text in
+                guard let value = Double(text), value.isFinite else {
+                    throw ConfigurationError.invalidValue(key: name, value: text, reason: "not a number")
+                }
+                guard range.contains(value) else {
+                    throw ConfigurationError.invalidValue(
+                        key: name, value: text, reason: "must be between \(range.lowerBound) and \(range.upperBound)")
+                }
+                config[keyPath: path] = value
+            },
+            render: { String($0[keyPath: path]) })
+    }
+
     /// Every setting, in the order the example file documents them.
     public static let all: [ConfigurationKey] = [
         .string("host", \.host, "Address to listen on: 0.0.0.0 (IPv4), :: (IPv4 and IPv6), 127.0.0.1 (local only)."),
@@ -142,6 +161,13 @@ public struct ConfigurationKey: Sendable {
         .bool("metrics_public", \.metricsPublic, "Serve /metrics without the master key."),
         .string("log_level", \.logLevel, "trace, debug, info, notice, warning, error or critical.",
             validate: { ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains($0) ? nil : "not a log level" }),
+        .string("environment", \.environment, "production or development; production refuses simulate_latency_ms and simulate_error_rate.",
+            validate: { ["production", "development"].contains($0) ? nil : "must be production or development" }),
+        .string("cors_origins", \.corsOrigins, "Origins browsers may call the API from (Access-Control-Allow-Origin), comma separated; * allows any.",
+            validate: { CORSPolicy.problem(inOrigins: $0) }),
+        .string("web_root", \.webRoot, "Directory of the web gallery served at / (empty: web/ beside the source tree or the binary)."),
+        .int("simulate_latency_ms", \.simulateLatencyMs, "Delay added to every API and bucket request, in ms, for testing clients (0: off; not in production).", range: 0...60_000),
+        .double("simulate_error_rate", \.simulateErrorRate, "Share of API and bucket requests answered with a simulated error, 0 to 1 (0: off; not in production).", range: 0...1),
     ]
 
     /// The key with that file name, if any.

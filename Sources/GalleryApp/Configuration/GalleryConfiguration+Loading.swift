@@ -34,7 +34,19 @@ extension GalleryConfiguration {
             }
             try key.apply(value, to: &configuration)
         }
+        try configuration.validateSimulation()
         return configuration
+    }
+
+    /// The client developers' aids slow down or fail real users' requests: never in production.
+    func validateSimulation() throws {
+        guard environment == "production" else { return }
+        if simulateLatencyMs != 0 {
+            throw ConfigurationError.invalid(key: "simulate_latency_ms", reason: "not allowed when environment = \"production\"")
+        }
+        if simulateErrorRate != 0 {
+            throw ConfigurationError.invalid(key: "simulate_error_rate", reason: "not allowed when environment = \"production\"")
+        }
     }
 
     /// Checks what `serve` needs beyond each value's own range.

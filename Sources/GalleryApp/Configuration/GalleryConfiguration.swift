@@ -141,6 +141,22 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var metricsPublic = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
+    /// `production` or `development`: production refuses the client developers' aids
+    /// (`simulateLatencyMs`, `simulateErrorRate`) at load, so they cannot be left on by mistake.
+    public var environment = "development"
+
+    // Browsers and client developers
+    /// Origins allowed to call the API from a browser (`Access-Control-Allow-Origin`), comma
+    /// separated; `*` (the default, like Parse Server) allows any, since every call needs the keys anyway.
+    public var corsOrigins = "*"
+    /// Directory of the web gallery served at `/`; empty finds `web/` beside the source tree or the binary.
+    public var webRoot = ""
+    /// Delay added to every `/parse` and bucket request, in milliseconds, to test clients against a
+    /// slow server (0: off; refused when `environment` is `production`).
+    public var simulateLatencyMs = 0
+    /// Share of `/parse` and bucket requests answered with a simulated error (0: off, 1: all;
+    /// refused when `environment` is `production`).
+    public var simulateErrorRate = 0.0
 
     /// The defaults.
     public init() {}

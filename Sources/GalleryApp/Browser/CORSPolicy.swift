@@ -1,0 +1,96 @@
+import Foundation
+import HTTPServer
+
+/// Cross-origin resource sharing for the API and the bucket (the Fetch standard's CORS protocol),
+/// as Parse Server does it: any origin by default (every call still needs the keys), or the
+/// configured list, echoing the request's `Origin` with `Vary: Origin`.
+public struct CORSPolicy: Sendable {
+    /// Allowed origins (`https://photos.example`); empty with `allowsAnyOrigin`.
+    public let origins: [String]
+    /// Whether `*` was configured.
+    public let allowsAnyOrigin: Bool
+
+    /// Every header Parse SDKs (JavaScript, iOS/Swift, Android, .NET, Flutter) send, the standard
+    /// request headers a browser asks about, and galleryd's own `X-Gallery-Simulate`.
+    public static let allowedHeaders = [
+        "X-Parse-Application-Id", "X-Parse-REST-API-Key", "X-Parse-Javascript-Key", "X-Parse-Client-Key",
+        "X-Parse-Windows-Key", "X-Parse-Master-Key", "X-Parse-Maintenance-Key", "X-Parse-Session-Token",
+        "X-Parse-Revocable-Session", "X-Parse-Installation-Id", "X-Parse-Client-Version", "X-Parse-OS-Version",
+        "X-Parse-App-Build-Version", "X-Parse-App-Display-Version", "X-Parse-Request-Id", "X-Parse-Cloud-Context",
+        "X-Parse-Upload-Mode", "X-Requested-With", "X-HTTP-Method-Override", "X-Gallery-Simulate",
+        "Content-Type", "Authorization", "Cache-Control", "Pragma", "Range", "If-Match", "If-None-Match",
+        "If-Modified-Since", "If-Unmodified-Since", "If-Range",
+    ]
+    /// Response headers scripts may read: paging, caching, ranges, retries and created objects.
+    public static let exposedHeaders = [
+        "Location", "ETag", "Last-Modified", "Content-Range", "Accept-Ranges", "Content-Length", "Retry-After",
+        "X-Parse-Job-Status-Id", "X-Parse-Push-Status-Id",
+    ]
+    /// `exposedHeaders` and `allowedHeaders` as header values, joined once rather than per answer.
+    static let exposedHeadersValue = exposedHeaders.joined(separator: ", ")
+    static let allowedHeadersValue = allowedHeaders.joined(separator: ", ")
+    /// Methods the API and the bucket answer.
+    public static let allowedMethods = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
+    /// How long a browser may cache a preflight answer, in seconds (Chromium caps it at 2 hours).
+    public static let preflightMaxAge = 86_400
+
+    /// A policy from the `cors_origins` setting (`*`, or origins separated by commas).
+    public init(configured: String) {
+        let list = configured.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        allowsAnyOrigin = list.contains("*")
+        origins = allowsAnyOrigin ? [] : list.map { Self.normalized($0) }
+    }
+
+    /// Why a `cors_origins` value is unusable, or nil: each entry is `*` or `scheme://host[:port]`.
+    static func problem(inOrigins value: String) -> String? {
+        let list = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if list.isEmpty { return "must be * or a comma-separated list of origins" }
+        for origin in list where origin != "*" {
+            guard origin.hasPrefix("http://") || origin.hasPrefix("https://") else {
+                return "\(origin) is not an origin (http://host[:port] or https://host[:port])"
+            }
+            let rest = origin.drop { $0 != "/" }.dropFirst(2)
+            if rest.isEmpty || rest.dropLast(rest.hasSuffix("/") ? 1 : 0).contains("/") {
+                return "\(origin) is not an origin: no path allowed"
+            }
+        }
+        return nil
+    }
+
+    /// The `Access-Control-Allow-Origin` value for a request, or nil when its origin is not allowed.
+    public func allowedOrigin(for request: HTTPRequest) -> String? {
+        if allowsAnyOrigin { return "*" }
+        guard let origin = request.headers["Origin"] else { return nil }
+        return origins.contains(Self.normalized(origin)) ? origin : nil
+    }
+
+    /// Adds the headers of an actual (non-preflight) response.
+    public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        if !allowsAnyOrigin { response.headers.add("Vary", "Origin") }
+        guard let origin = allowedOrigin(for: request) else { return }
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers["Access-Control-Expose-Headers"] = Self.exposedHeadersValue
+    }
+
+    /// The answer to a preflight `OPTIONS` request: 204 with the allowed methods and headers,
+    /// decided from the request's headers alone (no database, no keys: browsers send none).
+    public func preflight(_ request: HTTPRequest) -> HTTPResponse {
+        var response = HTTPResponse(status: .noContent)
+        response.headers["Allow"] = Self.allowedMethods
+        if !allowsAnyOrigin { response.headers.add("Vary", "Origin") }
+        guard let origin = allowedOrigin(for: request) else { return response }
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers["Access-Control-Allow-Methods"] = Self.allowedMethods
+        response.headers["Access-Control-Allow-Headers"] = Self.allowedHeadersValue
+        response.headers["Access-Control-Max-Age"] = String(Self.preflightMaxAge)
+        return response
+    }
+
+    /// Origins compare without a trailing slash and case-insensitively (RFC 6454 §6.1 serializes
+    /// scheme and host in lower case).
+    private static func normalized(_ origin: String) -> String {
+        var value = origin.lowercased()
+        while value.hasSuffix("/") { value.removeLast() }
+        return value
+    }
+}

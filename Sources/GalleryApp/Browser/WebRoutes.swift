@@ -1,0 +1,94 @@
+import Foundation
+import HTTPServer
+
+/// The web gallery and the API description: `/` (the page), `/web/<file>` (its modules, styles
+/// and icons, plain files from `web_root`), `/web/config.json` (what the page needs to call the
+/// API: the application id and mount, never a key) and `/openapi.json`.
+struct WebRoutes {
+    /// The directory the files are served from.
+    let root: String
+    /// The Parse mount path, for the page's config.
+    let mountPath: String
+    /// The application id, which every client sends and is not a secret.
+    let appID: String
+    /// Whether a REST key is configured: the page then asks its user for it (it is never served).
+    let restKeyRequired: Bool
+
+    /// Registers the routes; files are a stat and a sendfile, so they run on the event loop.
+    func register(on router: HTTPRouter) {
+        let root = self.root
+        router.add(HTTPRoute(.get, "/", mayBlock: false) { request in try Self.file("index.html", root: root, request) })
+        router.add(HTTPRoute(.get, "/openapi.json", mayBlock: false) { request in
+            try Self.file("openapi.json", root: root, request)
+        })
+        router.add(HTTPRoute(.get, "/web/*file", mayBlock: false) { request in
+            try Self.file(request.pathParameters["file"] ?? "", root: root, request)
+        })
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("appId")
+        json.string(appID)
+        json.key("mountPath")
+        json.string(mountPath)
+        json.key("restKeyRequired")
+        json.bool(restKeyRequired)
+        json.endObject()
+        let config = json.bytes
+        router.add(HTTPRoute(.get, "/web/config.json", mayBlock: false) { _ in
+            var response = HTTPResponse.json(config)
+            response.headers["Cache-Control"] = "no-cache"
+            return response
+        })
+    }
+
+    /// Answers a file below the root with validators (so reloads are 304s), or 404 for names that
+    /// leave the root, are hidden, or do not exist.
+    static func file(_ name: String, root: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.isEmpty, !name.contains("\0"), !parts.contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else {
+            throw HTTPError(.notFound, "not found")
+        }
+        let path = root + "/" + name
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw HTTPError(.notFound, "not found") }
+        let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec))
+        let file = HTTPFileResponse.File(
+            path: path, size: Int(info.st_size), etag: "\"\(String(info.st_mtim.tv_sec, radix: 16))-\(String(info.st_size, radix: 16))\"",
+            lastModified: modified, contentType: contentType(name))
+        return HTTPFileResponse.make(for: request, file: file, headers: ["Cache-Control": "no-cache"])
+    }
+
+    /// The media type by extension; JavaScript modules must be served as JavaScript to load.
+    static func contentType(_ name: String) -> String {
+        switch name.split(separator: ".").last?.lowercased() ?? "" {
+        case "html": return "text/html; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "json": return "application/json; charset=utf-8"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "ico": return "image/x-icon"
+        default: return "application/octet-stream"
+        }
+    }
+
+    /// The web root: the configured one, or the first that exists of `web/` beside the binary
+    /// (up to four levels up, as `.build/<config>/galleryd` sits in the checkout), beside the source
+    /// tree it was built from, `/usr/local/share/galleryd/web`, `./web`.
+    static func directory(configured: String) -> String {
+        if !configured.isEmpty { return configured }
+        var candidates: [String] = []
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            candidates.append(directory.appendingPathComponent("web").path)
+            directory = directory.deletingLastPathComponent()
+        }
+        candidates.append(
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("web").path)
+        candidates += ["/usr/local/share/galleryd/web", FileManager.default.currentDirectoryPath + "/web"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") } ?? "web"
+    }
+}

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""The web gallery in a real browser: headless Chromium driven by Selenium against a real galleryd
+(built binary, real PostgreSQL database, in-process workers). Walks what a person does: load, scroll
+to page 3, search, open a preview, upload a photo and watch it become ready, reorder a gallery,
+trash and restore. Any step that does not happen within its timeout fails the run (exit status 1).
+
+Usage: gallery_test.py --binary .build/debug/galleryd --database-url URL [--out bench/out] [--docs docs]
+The database URL names an existing cluster; a fresh database is created in it and dropped after.
+"""
+import argparse, base64, json, os, secrets, shutil, socket, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+PHOTOS = 75          # three pages of 30 (the grid's page size), the last one partial
+SUNSET = 5           # photos whose title contains "sunset"
+APP_ID = "gallery"
+
+
+def database_url(base, name):
+    parts = urllib.parse.urlsplit(base)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def psql(url, sql):
+    subprocess.run(["psql", url, "-qtAc", sql], check=True, stdout=subprocess.DEVNULL)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A galleryd process on a free port with its own database and store."""
+
+    def __init__(self, binary, base_url):
+        self.db = f"galleryd_browser_{secrets.token_hex(4)}"
+        self.admin = base_url
+        psql(base_url, f"create database {self.db}")
+        self.store = tempfile.mkdtemp(prefix="galleryd-browser-")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, DATABASE_URL=database_url(base_url, self.db), GALLERYD_MASTER_KEY=secrets.token_hex(16),
+                   GALLERYD_STORAGE_DIR=self.store, GALLERYD_HOST="127.0.0.1", GALLERYD_PORT=str(self.port),
+                   GALLERYD_PUBLIC_URL=self.url, GALLERYD_WORKERS="2", GALLERYD_MIN_FREE_BYTES="0", GALLERYD_LOG_LEVEL="notice")
+        self.log = open(os.path.join(self.store, "galleryd.log"), "w")
+        self.process = subprocess.Popen([binary, "serve"], env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(self.url + "/ready", timeout=2).status == 200:
+                    return
+            except Exception:
+                time.sleep(0.2)
+        raise SystemExit("galleryd did not become ready; log: " + open(self.log.name).read()[-2000:])
+
+    def api(self, path, params=None):
+        query = "?" + urllib.parse.urlencode({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()}) if params else ""
+        request = urllib.request.Request(self.url + "/parse" + path + query, headers={"X-Parse-Application-Id": APP_ID})
+        return json.load(urllib.request.urlopen(request, timeout=10))
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+        try:
+            psql(self.admin, f"drop database if exists {self.db} with (force)")
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(self.store, ignore_errors=True)
+
+
+# Draws a distinct JPEG on a canvas (aspect ratio, colours and its number vary) and returns it as a Blob.
+MAKE_JPEG = """
+window.__makeJPEG = (i, label) => {
+  const ratios = [4/3, 3/2, 1, 2/3, 16/9, 3/4, 5/4];
+  const ratio = ratios[i % ratios.length];
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(ratio >= 1 ? 480 : 480 * ratio);
+  canvas.height = Math.round(ratio >= 1 ? 480 / ratio : 480);
+  const g = canvas.getContext('2d');
+  const hue = (i * 47) % 360;
+  const gradient = g.createLinearGradient(0, 0, canvas.width, canvas.height);
+  gradient.addColorStop(0, `hsl(${hue}, 70%, 55%)`);
+  gradient.addColorStop(1, `hsl(${(hue + 60) % 360}, 70%, 30%)`);
+  g.fillStyle = gradient; g.fillRect(0, 0, canvas.width, canvas.height);
+  g.fillStyle = `hsla(${(hue + 180) % 360}, 80%, 70%, .8)`;
+  g.beginPath(); g.arc(canvas.width * .7, canvas.height * .35, canvas.height * .18, 0, 7); g.fill();
+  g.fillStyle = '#fff'; g.font = 'bold 40px sans-serif'; g.fillText(label, 20, canvas.height - 24);
+  return new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.85));
+};
+"""
+
+SEED = MAKE_JPEG + """
+const [count, sunset, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+const h = {'X-Parse-Application-Id': 'gallery'};
+(async () => {
+  for (let i = 0; i < count; i++) {
+    const title = i < sunset ? `Sunset over the bay ${i}` : `Photo ${i}`;
+    const blob = await window.__makeJPEG(i, `#${i}`);
+    const file = await (await fetch(`/parse/files/p${i}.jpg`, {method: 'POST', headers: {...h, 'Content-Type': 'image/jpeg'}, body: blob})).json();
+    const r = await fetch('/parse/classes/Photo', {method: 'POST', headers: {...h, 'Content-Type': 'application/json'},
+      body: JSON.stringify({original: {__type: 'File', name: file.name}, title})});
+    if (r.status !== 201) throw new Error('create failed ' + r.status);
+  }
+})().then(() => done('ok'), (e) => done('error: ' + e));
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))
+    parser.add_argument("--out", default="bench/out")
+    parser.add_argument("--docs", default=None, help="where to copy the README screenshot")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    server = Server(args.binary, args.database_url)
+    options = webdriver.ChromeOptions()
+    for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900", "--disable-gpu"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(180)
+    step = "start"
+    try:
+        # The grid re-renders as pages and live changes arrive, so elements found a moment ago can go stale.
+        wait = lambda seconds=20: WebDriverWait(driver, seconds, poll_frequency=0.1, ignored_exceptions=[StaleElementReferenceException])
+        shot = lambda name: driver.save_screenshot(os.path.join(args.out, f"browser-{name}.png"))
+        tiles = lambda: driver.find_elements(By.CSS_SELECTOR, "#grid .tile")
+        idle = lambda grid="grid": wait().until(lambda d: d.find_element(By.ID, grid).get_attribute("data-loading") == "false")
+
+        def click_tile(index, grid="grid"):
+            """Clicks the index-th tile, finding it again if a re-render replaced it meanwhile."""
+            for _ in range(10):
+                try:
+                    driver.find_elements(By.CSS_SELECTOR, f"#{grid} .tile")[index].click()
+                    return
+                except StaleElementReferenceException:
+                    time.sleep(0.1)
+            raise AssertionError(f"tile {index} kept going stale")
+
+        def click_css(selector):
+            """Clicks the element a selector finds once it exists, finding it again if it goes stale."""
+            for _ in range(10):
+                try:
+                    wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, selector))[0].click()
+                    return
+                except StaleElementReferenceException:
+                    time.sleep(0.1)
+            raise AssertionError(f"{selector} kept going stale")
+
+        step = "seed"
+        driver.get(server.url + "/web/config.json")
+        assert driver.execute_async_script(SEED, PHOTOS, SUNSET) == "ok"
+        deadline = time.time() + 120
+        while server.api("/classes/Photo", {"where": {"status": "ready"}, "count": 1, "limit": 0})["count"] < PHOTOS:
+            assert time.time() < deadline, "seeded photos never became ready"
+            time.sleep(0.5)
+
+        step = "load"
+        driver.get(server.url + "/")
+        wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+        wait().until(lambda d: len(tiles()) >= 30)
+        idle()
+        pages = int(driver.find_element(By.ID, "grid").get_attribute("data-pages"))
+        assert pages < 3 and len(tiles()) == 30 * pages, f"{len(tiles())} tiles in {pages} pages before any scrolling"
+        first = driver.execute_script("""const t = document.querySelector('#grid .tile');
+            return {id: t.dataset.id, alt: t.querySelector('img').alt, background: t.style.background}""")
+        newest = server.api("/classes/Photo", {"order": "-createdAt,-objectId", "limit": 1})["results"][0]
+        assert first["id"] == newest["objectId"], "grid does not start with the newest photo"
+        assert first["alt"] == newest["title"], "alt is not the title"
+        assert first["background"], "no dominantColor placeholder"
+        # Justified: every full row is as wide as the grid (within rounding).
+        grid_width = driver.execute_script("return document.getElementById('grid').clientWidth")
+        widths = driver.execute_script("""return [...document.querySelectorAll('#grid .row')].slice(0, -1)
+            .map(r => [...r.children].reduce((s, c) => s + c.getBoundingClientRect().width, 0) + 4 * (r.children.length - 1))""")
+        assert widths and all(abs(w - grid_width) <= len(widths) + 8 for w in widths), f"rows not justified: {widths} vs {grid_width}"
+        wait().until(lambda d: d.execute_script("return [...document.querySelectorAll('#grid img')].slice(0, 6).every(i => i.complete && i.naturalWidth > 0)"))
+        shot("grid")
+
+        step = "scroll to page 3"
+        for _ in range(40):
+            if driver.find_element(By.ID, "grid").get_attribute("data-pages") == "3":
+                break
+            driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+            time.sleep(0.3)
+        wait().until(lambda d: d.find_element(By.ID, "grid").get_attribute("data-pages") == "3")
+        wait().until(lambda d: len(tiles()) == PHOTOS)
+        ids = driver.execute_script("return [...document.querySelectorAll('#grid .tile')].map(t => t.dataset.id)")
+        assert len(set(ids)) == PHOTOS, "a photo was repeated or skipped while paging"
+        shot("page3")
+        driver.execute_script("window.scrollTo(0, 0)")
+
+        step = "search"
+        search = driver.find_element(By.ID, "search")
+        search.send_keys("sunset")
+        wait().until(lambda d: len(tiles()) == SUNSET)
+        assert all("Sunset" in label for label in driver.execute_script(
+            "return [...document.querySelectorAll('#grid .tile')].map(t => t.getAttribute('aria-label'))"))
+        shot("search")
+        search.send_keys(Keys.CONTROL, "a")
+        search.send_keys(Keys.BACKSPACE)
+        wait().until(lambda d: len(tiles()) >= 30)
+
+        step = "preview"
+        idle()
+        click_tile(0)
+        dialog = driver.find_element(By.ID, "preview")
+        wait().until(lambda d: dialog.is_displayed())
+        image = dialog.find_element(By.TAG_NAME, "img")
+        assert "/previews/" in image.get_attribute("src"), "preview image is not the preview"
+        wait().until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image))
+        shot("preview")
+        opened = dialog.get_attribute("data-id")
+        driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+        wait().until(lambda d: dialog.get_attribute("data-id") == ids[1])
+        assert opened == ids[0]
+        driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        wait().until(lambda d: not dialog.is_displayed())
+        wait(5).until(lambda d: d.switch_to.active_element.get_attribute("data-id") == ids[1])  # focus back on the tile
+
+        step = "upload"
+        data = driver.execute_async_script(MAKE_JPEG + """
+            const done = arguments[arguments.length - 1];
+            window.__makeJPEG(99, 'new').then(b => b.arrayBuffer()).then(a => {
+              let s = ''; new Uint8Array(a).forEach(x => s += String.fromCharCode(x)); done(btoa(s)); });""")
+        path = os.path.join(server.store, "uploaded-by-browser.jpg")
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+        driver.find_element(By.ID, "upload-input").send_keys(path)
+        wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, "#uploads progress"))
+        uid = wait(30).until(lambda d: d.execute_script(
+            "return document.querySelector('#grid .tile[aria-label^=\"uploaded-by-browser\"]')?.dataset.id"))
+        wait(60).until(lambda d: d.find_element(By.CSS_SELECTOR, f'#grid .tile[data-id="{uid}"]').get_attribute("data-status") == "ready")
+        wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{uid}"] img'))
+        assert driver.execute_script("return document.querySelector('#grid .tile').dataset.id") == uid, "the new photo is not first"
+        shot("uploaded")
+
+        step = "gallery"
+        driver.find_element(By.ID, "new-gallery-name").send_keys("Holidays" + Keys.ENTER)
+        wait().until(lambda d: "#gallery/" in d.current_url)
+        gallery = driver.current_url.split("#gallery/")[1]
+        driver.get(server.url + "/#photos")
+        wait().until(lambda d: len(tiles()) >= 30)
+        idle()
+        added = driver.execute_script("return [...document.querySelectorAll('#grid .tile')].slice(1, 4).map(t => t.dataset.id)")
+        for i in range(3):
+            click_tile(i + 1)
+            wait().until(lambda d: dialog.is_displayed())
+            from selenium.webdriver.support.select import Select
+            Select(dialog.find_element(By.TAG_NAME, "select")).select_by_visible_text("Holidays")
+            wait().until(lambda d: "Added to Holidays" in d.find_element(By.ID, "status").text)
+            driver.execute_script("document.getElementById('status').textContent = ''")
+            driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+            wait().until(lambda d: not dialog.is_displayed())
+        driver.get(server.url + f"/#gallery/{gallery}")
+        wait().until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".gallery-item")) == 3)
+        before = [e.get_attribute("data-id") for e in driver.find_elements(By.CSS_SELECTOR, ".gallery-item")]
+        assert before == added, f"gallery order {before} is not the order added {added}"
+        item = driver.find_elements(By.CSS_SELECTOR, ".gallery-item")[0]
+        item.click()
+        driver.switch_to.active_element.send_keys(Keys.ALT, Keys.ARROW_RIGHT)
+        expected = [before[1], before[0], before[2]]
+        def stored_order():
+            items = server.api("/classes/GalleryItem", {"where": {"gallery": {"__type": "Pointer", "className": "Gallery", "objectId": gallery}}, "order": "position"})["results"]
+            return [i["photo"]["objectId"] for i in items]
+        wait().until(lambda d: stored_order() == expected)
+        wait().until(lambda d: [e.get_attribute("data-id") for e in d.find_elements(By.CSS_SELECTOR, ".gallery-item")] == expected)
+        shot("gallery")
+
+        step = "trash and restore"
+        driver.get(server.url + "/#photos")
+        wait().until(lambda d: len(tiles()) >= 30)
+        idle()
+        victim = driver.execute_script("return document.querySelectorAll('#grid .tile')[5].dataset.id")
+        click_tile(5)
+        wait().until(lambda d: dialog.is_displayed())
+        dialog.find_element(By.XPATH, ".//button[text()='Move to Recently Deleted']").click()
+        wait().until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{victim}"]'))
+        assert "deletedAt" in server.api(f"/classes/Photo/{victim}")
+        driver.execute_script("document.getElementById('preview').close()")
+        driver.find_element(By.LINK_TEXT, "Recently Deleted").click()
+        wait().until(lambda d: d.find_element(By.CSS_SELECTOR, f'#trash-grid .tile[data-id="{victim}"]'))
+        idle("trash-grid")
+        shot("trash")
+        click_css(f'#trash-grid .tile[data-id="{victim}"]')
+        wait().until(lambda d: dialog.is_displayed())
+        dialog.find_element(By.XPATH, ".//button[text()='Restore']").click()
+        wait().until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'#trash-grid .tile[data-id="{victim}"]'))
+        assert "deletedAt" not in server.api(f"/classes/Photo/{victim}")
+        driver.find_element(By.LINK_TEXT, "All photos").click()
+        wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{victim}"]'))
+
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
+        assert not errors, f"console errors: {errors}"
+        if args.docs:
+            shutil.copy(os.path.join(args.out, "browser-grid.png"), os.path.join(args.docs, "web-gallery.png"))
+        print("browser: all steps passed (load, page 3, search, preview, upload, gallery reorder, trash and restore)")
+    except (AssertionError, TimeoutException, StaleElementReferenceException) as error:
+        driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))
+        print(f"browser: FAILED at step '{step}': {type(error).__name__}: {error}", file=sys.stderr)
+        for entry in driver.get_log("browser")[-20:]:
+            print("console:", entry.get("level"), entry.get("message"), file=sys.stderr)
+        print("pending or failed photos:", server.api("/classes/Photo", {"where": {"status": {"$ne": "ready"}}, "keys": "title,status,error"}), file=sys.stderr)
+        print("visibility:", driver.execute_script("return document.visibilityState"), file=sys.stderr)
+        print(open(server.log.name).read()[-3000:], file=sys.stderr)
+        sys.exit(1)
+    finally:
+        driver.quit()
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
