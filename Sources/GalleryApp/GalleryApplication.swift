@@ -33,6 +33,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let expensiveQueries: ExpensiveQueryGate
     /// Schema migrations.
     public let migrator: Migrator
+    /// Each class's change sequence, kept in memory for the ETags of find and count.
+    public let classChanges: ClassChangeSequences
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
@@ -72,6 +74,7 @@ public final class GalleryApplication: @unchecked Sendable {
             slots: configuration.expensiveQueryLimit, waitTimeout: Double(configuration.poolTimeoutMs) / 1000,
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
         trash = TrashService(pool: pool, store: store, logger: logger)
+        classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
         router = HTTPRouter()
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
@@ -166,6 +169,8 @@ public final class GalleryApplication: @unchecked Sendable {
         http.timeouts.minimumResponseRate = Double(configuration.minResponseRate)
         http.timeouts.minimumRateGrace = Double(configuration.rateGraceMs) / 1000
         http.drainTimeout = Double(configuration.drainTimeoutMs) / 1000
+        // Before the first request: until it has read the sequences, finds simply get no 304.
+        classChanges.start()
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()
         self.server = server
@@ -197,6 +202,7 @@ public final class GalleryApplication: @unchecked Sendable {
         server?.shutdown()
         workers?.stop()
         server?.wait()
+        classChanges.stop()
         pool.shutdown()
         stopped.signal()
     }

@@ -5,17 +5,21 @@ import Foundation
 /// It `LISTEN`s to every channel, waits on the connection's socket with `poll`, and when the session
 /// dies (server restart) reconnects by itself with exponential backoff and listens again.
 /// Notifications sent while it was disconnected are lost: `onListen` runs after every successful
-/// (re)connect so the owner can catch up (e.g. look for queued jobs).
+/// (re)connect so the owner can catch up (e.g. look for queued jobs), and `onUnlisten` runs as soon
+/// as a session is found dead, before any reconnect, so an owner that keeps state current from the
+/// notifications can stop trusting it until `onListen` has caught up.
 public final class PostgresListener: @unchecked Sendable {
     private let worker: ListenerWorker
 
-    /// Starts listening to `channels` in a background thread. `handler(channel, payload)` and
-    /// `onListen` run on that thread, one call at a time; keep them short.
+    /// Starts listening to `channels` in a background thread. `handler(channel, payload)`,
+    /// `onListen` and `onUnlisten` run on that thread, one call at a time; keep them short.
     public init(
         url: String, channels: [String], settings: PostgresListenerSettings = PostgresListenerSettings(),
-        onListen: (@Sendable () -> Void)? = nil, handler: @escaping @Sendable (_ channel: String, _ payload: String) -> Void
+        onListen: (@Sendable () -> Void)? = nil, onUnlisten: (@Sendable () -> Void)? = nil,
+        handler: @escaping @Sendable (_ channel: String, _ payload: String) -> Void
     ) {
-        worker = ListenerWorker(url: url, channels: channels, settings: settings, onListen: onListen, handler: handler)
+        worker = ListenerWorker(
+            url: url, channels: channels, settings: settings, onListen: onListen, onUnlisten: onUnlisten, handler: handler)
         let thread = Thread { [worker] in worker.run() }
         thread.name = "postgres-listener"
         worker.thread = thread
@@ -65,6 +69,7 @@ private final class ListenerWorker: @unchecked Sendable {
     let channels: [String]
     let settings: PostgresListenerSettings
     let onListen: (@Sendable () -> Void)?
+    let onUnlisten: (@Sendable () -> Void)?
     let handler: @Sendable (String, String) -> Void
     var thread: Thread?
 
@@ -76,11 +81,15 @@ private final class ListenerWorker: @unchecked Sendable {
     private var wakeRead: Int32 = -1
     private var wakeWrite: Int32 = -1
 
-    init(url: String, channels: [String], settings: PostgresListenerSettings, onListen: (@Sendable () -> Void)?, handler: @escaping @Sendable (String, String) -> Void) {
+    init(
+        url: String, channels: [String], settings: PostgresListenerSettings, onListen: (@Sendable () -> Void)?,
+        onUnlisten: (@Sendable () -> Void)?, handler: @escaping @Sendable (String, String) -> Void
+    ) {
         self.url = url
         self.channels = channels
         self.settings = settings
         self.onListen = onListen
+        self.onUnlisten = onUnlisten
         self.handler = handler
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
@@ -157,6 +166,7 @@ private final class ListenerWorker: @unchecked Sendable {
             setListening(true)
             onListen?()
             pump(connection)
+            onUnlisten?()
             setListening(false)
             connection.close()
             if !isStopping { postgresLogger.notice("PostgreSQL listener lost its connection, reconnecting") }

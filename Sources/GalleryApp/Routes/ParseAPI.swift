@@ -51,7 +51,16 @@ struct ParseAPI: Sendable {
 
     /// `GET /classes/<Class>`: a page of objects and/or their count.
     func find(_ className: String, items: [(name: String, value: String)]) throws -> Result {
-        let query = try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
+        try find(try findQuery(className, items: items))
+    }
+
+    /// The validated query of `GET /classes/<Class>` (102 for anything unknown).
+    func findQuery(_ className: String, items: [(name: String, value: String)]) throws -> ParseQuery {
+        try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
+    }
+
+    /// Runs a validated find query: a page of objects and/or their count.
+    func find(_ query: ParseQuery) throws -> Result {
         let compiled = ParseSQLCompiler.compile(query)
         var rows: [PostgresRow] = []
         var count: Int64?

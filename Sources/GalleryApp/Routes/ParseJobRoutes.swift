@@ -11,8 +11,11 @@ struct ParseJobRoutes {
     func register(on router: HTTPRouter) {
         let mount = application.configuration.mountPath
         let (jobs, keys, depth) = (application.jobs, keys, application.configuration.maxJSONDepth)
+        let application = self.application
         router.add(HTTPRoute(.post, mount + "/jobs/retry") { request in
             try ParseRoutes.require(.master, request, keys)
+            // Re-queued photos are pending again: a visible change.
+            defer { ParseRoutes.writeDone(application) }
             let ids = try Self.photoIds(try ParseRoutes.body(request), maxDepth: depth)
             let requeued = try jobs.requeueFailed(photoIds: ids)
             var json = ParseJSONWriter()

@@ -36,13 +36,19 @@ struct ParseRoutes {
         ) {
             router.add(HTTPRoute(method, mount + path) { request in
                 try Self.require(level, request, keys)
+                // Every route here but GET writes: re-read the change sequences once it is done.
+                defer { if method != .get { Self.writeDone(application) } }
                 let parameters = request.pathParameters
                 return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? ""), request)
             })
         }
-        classRoute(.get, "/classes/:className") { request, className, _ in
-            try api.find(className, items: try Self.queryItems(request))
-        }
+        // Find and count: an ETag, and 304 for an unchanged answer (ParseRoutes+Conditional).
+        router.add(HTTPRoute(.get, mount + "/classes/:className") { request in
+            try Self.require(.client, request, keys)
+            return try Self.conditionalFind(
+                request, className: request.pathParameters["className"]!, items: try Self.queryItems(request),
+                access: keys.access(request), api: api, application: application)
+        })
         classRoute(.get, "/classes/:className/:objectId") { request, className, objectId in
             try api.get(className, objectId: objectId, items: try Self.queryItems(request))
         }
@@ -56,13 +62,16 @@ struct ParseRoutes {
             try Self.require(.client, request, keys, bodyKeys: override?.keys)
             switch override?.method {
             case nil, "POST"?:
+                defer { Self.writeDone(application) }
                 // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency).
                 let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
                     try api.create(className, body: override?.body ?? body)
                 }
                 return Self.respond(result, request)
             case "GET"?:
-                return Self.respond(try api.find(className, items: override!.queryItems(mergedWith: try Self.queryItems(request))), request)
+                return try Self.conditionalFind(
+                    request, className: className, items: override!.queryItems(mergedWith: try Self.queryItems(request)),
+                    access: keys.access(request, bodyKeys: override?.keys), api: api, application: application)
             case let other?:
                 throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
             }
@@ -79,8 +88,10 @@ struct ParseRoutes {
                     try api.get(className, objectId: objectId, items: override!.queryItems(mergedWith: try Self.queryItems(request))),
                     request)
             case "PUT"?:
+                defer { Self.writeDone(application) }
                 return Self.respond(try api.update(className, objectId: objectId, body: override!.body), request)
             case "DELETE"?:
+                defer { Self.writeDone(application) }
                 return Self.respond(try api.delete(className, objectId: objectId), request)
             default:
                 throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
@@ -102,6 +113,7 @@ struct ParseRoutes {
         }
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
+            defer { Self.writeDone(application) }
             let body = try Self.body(request)
             let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
                 ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount).run(body: body))

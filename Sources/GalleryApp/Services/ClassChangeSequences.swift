@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import Postgres
+
+/// The database's change sequence of each Parse class (migration 0010), kept in memory so a
+/// conditional find or count is answered 304 without a query.
+///
+/// A `PostgresListener` applies every `NOTIFY galleryd_class_changes` ("<Class> <seq>", sent at
+/// commit). Each value held is one the database has committed, and values only grow, so a tag
+/// built from them is never newer than the rows a query run afterwards sees. While the listener
+/// is disconnected notifications are lost: the values are then *unknown* (`current` answers nil,
+/// so no 304) from the moment the dead session is noticed until the table has been read again
+/// after `LISTEN` is back in place. A refresh that began under an earlier session is discarded.
+public final class ClassChangeSequences: @unchecked Sendable {
+    /// The `NOTIFY` channel the migration's triggers send on.
+    public static let channel = "galleryd_class_changes"
+
+    /// Minimum pause, in seconds, between the background refreshes a lookup starts while the
+    /// values are unknown yet the listener is up (the read after reconnecting failed): the
+    /// database is asked at most this often, never once per request.
+    public static let retryInterval = 1.0
+
+    private let pool: PostgresPool
+    private let databaseURL: String
+    private let logger: Logger
+    private let lock = NSLock()
+    private var values: [String: Int64] = [:]
+    /// The listener is connected and its `LISTEN` is in place.
+    private var listening = false
+    /// `values` were read after the current session's `LISTEN` (and kept current since).
+    private var known = false
+    /// Counts listener sessions (and losses), so a read begun under one session cannot vouch for another.
+    private var session: UInt64 = 0
+    private var lastRetry: Double = 0
+    private var retrying = false
+    private var listener: PostgresListener?
+
+    /// Sequences read through `pool`, listened to on a connection of its own to `databaseURL`.
+    public init(pool: PostgresPool, databaseURL: String, logger: Logger) {
+        self.pool = pool
+        self.databaseURL = databaseURL
+        self.logger = logger
+    }
+
+    /// The classes whose changes can alter a find or count of `className`: a Photo page reads
+    /// photos only; a Gallery (its cover photo is its first live item's photo) and a GalleryItem
+    /// (hidden when its photo or gallery is trashed, `include` expands them) read all three.
+    public static func dependencies(of className: String) -> [String] {
+        className == "Photo" ? ["Photo"] : ["Gallery", "GalleryItem", "Photo"]
+    }
+
+    /// Starts the listener (after the migrations, which create the table). Safe to call once.
+    public func start(settings: PostgresListenerSettings = PostgresListenerSettings()) {
+        listener = PostgresListener(
+            url: databaseURL, channels: [Self.channel], settings: settings,
+            onListen: { [weak self] in self?.listenerConnected() },
+            onUnlisten: { [weak self] in self?.listenerLost() }
+        ) { [weak self] _, payload in
+            self?.apply(payload)
+        }
+    }
+
+    /// Stops the listener; the values are unknown from then on.
+    public func stop() {
+        listener?.stop()
+        listenerLost()
+    }
+
+    /// The current sequences of `classes`, in that order, or nil while they are unknown.
+    public func current(_ classes: [String]) -> [Int64]? {
+        var startRetry = false
+        let result = lock.withLock { () -> [Int64]? in
+            if known { return classes.map { values[$0] ?? 0 } }
+            let now = Date().timeIntervalSinceReferenceDate
+            if listening && !retrying && now - lastRetry >= Self.retryInterval {
+                retrying = true
+                lastRetry = now
+                startRetry = true
+            }
+            return nil
+        }
+        if startRetry {
+            DispatchQueue.global().async { [self] in
+                try? refresh()
+                lock.withLock { retrying = false }
+            }
+        }
+        return result
+    }
+
+    /// Whether the values are known (the listener is up and has caught up).
+    public var isKnown: Bool { lock.withLock { known } }
+
+    /// Reads the table and merges it in: called after each write this server makes, so its own
+    /// writes show at once (their notifications are delivered a moment after the commit), and
+    /// after reconnecting. Makes the values known only if the listener was listening throughout.
+    public func refresh() throws {
+        let started = lock.withLock { (session, listening) }
+        let rows = try pool.query("select class_name, seq from class_change_sequences")
+        var read: [String: Int64] = [:]
+        for row in rows { read[try row.decode(String.self, "class_name")] = try row.decode(Int64.self, "seq") }
+        lock.withLock {
+            guard started.1, listening, session == started.0 else { return }
+            for (name, seq) in read { values[name] = max(values[name] ?? 0, seq) }
+            known = true
+        }
+    }
+
+    /// The listener is listening again: a new session, unknown until the table has been read.
+    private func listenerConnected() {
+        lock.withLock {
+            session &+= 1
+            listening = true
+            known = false
+        }
+        // On the listener's thread: notifications wait in the socket until this returns, and
+        // anything committed after the read below is notified (LISTEN came first).
+        var pause = 0.05
+        for attempt in 1...6 {
+            do {
+                try refresh()
+                return
+            } catch {
+                if attempt == 6 {
+                    logger.warning("cannot read the class change sequences; no 304s until they are", metadata: ["error": "\(error)"])
+                    return
+                }
+                Thread.sleep(forTimeInterval: pause)
+                pause *= 2
+            }
+        }
+    }
+
+    /// The session died: notifications may be lost from now on.
+    private func listenerLost() {
+        lock.withLock {
+            session &+= 1
+            listening = false
+            known = false
+        }
+    }
+
+    /// A notification "<Class> <seq>".
+    private func apply(_ payload: String) {
+        guard let space = payload.lastIndex(of: " "), let seq = Int64(payload[payload.index(after: space)...]) else {
+            logger.warning("malformed class change notification", metadata: ["payload": "\(payload.prefix(100))"])
+            return
+        }
+        let name = String(payload[..<space])
+        lock.withLock {
+            guard listening else { return }
+            values[name] = max(values[name] ?? 0, seq)
+        }
+    }
+}
