@@ -226,6 +226,21 @@ import Testing
         #expect(try queue.renew(claim, worker: "alive") == false, "the dead worker's lease is gone")
     }
 
+    @Test func start_RemovesAtOnceWhatAKilledProcessLeft_EvenFreshFiles() throws {
+        let storage = NSTemporaryDirectory() + "galleryd-test-sweep-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        // A process writing an upload dies (its store's lock goes with it, as with kill -9).
+        var killed: LocalBlobStore? = try LocalBlobStore(root: storage)
+        let left = try #require(try killed?.writeTemporaryFile(Array(repeating: 1, count: 100)))
+        killed = nil
+        #expect(FileManager.default.fileExists(atPath: left))
+        // The next start removes it without waiting for tmp_sweep_minutes.
+        let server = try TestServer(workers: 0) { $0.storageDir = storage }
+        defer { server.stop() }
+        #expect(!FileManager.default.fileExists(atPath: left))
+        #expect(!FileManager.default.fileExists(atPath: (left as NSString).deletingLastPathComponent))
+    }
+
     @Test func worker_SweepsAbandonedTemporaryFiles_AndKeepsFreshOnes() throws {
         let server = try TestServer(workers: 0) { $0.tmpSweepMinutes = 1 }
         defer { server.stop() }

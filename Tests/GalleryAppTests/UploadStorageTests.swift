@@ -233,11 +233,52 @@ import Testing
         #expect(refused.status == 507)
         #expect(refused.json["code"] as? Int == 1)
         #expect((refused.json["error"] as? String)?.lowercased().contains("insufficient storage") == true, "\(refused.text)")
+        #expect(refused.header("Retry-After") == "60")
         #expect(try server.scalar("select count(*)::bigint from files") == 1)
         #expect(Self.temporaryFiles(server).isEmpty, "\(Self.temporaryFiles(server))")
         #expect(try server.request("GET", "/parse/classes/Photo/\(kept)").status == 200)
         unlink(filler)
         let accepted = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        #expect(accepted.status == 201)
+    }
+
+    @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
+    func diskFillingWhileABodyIsSpooled_Gives507WithRetryAfter_AsEveryFullDiskDoes() throws {
+        let point = NSTemporaryDirectory() + "galleryd-tmpfs-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", point]) == 0)
+        defer {
+            Self.run("/bin/umount", [point])
+            rmdir(point)
+        }
+        let server = try TestServer(workers: 0) {
+            $0.storageDir = point + "/blobs"
+            $0.minFreeBytes = 0
+            $0.bodyTimeoutMs = 60_000
+        }
+        defer { server.stop() }
+        // Admitted on its head (the space is there then), spooling to a file (larger than the
+        // in-memory threshold) ...
+        let length = 512 * 1024
+        let client = try RawHTTPClient(port: server.application.port)
+        #expect(client.send(Self.uploadHead(length: length)))
+        let deadline = Date().addingTimeInterval(30)
+        while Self.temporaryFiles(server).isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try #require(!Self.temporaryFiles(server).isEmpty, "the body's temporary file was never made")
+        // ... when something else fills the disk: the body's write fails with ENOSPC.
+        let filler = point + "/filler"
+        Self.fill(filler, store: server.application.store, leaving: 0)
+        _ = client.send([UInt8](repeating: 0x42, count: length))
+        let refused = try client.readResponse()
+        #expect(refused.status == 507)
+        #expect(Self.json(refused)["code"] as? Int == 1, "\(String(decoding: refused.body, as: UTF8.self))")
+        #expect(Self.json(refused)["error"] as? String == ParseErrorResponder.diskFull)
+        #expect(refused.header("Retry-After") == "60")
+        #expect(Self.temporaryFiles(server).isEmpty, "\(Self.temporaryFiles(server))")
+        // Space freed: uploads go through again.
+        unlink(filler)
+        let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 89)
+        let accepted = try server.request("POST", "/parse/files/e.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         #expect(accepted.status == 201)
     }
 }

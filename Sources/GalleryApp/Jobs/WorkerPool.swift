@@ -153,9 +153,9 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Removes temporary files of the store nobody has written to for `tmpSweepAge` (a crash
-    /// mid-write, an upload whose client vanished): the periodic part of what start-up does.
-    /// Returns how many were removed.
+    /// Removes the store's abandoned temporary files (`LocalBlobStore.sweepTemporaryFiles`: those of
+    /// a process that died, and any nobody has written to for `tmpSweepAge`): what start-up does,
+    /// again every `tmpSweepInterval`. Returns how many were removed.
     @discardableResult
     public func sweepTemporaryFiles() -> Int {
         let removed = processor.store.sweepTemporaryFiles(olderThan: settings.tmpSweepAge)
