@@ -10,20 +10,8 @@ import Testing
 /// re-queued (re-upload, `POST /jobs/retry`, `galleryd jobs retry`), a short lease is kept alive
 /// by the heartbeat and lost soon after its worker dies, and abandoned temporary files are swept.
 @Suite(.serialized) struct JobFaultTests {
-    struct Job {
-        var state: String
-        var attempts: Int
-        var transientFailures: Int
-        var lastError: String?
-    }
-
-    static func job(_ server: TestServer, _ photoId: String) throws -> Job {
-        let row = try #require(try server.application.pool.query(
-            "select state, attempts, transient_failures, last_error from jobs where photo_id = $1", [photoId]).first)
-        return Job(
-            state: try row.decode(String.self, "state"), attempts: try row.decode(Int.self, "attempts"),
-            transientFailures: try row.decode(Int.self, "transient_failures"),
-            lastError: try row.decode(String?.self, "last_error"))
+    static func job(_ server: TestServer, _ photoId: String) throws -> WorkerTests.JobRow {
+        try WorkerTests.job(server, photoId)
     }
 
     static func photoStatus(_ server: TestServer, _ id: String) throws -> String? {
