@@ -189,23 +189,38 @@ import Testing
         #expect(try Self.photoStatus(server, id) == "pending")
     }
 
+    @Test func heartbeat_StopsBeating_OnceTheActionSaysTheLeaseIsLost() throws {
+        let beats = Locked(0)
+        let heartbeat = Heartbeat(interval: 0.05) {
+            beats.withValue { $0 += 1 }
+            return false  // lost: renewing again cannot succeed
+        }
+        defer { heartbeat.stop() }
+        let deadline = Date().addingTimeInterval(30)
+        while beats.current == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        // Many intervals later there has been no second beat (before, it warned on every one).
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(beats.current == 1)
+    }
+
     @Test func heartbeat_KeepsAShortLeaseAlive_AndAnAbandonedJobIsTakenSoonAfter() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let id = try server.uploadPhoto(try TestJPEG.make(width: 40, height: 40, seed: 79))
-        // A one-second lease, renewed every third of a second while "running".
-        let queue = JobQueue(pool: server.application.pool, leaseSeconds: 1, retryBaseMs: 10, maxAttempts: 5)
+        // The shortest lease configurable (3 s), renewed every second while "running": a beat may
+        // come two seconds late (a busy 2-core machine) before the lease lapses.
+        let queue = JobQueue(pool: server.application.pool, leaseSeconds: 3, retryBaseMs: 10, maxAttempts: 5)
         let claim = try #require(try queue.claim(worker: "alive"))
         #expect(claim.photoId == id)
-        let heartbeat = Heartbeat(interval: 1.0 / 3) { _ = try? queue.renew(claim, worker: "alive") }
-        // Three lease lengths later the job is still held: nobody else may take it.
-        Thread.sleep(forTimeInterval: 3)
+        let heartbeat = Heartbeat(interval: 1) { (try? queue.renew(claim, worker: "alive")) ?? true }
+        // More than two lease lengths later the job is still held: nobody else may take it.
+        Thread.sleep(forTimeInterval: 7)
         #expect(try queue.claim(worker: "other") == nil)
         // The worker dies (no more heartbeats): within about a lease the job is someone else's.
         heartbeat.stop()
         let died = Date()
         var taken: JobQueue.Claim?
-        while taken == nil && Date().timeIntervalSince(died) < 10 {
+        while taken == nil && Date().timeIntervalSince(died) < 30 {
             Thread.sleep(forTimeInterval: 0.1)
             taken = try queue.claim(worker: "other")
         }

@@ -173,11 +173,14 @@ public final class WorkerPool: @unchecked Sendable {
         defer { metrics?.jobsRunning.add(-1) }
         let heartbeat = Heartbeat(interval: Double(queue.leaseSeconds) / 3) { [queue, logger] in
             do {
-                if try !queue.renew(claim, worker: worker) {
-                    logger.warning("lost the lease on a running job", metadata: ["objectId": "\(claim.photoId)"])
-                }
+                if try queue.renew(claim, worker: worker) { return true }
+                // Taken by another worker, or the photo was purged: no renewal can succeed again
+                // (the finishing transaction notices too), so stop instead of warning every beat.
+                logger.warning("lost the lease on a running job", metadata: ["objectId": "\(claim.photoId)"])
+                return false
             } catch {
                 logger.warning("lease renewal failed: \(error)", metadata: ["objectId": "\(claim.photoId)"])
+                return true
             }
         }
         defer { heartbeat.stop() }
