@@ -133,7 +133,7 @@ for i in $(seq 23 30); do read -r code _ _ < <(upload "$tmp/p$i.jpg"); [ "$code"
 until [ "$(sql "select count(*) from photos where status not in ('ready', 'failed')")" = 0 ]; do sleep 0.1; done
 done_at=$(date +%s.%N)
 failed=$(sql "select count(*) from photos where status = 'failed'")
-tmpfiles=$(find "$tmp/tmpfs/blobs/.tmp" -type f | wc -l)
+tmpfiles=$(find "$tmp/tmpfs/blobs/.tmp" -type f ! -name '*.lock' | wc -l)  # each live process keeps a .lock
 echo "disk 100% full:   job $during (photo not failed)"
 awk -v f="$freed" -v d="$done_at" -v a="$accepted" -v x="$failed" -v t="$tmpfiles" 'BEGIN {
   printf "space freed:      %d/8 uploads 201, every photo processed %.1f s later, %d failed, %d temporary file(s) left\n", a, d - f, x, t }'

@@ -7,12 +7,19 @@ import Darwin
 #endif
 
 /// A blob store in a local directory. Each write goes to a temporary file under `<root>/.tmp`
-/// (same filesystem), is fsynced, renamed over the key's path, and the directory is fsynced,
-/// so a key is never visible half-written and an acknowledged write survives a power cut.
+/// (same filesystem; each store has its own directory there, see `sweepTemporaryFiles`), is
+/// fsynced, renamed over the key's path, and the directory is fsynced, so a key is never visible
+/// half-written and an acknowledged write survives a power cut.
 public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     /// The root directory (absolute, no trailing slash).
     public let root: String
-    private let temporaryDirectory: String
+    /// `<root>/.tmp`: every store's temporary files, each store's in a directory of its own.
+    let temporaryRoot: String
+    /// This store's directory under `temporaryRoot`, where it stages writes and spools uploads
+    /// (see `LocalBlobStore+TemporaryFiles.swift`).
+    let temporaryDirectory: String
+    /// The lock on `temporaryDirectory`'s lock file, held while the store lives.
+    private let temporaryLock: Int32
     /// The root directory, open: reads look keys up relative to it (`openat`), a shorter path walk
     /// than from `/` and no path string to build per read. Replaced when the root turns out to be
     /// another directory than the one opened (a volume mounted over it after start); the old
@@ -25,15 +32,25 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     public init(root: String) throws {
         let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
         self.root = absolute.hasSuffix("/") && absolute.count > 1 ? String(absolute.dropLast()) : absolute
-        self.temporaryDirectory = self.root + "/.tmp"
+        self.temporaryRoot = self.root + "/.tmp"
         try Self.makeDirectory(self.root)
-        try Self.makeDirectory(temporaryDirectory)
+        try Self.makeDirectory(temporaryRoot)
+        (temporaryDirectory, temporaryLock) = try Self.makeTemporaryDirectory(in: temporaryRoot)
         let fd = open(self.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.ioError("open", self.root) }
+        guard fd >= 0 else {
+            let error = Self.ioError("open", self.root)
+            close(temporaryLock)
+            throw error
+        }
         rootFD = Atomic(fd)
     }
 
-    deinit { close(rootFD.load(ordering: .relaxed)) }
+    /// Closes the root and releases the temporary directory's lock: what is left in it is then
+    /// removed by the next sweep, as after a crash.
+    deinit {
+        close(rootFD.load(ordering: .relaxed))
+        close(temporaryLock)
+    }
 
     /// The directory where uploads should be spooled so that `put(_:movingFileAt:)` is a rename.
     public var spoolDirectory: String { temporaryDirectory }
@@ -73,9 +90,23 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
 
     @discardableResult
     public func put(_ key: BlobKey, bytes: [UInt8]) throws -> BlobInfo {
-        let staged = temporaryDirectory + "/" + UUID().uuidString
-        let fd = open(staged, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Self.ioError("open", staged) }
+        let staged = try writeTemporaryFile(bytes)
+        do {
+            return try put(key, movingFileAt: staged)  // fsyncs it before the rename
+        } catch {
+            unlink(staged)
+            throw error
+        }
+    }
+
+    /// Writes `bytes` to a new file in this store's temporary directory and returns its path, for
+    /// `put(_:movingFileAt:)` (a rename) or for the caller to remove. A full disk throws
+    /// `insufficientStorage`, as every write of the store does.
+    public func writeTemporaryFile(_ bytes: [UInt8]) throws -> String {
+        let path = temporaryDirectory + "/" + UUID().uuidString
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Self.ioError("open", path) }
+        defer { close(fd) }
         do {
             try bytes.withUnsafeBytes { buffer in
                 var offset = 0
@@ -83,19 +114,16 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
                     let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                     if n < 0 {
                         if errno == EINTR { continue }
-                        throw Self.ioError("write", staged)
+                        throw Self.ioError("write", path)
                     }
                     offset += n
                 }
             }
-            guard fsync(fd) == 0 else { throw Self.ioError("fsync", staged) }
-            close(fd)
         } catch {
-            close(fd)
-            unlink(staged)
+            unlink(path)
             throw error
         }
-        return try put(key, movingFileAt: staged)
+        return path
     }
 
     public func info(_ key: BlobKey) throws -> BlobInfo? { try fileInfo(path(for: key)) }
@@ -175,24 +203,6 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         }
         try Self.fsyncDirectory((p as NSString).deletingLastPathComponent)
         return true
-    }
-
-    /// Removes temporary files not written to for `age` seconds: left by a crash mid-write, or by a
-    /// client that vanished mid-upload. A file still being written (an upload in progress, however
-    /// slow) has a recent modification time and is kept. Returns how many were removed.
-    @discardableResult
-    public func sweepTemporaryFiles(olderThan age: TimeInterval = 3600) -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory) else { return 0 }
-        let cutoff = Date().addingTimeInterval(-age)
-        var removed = 0
-        for name in names {
-            let p = temporaryDirectory + "/" + name
-            if let attributes = try? FileManager.default.attributesOfItem(atPath: p),
-                let modified = attributes[.modificationDate] as? Date, modified < cutoff, unlink(p) == 0 {
-                removed += 1
-            }
-        }
-        return removed
     }
 
     /// Bytes an unprivileged writer can still use on the store's file system (`statvfs`'s
@@ -277,7 +287,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         }
     }
 
-    private static func makeDirectory(_ path: String) throws {
+    static func makeDirectory(_ path: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
@@ -299,7 +309,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         guard fsync(fd) == 0 else { throw ioError("fsync", path) }
     }
 
-    private static func ioError(_ operation: String, _ path: String) -> BlobStoreError {
+    static func ioError(_ operation: String, _ path: String) -> BlobStoreError {
         if errno == ENOSPC || errno == EDQUOT { return .insufficientStorage(operation: operation, path: path) }
         return .io(operation: operation, path: path, message: String(cString: strerror(errno)))
     }

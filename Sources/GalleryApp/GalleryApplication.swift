@@ -47,11 +47,9 @@ public final class GalleryApplication: @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         store = try LocalBlobStore(root: configuration.storageDir)
-        store.sweepTemporaryFiles()
-        // What a killed process was writing (when no other instance runs here that could be using it).
-        if let removed = store.sweepAbandonedTemporaryFiles(), removed > 0 {
-            logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"])
-        }
+        // What a killed process left, and what stalled past tmp_sweep_minutes; the worker repeats it.
+        let removed = store.sweepTemporaryFiles(olderThan: Double(configuration.tmpSweepMinutes) * 60)
+        if removed > 0 { logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"]) }
         pool = PostgresPool(configuration: PostgresPoolConfiguration(
             url: configuration.databaseURL, size: configuration.poolSize,
             acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,

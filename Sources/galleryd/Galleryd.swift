@@ -15,7 +15,7 @@ struct Galleryd: ParsableCommand {
 
 /// Options every command that reads the configuration shares.
 struct ConfigOptions: ParsableArguments {
-    @Option(name: .long, help: "Config file (TOML subset; see config/galleryd.example.toml). Also GALLERYD_CONFIG.")
+    @Option(name: .long, help: "Config file (TOML; see config/galleryd.example.toml). Also GALLERYD_CONFIG.")
     var config: String?
 
     @Option(name: .customLong("database-url"), help: "PostgreSQL URL (DATABASE_URL).")

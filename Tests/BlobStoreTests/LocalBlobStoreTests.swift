@@ -28,7 +28,7 @@ private func makeStore() throws -> (LocalBlobStore, String) {
     let info = try store.put(key, bytes: Array("hello".utf8))
     #expect(info.size == 5)
     #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(for: key))) == Data("hello".utf8))
-    #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/.tmp").isEmpty)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: store.spoolDirectory).isEmpty)
     #expect(store.bytesWritten == 5)
 }
 
@@ -133,19 +133,37 @@ private func makeStore() throws -> (LocalBlobStore, String) {
     #expect(try store.openForReading(old) == nil)
 }
 
-@Test func sweepAbandonedTemporaryFiles_RemovesOnlyFilesNoProcessHoldsOpen() throws {
+@Test func sweepTemporaryFiles_RemovesAllThatAGoneStoreLeft_ButOnlyStaleFilesOfALiveOne() throws {
     let (store, root) = try makeStore()
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let abandoned = store.spoolDirectory + "/upload-abandoned"
-    let writing = store.spoolDirectory + "/upload-writing"
-    #expect(FileManager.default.createFile(atPath: abandoned, contents: Data("left by kill -9".utf8)))
+    // Another store on the same directory: another process, or another machine sharing it.
+    var other: LocalBlobStore? = try LocalBlobStore(root: root)
+    let spool = try #require(other?.spoolDirectory)
+    #expect(spool != store.spoolDirectory)
+    let writing = spool + "/upload-writing", stale = spool + "/upload-stale"
     #expect(FileManager.default.createFile(atPath: writing, contents: Data("in progress".utf8)))
-    let handle = try #require(FileHandle(forWritingAtPath: writing))
-    defer { try? handle.close() }
-    #expect(store.sweepAbandonedTemporaryFiles() == 1)
-    #expect(!FileManager.default.fileExists(atPath: abandoned))
+    #expect(FileManager.default.createFile(atPath: stale, contents: Data("client gone".utf8)))
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale)
+    // A loose file in .tmp (an older layout) follows the age rule too.
+    let loose = root + "/.tmp/galleryd-body-old"
+    #expect(FileManager.default.createFile(atPath: loose, contents: Data("old".utf8)))
+    try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: loose)
+
+    // Its owner alive: only what nobody wrote to for the age goes.
+    #expect(store.sweepTemporaryFiles(olderThan: 3600) == 2)
     #expect(FileManager.default.fileExists(atPath: writing))
-    try handle.close()
-    #expect(store.sweepAbandonedTemporaryFiles() == 1)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: store.spoolDirectory).isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: stale) && !FileManager.default.fileExists(atPath: loose))
+
+    // Its owner gone (a kill -9 releases the lock as this does): everything it left, however fresh,
+    // and its directory.
+    other = nil
+    #expect(store.sweepTemporaryFiles(olderThan: 3600) == 1)
+    #expect(!FileManager.default.fileExists(atPath: spool))
+    // This store's own files and directory are untouched, and it keeps working.
+    let mine = try store.writeTemporaryFile([1, 2, 3])
+    #expect(store.sweepTemporaryFiles(olderThan: 3600) == 0)
+    #expect(FileManager.default.fileExists(atPath: mine))
+    try store.put(try BlobKey("a/b.bin"), movingFileAt: mine)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/.tmp").sorted()
+        == [(store.spoolDirectory as NSString).lastPathComponent, (store.spoolDirectory as NSString).lastPathComponent + ".lock"].sorted())
 }

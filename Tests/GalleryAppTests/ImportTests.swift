@@ -63,7 +63,7 @@ import Testing
         #expect(try server.scalar("select count(*)::bigint from photos where status = 'pending'") == 3)
         #expect(try server.scalar("select count(*)::bigint from jobs") == 3)
         #expect(server.blobFiles(under: "originals").count == 3)
-        #expect(server.blobFiles(under: ".tmp").isEmpty)
+        #expect(server.temporaryFiles().isEmpty)
         // The photo keeps the file's name; the source files are untouched.
         let photo = try server.request("GET", "/parse/classes/Photo/\(imported["sub/C.JPG"]!)").json
         #expect(photo["filename"] as? String == "C.JPG")

@@ -10,20 +10,8 @@ import Testing
 /// re-queued (re-upload, `POST /jobs/retry`, `galleryd jobs retry`), a short lease is kept alive
 /// by the heartbeat and lost soon after its worker dies, and abandoned temporary files are swept.
 @Suite(.serialized) struct JobFaultTests {
-    struct Job {
-        var state: String
-        var attempts: Int
-        var transientFailures: Int
-        var lastError: String?
-    }
-
-    static func job(_ server: TestServer, _ photoId: String) throws -> Job {
-        let row = try #require(try server.application.pool.query(
-            "select state, attempts, transient_failures, last_error from jobs where photo_id = $1", [photoId]).first)
-        return Job(
-            state: try row.decode(String.self, "state"), attempts: try row.decode(Int.self, "attempts"),
-            transientFailures: try row.decode(Int.self, "transient_failures"),
-            lastError: try row.decode(String?.self, "last_error"))
+    static func job(_ server: TestServer, _ photoId: String) throws -> WorkerTests.JobRow {
+        try WorkerTests.job(server, photoId)
     }
 
     static func photoStatus(_ server: TestServer, _ id: String) throws -> String? {
@@ -201,29 +189,59 @@ import Testing
         #expect(try Self.photoStatus(server, id) == "pending")
     }
 
+    @Test func heartbeat_StopsBeating_OnceTheActionSaysTheLeaseIsLost() throws {
+        let beats = Locked(0)
+        let heartbeat = Heartbeat(interval: 0.05) {
+            beats.withValue { $0 += 1 }
+            return false  // lost: renewing again cannot succeed
+        }
+        defer { heartbeat.stop() }
+        let deadline = Date().addingTimeInterval(30)
+        while beats.current == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        // Many intervals later there has been no second beat (before, it warned on every one).
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(beats.current == 1)
+    }
+
     @Test func heartbeat_KeepsAShortLeaseAlive_AndAnAbandonedJobIsTakenSoonAfter() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let id = try server.uploadPhoto(try TestJPEG.make(width: 40, height: 40, seed: 79))
-        // A one-second lease, renewed every third of a second while "running".
-        let queue = JobQueue(pool: server.application.pool, leaseSeconds: 1, retryBaseMs: 10, maxAttempts: 5)
+        // The shortest lease configurable (3 s), renewed every second while "running": a beat may
+        // come two seconds late (a busy 2-core machine) before the lease lapses.
+        let queue = JobQueue(pool: server.application.pool, leaseSeconds: 3, retryBaseMs: 10, maxAttempts: 5)
         let claim = try #require(try queue.claim(worker: "alive"))
         #expect(claim.photoId == id)
-        let heartbeat = Heartbeat(interval: 1.0 / 3) { _ = try? queue.renew(claim, worker: "alive") }
-        // Three lease lengths later the job is still held: nobody else may take it.
-        Thread.sleep(forTimeInterval: 3)
+        let heartbeat = Heartbeat(interval: 1) { (try? queue.renew(claim, worker: "alive")) ?? true }
+        // More than two lease lengths later the job is still held: nobody else may take it.
+        Thread.sleep(forTimeInterval: 7)
         #expect(try queue.claim(worker: "other") == nil)
         // The worker dies (no more heartbeats): within about a lease the job is someone else's.
         heartbeat.stop()
         let died = Date()
         var taken: JobQueue.Claim?
-        while taken == nil && Date().timeIntervalSince(died) < 10 {
+        while taken == nil && Date().timeIntervalSince(died) < 30 {
             Thread.sleep(forTimeInterval: 0.1)
             taken = try queue.claim(worker: "other")
         }
         let handover = try #require(taken, "the abandoned job was not picked up")
         #expect(handover.photoId == id && handover.attempt == 2)
         #expect(try queue.renew(claim, worker: "alive") == false, "the dead worker's lease is gone")
+    }
+
+    @Test func start_RemovesAtOnceWhatAKilledProcessLeft_EvenFreshFiles() throws {
+        let storage = NSTemporaryDirectory() + "galleryd-test-sweep-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        // A process writing an upload dies (its store's lock goes with it, as with kill -9).
+        var killed: LocalBlobStore? = try LocalBlobStore(root: storage)
+        let left = try #require(try killed?.writeTemporaryFile(Array(repeating: 1, count: 100)))
+        killed = nil
+        #expect(FileManager.default.fileExists(atPath: left))
+        // The next start removes it without waiting for tmp_sweep_minutes.
+        let server = try TestServer(workers: 0) { $0.storageDir = storage }
+        defer { server.stop() }
+        #expect(!FileManager.default.fileExists(atPath: left))
+        #expect(!FileManager.default.fileExists(atPath: (left as NSString).deletingLastPathComponent))
     }
 
     @Test func worker_SweepsAbandonedTemporaryFiles_AndKeepsFreshOnes() throws {

@@ -203,11 +203,11 @@ import HTTPServer
         ], "transaction": true])
         #expect(missing.status == 404 && F.code(missing) == 101, "\(missing.text)")
         #expect(try server.request("GET", "/parse/classes/Photo/\(photos[0])").json["deletedAt"] == nil)
-        // Deleting a trashed photo for good in a batch that fails keeps the photo and its blobs;
-        // in one that succeeds, it is gone.
+        // DELETE in a transactional batch only trashes, as the route does (idempotent): rolled back
+        // with a failing batch, the photo stays live; a trashed photo deleted again stays in the
+        // trash with its original (deleting for good is DELETE /purge/..., never a batch path).
         let jpeg = try TestJPEG.make(width: 40, height: 30, seed: 77)
         let uploaded = try server.uploadPhoto(jpeg, name: "kept.jpg")
-        #expect(try server.request("DELETE", "/parse/classes/Photo/\(uploaded)").status == 200)  // to the trash
         let original = try server.application.pool.query("select original_key from photos where object_id = $1", [uploaded])
             .first!.decode(String.self, 0)
         let failing = try server.json("POST", "/parse/batch", ["requests": [
@@ -215,14 +215,14 @@ import HTTPServer
             ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["width": 1]],
         ], "transaction": true])
         #expect(F.code(failing) == 105, "\(failing.text)")
-        #expect(try server.request("GET", "/parse/classes/Photo/\(uploaded)").status == 200)
-        #expect(try server.request("GET", "/bucket/" + original).status == 200)
-        let removing = try server.json("POST", "/parse/batch", ["requests": [
+        #expect(try server.scalar("select count(*)::bigint from photos where object_id = $1 and deleted_at is null", [uploaded]) == 1)
+        #expect(try server.request("DELETE", "/parse/classes/Photo/\(uploaded)").status == 200)  // to the trash
+        let again = try server.json("POST", "/parse/batch", ["requests": [
             ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
         ], "transaction": true])
-        #expect(removing.status == 200, "\(removing.text)")
-        #expect(try server.request("GET", "/parse/classes/Photo/\(uploaded)").status == 404)
-        #expect(try server.request("GET", "/bucket/" + original).status == 404)
+        #expect(again.status == 200, "\(again.text)")
+        #expect(try server.scalar("select count(*)::bigint from photos where object_id = $1 and deleted_at is not null", [uploaded]) == 1)
+        #expect(try server.request("GET", "/bucket/" + original).status == 200)
         // The pool is whole again afterwards: every connection came back.
         #expect(server.application.pool.stats.inUse == 0)
         // Still strict: a non-boolean transaction, or another unknown member.
@@ -427,6 +427,54 @@ import HTTPServer
         _ = try send("PUT", "/parse/classes/Gallery/\(id)", ["name": "Fourth"])
         #expect(fetched["name"] as? String == "Second")
         #expect(try send("GET", "/parse/classes/Gallery/\(id)")["name"] as? String == "Fourth")
+    }
+
+    // MARK: X-Parse-Request-Id and a lost answer
+
+    @Test func requestId_ReplaysACommittedCreate_WhoseAnswerWasLost_AndRunsAgainWhatRolledBack() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let api = ParseAPI(application: server.application)
+        let pool = server.application.pool
+        let scope = "/parse/classes/Gallery\n"
+        func galleries(_ name: String) throws -> Int64 {
+            try pool.query("select count(*) from galleries where name = $1", [name]).first!.decode(Int64.self, 0)
+        }
+        let first = ParseRequestIdempotency(pool: pool)
+        let created = try first.run(requestId: "lost-answer", scope: scope, durable: true) {
+            try api.create("Gallery", body: Array(#"{"name":"Once"}"#.utf8))
+        }
+        #expect(created.status == .created)
+        // The COMMIT went through but the answer never arrived (the session dropped: 503, "may or
+        // may not have completed"), and the memory of it is gone with the error, or the retry
+        // reaches another instance: the record made with the object answers it.
+        let elsewhere = ParseRequestIdempotency(pool: pool)
+        var ranAgain = false
+        let retried = try elsewhere.run(requestId: "lost-answer", scope: scope, durable: true) {
+            ranAgain = true
+            return try api.create("Gallery", body: Array(#"{"name":"Once"}"#.utf8))
+        }
+        #expect(!ranAgain)
+        #expect(retried.status == created.status && retried.json == created.json && retried.location == created.location)
+        #expect(try galleries("Once") == 1)
+        // A create that fails after its insert commits neither the object nor the record: the retry runs.
+        #expect(throws: ParseError.self) {
+            try elsewhere.run(requestId: "rolled-back", scope: scope, durable: true) {
+                _ = try api.create("Gallery", body: Array(#"{"name":"Lost"}"#.utf8))
+                throw ParseError.internalServerError("the connection dropped before COMMIT")
+            }
+        }
+        #expect(try galleries("Lost") == 0)
+        let rerun = try ParseRequestIdempotency(pool: pool).run(requestId: "rolled-back", scope: scope, durable: true) {
+            try api.create("Gallery", body: Array(#"{"name":"Later"}"#.utf8))
+        }
+        #expect(rerun.status == .created)
+        #expect(try galleries("Later") == 1)
+        // Over HTTP: the route records its creates the same way.
+        let headers = ["X-Parse-Request-Id": "over-http"]
+        let answer = try server.json("POST", "/parse/classes/Gallery", ["name": "Http"], headers: headers)
+        #expect(answer.status == 201, "\(answer.text)")
+        #expect(try pool.query("select count(*) from request_ids where key like '%over-http'").first!.decode(Int64.self, 0) == 1)
     }
 
     // MARK: Other SDKs' extras

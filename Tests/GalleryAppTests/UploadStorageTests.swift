@@ -155,89 +155,136 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
-    func diskFull_OnATmpfsStore_Gives507_KeepsReadsWorking_AndUploadsAndJobsResumeOnceSpaceIsFreed() throws {
+    /// Runs `body` with a server (no workers) whose store is on a fresh tmpfs of `size` (`"8m"`),
+    /// configured further by `configure`; stops the server and unmounts afterwards. `body` gets the
+    /// mount point, where a filler file can take the space.
+    static func withStoreOnTmpfs(
+        size: String, _ configure: (inout GalleryConfiguration) -> Void, _ body: (TestServer, String) throws -> Void
+    ) throws {
         let point = NSTemporaryDirectory() + "galleryd-tmpfs-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
-        try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", point]) == 0)
+        try #require(run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", point]) == 0)
         defer {
-            Self.run("/bin/umount", [point])
+            run("/bin/umount", [point])
             rmdir(point)
         }
-        let reserve = 4 << 20
         let server = try TestServer(workers: 0) {
             $0.storageDir = point + "/blobs"
-            $0.minFreeBytes = reserve
-            UploadTests.smallDerivatives(&$0)
+            configure(&$0)
         }
         defer { server.stop() }
-        let store = server.application.store
-        let pool = server.application.makeWorkerPool(threads: 1)
-        let ready = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 84))
-        #expect(pool.drain() == 1)
-        let waiting = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 85))
-        let filler = point + "/filler"
+        try body(server, point)
+    }
 
-        // Below the reserve: uploads are refused at once, reads go on.
-        Self.fill(filler, store: store, leaving: Int64(reserve / 2))
-        let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 86)
-        let refused = try server.request("POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
-        #expect(refused.status == 507)
-        #expect(refused.json["code"] as? Int == 1)
-        let photo = try server.request("GET", "/parse/classes/Photo/\(ready)")
-        #expect(photo.status == 200)
-        #expect(try server.fetchFile(photo.json["thumbnail"]).status == 200)
-        #expect(try server.fetchFile(photo.json["original"]).status == 200)
+    @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
+    func diskFull_OnATmpfsStore_Gives507_KeepsReadsWorking_AndUploadsAndJobsResumeOnceSpaceIsFreed() throws {
+        let reserve = 4 << 20
+        try Self.withStoreOnTmpfs(size: "16m", {
+            $0.minFreeBytes = reserve
+            UploadTests.smallDerivatives(&$0)
+        }) { server, point in
+            let store = server.application.store
+            let pool = server.application.makeWorkerPool(threads: 1)
+            let ready = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 84))
+            #expect(pool.drain() == 1)
+            let waiting = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 85))
+            let filler = point + "/filler"
 
-        // Completely full: the worker cannot write derivatives, and that is a transient fault.
-        Self.fill(filler, store: store, leaving: 0)
-        pool.drain()
-        let job = try JobFaultTests.job(server, waiting)
-        #expect(job.state == "queued")
-        #expect(job.transientFailures >= 1)
-        #expect(job.lastError?.contains("no space") == true, "\(job.lastError ?? "")")
-        #expect(try JobFaultTests.photoStatus(server, waiting) != "failed")
-        #expect(try server.request("GET", "/parse/classes/Photo?limit=5").status == 200)
+            // Below the reserve: uploads are refused at once, reads go on.
+            Self.fill(filler, store: store, leaving: Int64(reserve / 2))
+            let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 86)
+            let refused = try server.request("POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            #expect(refused.status == 507)
+            #expect(refused.json["code"] as? Int == 1)
+            let photo = try server.request("GET", "/parse/classes/Photo/\(ready)")
+            #expect(photo.status == 200)
+            #expect(try server.fetchFile(photo.json["thumbnail"]).status == 200)
+            #expect(try server.fetchFile(photo.json["original"]).status == 200)
 
-        // Space is freed: the upload and the waiting photo go through.
-        unlink(filler)
-        let accepted = try server.request("POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
-        #expect(accepted.status == 201)
-        #expect(try server.fetchFile(accepted.json["url"].map { ["url": $0] }).status == 200)
-        try server.application.pool.query("update jobs set run_at = now() where photo_id = $1", [waiting])
-        try WorkerTests.drainUntilFinished(server, waiting, pool: pool)
-        #expect(try JobFaultTests.photoStatus(server, waiting) == "ready")
-        #expect(Self.temporaryFiles(server).isEmpty, "no temporary file left behind: \(Self.temporaryFiles(server))")
+            // Completely full: the worker cannot write derivatives, and that is a transient fault.
+            Self.fill(filler, store: store, leaving: 0)
+            pool.drain()
+            let job = try JobFaultTests.job(server, waiting)
+            #expect(job.state == "queued")
+            #expect(job.transientFailures >= 1)
+            #expect(job.lastError?.contains("no space") == true, "\(job.lastError ?? "")")
+            #expect(try JobFaultTests.photoStatus(server, waiting) != "failed")
+            #expect(try server.request("GET", "/parse/classes/Photo?limit=5").status == 200)
+
+            // Space is freed: the upload and the waiting photo go through.
+            unlink(filler)
+            let accepted = try server.request("POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            #expect(accepted.status == 201)
+            #expect(try server.fetchFile(accepted.json["url"].map { ["url": $0] }).status == 200)
+            try server.application.pool.query("update jobs set run_at = now() where photo_id = $1", [waiting])
+            try WorkerTests.drainUntilFinished(server, waiting, pool: pool)
+            #expect(try JobFaultTests.photoStatus(server, waiting) == "ready")
+            #expect(Self.temporaryFiles(server).isEmpty, "no temporary file left behind: \(Self.temporaryFiles(server))")
+        }
     }
 
     @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
     func diskFilledToTheLastByte_Gives507NotA500_AndNothingIsStored() throws {
-        let point = NSTemporaryDirectory() + "galleryd-tmpfs-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
-        try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", point]) == 0)
-        defer {
-            Self.run("/bin/umount", [point])
-            rmdir(point)
-        }
-        // No reserve: the upload gets as far as writing, and the write fails with ENOSPC.
-        let server = try TestServer(workers: 0) {
-            $0.storageDir = point + "/blobs"
+        // No reserve: only the body itself must fit, and with nothing free not even its head is admitted.
+        try Self.withStoreOnTmpfs(size: "8m", {
             $0.minFreeBytes = 0
+        }) { server, point in
+            let kept = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 87))
+            let filler = point + "/filler"
+            Self.fill(filler, store: server.application.store, leaving: 0)
+            let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 88)
+            let refused = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            #expect(refused.status == 507)
+            #expect(refused.json["code"] as? Int == 1)
+            #expect((refused.json["error"] as? String)?.lowercased().contains("insufficient storage") == true, "\(refused.text)")
+            #expect(refused.header("Retry-After") == "60")
+            #expect(try server.scalar("select count(*)::bigint from files") == 1)
+            // Where a small body admitted earlier is spooled from memory: insufficientStorage too (507).
+            #expect {
+                try server.application.store.writeTemporaryFile([UInt8](repeating: 1, count: 8192))
+            } throws: { error in
+                if case BlobStoreError.insufficientStorage = error { return true }
+                return false
+            }
+            #expect(Self.temporaryFiles(server).isEmpty, "\(Self.temporaryFiles(server))")
+            #expect(try server.request("GET", "/parse/classes/Photo/\(kept)").status == 200)
+            unlink(filler)
+            let accepted = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            #expect(accepted.status == 201)
         }
-        defer { server.stop() }
-        let kept = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 87))
-        let filler = point + "/filler"
-        Self.fill(filler, store: server.application.store, leaving: 0)
-        let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 88)
-        let refused = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
-        #expect(refused.status == 507)
-        #expect(refused.json["code"] as? Int == 1)
-        #expect((refused.json["error"] as? String)?.lowercased().contains("insufficient storage") == true, "\(refused.text)")
-        #expect(try server.scalar("select count(*)::bigint from files") == 1)
-        #expect(Self.temporaryFiles(server).isEmpty, "\(Self.temporaryFiles(server))")
-        #expect(try server.request("GET", "/parse/classes/Photo/\(kept)").status == 200)
-        unlink(filler)
-        let accepted = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
-        #expect(accepted.status == 201)
+    }
+
+    @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
+    func diskFillingWhileABodyIsSpooled_Gives507WithRetryAfter_AsEveryFullDiskDoes() throws {
+        try Self.withStoreOnTmpfs(size: "8m", {
+            $0.minFreeBytes = 0
+            $0.bodyTimeoutMs = 60_000
+        }) { server, point in
+            // Admitted on its head (the space is there then), spooling to a file (larger than the
+            // in-memory threshold) ...
+            let length = 512 * 1024
+            let client = try RawHTTPClient(port: server.application.port)
+            #expect(client.send(Self.uploadHead(length: length)))
+            let deadline = Date().addingTimeInterval(30)
+            while Self.temporaryFiles(server).isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            try #require(!Self.temporaryFiles(server).isEmpty, "the body's temporary file was never made")
+            // ... when something else fills the disk: the body's write fails with ENOSPC.
+            let filler = point + "/filler"
+            Self.fill(filler, store: server.application.store, leaving: 0)
+            // A first piece only: all of it is read before the answer, so the close after it is
+            // orderly (unread bytes would make it a reset that can swallow the answer).
+            #expect(client.send([UInt8](repeating: 0x42, count: 4096)))
+            let refused = try client.readResponse()
+            #expect(refused.status == 507)
+            #expect(Self.json(refused)["code"] as? Int == 1, "\(String(decoding: refused.body, as: UTF8.self))")
+            #expect(Self.json(refused)["error"] as? String == ParseErrorResponder.diskFull)
+            #expect(refused.header("Retry-After") == "60")
+            #expect(Self.temporaryFiles(server).isEmpty, "\(Self.temporaryFiles(server))")
+            // Space freed: uploads go through again.
+            unlink(filler)
+            let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 89)
+            let accepted = try server.request("POST", "/parse/files/e.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            #expect(accepted.status == 201)
+        }
     }
 }

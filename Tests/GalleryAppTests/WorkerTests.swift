@@ -11,15 +11,18 @@ import Testing
     struct JobRow {
         var state: String
         var attempts: Int
+        var transientFailures: Int
         var lockedBy: String?
         var lastError: String?
     }
 
+    /// The job row of a photo (for JobFaultTests and UploadStorageTests too).
     static func job(_ server: TestServer, _ photoId: String) throws -> JobRow {
         let row = try #require(try server.application.pool.query(
-            "select state, attempts, locked_by, last_error from jobs where photo_id = $1", [photoId]).first)
+            "select state, attempts, transient_failures, locked_by, last_error from jobs where photo_id = $1", [photoId]).first)
         return JobRow(
             state: try row.decode(String.self, "state"), attempts: try row.decode(Int.self, "attempts"),
+            transientFailures: try row.decode(Int.self, "transient_failures"),
             lockedBy: try row.decode(String?.self, "locked_by"), lastError: try row.decode(String?.self, "last_error"))
     }
 

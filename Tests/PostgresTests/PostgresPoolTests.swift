@@ -139,16 +139,15 @@ import Testing
             let pool = TestDatabase.pool(url, size: 1)
             let killer = try PostgresConnection(url: url)
             let first = try pool.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
-            #expect(try killer.query("select pg_terminate_backend($1::int) as ok", [first])[0].decode(Bool.self, "ok"))
+            try TestDatabase.terminate(first, using: killer)
             // Idle in the pool when its backend died: noticed and replaced before use.
             let second = try pool.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             #expect(second != first)
 
             // Dies while checked out, outside a transaction: the statement is re-run on a fresh session.
             let third = try pool.withConnection { connection -> Int in
-                #expect(try killer.query("select pg_terminate_backend($1::int) as ok", [second])[0].decode(Bool.self, "ok"))
-                // Give the server a moment to close the socket so the failure is certain.
-                usleep(100_000)
+                // Gone for certain before the statement is sent.
+                try TestDatabase.terminate(second, using: killer)
                 return try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             }
             #expect(third != second)
@@ -164,8 +163,7 @@ import Testing
                 try pool.transaction { connection in
                     try connection.query("insert into r values ($1)", [1])
                     let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
-                    try killer.query("select pg_terminate_backend($1::int)", [pid])
-                    usleep(100_000)
+                    try TestDatabase.terminate(pid, using: killer)
                     try connection.query("insert into r values ($1)", [2])
                 }
             } throws: { error in

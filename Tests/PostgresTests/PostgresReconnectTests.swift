@@ -6,11 +6,12 @@ import Testing
 /// session, a write that was sent is not (it may have committed), and a session the server ended
 /// while idle is replaced before a write is sent.
 @Suite struct PostgresReconnectTests {
-    /// Terminates `pid`'s backend from another session as soon as it is running a `pg_sleep`.
+    /// Terminates `pid`'s backend from another session as soon as it is running a `pg_sleep`. The
+    /// sleeps are long (the terminate ends them), so a busy machine cannot make the killer miss one.
     private static func terminateWhenSleeping(_ pid: Int, url: String) -> Thread {
         let thread = Thread {
             guard let killer = try? PostgresConnection(url: url) else { return }
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
                 let active = (try? killer.query(
                     "select 1 from pg_stat_activity where pid = $1::int and state = 'active' and query like '%pg_sleep%'", [pid]
@@ -33,7 +34,7 @@ import Testing
             let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             _ = Self.terminateWhenSleeping(pid, url: url)
             #expect {
-                try connection.query("insert into r select $1::int from pg_sleep(2)", [1])
+                try connection.query("insert into r select $1::int from pg_sleep(60)", [1])
             } throws: { error in
                 guard case PostgresError.connectionClosed(let message) = error else { return false }
                 return message.contains("may or may not have run")
@@ -53,8 +54,10 @@ import Testing
             let connection = try PostgresConnection(url: url)
             let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             _ = Self.terminateWhenSleeping(pid, url: url)
-            // The first run is terminated mid-sleep; the re-run on a fresh session answers.
-            #expect(try connection.query("select 7 as n from pg_sleep(1)")[0].decode(Int.self, "n") == 7)
+            // The first run is terminated mid-sleep; the re-run, on a fresh session, does not sleep.
+            #expect(try connection.query(
+                "select 7 as n from pg_sleep(case when pg_backend_pid() = $1::int then 60 else 0 end)", [pid]
+            )[0].decode(Int.self, "n") == 7)
             #expect(try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid") != pid)
         }
     }
@@ -65,8 +68,7 @@ import Testing
             try connection.execute("create table r (i int)")
             let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             let killer = try PostgresConnection(url: url)
-            #expect(try killer.query("select pg_terminate_backend($1::int) as ok", [pid])[0].decode(Bool.self, "ok"))
-            usleep(100_000)
+            try TestDatabase.terminate(pid, using: killer)
             // The goodbye the server sent is read before the write goes out: reconnect, then write once.
             try connection.query("insert into r values ($1)", [1])
             #expect(try killer.query("select count(*) from r")[0].decode(Int.self, 0) == 1)

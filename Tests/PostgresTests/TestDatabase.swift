@@ -68,4 +68,14 @@ enum TestDatabase {
         // WIFEXITED / WEXITSTATUS
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
     }
+
+    /// Terminates `pid`'s backend through `killer` and returns once it has exited (its goodbye
+    /// sent), not after a fixed time a busy machine may exceed.
+    static func terminate(_ pid: Int, using killer: PostgresConnection) throws {
+        _ = try killer.query("select pg_terminate_backend($1::int)", [pid])
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, try killer.query("select 1 from pg_stat_activity where pid = $1::int", [pid]).count > 0 {
+            usleep(5_000)
+        }
+    }
 }

@@ -465,10 +465,11 @@ class Observer:
     def temp_files(self):
         if not self.tmp_dir:
             return []
-        try:
-            return sorted(os.listdir(self.tmp_dir))
-        except OSError:
-            return []
+        # Each process spools in .tmp/<host>-<pid>-<id>/ and keeps a .lock beside it.
+        found = []
+        for parent, _, names in os.walk(self.tmp_dir):
+            found += [os.path.relpath(os.path.join(parent, n), self.tmp_dir) for n in names if not n.endswith(".lock")]
+        return sorted(found)
 
     def db_state(self):
         """Row counts and a digest of client-changeable columns, or None without a database URL."""

@@ -131,7 +131,7 @@ public struct ConfigurationKey: Sendable {
         .int("job_lease_seconds", \.jobLeaseSeconds, "Seconds a claimed job's lease lasts; renewed every third of it while the job runs.", range: 3...86_400),
         .int("job_transient_retry_hours", \.jobTransientRetryHours, "Hours a job keeps retrying after transient faults (full disk, I/O, database down).", range: 0...8760),
         .int("job_transient_max_delay_seconds", \.jobTransientMaxDelaySeconds, "Longest wait between retries after a transient fault, in seconds.", range: 1...86_400),
-        .int("tmp_sweep_minutes", \.tmpSweepMinutes, "Minutes after which an abandoned temporary file is swept by the worker.", range: 1...10_080),
+        .int("tmp_sweep_minutes", \.tmpSweepMinutes, "Minutes after which a temporary file nobody writes to is removed (those of a process that died go at once).", range: 1...10_080),
         .int("trash_retention_days", \.trashRetentionDays, "Days trashed photos and galleries are kept before purging.", range: 0...3650),
         .int("orphan_grace_hours", \.orphanGraceHours, "Hours an upload may wait to be attached to a photo before it is collected.", range: 0...87_600),
         .int("max_connections", \.maxConnections, "Most simultaneous client connections.", range: 1...1_000_000),

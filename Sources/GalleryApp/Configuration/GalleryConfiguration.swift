@@ -65,8 +65,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var jobTransientRetryHours = 24
     /// Longest wait between retries after a transient fault, in seconds.
     public var jobTransientMaxDelaySeconds = 300
-    /// Minutes after which a temporary file nobody writes to any more (a crash mid-write, a
-    /// client gone mid-upload) is removed by the worker's periodic sweep.
+    /// Minutes after which a temporary file nobody writes to any more (a client gone mid-upload)
+    /// is removed, at start and by the worker's periodic sweep; those of a process that died go at once.
     public var tmpSweepMinutes = 60
     /// Days a trashed photo or gallery stays in Recently Deleted before the worker purges it.
     public var trashRetentionDays = 30

@@ -153,9 +153,9 @@ public final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Removes temporary files of the store nobody has written to for `tmpSweepAge` (a crash
-    /// mid-write, an upload whose client vanished): the periodic part of what start-up does.
-    /// Returns how many were removed.
+    /// Removes the store's abandoned temporary files (`LocalBlobStore.sweepTemporaryFiles`: those of
+    /// a process that died, and any nobody has written to for `tmpSweepAge`): what start-up does,
+    /// again every `tmpSweepInterval`. Returns how many were removed.
     @discardableResult
     public func sweepTemporaryFiles() -> Int {
         let removed = processor.store.sweepTemporaryFiles(olderThan: settings.tmpSweepAge)
@@ -173,11 +173,14 @@ public final class WorkerPool: @unchecked Sendable {
         defer { metrics?.jobsRunning.add(-1) }
         let heartbeat = Heartbeat(interval: Double(queue.leaseSeconds) / 3) { [queue, logger] in
             do {
-                if try !queue.renew(claim, worker: worker) {
-                    logger.warning("lost the lease on a running job", metadata: ["objectId": "\(claim.photoId)"])
-                }
+                if try queue.renew(claim, worker: worker) { return true }
+                // Taken by another worker, or the photo was purged: no renewal can succeed again
+                // (the finishing transaction notices too), so stop instead of warning every beat.
+                logger.warning("lost the lease on a running job", metadata: ["objectId": "\(claim.photoId)"])
+                return false
             } catch {
                 logger.warning("lease renewal failed: \(error)", metadata: ["objectId": "\(claim.photoId)"])
+                return true
             }
         }
         defer { heartbeat.stop() }

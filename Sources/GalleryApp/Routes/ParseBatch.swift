@@ -29,15 +29,10 @@ struct ParseBatch {
         }
         if transactional {
             // The first failure throws out of the transaction, which rolls back every earlier change.
-            // Deleting a trashed photo for good also deletes its blobs, which no rollback brings
-            // back: such deletes are checked (and the photo locked) inside, and done after COMMIT.
-            var deferred: [String] = []
-            let results = try api.application.pool.sharingTransaction {
-                try requests.map { request in try perform(request, deferringPhotoRemovalInto: &deferred) }
-            }
-            for objectId in deferred {
-                _ = try api.delete("Photo", objectId: objectId)
-            }
+            // Every batch operation changes rows only: DELETE moves to Recently Deleted (again: a
+            // no-op), and deleting for good with its blobs, which no rollback brings back, is
+            // `DELETE /purge/...`, not a batch path.
+            let results = try api.application.pool.sharingTransaction { try requests.map(perform) }
             var json = ParseJSONWriter()
             json.beginArray()
             for result in results {
@@ -68,29 +63,6 @@ struct ParseBatch {
         }
         json.endArray()
         return json.bytes
-    }
-
-    /// Like `perform(_:)`, inside a transactional batch: a DELETE of a Photo already in the trash
-    /// (removal for good, blobs included) locks the photo, answers `{}` and leaves the removal to
-    /// the caller, after COMMIT.
-    private func perform(_ request: ParseJSONValue, deferringPhotoRemovalInto deferred: inout [String]) throws -> ParseAPI.Result {
-        if case .object(let object) = request, object["method"] == .string("DELETE"),
-            case .string(let rawPath)? = object["path"]
-        {
-            var path = rawPath
-            if path.hasPrefix(mountPath + "/") { path.removeFirst(mountPath.count) }
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            if parts.count == 4, parts[1] == "classes", parts[2] == "Photo", ParseObjectID.isPlausible(String(parts[3])) {
-                let objectId = String(parts[3])
-                let trashed = try api.application.pool.query(
-                    "select 1 from photos where object_id = $1 and deleted_at is not null for update", [objectId])
-                if trashed.count == 1 {
-                    deferred.append(objectId)
-                    return ParseAPI.Result(status: .ok, json: Array("{}".utf8))
-                }
-            }
-        }
-        return try perform(request)
     }
 
     private func perform(_ request: ParseJSONValue) throws -> ParseAPI.Result {

@@ -31,12 +31,15 @@ struct ParseErrorResponder: HTTPErrorResponder {
             return .json(error.jsonBody, status: error.httpStatus)
         case let error as InsufficientStorage:
             logger.warning("upload refused: \(error.message)", metadata: ["requestId": "\(request.requestID)"])
-            return document(.insufficientStorage, code: 1, message: error.message, headers: ["Retry-After": "60"])
+            return insufficientStorage(error.message)
         case BlobStoreError.insufficientStorage:
             logger.error("store full: \(error)", metadata: ["requestId": "\(request.requestID)"])
-            return document(
-                .insufficientStorage, code: 1, message: "Insufficient storage: the server's disk is full. Try again later.",
-                headers: ["Retry-After": "60"])
+            return insufficientStorage(Self.diskFull)
+        case let error as HTTPError where error.status == .insufficientStorage:
+            // The disk filled while the body was being spooled (ENOSPC in the HTTP layer): the same
+            // answer as any other full disk, Retry-After included.
+            logger.error("store full while spooling: \(error.message)", metadata: ["requestId": "\(request.requestID)"])
+            return insufficientStorage(Self.diskFull)
         case let error as HTTPError:
             var response = self.response(status: error.status, message: error.message, request: request)
             for field in error.headers { response.headers.add(field.name, field.value) }
@@ -85,6 +88,14 @@ struct ParseErrorResponder: HTTPErrorResponder {
         default: code = ParseError.Code.invalidJSON
         }
         return document(status, code: code, message: message)
+    }
+
+    /// What a full disk tells the client.
+    static let diskFull = "Insufficient storage: the server's disk is full. Try again later."
+
+    /// 507 with Parse code 1 and `Retry-After`: freeing space cures it, so the client retries.
+    private func insufficientStorage(_ message: String) -> HTTPResponse {
+        document(.insufficientStorage, code: 1, message: message, headers: ["Retry-After": "60"])
     }
 
     private func internalError(_ request: HTTPRequest) -> HTTPResponse {

@@ -54,7 +54,7 @@ struct ParseRoutes {
         }
         // POST also carries the SDKs' method override and body keys (ParseMethodOverride).
         let depth = application.configuration.maxJSONDepth
-        let idempotency = ParseRequestIdempotency()
+        let idempotency = ParseRequestIdempotency(pool: application.pool)
         router.add(HTTPRoute(.post, mount + "/classes/:className") { request in
             let body = try Self.body(request)
             let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
@@ -63,8 +63,11 @@ struct ParseRoutes {
             switch override?.method {
             case nil, "POST"?:
                 defer { Self.writeDone(application) }
-                // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency).
-                let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
+                // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency),
+                // recorded with the object, so also after a 503 whose COMMIT went through.
+                let result = try idempotency.run(
+                    requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request), durable: true
+                ) {
                     try api.create(className, body: override?.body ?? body)
                 }
                 return Self.respond(result, request)
@@ -160,7 +163,7 @@ struct ParseRoutes {
     /// What a remembered answer is kept under besides the request id: the path and the caller's
     /// session, so one caller's id never replays another's answer.
     static func idempotencyScope(_ request: HTTPRequest) -> String {
-        request.path + "\u{0}" + (request.headers["X-Parse-Session-Token"] ?? "")
+        request.path + "\n" + (request.headers["X-Parse-Session-Token"] ?? "")
     }
 
     static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {
@@ -198,15 +201,10 @@ struct ParseRoutes {
         case .file(let path, _):
             spooled = path
         case .bytes(let bytes):
-            // Small uploads arrive in memory; spool them so the store can rename them into place.
-            let path = application.store.spoolDirectory + "/upload-" + UUID().uuidString
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-                unlink(path)
-                try application.uploadAdmission.checkFreeSpace(needing: bytes.count)
-                throw ParseError.internalServerError("cannot spool upload")
-            }
-            spooled = path
-            temporary = path
+            // Small uploads arrive in memory; spool them so the store can rename them into place
+            // (a full disk is `insufficientStorage`: 507, as when a large body is spooled).
+            spooled = try application.store.writeTemporaryFile(bytes)
+            temporary = spooled
         }
         defer { if let temporary { unlink(temporary) } }
         let stored = try application.uploads.storeFile(
