@@ -238,6 +238,35 @@ import Testing
         _ = (photoTag, galleryTag)
     }
 
+    @Test func sequences_MoveOncePerTransaction_AtCommit_SoWritersNeverWaitOnThem() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let ids = try server.insertPhotos(2)
+        let url = server.application.configuration.databaseURL
+        let (first, second, reader) = (try PostgresConnection(url: url), try PostgresConnection(url: url), try PostgresConnection(url: url))
+        func seq(_ className: String) throws -> Int64 {
+            try reader.query("select seq from class_change_sequences where class_name = $1", [className]).first!.decode(Int64.self, 0)
+        }
+        let before = try seq("Photo")
+        try first.execute("begin")
+        try first.query("update photos set title = 'one' where object_id = $1", [ids[0]])
+        try first.query("update photos set title = 'two' where object_id = $1", [ids[0]])
+        #expect(try seq("Photo") == before, "an uncommitted change is not announced")
+        // Another writer of the class is not held up by the open transaction.
+        try second.execute("set statement_timeout = '5s'")
+        try second.query("update photos set title = 'other' where object_id = $1", [ids[1]])
+        #expect(try seq("Photo") == before + 1)
+        try first.execute("commit")
+        #expect(try seq("Photo") == before + 2, "one bump for the transaction's two statements")
+        #expect(try seq("Gallery") == 0 && seq("GalleryItem") == 0)
+        #expect(try reader.query("select count(*)::bigint from class_change_pending").first!.decode(Int64.self, 0) == 0)
+        // A rolled-back change moves nothing.
+        try first.execute("begin")
+        try first.query("delete from photos where object_id = $1", [ids[1]])
+        try first.execute("rollback")
+        #expect(try seq("Photo") == before + 2)
+    }
+
     @Test func find_Never304_WhileTheListenerIsDisconnected() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }

@@ -42,6 +42,27 @@ import Testing
         }
     }
 
+    @Test func listener_CallsOnUnlisten_WhenItsSessionDies_BeforeListeningAgain() throws {
+        try TestDatabase.withSchema { url in
+            let channel = "galleryd_unlisten_\(UInt32.random(in: 0...UInt32.max))"
+            let events = Locked([String]())
+            let listener = PostgresListener(
+                url: url, channels: [channel], settings: PostgresListenerSettings(initialBackoff: 0.01, maximumBackoff: 0.05),
+                onListen: { events.withValue { $0.append("listen") } },
+                onUnlisten: { events.withValue { $0.append("unlisten") } }
+            ) { _, _ in }
+            defer { listener.stop() }
+            try #require(listener.waitUntilListening(timeout: 10))
+            let admin = try PostgresConnection(url: url)
+            let killed = try admin.query(
+                "select pg_terminate_backend(pid) from pg_stat_activity where query = $1", ["LISTEN \"\(channel)\""])
+            #expect(killed.count == 1)
+            let deadline = Date().addingTimeInterval(10)
+            while events.current.count < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(events.current == ["listen", "unlisten", "listen"])
+        }
+    }
+
     @Test func listener_KeepsRetrying_WhileServerIsUnreachable() throws {
         let listener = PostgresListener(
             url: "postgresql://nobody@/nodb?host=/nonexistent-galleryd&port=1", channels: ["x"],
