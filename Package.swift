@@ -44,7 +44,9 @@ let package = Package(
         .target(
             name: "Imaging",
             dependencies: ["CJPEG", "CJPEGShim", "CivilCalendar"]),
-        .target(name: "BlobStore"),
+        .target(
+            name: "BlobStore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "GalleryApp",
             dependencies: [
