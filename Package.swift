@@ -65,7 +65,7 @@ let package = Package(
 
         .executableTarget(
             name: "galleryd-bench",
-            dependencies: ["HTTPServer", "Postgres"],
+            dependencies: ["HTTPServer", "Postgres", "BlobStore"],
             path: "bench/Sources"),
 
         // What several test targets share: the raw-socket HTTP client, the PostgreSQL cluster lock,

@@ -1,12 +1,13 @@
 // galleryd-bench: load drivers and fixed servers that the bench/*.sh scripts run beside their peers.
-// Usage: galleryd-bench http-server --port N | db --clients N --seconds S
+// Usage: galleryd-bench http-server --port N | db --clients N --seconds S | s3-get --endpoint URL ...
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "http-server": HTTPBench.run(Array(arguments.dropFirst()))
 case "db": DBBench.run(Array(arguments.dropFirst()))
+case "s3-get": S3Bench.run(Array(arguments.dropFirst()))
 default:
-    FileHandle.standardError.write(Data("usage: galleryd-bench http-server|db [options]\n".utf8))
+    FileHandle.standardError.write(Data("usage: galleryd-bench http-server|db|s3-get [options]\n".utf8))
     exit(2)
 }
