@@ -30,7 +30,7 @@ public final class S3BlobStore: BlobStore, @unchecked Sendable {
     /// (hex) when the caller already computed it while spooling (uploads do), so the file is not
     /// read twice; it is the payload hash S3 verifies.
     @discardableResult
-    public func put(_ key: BlobKey, movingFileAt path: String, sha256: String?) throws -> BlobInfo {
+    public func put(_ key: BlobKey, movingFileAt path: String, sha256: String? = nil) throws -> BlobInfo {
         let size = try Self.fileSize(path)
         let etag: String
         if size > client.configuration.multipartThreshold {
@@ -137,6 +137,13 @@ public final class S3BlobStore: BlobStore, @unchecked Sendable {
         })
         guard let response else { return nil }
         return Self.info(response)
+    }
+
+    public func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T) throws -> T? {
+        let path = spoolDirectory + "/s3-" + UUID().uuidString
+        defer { unlink(path) }
+        guard try download(key, toFileAt: path, maxBytes: maxBytes) != nil else { return nil }
+        return try body(path)
     }
 
     /// A presigned GET URL for the blob, valid for `expires` seconds (what `asset_delivery =

@@ -18,7 +18,7 @@ public struct OrphanCollector: Sendable {
 
     let trash: TrashService
     private var pool: PostgresPool { trash.pool }
-    private var store: LocalBlobStore { trash.store }
+    private var store: any BlobStore { trash.store }
 
     /// The store directories holding one `<objectId>.jpg` per photo.
     static let derivativeDirectories = ["thumbnails", "previews"]
@@ -49,11 +49,15 @@ public struct OrphanCollector: Sendable {
             }
         }
         let cutoff = Date().addingTimeInterval(-derivativeMinAge)
+        // Derivatives without a photo are found by listing the local store's directories; with an
+        // object store, purge and the processor delete them directly (no listing yet).
+        let localRoot = (store as? LocalBlobStore)?.root
         for directory in Self.derivativeDirectories {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: store.root + "/" + directory)) ?? []
+            guard let root = localRoot else { break }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + directory)) ?? []
             var owners: [String: String] = [:]
             for name in names where name.hasSuffix(".jpg") {
-                let path = store.root + "/" + directory + "/" + name
+                let path = root + "/" + directory + "/" + name
                 guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
                     modified < cutoff
                 else { continue }
