@@ -199,6 +199,14 @@ public final class GalleryApplication: @unchecked Sendable {
         configuration.publicURL.isEmpty ? "http://localhost:\(port)" : configuration.effectivePublicURL
     }
 
+    /// What asset URLs start with: `public_asset_url/` (a CDN in front of the bucket) when set,
+    /// else `publicURL/bucket/`.
+    public var assetURLPrefix: String {
+        var asset = configuration.publicAssetURL
+        while asset.hasSuffix("/") { asset.removeLast() }
+        return asset.isEmpty ? publicURL + "/" + configuration.bucket + "/" : asset + "/"
+    }
+
     /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,
     /// then closes the database pool. Safe to call more than once; `wait()` returns after it.
     public func shutdown() {

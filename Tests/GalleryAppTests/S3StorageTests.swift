@@ -13,7 +13,9 @@ import Testing
 @Suite(.enabled(if: S3TestEnvironment.isProvided, S3TestEnvironment.skipReason), .serialized)
 struct S3StorageTests {
     /// One instance on the shared database and bucket, with its own local spool directory.
-    private static func instance(databaseURL: String, prefix: String, workers: Int, delivery: String) throws -> (GalleryApplication, String) {
+    private static func instance(
+        databaseURL: String, prefix: String, workers: Int, delivery: String, endpoint: String? = nil
+    ) throws -> (GalleryApplication, String) {
         let spool = NSTemporaryDirectory() + "galleryd-s3-test-" + UUID().uuidString
         var configuration = GalleryConfiguration()
         configuration.host = "127.0.0.1"
@@ -28,7 +30,9 @@ struct S3StorageTests {
         configuration.thumbnailSize = 32
         configuration.previewSize = 96
         configuration.assetDelivery = delivery
+        if delivery == "redirect" { configuration.publicAssetURL = "https://cdn.example.com/gallery/" }
         S3TestEnvironment.configure(&configuration, prefix: prefix)
+        if let endpoint { configuration.s3Endpoint = endpoint }
         var logger = Logger(label: "galleryd.test")
         logger.logLevel = .warning
         let application = try GalleryApplication(configuration: configuration, logger: logger)
@@ -104,6 +108,14 @@ struct S3StorageTests {
         #expect(missing.status == 404)
         #expect(String(decoding: missing.body, as: UTF8.self).contains("<Code>NoSuchKey</Code>"))
 
+        // A names its own bucket endpoint in file URLs; B, configured with public_asset_url, the CDN.
+        let photoA = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
+        let photoB = try Self.get(b.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
+        let thumbnailA = ((try JSONSerialization.jsonObject(with: Data(photoA.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
+        let thumbnailB = ((try JSONSerialization.jsonObject(with: Data(photoB.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
+        #expect(thumbnailA?.hasSuffix("/bucket/thumbnails/\(id).jpg") == true)
+        #expect(thumbnailB == "https://cdn.example.com/gallery/thumbnails/\(id).jpg")
+
         // B redirects to a short-lived presigned URL of the same object.
         let redirect = try Self.get(b.port, "/bucket/thumbnails/\(id).jpg")
         #expect(redirect.status == 307)
@@ -119,5 +131,20 @@ struct S3StorageTests {
         #expect(try RawHTTPClient.exchange(
             port: b.port, head: "DELETE /parse/purge/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n").status == 200)
         #expect(try S3TestEnvironment.boto3Keys(prefix: prefix).isEmpty)
+    }
+
+    @Test func bucket_Answers503InS3XML_WhenTheObjectStoreIsDown_AndKeepsServing() throws {
+        let lock = try TestServer.lockClusterShared()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        // Nothing listens on port 9 of loopback: every connect is refused.
+        let (application, spool) = try Self.instance(
+            databaseURL: database.url, prefix: "down/", workers: 0, delivery: "proxy", endpoint: "http://127.0.0.1:9")
+        defer { application.shutdown(); application.wait(); try? FileManager.default.removeItem(atPath: spool) }
+        let answer = try Self.get(application.port, "/bucket/thumbnails/Ab3dE5fG7h.jpg")
+        #expect(answer.status == 503)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>ServiceUnavailable</Code>"))
+        #expect(try Self.get(application.port, "/parse/health", headers: "X-Parse-Application-Id: gallery\r\n").status == 200)
     }
 }

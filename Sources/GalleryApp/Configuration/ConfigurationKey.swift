@@ -111,7 +111,7 @@ public struct ConfigurationKey: Sendable {
         .string("asset_delivery", \.assetDelivery, "Bucket endpoint with S3 storage: proxy (stream through galleryd) or redirect (307 to a presigned URL).",
             validate: { ["proxy", "redirect"].contains($0) ? nil : "must be proxy or redirect" }),
         .int("presigned_url_seconds", \.presignedURLSeconds, "Seconds a presigned URL of asset_delivery = redirect stays valid.", range: 1...604_800),
-        .string("public_asset_url", \.publicAssetURL, "Base URL of a CDN in front of the bucket, for the manifest's asset URLs (empty: public_url).",
+        .string("public_asset_url", \.publicAssetURL, "Base URL of a CDN in front of the bucket: asset URLs become <public_asset_url>/<key> (empty: <public_url>/<bucket>/<key>).",
             validate: { $0.isEmpty || $0.hasPrefix("http://") || $0.hasPrefix("https://") ? nil : "must start with http:// or https://" }),
         .string("migrations_dir", \.migrationsDir, "Directory of the NNNN_name.sql migrations (empty: next to the binary, /usr/local/share/galleryd/migrations, ./migrations)."),
         .bool("migrate_on_start", \.migrateOnStart, "Apply pending migrations when serve starts."),

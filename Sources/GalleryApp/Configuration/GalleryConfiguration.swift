@@ -56,7 +56,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var assetDelivery = "proxy"
     /// Seconds a presigned URL of `asset_delivery = "redirect"` stays valid.
     public var presignedURLSeconds = 300
-    /// Base URL of a CDN in front of the bucket for the manifest's asset URLs; empty uses `public_url`.
+    /// Base URL of a CDN in front of the bucket endpoint: asset URLs become `<publicAssetURL>/<key>`;
+    /// empty gives `<public_url>/<bucket>/<key>`.
     public var publicAssetURL = ""
     /// Directory of the `NNNN_name.sql` migrations; empty searches next to the binary, then
     /// `/usr/local/share/galleryd/migrations`, then `./migrations`.
