@@ -131,7 +131,7 @@ public final class GalleryApplication: @unchecked Sendable {
 
     /// The blob store `storage` names: the local directory store, or an `S3BlobStore` with the
     /// secret from `s3_secret_access_key` or the file `s3_secret_access_key_file`.
-    static func makeBlobStore(configuration: GalleryConfiguration, local: LocalBlobStore) throws -> any BlobStore {
+    public static func makeBlobStore(configuration: GalleryConfiguration, local: LocalBlobStore) throws -> any BlobStore {
         guard configuration.storage == "s3" else { return local }
         var secret = configuration.s3SecretAccessKey ?? ""
         if secret.isEmpty, !configuration.s3SecretAccessKeyFile.isEmpty {
