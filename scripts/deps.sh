@@ -3,7 +3,8 @@
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
 
-packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
+# python3-venv: the tests run moto (an S3-compatible server) and boto3 from a virtualenv (scripts/s3-test-server.sh).
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps python3-venv)
 if [ "${1:-}" = "--bench" ]; then
   packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib time jq python3-pip)
 fi

@@ -73,6 +73,17 @@ struct BucketRoutes {
             // The URL expires, so neither it nor this answer may be cached beyond that.
             return HTTPResponse(status: temporaryRedirect, headers: ["Location": url.absoluteString, "Cache-Control": "no-store"])
         }
+        // A revalidation (If-None-Match) is answered from a HEAD when the ETag still matches, without
+        // copying the object (RFC 9110 §13.1.2: weak comparison, any listed tag, or *).
+        if let tags = request.headers["If-None-Match"], let info = try remote.info(key) {
+            let listed = tags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let etag = info.etag
+            if listed.contains("*") || listed.contains(where: { $0 == etag || $0 == "W/" + etag }) {
+                var headers = fixedHeaders
+                headers["ETag"] = etag
+                return HTTPResponse(status: .notModified, headers: headers)
+            }
+        }
         let path = spool.spoolDirectory + "/proxy-" + UUID().uuidString
         defer { unlink(path) }
         guard let info = try remote.download(key, toFileAt: path, maxBytes: Int64.max) else {
