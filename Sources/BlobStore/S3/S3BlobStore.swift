@@ -110,11 +110,14 @@ public final class S3BlobStore: BlobStore, @unchecked Sendable {
 
     /// Copies the blob into a new file at `path` (e.g. the worker's spool), refusing blobs over
     /// `maxBytes` before downloading anything. Returns the blob's info, or nil when absent.
+    /// Without a limit (`Int64.max`) no HEAD is sent first: one request per download.
     public func download(_ key: BlobKey, toFileAt path: String, maxBytes: Int64) throws -> BlobInfo? {
-        guard let head = try client.headObject(key.rawValue) else { return nil }
-        let info = Self.info(head)
-        guard info.size <= maxBytes else {
-            throw BlobStoreError.io(operation: "download", path: key.rawValue, message: "blob of \(info.size) bytes is over the spool limit \(maxBytes)")
+        if maxBytes < Int64.max {
+            guard let head = try client.headObject(key.rawValue) else { return nil }
+            let size = Self.info(head).size
+            guard size <= maxBytes else {
+                throw BlobStoreError.io(operation: "download", path: key.rawValue, message: "blob of \(size) bytes is over the spool limit \(maxBytes)")
+            }
         }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw BlobStoreError.io(operation: "open", path: path, message: String(cString: strerror(errno))) }
