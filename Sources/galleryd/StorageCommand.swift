@@ -16,6 +16,7 @@ struct StorageCommand: ParsableCommand {
 
         @OptionGroup var options: ConfigOptions
         @Option(help: "The destination: s3 or local.") var to: String
+        @Option(help: "Stop after copying this many blobs (migrate in batches; run again to continue).") var limit: Int?
 
         func run() throws {
             var configuration = options.load()
@@ -41,7 +42,7 @@ struct StorageCommand: ParsableCommand {
             let terminal = isatty(STDERR_FILENO) != 0
             let report: StorageMigration.Report
             do {
-                report = try migration.run { done, total in
+                report = try migration.run(limit: limit ?? .max) { done, total in
                     if terminal || done == total || done % 100 == 0 {
                         let width = 30
                         let filled = total == 0 ? width : done * width / total

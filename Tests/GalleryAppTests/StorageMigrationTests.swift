@@ -59,4 +59,44 @@ struct StorageMigrationTests {
         #expect(try toLocal.run().skipped == 6)
         try s3.delete(keys)
     }
+
+    @Test func migrateCommand_CopiesInBatches_AndResumes() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        for seed in [91, 92, 93] {
+            _ = try server.uploadPhoto(try TestJPEG.make(width: 48, height: 32, seed: UInt64(seed)), name: "c\(seed).jpg")
+        }
+        let prefix = "cli-\(UUID().uuidString.prefix(8))/"
+        let s3Arguments = [
+            "--to", "s3",
+        ]
+        func run(_ extra: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try ImportTests.galleryd())
+            process.arguments = ["storage", "migrate"] + s3Arguments + extra
+            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GALLERYD_") || $0.key.hasPrefix("GALLERYD_TEST_") }
+            environment["DATABASE_URL"] = server.application.configuration.databaseURL
+            environment["GALLERYD_STORAGE_DIR"] = server.storage
+            environment["GALLERYD_S3_ENDPOINT"] = S3TestEnvironment.value("GALLERYD_TEST_S3_ENDPOINT")
+            environment["GALLERYD_S3_BUCKET"] = S3TestEnvironment.value("GALLERYD_TEST_S3_BUCKET") ?? "galleryd-test"
+            environment["GALLERYD_S3_ACCESS_KEY_ID"] = S3TestEnvironment.value("GALLERYD_TEST_S3_ACCESS_KEY")
+            environment["GALLERYD_S3_SECRET_ACCESS_KEY"] = S3TestEnvironment.value("GALLERYD_TEST_S3_SECRET_KEY")
+            environment["GALLERYD_S3_PREFIX"] = prefix
+            process.environment = environment
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let first = try run(["--limit", "1"])
+        #expect(first.0 == 0)
+        #expect(first.1.contains("3 blobs, 1 copied, 0 already there"), "\(first.1)")
+        let second = try run([])
+        #expect(second.0 == 0)
+        #expect(second.1.contains("3 blobs, 2 copied, 1 already there"), "\(second.1)")
+        #expect(try S3TestEnvironment.boto3Keys(prefix: prefix).count == 3)
+    }
 }
