@@ -147,4 +147,28 @@ struct S3StorageTests {
         #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>ServiceUnavailable</Code>"))
         #expect(try Self.get(application.port, "/parse/health", headers: "X-Parse-Application-Id: gallery\r\n").status == 200)
     }
+
+    @Test func orphanCollector_ListsTheBucket_AndRemovesDerivativesWithoutAPhoto() throws {
+        let lock = try TestServer.lockClusterShared()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let prefix = "orphans-\(UUID().uuidString.prefix(8))/"
+        let (application, spool) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
+        defer { application.shutdown(); application.wait(); try? FileManager.default.removeItem(atPath: spool) }
+        let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 95)
+        let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
+        let path = spool + "/.tmp/upload-test"
+        try Data(jpeg).write(to: URL(fileURLWithPath: path))
+        _ = try application.uploads.storeFile(at: path, sha256: sha, byteSize: jpeg.count, originalFilename: "o.jpg")
+        let photo = try application.uploads.createPhoto(fileName: "\(sha).jpg", title: "", tags: [])
+        try application.blobs.put(BlobKey.thumbnail(objectId: photo.objectId), bytes: [1, 2, 3])
+        try application.blobs.put(BlobKey.thumbnail(objectId: "Zz9Zz9Zz9Z"), bytes: [4, 5, 6])
+        try application.blobs.put(BlobKey.preview(objectId: "Yy8Yy8Yy8Y"), bytes: [7])
+        let collected = try OrphanCollector(trash: application.trash).collect(graceHours: 1000, derivativeMinAge: -60)
+        #expect(collected.derivatives == 2)
+        #expect(try S3TestEnvironment.boto3Keys(prefix: prefix) == [
+            prefix + "originals/\(sha).jpg", prefix + "thumbnails/\(photo.objectId).jpg",
+        ])
+    }
 }

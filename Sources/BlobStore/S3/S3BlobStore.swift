@@ -149,6 +149,9 @@ public final class S3BlobStore: BlobStore, @unchecked Sendable {
         return try body(path)
     }
 
+    /// The blobs whose keys start with `prefix` (e.g. `thumbnails/`), with their modification times.
+    public func list(prefix: String) throws -> [(key: String, modified: Date)] { try client.listObjects(prefix: prefix) }
+
     /// A presigned GET URL for the blob, valid for `expires` seconds (what `asset_delivery =
     /// "redirect"` answers with).
     public func presignedURL(_ key: BlobKey, expires: Int) -> URL { client.presignedURL(key.rawValue, expires: expires) }

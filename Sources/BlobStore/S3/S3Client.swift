@@ -123,6 +123,37 @@ public final class S3Client: @unchecked Sendable {
         return failures
     }
 
+    /// ListObjectsV2 under `prefix` (after the configured prefix), every page: each key (without the
+    /// configured prefix) with its last modification time.
+    public func listObjects(prefix: String) throws -> [(key: String, modified: Date)] {
+        var found: [(key: String, modified: Date)] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", configuration.prefix + prefix)]
+            if let token { query.append(("continuation-token", token)) }
+            var answer = [UInt8]()
+            _ = try perform(
+                S3HTTPRequest(method: "GET", path: path(nil), query: query), payloadHash: S3Signer.emptyPayloadHash,
+                operation: "list", key: configuration.bucket, sink: { answer.append(contentsOf: $0) })
+            let text = String(decoding: answer, as: UTF8.self)
+            for object in S3XML.elements("Contents", in: text) {
+                guard let key = S3XML.value("Key", in: object), key.hasPrefix(configuration.prefix) else { continue }
+                let stamp = S3XML.value("LastModified", in: object) ?? ""
+                let modified = Self.isoFractional.date(from: stamp) ?? Self.iso.date(from: stamp) ?? Date()
+                found.append((String(key.dropFirst(configuration.prefix.count)), modified))
+            }
+            token = S3XML.value("IsTruncated", in: text) == "true" ? S3XML.value("NextContinuationToken", in: text) : nil
+        } while token != nil
+        return found
+    }
+
+    nonisolated(unsafe) private static let isoFractional: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+    nonisolated(unsafe) private static let iso = ISO8601DateFormatter()
+
     /// A presigned URL for `method` on `key`, valid for `expires` seconds.
     public func presignedURL(method: String = "GET", _ key: String, expires: Int) -> URL {
         let query = signer.presignedQuery(method: method, host: configuration.hostHeader, path: path(key), expires: expires)
