@@ -20,9 +20,12 @@ start)
   port=$("$venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   # The first 3 requests (create user, attach policy, create access key) go unauthenticated;
   # every later one must carry a valid SigV4 signature of that key.
+  # Its own session and process group, whose id the shell writes before exec'ing into moto, so
+  # `stop` ends exactly that server (setsid may fork, which would make $! the wrong pid).
   INITIAL_NO_AUTH_ACTION_COUNT=3 MOTO_ALLOW_NONEXISTENT_REGION=true \
-    setsid "$venv/bin/python" -m moto.server -H 127.0.0.1 -p "$port" >"$dir/moto.log" 2>&1 &
-  echo $! >"$dir/moto.pid"
+    setsid sh -c 'echo $$ >"$1"; shift; exec "$@"' sh "$dir/moto.pid" \
+    "$venv/bin/python" -m moto.server -H 127.0.0.1 -p "$port" >"$dir/moto.log" 2>&1 &
+  for _ in $(seq 1 50); do [ -s "$dir/moto.pid" ] && break; sleep 0.1; done
   for _ in $(seq 1 100); do
     if "$venv/bin/python" -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/moto-api/')" >/dev/null 2>&1; then break; fi
     sleep 0.1
