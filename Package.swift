@@ -49,7 +49,9 @@ let package = Package(
         .target(
             name: "Imaging",
             dependencies: ["CJPEG", "CJPEGShim", "CivilCalendar"]),
-        .target(name: "BlobStore"),
+        .target(
+            name: "BlobStore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "GalleryApp",
             dependencies: [
@@ -71,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "galleryd-bench",
             dependencies: [
-                "HTTPServer", "Postgres", "GalleryApp",
+                "HTTPServer", "Postgres", "GalleryApp", "BlobStore",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "bench/Sources"),

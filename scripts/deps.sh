@@ -4,7 +4,8 @@
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
 
-packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps systemd)
+# python3-venv: the tests run moto (an S3-compatible server) and boto3 from a virtualenv (scripts/s3-test-server.sh).
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps systemd python3-venv)
 if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi

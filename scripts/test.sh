@@ -9,6 +9,7 @@ swift build --build-tests
 
 tmp=$(mktemp -d /tmp/galleryd-test.XXXXXX)
 cleanup() {
+  scripts/s3-test-server.sh stop "$tmp" || true
   scripts/pg.sh stop "$tmp" || true
   rm -rf "$tmp"
 }
@@ -20,6 +21,13 @@ export DATABASE_URL
 # Tests that restart the server (reconnect tests) run this with `restart`, `stop` or `start`.
 export GALLERYD_TEST_PGCTL="$PWD/scripts/pg.sh ctl $tmp"
 echo "test: throwaway PostgreSQL at $DATABASE_URL" >&2
+
+# An S3-compatible server (moto, authentication on) for the object storage tests; always started,
+# so CI runs them. It exports GALLERYD_TEST_S3_ENDPOINT, _ACCESS_KEY, _SECRET_KEY, _BUCKET and
+# GALLERYD_TEST_PYTHON (the virtualenv's python, with boto3).
+s3_env=$(scripts/s3-test-server.sh start "$tmp")
+while IFS= read -r line; do export "${line?}"; done <<<"$s3_env"
+echo "test: moto S3 server at $GALLERYD_TEST_S3_ENDPOINT" >&2
 
 swift test --skip-build "$@"
 

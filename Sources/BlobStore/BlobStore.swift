@@ -1,8 +1,8 @@
 import Foundation
 
 /// Where photo bytes live. Writes are atomic: a key is either absent or holds the complete
-/// bytes, never a partial file. Implementations: `LocalBlobStore` (a directory); an
-/// S3-compatible store can follow the same protocol.
+/// bytes, never a partial file. Implementations: `LocalBlobStore` (a directory) and `S3BlobStore`
+/// (an S3-compatible bucket).
 public protocol BlobStore: Sendable {
     /// Moves a finished file (e.g. an upload's temporary file) into the store under `key`,
     /// durably. The source must be on the same filesystem or it is copied first.
@@ -21,6 +21,26 @@ public protocol BlobStore: Sendable {
     func delete(_ key: BlobKey) throws -> Bool
     /// Bytes written by this store since it started (for metrics).
     var bytesWritten: Int64 { get }
+    /// Like `put(_:movingFileAt:)`, with the file's SHA-256 (hex) when the caller computed it while
+    /// spooling: an object store sends it as the payload hash and verifies the bytes with it.
+    @discardableResult
+    func put(_ key: BlobKey, movingFileAt path: String, sha256: String?) throws -> BlobInfo
+    /// Runs `body` with the path of a local file holding the blob: the store's own file for a local
+    /// store, a temporary copy in `spoolDirectory` (refused over `maxBytes`, removed afterwards) for a
+    /// remote one. Returns nil when the blob is absent.
+    func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T) throws -> T?
+}
+
+extension BlobStore {
+    @discardableResult
+    public func put(_ key: BlobKey, movingFileAt path: String, sha256: String?) throws -> BlobInfo {
+        try put(key, movingFileAt: path)
+    }
+
+    public func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T) throws -> T? {
+        guard let path = try localPath(key) else { return nil }
+        return try body(path)
+    }
 }
 
 /// What the store knows about a blob.

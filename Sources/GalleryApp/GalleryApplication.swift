@@ -15,8 +15,11 @@ public final class GalleryApplication: @unchecked Sendable {
     public let logger: Logger
     /// The database pool.
     public let pool: PostgresPool
-    /// Where originals and derivatives live.
+    /// The local directory store (`storage_dir`): where uploads spool, and where originals and
+    /// derivatives live when `storage = "local"`.
     public let store: LocalBlobStore
+    /// Where originals and derivatives live: `store`, or the S3 bucket when `storage = "s3"`.
+    public let blobs: any BlobStore
     /// Metrics served at `/metrics`.
     public let metrics: GalleryMetrics
     /// Every route.
@@ -50,6 +53,7 @@ public final class GalleryApplication: @unchecked Sendable {
         // What a killed process left, and what stalled past tmp_sweep_minutes; the worker repeats it.
         let removed = store.sweepTemporaryFiles(olderThan: Double(configuration.tmpSweepMinutes) * 60)
         if removed > 0 { logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"]) }
+        blobs = try Self.makeBlobStore(configuration: configuration, local: store)
         pool = PostgresPool(configuration: PostgresPoolConfiguration(
             url: configuration.databaseURL, size: configuration.poolSize,
             acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,
@@ -58,7 +62,7 @@ public final class GalleryApplication: @unchecked Sendable {
             pool: pool, directory: URL(fileURLWithPath: Self.migrationsDirectory(configured: configuration.migrationsDir)))
         metrics = GalleryMetrics()
         let limits = ImageLimits(maxPixels: configuration.maxPixels)
-        uploads = UploadService(pool: pool, store: store, limits: limits, logger: logger)
+        uploads = UploadService(pool: pool, store: blobs, limits: limits, logger: logger)
         var jobs = JobQueue(
             pool: pool, leaseSeconds: configuration.jobLeaseSeconds, retryBaseMs: configuration.jobRetryBaseMs,
             maxAttempts: configuration.jobMaxAttempts)
@@ -71,7 +75,7 @@ public final class GalleryApplication: @unchecked Sendable {
         expensiveQueries = ExpensiveQueryGate(
             slots: configuration.expensiveQueryLimit, waitTimeout: Double(configuration.poolTimeoutMs) / 1000,
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
-        trash = TrashService(pool: pool, store: store, logger: logger)
+        trash = TrashService(pool: pool, store: blobs, logger: logger)
         classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
         router = HTTPRouter()
         if configuration.workers > 0 {
@@ -84,11 +88,11 @@ public final class GalleryApplication: @unchecked Sendable {
     /// A worker pool over this application's queue, for `serve` (in-process) and `galleryd worker`.
     public func makeWorkerPool(threads: Int) -> WorkerPool {
         let processor = PhotoProcessor(
-            pool: pool, store: store,
+            pool: pool, store: blobs, spool: store,
             spec: DerivativeSpec(
                 thumbnailShortEdge: configuration.thumbnailSize, previewLongEdge: configuration.previewSize,
                 quality: configuration.jpegQuality),
-            limits: ImageLimits(maxPixels: configuration.maxPixels))
+            limits: ImageLimits(maxPixels: configuration.maxPixels), maxOriginalBytes: Int64(configuration.maxUploadBytes))
         var settings = WorkerPool.Settings(threads: threads, trashRetentionDays: configuration.trashRetentionDays)
         settings.pollInterval = 2
         settings.orphanGraceHours = configuration.orphanGraceHours
@@ -103,7 +107,10 @@ public final class GalleryApplication: @unchecked Sendable {
         let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
         OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys)
             .register(on: router)
-        BucketRoutes(bucket: configuration.bucket, store: store, logger: logger).register(on: router)
+        BucketRoutes(
+            bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
+            redirect: configuration.assetDelivery == "redirect", presignedSeconds: configuration.presignedURLSeconds, logger: logger
+        ).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
         ParseJobRoutes(application: self, keys: keys).register(on: router)
         // Last: it decorates the routes registered above (CORS, the client developers' aids).
@@ -119,7 +126,7 @@ public final class GalleryApplication: @unchecked Sendable {
     }
 
     private func registerCollectors() {
-        let pool = self.pool, store = self.store, jobs = self.jobs
+        let pool = self.pool, store = self.blobs, jobs = self.jobs
         metrics.registry.addCollector {
             let stats = pool.stats
             var out: [(name: String, help: String, type: String, samples: [(labels: String, value: Double)])] = [
@@ -135,6 +142,30 @@ public final class GalleryApplication: @unchecked Sendable {
             }
             return out
         }
+    }
+
+    /// The blob store `storage` names: the local directory store, or an `S3BlobStore` with the
+    /// secret from `s3_secret_access_key` or the file `s3_secret_access_key_file`.
+    public static func makeBlobStore(configuration: GalleryConfiguration, local: LocalBlobStore) throws -> any BlobStore {
+        guard configuration.storage == "s3" else { return local }
+        var secret = configuration.s3SecretAccessKey ?? ""
+        if secret.isEmpty, !configuration.s3SecretAccessKeyFile.isEmpty {
+            guard let text = try? String(contentsOfFile: configuration.s3SecretAccessKeyFile, encoding: .utf8) else {
+                throw ConfigurationError.invalidValue(
+                    key: "s3_secret_access_key_file", value: configuration.s3SecretAccessKeyFile, reason: "cannot be read")
+            }
+            secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard let endpoint = URL(string: configuration.s3Endpoint), endpoint.host != nil else {
+            throw ConfigurationError.invalidValue(key: "s3_endpoint", value: configuration.s3Endpoint, reason: "storage = \"s3\" needs an endpoint URL")
+        }
+        guard !configuration.s3Bucket.isEmpty else {
+            throw ConfigurationError.invalidValue(key: "s3_bucket", value: "", reason: "storage = \"s3\" needs a bucket")
+        }
+        return S3BlobStore(configuration: S3Configuration(
+            endpoint: endpoint, region: configuration.s3Region, bucket: configuration.s3Bucket,
+            accessKeyId: configuration.s3AccessKeyId, secretAccessKey: secret, pathStyle: configuration.s3PathStyle,
+            prefix: configuration.s3Prefix, multipartThreshold: Int64(configuration.s3MultipartBytes)))
     }
 
     /// Applies pending migrations; returns the names applied.
@@ -187,6 +218,14 @@ public final class GalleryApplication: @unchecked Sendable {
     /// The base URL of absolute file URLs.
     public var publicURL: String {
         configuration.publicURL.isEmpty ? "http://localhost:\(port)" : configuration.effectivePublicURL
+    }
+
+    /// What asset URLs start with: `public_asset_url/` (a CDN in front of the bucket) when set,
+    /// else `publicURL/bucket/`.
+    public var assetURLPrefix: String {
+        var asset = configuration.publicAssetURL
+        while asset.hasSuffix("/") { asset.removeLast() }
+        return asset.isEmpty ? publicURL + "/" + configuration.bucket + "/" : asset + "/"
     }
 
     /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,

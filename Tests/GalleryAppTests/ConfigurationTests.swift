@@ -109,3 +109,24 @@ import Testing
     // The example itself must load.
     _ = try GalleryConfiguration.load(file: example.path, environment: [:])
 }
+
+@Test func configuration_S3Settings_MaskTheSecret_AndRefuseBadValues() throws {
+    var c = GalleryConfiguration()
+    c.storage = "s3"
+    c.s3Endpoint = "http://minio:9000"
+    c.s3Bucket = "gallery"
+    c.s3AccessKeyId = "galleryd"
+    c.s3SecretAccessKey = "s3-secret-never-printed"
+    let masked = c.rendered()
+    #expect(!masked.contains("s3-secret-never-printed"))
+    #expect(masked.contains("s3_access_key_id = \"galleryd\""))
+    let loaded = try GalleryConfiguration.load(
+        file: nil, environment: ["GALLERYD_STORAGE": "s3", "GALLERYD_S3_SECRET_ACCESS_KEY": "from-env", "GALLERYD_ASSET_DELIVERY": "redirect"])
+    #expect(loaded.storage == "s3")
+    #expect(loaded.s3SecretAccessKey == "from-env")
+    #expect(loaded.assetDelivery == "redirect")
+    for (key, value) in [("GALLERYD_STORAGE", "nfs"), ("GALLERYD_ASSET_DELIVERY", "cdn"), ("GALLERYD_S3_ENDPOINT", "minio:9000"),
+                         ("GALLERYD_S3_MULTIPART_BYTES", "1000")] {
+        #expect(throws: ConfigurationError.self, "\(key)=\(value)") { try GalleryConfiguration.load(file: nil, environment: [key: value]) }
+    }
+}

@@ -38,6 +38,10 @@ import Testing
         #expect(JobFault.classify(ImageError.corrupt("bad Huffman code")) == .permanent)
         #expect(JobFault.classify(ImageError.unsupportedFormat) == .permanent)
         #expect(JobFault.classify(ProcessingError.originalMissing("originals/x.jpg")) == .retryable)
+        // The object store: unreachable or failing after its own retries is the surroundings' fault.
+        #expect(JobFault.classify(BlobStoreError.unavailable(operation: "get", key: "originals/x.jpg", message: "connect refused")) == .transient)
+        #expect(JobFault.classify(BlobStoreError.remote(operation: "put", key: "k", status: 503, code: "SlowDown", message: "")) == .transient)
+        #expect(JobFault.classify(BlobStoreError.remote(operation: "put", key: "k", status: 403, code: "AccessDenied", message: "")) == .retryable)
         #expect(JobFault.classify(PostgresError.server(sqlState: .syntaxError, message: "oops", detail: nil, constraint: nil)) == .retryable)
     }
 

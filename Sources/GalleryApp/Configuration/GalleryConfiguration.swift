@@ -30,6 +30,36 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var databaseURL = ""
     /// Directory of the local blob store.
     public var storageDir = "./.data/blobs"
+    /// Where blobs live: `local` (the directory `storageDir`) or `s3` (an S3-compatible bucket,
+    /// the `s3*` settings; every instance then shares the same store, so any number can serve).
+    public var storage = "local"
+    /// The S3 endpoint URL (`http://minio:9000`, `https://s3.eu-west-1.amazonaws.com`).
+    public var s3Endpoint = ""
+    /// The region of the S3 signature scope.
+    public var s3Region = "us-east-1"
+    /// The S3 bucket holding originals, thumbnails and previews.
+    public var s3Bucket = ""
+    /// The S3 access key id.
+    public var s3AccessKeyId = ""
+    /// The S3 secret access key (masked by check-config; better set through the environment or
+    /// `s3_secret_access_key_file` than written into the config file).
+    public var s3SecretAccessKey: String? = nil
+    /// A file holding the S3 secret access key (a Docker or systemd credential), read at start.
+    public var s3SecretAccessKeyFile = ""
+    /// Path-style S3 URLs (`host/bucket/key`: MinIO, Ceph, Garage) rather than virtual-hosted ones.
+    public var s3PathStyle = true
+    /// A prefix for every key in the bucket (e.g. `galleryd/`), so one bucket can hold several galleries.
+    public var s3Prefix = ""
+    /// Files larger than this are uploaded to S3 in parts (multipart upload).
+    public var s3MultipartBytes = 67_108_864
+    /// How the bucket endpoint serves blobs from S3: `proxy` streams them through galleryd,
+    /// `redirect` answers 307 to a short-lived presigned URL on the object store.
+    public var assetDelivery = "proxy"
+    /// Seconds a presigned URL of `asset_delivery = "redirect"` stays valid.
+    public var presignedURLSeconds = 300
+    /// Base URL of a CDN in front of the bucket endpoint: asset URLs become `<publicAssetURL>/<key>`;
+    /// empty gives `<public_url>/<bucket>/<key>`.
+    public var publicAssetURL = ""
     /// Directory of the `NNNN_name.sql` migrations; empty searches next to the binary, then
     /// `/usr/local/share/galleryd/migrations`, then `./migrations`.
     public var migrationsDir = ""

@@ -23,7 +23,9 @@ public enum JobFault: Sendable, Equatable {
             return .permanent
         case let error as BlobStoreError:
             switch error {
-            case .io, .insufficientStorage: return .transient
+            case .io, .insufficientStorage, .unavailable: return .transient
+            // 5xx and 429 were already retried by the store; still the store's fault, not the photo's.
+            case .remote(_, _, let status, _, _): return status >= 500 || status == 429 ? .transient : .retryable
             case .invalidKey, .notFound: return .retryable
             }
         case let error as PostgresError:

@@ -8,15 +8,26 @@ import Postgres
 /// Running it again for the same photo is harmless (same keys, same row values).
 public struct PhotoProcessor: Sendable {
     let pool: PostgresPool
-    let store: LocalBlobStore
+    let store: any BlobStore
+    /// The local directory store whose temporary directory spools originals read from a remote
+    /// store (and whose abandoned temporary files the workers sweep).
+    let spool: LocalBlobStore
     let spec: DerivativeSpec
     let limits: ImageLimits
+    /// Largest original copied into the spool from a remote store (the upload limit).
+    let maxOriginalBytes: Int64
 
-    public init(pool: PostgresPool, store: LocalBlobStore, spec: DerivativeSpec, limits: ImageLimits) {
+    /// A processor reading and writing `store`; `spool` defaults to `store` when that is local.
+    public init(
+        pool: PostgresPool, store: any BlobStore, spool: LocalBlobStore? = nil, spec: DerivativeSpec, limits: ImageLimits,
+        maxOriginalBytes: Int64 = 1 << 36
+    ) {
         self.pool = pool
         self.store = store
+        self.spool = spool ?? (store as! LocalBlobStore)
         self.spec = spec
         self.limits = limits
+        self.maxOriginalBytes = maxOriginalBytes
     }
 
     /// Timings of one run, for metrics.
@@ -36,13 +47,14 @@ public struct PhotoProcessor: Sendable {
             return Outcome(timings: [], photoGone: true)
         }
         let originalKey = try BlobKey(try row.decode(String.self, "original_key"))
-        guard let path = try store.localPath(originalKey) else {
-            throw ProcessingError.originalMissing(originalKey.rawValue)
+        // A remote original is copied into a bounded temporary file for the decoder, removed afterwards.
+        let processed = try store.withLocalFile(originalKey, spoolDirectory: spool.spoolDirectory, maxBytes: maxOriginalBytes) { path in
+            try pool.query(
+                "update photos set status = 'processing' where object_id = $1 and status in ('pending', 'failed')",
+                [claim.photoId])
+            return try ImagePipeline.process(fileAt: path, spec: spec, limits: limits)
         }
-        try pool.query(
-            "update photos set status = 'processing' where object_id = $1 and status in ('pending', 'failed')",
-            [claim.photoId])
-        let image = try ImagePipeline.process(fileAt: path, spec: spec, limits: limits)
+        guard let image = processed else { throw ProcessingError.originalMissing(originalKey.rawValue) }
         let thumbnailKey = try BlobKey.thumbnail(objectId: claim.photoId)
         let previewKey = try BlobKey.preview(objectId: claim.photoId)
         try store.put(thumbnailKey, bytes: image.thumbnail.jpeg)

@@ -158,7 +158,7 @@ public final class WorkerPool: @unchecked Sendable {
     /// again every `tmpSweepInterval`. Returns how many were removed.
     @discardableResult
     public func sweepTemporaryFiles() -> Int {
-        let removed = processor.store.sweepTemporaryFiles(olderThan: settings.tmpSweepAge)
+        let removed = processor.spool.sweepTemporaryFiles(olderThan: settings.tmpSweepAge)
         if removed > 0 { logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"]) }
         return removed
     }

@@ -11,13 +11,16 @@ public struct ParseObjectEncoder: Sendable {
     private let urlPrefix: String
     private let urlPrefixBytes: [UInt8]
 
-    /// An encoder whose file URLs are `publicURL/bucket/key`.
-    public init(publicURL: String, bucket: String) {
+    /// An encoder whose file URLs are `publicURL/bucket/key`, or `assetURL/key` when an asset base
+    /// URL (`public_asset_url`, a CDN in front of the bucket) is given.
+    public init(publicURL: String, bucket: String, assetURL: String = "") {
         var base = publicURL
         while base.hasSuffix("/") { base.removeLast() }
         self.publicURL = base
         self.bucket = bucket
-        self.urlPrefix = base + "/" + bucket + "/"
+        var asset = assetURL
+        while asset.hasSuffix("/") { asset.removeLast() }
+        self.urlPrefix = asset.isEmpty ? base + "/" + bucket + "/" : asset + "/"
         self.urlPrefixBytes = Array(urlPrefix.utf8)
     }
 

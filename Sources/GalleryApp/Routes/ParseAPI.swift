@@ -31,7 +31,9 @@ struct ParseAPI: Sendable {
     private var pool: PostgresPool { application.pool }
 
     private var encoder: ParseObjectEncoder {
-        ParseObjectEncoder(publicURL: application.publicURL, bucket: application.configuration.bucket)
+        ParseObjectEncoder(
+            publicURL: application.publicURL, bucket: application.configuration.bucket,
+            assetURL: application.configuration.publicAssetURL)
     }
 
     static func schema(_ className: String) throws -> ParseClassSchema {

@@ -18,6 +18,13 @@ struct S3ErrorResponder: HTTPErrorResponder {
             return document(.badRequest, code: "InvalidArgument", message: "Invalid key: \(reason).", request: request)
         case BlobStoreError.notFound:
             return document(.notFound, code: "NoSuchKey", message: "The specified key does not exist.", request: request)
+        case BlobStoreError.unavailable, BlobStoreError.remote:
+            // The object store behind the bucket failed after its retries: a fault of the surroundings.
+            logger.error("object store failed", metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
+            var answer = document(.serviceUnavailable, code: "ServiceUnavailable",
+                                  message: "The object store is unavailable. Please try again.", request: request)
+            answer.headers["Retry-After"] = "5"
+            return answer
         case let error as HTTPError:
             return response(status: error.status, message: error.message, request: request)
         default:

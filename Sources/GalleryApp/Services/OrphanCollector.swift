@@ -18,12 +18,28 @@ public struct OrphanCollector: Sendable {
 
     let trash: TrashService
     private var pool: PostgresPool { trash.pool }
-    private var store: LocalBlobStore { trash.store }
+    private var store: any BlobStore { trash.store }
 
     /// The store directories holding one `<objectId>.jpg` per photo.
     static let derivativeDirectories = ["thumbnails", "previews"]
     /// Object ids checked per query.
     static let batchSize = 500
+
+    /// The file names directly under `directory` of the store, with their modification times.
+    private func listing(_ directory: String) throws -> [(String, Date)] {
+        if let s3 = store as? S3BlobStore {
+            return try s3.list(prefix: directory + "/").compactMap { entry in
+                let name = String(entry.key.dropFirst(directory.count + 1))
+                return name.contains("/") ? nil : (name, entry.modified)
+            }
+        }
+        guard let root = (store as? LocalBlobStore)?.root else { return [] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root + "/" + directory)) ?? []
+        return names.compactMap { name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: root + "/" + directory + "/" + name)
+            return (attributes?[.modificationDate] as? Date).map { (name, $0) }
+        }
+    }
 
     public init(trash: TrashService) {
         self.trash = trash
@@ -49,14 +65,11 @@ public struct OrphanCollector: Sendable {
             }
         }
         let cutoff = Date().addingTimeInterval(-derivativeMinAge)
+        // Derivatives without a photo are found by listing the store: the local directories, or the
+        // bucket's keys under each prefix (ListObjectsV2).
         for directory in Self.derivativeDirectories {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: store.root + "/" + directory)) ?? []
             var owners: [String: String] = [:]
-            for name in names where name.hasSuffix(".jpg") {
-                let path = store.root + "/" + directory + "/" + name
-                guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                    modified < cutoff
-                else { continue }
+            for (name, modified) in try listing(directory) where name.hasSuffix(".jpg") && modified < cutoff {
                 owners[String(name.dropLast(4))] = directory + "/" + name
             }
             let ids = owners.keys.sorted()

@@ -8,10 +8,10 @@ import Postgres
 /// the `files` row) go once no photo refers to those bytes any more.
 public struct TrashService: Sendable {
     let pool: PostgresPool
-    let store: LocalBlobStore
+    let store: any BlobStore
     let logger: Logger
 
-    public init(pool: PostgresPool, store: LocalBlobStore, logger: Logger) {
+    public init(pool: PostgresPool, store: any BlobStore, logger: Logger) {
         self.pool = pool
         self.store = store
         self.logger = logger

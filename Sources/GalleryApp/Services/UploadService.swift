@@ -29,13 +29,13 @@ public final class UploadService: @unchecked Sendable {
     }
 
     let pool: PostgresPool
-    let store: LocalBlobStore
+    let store: any BlobStore
     let limits: ImageLimits
     let logger: Logger
     /// The channel workers LISTEN on.
     public static let jobChannel = "galleryd_jobs"
 
-    public init(pool: PostgresPool, store: LocalBlobStore, limits: ImageLimits, logger: Logger) {
+    public init(pool: PostgresPool, store: any BlobStore, limits: ImageLimits, logger: Logger) {
         self.pool = pool
         self.store = store
         self.limits = limits
@@ -87,7 +87,7 @@ public final class UploadService: @unchecked Sendable {
                         "update files set pending_since = clock_timestamp() where name = $1 returning key", [name]
                     ).count == 1 else { return false }
                     if try store.info(key)?.size != Int64(byteSize) {
-                        try store.put(key, movingFileAt: path)
+                        try store.put(key, movingFileAt: path, sha256: sha256)
                         storedNewBlob = true
                     }
                     return true

@@ -1,0 +1,174 @@
+import BlobStore
+import Crypto
+import Foundation
+import GalleryTestSupport
+import Logging
+import Testing
+@testable import GalleryApp
+@testable import Imaging
+
+/// `storage = "s3"` end to end against moto: two `galleryd serve` instances on one database and one
+/// bucket, an upload through one processed by the other's worker and served by both, by proxy
+/// (Range, ETag, 304) and by redirect (307 to a presigned URL); purge deletes in the bucket.
+@Suite(.enabled(if: S3TestEnvironment.isProvided, S3TestEnvironment.skipReason), .serialized)
+struct S3StorageTests {
+    /// One instance on the shared database and bucket, with its own local spool directory.
+    private static func instance(
+        databaseURL: String, prefix: String, workers: Int, delivery: String, endpoint: String? = nil
+    ) throws -> (GalleryApplication, String) {
+        let spool = NSTemporaryDirectory() + "galleryd-s3-test-" + UUID().uuidString
+        var configuration = GalleryConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.databaseURL = databaseURL
+        configuration.storageDir = spool
+        configuration.masterKey = TestServer.masterKey
+        configuration.workers = workers
+        configuration.poolSize = 4
+        configuration.jobRetryBaseMs = 10
+        configuration.drainTimeoutMs = 2000
+        configuration.thumbnailSize = 32
+        configuration.previewSize = 96
+        configuration.assetDelivery = delivery
+        if delivery == "redirect" { configuration.publicAssetURL = "https://cdn.example.com/gallery/" }
+        S3TestEnvironment.configure(&configuration, prefix: prefix)
+        if let endpoint { configuration.s3Endpoint = endpoint }
+        var logger = Logger(label: "galleryd.test")
+        logger.logLevel = .warning
+        let application = try GalleryApplication(configuration: configuration, logger: logger)
+        try application.start()
+        return (application, spool)
+    }
+
+    private static func get(_ port: Int, _ path: String, headers: String = "") throws -> RawHTTPResponse {
+        try RawHTTPClient.exchange(port: port, head: "GET \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
+    }
+
+    @Test func twoInstances_OnOneDatabaseAndBucket_UploadThroughOne_ProcessedAndServedByBoth() throws {
+        let lock = try TestServer.lockClusterShared()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let prefix = "app-\(UUID().uuidString.prefix(8))/"
+        // A: no workers, proxies assets. B: the only worker, redirects to presigned URLs.
+        let (a, spoolA) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
+        defer { a.shutdown(); a.wait(); try? FileManager.default.removeItem(atPath: spoolA) }
+        let (b, spoolB) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 1, delivery: "redirect")
+        defer { b.shutdown(); b.wait(); try? FileManager.default.removeItem(atPath: spoolB) }
+
+        let jpeg = try TestJPEG.make(width: 160, height: 120, seed: 71)
+        let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
+        let upload = try RawHTTPClient.exchange(
+            port: a.port,
+            head: "POST /parse/files/s3.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nContent-Type: image/jpeg\r\n"
+                + "Content-Length: \(jpeg.count)\r\nConnection: close\r\n\r\n", body: jpeg)
+        #expect(upload.status == 201)
+        let create = try RawHTTPClient.exchange(
+            port: a.port,
+            head: "POST /parse/classes/Photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(#"{"original":{"__type":"File","name":"\#(sha).jpg"}}"#.utf8.count)\r\nConnection: close\r\n\r\n",
+            body: Array(#"{"original":{"__type":"File","name":"\#(sha).jpg"}}"#.utf8))
+        #expect(create.status == 201)
+        let created = try JSONSerialization.jsonObject(with: Data(create.body)) as? [String: Any]
+        let id = try #require(created?["objectId"] as? String)
+
+        // B's worker picks the job up (A has none), reading the original from the bucket.
+        let deadline = Date().addingTimeInterval(60)
+        var status = ""
+        while Date() < deadline {
+            let photo = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
+            status = ((try? JSONSerialization.jsonObject(with: Data(photo.body))) as? [String: Any])?["status"] as? String ?? ""
+            if status == "ready" || status == "failed" { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(status == "ready")
+        #expect(try S3TestEnvironment.boto3Keys(prefix: prefix) == [
+            prefix + "originals/\(sha).jpg", prefix + "previews/\(id).jpg", prefix + "thumbnails/\(id).jpg",
+        ])
+        // Nothing in the local directories: the bucket is the store.
+        #expect(!FileManager.default.fileExists(atPath: spoolA + "/originals/\(sha).jpg"))
+
+        // A proxies: the whole original, a range, and 304 for its ETag.
+        let original = try Self.get(a.port, "/bucket/originals/\(sha).jpg")
+        #expect(original.status == 200)
+        #expect(original.body == jpeg)
+        #expect(original.headers["Content-Type"] == "image/jpeg")
+        let etag = try #require(original.headers["ETag"])
+        let range = try Self.get(a.port, "/bucket/originals/\(sha).jpg", headers: "Range: bytes=0-9\r\n")
+        #expect(range.status == 206)
+        #expect(range.body == Array(jpeg[0...9]))
+        #expect(range.headers["Content-Range"] == "bytes 0-9/\(jpeg.count)")
+        let cached = try Self.get(a.port, "/bucket/originals/\(sha).jpg", headers: "If-None-Match: \(etag)\r\n")
+        #expect(cached.status == 304)
+        let thumbnail = try Self.get(a.port, "/bucket/thumbnails/\(id).jpg")
+        #expect(thumbnail.status == 200)
+        let info = try ImageProbe.probe(bytes: thumbnail.body)
+        #expect(info.width == 43 && info.height == 32)
+        let missing = try Self.get(a.port, "/bucket/thumbnails/nothing.jpg")
+        #expect(missing.status == 404)
+        #expect(String(decoding: missing.body, as: UTF8.self).contains("<Code>NoSuchKey</Code>"))
+
+        // A names its own bucket endpoint in file URLs; B, configured with public_asset_url, the CDN.
+        let photoA = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
+        let photoB = try Self.get(b.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
+        let thumbnailA = ((try JSONSerialization.jsonObject(with: Data(photoA.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
+        let thumbnailB = ((try JSONSerialization.jsonObject(with: Data(photoB.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
+        #expect(thumbnailA?.hasSuffix("/bucket/thumbnails/\(id).jpg") == true)
+        #expect(thumbnailB == "https://cdn.example.com/gallery/thumbnails/\(id).jpg")
+
+        // B redirects to a short-lived presigned URL of the same object.
+        let redirect = try Self.get(b.port, "/bucket/thumbnails/\(id).jpg")
+        #expect(redirect.status == 307)
+        let location = try #require(redirect.headers["Location"])
+        #expect(location.hasPrefix(S3TestEnvironment.value("GALLERYD_TEST_S3_ENDPOINT")! + "/galleryd-test/\(prefix)thumbnails/\(id).jpg?"))
+        #expect(location.contains("X-Amz-Signature="))
+        #expect(location.contains("X-Amz-Expires=300"))
+
+        // Trash, then purge through B: the blobs go from the bucket.
+        let master = "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+        #expect(try RawHTTPClient.exchange(
+            port: b.port, head: "DELETE /parse/classes/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n").status == 200)
+        #expect(try RawHTTPClient.exchange(
+            port: b.port, head: "DELETE /parse/purge/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n").status == 200)
+        #expect(try S3TestEnvironment.boto3Keys(prefix: prefix).isEmpty)
+    }
+
+    @Test func bucket_Answers503InS3XML_WhenTheObjectStoreIsDown_AndKeepsServing() throws {
+        let lock = try TestServer.lockClusterShared()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        // Nothing listens on port 9 of loopback: every connect is refused.
+        let (application, spool) = try Self.instance(
+            databaseURL: database.url, prefix: "down/", workers: 0, delivery: "proxy", endpoint: "http://127.0.0.1:9")
+        defer { application.shutdown(); application.wait(); try? FileManager.default.removeItem(atPath: spool) }
+        let answer = try Self.get(application.port, "/bucket/thumbnails/Ab3dE5fG7h.jpg")
+        #expect(answer.status == 503)
+        #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>ServiceUnavailable</Code>"))
+        #expect(try Self.get(application.port, "/parse/health", headers: "X-Parse-Application-Id: gallery\r\n").status == 200)
+    }
+
+    @Test func orphanCollector_ListsTheBucket_AndRemovesDerivativesWithoutAPhoto() throws {
+        let lock = try TestServer.lockClusterShared()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let prefix = "orphans-\(UUID().uuidString.prefix(8))/"
+        let (application, spool) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
+        defer { application.shutdown(); application.wait(); try? FileManager.default.removeItem(atPath: spool) }
+        let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 95)
+        let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
+        let path = spool + "/.tmp/upload-test"
+        try Data(jpeg).write(to: URL(fileURLWithPath: path))
+        _ = try application.uploads.storeFile(at: path, sha256: sha, byteSize: jpeg.count, originalFilename: "o.jpg")
+        let photo = try application.uploads.createPhoto(fileName: "\(sha).jpg", title: "", tags: [])
+        try application.blobs.put(BlobKey.thumbnail(objectId: photo.objectId), bytes: [1, 2, 3])
+        try application.blobs.put(BlobKey.thumbnail(objectId: "Zz9Zz9Zz9Z"), bytes: [4, 5, 6])
+        try application.blobs.put(BlobKey.preview(objectId: "Yy8Yy8Yy8Y"), bytes: [7])
+        let collected = try OrphanCollector(trash: application.trash).collect(graceHours: 1000, derivativeMinAge: -60)
+        #expect(collected.derivatives == 2)
+        #expect(try S3TestEnvironment.boto3Keys(prefix: prefix) == [
+            prefix + "originals/\(sha).jpg", prefix + "thumbnails/\(photo.objectId).jpg",
+        ])
+    }
+}
