@@ -29,10 +29,17 @@ s3_env=$(scripts/s3-test-server.sh start "$tmp")
 while IFS= read -r line; do export "${line?}"; done <<<"$s3_env"
 echo "test: moto S3 server at $GALLERYD_TEST_S3_ENDPOINT" >&2
 
-swift test --skip-build "$@"
+set +e
+swift test --skip-build "$@" 2>&1 | tee "$tmp/swift-test.log"
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 0 ] || exit "$status"
 
 # The web gallery in headless Chromium (scripts/browser-test.sh), with the whole suite or when asked;
 # GALLERYD_BROWSER_TEST=0 skips it.
 if [ "${GALLERYD_BROWSER_TEST:-}" = 1 ] || { [ $# -eq 0 ] && [ "${GALLERYD_BROWSER_TEST:-}" != 0 ]; }; then
   scripts/browser-test.sh
 fi
+
+# swift test's own closing lines last, so the summary is what a reader (or CI) sees at the end.
+grep -E "^Test Suite 'All tests' (passed|failed)|Executed [0-9]+ tests?|Test run with [0-9]+ tests?" "$tmp/swift-test.log" | tail -3
