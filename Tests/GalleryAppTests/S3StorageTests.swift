@@ -45,7 +45,7 @@ struct S3StorageTests {
     }
 
     @Test func twoInstances_OnOneDatabaseAndBucket_UploadThroughOne_ProcessedAndServedByBoth() throws {
-        let lock = try TestServer.lockClusterShared()
+        let lock = try ClusterLock.acquire()
         defer { lock.release() }
         let database = try TestServer.makeDatabase()
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
@@ -134,7 +134,7 @@ struct S3StorageTests {
     }
 
     @Test func bucket_Answers503InS3XML_WhenTheObjectStoreIsDown_AndKeepsServing() throws {
-        let lock = try TestServer.lockClusterShared()
+        let lock = try ClusterLock.acquire()
         defer { lock.release() }
         let database = try TestServer.makeDatabase()
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
@@ -149,7 +149,7 @@ struct S3StorageTests {
     }
 
     @Test func orphanCollector_ListsTheBucket_AndRemovesDerivativesWithoutAPhoto() throws {
-        let lock = try TestServer.lockClusterShared()
+        let lock = try ClusterLock.acquire()
         defer { lock.release() }
         let database = try TestServer.makeDatabase()
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
