@@ -3,7 +3,8 @@
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
 
-packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps)
+# python3-venv: the test script's virtualenv with the independent `websockets` client (LiveQuery tests).
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps python3 python3-venv)
 if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi

@@ -7,6 +7,16 @@ cd "$(dirname "$0")/.."
 
 swift build --build-tests
 
+# The independent WebSocket client the LiveQuery end-to-end test drives (PyPI `websockets`), in a
+# virtualenv beside the build (ignored by git), made once.
+venv=${GALLERYD_TEST_VENV:-$PWD/.build-venv}
+if ! "$venv/bin/python" -c 'import websockets' 2>/dev/null; then
+  echo "test: creating $venv with websockets" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q 'websockets>=12'
+fi
+export GALLERYD_TEST_PYTHON="$venv/bin/python"
+
 tmp=$(mktemp -d /tmp/galleryd-test.XXXXXX)
 cleanup() {
   scripts/pg.sh stop "$tmp" || true

@@ -33,6 +33,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let expensiveQueries: ExpensiveQueryGate
     /// Schema migrations.
     public let migrator: Migrator
+    /// Parse LiveQuery over WebSocket at `/parse`, fed by the database's change notifications.
+    public private(set) var liveQuery: LiveQueryServer!
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
@@ -105,6 +107,11 @@ public final class GalleryApplication: @unchecked Sendable {
         BucketRoutes(bucket: configuration.bucket, store: store, logger: logger).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
         ParseJobRoutes(application: self, keys: keys).register(on: router)
+        let configuration = self.configuration
+        liveQuery = LiveQueryServer(
+            path: configuration.mountPath, keys: keys, databaseURL: configuration.databaseURL, logger: logger,
+            encoder: { [unowned self] in ParseObjectEncoder(publicURL: self.publicURL, bucket: configuration.bucket) })
+        router.add(liveQuery.route())
     }
 
     private func registerCollectors() {
@@ -159,6 +166,7 @@ public final class GalleryApplication: @unchecked Sendable {
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()
         self.server = server
+        liveQuery.start()
         workers?.start()
         logger.notice("galleryd listening", metadata: [
             "host": "\(configuration.host)", "port": "\(server.port)", "publicURL": "\(publicURL)",
@@ -185,6 +193,7 @@ public final class GalleryApplication: @unchecked Sendable {
         }
         guard first else { return }
         server?.shutdown()
+        liveQuery.stop()
         workers?.stop()
         server?.wait()
         pool.shutdown()
