@@ -43,6 +43,7 @@ ulimit -n 8192 2>/dev/null || true
 database_url="$(scripts/pg.sh start "$tmp/pg")"
 export DATABASE_URL="$database_url"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
+export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
 "$bin" migrate >&2
 q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
 psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows=1 -f bench/manifest-seed.sql >&2
@@ -54,6 +55,7 @@ for _ in $(seq 1 100); do
   curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
   sleep 0.1
 done
+kill -0 "$server_pid" 2>/dev/null || { cat "$tmp/serve.log" >&2; echo "live.sh: galleryd did not start" >&2; exit 1; }
 
 "$venv/bin/python" bench/live.py "ws://127.0.0.1:$port/parse" "${GALLERYD_APP_ID:-gallery}" "$subscribers" "$events" \
   "$server_pid" "$tmp/ready" &

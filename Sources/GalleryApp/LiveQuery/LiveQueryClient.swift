@@ -97,22 +97,24 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
         send(["op": "unsubscribed", "clientId": clientId, "requestId": requestId])
     }
 
-    /// Sends what `event` means to each matching subscription; returns how many messages went out.
+    /// Sends what the event means to each matching subscription; returns how many messages went out.
     @discardableResult
-    func deliver(_ event: LiveQueryEvent, encoder: ParseObjectEncoder) -> Int {
-        let current = lock.withLock { Array(subscriptions.values) }
+    func deliver(_ rendering: LiveQueryRendering, of event: LiveQueryEvent) -> Int {
+        let (current, socket) = lock.withLock { (Array(subscriptions.values), self.socket) }
+        guard let socket else { return 0 }
         var sent = 0
         for subscription in current {
-            guard let op = subscription.operation(for: event), let row = op == "delete" ? event.old : event.new else { continue }
-            var message: [String: Any] = [
-                "op": op, "clientId": clientId, "requestId": subscription.requestId,
-                "object": event.parseObject(row, keys: subscription.keys, encoder: encoder),
-            ]
+            guard let op = subscription.operation(for: event),
+                let object = rendering.object(old: op == "delete", keys: subscription.keys)
+            else { continue }
+            // Written by hand around the shared object JSON (keys in sorted order, like the rest).
+            var text = "{\"clientId\":\(clientId),\"object\":\(object),\"op\":\"\(op)\""
             // update, enter and leave also carry the object as it was (Parse Server's `original`).
-            if op != "create" && op != "delete", let old = event.old {
-                message["original"] = event.parseObject(old, keys: subscription.keys, encoder: encoder)
+            if op != "create" && op != "delete", let original = rendering.object(old: true, keys: subscription.keys) {
+                text += ",\"original\":\(original)"
             }
-            send(message)
+            text += ",\"requestId\":\(subscription.requestId)}"
+            socket.send(text: text)
             sent += 1
         }
         return sent

@@ -92,9 +92,9 @@ public final class LiveQueryServer: @unchecked Sendable {
         }
         let current = lock.withLock { Array(clients.values) }
         guard !current.isEmpty else { return }
-        let encoder = self.encoder()
+        let rendering = LiveQueryRendering(event: event, encoder: encoder())
         var sent = 0
-        for client in current { sent += client.deliver(event, encoder: encoder) }
+        for client in current { sent += client.deliver(rendering, of: event) }
         lock.withLock { delivered += sent }
     }
 }
