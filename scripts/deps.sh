@@ -4,8 +4,9 @@
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
 
-# python3-venv: the tests run moto (an S3-compatible server) and boto3 from a virtualenv (scripts/s3-test-server.sh).
-packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps systemd python3-venv)
+# python3-venv: the tests' virtualenvs: moto and boto3 (scripts/s3-test-server.sh), the independent
+# `websockets` client (LiveQuery tests).
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps systemd python3 python3-venv)
 if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi

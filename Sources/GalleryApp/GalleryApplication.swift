@@ -38,6 +38,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let migrator: Migrator
     /// Each class's change sequence, kept in memory for the ETags of find and count.
     public let classChanges: ClassChangeSequences
+    /// Parse LiveQuery over WebSocket at `/parse`, fed by the database's change notifications.
+    public private(set) var liveQuery: LiveQueryServer!
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
@@ -119,6 +121,11 @@ public final class GalleryApplication: @unchecked Sendable {
             simulation: RequestSimulation(
                 latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys)
         ).install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
+        let configuration = self.configuration
+        liveQuery = LiveQueryServer(
+            path: configuration.mountPath, keys: keys, databaseURL: configuration.databaseURL, logger: logger,
+            encoder: { [unowned self] in ParseObjectEncoder(publicURL: self.publicURL, bucket: configuration.bucket) })
+        router.add(liveQuery.route())
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
             appID: configuration.appID, restKeyRequired: configuration.restKey != nil
@@ -203,6 +210,7 @@ public final class GalleryApplication: @unchecked Sendable {
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()
         self.server = server
+        liveQuery.start()
         workers?.start()
         logger.notice("galleryd listening", metadata: [
             "host": "\(configuration.host)", "port": "\(server.port)", "publicURL": "\(publicURL)",
@@ -237,6 +245,7 @@ public final class GalleryApplication: @unchecked Sendable {
         }
         guard first else { return }
         server?.shutdown()
+        liveQuery.stop()
         workers?.stop()
         server?.wait()
         classChanges.stop()

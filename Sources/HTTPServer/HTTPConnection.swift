@@ -6,7 +6,8 @@ import Logging
 final class HTTPConnection {
     /// `lingering`: the response is out and the write side shut down; the rest of a refused
     /// request is read and dropped until the client closes or a linger limit passes.
-    private enum Phase { case head, body, handling, writing, lingering, closed }
+    /// `upgraded`: the socket speaks WebSocket now (`webSocket`).
+    private enum Phase { case head, body, handling, writing, lingering, upgraded, closed }
     /// Which timeout the current deadline stands for.
     enum DeadlineKind { case header, idle, body, write, linger }
 
@@ -57,6 +58,8 @@ final class HTTPConnection {
     private var lingerEnd: UInt64 = 0
     private var lingerDiscarded = 0
     private var sentContinue = false
+    /// The WebSocket this connection became after an upgrade.
+    private var webSocket: WebSocketConnection?
 
     // The response being written.
     private var out: [UInt8] = []
@@ -82,7 +85,8 @@ final class HTTPConnection {
     }
 
     /// Whether the connection waits for a request and has none of it: shutdown closes these at once.
-    var isIdle: Bool { phase == .head && buffer.readableCount == 0 && parser.isIdle }
+    /// An upgraded connection counts as idle: draining closes it (with 1001) rather than wait for it.
+    var isIdle: Bool { phase == .upgraded || (phase == .head && buffer.readableCount == 0 && parser.isIdle) }
 
     /// Whether the connection is still open.
     var isOpen: Bool { phase != .closed }
@@ -91,12 +95,13 @@ final class HTTPConnection {
     var wantsRead: Bool {
         switch phase {
         case .head, .body, .lingering: return !peerClosed
+        case .upgraded: return webSocket?.wantsRead ?? false
         case .handling, .writing, .closed: return false
         }
     }
 
     /// Whether a response write stopped on a full send buffer and waits for room.
-    var wantsWrite: Bool { phase == .writing && writeBlocked }
+    var wantsWrite: Bool { phase == .writing ? writeBlocked : phase == .upgraded && webSocket?.wantsWrite == true }
 
     /// Called with what the reactor saw on the socket.
     func handle(events: ReactorEvents) {
@@ -110,6 +115,10 @@ final class HTTPConnection {
         while true {
             switch phase {
             case .closed, .handling:
+                return
+            case .upgraded:
+                webSocket?.drive()
+                webSocketProgressed()
                 return
             case .writing:
                 guard flush() else { return }
@@ -224,6 +233,10 @@ final class HTTPConnection {
             request.pathParameters = parameters
             request.routePattern = route.pattern
             self.route = route
+            if route.webSocket != nil, WebSocketHandshake.isUpgrade(head.headers) {
+                self.request = request
+                return upgrade(request, route: route, hasBody: head.hasBody)
+            }
             var admitted: HTTPBodyObserver?
             if let admission = route.admission {
                 do {
@@ -681,6 +694,10 @@ final class HTTPConnection {
 
     /// The deadline passed: idle connections close quietly, slow requests get 408, stalled writes are dropped.
     func timedOut() {
+        if phase == .upgraded {
+            webSocket?.timedOut()
+            return webSocketProgressed()
+        }
         switch deadlineKind {
         case .idle, .linger:
             close()
@@ -722,6 +739,8 @@ final class HTTPConnection {
     func close() {
         guard phase != .closed else { return }
         let wasHandling = phase == .handling
+        if phase == .upgraded { webSocket?.abandon() }
+        webSocket = nil
         phase = .closed
         deadline = 0
         sink?.discard()
@@ -735,5 +754,52 @@ final class HTTPConnection {
         request = nil
         loop.closeSocket(fd)
         loop.connectionClosed(self)
+    }
+
+    // MARK: - WebSocket upgrade
+
+    /// Answers a WebSocket handshake (RFC 6455 §4.2.2) on a route that accepts one, and hands the
+    /// socket to a `WebSocketConnection` on this same loop.
+    private func upgrade(_ request: HTTPRequest, route: HTTPRoute, hasBody: Bool) {
+        guard let accept = route.webSocket else { return }
+        guard request.method == .get, !hasBody, let key = WebSocketHandshake.key(request.headers) else {
+            // §4.2.2: a bad handshake gets a 400 and, for a wrong version, the one we speak.
+            server.logger.notice("bad websocket handshake", metadata: ["request": "\(request.requestID)"])
+            return respondServerError(
+                .badRequest, "bad websocket handshake", headers: ["Sec-WebSocket-Version": "13"], hasUnreadBody: hasBody)
+        }
+        let handler: WebSocketHandler
+        do {
+            handler = try accept(request)
+        } catch {
+            parser.discardEmptyBody()
+            var response = currentResponder().response(for: error, request: request)
+            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+            return startResponse(response)
+        }
+        server.logger.info("websocket opened \(request.path)", metadata: ["request": "\(request.requestID)"])
+        let connection = WebSocketConnection(
+            fd: fd, loop: loop, limits: route.webSocketLimits, handler: handler, logger: server.logger,
+            remoteAddress: remoteAddress, initial: WebSocketHandshake.switchingProtocols(key: key), leftover: buffer.readable)
+        buffer.consume(buffer.readableCount)
+        self.request = nil
+        self.route = nil
+        phase = .upgraded
+        webSocket = connection
+        connection.progressed = { [unowned(unsafe) self] in
+            self.webSocketProgressed()
+            self.loop.updateInterest(self)
+        }
+        connection.start()
+    }
+
+    /// After the WebSocket ran: its deadline becomes the connection's, or the socket closes.
+    private func webSocketProgressed() {
+        guard phase == .upgraded, let webSocket else { return }
+        if webSocket.isFinished {
+            close()
+        } else {
+            deadline = webSocket.deadline
+        }
     }
 }

@@ -21,11 +21,19 @@ public final class HTTPRoute: Sendable {
     /// place of `bodyObserverFactory`), which lives as long as the request and so can also hold a
     /// reservation released with it. Runs on an event loop thread: it must not block.
     public let admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)?
+    /// Accepts a WebSocket upgrade on this route (RFC 6455 §4.2): called on the event loop with
+    /// the handshake request (it must not block); a thrown error is answered like a handler's, a
+    /// handler returned takes the connection. Requests without `Upgrade: websocket` go to `handler`.
+    public let webSocket: (@Sendable (HTTPRequest) throws -> WebSocketHandler)?
+    /// The limits for connections upgraded on this route.
+    public let webSocketLimits: WebSocketLimits
 
     public init(
         _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, mayBlock: Bool = true,
         bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil,
-        admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)? = nil, handler: HTTPHandler
+        admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)? = nil,
+        webSocket: (@Sendable (HTTPRequest) throws -> WebSocketHandler)? = nil,
+        webSocketLimits: WebSocketLimits = WebSocketLimits(), handler: HTTPHandler
     ) {
         self.method = method
         self.pattern = pattern
@@ -34,6 +42,8 @@ public final class HTTPRoute: Sendable {
         self.mayBlock = mayBlock
         self.bodyObserverFactory = bodyObserverFactory
         self.admission = admission
+        self.webSocket = webSocket
+        self.webSocketLimits = webSocketLimits
     }
 
     public convenience init(

@@ -139,6 +139,9 @@ public final class RawHTTPClient {
         }
     }
 
+    /// Exactly `n` bytes (after what a response read left over), for protocols after an upgrade.
+    public func readBytes(_ n: Int) throws -> [UInt8] { try readExactly(n) }
+
     private func readExactly(_ n: Int) throws -> [UInt8] {
         while pending.count < n { try fill() }
         let bytes = Array(pending[0..<n])

@@ -68,7 +68,7 @@ public struct KeyChecker: Sendable {
     }
 
     /// The access a set of keys grants, wherever the client put them.
-    private func access(_ keys: Keys) -> Access {
+    func access(_ keys: Keys) -> Access {
         guard let id = keys.appID, Self.constantTimeEquals(Array(id.utf8), appID) else { return .none }
         if isMaster(keys.masterKey) { return .master }
         if let restKey {

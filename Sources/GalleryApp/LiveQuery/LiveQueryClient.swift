@@ -1,0 +1,137 @@
+import Foundation
+import HTTPServer
+import Logging
+
+/// One LiveQuery WebSocket client: its `connect`, its subscriptions, and the events sent to it.
+/// Messages arrive on the connection's event loop; events are matched on the listener thread;
+/// the lock keeps the subscriptions consistent between them.
+final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
+    /// The id sent in `connected` and every event.
+    let clientId: Int
+    private let keys: KeyChecker
+    private let logger: Logger
+    private let onClose: @Sendable (LiveQueryClient) -> Void
+    private let lock = NSLock()
+    private var connected = false
+    private var subscriptions: [Int: LiveQuerySubscription] = [:]
+    private var socket: WebSocket?
+
+    init(clientId: Int, keys: KeyChecker, logger: Logger, onClose: @escaping @Sendable (LiveQueryClient) -> Void) {
+        self.clientId = clientId
+        self.keys = keys
+        self.logger = logger
+        self.onClose = onClose
+    }
+
+    func opened(_ socket: WebSocket) { lock.withLock { self.socket = socket } }
+
+    func received(binary: [UInt8], on socket: WebSocket) {
+        send(error: .badMessage("LiveQuery messages are JSON text"), requestId: nil)
+    }
+
+    func received(text: String, on socket: WebSocket) {
+        var requestId: Int?
+        do {
+            guard let data = text.data(using: .utf8),
+                let message = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            else { throw LiveQueryError.badMessage("message is not a JSON object") }
+            requestId = (message["requestId"] as? NSNumber)?.intValue
+            switch message["op"] as? String {
+            case "connect": try connect(message)
+            case "subscribe", "update": try subscribe(message)
+            case "unsubscribe": try unsubscribe(message)
+            default: throw LiveQueryError.badMessage("unknown op \(message["op"] ?? "(none)")")
+            }
+        } catch let error as LiveQueryError {
+            logger.notice("live query refused: \(error.message)", metadata: ["client": "\(clientId)", "code": "\(error.code)"])
+            send(error: error, requestId: requestId)
+        } catch {
+            send(error: .badMessage("bad message"), requestId: requestId)
+        }
+    }
+
+    func closed(_ socket: WebSocket, code: WebSocketCloseCode) {
+        lock.withLock {
+            self.socket = nil
+            subscriptions = [:]
+        }
+        onClose(self)
+    }
+
+    /// `connect`: the keys are checked like REST headers (applicationId, then the REST,
+    /// JavaScript or client key when one is configured, or the master key).
+    private func connect(_ message: [String: Any]) throws {
+        let presented = KeyChecker.Keys(
+            appID: message["applicationId"] as? String,
+            restKey: (message["restAPIKey"] ?? message["javascriptKey"] ?? message["clientKey"]) as? String,
+            masterKey: message["masterKey"] as? String)
+        guard keys.access(presented) > .none else { throw LiveQueryError.badKeys() }
+        lock.withLock { connected = true }
+        send(["op": "connected", "clientId": clientId])
+    }
+
+    private func subscribe(_ message: [String: Any]) throws {
+        guard lock.withLock({ connected }) else { throw LiveQueryError.notConnected() }
+        guard let requestId = (message["requestId"] as? NSNumber)?.intValue else { throw LiveQueryError.badMessage("requestId is required") }
+        guard let query = message["query"] as? [String: Any], let className = query["className"] as? String else {
+            throw LiveQueryError.badMessage("query.className is required")
+        }
+        guard let schema = ParseClassSchema.named(className) else { throw LiveQueryError.invalidQuery("no class \(className)") }
+        let matcher = try LiveQueryMatcher.compile(query["where"] as? [String: Any] ?? [:], schema: schema)
+        var keySet: Set<String>?
+        if let keys = query["keys"] as? [String] {
+            for key in keys where schema.field(named: key) == nil { throw LiveQueryError.invalidQuery("no field \(className).\(key)") }
+            keySet = Set(keys)
+        }
+        let isUpdate = message["op"] as? String == "update"
+        lock.withLock {
+            subscriptions[requestId] = LiveQuerySubscription(requestId: requestId, schema: schema, matcher: matcher, keys: keySet)
+        }
+        send(["op": isUpdate ? "updated" : "subscribed", "clientId": clientId, "requestId": requestId])
+    }
+
+    private func unsubscribe(_ message: [String: Any]) throws {
+        guard let requestId = (message["requestId"] as? NSNumber)?.intValue else { throw LiveQueryError.badMessage("requestId is required") }
+        let removed = lock.withLock { subscriptions.removeValue(forKey: requestId) }
+        guard removed != nil else { throw LiveQueryError(2, "Can not find subscription \(requestId)") }
+        send(["op": "unsubscribed", "clientId": clientId, "requestId": requestId])
+    }
+
+    /// Sends what the event means to each matching subscription; returns how many messages went out.
+    @discardableResult
+    func deliver(_ rendering: LiveQueryRendering, of event: LiveQueryEvent) -> Int {
+        let (current, socket) = lock.withLock { (Array(subscriptions.values), self.socket) }
+        guard let socket else { return 0 }
+        var sent = 0
+        for subscription in current {
+            guard let op = subscription.operation(for: event),
+                let object = rendering.object(old: op == "delete", keys: subscription.keys)
+            else { continue }
+            // Written by hand around the shared object JSON (keys in sorted order, like the rest).
+            var text = "{\"clientId\":\(clientId),\"object\":\(object),\"op\":\"\(op)\""
+            // update, enter and leave also carry the object as it was (Parse Server's `original`).
+            if op != "create" && op != "delete", let original = rendering.object(old: true, keys: subscription.keys) {
+                text += ",\"original\":\(original)"
+            }
+            text += ",\"requestId\":\(subscription.requestId)}"
+            socket.send(text: text)
+            sent += 1
+        }
+        return sent
+    }
+
+    private func send(error: LiveQueryError, requestId: Int?) {
+        var message: [String: Any] = ["op": "error", "code": error.code, "error": error.message, "reconnect": false]
+        if lock.withLock({ connected }) { message["clientId"] = clientId }
+        if let requestId { message["requestId"] = requestId }
+        send(message)
+    }
+
+    private func send(_ message: [String: Any]) {
+        guard let socket = lock.withLock({ self.socket }),
+            let data = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys]),
+            let text = String(data: data, encoding: .utf8)
+        else { return }
+        socket.send(text: text)
+    }
+}

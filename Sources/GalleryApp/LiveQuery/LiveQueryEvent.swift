@@ -1,0 +1,51 @@
+import Foundation
+
+/// One change announced by the `live_query_notify` trigger (migration 0011): the class, the
+/// operation and the row before and after, keyed by column name.
+struct LiveQueryEvent {
+    /// `insert`, `update` or `delete`.
+    enum Operation: String { case insert, update, delete }
+
+    let schema: ParseClassSchema
+    let operation: Operation
+    let old: [String: Any]?
+    let new: [String: Any]?
+
+    /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used.
+    static func decode(_ payload: String) -> (event: LiveQueryEvent?, problem: String?) {
+        guard let data = payload.data(using: .utf8),
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let className = object["className"] as? String, let schema = ParseClassSchema.named(className),
+            let op = (object["op"] as? String).flatMap(Operation.init(rawValue:))
+        else { return (nil, "undecodable payload") }
+        if object["truncated"] as? Bool == true {
+            return (nil, "row too large for a NOTIFY payload: \(className) \(object["objectId"] ?? "")")
+        }
+        return (LiveQueryEvent(schema: schema, operation: op, old: object["old"] as? [String: Any], new: object["new"] as? [String: Any]), nil)
+    }
+
+    /// A row as the Parse object a find would return (files with URLs, dates and pointers typed),
+    /// limited to `keys` (plus objectId, createdAt, updatedAt) when given.
+    func parseObject(_ row: [String: Any], keys: Set<String>?, encoder: ParseObjectEncoder) -> [String: Any] {
+        var object: [String: Any] = ["className": schema.className]
+        for field in schema.fields {
+            guard case .column(let column) = field.source, let raw = row[column], !(raw is NSNull) else { continue }
+            if let keys, !keys.contains(field.name), !["objectId", "createdAt", "updatedAt"].contains(field.name) { continue }
+            switch field.type {
+            case .date:
+                guard let text = raw as? String, let date = ParseDate.parse(text) else { continue }
+                let iso = ParseDate.format(date)
+                object[field.name] = field.isBuiltInDate ? iso : ["__type": "Date", "iso": iso]
+            case .file:
+                guard let key = raw as? String else { continue }
+                object[field.name] = ["__type": "File", "name": key, "url": encoder.url(forKey: key)]
+            case .pointer(let target):
+                guard let id = raw as? String else { continue }
+                object[field.name] = ["__type": "Pointer", "className": target, "objectId": id]
+            default:
+                object[field.name] = raw
+            }
+        }
+        return object
+    }
+}

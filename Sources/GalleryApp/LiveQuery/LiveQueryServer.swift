@@ -1,0 +1,100 @@
+import Foundation
+import HTTPServer
+import Logging
+import Postgres
+
+/// Parse LiveQuery over WebSocket: accepts upgrades at `path`, keeps the connected clients, and
+/// fans out the changes the database announces on `galleryd_live` (migration 0011) to the
+/// subscriptions they match. One LISTEN connection per instance; `where` is evaluated here.
+public final class LiveQueryServer: @unchecked Sendable {
+    /// The NOTIFY channel the trigger uses.
+    public static let channel = "galleryd_live"
+    /// Where clients connect (`ws://host/parse`, as Parse SDKs do by default).
+    public let path: String
+    private let keys: KeyChecker
+    private let logger: Logger
+    private let databaseURL: String
+    private let encoder: @Sendable () -> ParseObjectEncoder
+    private let lock = NSLock()
+    private var clients: [Int: LiveQueryClient] = [:]
+    private var lastClientId = 0
+    private var listener: PostgresListener?
+    private var delivered = 0
+
+    /// A server for `path`; nothing listens until `start`.
+    init(path: String, keys: KeyChecker, databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder) {
+        self.path = path
+        self.keys = keys
+        self.databaseURL = databaseURL
+        self.logger = logger
+        self.encoder = encoder
+    }
+
+    /// The number of connected clients.
+    public var clientCount: Int { lock.withLock { clients.count } }
+
+    /// The number of event messages sent since start.
+    public var eventsDelivered: Int { lock.withLock { delivered } }
+
+    /// The route that upgrades to LiveQuery; a plain GET gets a Parse JSON 400.
+    func route() -> HTTPRoute {
+        HTTPRoute(
+            .get, path, mayBlock: false,
+            webSocket: { [weak self] _ in
+                guard let self else { throw ParseError(code: ParseError.Code.internalServerError, message: "shutting down") }
+                return self.makeClient()
+            },
+            handler: HTTPClosureHandler { _ in
+                throw ParseError(code: ParseError.Code.invalidJSON, message: "LiveQuery needs a WebSocket upgrade (Upgrade: websocket)")
+            })
+    }
+
+    private func makeClient() -> LiveQueryClient {
+        lock.withLock {
+            lastClientId += 1
+            let client = LiveQueryClient(clientId: lastClientId, keys: keys, logger: logger) { [weak self] client in
+                self?.lock.withLock { _ = self?.clients.removeValue(forKey: client.clientId) }
+            }
+            clients[client.clientId] = client
+            return client
+        }
+    }
+
+    /// Starts listening for changes.
+    public func start() {
+        let listener = PostgresListener(url: databaseURL, channels: [Self.channel]) { [weak self] _, payload in
+            self?.dispatch(payload)
+        }
+        lock.withLock { self.listener = listener }
+    }
+
+    /// Waits until the LISTEN is in place (tests, benchmarks); returns whether it is.
+    @discardableResult
+    public func waitUntilListening(timeout: Double) -> Bool {
+        lock.withLock { listener }?.waitUntilListening(timeout: timeout) ?? false
+    }
+
+    /// Stops listening.
+    public func stop() {
+        let listener = lock.withLock { () -> PostgresListener? in
+            defer { self.listener = nil }
+            return self.listener
+        }
+        listener?.stop()
+    }
+
+    /// One notification: decoded once, matched against every subscription.
+    func dispatch(_ payload: String) {
+        let (event, problem) = LiveQueryEvent.decode(payload)
+        guard let event else {
+            logger.warning("live query event skipped: \(problem ?? "")")
+            return
+        }
+        let current = lock.withLock { Array(clients.values) }
+        guard !current.isEmpty else { return }
+        let rendering = LiveQueryRendering(event: event, encoder: encoder())
+        var sent = 0
+        for client in current { sent += client.deliver(rendering, of: event) }
+        lock.withLock { delivered += sent }
+    }
+}

@@ -1,0 +1,30 @@
+/// One `subscribe` of one client: the class, its compiled `where`, and the keys to send.
+struct LiveQuerySubscription {
+    /// The client's id for it.
+    let requestId: Int
+    /// The class subscribed to.
+    let schema: ParseClassSchema
+    /// The compiled `where`.
+    let matcher: LiveQueryMatcher
+    /// The fields to send, or nil for all.
+    let keys: Set<String>?
+
+    /// The server op for `event` as seen through this subscription (Parse LiveQuery semantics:
+    /// create, update, enter, leave, delete), or nil when it does not concern it.
+    func operation(for event: LiveQueryEvent) -> String? {
+        guard event.schema.className == schema.className else { return nil }
+        let before = event.old.map(matcher.matches) ?? false
+        let after = event.new.map(matcher.matches) ?? false
+        switch event.operation {
+        case .insert: return after ? "create" : nil
+        case .delete: return before ? "delete" : nil
+        case .update:
+            switch (before, after) {
+            case (true, true): return "update"
+            case (false, true): return "enter"
+            case (true, false): return "leave"
+            case (false, false): return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import GalleryApp
+
+/// LiveQuery: `where` evaluated in the server per event, the op a change means to a subscription,
+/// and the whole protocol end to end with an independent client (PyPI `websockets`).
+struct LiveQueryTests {
+    private func row(_ fields: [String: Any]) -> [String: Any] {
+        var row: [String: Any] = [
+            "object_id": "abc", "created_at": "2026-11-23T06:00:00.123+00:00", "updated_at": "2026-11-23T06:00:01+00:00",
+            "title": "Beach at noon", "status": "pending", "width": 160, "tags": ["sea", "sun"], "deleted_at": NSNull(),
+            "taken_at": "2020-01-02T03:04:05+00:00", "original_key": "originals/x.jpg",
+        ]
+        for (key, value) in fields { row[key] = value }
+        return row
+    }
+
+    private func matcher(_ json: String) throws -> LiveQueryMatcher {
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
+        return try LiveQueryMatcher.compile(object, schema: .photo)
+    }
+
+    @Test func matcher_EvaluatesSupportedOperators() throws {
+        let r = row([:])
+        #expect(try matcher(#"{"title":"Beach at noon"}"#).matches(r))
+        #expect(try !matcher(#"{"title":"Beach"}"#).matches(r))
+        #expect(try matcher(#"{"tags":"sea"}"#).matches(r))
+        #expect(try matcher(#"{"status":{"$in":["pending","ready"]}}"#).matches(r))
+        #expect(try !matcher(#"{"status":{"$nin":["pending"]}}"#).matches(r))
+        #expect(try !matcher(#"{"status":{"$ne":"pending"}}"#).matches(r))
+        #expect(try matcher(#"{"width":{"$gt":100,"$lte":160}}"#).matches(r))
+        #expect(try !matcher(#"{"width":{"$lt":160}}"#).matches(r))
+        #expect(try matcher(#"{"takenAt":{"$lt":{"__type":"Date","iso":"2021-01-01T00:00:00.000Z"}}}"#).matches(r))
+        #expect(try matcher(#"{"title":{"$regex":"^Beach"}}"#).matches(r))
+        #expect(try !matcher(#"{"title":{"$regex":"^Noon"}}"#).matches(r))
+        #expect(try matcher(#"{"dominantColor":{"$exists":false}}"#).matches(r))
+        #expect(try matcher(#"{"$or":[{"status":"ready"},{"width":160}]}"#).matches(r))
+        // Trashed rows are hidden unless the query names deletedAt, as in find.
+        let trashed = row(["deleted_at": "2026-11-23T07:00:00+00:00"])
+        #expect(try !matcher("{}").matches(trashed))
+        #expect(try matcher(#"{"deletedAt":{"$exists":true}}"#).matches(trashed))
+    }
+
+    @Test(arguments: [
+        #"{"title":{"$text":{"$search":"x"}}}"#, #"{"title":{"$regex":"Beach"}}"#, #"{"title":{"$regex":"^a.*b"}}"#,
+        #"{"title":{"$regex":"^a","$options":"i"}}"#, #"{"nope":1}"#, #"{"width":"wide"}"#, #"{"$nor":[]}"#,
+        #"{"tags":{"$all":["a"]}}"#,
+    ])
+    func matcher_RefusesUnsupported(json: String) {
+        #expect(throws: LiveQueryError.self) { try matcher(json) }
+    }
+
+    @Test func subscription_TellsCreateUpdateEnterLeaveDelete() throws {
+        let subscription = LiveQuerySubscription(requestId: 1, schema: .photo, matcher: try matcher(#"{"status":"ready"}"#), keys: nil)
+        func op(_ operation: LiveQueryEvent.Operation, _ old: [String: Any]?, _ new: [String: Any]?) -> String? {
+            subscription.operation(for: LiveQueryEvent(schema: .photo, operation: operation, old: old, new: new))
+        }
+        let pending = row([:]), ready = row(["status": "ready"]), trashed = row(["status": "ready", "deleted_at": "2026-11-23T07:00:00+00:00"])
+        #expect(op(.insert, nil, ready) == "create")
+        #expect(op(.insert, nil, pending) == nil)
+        #expect(op(.update, pending, ready) == "enter")
+        #expect(op(.update, ready, ready) == "update")
+        #expect(op(.update, ready, trashed) == "leave")
+        #expect(op(.update, trashed, ready) == "enter")
+        #expect(op(.update, pending, pending) == nil)
+        #expect(op(.delete, ready, nil) == "delete")
+        #expect(op(.delete, trashed, nil) == nil)
+    }
+
+    @Test func event_DecodesTriggerPayload_AndWritesParseObject() throws {
+        let payload = #"{"className":"Photo","op":"insert","old":null,"new":{"object_id":"abc","created_at":"2026-11-23T06:00:00.123+00:00","title":"t","original_key":"originals/x.jpg","taken_at":"2020-01-02T03:04:05+00:00","width":3}}"#
+        let event = try #require(LiveQueryEvent.decode(payload).event)
+        #expect(event.operation == .insert)
+        let object = event.parseObject(event.new!, keys: nil, encoder: ParseObjectEncoder(publicURL: "http://h", bucket: "b"))
+        #expect(object["className"] as? String == "Photo")
+        #expect(object["createdAt"] as? String == "2026-11-23T06:00:00.123Z")
+        #expect((object["takenAt"] as? [String: Any])?["__type"] as? String == "Date")
+        #expect((object["original"] as? [String: Any])?["__type"] as? String == "File")
+        #expect(LiveQueryEvent.decode(#"{"className":"Photo","op":"update","truncated":true,"objectId":"x"}"#).event == nil)
+        #expect(LiveQueryEvent.decode("not json").event == nil)
+    }
+
+    /// The independent client: PyPI `websockets` (installed by scripts/test.sh into its virtualenv)
+    /// runs Tests/e2e/live_query_e2e.py against a real server with a worker.
+    @Test func endToEnd_WebsocketsClient_SeesCreateAndReadyUpdate() throws {
+        let python = try #require(
+            ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
+            "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`")
+        let server = try TestServer(workers: 1)
+        defer { server.stop() }
+        #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
+        let jpegPath = NSTemporaryDirectory() + "live-\(UUID().uuidString).jpg"
+        try Data(try TestJPEG.make(width: 160, height: 120, seed: 5)).write(to: URL(fileURLWithPath: jpegPath))
+        defer { try? FileManager.default.removeItem(atPath: jpegPath) }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("e2e/live_query_e2e.py").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script, server.baseURL, TestServer.appID, jpegPath]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("\"ok\": true"), "\(text)")
+        #expect(server.application.liveQuery.eventsDelivered >= 2)
+    }
+}

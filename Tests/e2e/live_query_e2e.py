@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""LiveQuery end to end with an independent client (PyPI `websockets`), run by
+Tests/GalleryAppTests/LiveQueryTests.swift against a real galleryd.
+
+usage: live_query_e2e.py BASE_URL APP_ID JPEG_PATH
+Checks: bad keys -> error 4; subscribe before connect -> error 2; an unsupported operator ->
+error 102 with its requestId; `create` for a photo made through REST, then `update`s until
+it is ready and `enter` on a subscription to ready photos. Prints one JSON summary line;
+exits non-zero with the reason on failure.
+"""
+import asyncio
+import json
+import sys
+import urllib.request
+
+import websockets
+
+BASE, APP_ID, JPEG = sys.argv[1], sys.argv[2], sys.argv[3]
+WS = BASE.replace("http://", "ws://") + "/parse"
+
+
+def rest(method, path, body, content_type):
+    request = urllib.request.Request(BASE + path, data=body, method=method)
+    request.add_header("X-Parse-Application-Id", APP_ID)
+    request.add_header("Content-Type", content_type)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+async def expect(ws, op, timeout=10):
+    message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+    if message.get("op") != op:
+        raise SystemExit(f"expected {op}, got {message}")
+    return message
+
+
+async def main():
+    async with websockets.connect(WS) as ws:
+        await ws.send(json.dumps({"op": "subscribe", "requestId": 1, "query": {"className": "Photo", "where": {}}}))
+        early = await expect(ws, "error")
+        assert early["code"] == 2, early
+        await ws.send(json.dumps({"op": "connect", "applicationId": "wrong"}))
+        bad = await expect(ws, "error")
+        assert bad["code"] == 4, bad
+
+    async with websockets.connect(WS) as ws:
+        await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID}))
+        connected = await expect(ws, "connected")
+        client_id = connected["clientId"]
+        await ws.send(json.dumps({"op": "subscribe", "requestId": 7,
+                                  "query": {"className": "Photo", "where": {"title": {"$text": {"$search": "x"}}}}}))
+        refused = await expect(ws, "error")
+        assert refused["code"] == 102 and refused["requestId"] == 7, refused
+        await ws.send(json.dumps({"op": "subscribe", "requestId": 1,
+                                  "query": {"className": "Photo", "where": {"title": {"$regex": "^Beach"}}}}))
+        assert (await expect(ws, "subscribed"))["requestId"] == 1
+        await ws.send(json.dumps({"op": "subscribe", "requestId": 2,
+                                  "query": {"className": "Photo", "where": {"status": "ready", "width": {"$gt": 10}},
+                                            "keys": ["status", "title"]}}))
+        assert (await expect(ws, "subscribed"))["requestId"] == 2
+        # An event for another title must not arrive on subscription 1: it is created first.
+        with open(JPEG, "rb") as f:
+            jpeg = f.read()
+        loop = asyncio.get_running_loop()
+        upload = await loop.run_in_executor(None, rest, "POST", "/parse/files/live.jpg", jpeg, "image/jpeg")
+        created = await loop.run_in_executor(None, rest, "POST", "/parse/classes/Photo",
+                                             json.dumps({"original": {"__type": "File", "name": upload["name"]},
+                                                         "title": "Beach at noon"}).encode(), "application/json")
+        object_id = created["objectId"]
+        seen = []
+        ready_update = enter = None
+        deadline = loop.time() + 60
+        while (ready_update is None or enter is None) and loop.time() < deadline:
+            message = json.loads(await asyncio.wait_for(ws.recv(), max(1, deadline - loop.time())))
+            assert message["clientId"] == client_id, message
+            obj = message.get("object", {})
+            assert obj.get("objectId") == object_id and obj.get("className") == "Photo", message
+            seen.append((message["op"], message["requestId"], obj.get("status")))
+            if message["op"] == "update" and message["requestId"] == 1 and obj.get("status") == "ready":
+                ready_update = message
+                assert message["original"]["status"] != "ready", message
+                assert obj["thumbnail"]["__type"] == "File", obj
+            if message["requestId"] == 2:
+                assert message["op"] == "enter", message
+                assert set(obj) <= {"className", "objectId", "createdAt", "updatedAt", "status", "title"}, obj
+                enter = message
+        if ready_update is None or enter is None:
+            raise SystemExit(f"missing events, saw {seen}")
+        if seen[0][:2] != ("create", 1):
+            raise SystemExit(f"first event was not create: {seen}")
+        await ws.send(json.dumps({"op": "unsubscribe", "requestId": 1}))
+        await expect(ws, "unsubscribed")
+        print(json.dumps({"ok": True, "events": seen}))
+
+
+asyncio.run(main())
