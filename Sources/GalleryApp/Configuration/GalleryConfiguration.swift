@@ -141,6 +141,10 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var metricsPublic = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
+    /// Access log format: `text`, `json` (one object per line) or `off`; independent of `logLevel`.
+    public var accessLog = "text"
+    /// Bytes of access log each event loop buffers; past it lines are dropped and counted.
+    public var accessLogBuffer = 64 * 1024
 
     /// The defaults.
     public init() {}
