@@ -44,7 +44,7 @@ public final class GalleryApplication: @unchecked Sendable {
     public init(configuration: GalleryConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        store = try LocalBlobStore(root: configuration.storageDir)
+        store = try LocalBlobStore(root: configuration.storageDir, openFileCacheEntries: configuration.openFileCache)
         store.sweepTemporaryFiles()
         // What a killed process was writing (when no other instance runs here that could be using it).
         if let removed = store.sweepAbandonedTemporaryFiles(), removed > 0 {

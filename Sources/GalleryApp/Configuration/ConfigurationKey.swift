@@ -142,6 +142,7 @@ public struct ConfigurationKey: Sendable {
         .bool("metrics_public", \.metricsPublic, "Serve /metrics without the master key."),
         .string("log_level", \.logLevel, "trace, debug, info, notice, warning, error or critical.",
             validate: { ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains($0) ? nil : "not a log level" }),
+        .int("open_file_cache", \.openFileCache, "Recently served blobs kept open for the bucket route (0: off).", range: 0...100_000),
         .string("access_log", \.accessLog, "Access log format: text, json (one object per line) or off.",
             validate: { ["text", "json", "off"].contains($0) ? nil : "not text, json or off" }),
         .int("access_log_buffer", \.accessLogBuffer, "Access log bytes buffered per event loop before lines are dropped (and counted).", range: 4096...16_777_216),

@@ -141,6 +141,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var metricsPublic = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
+    /// Recently served blobs kept open (descriptor and stat) for the bucket route; 0 turns it off.
+    public var openFileCache = 1000
     /// Access log format: `text`, `json` (one object per line) or `off`; independent of `logLevel`.
     public var accessLog = "text"
     /// Bytes of access log each event loop buffers; past it lines are dropped and counted.
