@@ -87,6 +87,8 @@ echo "thumbnail: $key, $(stat -c %s "$storage/$key") bytes" >&2
 write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
   "  sendfile on;
   tcp_nopush on;
+  open_file_cache max=1000 inactive=60s;
+  open_file_cache_valid 60s;
   types { image/jpeg jpg; }" \
   "    location /bucket/ {
       alias $storage/;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Compares galleryd's HTTP server with nginx serving the same fixed 2 KiB body on loopback.
+# Compares galleryd's HTTP server with nginx answering the same fixed 2 KiB body from memory
+# (`return 200 "<2 KiB>"`, no file read) on loopback, both with their access logs on (to files).
 # Usage: bench/http.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench).
 # Env: CONNECTIONS (64), LOOPS (event loop threads for galleryd, default 1 = nginx's one worker),
 #      IO_BACKEND (both: dispatch and epoll side by side; or dispatch, or epoll),
-#      ROUNDS (1: each server runs this many times, alternately; medians are compared),
+#      ROUNDS (3: each server runs this many times, alternately; medians are compared),
+#      ACCESS_LOG (on: both servers log every request, buffered; off: neither does),
 #      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +13,7 @@ cd "$(dirname "$0")/.."
 duration="${1:-10}"
 connections="${CONNECTIONS:-64}"
 loops="${LOOPS:-1}"
-rounds="${ROUNDS:-1}"
+rounds="${ROUNDS:-3}"
 backends="${IO_BACKEND:-both}"
 [ "$backends" = both ] && backends="dispatch epoll"
 ours_port="${OURS_PORT:-18081}"
@@ -42,14 +44,14 @@ python3 -c 'import sys; sys.stdout.write("".join(chr(97 + i % 26) for i in range
 
 write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
   "  default_type application/octet-stream;" \
-  "    root $tmp;
-    location = /fixed { }"
+  "    location = /fixed { return 200 \"$(cat "$tmp/fixed")\"; }"
 
 # One galleryd per backend, on consecutive ports.
 ports=""
 port="$ours_port"
 for backend in $backends; do
-  on_server_cpus "$bench_bin" http-server --host 127.0.0.1 --port "$port" --loops "$loops" --io-backend "$backend" >/dev/null &
+  on_server_cpus "$bench_bin" http-server --host 127.0.0.1 --port "$port" --loops "$loops" --io-backend "$backend" \
+    --access-log "$( [ "${ACCESS_LOG:-on}" = off ] && echo off || echo text )" >/dev/null 2>"$tmp/galleryd-access-$backend.log" &
   ours_pids="$ours_pids $!"
   ports="$ports $port"
   port=$((port + 1))
@@ -66,7 +68,8 @@ for port in $ports "$nginx_port"; do
 done
 
 run() { # port → req/s
-  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/fixed" | tee "$tmp/wrk-$1.txt" >&2
+  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:$1/fixed" | tee "$tmp/wrk-$1.txt" >&2
+  awk '/ 99%/ { print $2 }' "$tmp/wrk-$1.txt" >>"$tmp/p99-$1"
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -90,13 +93,14 @@ theirs="$(median <"$tmp/rps-$nginx_port")"
 set -- $backends
 for port in $ports; do
   ours="$(median <"$tmp/rps-$port")"
-  printf "galleryd %-8s %s req/s (rounds: %s)\n" "$1:" "$ours" "$(paste -sd' ' "$tmp/rps-$port")"
+  printf "galleryd %-8s %s req/s (rounds: %s), p99 %s\n" "$1:" "$ours" "$(paste -sd' ' "$tmp/rps-$port")" "$(paste -sd' ' "$tmp/p99-$port")"
   awk -v a="$ours" -v b="$theirs" -v n="$1" 'BEGIN { printf "ratio %-8s %.2f of nginx (target >= 0.90)\n", n ":", a / b }'
   echo "$ours" >"$tmp/median-$1"
   cp "$tmp/rps-$port" "$tmp/rounds-$1"
   shift
 done
-echo "nginx:            $theirs req/s (rounds: $(paste -sd' ' "$tmp/rps-$nginx_port"))"
+echo "nginx:            $theirs req/s (rounds: $(paste -sd' ' "$tmp/rps-$nginx_port")), p99 $(paste -sd' ' "$tmp/p99-$nginx_port")"
+echo "access logs ${ACCESS_LOG:-on}: galleryd $(cat "$tmp"/galleryd-access-*.log 2>/dev/null | wc -l) lines, nginx $(wc -l <"$tmp/access.log" 2>/dev/null || echo 0) lines (connections: $connections)"
 if [ -f "$tmp/median-dispatch" ] && [ -f "$tmp/median-epoll" ]; then
   # Back-to-back runs share the machine's load of the moment: the median of per-round ratios is steadier.
   paired="$(paste "$tmp/rounds-dispatch" "$tmp/rounds-epoll" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"

@@ -1,5 +1,7 @@
 # Sourced by the server benchmarks: the nginx they compare against, one worker process with
-# keep-alive, logs and temporary files under the benchmark's own directory.
+# keep-alive, logs and temporary files under the benchmark's own directory. Its access log is on,
+# buffered as operators run it (64k, flushed every second), unless ACCESS_LOG=off: compare it with
+# galleryd's own access log on (its default) or off.
 # write_nginx_conf FILE DIR PORT HTTP_DIRECTIVES SERVER_DIRECTIVES
 write_nginx_conf() {
   local file="$1" dir="$2" port="$3" http_directives="$4" server_directives="$5" user_line=""
@@ -12,7 +14,7 @@ pid $dir/nginx.pid;
 error_log $dir/nginx-error.log warn;
 events { worker_connections 4096; }
 http {
-  access_log off;
+  access_log $( [ "${ACCESS_LOG:-on}" = off ] && echo off || echo "$dir/access.log combined buffer=64k flush=1s" );
   keepalive_requests 1000000;
   keepalive_timeout 30s;
   tcp_nodelay on;

@@ -27,9 +27,14 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     private let rootFD: Atomic<Int32>
     private let lock = NSLock()
     private var written: Int64 = 0
+    /// Descriptors of recently read blobs; nil when `openFileCacheEntries` is 0.
+    private let openFiles: BlobDescriptorCache?
 
-    /// Opens (and creates when missing) a store rooted at `root`.
-    public init(root: String) throws {
+    /// Opens (and creates when missing) a store rooted at `root`. `openFileCacheEntries` > 0 keeps
+    /// that many recently read blobs open (nginx's `open_file_cache max=`); a process that writes
+    /// or deletes blobs through this store sees its changes at once.
+    public init(root: String, openFileCacheEntries: Int = 0) throws {
+        openFiles = openFileCacheEntries > 0 ? BlobDescriptorCache(capacity: openFileCacheEntries) : nil
         let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
         self.root = absolute.hasSuffix("/") && absolute.count > 1 ? String(absolute.dropLast()) : absolute
         self.temporaryRoot = self.root + "/.tmp"
@@ -61,6 +66,12 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         return written
     }
 
+    /// Reads answered from the open-file cache so far.
+    public var openFileCacheHits: Int { openFiles?.hits ?? 0 }
+
+    /// Descriptors the open-file cache holds now.
+    public var openFileCacheCount: Int { openFiles?.count ?? 0 }
+
     /// The file path of a key inside the root.
     public func path(for key: BlobKey) -> String { root + "/" + key.rawValue }
 
@@ -78,6 +89,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
         do {
             try Self.fsyncFile(staged)
             guard rename(staged, destination) == 0 else { throw Self.ioError("rename", destination) }
+            openFiles?.invalidate(key.rawValue)
         } catch {
             unlink(staged)
             throw error
@@ -138,6 +150,16 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
 
     /// Opens a blob for reading (one lookup relative to the root, then `fstat`), or nil when absent.
     public func openForReading(_ key: BlobKey) throws -> OpenBlob? {
+        guard let openFiles else { return try openUncached(key)?.blob }
+        if let hit = openFiles.lookup(key.rawValue) { return OpenBlob(fd: hit.fd, info: Self.info(hit.status)) }
+        let generation = openFiles.currentGeneration
+        guard let opened = try openUncached(key) else { return nil }
+        openFiles.insert(key.rawValue, fd: opened.blob.fd, status: opened.status, generation: generation)
+        return opened.blob
+    }
+
+    /// One lookup relative to the root and an `fstat`: the blob and its raw status, or nil when absent.
+    private func openUncached(_ key: BlobKey) throws -> (blob: OpenBlob, status: FileStatus)? {
         // O_NONBLOCK: opening something that is not a regular file (a FIFO) must not hang the caller.
         // A validated key is relative, without `..`, so the lookup stays under the root.
         // (O_NONBLOCK stays set for sendfile; Linux ignores it for regular files.)
@@ -162,7 +184,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
             close(fd)
             return nil
         }
-        return OpenBlob(fd: fd, info: Self.info(st))
+        return (OpenBlob(fd: fd, info: Self.info(st)), st)
     }
 
     public func localPath(_ key: BlobKey) throws -> String? {
@@ -198,9 +220,14 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     public func delete(_ key: BlobKey) throws -> Bool {
         let p = path(for: key)
         if unlink(p) != 0 {
-            if errno == ENOENT { return false }
+            if errno == ENOENT {
+                openFiles?.invalidate(key.rawValue)
+                return false
+            }
             throw Self.ioError("unlink", p)
         }
+        // After the unlink: a reader that opened the file before it cannot cache it any more.
+        openFiles?.invalidate(key.rawValue)
         try Self.fsyncDirectory((p as NSString).deletingLastPathComponent)
         return true
     }

@@ -51,7 +51,7 @@ public final class GalleryApplication: @unchecked Sendable {
     public init(configuration: GalleryConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        store = try LocalBlobStore(root: configuration.storageDir)
+        store = try LocalBlobStore(root: configuration.storageDir, openFileCacheEntries: configuration.openFileCache)
         // What a killed process left, and what stalled past tmp_sweep_minutes; the worker repeats it.
         let removed = store.sweepTemporaryFiles(olderThan: Double(configuration.tmpSweepMinutes) * 60)
         if removed > 0 { logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"]) }
@@ -134,7 +134,7 @@ public final class GalleryApplication: @unchecked Sendable {
 
     private func registerCollectors() {
         let pool = self.pool, store = self.blobs, jobs = self.jobs
-        metrics.registry.addCollector {
+        metrics.registry.addCollector { [weak self] in
             let stats = pool.stats
             var out: [(name: String, help: String, type: String, samples: [(labels: String, value: Double)])] = [
                 ("galleryd_db_pool_size", "Database connections in the pool.", "gauge", [("", Double(stats.size))]),
@@ -142,6 +142,8 @@ public final class GalleryApplication: @unchecked Sendable {
                 ("galleryd_db_pool_waiting", "Callers waiting for a database connection.", "gauge", [("", Double(stats.waiting))]),
                 ("galleryd_blob_bytes_written_total", "Bytes written to the blob store by this process.", "counter",
                  [("", Double(store.bytesWritten))]),
+                ("galleryd_access_log_dropped_total", "Access log lines dropped because the output was behind.", "counter",
+                 [("", Double(self?.accessLogDroppedLines ?? 0))]),
             ]
             if let counts = try? jobs.counts() {
                 out.append(("galleryd_jobs", "Processing jobs by state.", "gauge",
@@ -207,6 +209,8 @@ public final class GalleryApplication: @unchecked Sendable {
         http.drainTimeout = Double(configuration.drainTimeoutMs) / 1000
         // Before the first request: until it has read the sequences, finds simply get no 304.
         classChanges.start()
+        http.accessLog.format = HTTPAccessLogFormat(rawValue: configuration.accessLog) ?? .text
+        http.accessLog.bufferBytes = configuration.accessLogBuffer
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()
         self.server = server
@@ -219,6 +223,9 @@ public final class GalleryApplication: @unchecked Sendable {
 
     /// How the HTTP server's loops and handler pool are moving (nil before `start`), for the watchdog.
     public var serverProgress: HTTPServerProgress? { server?.progress }
+
+    /// Access log lines dropped so far because the output was behind (0 before `start`).
+    public var accessLogDroppedLines: Int { server?.accessLogDroppedLines ?? 0 }
 
     /// The port the server listens on (after `start`).
     public var port: Int { server?.port ?? configuration.port }

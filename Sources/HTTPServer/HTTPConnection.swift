@@ -588,15 +588,16 @@ final class HTTPConnection {
         }
         body = []
         if let request {
-            let seconds = Double(monotonicNanoseconds() - requestStart) / 1e9
+            let elapsed = monotonicNanoseconds() - requestStart
+            let seconds = Double(elapsed) / 1e9
             server.observer?.requestFinished(
                 method: request.method, routePattern: request.routePattern, status: responseStatus,
                 durationSeconds: seconds, bytesSent: responseBytes)
-            let logger = server.logger
-            if logger.logLevel <= .info {
-                logger.info(
-                    "\(request.method.rawValue) \(request.path) \(responseStatus) \(responseBytes) \(String(format: "%.2f", seconds * 1000))ms\(completed ? "" : " aborted")",
-                    metadata: ["request": "\(request.requestID)"])
+            if let accessLog = server.accessLog {
+                accessLog.buffers[loop.index % accessLog.buffers.count].record(
+                    remote: remoteAddress, method: request.method.rawValue, path: request.path,
+                    status: responseStatus, bytes: responseBytes, nanoseconds: elapsed,
+                    requestID: request.requestID, aborted: !completed)
             }
             if case .file(let path, _) = request.body { unlink(path) }
         }

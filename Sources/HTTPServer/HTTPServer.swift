@@ -42,6 +42,9 @@ public final class HTTPServer: @unchecked Sendable {
         return HTTPServerProgress(oldestLoopTurnAge: oldest, queuedHandlers: pool.queued, startedHandlers: pool.started)
     }
 
+    /// Access log lines dropped because the output was slower than the traffic (or refused them).
+    public var accessLogDroppedLines: Int { core.accessLog?.dropped ?? 0 }
+
     /// Binds (or adopts `listenFileDescriptor`), starts the event loops and returns.
     /// Also ignores SIGPIPE process-wide: sendfile has no MSG_NOSIGNAL.
     public func start() throws {
@@ -72,6 +75,7 @@ public final class HTTPServer: @unchecked Sendable {
             self.listener = listener
             boundPort = listener.port
             started = true
+            core.accessLog?.start()
             for loop in created { loop.start() }
             core.logger.info(
                 "listening",
@@ -120,6 +124,7 @@ public final class HTTPServer: @unchecked Sendable {
             return !finished
         }
         if first {
+            core.accessLog?.stop()
             core.pool.stop()
             core.logger.info("stopped")
         }

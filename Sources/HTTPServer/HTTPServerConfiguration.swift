@@ -26,6 +26,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var drainTimeout: Double = 10
     /// Where bodies larger than `limits.inMemoryBodyThreshold` are streamed.
     public var temporaryDirectory: String = NSTemporaryDirectory()
+    /// The access log: format, per-loop buffer and output (off by default).
+    public var accessLog = HTTPAccessLogConfiguration()
     /// An already-listening socket to serve on instead of binding `host:port` (systemd socket activation).
     public var listenFileDescriptor: Int32? = nil
 

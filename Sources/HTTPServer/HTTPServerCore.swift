@@ -14,6 +14,8 @@ final class HTTPServerCore: @unchecked Sendable {
     let observer: HTTPServerObserver?
     /// Runs handlers that may block.
     let pool: HandlerPool
+    /// The buffered access log, nil when it is off.
+    let accessLog: HTTPAccessLog?
     private let lock = Lock()
     private var openConnections = 0
 
@@ -24,6 +26,8 @@ final class HTTPServerCore: @unchecked Sendable {
         self.logger = logger
         self.observer = observer
         self.pool = HandlerPool(threads: configuration.handlerThreads)
+        self.accessLog = configuration.accessLog.format == .off
+            ? nil : HTTPAccessLog(configuration: configuration.accessLog, loops: max(1, configuration.eventLoopThreads))
     }
 
     /// Takes a connection slot; false when `maxConnections` are open.

@@ -2,11 +2,14 @@ import Foundation
 import HTTPServer
 import Logging
 
-/// `galleryd-bench http-server --port N [--loops N] [--io-backend dispatch|epoll]`: serves `GET /fixed`, a fixed 2 KiB body from a
-/// non-blocking route, until SIGTERM or SIGINT, for bench/http.sh to compare against nginx.
+/// `galleryd-bench http-server --port N [--loops N] [--io-backend dispatch|epoll] [--access-log text|json|off]`:
+/// serves `GET /fixed`, a fixed 2 KiB body from a non-blocking route, until SIGTERM or SIGINT, for
+/// bench/http.sh to compare against nginx. The access log (text by default, as galleryd serves)
+/// goes to standard error.
 enum HTTPBench {
     static func run(_ arguments: [String]) {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 8081)
+        configuration.accessLog.format = .text
         var index = 0
         while index < arguments.count {
             let value = index + 1 < arguments.count ? arguments[index + 1] : ""
@@ -17,9 +20,12 @@ enum HTTPBench {
             case "--io-backend":
                 guard let backend = HTTPIOBackend(rawValue: value) else { fallthrough }
                 configuration.ioBackend = backend
+            case "--access-log":
+                guard let format = HTTPAccessLogFormat(rawValue: value) else { fallthrough }
+                configuration.accessLog.format = format
             default:
                 FileHandle.standardError.write(
-                    Data("usage: galleryd-bench http-server --port N [--host H] [--loops N] [--io-backend dispatch|epoll]\n".utf8))
+                    Data("usage: galleryd-bench http-server --port N [--host H] [--loops N] [--io-backend dispatch|epoll] [--access-log text|json|off]\n".utf8))
                 exit(2)
             }
             index += 2

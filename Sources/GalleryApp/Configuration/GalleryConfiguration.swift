@@ -188,6 +188,14 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// refused when `environment` is `production`).
     public var simulateErrorRate = 0.0
 
+    // Access log and the bucket's open-file cache
+    /// Recently served blobs kept open (descriptor and stat) for the bucket route; 0 turns it off.
+    public var openFileCache = 1000
+    /// Access log format: `text`, `json` (one object per line) or `off`; independent of `logLevel`.
+    public var accessLog = "text"
+    /// Bytes of access log each event loop buffers; past it lines are dropped and counted.
+    public var accessLogBuffer = 64 * 1024
+
     /// The defaults.
     public init() {}
 

@@ -63,6 +63,8 @@ final class TestServer: @unchecked Sendable {
         configuration.poolSize = 8
         configuration.jobRetryBaseMs = 10
         configuration.drainTimeoutMs = 2000
+        // Quiet like the logger below; the access log has its own tests (HTTPServerTests.AccessLogTests).
+        configuration.accessLog = "off"
         configure(&configuration)
         var logger = Logger(label: "galleryd.test")
         logger.logLevel = .warning

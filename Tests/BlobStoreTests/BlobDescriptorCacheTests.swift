@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import BlobStore
+
+/// A store with an open-file cache in a fresh temporary directory, removed by the caller.
+private func makeCachedStore(entries: Int = 8) throws -> (LocalBlobStore, String) {
+    let root = NSTemporaryDirectory() + "blobcache-test-" + UUID().uuidString
+    return (try LocalBlobStore(root: root, openFileCacheEntries: entries), root)
+}
+
+/// Reads a whole blob from a descriptor with explicit offsets (as sendfile does), then closes it.
+private func readAll(_ blob: LocalBlobStore.OpenBlob) -> [UInt8] {
+    defer { close(blob.fd) }
+    var bytes = [UInt8](repeating: 0, count: Int(blob.info.size))
+    let n = bytes.withUnsafeMutableBytes { pread(blob.fd, $0.baseAddress, $0.count, 0) }
+    return Array(bytes.prefix(max(0, n)))
+}
+
+/// This process's descriptors of files inside `root`, not the root directory the store keeps open
+/// (other tests open files meanwhile, so only the store's own are counted).
+private func descriptors(under root: String) -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return names.filter { name in
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name))?.hasPrefix(root + "/") == true
+    }.count
+}
+
+@Test func openFileCache_AnswersRepeatedReads_FromTheCachedDescriptor() throws {
+    let (store, root) = try makeCachedStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("thumbnails/a.jpg")
+    try store.put(key, bytes: [1, 2, 3])
+    let first = try #require(try store.openForReading(key))
+    #expect(readAll(first) == [1, 2, 3])
+    #expect(store.openFileCacheHits == 0)
+    for _ in 0..<3 {
+        let again = try #require(try store.openForReading(key))
+        #expect(again.info == first.info)
+        #expect(readAll(again) == [1, 2, 3])
+    }
+    #expect(store.openFileCacheHits == 3)
+}
+
+@Test func openFileCache_ForgetsABlob_AtOnceWhenDeletedOrReplaced() throws {
+    let (store, root) = try makeCachedStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("previews/b.jpg")
+    try store.put(key, bytes: [1, 2, 3])
+    _ = readAll(try #require(try store.openForReading(key)))
+    _ = readAll(try #require(try store.openForReading(key)))
+    try store.put(key, bytes: [4, 5, 6, 7])
+    #expect(readAll(try #require(try store.openForReading(key))) == [4, 5, 6, 7])
+    #expect(try store.delete(key))
+    #expect(try store.openForReading(key) == nil)
+    #expect(store.openFileCacheCount == 0)
+}
+
+@Test func openFileCache_NoticesADeleteByAnotherProcess_AfterRevalidating() throws {
+    let (store, root) = try makeCachedStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("thumbnails/c.jpg")
+    try store.put(key, bytes: [9])
+    _ = readAll(try #require(try store.openForReading(key)))
+    // Unlinked behind the store's back (a separate `galleryd worker`): found out within a second.
+    #expect(unlink(store.path(for: key)) == 0)
+    usleep(1_100_000)
+    #expect(try store.openForReading(key) == nil)
+}
+
+@Test func openFileCache_HoldsAtMostItsCapacity_AndClosesEverythingWithTheStore() throws {
+    let root: String
+    do {
+        let (store, storeRoot) = try makeCachedStore(entries: 8)
+        root = storeRoot
+        var keys: [BlobKey] = []
+        for i in 0..<20 {
+            let key = try BlobKey("thumbnails/\(i).jpg")
+            try store.put(key, bytes: [UInt8(i)])
+            keys.append(key)
+        }
+        #expect(descriptors(under: root) == 0)
+        for _ in 0..<3 {
+            for (i, key) in keys.enumerated() {
+                #expect(readAll(try #require(try store.openForReading(key))) == [UInt8(i)])
+            }
+        }
+        // Only the cache's own descriptors stay open: every reader closed its duplicate.
+        #expect(store.openFileCacheCount <= 8)
+        #expect(descriptors(under: root) == store.openFileCacheCount)
+        #expect(store.openFileCacheCount > 0)
+    }
+    #expect(descriptors(under: root) == 0)
+    try? FileManager.default.removeItem(atPath: root)
+}
