@@ -6,7 +6,9 @@ import PackageDescription
 /// Imaging, BlobStore → the C library targets.
 let package = Package(
     name: "galleryd",
-    platforms: [.macOS(.v13)],  // Builds on Linux only for now (epoll, sendfile, accept4); macOS is not supported yet.
+    // Linux is built and tested; the macOS branches (Dispatch reactor, SystemCalls+Darwin) are written
+    // but unbuilt: there is no Mac on the build machine (README, "macOS").
+    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "galleryd", targets: ["galleryd"])
     ],
@@ -17,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         // C libraries, found with pkg-config.
@@ -51,7 +54,11 @@ let package = Package(
             dependencies: ["CJPEG", "CJPEGShim", "CivilCalendar"]),
         .target(
             name: "BlobStore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                // ManagedAtomic (macOS 10.15+), not Synchronization.Atomic (macOS 15).
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]),
         .target(
             name: "GalleryApp",
             dependencies: [

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Atomics
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,7 +24,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     /// than from `/` and no path string to build per read. Replaced when the root turns out to be
     /// another directory than the one opened (a volume mounted over it after start); the old
     /// descriptor is left open so a read racing the swap never uses a reused number.
-    private let rootFD: Atomic<Int32>
+    private let rootFD: ManagedAtomic<Int32>
     private let lock = NSLock()
     private var written: Int64 = 0
     /// Descriptors of recently read blobs; nil when `openFileCacheEntries` is 0.
@@ -47,7 +47,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
             close(temporaryLock)
             throw error
         }
-        rootFD = Atomic(fd)
+        rootFD = ManagedAtomic(fd)
     }
 
     /// Closes the root and releases the temporary directory's lock: what is left in it is then

@@ -18,10 +18,13 @@ private func readAll(_ blob: LocalBlobStore.OpenBlob) -> [UInt8] {
 
 /// This process's descriptors of files inside `root`, not the root directory the store keeps open
 /// (other tests open files meanwhile, so only the store's own are counted).
+/// Open descriptors of blobs under `root`; the store's own temporary-directory lock (`.tmp/…/.lock`,
+/// held while the store lives) is not a blob and is left out.
 private func descriptors(under root: String) -> Int {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     return names.filter { name in
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name))?.hasPrefix(root + "/") == true
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else { return false }
+        return target.hasPrefix(root + "/") && !target.hasPrefix(root + "/.tmp/")
     }.count
 }
 
