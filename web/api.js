@@ -11,6 +11,9 @@ export async function loadConfig() {
   return config;
 }
 
+/** The loaded configuration (application id, mount path). */
+export function settings() { return config; }
+
 /** The REST key this browser remembers, or null. */
 export function restKey() { return localStorage.getItem("galleryd.restKey"); }
 /** Remembers the REST key. */

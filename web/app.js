@@ -151,7 +151,11 @@ async function main() {
 
   watch({
     newest: () => grid.newest(), pendingIds: () => grid.pendingIds(),
-    onPhotos: (photos) => grid.upsert(photos.filter((p) => !p.deletedAt)),
+    onPhotos: (photos) => {
+      // Trashed elsewhere (a live `leave`): out of the grid; everything else added or refreshed.
+      for (const photo of photos) if (photo.deletedAt && grid.photos.some((p) => p.objectId === photo.objectId)) grid.remove(photo.objectId);
+      grid.upsert(photos.filter((p) => !p.deletedAt));
+    },
     isActive: () => document.visibilityState === "visible",
   });
 

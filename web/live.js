@@ -1,10 +1,19 @@
-// How the page learns about changes: for now by polling every few seconds (new photos, and
-// pending ones becoming ready). This is the one place a LiveQuery subscription will replace:
-// `watch` keeps its signature, calling `onPhotos` with changed or new Photo objects.
-import { find, date } from "./api.js";
+// How the page learns about changes: a Parse LiveQuery subscription on Photo over a WebSocket at
+// the API's mount (docs/live-query.md): `create` adds a new photo, `update` / `enter` refresh one
+// (a thumbnail filling in), `leave` / `delete` hand it back with `deletedAt` or `gone` set.
+// While the socket is down (a proxy without WebSocket, a restart) the page polls every few seconds
+// instead, and reconnects with back-off; `watch` calls `onPhotos` the same way either way.
+import { find, date, settings, restKey } from "./api.js";
 import { isSettled } from "./grid.js";
 
 export const POLL_MS = 3000;
+const RECONNECT_MAX_MS = 30000;
+
+/** The LiveQuery URL: ws(s)://<this host><mount>. */
+function liveURL() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${settings().mountPath}`;
+}
 
 /**
  * Watches Photos: `newest()` gives the createdAt of the newest photo shown (or null),
@@ -13,25 +22,96 @@ export const POLL_MS = 3000;
  */
 export function watch({ newest, pendingIds, onPhotos, isActive = () => true }) {
   let stopped = false;
-  async function tick() {
-    if (stopped) return;
+  let socket = null;
+  let live = false;
+  let retryMs = 1000;
+
+  function connect() {
+    if (stopped || typeof WebSocket === "undefined") return;
     try {
-      if (isActive()) {
-        const since = newest();
-        const where = since ? { createdAt: { $gt: date(since) } } : {};
-        const fresh = (await find("Photo", { where, order: "-createdAt,-objectId", limit: 100 })).results;
-        const pending = pendingIds();
-        const changed = pending.length
-          ? (await find("Photo", { where: { objectId: { $in: pending.slice(0, 100) } }, limit: 100 })).results
-          : [];
-        const updated = changed.filter(isSettled);
-        if (fresh.length || updated.length) onPhotos([...fresh, ...updated]);
+      socket = new WebSocket(liveURL());
+    } catch (error) {
+      console.warn("live: cannot open the socket", error);
+      return scheduleReconnect();
+    }
+    socket.onopen = () => {
+      const connectMessage = { op: "connect", applicationId: settings().appId };
+      const key = restKey();
+      if (key) connectMessage.restAPIKey = key;
+      socket.send(JSON.stringify(connectMessage));
+    };
+    socket.onmessage = (event) => {
+      let message;
+      try { message = JSON.parse(event.data); } catch { return; }
+      switch (message.op) {
+        case "connected":
+          socket.send(JSON.stringify({ op: "subscribe", requestId: 1, query: { className: "Photo", where: {} } }));
+          break;
+        case "subscribed":
+          live = true;
+          retryMs = 1000;
+          document.body.dataset.live = "true";
+          // What changed while the socket was down (or before it came up).
+          poll();
+          break;
+        case "create":
+        case "enter":
+          if (message.object) onPhotos([message.object]);
+          break;
+        case "update":
+          // A photo shown while processing fills in; others the grid has not loaded stay out of it.
+          if (message.object && pendingIds().includes(message.object.objectId)) onPhotos([message.object]);
+          break;
+        case "leave":
+        case "delete":
+          if (message.object) onPhotos([{ ...message.object, deletedAt: message.object.deletedAt || new Date().toISOString() }]);
+          break;
+        case "error":
+          console.warn("live:", message.code, message.error);
+          break;
       }
+    };
+    socket.onclose = () => {
+      live = false;
+      delete document.body.dataset.live;
+      scheduleReconnect();
+    };
+    socket.onerror = () => { /* onclose follows */ };
+  }
+
+  function scheduleReconnect() {
+    if (stopped) return;
+    setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
+  }
+
+  async function poll() {
+    try {
+      const since = newest();
+      const where = since ? { createdAt: { $gt: date(since) } } : {};
+      const fresh = (await find("Photo", { where, order: "-createdAt,-objectId", limit: 100 })).results;
+      const pending = pendingIds();
+      const changed = pending.length
+        ? (await find("Photo", { where: { objectId: { $in: pending.slice(0, 100) } }, limit: 100 })).results
+        : [];
+      const updated = changed.filter(isSettled);
+      if (fresh.length || updated.length) onPhotos([...fresh, ...updated]);
     } catch (error) {
       console.warn("live: poll failed", error);
     }
+  }
+
+  // The fallback: polls only while the subscription is not up.
+  async function tick() {
+    if (stopped) return;
+    if (!live && isActive()) await poll();
     if (!stopped) setTimeout(tick, POLL_MS);
   }
+
+  connect();
   setTimeout(tick, POLL_MS);
-  return () => { stopped = true; };
+  return () => {
+    stopped = true;
+    if (socket) socket.close(1000);
+  };
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The web gallery in a real browser: headless Chromium driven by Selenium against a real galleryd
 (built binary, real PostgreSQL database, in-process workers). Walks what a person does: load, scroll
-to page 3, search, open a preview, upload a photo and watch it become ready, reorder a gallery,
+to page 3, search, open a preview, upload a photo and watch it become ready (live query), reorder a gallery,
 trash and restore. Any step that does not happen within its timeout fails the run (exit status 1).
 
 Usage: gallery_test.py --binary .build/debug/galleryd --database-url URL [--out bench/out] [--docs docs]
@@ -172,6 +172,8 @@ def main():
         driver.get(server.url + "/")
         wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
         wait().until(lambda d: len(tiles()) >= 30)
+        # The page subscribes to Photo through the LiveQuery WebSocket (web/live.js).
+        wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "true")
         idle()
         pages = int(driver.find_element(By.ID, "grid").get_attribute("data-pages"))
         assert pages < 3 and len(tiles()) == 30 * pages, f"{len(tiles())} tiles in {pages} pages before any scrolling"
@@ -302,11 +304,20 @@ def main():
         driver.find_element(By.LINK_TEXT, "All photos").click()
         wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{victim}"]'))
 
+        step = "live"
+        # A change made outside the page (another client or instance, here plain SQL): the trigger's
+        # notification reaches the page's live query, whose `leave` takes the photo out of the grid.
+        # Polling is off while the subscription is up, and it never removes photos, so only the live
+        # query can pass this.
+        assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "true", "live query down"
+        psql(database_url(server.admin, server.db), f"update photos set deleted_at = now() where object_id = '{victim}'")
+        wait(10).until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{victim}"]'))
+
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
         assert not errors, f"console errors: {errors}"
         if args.docs:
             shutil.copy(os.path.join(args.out, "browser-grid.png"), os.path.join(args.docs, "web-gallery.png"))
-        print("browser: all steps passed (load, page 3, search, preview, upload, gallery reorder, trash and restore)")
+        print("browser: all steps passed (load, page 3, search, preview, upload, gallery reorder, trash and restore, live)")
     except (AssertionError, TimeoutException, StaleElementReferenceException) as error:
         driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))
         print(f"browser: FAILED at step '{step}': {type(error).__name__}: {error}", file=sys.stderr)
