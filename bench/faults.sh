@@ -68,7 +68,8 @@ start_serve() {
   exit 1
 }
 
-temp_files() { find "$GALLERYD_STORAGE_DIR/.tmp" -type f 2>/dev/null | wc -l; }
+# Spooled and staged files; each store's `<dir>.lock` beside its temporary directory (its flock) is not one.
+temp_files() { find "$GALLERYD_STORAGE_DIR/.tmp" -type f ! -name '*.lock' 2>/dev/null | wc -l; }
 
 scenario_kill() {
   echo "== kill -9 during 50 concurrent uploads, $rounds rounds (photo $(basename "$photo"), $(($(stat -c %s "$photo") / 1024)) KiB)"
