@@ -21,7 +21,9 @@ private func readAll(_ blob: LocalBlobStore.OpenBlob) -> [UInt8] {
 private func descriptors(under root: String) -> Int {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     return names.filter { name in
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name))?.hasPrefix(root + "/") == true
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else { return false }
+        // The store's own lock on its temporary directory (`.tmp/<host>-<pid>-<id>/.lock`) is no blob.
+        return target.hasPrefix(root + "/") && !target.hasPrefix(root + "/.tmp/")
     }.count
 }
 
