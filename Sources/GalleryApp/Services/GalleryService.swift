@@ -17,9 +17,10 @@ import Postgres
 /// SHARE, so it cannot be trashed or deleted meanwhile) before the gallery row (FOR UPDATE).
 /// Trashing or purging a photo locks the photo, then its galleries; one order, no deadlock.
 ///
-/// Error codes: a gallery or photo that does not exist → 101; a photo in Recently Deleted → 101
-/// too (like an object Parse cannot see, it may not be pointed to); any change to a gallery in
-/// Recently Deleted (items added, moved or removed) → 119 until it is restored.
+/// Errors (`GalleryError`, mapped to Parse codes by `ParseErrorResponder`): a gallery or photo that
+/// does not exist → `notFound` (101); a photo in Recently Deleted → `notFound` too (like an object
+/// Parse cannot see, it may not be pointed to); any change to a gallery in Recently Deleted (items
+/// added, moved or removed) → `galleryTrashed` (119) until it is restored.
 struct GalleryService: Sendable {
     let pool: PostgresPool
     /// The statements this service runs.
@@ -38,7 +39,7 @@ struct GalleryService: Sendable {
             try lockLivePhoto(photo, on: connection)
             let count = try lockLiveGallery(gallery, on: connection)
             if try galleries.contains(gallery: gallery, photo: photo, on: connection) {
-                throw ParseError.duplicateValue("Photo \(photo) is already in gallery \(gallery).")
+                throw GalleryError.alreadyInGallery("Photo \(photo) is already in gallery \(gallery).")
             }
             let target = min(max(0, position ?? count), count)
             try galleries.shiftDown(gallery: gallery, from: target, on: connection)
@@ -58,7 +59,7 @@ struct GalleryService: Sendable {
             let count = try lockLiveGallery(gallery, on: connection)
             // Re-read under the gallery lock: a concurrent move may have changed it.
             guard let from = try galleries.position(ofItem: objectId, on: connection) else {
-                throw ParseError.objectNotFound()
+                throw GalleryError.notFound("Object not found.")
             }
             // Clamped: a drop past the last cell makes the item the last one.
             let target = min(max(0, position), max(0, count - 1))
@@ -75,7 +76,7 @@ struct GalleryService: Sendable {
 
     /// The item's `updatedAt`, for a PUT that changes nothing; 101 when it does not exist.
     func itemUpdatedAt(_ objectId: String) throws -> Date {
-        guard let updatedAt = try galleries.itemUpdatedAt(objectId) else { throw ParseError.objectNotFound() }
+        guard let updatedAt = try galleries.itemUpdatedAt(objectId) else { throw GalleryError.notFound("Object not found.") }
         return updatedAt
     }
 
@@ -88,7 +89,7 @@ struct GalleryService: Sendable {
             _ = try galleries.lockPhotoForShare(photo, on: connection)
             _ = try lockLiveGallery(gallery, on: connection)
             guard let position = try galleries.deleteItem(objectId, on: connection) else {
-                throw ParseError.objectNotFound()
+                throw GalleryError.notFound("Object not found.")
             }
             try galleries.closeGap(gallery: gallery, at: position, on: connection)
             try galleries.touch(gallery, on: connection)
@@ -97,7 +98,7 @@ struct GalleryService: Sendable {
 
     /// The gallery and photo of an item, or 101.
     private func item(_ objectId: String, on connection: PostgresConnection) throws -> (gallery: String, photo: String) {
-        guard let item = try galleries.item(objectId, on: connection) else { throw ParseError.objectNotFound() }
+        guard let item = try galleries.item(objectId, on: connection) else { throw GalleryError.notFound("Object not found.") }
         return item
     }
 
@@ -105,10 +106,10 @@ struct GalleryService: Sendable {
     /// deleted until commit); 101 when it does not exist or is in Recently Deleted.
     private func lockLivePhoto(_ photo: String, on connection: PostgresConnection) throws {
         guard let deletedAt = try galleries.lockPhotoForShare(photo, on: connection) else {
-            throw ParseError.objectNotFound("Photo \(photo) does not exist.")
+            throw GalleryError.notFound("Photo \(photo) does not exist.")
         }
         if deletedAt != nil {
-            throw ParseError.objectNotFound("Photo \(photo) is in Recently Deleted; restore it before adding it to a gallery.")
+            throw GalleryError.notFound("Photo \(photo) is in Recently Deleted; restore it before adding it to a gallery.")
         }
     }
 
@@ -116,10 +117,10 @@ struct GalleryService: Sendable {
     /// 101 when it does not exist, 119 when it is in Recently Deleted.
     private func lockLiveGallery(_ gallery: String, on connection: PostgresConnection) throws -> Int {
         guard let deletedAt = try galleries.lockGalleryForUpdate(gallery, on: connection) else {
-            throw ParseError.objectNotFound("Gallery \(gallery) does not exist.")
+            throw GalleryError.notFound("Gallery \(gallery) does not exist.")
         }
         if deletedAt != nil {
-            throw ParseError.operationForbidden("Gallery \(gallery) is in Recently Deleted; restore it first.")
+            throw GalleryError.galleryTrashed("Gallery \(gallery) is in Recently Deleted; restore it first.")
         }
         return try galleries.itemCount(gallery, on: connection)
     }

@@ -69,6 +69,8 @@ public struct ImportService: Sendable {
                 at: spooled, sha256: digest, byteSize: size, originalFilename: (path as NSString).lastPathComponent)
             let photo = try uploads.createPhoto(fileName: file.name, title: "", tags: [])
             return photo.isNew ? .imported(objectId: photo.objectId) : .duplicate(objectId: photo.objectId)
+        } catch let error as GalleryError {
+            return .failed(reason: error.message)
         } catch let error as ParseError {
             return .failed(reason: error.message)
         } catch {

@@ -50,19 +50,17 @@ public final class UploadService: @unchecked Sendable {
     /// or leaves for the caller to delete), stores it under `originals/<sha256>.jpg` and records it.
     /// The same bytes stored twice give the same file. On any failure nothing is left behind.
     public func storeFile(at path: String, sha256: String, byteSize: Int, originalFilename: String) throws -> StoredFile {
-        guard byteSize > 0 else { throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.") }
+        guard byteSize > 0 else { throw GalleryError.unstorableImage("The file is empty.") }
         let info: ImageInfo
         do {
             info = try ImageProbe.probe(fileAt: path, limits: limits)
         } catch let error as ImageError {
-            throw ParseError(code: ParseError.Code.fileSaveError, message: Self.describe(error))
+            throw GalleryError.unstorableImage(Self.describe(error))
         }
         // A body cut off in transit still probes (the header is whole): refuse it now rather than
         // store it and fail it later. Bytes after the end-of-image marker are allowed.
         guard try JPEGEndOfImage.isComplete(fileAt: path) else {
-            throw ParseError(
-                code: ParseError.Code.fileSaveError,
-                message: "The image is truncated: it ends before the JPEG end-of-image marker.")
+            throw GalleryError.unstorableImage("The image is truncated: it ends before the JPEG end-of-image marker.")
         }
         let key = try BlobKey.original(sha256: sha256)
         let name = key.lastComponent
@@ -90,7 +88,7 @@ public final class UploadService: @unchecked Sendable {
                 }
                 if locked { break }
                 guard attempt < 3 else {
-                    throw ParseError(code: ParseError.Code.internalServerError, message: "the file was deleted while it was stored; try again")
+                    throw GalleryError.conflict("the file was deleted while it was stored; try again")
                 }
             }
         } catch {
@@ -111,7 +109,7 @@ public final class UploadService: @unchecked Sendable {
             // Attaching the file clears its pending mark and locks its row, the lock a purge takes
             // before releasing the file, so the bytes cannot be released under this photo.
             guard let file = try files.attach(name: fileName, on: connection) else {
-                throw ParseError(code: ParseError.Code.incorrectType, message: "original must name a file uploaded with POST /files/<name>.")
+                throw GalleryError.unknownFile("original must name a file uploaded with POST /files/<name>.")
             }
             if let existing = try restorePhoto(checksum: file.checksum, on: connection) { return existing }
             // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
@@ -122,7 +120,7 @@ public final class UploadService: @unchecked Sendable {
                 // A concurrent create of the same bytes committed first (the insert waited for it):
                 // read committed lets this statement see it, so give that photo back.
                 if let existing = try restorePhoto(checksum: file.checksum, on: connection) { return existing }
-                throw ParseError(code: ParseError.Code.internalServerError, message: "photo insert returned nothing")
+                throw GalleryError.conflict("photo insert returned nothing")
             }
             try JobQueue.enqueue(inserted.objectId, on: connection)
             return PhotoReference(objectId: inserted.objectId, createdAt: inserted.createdAt, isNew: true)
