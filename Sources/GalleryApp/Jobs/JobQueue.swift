@@ -18,6 +18,9 @@ public struct JobQueue: Sendable {
         public var maxAttempts: Int
     }
 
+    /// The channel workers LISTEN on; enqueueing notifies it with the photo ids.
+    public static let channel = "galleryd_jobs"
+
     let pool: PostgresPool
     /// Seconds a claim lasts.
     public var leaseSeconds: Int
@@ -186,7 +189,16 @@ public struct JobQueue: Sendable {
                set state = 'queued', attempts = 0, run_at = now(), lease_until = null, locked_by = null,
                    last_error = null, transient_failures = 0, transient_since = null
             """, [photoIds])
-        try connection.query("select pg_notify($1, $2)", [UploadService.jobChannel, photoIds.joined(separator: ",")])
+        try connection.query("select pg_notify($1, $2)", [channel, photoIds.joined(separator: ",")])
+    }
+
+    /// Queues a new photo's derivatives job (nothing when it already has one) and notifies the
+    /// workers, in the caller's transaction, so the job exists exactly when the photo commits.
+    static func enqueue(_ photoId: String, on connection: PostgresConnection) throws {
+        try connection.query(
+            "insert into jobs (photo_id, kind) values ($1, 'derivatives') on conflict (photo_id, kind) do nothing",
+            [photoId])
+        try connection.query("select pg_notify($1, $2)", [channel, photoId])
     }
 
     /// Jobs by state, for metrics and /ready.

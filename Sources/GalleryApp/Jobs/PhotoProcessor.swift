@@ -41,17 +41,15 @@ public struct PhotoProcessor: Sendable {
     /// Processes the claimed job's photo and, in one transaction, records the derivatives,
     /// marks the photo ready and completes the job.
     public func process(_ claim: JobQueue.Claim, queue: JobQueue, worker: String) throws -> Outcome {
-        let rows = try pool.query("select original_key from photos where object_id = $1", [claim.photoId])
-        guard let row = rows.first else {
+        let photos = PhotoRepository(pool: pool)
+        guard let original = try photos.originalKey(of: claim.photoId) else {
             // The photo was deleted: the job row went with it (cascade); nothing to do.
             return Outcome(timings: [], photoGone: true)
         }
-        let originalKey = try BlobKey(try row.decode(String.self, "original_key"))
+        let originalKey = try BlobKey(original)
         // A remote original is copied into a bounded temporary file for the decoder, removed afterwards.
         let processed = try store.withLocalFile(originalKey, spoolDirectory: spool.spoolDirectory, maxBytes: maxOriginalBytes) { path in
-            try pool.query(
-                "update photos set status = 'processing' where object_id = $1 and status in ('pending', 'failed')",
-                [claim.photoId])
+            try photos.markProcessing(claim.photoId)
             return try ImagePipeline.process(fileAt: path, spec: spec, limits: limits)
         }
         guard let image = processed else { throw ProcessingError.originalMissing(originalKey.rawValue) }
@@ -60,20 +58,10 @@ public struct PhotoProcessor: Sendable {
         try store.put(thumbnailKey, bytes: image.thumbnail.jpeg)
         try store.put(previewKey, bytes: image.preview.jpeg)
         let recorded = try pool.transaction { connection -> Bool in
-            let updated = try connection.query(
-                """
-                update photos set status = 'ready', error = null,
-                       thumbnail_key = $2, thumbnail_width = $3, thumbnail_height = $4,
-                       preview_key = $5, preview_width = $6, preview_height = $7,
-                       dominant_color = $8, width = $9, height = $10, aspect_ratio = $11
-                where object_id = $1
-                """,
-                [claim.photoId, thumbnailKey.rawValue, image.thumbnail.width, image.thumbnail.height,
-                 previewKey.rawValue, image.preview.width, image.preview.height, image.dominantColor,
-                 image.info.displayWidth, image.info.displayHeight,
-                 Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight))])
+            let updated = try photos.recordDerivatives(
+                claim.photoId, image: image, thumbnailKey: thumbnailKey, previewKey: previewKey, on: connection)
             // Purged while it was processed: its job went with it (cascade).
-            guard updated.affectedRows == 1 else { return false }
+            guard updated else { return false }
             guard try queue.complete(claim, worker: worker, on: connection) else {
                 throw ProcessingError.leaseLost(claim.id)
             }

@@ -68,7 +68,7 @@ public final class WorkerPool: @unchecked Sendable {
         // Notifications sent while the listener was (re)connecting are lost, so each time it is
         // listening again the workers rescan the queue.
         listener = PostgresListener(
-            url: databaseURL, channels: [UploadService.jobChannel], onListen: { [weak self] in self?.wake() }
+            url: databaseURL, channels: [JobQueue.channel], onListen: { [weak self] in self?.wake() }
         ) { [weak self] _, _ in
             self?.wake()
         }

@@ -1,5 +1,3 @@
-import HTTPServer
-
 /// An error in the Parse REST API's shape: a numeric Parse code and a message, written to the
 /// client as `{"code":N,"error":"…"}`. Codes follow Parse Server (`Parse.Error` in the JS SDK).
 public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -85,15 +83,6 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         case Code.objectNotFound: return 404
         case Code.internalServerError: return 500
         default: return 400
-        }
-    }
-
-    /// The HTTP status for this error (see `httpStatusCode`).
-    public var httpStatus: HTTPStatus {
-        switch httpStatusCode {
-        case 404: return .notFound
-        case 500: return .internalServerError
-        default: return .badRequest
         }
     }
 

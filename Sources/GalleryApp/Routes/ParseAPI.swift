@@ -215,14 +215,9 @@ struct ParseAPI: Sendable {
         let objectId = try Self.checkedObjectId(objectId)
         switch schema.className {
         case "Photo", "Gallery":
-            let trashed = try pool.query(
-                "update \(schema.table) set deleted_at = date_trunc('milliseconds', now()) where object_id = $1 and deleted_at is null returning object_id",
-                [objectId])
-            if trashed.count == 0 {
-                // Already in Recently Deleted (a retried DELETE) is success; never there is 101.
-                guard try pool.query("select 1 from \(schema.table) where object_id = $1", [objectId]).count == 1 else {
-                    throw ParseError.objectNotFound()
-                }
+            // Already in Recently Deleted (a retried DELETE) is success; never there is 101.
+            guard try application.trash.moveToTrash(schema.className, objectId: objectId) == true else {
+                throw ParseError.objectNotFound()
             }
         case "GalleryItem":
             try galleries.removeItem(objectId)
@@ -248,7 +243,7 @@ struct ParseAPI: Sendable {
             throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.")
         }
         if !purged {
-            guard try pool.query("select 1 from \(schema.table) where object_id = $1", [objectId]).count == 1 else {
+            guard try application.trash.exists(schema.className, objectId: objectId) else {
                 throw ParseError.objectNotFound()
             }
             throw ParseError.operationForbidden(

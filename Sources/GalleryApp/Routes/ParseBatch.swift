@@ -52,12 +52,9 @@ struct ParseBatch {
                 let result = try perform(request)
                 json.key("success")
                 json.raw(result.json)
-            } catch let error as ParseError {
-                json.key("error")
-                json.raw(error.jsonBody)
             } catch {
                 json.key("error")
-                json.raw(ParseError.internalServerError().jsonBody)
+                json.raw((ParseErrorResponder.parseError(for: error) ?? ParseError.internalServerError()).jsonBody)
             }
             json.endObject()
         }

@@ -9,19 +9,35 @@ import Postgres
 /// 503 with code 1 and `Retry-After`.
 /// Unknown errors are a generic 500 quoting the request id; the HTTP layer logs their details under it.
 /// Every error answer carries `Cache-Control: no-store`, so no client cache keeps it.
+///
+/// The one place where the services' domain errors (`GalleryError`) become Parse codes and HTTP
+/// statuses (`parseError(for:)`, used by `POST /batch` too).
 struct ParseErrorResponder: HTTPErrorResponder {
     let logger: Logger
+
+    /// The Parse error for a `ParseError` or a domain error; nil for anything else (a 500, a 503…).
+    static func parseError(for error: Error) -> ParseError? {
+        switch error {
+        case let error as ParseError: return error
+        case let error as GalleryError:
+            switch error {
+            case .notFound(let message): return .objectNotFound(message)
+            case .alreadyInGallery(let message): return .duplicateValue(message)
+            case .galleryTrashed(let message): return .operationForbidden(message)
+            case .unstorableImage(let message): return ParseError(code: ParseError.Code.fileSaveError, message: message)
+            case .unknownFile(let message): return .incorrectType(message)
+            case .conflict(let message): return .internalServerError(message)
+            }
+        default: return nil
+        }
+    }
 
     func response(for error: Error, request: HTTPRequest) -> HTTPResponse {
         errorResponse(for: error, request: request).notStored()
     }
 
     private func errorResponse(for error: Error, request: HTTPRequest) -> HTTPResponse {
-        switch error {
-        case is ParseUnauthorized:
-            logger.notice("unauthorized", metadata: ["requestId": "\(request.requestID)", "path": "\(request.path)"])
-            return .json(Array("{\"error\":\"unauthorized\"}".utf8), status: .forbidden)
-        case let error as ParseError:
+        if let error = Self.parseError(for: error) {
             // 5xx are logged by the HTTP layer with the request id; client mistakes at notice here.
             if error.code != ParseError.Code.internalServerError {
                 logger.notice("bad request", metadata: [
@@ -29,6 +45,11 @@ struct ParseErrorResponder: HTTPErrorResponder {
                 ])
             }
             return .json(error.jsonBody, status: error.httpStatus)
+        }
+        switch error {
+        case is ParseUnauthorized:
+            logger.notice("unauthorized", metadata: ["requestId": "\(request.requestID)", "path": "\(request.path)"])
+            return .json(Array("{\"error\":\"unauthorized\"}".utf8), status: .forbidden)
         case let error as InsufficientStorage:
             logger.warning("upload refused: \(error.message)", metadata: ["requestId": "\(request.requestID)"])
             return insufficientStorage(error.message)

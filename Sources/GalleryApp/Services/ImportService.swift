@@ -69,6 +69,8 @@ public struct ImportService: Sendable {
                 at: spooled, sha256: digest, byteSize: size, originalFilename: (path as NSString).lastPathComponent)
             let photo = try uploads.createPhoto(fileName: file.name, title: "", tags: [])
             return photo.isNew ? .imported(objectId: photo.objectId) : .duplicate(objectId: photo.objectId)
+        } catch let error as GalleryError {
+            return .failed(reason: error.message)
         } catch let error as ParseError {
             return .failed(reason: error.message)
         } catch {
@@ -81,14 +83,8 @@ public struct ImportService: Sendable {
     public func waitForProcessing(_ objectIds: [String], pollInterval: TimeInterval = 0.2) throws -> Int {
         guard !objectIds.isEmpty else { return 0 }
         while true {
-            guard let row = try uploads.pool.query(
-                """
-                select count(*) filter (where status in ('pending', 'processing'))::bigint as waiting,
-                       count(*) filter (where status = 'failed')::bigint as failed
-                from photos where object_id = any($1)
-                """, [objectIds]).first
-            else { return 0 }
-            if try row.decode(Int.self, "waiting") == 0 { return try row.decode(Int.self, "failed") }
+            guard let counts = try uploads.photos.processingCounts(objectIds) else { return 0 }
+            if counts.waiting == 0 { return counts.failed }
             Thread.sleep(forTimeInterval: pollInterval)
         }
     }

@@ -3,8 +3,10 @@ import Foundation
 import Logging
 import Postgres
 
-/// Removes trashed photos and galleries for good: on an explicit DELETE of a trashed row and
-/// when the retention period has passed. A photo's derivatives go with it; its original (and
+/// The trash ("Recently Deleted") of photos and galleries: moving a row there (DELETE), and
+/// removing trashed rows for good (an explicit purge, and when the retention period has passed).
+/// Restoring is a PUT clearing `deletedAt` (the compiled update), or an upload of the same bytes
+/// (`UploadService.createPhoto`). A photo's derivatives go with it; its original (and
 /// the `files` row) go once no photo refers to those bytes any more.
 public struct TrashService: Sendable {
     let pool: PostgresPool
@@ -15,6 +17,28 @@ public struct TrashService: Sendable {
         self.pool = pool
         self.store = store
         self.logger = logger
+    }
+
+    private var photos: PhotoRepository { PhotoRepository(pool: pool) }
+    private var galleries: GalleryRepository { GalleryRepository(pool: pool) }
+
+    /// Moves a live Photo or Gallery to the trash. One already there stays there (a retried DELETE
+    /// is success). False when there is no such object; nil for a class without a trash.
+    func moveToTrash(_ className: String, objectId: String) throws -> Bool? {
+        switch className {
+        case "Photo": return try photos.trash(objectId) || photos.exists(objectId)
+        case "Gallery": return try galleries.trash(objectId) || galleries.exists(objectId)
+        default: return nil
+        }
+    }
+
+    /// Whether a Photo or Gallery exists, in the trash or not (false for other classes).
+    func exists(_ className: String, objectId: String) throws -> Bool {
+        switch className {
+        case "Photo": return try photos.exists(objectId)
+        case "Gallery": return try galleries.exists(objectId)
+        default: return false
+        }
     }
 
     /// Deletes the trashed photos with these ids (live ones are left alone) and their blobs.
@@ -29,12 +53,7 @@ public struct TrashService: Sendable {
     public func deletePhotos(_ objectIds: [String]) throws -> [String] {
         var deleted: [String] = []
         for objectId in Set(objectIds).sorted() {
-            let rows = try pool.query(
-                """
-                delete from photos where object_id = $1 and deleted_at is not null
-                returning object_id, checksum, original_key, thumbnail_key, preview_key
-                """, [objectId])
-            deleted += try releaseBlobs(of: rows)
+            deleted += try releaseBlobs(of: photos.deleteTrashed(objectId).map { [$0] } ?? [])
         }
         return deleted
     }
@@ -42,25 +61,18 @@ public struct TrashService: Sendable {
     /// Deletes every photo in the trash (`DELETE /purge/Photo`). Returns how many.
     @discardableResult
     public func deleteAllTrashedPhotos() throws -> Int {
-        let trashed = try pool.query("select object_id from photos where deleted_at is not null")
-        return try deletePhotos(trashed.map { try $0.decode(String.self, "object_id") }).count
+        try deletePhotos(photos.trashedIds()).count
     }
 
     /// Purges photos and galleries trashed more than `days` days ago (the worker calls it with
     /// `trash_retention_days`). Returns how many of each. A purged gallery takes its items with it,
     /// never its photos; a purged photo leaves every gallery it was in with contiguous positions.
     public func purge(olderThanDays days: Int) throws -> (photos: Int, galleries: Int) {
-        let expired = try pool.query(
-            "select object_id from photos where deleted_at < now() - make_interval(days => $1::int) order by object_id", [days])
         var photos = 0
-        for row in expired {
+        for objectId in try self.photos.trashedIds(olderThanDays: days) {
             // Checked again per photo: one restored meanwhile stays.
-            let deleted = try pool.query(
-                """
-                delete from photos where object_id = $1 and deleted_at < now() - make_interval(days => $2::int)
-                returning object_id, checksum, original_key, thumbnail_key, preview_key
-                """, [try row.decode(String.self, "object_id"), days])
-            photos += try releaseBlobs(of: deleted).count
+            let deleted = try self.photos.deleteTrashed(objectId, olderThanDays: days)
+            photos += try releaseBlobs(of: deleted.map { [$0] } ?? []).count
         }
         let galleries = try deleteTrashedGalleries(olderThanDays: days)
         if photos > 0 || galleries > 0 {
@@ -74,31 +86,25 @@ public struct TrashService: Sendable {
     /// objectId order first, the order a photo's trash trigger locks them in.
     @discardableResult
     public func deleteTrashedGalleries(olderThanDays days: Int? = nil) throws -> Int {
-        try pool.query(
-            """
-            delete from galleries where object_id in (
-                select object_id from galleries
-                where deleted_at is not null and ($1::int is null or deleted_at < now() - make_interval(days => $1::int))
-                order by object_id for update)
-            """, [days]).affectedRows
+        try galleries.deleteTrashed(olderThanDays: days)
     }
 
     /// Deletes one gallery in Recently Deleted with its items (never its photos). Returns whether
     /// there was one: a live gallery is left alone.
     public func deleteTrashedGallery(_ objectId: String) throws -> Bool {
-        try pool.query("delete from galleries where object_id = $1 and deleted_at is not null", [objectId]).affectedRows == 1
+        try galleries.deleteTrashed(objectId)
     }
 
     /// Deletes the derivatives of deleted photo rows, and each original with its `files` row once
     /// no photo refers to its checksum and no upload of it waits to be attached.
-    private func releaseBlobs(of rows: PostgresResult) throws -> [String] {
+    private func releaseBlobs(of rows: [PhotoRepository.Deleted]) throws -> [String] {
         var deleted: [String] = []
         var checksums: [String] = []
         for row in rows {
-            deleted.append(try row.decode(String.self, "object_id"))
-            checksums.append(try row.decode(String.self, "checksum"))
-            for column in ["thumbnail_key", "preview_key"] {
-                if let key = try row.decode(String?.self, column) { _ = try? store.delete(BlobKey(key)) }
+            deleted.append(row.objectId)
+            checksums.append(row.checksum)
+            for key in [row.thumbnailKey, row.previewKey] {
+                if let key { _ = try? store.delete(BlobKey(key)) }
             }
         }
         for checksum in Set(checksums).sorted() {
@@ -119,23 +125,18 @@ public struct TrashService: Sendable {
     @discardableResult
     func releaseFile(checksum: String, pendingOlderThanHours hours: Int?) throws -> Bool {
         let key: String? = try pool.transaction { connection -> String? in
-            guard let file = try connection.query(
-                """
-                select key, pending_since is not null as pending,
-                       coalesce(pending_since, created_at) < now() - make_interval(hours => coalesce($2::int, 0)) as expired
-                from files where checksum = $1 for update
-                """, [checksum, hours]).first
+            let files = FileRepository(pool: pool)
+            guard let file = try files.lockForRelease(checksum: checksum, pendingOlderThanHours: hours, on: connection)
             else { return nil }
             // A new statement, so a photo committed while this one waited for the lock is seen.
-            let referenced = try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum]).count > 0
-            if referenced { return nil }
+            if try PhotoRepository(pool: pool).exists(checksum: checksum, on: connection) { return nil }
             if hours != nil {
-                guard try file.decode(Bool.self, "expired") else { return nil }
-            } else if try file.decode(Bool.self, "pending") {
+                guard file.expired else { return nil }
+            } else if file.pending {
                 return nil
             }
-            let key = try file.decode(String.self, "key")
-            try connection.query("delete from files where checksum = $1", [checksum])
+            let key = file.key
+            try files.delete(checksum: checksum, on: connection)
             // Deleted under the row's lock: an upload waiting for it then finds no row and writes
             // the bytes again. Should the commit fail after this, the row names a missing blob,
             // which the next upload of those bytes also writes again.

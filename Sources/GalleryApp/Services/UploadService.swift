@@ -32,8 +32,12 @@ public final class UploadService: @unchecked Sendable {
     let store: any BlobStore
     let limits: ImageLimits
     let logger: Logger
-    /// The channel workers LISTEN on.
-    public static let jobChannel = "galleryd_jobs"
+    /// The `files` statements.
+    var files: FileRepository { FileRepository(pool: pool) }
+    /// The `photos` statements.
+    var photos: PhotoRepository { PhotoRepository(pool: pool) }
+    /// The channel workers LISTEN on (owned by `JobQueue`; kept here for existing callers).
+    public static var jobChannel: String { JobQueue.channel }
 
     public init(pool: PostgresPool, store: any BlobStore, limits: ImageLimits, logger: Logger) {
         self.pool = pool
@@ -46,19 +50,17 @@ public final class UploadService: @unchecked Sendable {
     /// or leaves for the caller to delete), stores it under `originals/<sha256>.jpg` and records it.
     /// The same bytes stored twice give the same file. On any failure nothing is left behind.
     public func storeFile(at path: String, sha256: String, byteSize: Int, originalFilename: String) throws -> StoredFile {
-        guard byteSize > 0 else { throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.") }
+        guard byteSize > 0 else { throw GalleryError.unstorableImage("The file is empty.") }
         let info: ImageInfo
         do {
             info = try ImageProbe.probe(fileAt: path, limits: limits)
         } catch let error as ImageError {
-            throw ParseError(code: ParseError.Code.fileSaveError, message: Self.describe(error))
+            throw GalleryError.unstorableImage(Self.describe(error))
         }
         // A body cut off in transit still probes (the header is whole): refuse it now rather than
         // store it and fail it later. Bytes after the end-of-image marker are allowed.
         guard try JPEGEndOfImage.isComplete(fileAt: path) else {
-            throw ParseError(
-                code: ParseError.Code.fileSaveError,
-                message: "The image is truncated: it ends before the JPEG end-of-image marker.")
+            throw GalleryError.unstorableImage("The image is truncated: it ends before the JPEG end-of-image marker.")
         }
         let key = try BlobKey.original(sha256: sha256)
         let name = key.lastComponent
@@ -74,18 +76,10 @@ public final class UploadService: @unchecked Sendable {
                 let locked = try pool.transaction { connection -> Bool in
                     // Any conflict, not only on checksum: the name derives from it, and a concurrent upload
                     // of the same bytes can trip the name key first, which `on conflict (checksum)` would raise.
-                    try connection.query(
-                        """
-                        insert into files (name, key, checksum, byte_size, content_type, original_filename,
-                                           width, height, orientation, taken_at, pending_since)
-                        values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, clock_timestamp())
-                        on conflict do nothing
-                        """,
-                        [name, key.rawValue, sha256, byteSize, Self.cleanFilename(originalFilename),
-                         info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
-                    guard try connection.query(
-                        "update files set pending_since = clock_timestamp() where name = $1 returning key", [name]
-                    ).count == 1 else { return false }
+                    try files.insertPending(
+                        name: name, key: key.rawValue, checksum: sha256, byteSize: byteSize,
+                        originalFilename: Self.cleanFilename(originalFilename), info: info, on: connection)
+                    guard try files.markPending(name: name, on: connection) else { return false }
                     if try store.info(key)?.size != Int64(byteSize) {
                         try store.put(key, movingFileAt: path, sha256: sha256)
                         storedNewBlob = true
@@ -94,12 +88,12 @@ public final class UploadService: @unchecked Sendable {
                 }
                 if locked { break }
                 guard attempt < 3 else {
-                    throw ParseError(code: ParseError.Code.internalServerError, message: "the file was deleted while it was stored; try again")
+                    throw GalleryError.conflict("the file was deleted while it was stored; try again")
                 }
             }
         } catch {
             // Leave no file behind unless another upload of the same bytes has recorded it meanwhile.
-            if storedNewBlob, (try? pool.query("select 1 from files where checksum = $1", [sha256]).count) == 0 {
+            if storedNewBlob, (try? files.exists(checksum: sha256)) == false {
                 _ = try? store.delete(key)
             }
             throw error
@@ -114,46 +108,22 @@ public final class UploadService: @unchecked Sendable {
         let reference = try pool.transaction { connection -> PhotoReference in
             // Attaching the file clears its pending mark and locks its row, the lock a purge takes
             // before releasing the file, so the bytes cannot be released under this photo.
-            let files = try connection.query(
-                """
-                update files set pending_since = null where name = $1
-                returning key, checksum, byte_size, original_filename, width, height, orientation, taken_at
-                """, [fileName])
-            guard let file = files.first else {
-                throw ParseError(code: ParseError.Code.incorrectType, message: "original must name a file uploaded with POST /files/<name>.")
+            guard let file = try files.attach(name: fileName, on: connection) else {
+                throw GalleryError.unknownFile("original must name a file uploaded with POST /files/<name>.")
             }
-            let checksum = try file.decode(String.self, "checksum")
-            if let existing = try Self.restorePhoto(checksum: checksum, on: connection) { return existing }
-            let width = try file.decode(Int.self, "width")
-            let height = try file.decode(Int.self, "height")
-            let objectId = ParseObjectID.generate()
+            if let existing = try restorePhoto(checksum: file.checksum, on: connection) { return existing }
             // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
             // for the other insert and then finds that photo below, instead of failing with 137.
-            let inserted = try connection.query(
-                """
-                insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
-                                    width, height, aspect_ratio, orientation, taken_at, original_key, status)
-                values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, $10, $11, $12, 'pending')
-                on conflict (checksum) do nothing
-                returning object_id, created_at
-                """,
-                [objectId, try file.decode(String.self, "original_filename"), title, tags,
-                 try file.decode(Int64.self, "byte_size"), checksum, width, height,
-                 height > 0 ? Double(width) / Double(height) : 1.0, try file.decode(Int.self, "orientation"),
-                 try file.decode(Date?.self, "taken_at"), try file.decode(String.self, "key")])
-            guard let row = inserted.first else {
+            guard let inserted = try photos.insertPending(
+                objectId: ParseObjectID.generate(), title: title, tags: tags, file: file, on: connection)
+            else {
                 // A concurrent create of the same bytes committed first (the insert waited for it):
                 // read committed lets this statement see it, so give that photo back.
-                if let existing = try Self.restorePhoto(checksum: checksum, on: connection) { return existing }
-                throw ParseError(code: ParseError.Code.internalServerError, message: "photo insert returned nothing")
+                if let existing = try restorePhoto(checksum: file.checksum, on: connection) { return existing }
+                throw GalleryError.conflict("photo insert returned nothing")
             }
-            try connection.query(
-                "insert into jobs (photo_id, kind) values ($1, 'derivatives') on conflict (photo_id, kind) do nothing",
-                [objectId])
-            try connection.query("select pg_notify($1, $2)", [Self.jobChannel, objectId])
-            return PhotoReference(
-                objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
-                isNew: true)
+            try JobQueue.enqueue(inserted.objectId, on: connection)
+            return PhotoReference(objectId: inserted.objectId, createdAt: inserted.createdAt, isNew: true)
         }
         logger.info("photo \(reference.isNew ? "created" : "already present")", metadata: ["objectId": "\(reference.objectId)"])
         return reference
@@ -162,22 +132,12 @@ public final class UploadService: @unchecked Sendable {
     /// The photo already made from these bytes, taken out of the trash if it was there, and put
     /// back in the processing queue if it had failed (uploading the bytes again is how a user
     /// retries); nil when none.
-    private static func restorePhoto(checksum: String, on connection: PostgresConnection) throws -> PhotoReference? {
-        let existing = try connection.query(
-            """
-            update photos set deleted_at = null,
-                   status = case when status = 'failed' then 'pending' else status end,
-                   error = case when status = 'failed' then null else error end
-            where checksum = $1
-            returning object_id, created_at, (select p.status from photos p where p.checksum = $1) as old_status
-            """, [checksum])
-        guard let row = existing.first else { return nil }
-        if try row.decode(String.self, "old_status") == "failed" {
-            try JobQueue.requeue([try row.decode(String.self, "object_id")], on: connection)
+    private func restorePhoto(checksum: String, on connection: PostgresConnection) throws -> PhotoReference? {
+        guard let restored = try photos.restore(checksum: checksum, on: connection) else { return nil }
+        if restored.wasFailed {
+            try JobQueue.requeue([restored.objectId], on: connection)
         }
-        return PhotoReference(
-            objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
-            isNew: false)
+        return PhotoReference(objectId: restored.objectId, createdAt: restored.createdAt, isNew: false)
     }
 
     /// A file name safe to keep as metadata: the last path component, control characters removed, at most 255 bytes.

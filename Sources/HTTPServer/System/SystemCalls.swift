@@ -1,4 +1,8 @@
 import Foundation
+#if os(Linux)
+import CLinuxShim
+import Glibc
+#endif
 
 /// The few system calls whose name or shape differs between Linux and Darwin, behind one name, so
 /// the rest of the server reads the same on both. The bodies live in `SystemCalls+Linux.swift` and

@@ -1,0 +1,169 @@
+import BlobStore
+import Foundation
+import Imaging
+import Postgres
+
+/// The `photos` table's statements for the job worker: where an original is, the `processing`
+/// mark, and the derivatives a finished job records. Callers decide the transactions; the
+/// statements that must run inside one take its connection.
+struct PhotoRepository: Sendable {
+    let pool: PostgresPool
+
+    /// The blob key of a photo's original, or nil when the photo no longer exists.
+    func originalKey(of photoId: String) throws -> String? {
+        let rows = try pool.query("select original_key from photos where object_id = $1", [photoId])
+        return try rows.first.map { try $0.decode(String.self, "original_key") }
+    }
+
+    /// Marks a pending or failed photo as being processed (a ready one stays ready).
+    func markProcessing(_ photoId: String) throws {
+        try pool.query(
+            "update photos set status = 'processing' where object_id = $1 and status in ('pending', 'failed')",
+            [photoId])
+    }
+
+    /// Records a processed image's derivatives and marks the photo ready, in the caller's
+    /// transaction. False when the photo is gone (purged while it was processed).
+    func recordDerivatives(
+        _ photoId: String, image: ProcessedImage, thumbnailKey: BlobKey, previewKey: BlobKey,
+        on connection: PostgresConnection
+    ) throws -> Bool {
+        let updated = try connection.query(
+            """
+            update photos set status = 'ready', error = null,
+                   thumbnail_key = $2, thumbnail_width = $3, thumbnail_height = $4,
+                   preview_key = $5, preview_width = $6, preview_height = $7,
+                   dominant_color = $8, width = $9, height = $10, aspect_ratio = $11
+            where object_id = $1
+            """,
+            [photoId, thumbnailKey.rawValue, image.thumbnail.width, image.thumbnail.height,
+             previewKey.rawValue, image.preview.width, image.preview.height, image.dominantColor,
+             image.info.displayWidth, image.info.displayHeight,
+             Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight))])
+        return updated.affectedRows == 1
+    }
+}
+
+extension PhotoRepository {
+    /// The photo restored from the trash by `restore(checksum:on:)`.
+    struct Restored: Sendable {
+        var objectId: String
+        var createdAt: Date
+        /// It had failed; it is pending again and needs its job re-queued.
+        var wasFailed: Bool
+    }
+
+    /// Inserts a pending photo for an attached file; nil when a photo of the same bytes exists
+    /// (`on conflict (checksum) do nothing`: a concurrent create waits for the other insert).
+    /// Returns the objectId and `createdAt`.
+    func insertPending(
+        objectId: String, title: String, tags: [String], file: FileRepository.AttachedFile,
+        on connection: PostgresConnection
+    ) throws -> (objectId: String, createdAt: Date)? {
+        let inserted = try connection.query(
+            """
+            insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
+                                width, height, aspect_ratio, orientation, taken_at, original_key, status)
+            values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, $10, $11, $12, 'pending')
+            on conflict (checksum) do nothing
+            returning object_id, created_at
+            """,
+            [objectId, file.originalFilename, title, tags, file.byteSize, file.checksum, file.width, file.height,
+             file.height > 0 ? Double(file.width) / Double(file.height) : 1.0, file.orientation,
+             file.takenAt, file.key])
+        guard let row = inserted.first else { return nil }
+        return (try row.decode(String.self, "object_id"), try row.decode(Date.self, "created_at"))
+    }
+
+    /// Takes the photo of these bytes out of the trash, a failed one back to pending; nil when none.
+    func restore(checksum: String, on connection: PostgresConnection) throws -> Restored? {
+        let existing = try connection.query(
+            """
+            update photos set deleted_at = null,
+                   status = case when status = 'failed' then 'pending' else status end,
+                   error = case when status = 'failed' then null else error end
+            where checksum = $1
+            returning object_id, created_at, (select p.status from photos p where p.checksum = $1) as old_status
+            """, [checksum])
+        guard let row = existing.first else { return nil }
+        return Restored(
+            objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),
+            wasFailed: try row.decode(String.self, "old_status") == "failed")
+    }
+
+    /// Whether any photo (trashed ones too) refers to these bytes.
+    func exists(checksum: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum]).count > 0
+    }
+}
+
+extension PhotoRepository {
+    /// A photo row a purge deleted: what its blobs are.
+    struct Deleted: Sendable {
+        var objectId: String
+        var checksum: String
+        var thumbnailKey: String?
+        var previewKey: String?
+    }
+
+    /// Moves a live photo to the trash; false when there is none (trashed already, or never was).
+    func trash(_ objectId: String) throws -> Bool {
+        try pool.query(
+            "update photos set deleted_at = date_trunc('milliseconds', now()) where object_id = $1 and deleted_at is null returning object_id",
+            [objectId]).count > 0
+    }
+
+    /// Whether the photo exists, trashed or not.
+    func exists(_ objectId: String) throws -> Bool {
+        try pool.query("select 1 from photos where object_id = $1", [objectId]).count == 1
+    }
+
+    /// The ids of the photos in the trash.
+    func trashedIds() throws -> [String] {
+        try pool.query("select object_id from photos where deleted_at is not null").map { try $0.decode(String.self, "object_id") }
+    }
+
+    /// The ids of the photos trashed more than `days` days ago, in objectId order.
+    func trashedIds(olderThanDays days: Int) throws -> [String] {
+        try pool.query(
+            "select object_id from photos where deleted_at < now() - make_interval(days => $1::int) order by object_id", [days]
+        ).map { try $0.decode(String.self, "object_id") }
+    }
+
+    /// Deletes the photo if it is in the trash (and, with `days`, was trashed more than that many
+    /// days ago); nil when it was not deleted.
+    func deleteTrashed(_ objectId: String, olderThanDays days: Int? = nil) throws -> Deleted? {
+        let rows: PostgresResult
+        if let days {
+            rows = try pool.query(
+                """
+                delete from photos where object_id = $1 and deleted_at < now() - make_interval(days => $2::int)
+                returning object_id, checksum, original_key, thumbnail_key, preview_key
+                """, [objectId, days])
+        } else {
+            rows = try pool.query(
+                """
+                delete from photos where object_id = $1 and deleted_at is not null
+                returning object_id, checksum, original_key, thumbnail_key, preview_key
+                """, [objectId])
+        }
+        guard let row = rows.first else { return nil }
+        return Deleted(
+            objectId: try row.decode(String.self, "object_id"), checksum: try row.decode(String.self, "checksum"),
+            thumbnailKey: try row.decode(String?.self, "thumbnail_key"), previewKey: try row.decode(String?.self, "preview_key"))
+    }
+}
+
+extension PhotoRepository {
+    /// Of these photos, how many are still pending or processing and how many failed.
+    func processingCounts(_ objectIds: [String]) throws -> (waiting: Int, failed: Int)? {
+        guard let row = try pool.query(
+            """
+            select count(*) filter (where status in ('pending', 'processing'))::bigint as waiting,
+                   count(*) filter (where status = 'failed')::bigint as failed
+            from photos where object_id = any($1)
+            """, [objectIds]).first
+        else { return nil }
+        return (try row.decode(Int.self, "waiting"), try row.decode(Int.self, "failed"))
+    }
+}
