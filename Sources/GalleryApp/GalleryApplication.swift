@@ -114,7 +114,10 @@ public final class GalleryApplication: @unchecked Sendable {
             redirect: configuration.assetDelivery == "redirect", presignedSeconds: configuration.presignedURLSeconds, logger: logger
         ).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
-        ParseJobRoutes(application: self, keys: keys).register(on: router)
+        ParseJobRoutes(
+            jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,
+            maxJSONDepth: configuration.maxJSONDepth, keys: keys
+        ).register(on: router)
         // Last: it decorates the routes registered above (CORS, the client developers' aids).
         BrowserAccess(
             cors: CORSPolicy(configured: configuration.corsOrigins),

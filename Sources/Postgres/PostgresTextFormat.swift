@@ -81,7 +81,7 @@ enum PostgresTextFormat {
     /// Reads the ISO output of `timestamptz`, `timestamp` (taken as UTC) or `date` (midnight UTC):
     /// `YYYY-MM-DD[ HH:MM:SS[.ffffff]][±HH[:MM[:SS]]][ BC]`, or `infinity` / `-infinity`.
     static func parseTimestamp(_ bytes: UnsafeRawBufferPointer) -> Date? {
-        var reader = ByteReader(bytes: bytes)
+        let reader = ByteReader(bytes: bytes)
         if reader.rest == "infinity" { return .distantFuture }
         if reader.rest == "-infinity" { return .distantPast }
         guard let (days, microseconds) = parseTimestampParts(bytes) else { return nil }

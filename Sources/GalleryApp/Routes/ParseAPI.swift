@@ -13,27 +13,60 @@ struct ParseAPI: Sendable {
         var location: String? = nil
     }
 
-    let application: GalleryApplication
-    let limits: ParseLimits
+    /// Where finds, gets and the compiled writes run.
+    let pool: PostgresPool
+    /// The few slots expensive query shapes queue for.
+    let expensiveQueries: ExpensiveQueryGate
+    /// Photo creation from an uploaded file.
+    let uploads: UploadService
+    /// DELETE (to the trash) and the purges.
+    let trash: TrashService
+    /// Gallery and item changes.
     let galleries: GalleryService
+    /// The server's public base URL, read per request: by default it names the bound port, which
+    /// is known only once the server has started (after the routes were registered).
+    let publicURL: @Sendable () -> String
+    /// The bucket and CDN base of file URLs.
+    let bucket: String, publicAssetURL: String
+    /// The Parse mount (`/parse`), for `Location`.
+    let mountPath: String
+    /// Query and body limits.
+    let limits: ParseLimits
 
+    /// The operations with their collaborators.
+    init(
+        pool: PostgresPool, expensiveQueries: ExpensiveQueryGate, uploads: UploadService, trash: TrashService,
+        publicURL: @escaping @Sendable () -> String, bucket: String, publicAssetURL: String, mountPath: String,
+        limits: ParseLimits
+    ) {
+        self.pool = pool
+        self.expensiveQueries = expensiveQueries
+        self.uploads = uploads
+        self.trash = trash
+        self.galleries = GalleryService(pool: pool)
+        self.publicURL = publicURL
+        self.bucket = bucket
+        self.publicAssetURL = publicAssetURL
+        self.mountPath = mountPath
+        self.limits = limits
+    }
+
+    /// The operations wired from the application's pool, services and configuration.
     init(application: GalleryApplication) {
-        self.application = application
         var limits = ParseLimits()
         limits.maxLimit = application.configuration.maxQueryLimit
         limits.maxSkip = application.configuration.maxQuerySkip
         limits.maxJSONDepth = application.configuration.maxJSONDepth
         limits.maxBodyBytes = application.configuration.maxBodyBytes
-        self.limits = limits
-        self.galleries = GalleryService(pool: application.pool)
+        self.init(
+            pool: application.pool, expensiveQueries: application.expensiveQueries, uploads: application.uploads,
+            trash: application.trash, publicURL: { application.publicURL },
+            bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
+            mountPath: application.configuration.mountPath, limits: limits)
     }
 
-    private var pool: PostgresPool { application.pool }
-
     private var encoder: ParseObjectEncoder {
-        ParseObjectEncoder(
-            publicURL: application.publicURL, bucket: application.configuration.bucket,
-            assetURL: application.configuration.publicAssetURL)
+        ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL)
     }
 
     static func schema(_ className: String) throws -> ParseClassSchema {
@@ -78,7 +111,7 @@ struct ParseAPI: Sendable {
         // Expensive shapes queue for their own few slots, with a shorter timeout, so they never
         // hold every pooled connection while cheap pages wait.
         if query.isExpensive {
-            try application.expensiveQueries.run(on: pool, run)
+            try expensiveQueries.run(on: pool, run)
         } else {
             try pool.withConnection(run)
         }
@@ -114,7 +147,7 @@ struct ParseAPI: Sendable {
             if case .string(let t)? = write["title"] { title = t }
             var tags: [String] = []
             if case .stringArray(let t)? = write["tags"] { tags = t }
-            let photo = try application.uploads.createPhoto(fileName: fileName, title: title, tags: tags)
+            let photo = try uploads.createPhoto(fileName: fileName, title: title, tags: tags)
             (objectId, createdAt, isNew) = (photo.objectId, photo.createdAt, photo.isNew)
         case "Gallery":
             guard case .string(let name)? = write["name"] else { throw ParseError.validationError("name is required.") }
@@ -136,7 +169,7 @@ struct ParseAPI: Sendable {
         json.key("createdAt")
         json.string(ParseDate.format(createdAt))
         json.endObject()
-        let location = application.publicURL + application.configuration.mountPath + "/classes/\(schema.className)/\(objectId)"
+        let location = publicURL() + mountPath + "/classes/\(schema.className)/\(objectId)"
         return Result(status: isNew ? .created : .ok, json: json.bytes, location: location)
     }
 
@@ -216,7 +249,7 @@ struct ParseAPI: Sendable {
         switch schema.className {
         case "Photo", "Gallery":
             // Already in Recently Deleted (a retried DELETE) is success; never there is 101.
-            guard try application.trash.moveToTrash(schema.className, objectId: objectId) == true else {
+            guard try trash.moveToTrash(schema.className, objectId: objectId) == true else {
                 throw ParseError.objectNotFound()
             }
         case "GalleryItem":
@@ -236,14 +269,14 @@ struct ParseAPI: Sendable {
         let purged: Bool
         switch schema.className {
         case "Photo":
-            purged = !(try application.trash.deletePhotos([objectId])).isEmpty
+            purged = !(try trash.deletePhotos([objectId])).isEmpty
         case "Gallery":
-            purged = try application.trash.deleteTrashedGallery(objectId)
+            purged = try trash.deleteTrashedGallery(objectId)
         default:
             throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.")
         }
         if !purged {
-            guard try application.trash.exists(schema.className, objectId: objectId) else {
+            guard try trash.exists(schema.className, objectId: objectId) else {
                 throw ParseError.objectNotFound()
             }
             throw ParseError.operationForbidden(
@@ -257,9 +290,9 @@ struct ParseAPI: Sendable {
         let schema = try Self.schema(className)
         switch schema.className {
         case "Photo":
-            try application.trash.deleteAllTrashedPhotos()
+            try trash.deleteAllTrashedPhotos()
         case "Gallery":
-            try application.trash.deleteTrashedGalleries()
+            try trash.deleteTrashedGalleries()
         default:
             throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.")
         }

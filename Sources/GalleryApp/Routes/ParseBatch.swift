@@ -32,7 +32,7 @@ struct ParseBatch {
             // Every batch operation changes rows only: DELETE moves to Recently Deleted (again: a
             // no-op), and deleting for good with its blobs, which no rollback brings back, is
             // `DELETE /purge/...`, not a batch path.
-            let results = try api.application.pool.sharingTransaction { try requests.map(perform) }
+            let results = try api.pool.sharingTransaction { try requests.map(perform) }
             var json = ParseJSONWriter()
             json.beginArray()
             for result in results {

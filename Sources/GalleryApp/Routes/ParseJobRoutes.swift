@@ -1,21 +1,26 @@
 import Foundation
 import HTTPServer
+import Logging
 
 /// Administration of the processing queue under the Parse mount (master key only):
 /// `POST /jobs/retry` re-queues failed photos, named (`{"photos":["id",…]}`) or all of them
 /// (`{"status":"failed"}`), and answers `{"requeued":N,"photos":[…]}`.
 struct ParseJobRoutes {
-    let application: GalleryApplication
+    /// The queue whose failed jobs are re-queued.
+    let jobs: JobQueue
+    /// Re-read after a retry, so the writer's next conditional find sees the change.
+    let classChanges: ClassChangeSequences
+    let logger: Logger
+    /// The Parse mount (`/parse`) and the body's JSON nesting limit.
+    let mountPath: String, maxJSONDepth: Int
     let keys: KeyChecker
 
     func register(on router: HTTPRouter) {
-        let mount = application.configuration.mountPath
-        let (jobs, keys, depth) = (application.jobs, keys, application.configuration.maxJSONDepth)
-        let application = self.application
-        router.add(HTTPRoute(.post, mount + "/jobs/retry") { request in
+        let (jobs, keys, depth, classChanges, logger) = (jobs, keys, maxJSONDepth, classChanges, logger)
+        router.add(HTTPRoute(.post, mountPath + "/jobs/retry") { request in
             try ParseRoutes.require(.master, request, keys)
             // Re-queued photos are pending again: a visible change.
-            defer { ParseRoutes.writeDone(application) }
+            defer { ParseRoutes.writeDone(classChanges, logger: logger) }
             let ids = try Self.photoIds(try ParseRoutes.body(request), maxDepth: depth)
             let requeued = try jobs.requeueFailed(photoIds: ids)
             var json = ParseJSONWriter()

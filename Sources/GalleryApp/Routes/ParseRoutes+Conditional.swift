@@ -1,4 +1,5 @@
 import HTTPServer
+import Logging
 
 extension ParseRoutes {
     /// `Cache-Control` of a find's GET answers: any cache may keep them for this user only and must
@@ -39,10 +40,15 @@ extension ParseRoutes {
     /// find sees its own change even before the change's notification has arrived. A failed read
     /// only delays that until the notification.
     static func writeDone(_ application: GalleryApplication) {
+        writeDone(application.classChanges, logger: application.logger)
+    }
+
+    /// `writeDone(_:)` with the two collaborators it uses.
+    static func writeDone(_ classChanges: ClassChangeSequences, logger: Logger) {
         do {
-            try application.classChanges.refresh()
+            try classChanges.refresh()
         } catch {
-            application.logger.notice("class change sequences not re-read after a write", metadata: ["error": "\(error)"])
+            logger.notice("class change sequences not re-read after a write", metadata: ["error": "\(error)"])
         }
     }
 }
