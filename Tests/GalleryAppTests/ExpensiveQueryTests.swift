@@ -21,6 +21,21 @@ import Testing
         #expect(try !Self.find([]).isExpensive)
     }
 
+    @Test func isExpensive_ForCountsNoIndexNarrows_NotForIndexedOrUnfilteredCounts() throws {
+        // Counted scans: every live photo is read to count these.
+        #expect(try Self.find([("where", #"{"width":{"$gt":100}}"#), ("count", "1"), ("limit", "0")]).isExpensive)
+        #expect(try Self.find([("where", #"{"status":{"$ne":"ready"}}"#), ("count", "1")]).isExpensive)
+        #expect(try Self.find([("where", #"{"$or":[{"status":"ready"},{"height":10}]}"#), ("count", "1")]).isExpensive)
+        // An index narrows these, or the row counter answers.
+        #expect(try !Self.find([("count", "1"), ("limit", "0")]).isExpensive)
+        #expect(try !Self.find([("where", #"{"width":{"$gt":100},"status":"ready"}"#), ("count", "1")]).isExpensive)
+        #expect(try !Self.find([("where", #"{"tags":"beach"}"#), ("count", "1")]).isExpensive)
+        #expect(try !Self.find([("where", #"{"title":{"$regex":"^sun"}}"#), ("count", "1")]).isExpensive)
+        #expect(try !Self.find([("where", #"{"title":{"$text":{"$search":{"$term":"beach"}}}}"#), ("count", "1")]).isExpensive)
+        // The same unindexed filter without a count reads only a page.
+        #expect(try !Self.find([("where", #"{"width":{"$gt":100}}"#), ("limit", "20")]).isExpensive)
+    }
+
     @Test func skip_Beyond10000_Is102_PointingToTheKeysetCursor() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }

@@ -166,7 +166,7 @@ public struct ConfigurationKey: Sendable {
         .int("max_json_depth", \.maxJSONDepth, "Deepest JSON nesting in bodies and where.", range: 2...256),
         .int("max_query_limit", \.maxQueryLimit, "Cap on a query's limit.", range: 1...100_000),
         .int("max_query_skip", \.maxQuerySkip, "Largest skip (102 beyond; page with the keyset cursor).", range: 0...100_000_000),
-        .int("expensive_query_limit", \.expensiveQueryLimit, "Expensive queries (unanchored $regex, skip over 1000) running at once.", range: 1...1000),
+        .int("expensive_query_limit", \.expensiveQueryLimit, "Expensive queries (unanchored $regex, skip over 1000, counted scans) running at once.", range: 1...1000),
         .int("expensive_statement_timeout_ms", \.expensiveStatementTimeoutMs, "Longest an expensive query's statements may run, in ms.", range: 100...3_600_000),
         .int("header_timeout_ms", \.headerTimeoutMs, "Time to receive a request head, in ms.", range: 100...600_000),
         .int("idle_timeout_ms", \.idleTimeoutMs, "Idle keep-alive time, in ms.", range: 100...3_600_000),
