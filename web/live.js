@@ -1,5 +1,5 @@
 // How the page learns about changes: a Parse LiveQuery subscription on Photo over a WebSocket at
-// the API's mount (docs/live-query.md): `create` adds a new photo, `update` / `enter` refresh one
+// `live_query_path` (the API's mount unless configured; docs/live-query.md): `create` adds a new photo, `update` / `enter` refresh one
 // (a thumbnail filling in), `leave` / `delete` hand it back with `deletedAt` or `gone` set.
 // While the socket is down (a proxy without WebSocket, a restart) the page polls every few seconds
 // instead, and reconnects with back-off; `watch` calls `onPhotos` the same way either way.
@@ -12,7 +12,7 @@ const RECONNECT_MAX_MS = 30000;
 /** The LiveQuery URL: ws(s)://<this host><mount>. */
 function liveURL() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  return `${scheme}//${location.host}${settings().mountPath}`;
+  return `${scheme}//${location.host}${settings().livePath || settings().mountPath}`;
 }
 
 /**

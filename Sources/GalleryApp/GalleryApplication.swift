@@ -126,11 +126,12 @@ public final class GalleryApplication: @unchecked Sendable {
         ).install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
         let configuration = self.configuration
         liveQuery = LiveQueryServer(
-            path: configuration.mountPath, keys: keys, databaseURL: configuration.databaseURL, logger: logger,
+            path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys, databaseURL: configuration.databaseURL, logger: logger,
             encoder: { [unowned self] in ParseObjectEncoder(publicURL: self.publicURL, bucket: configuration.bucket) })
         router.add(liveQuery.route())
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
+            livePath: liveQuery.path,
             appID: configuration.appID, restKeyRequired: configuration.restKey != nil
         ).register(on: router)
     }

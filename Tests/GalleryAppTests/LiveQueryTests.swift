@@ -82,6 +82,23 @@ struct LiveQueryTests {
 
     /// The independent client: PyPI `websockets` (installed by scripts/test.sh into its virtualenv)
     /// runs Tests/e2e/live_query_e2e.py against a real server with a worker.
+    @Test func liveQueryPath_MovesTheUpgrade_AndThePageIsToldWhere() throws {
+        let server = try TestServer(workers: 0) { $0.liveQueryPath = "/live" }
+        defer { server.stop() }
+        func upgrade(_ path: String) throws -> Int {
+            let client = try RawHTTPClient(port: server.application.port)
+            client.send(
+                "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                    + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+            return try client.readResponse(bodyless: true).status
+        }
+        #expect(try upgrade("/live") == 101)
+        #expect(try upgrade("/parse") != 101)
+        let config = try server.request("GET", "/web/config.json").json
+        #expect(config["livePath"] as? String == "/live")
+        #expect(config["mountPath"] as? String == "/parse")
+    }
+
     @Test func endToEnd_WebsocketsClient_SeesCreateAndReadyUpdate() throws {
         let python = try #require(
             ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],

@@ -9,6 +9,8 @@ struct WebRoutes {
     let root: String
     /// The Parse mount path, for the page's config.
     let mountPath: String
+    /// Where the page opens its LiveQuery WebSocket.
+    let livePath: String
     /// The application id, which every client sends and is not a secret.
     let appID: String
     /// Whether a REST key is configured: the page then asks its user for it (it is never served).
@@ -30,6 +32,8 @@ struct WebRoutes {
         json.string(appID)
         json.key("mountPath")
         json.string(mountPath)
+        json.key("livePath")
+        json.string(livePath)
         json.key("restKeyRequired")
         json.bool(restKeyRequired)
         json.endObject()

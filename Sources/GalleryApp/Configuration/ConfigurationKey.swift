@@ -108,6 +108,8 @@ public struct ConfigurationKey: Sendable {
             validate: { $0.isEmpty || $0.hasPrefix("http://") || $0.hasPrefix("https://") ? nil : "must start with http:// or https://" }),
         .string("mount_path", \.mountPath, "Where the Parse-compatible API is mounted.",
             validate: { $0.hasPrefix("/") && !$0.hasSuffix("/") ? nil : "must start with / and not end with /" }),
+        .string("live_query_path", \.liveQueryPath, "Where Parse LiveQuery WebSockets are accepted (empty: the mount path).",
+            validate: { $0.isEmpty || ($0.hasPrefix("/") && !$0.hasSuffix("/")) ? nil : "must be empty, or start with / and not end with /" }),
         .string("bucket", \.bucket, "Bucket name in /<bucket>/<key> asset URLs.",
             validate: { b in b.range(of: "^[a-z0-9][a-z0-9.-]{1,62}$", options: .regularExpression) != nil ? nil : "must be 2-63 characters of a-z, 0-9, '.', '-'" }),
         .string("app_id", \.appID, "Parse application id (X-Parse-Application-Id) every request must send.",

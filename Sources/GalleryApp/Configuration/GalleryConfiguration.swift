@@ -14,6 +14,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var publicURL = ""
     /// Where the Parse-compatible API is mounted.
     public var mountPath = "/parse"
+    /// Where Parse LiveQuery WebSockets are accepted; empty means the mount path (`ws://host/parse`,
+    /// what the Parse SDKs default to).
+    public var liveQueryPath = ""
     /// Name of the S3-style bucket path (`/<bucket>/<key>`).
     public var bucket = "bucket"
 
