@@ -6,7 +6,7 @@
 # Usage: bench/bucket.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench) and PostgreSQL.
 # Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
 #      IO_BACKEND (both: a galleryd per backend, dispatch and epoll, side by side; or dispatch, or epoll),
-#      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18092),
+#      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18099),
 #      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +18,7 @@ rounds="${ROUNDS:-3}"
 backends="${IO_BACKEND:-both}"
 [ "$backends" = both ] && backends="dispatch epoll"
 ours_port="${OURS_PORT:-18091}"
-nginx_port="${NGINX_PORT:-18092}"
+nginx_port="${NGINX_PORT:-18099}"  # clear of the galleryd ports (one per backend from OURS_PORT)
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55611}"
 
 command -v wrk >/dev/null || { echo "bucket.sh: wrk missing (scripts/deps.sh --bench)" >&2; exit 1; }

@@ -17,7 +17,7 @@ rounds="${ROUNDS:-3}"
 backends="${IO_BACKEND:-both}"
 [ "$backends" = both ] && backends="dispatch epoll"
 ours_port="${OURS_PORT:-18081}"
-nginx_port="${NGINX_PORT:-18082}"
+nginx_port="${NGINX_PORT:-18089}"  # clear of the galleryd ports (one per backend from OURS_PORT)
 
 command -v wrk >/dev/null || { echo "http.sh: wrk missing (scripts/deps.sh --bench)" >&2; exit 1; }
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"

@@ -120,8 +120,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Event-loop threads reading and writing sockets (epoll); one per core is right for a
     /// dedicated machine, fewer leaves cores to workers and the database.
     public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
-    /// How the event loops wait for sockets: "dispatch" (the default, chosen by measurement in
-    /// docs/architecture.md, "I/O backend") or "epoll" (Linux only).
+    /// How the event loops wait for sockets: "epoll" (Linux only, the default there, chosen by
+    /// measurement in docs/architecture.md, "I/O backend") or "dispatch" (the default elsewhere).
     public var ioBackend = HTTPIOBackend.platformDefault.rawValue
     /// Threads running request handlers (they may wait on the database); 0 means as many as
     /// `poolSize`. More threads than pooled connections only queue for a connection, and the
