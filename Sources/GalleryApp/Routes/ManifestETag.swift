@@ -20,8 +20,16 @@ enum ManifestETag {
         for item in normalized(items) {
             hasher.update(data: Array(("\u{1}" + item.name + "\u{0}" + item.value).utf8))
         }
-        let hex = hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
-        return "W/\"" + hex + "\""
+        // Hex by table, not `String(format:)`: that was 32 Foundation format calls per find.
+        let digits = Array("0123456789abcdef".utf8)
+        var tag: [UInt8] = Array("W/\"".utf8)
+        tag.reserveCapacity(35)
+        for byte in hasher.finalize().prefix(16) {
+            tag.append(digits[Int(byte >> 4)])
+            tag.append(digits[Int(byte & 0x0F)])
+        }
+        tag.append(UInt8(ascii: "\""))
+        return String(decoding: tag, as: UTF8.self)
     }
 
     /// The query parameters in a canonical order (by name, then value).
