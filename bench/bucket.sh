@@ -32,6 +32,7 @@ galleryd="$(swift build -c release --show-bin-path)/galleryd"
 tmp="$(mktemp -d /tmp/galleryd-bucket-bench.XXXXXX)"
 . bench/pin.sh
 . bench/nginx.sh
+. bench/rounds.sh
 ours_pids=""
 nginx_pid=""
 cleanup() {
@@ -109,7 +110,6 @@ run() { # port → req/s
   on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/bucket/$key" | tee "$tmp/wrk-$1.txt" >&2
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 for port in $ports "$nginx_port"; do  # warm-up
   on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/bucket/$key" >/dev/null
@@ -141,9 +141,5 @@ for port in $ports; do
   shift
 done
 echo "nginx:            $theirs req/s (median of $(paste -sd' ' "$tmp/rps-$nginx_port"))"
-if [ -f "$tmp/median-dispatch" ] && [ -f "$tmp/median-epoll" ]; then
-  paired="$(paste "$tmp/rounds-dispatch" "$tmp/rounds-epoll" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
-  awk -v d="$(cat "$tmp/median-dispatch")" -v e="$(cat "$tmp/median-epoll")" -v p="$paired" \
-    'BEGIN { printf "dispatch/epoll:   %.3f of medians, paired %.3f (dispatch is the default unless below 0.95)\n", d / e, p }'
-fi
+backend_summary
 pinning_summary

@@ -29,6 +29,7 @@ bench_bin="$(swift build -c release --show-bin-path)/galleryd-bench"
 tmp="$(mktemp -d)"
 . bench/pin.sh
 . bench/nginx.sh
+. bench/rounds.sh
 ours_pids=""
 nginx_pid=""
 cleanup() {
@@ -72,7 +73,6 @@ run() { # port → req/s
   awk '/ 99%/ { print $2 }' "$tmp/wrk-$1.txt" >>"$tmp/p99-$1"
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 for port in $ports "$nginx_port"; do  # warm-up
   on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/fixed" >/dev/null
@@ -101,10 +101,5 @@ for port in $ports; do
 done
 echo "nginx:            $theirs req/s (rounds: $(paste -sd' ' "$tmp/rps-$nginx_port")), p99 $(paste -sd' ' "$tmp/p99-$nginx_port")"
 echo "access logs ${ACCESS_LOG:-on}: galleryd $(cat "$tmp"/galleryd-access-*.log 2>/dev/null | wc -l) lines, nginx $(wc -l <"$tmp/access.log" 2>/dev/null || echo 0) lines (connections: $connections)"
-if [ -f "$tmp/median-dispatch" ] && [ -f "$tmp/median-epoll" ]; then
-  # Back-to-back runs share the machine's load of the moment: the median of per-round ratios is steadier.
-  paired="$(paste "$tmp/rounds-dispatch" "$tmp/rounds-epoll" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
-  awk -v d="$(cat "$tmp/median-dispatch")" -v e="$(cat "$tmp/median-epoll")" -v p="$paired" \
-    'BEGIN { printf "dispatch/epoll:   %.3f of medians, paired %.3f (dispatch is the default unless below 0.95)\n", d / e, p }'
-fi
+backend_summary
 pinning_summary
