@@ -118,8 +118,12 @@ export class PhotoGrid {
     this.render();
   }
 
-  /** The createdAt of the newest photo shown. */
-  newest() { return this.photos.length ? this.photos[0].createdAt : null; }
+  /** The createdAt of the newest photo shown: null for an empty grid, undefined before its first
+   * page has arrived (then nothing can be newer than what that page will bring). */
+  newest() {
+    if (this.pages === 0) return undefined;
+    return this.photos.length ? this.photos[0].createdAt : null;
+  }
   /** Ids of photos still being made (status pending or processing: neither ready nor failed). */
   pendingIds() { return this.photos.filter((p) => !isSettled(p)).map((p) => p.objectId); }
 

@@ -87,9 +87,11 @@ export function watch({ newest, pendingIds, onPhotos, isActive = () => true }) {
 
   async function poll() {
     try {
+      // Before the grid's first page has arrived there is nothing to catch up on: that page is the
+      // newest photos. (Fetching then would put a hundred photos in a grid that shows one page.)
       const since = newest();
       const where = since ? { createdAt: { $gt: date(since) } } : {};
-      const fresh = (await find("Photo", { where, order: "-createdAt,-objectId", limit: 100 })).results;
+      const fresh = since === undefined ? [] : (await find("Photo", { where, order: "-createdAt,-objectId", limit: 100 })).results;
       const pending = pendingIds();
       const changed = pending.length
         ? (await find("Photo", { where: { objectId: { $in: pending.slice(0, 100) } }, limit: 100 })).results
