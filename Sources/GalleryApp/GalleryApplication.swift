@@ -38,6 +38,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let migrator: Migrator
     /// Each class's change sequence, kept in memory for the ETags of find and count.
     public let classChanges: ClassChangeSequences
+    /// Session tokens to callers (`ParseCaller`), with a few seconds' memory.
+    public let sessions: SessionAuthenticator
     /// Parse LiveQuery over WebSocket at `/parse`, fed by the database's change notifications.
     public private(set) var liveQuery: LiveQueryServer!
     /// In-process workers (nil when `workers` is 0).
@@ -79,6 +81,7 @@ public final class GalleryApplication: @unchecked Sendable {
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
         trash = TrashService(pool: pool, store: blobs, logger: logger)
         classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
+        sessions = SessionAuthenticator(sessions: SessionRepository(pool: pool))
         router = HTTPRouter()
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
