@@ -59,6 +59,12 @@ struct SessionRepository: Sendable {
             [sessionId, tokenHash, userId, createdWith, installationId, lifetime])
     }
 
+    /// Deletes a user's expired sessions (each login tidies its own user's, through `sessions_user_id`),
+    /// so a client that logs in again and again does not grow the table for a year.
+    func deleteExpired(userId: String) throws {
+        try pool.query("delete from sessions where user_id = $1 and expires_at <= clock_timestamp()", [userId])
+    }
+
     /// Deletes the session with this token hash; false when there was none.
     func delete(tokenHash: String) throws -> Bool {
         try pool.query("delete from sessions where token_hash = $1 returning 1", [tokenHash]).count == 1

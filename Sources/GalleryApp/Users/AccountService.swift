@@ -105,6 +105,7 @@ public final class AccountService: @unchecked Sendable {
             try users.replaceHash(objectId: credentials.objectId, old: credentials.passwordHash, new: try hasher.hash(password))
         }
         guard let user = try users.find(objectId: credentials.objectId) else { throw AccountError.invalidCredentials }
+        try sessions.deleteExpired(userId: user.objectId)
         return (user, try openSession(userId: user.objectId, createdWith: "login", installationId: installationId))
     }
 

@@ -247,10 +247,11 @@ import Testing
         let r = try Self.me(server, token)
         #expect(r.status == 400 && r.json["code"] as? Int == 209)
         #expect(try server.request("GET", "/parse/sessions/me", headers: ["X-Parse-Session-Token": token]).json["code"] as? Int == 209)
-        // An expired session is not listed either.
+        // The next login removes the user's expired sessions; the new one is the only one listed.
         let fresh = try #require(try Self.logIn(server, "ivan", "pw").json["sessionToken"] as? String)
         let list = try server.request("GET", "/parse/sessions", headers: ["X-Parse-Session-Token": fresh])
         #expect((list.json["results"] as? [Any])?.count == 1)
+        #expect(try connection.query("select count(*)::bigint from sessions").first!.decode(Int.self, 0) == 1)
     }
 
     @Test func sessionLength_SetsTheExpiry() throws {
