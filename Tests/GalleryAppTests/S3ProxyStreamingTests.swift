@@ -20,7 +20,7 @@ struct S3ProxyStreamingTests {
         let database: (name: String, url: String, admin: String)
         let lock: ClusterLockHold
 
-        init(prefix: String, endpoint: String? = nil, bufferBytes: Int = 256 * 1024) throws {
+        init(prefix: String, endpoint: String? = nil, bufferBytes: Int = 256 * 1024, maxStreams: Int = 64) throws {
             lock = try ClusterLock.acquire()
             database = try TestServer.makeDatabase()
             spool = NSTemporaryDirectory() + "galleryd-s3-proxy-" + UUID().uuidString
@@ -35,6 +35,7 @@ struct S3ProxyStreamingTests {
             configuration.drainTimeoutMs = 2000
             configuration.assetDelivery = "proxy"
             configuration.assetProxyBufferBytes = bufferBytes
+            configuration.assetProxyStreams = maxStreams
             S3TestEnvironment.configure(&configuration, prefix: prefix)
             if let endpoint { configuration.s3Endpoint = endpoint }
             var logger = Logger(label: "galleryd.test")
@@ -229,6 +230,28 @@ struct S3ProxyStreamingTests {
         // Only the metrics request itself is open.
         #expect(text.contains("galleryd_http_open_connections 1"), "\(text.split(separator: "\n").filter { $0.contains("open_connections") })")
         #expect(text.contains("galleryd_asset_proxy_streams 0"))
+    }
+
+    @Test func proxy_AnswersSlowDown_BeyondAssetProxyStreams_AndServesAgainOnceOneEnds() throws {
+        let instance = try Instance(prefix: "busy-\(UUID().uuidString.prefix(8))/", maxStreams: 1)
+        defer { instance.stop() }
+        let size = 8 << 20
+        let (key, _) = try Self.storeObject(instance, count: size)
+        do {
+            // One slow download holds the only stream.
+            let slow = try RawHTTPClient(port: instance.port, receiveBuffer: 32 * 1024, receiveTimeout: 30)
+            slow.send("GET /bucket/\(key) HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try slow.readHead().status == 200)
+            let busy = try Self.get(instance.port, "/bucket/\(key)")
+            #expect(busy.status == 503)
+            #expect(busy.headers["Retry-After"] == "1")
+            #expect(String(decoding: busy.body, as: UTF8.self).contains("<Code>SlowDown</Code>"))
+            // A revalidation needs no stream: it is answered.
+            let etag = try #require(try Self.get(instance.port, "/bucket/\(key)", method: "HEAD").headers["ETag"])
+            #expect(try Self.get(instance.port, "/bucket/\(key)", headers: "If-None-Match: \(etag)\r\n").status == 304)
+        }
+        #expect(instance.settles())
+        #expect(try Self.get(instance.port, "/bucket/\(key)").body.count == size)
     }
 
     @Test func proxy_ObjectStoreDyingMidBody_ClosesTheClientConnection_AndServingGoesOn() throws {

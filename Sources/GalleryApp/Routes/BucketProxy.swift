@@ -121,8 +121,14 @@ final class BucketProxy: @unchecked Sendable {
     }
 
     /// Starts a download on its own pump thread and waits for the store's answer head. Returns it
-    /// with the stream its body goes into (finished at once for an answer without a body).
+    /// with the stream its body goes into (finished at once for an answer without a body; a HEAD is
+    /// asked on the caller's thread).
     private func start(_ key: BlobKey, method: String, headers: [(String, String)]) throws -> (S3HTTPResponse, HTTPBodyStream) {
+        if method == "HEAD" {
+            // No body to pump: asked here, on the handler's thread, without taking a stream.
+            let answer = try remote.client.streamObject(key.rawValue, method: method, headers: headers, head: { _ in }, sink: { _ in })
+            return (answer, HTTPBodyStream())
+        }
         lock.lock()
         guard active < maxStreams else {
             lock.unlock()
