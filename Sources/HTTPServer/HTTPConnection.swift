@@ -69,6 +69,9 @@ final class HTTPConnection {
     private var fileFD: Int32 = -1
     private var fileOffset = 0
     private var fileRemaining = 0
+    /// A streamed body being sent (`HTTPResponseBody.stream`), and its bytes still to come.
+    private var stream: HTTPBodyStream?
+    private var streamRemaining = 0
     private var responseStatus = 0
     private var responseBytes = 0
 
@@ -345,8 +348,10 @@ final class HTTPConnection {
 
     private func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
         guard phase == .handling else {
-            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean.
+            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean,
+            // and a streamed body's producer to stop.
             if case .file(let path, _) = request.body { unlink(path) }
+            if case .stream(let stream, _) = response.body { stream.cancel() }
             return
         }
         startResponse(response)
@@ -447,6 +452,7 @@ final class HTTPConnection {
         bodySent = 0
         body = []
         fileRemaining = 0
+        streamRemaining = 0
         var response = response
         let status = response.status.code
         let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(status)
@@ -460,6 +466,17 @@ final class HTTPConnection {
             } else if sendsBody && length > 0 {
                 fileOffset = offset
                 fileRemaining = length
+            }
+        case .stream(let stream, let length):
+            if sendsBody && length > 0 {
+                self.stream = stream
+                streamRemaining = length
+                // Runs on the producer's thread when a `.pending` read has something new; strong on
+                // purpose: the cycle ends when the exchange cancels the stream (which drops the waker).
+                let loop = self.loop
+                stream.setWaker { [self] in loop.execute { self.streamReady(stream) } }
+            } else {
+                stream.cancel()
             }
         case .file(let path, let offset, let length) where sendsBody && length > 0:
             fileFD = open(path, O_RDONLY | O_CLOEXEC)
@@ -498,7 +515,19 @@ final class HTTPConnection {
     /// Writes what is pending; true once the whole response is out.
     private func flush() -> Bool {
         writeBlocked = false
-        while outSent < out.count || bodySent < body.count {
+        while outSent < out.count || bodySent < body.count || stream != nil {
+            if bodySent == body.count && stream != nil {
+                // The head (if still unsent) goes out with the first chunk, or alone while none is there.
+                switch nextStreamChunk() {
+                case .ready: break
+                case .wait:
+                    if outSent == out.count { return false }
+                case .done:
+                    continue
+                case .abort:
+                    return false
+                }
+            }
             let n: Int = out.withUnsafeBytes { head in
                 body.withUnsafeBytes { bytes in
                     var vectors = (iovec(), iovec())
@@ -524,6 +553,7 @@ final class HTTPConnection {
                             message.msg_iov = iov
                             message.msg_iovlen = count
                             // No signal: a vanished client is an EPIPE, not a SIGPIPE.
+                            // No MSG_MORE for a stream: its next chunk may be a while, and the kernel would hold this one.
                             let flags = SystemCalls.noSignal | (fileRemaining > 0 ? SystemCalls.moreFollows : 0)
                             return sendmsg(fd, &message, flags)
                         }
@@ -575,6 +605,61 @@ final class HTTPConnection {
         return true
     }
 
+    /// What the next chunk of a streamed body allows `flush` to do.
+    private enum StreamStep {
+        /// `body` holds the next chunk.
+        case ready
+        /// Nothing buffered: wait for the stream's waker.
+        case wait
+        /// The stream is complete and released.
+        case done
+        /// The stream failed or broke its length; the connection was closed.
+        case abort
+    }
+
+    /// Moves the stream's next chunk into `body`, checking it against the announced length.
+    private func nextStreamChunk() -> StreamStep {
+        guard let stream else { return .done }
+        if streamRemaining == 0 {
+            // Every announced byte went out; the producer's own end is not waited for.
+            stream.cancel()
+            self.stream = nil
+            return .done
+        }
+        switch stream.read() {
+        case .bytes(let bytes):
+            guard bytes.count <= streamRemaining else {
+                server.logger.error("streamed body longer than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
+                abortWrite()
+                return .abort
+            }
+            body = bytes
+            bodySent = 0
+            streamRemaining -= bytes.count
+            return .ready
+        case .pending:
+            return .wait
+        case .end:
+            server.logger.error(
+                "streamed body ended \(streamRemaining) bytes short of its Content-Length",
+                metadata: ["request": "\(request?.requestID ?? "")"])
+            abortWrite()
+            return .abort
+        case .failed(let message):
+            // The head is out with a Content-Length: closing is the only way left to tell the client.
+            server.logger.error("streamed body failed: \(message)", metadata: ["request": "\(request?.requestID ?? "")"])
+            abortWrite()
+            return .abort
+        }
+    }
+
+    /// The stream has bytes (or an end) after a `.pending` read: carry on writing.
+    private func streamReady(_ ready: HTTPBodyStream) {
+        guard phase == .writing, stream === ready else { return }
+        drive()
+        loop.updateInterest(self)
+    }
+
     private func abortWrite() {
         finishExchange(completed: false)
         close()
@@ -585,6 +670,10 @@ final class HTTPConnection {
         if fileFD >= 0 {
             SystemCalls.close(fileFD)
             fileFD = -1
+        }
+        if let stream {
+            stream.cancel()
+            self.stream = nil
         }
         body = []
         if let request {
@@ -749,6 +838,10 @@ final class HTTPConnection {
         if fileFD >= 0 {
             SystemCalls.close(fileFD)
             fileFD = -1
+        }
+        if let stream {
+            stream.cancel()
+            self.stream = nil
         }
         // A running handler still owns the request's temporary file; handlerFinished removes it.
         if !wasHandling, let request, case .file(let path, _) = request.body { unlink(path) }
