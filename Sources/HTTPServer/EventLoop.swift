@@ -190,13 +190,13 @@ final class EventLoop: @unchecked Sendable {
             }
             guard server.reserveConnection() else {
                 // Over maxConnections: a quick 503 instead of an unbounded number of open sockets.
-                let canned =
-                    "HTTP/1.1 503 Service Unavailable\r\nServer: galleryd\r\nContent-Length: 20\r\nConnection: close\r\nRetry-After: 1\r\n\r\ntoo many connections"
-                _ = canned.utf8.withContiguousStorageIfAvailable {
-                    SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true)
-                }
+                let id = requestIDs.next()
+                let answer = encoder.encode(.tooManyConnections, requestID: id, keepAlive: false, clientVersion: .http11)
+                _ = answer.withUnsafeBytes { SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true) }
                 SystemCalls.close(fd)
-                server.logger.warning("connection refused: maxConnections (\(server.configuration.maxConnections)) reached")
+                server.logger.warning(
+                    "connection refused: maxConnections (\(server.configuration.maxConnections)) reached",
+                    metadata: ["request": "\(id)"])
                 continue
             }
             SystemCalls.configureConnection(fd)

@@ -575,17 +575,16 @@ final class HTTPConnection {
     }
 
     /// A best-effort 408 before closing: in the URL space's format when the request head is known
-    /// (Parse JSON under /parse), canned otherwise. Never waits on the socket.
+    /// (Parse JSON under /parse), `HTTPResponse.requestHeadTimeout` otherwise. Never waits on the socket.
     private func sendTimeoutResponse(message: String) {
-        var bytes: [UInt8]
+        let bytes: [UInt8]
         if let request {
             var response = currentResponder().response(status: .requestTimeout, message: message, request: request)
             if case .bytes = response.body {} else { response.body = .empty }
-            bytes = []
-            loop.encoder.encodeHead(response, into: &bytes, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
-            if case .bytes(let body) = response.body { bytes += body }
+            bytes = loop.encoder.encode(response, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
         } else {
-            bytes = Array("HTTP/1.1 408 Request Timeout\r\nServer: galleryd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+            bytes = loop.encoder.encode(
+                .requestHeadTimeout, requestID: loop.requestIDs.next(), keepAlive: false, clientVersion: .http11)
         }
         _ = bytes.withUnsafeBytes { SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true) }
     }
