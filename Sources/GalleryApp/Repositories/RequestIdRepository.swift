@@ -8,9 +8,12 @@ import Postgres
 struct RequestIdRepository: Sendable {
     /// A recorded answer.
     struct Answer: Sendable, Equatable {
+        /// The HTTP status code and its reason phrase.
         var status: Int
         var reason: String
+        /// The JSON body, as sent.
         var json: [UInt8]
+        /// The `Location` of a created object, if the answer had one.
         var location: String?
     }
 

@@ -1,7 +1,6 @@
 import BlobStore
 import Foundation
 import Logging
-import Postgres
 
 /// Removes what no row refers to any more: uploads (`POST /files`) never attached to a photo
 /// within the grace period, and thumbnails and previews whose photo row is gone (a photo purged
