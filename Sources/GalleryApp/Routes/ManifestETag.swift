@@ -10,10 +10,11 @@ import Foundation
 enum ManifestETag {
     /// `W/"<32 hex digits>"`.
     static func make(
-        sequences: [Int64], className: String, items: [(name: String, value: String)], access: Int, publicURL: String
+        sequences: [Int64], className: String, items: [(name: String, value: String)], access: Int, publicURL: String,
+        caller: String = ""
     ) -> String {
         var hasher = SHA256()
-        var text = "v1\u{0}" + className + "\u{0}" + publicURL + "\u{0}\(access)"
+        var text = "v1\u{0}" + className + "\u{0}" + publicURL + "\u{0}\(access)\u{0}" + caller
         for seq in sequences { text += "\u{0}\(seq)" }
         hasher.update(data: Array(text.utf8))
         // The query's parameters sorted: the same query in any parameter order has the same tag.
