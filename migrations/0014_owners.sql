@@ -33,7 +33,6 @@ create index galleries_owner_live_created_idx on galleries (owner_id, created_at
 create index galleries_owner_idx on galleries (owner_id);
 create index galleries_acl_idx on galleries using gin (acl jsonb_path_ops) where acl is not null;
 create index gallery_items_owner_idx on gallery_items (owner_id);
-create index gallery_items_gallery_idx on gallery_items (gallery_id, position);
 
 -- Per-owner live/trashed photo counters, so a user's unfiltered count is one row read, as the
 -- whole table's is (0004). Kept by triggers named after the global ones, so they fire after them
@@ -111,6 +110,21 @@ create trigger galleries_owner_fixed before update of owner_id on galleries
     for each row execute function refuse_owner_change();
 create trigger gallery_items_owner_fixed before update of owner_id on gallery_items
     for each row execute function refuse_owner_change();
+
+-- The first account (and the last one's deletion) changes what a request without a session reads
+-- (everything before, nothing or the public galleries after): every class's change sequence moves,
+-- so no ETag of an earlier answer is 304 afterwards (0010). Users change rarely; the bump takes the
+-- sequence rows in their lock order.
+create function bump_all_class_changes() returns trigger
+language plpgsql as $$
+begin
+    perform bump_class_change_sequence(class_name) from class_change_sequences order by lock_rank;
+    return null;
+end
+$$;
+
+create trigger users_change_access after insert or delete on users
+    for each statement execute function bump_all_class_changes();
 
 -- The upgrade from a single-tenant install: every row without an owner goes to the first admin
 -- (the oldest `is_admin` user). Returns how many rows of each table moved (all 0 when there is

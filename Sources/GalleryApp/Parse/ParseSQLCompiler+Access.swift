@@ -24,9 +24,9 @@ extension ParseSQLCompiler {
             case "Photo":
                 return "\(alias).owner_id = \(user)"
             case "Gallery":
-                return galleryFilter(alias: alias, user: user, need: need, publicRead: true)
+                return galleryFilter(alias: alias, user: user, need: need)
             default:  // GalleryItem: its gallery's access (to edit for any change of the item)
-                let gallery = galleryFilter(alias: "ag", user: user, need: need == .read ? .read : .edit, publicRead: true)
+                let gallery = galleryFilter(alias: "ag", user: user, need: need == .read ? .read : .edit)
                 return "exists (select 1 from galleries ag where ag.object_id = \(alias).gallery_id and \(gallery))"
             }
         case .anonymous:
@@ -40,7 +40,7 @@ extension ParseSQLCompiler {
     }
 
     /// A gallery's test for a user (`user` is the bound placeholder): owner, or granted by its ACL.
-    private static func galleryFilter(alias: String, user: String, need: ParseAccessNeed, publicRead: Bool) -> String {
+    private static func galleryFilter(alias: String, user: String, need: ParseAccessNeed) -> String {
         let owner = "\(alias).owner_id = \(user)"
         switch need {
         case .own:
