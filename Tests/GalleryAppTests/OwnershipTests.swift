@@ -10,7 +10,11 @@ struct OwnershipTests {
     private typealias F = ManifestFixtures
 
     private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ user: TestUser?) throws -> TestServer.Response {
-        try server.json("POST", "/parse/classes/\(className)", body, headers: user?.headers ?? [:])
+        try create(server, className, body, user?.headers ?? [:])
+    }
+
+    private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ headers: [String: String]) throws -> TestServer.Response {
+        try server.json("POST", "/parse/classes/\(className)", body, headers: headers)
     }
 
     private func createdId(_ response: TestServer.Response) throws -> String {
@@ -391,6 +395,23 @@ struct OwnershipTests {
         let kept = try server.request("GET", "/parse/classes/Photo/\(try createdId(first))", headers: a.headers)
         let url = try #require((kept.json["original"] as? [String: Any])?["url"] as? String)
         #expect(try server.request("GET", String(url.dropFirst(server.baseURL.count)), appID: nil).status == 200)
+    }
+
+    @Test func requestIds_NeverReplayAnotherUsersAnswer() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let id = ["X-Parse-Request-Id": "shared-request-id"]
+        let first = try createdId(try create(server, "Gallery", ["name": "A's"], a.headers.merging(id) { $1 }))
+        #expect(try createdId(try create(server, "Gallery", ["name": "A's"], a.headers.merging(id) { $1 })) == first)
+        // B's create with the same id, by header or by the JavaScript SDK's body token, is B's own.
+        let second = try createdId(try create(server, "Gallery", ["name": "B's"], b.headers.merging(id) { $1 }))
+        #expect(second != first)
+        // The same user and id through the body token is the same request: B's answer again.
+        let third = try server.json("POST", "/parse/classes/Gallery", ["name": "B's", "_SessionToken": b.token], headers: id)
+        #expect(try createdId(third) == second)
+        #expect(F.ids(try F.find(server, [:], className: "Gallery", headers: b.headers)) == [second])
+        #expect(F.ids(try F.find(server, [:], className: "Gallery", headers: a.headers)) == [first])
     }
 
     @Test func liveQuery_SendsEachSubscriberOnlyWhatItMayRead() throws {

@@ -76,7 +76,7 @@ struct ParseRoutes {
                 // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency),
                 // recorded with the object, so also after a 503 whose COMMIT went through.
                 let result = try idempotency.run(
-                    requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request), durable: true
+                    requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access, bodyToken: override?.sessionToken), durable: true
                 ) {
                     try api.create(className, body: override?.body ?? body, access: access)
                 }
@@ -132,7 +132,7 @@ struct ParseRoutes {
             let access = try Self.access(request, keys, application)
             defer { Self.writeDone(application) }
             let body = try Self.body(request)
-            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
+            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access)) {
                 ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount, access: access).run(body: body))
             }
             return Self.respond(result, request)
@@ -184,10 +184,11 @@ struct ParseRoutes {
         return request.method == .get ? response : response.notStored()
     }
 
-    /// What a remembered answer is kept under besides the request id: the path and the caller's
-    /// session, so one caller's id never replays another's answer.
-    static func idempotencyScope(_ request: HTTPRequest) -> String {
-        request.path + "\n" + (request.headers["X-Parse-Session-Token"] ?? "")
+    /// What a remembered answer is kept under besides the request id: the path, the caller (the
+    /// session's user, however its token came: header or `_SessionToken`) and the token itself, so
+    /// one caller's id never replays another's answer.
+    static func idempotencyScope(_ request: HTTPRequest, _ access: ParseAccess, bodyToken: String? = nil) -> String {
+        request.path + "\n" + access.tagKey + "\n" + (request.headers["X-Parse-Session-Token"] ?? bodyToken ?? "")
     }
 
     static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {
