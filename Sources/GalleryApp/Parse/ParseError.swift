@@ -36,6 +36,8 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let objectTooLarge = 116
         /// A file name is invalid.
         public static let invalidFileName = 122
+        /// An email address is not in a valid format.
+        public static let invalidEmailAddress = 125
         /// The operation took too long (a cancelled statement).
         public static let timeout = 124
         /// An upload is over the size limit.

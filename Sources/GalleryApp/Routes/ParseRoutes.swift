@@ -187,8 +187,9 @@ struct ParseRoutes {
     /// What a remembered answer is kept under besides the request id: the path, the caller (the
     /// session's user, however its token came: header or `_SessionToken`) and the token itself, so
     /// one caller's id never replays another's answer.
-    static func idempotencyScope(_ request: HTTPRequest, _ access: ParseAccess, bodyToken: String? = nil) -> String {
-        request.path + "\n" + access.tagKey + "\n" + (request.headers["X-Parse-Session-Token"] ?? bodyToken ?? "")
+    /// Without an access (sign-up, where there is no caller yet): the path and the session header.
+    static func idempotencyScope(_ request: HTTPRequest, _ access: ParseAccess? = nil, bodyToken: String? = nil) -> String {
+        request.path + "\n" + (access.map { $0.tagKey + "\n" } ?? "") + (request.headers["X-Parse-Session-Token"] ?? bodyToken ?? "")
     }
 
     static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {

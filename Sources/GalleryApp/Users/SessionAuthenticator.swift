@@ -50,7 +50,12 @@ public final class SessionAuthenticator: @unchecked Sendable {
 
     /// Forgets a token (logout, revocation, password change) so this process stops accepting it at once.
     func forget(_ token: SessionToken) {
-        let hash = token.hash
+        forget(hash: token.hash)
+    }
+
+    /// Forgets a token by the hash the database keeps (a session revoked by its objectId, or one of
+    /// the sessions a password change revokes).
+    func forget(hash: String) {
         lock.withLock { _ = cache.removeValue(forKey: hash) }
     }
 
