@@ -373,6 +373,39 @@ struct OwnershipTests {
         }
     }
 
+    @Test func usersCreateAdmin_TakesTheOwnerlessRows_AndAnOwnerIsDeletedOnlyOnceEmpty() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let legacy = try server.insertPhotos(2, owner: nil)
+        let legacyGallery = try server.createGallery("Before accounts")
+        let url = server.application.configuration.databaseURL
+        let created = try UsersCommandTests.galleryd(
+            ["users", "create", "boss", "--admin", "--password-stdin"], databaseURL: url, stdin: "a long enough password\n")
+        #expect(created.status == 0, "\(created.error)")
+        #expect(created.output.contains("gave 2 photo(s), 1 gallery(ies) and 0 item(s) without an owner to the first admin"), "\(created.output)")
+        let boss = try #require(try server.application.pool.query("select object_id from users where username = 'boss'").first?
+            .decode(String.self, 0))
+        let owners = try server.application.pool.query("select distinct owner_id from photos").map { try $0.decode(String?.self, 0) }
+        #expect(owners == [boss])
+        // A second admin takes nothing (nothing is ownerless any more).
+        let second = try UsersCommandTests.galleryd(
+            ["users", "create", "deputy", "--admin", "--password-stdin"], databaseURL: url, stdin: "another long password\n")
+        #expect(second.status == 0 && !second.output.contains("gave"), "\(second.output)")
+
+        // RESTRICT: an owner of photos is deleted only after they are purged.
+        let refused = try server.request("DELETE", "/parse/users/\(boss)", headers: Self.master)
+        #expect(refused.status == 400 && F.code(refused) == 119, "\(refused.text)")
+        #expect((refused.json["error"] as? String)?.contains("purge them first") == true)
+        for photo in legacy {
+            #expect(try server.request("DELETE", "/parse/classes/Photo/\(photo)", headers: Self.master).status == 200)
+        }
+        #expect(try server.request("DELETE", "/parse/classes/Gallery/\(legacyGallery)", headers: Self.master).status == 200)
+        #expect(try server.request("DELETE", "/parse/purge/Photo", headers: Self.master).status == 200)
+        #expect(try server.request("DELETE", "/parse/purge/Gallery", headers: Self.master).status == 200)
+        let deleted = try server.request("DELETE", "/parse/users/\(boss)", headers: Self.master)
+        #expect(deleted.status == 200, "\(deleted.text)")
+    }
+
     @Test func uploads_AreTheUploadersOwn_SameBytesAreOnePhotoPerOwner() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }

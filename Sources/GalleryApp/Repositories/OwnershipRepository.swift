@@ -36,6 +36,16 @@ public struct OwnershipRepository: Sendable {
         try pool.query("select exists (select 1 from users)").first?.decode(Bool.self, 0) ?? false
     }
 
+    /// Whether the user owns any photo, gallery or gallery item (its row cannot be deleted then).
+    func ownsContent(_ userId: String) throws -> Bool {
+        try pool.query(
+            """
+            select exists (select 1 from photos where owner_id = $1) or exists (select 1 from galleries where owner_id = $1)
+                   or exists (select 1 from gallery_items where owner_id = $1)
+            """, [userId]
+        ).first?.decode(Bool.self, 0) ?? false
+    }
+
     /// Whether a user with this objectId exists.
     func userExists(_ objectId: String) throws -> Bool {
         try pool.query("select 1 from users where object_id = $1", [objectId]).count == 1
