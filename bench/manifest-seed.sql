@@ -4,7 +4,12 @@
 -- bursts), so keyset paging must rely on the objectId tie-breaker.
 -- The counters are kept by the statement-level trigger of migrations/0004, once for the whole load
 -- (bench/manifest.sh checks them against the table afterwards).
+-- With `owners` > 0 (psql variable; 0 = ownerless, the single-tenant shape) the rows are spread
+-- evenly over that many users `benchuser0`…, so one user holds rows/owners of them (issue #15:
+-- the first page of a user with 1M photos among 10M is owners=10, rows=10000000).
 begin;
+insert into users (object_id, username, password_hash)
+select 'benchuser' || n, 'bench' || n, 'bench-no-password' from generate_series(0, :owners::int - 1) n;
 with words as (
     select array['Sunset','Morning','Golden','Quiet','Snowy','Rainy','Misty','Autumn','Summer','Winter',
                  'Spring','Evening','Blue','Old','Little','Hidden','Busy','Empty','Bright','Stormy'] as adjectives,
@@ -19,7 +24,8 @@ with words as (
 )
 insert into photos (object_id, created_at, updated_at, filename, title, tags, content_type, byte_size, checksum,
                     width, height, aspect_ratio, orientation, taken_at, status, dominant_color, deleted_at,
-                    original_key, thumbnail_key, preview_key, thumbnail_width, thumbnail_height, preview_width, preview_height)
+                    original_key, thumbnail_key, preview_key, thumbnail_width, thumbnail_height, preview_width, preview_height,
+                    owner_id)
 select substr(md5(i::text), 1, 3) || lpad(i::text, 7, '0') as object_id,
        c.created_at, c.created_at,
        (array['IMG_','DSC','PXL_','DJI_','Screenshot_'])[1 + i % 5] || lpad((i * 7919 % 100000)::text, 5, '0') || '.jpg',
@@ -42,7 +48,8 @@ select substr(md5(i::text), 1, 3) || lpad(i::text, 7, '0') as object_id,
        'originals/' || encode(sha256(convert_to(i::text, 'UTF8')), 'hex') || '.jpg',
        'thumbnails/' || substr(md5(i::text), 1, 3) || lpad(i::text, 7, '0') || '.jpg',
        'previews/' || substr(md5(i::text), 1, 3) || lpad(i::text, 7, '0') || '.jpg',
-       400, (400 * d.h / d.w), 2048, (2048 * d.h / d.w)
+       400, (400 * d.h / d.w), 2048, (2048 * d.h / d.w),
+       case when :owners::int > 0 then 'benchuser' || (i % :owners::int) end
 from generate_series(1, :rows::bigint) i
 cross join words w
 cross join lateral (
@@ -60,3 +67,4 @@ cross join lateral (
 ) d;
 commit;
 vacuum analyze photos;
+vacuum analyze users;

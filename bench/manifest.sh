@@ -6,6 +6,10 @@
 #
 # Usage: bench/manifest.sh [seconds]   (needs wrk and psql: scripts/deps.sh --bench)
 # Env: ROWS (1000000), CONNECTIONS (64), PORT (18090), PGPORT_PRIVATE (55512),
+#      OWNERS (0): spread the rows over that many users and query as the first of them, with a
+#        session (issue #15: OWNERS=10 ROWS=10000000 is "a user with 1M photos among 10M"); 0 is
+#        the single-tenant shape (ownerless rows, no session),
+#      CONFIGURATION (release; debug to measure a debug build on a machine that must not build release),
 #      KEEP=1 keeps the temporary directory (database and logs) for a look afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,14 +17,16 @@ cd "$(dirname "$0")/.."
 duration="${1:-10}"
 rows="${ROWS:-1000000}"
 connections="${CONNECTIONS:-64}"
+owners="${OWNERS:-0}"
+configuration="${CONFIGURATION:-release}"
 port="${PORT:-18090}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55512}"
 
 command -v wrk >/dev/null || { echo "manifest.sh: wrk missing (scripts/deps.sh --bench)" >&2; exit 1; }
 command -v psql >/dev/null || { echo "manifest.sh: psql missing (scripts/deps.sh)" >&2; exit 1; }
 
-swift build -c release --product galleryd >&2
-bin="$(swift build -c release --show-bin-path)/galleryd"
+swift build -c "$configuration" --product galleryd >&2
+bin="$(swift build -c "$configuration" --show-bin-path)/galleryd"
 
 tmp="$(mktemp -d /tmp/galleryd-manifest-bench.XXXXXX)"
 server_pid=""
@@ -45,11 +51,26 @@ export GALLERYD_STORAGE_DIR="$tmp/blobs"
 
 echo "seeding $rows photos…" >&2
 seed_start=$(date +%s.%N)
-psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows="$rows" -f bench/manifest-seed.sql >&2
+psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows="$rows" -v owners="$owners" -f bench/manifest-seed.sql >&2
 seed_end=$(date +%s.%N)
 q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
 [ "$(q "select n from row_counts where name = 'photos_live'")" = "$(q "select count(*) from photos where deleted_at is null")" ] \
   || { echo "manifest.sh: row_counts disagrees with the table" >&2; exit 1; }
+# With owners: the first user's session (the token stored as its SHA-256, as galleryd stores them),
+# its own counter checked too, and every query below made as that user.
+owner_filter=""
+auth=()
+if [ "$owners" -gt 0 ]; then
+  token="r:$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  q "insert into sessions (object_id, token_hash, user_id, created_with, expires_at)
+     values ('benchsession', encode(sha256(convert_to('$token', 'UTF8')), 'hex'), 'benchuser0', 'cli', now() + interval '1 day')"
+  [ "$(q "select n from owner_row_counts where owner_id = 'benchuser0' and name = 'photos_live'")" = \
+    "$(q "select count(*) from photos where owner_id = 'benchuser0' and deleted_at is null")" ] \
+    || { echo "manifest.sh: owner_row_counts disagrees with the table" >&2; exit 1; }
+  owner_filter="t.owner_id = 'benchuser0' and "
+  auth=(-H "X-Parse-Session-Token: $token")
+  echo "querying as benchuser0: $(q "select n from owner_row_counts where owner_id = 'benchuser0' and name = 'photos_live'") live photos of its own" >&2
+fi
 echo "seeded in $(awk "BEGIN {printf \"%.0f\", $seed_end - $seed_start}") s; live photos: $(q "select n from row_counts where name = 'photos_live'")" >&2
 
 "$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
@@ -59,10 +80,10 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-# The deep page: the keyset cursor 90 % of the way down the live photos.
-deep_offset=$(( rows * 9 / 10 ))
+# The deep page: the keyset cursor 90 % of the way down the (user's) live photos.
+deep_offset=$(( rows / (owners > 0 ? owners : 1) * 9 / 10 ))
 IFS='|' read -r cursor_date cursor_id < <(q "select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), object_id
-  from photos where deleted_at is null order by created_at desc, object_id desc offset $deep_offset limit 1")
+  from photos t where ${owner_filter} deleted_at is null order by created_at desc, object_id desc offset $deep_offset limit 1")
 cursor="{\"\$or\":[{\"createdAt\":{\"\$lt\":{\"__type\":\"Date\",\"iso\":\"$cursor_date\"}}},{\"createdAt\":{\"__type\":\"Date\",\"iso\":\"$cursor_date\"},\"objectId\":{\"\$lt\":\"$cursor_id\"}}]}"
 text='{"title":{"$text":{"$search":{"$term":"beach"}}}}'
 ranked='{"title":{"$text":{"$search":{"$term":"kyoto harbor"}}}}'
@@ -80,12 +101,14 @@ paths=(
 )
 # The SQL the compiler emits for each, as a prepared statement with its parameters (columns
 # abbreviated to t.*; the plan is what matters): "types|sql|arguments".
-live="t.deleted_at is null"
+live="${owner_filter}t.deleted_at is null"
+count_sql="|select n from row_counts where name = 'photos_live'|"
+[ "$owners" -gt 0 ] && count_sql="text|select n from owner_row_counts where owner_id = \$1::text and name = 'photos_live'|'benchuser0'"
 order="order by t.created_at desc, t.object_id desc limit \$L offset 0"
 sqls=(
   "bigint|select t.* from photos t where $live ${order//\$L/\$1}|20"
   "timestamptz,text,bigint|select t.* from photos t where (t.created_at, t.object_id) < (\$1, \$2) and $live ${order//\$L/\$3}|'$cursor_date','$cursor_id',20"
-  "|select n from row_counts where name = 'photos_live'|"
+  "$count_sql"
   "text,bigint|select t.* from photos t where t.search @@ websearch_to_tsquery('simple', \$1) and $live ${order//\$L/\$2}|'beach',20"
   "text,text,bigint|select t.*, ts_rank(t.search, websearch_to_tsquery('simple', \$1)) as score from photos t where t.search @@ websearch_to_tsquery('simple', \$2) and $live order by score desc, t.object_id desc limit \$3 offset 0|'kyoto harbor','kyoto harbor',20"
   "text,text,bigint|select t.* from photos t where (t.filename ~>=~ \$1 and t.filename ~<~ \$2) and $live ${order//\$L/\$3}|'DSC0791','DSC0792',20"
@@ -120,9 +143,9 @@ SQL
 results=()
 for i in "${!paths[@]}"; do
   url="http://127.0.0.1:$port${paths[$i]}"
-  status=$(curl -s -o "$tmp/body.json" -w '%{http_code}' -H 'X-Parse-Application-Id: gallery' "$url")
+  status=$(curl -s -o "$tmp/body.json" -w '%{http_code}' -H 'X-Parse-Application-Id: gallery' "${auth[@]}" "$url")
   [ "$status" = 200 ] || { echo "manifest.sh: ${names[$i]}: HTTP $status $(head -c 300 "$tmp/body.json")" >&2; exit 1; }
-  wrk -t1 -c"$connections" -d"${duration}s" --latency -H 'X-Parse-Application-Id: gallery' "$url" >"$tmp/wrk.$i" 2>&1
+  wrk -t1 -c"$connections" -d"${duration}s" --latency -H 'X-Parse-Application-Id: gallery' "${auth[@]}" "$url" >"$tmp/wrk.$i" 2>&1
   rps=$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.$i")
   p50=$(awk '$1 == "50%" {print $2}' "$tmp/wrk.$i")
   p99=$(awk '$1 == "99%" {print $2}' "$tmp/wrk.$i")
@@ -131,7 +154,9 @@ for i in "${!paths[@]}"; do
 done
 
 echo
-echo "galleryd manifest, $rows photos, wrk -t1 -c$connections -d${duration}s ($(nproc) cores shared with PostgreSQL)"
+shape="$rows photos"
+[ "$owners" -gt 0 ] && shape="$rows photos over $owners users, as one of them ($(q "select n from owner_row_counts where owner_id = 'benchuser0' and name = 'photos_live'") live)"
+echo "galleryd manifest ($configuration), $shape, wrk -t1 -c$connections -d${duration}s ($(nproc) cores shared with PostgreSQL)"
 printf '%-34s %10s %10s %10s %12s\n' "query" "req/s" "p50" "p99" "SQL ms"
 for line in "${results[@]}"; do echo "$line"; done
 echo

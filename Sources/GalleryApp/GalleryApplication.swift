@@ -148,7 +148,8 @@ public final class GalleryApplication: @unchecked Sendable {
         ).install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
         let configuration = self.configuration
         liveQuery = LiveQueryServer(
-            path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys, databaseURL: configuration.databaseURL, logger: logger,
+            path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
+            sessions: sessions, publicRead: configuration.publicRead, databaseURL: configuration.databaseURL, logger: logger,
             encoder: { [unowned self] in ParseObjectEncoder(publicURL: self.publicURL, bucket: configuration.bucket) })
         router.add(liveQuery.route())
         WebRoutes(
@@ -220,7 +221,18 @@ public final class GalleryApplication: @unchecked Sendable {
 
     /// Applies pending migrations; returns the names applied.
     @discardableResult
-    public func migrate() throws -> [String] { try migrator.migrate() }
+    public func migrate() throws -> [String] {
+        let applied = try migrator.migrate()
+        // An upgraded single-tenant install: ownerless rows go to the first admin once there is one.
+        let assigned = try OwnershipRepository(pool: pool).assignOwnerlessRowsToFirstAdmin()
+        if !assigned.isEmpty {
+            logger.notice(
+                "gave ownerless rows to the first admin",
+                metadata: ["admin": "\(assigned.adminId ?? "")", "photos": "\(assigned.photos)", "galleries": "\(assigned.galleries)",
+                           "galleryItems": "\(assigned.galleryItems)"])
+        }
+        return applied
+    }
 
     /// Migrates (unless configured not to), starts listening and starts the workers.
     public func start(listenFileDescriptor: Int32? = nil) throws {

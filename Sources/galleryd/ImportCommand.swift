@@ -48,6 +48,13 @@ struct ImportCommand: ParsableCommand {
         }
         group.wait()
         progress.finish()
+        // Imported photos have no owner: once an admin exists they are the first admin's at once
+        // (as `migrate` and `serve` would give them), not only after the next start.
+        do {
+            try OwnershipRepository(pool: application.pool).assignOwnerlessRowsToFirstAdmin()
+        } catch {
+            fail("import: giving the photos to the first admin: \(error)", code: 1)
+        }
 
         var imported = 0, duplicates = 0
         var failures: [(String, String)] = []

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryApp
+import Postgres
 
 /// `galleryd users`: accounts from the command line, for operators (sign-up is closed by default).
 struct UsersCommand: ParsableCommand {
@@ -43,6 +44,11 @@ struct PasswordOptions: ParsableArguments {
 /// Runs `body` with an account service on the configured database; errors end the process with
 /// a one-line message and exit code 1.
 private func withAccounts(_ options: ConfigOptions, _ what: String, _ body: (AccountService) throws -> Void) {
+    withAccounts(options, what) { accounts, _ in try body(accounts) }
+}
+
+/// `withAccounts` with the pool too (for the ownership upgrade after `create --admin`).
+private func withAccounts(_ options: ConfigOptions, _ what: String, _ body: (AccountService, PostgresPool) throws -> Void) {
     var configuration = options.load()
     configuration.workers = 0
     guard !configuration.databaseURL.isEmpty else { fail("config: database_url: not set (DATABASE_URL)") }
@@ -50,7 +56,7 @@ private func withAccounts(_ options: ConfigOptions, _ what: String, _ body: (Acc
     do {
         let (pool, accounts) = try AccountService.standalone(configuration: configuration, logger: logger)
         defer { pool.shutdown() }
-        try body(accounts)
+        try body(accounts, pool)
     } catch {
         fail("users \(what): \(error)", code: 1)
     }
@@ -69,10 +75,17 @@ struct UsersCreateCommand: ParsableCommand {
 
     func run() throws {
         let (secret, generated) = password.read()
-        withAccounts(options, "create") { accounts in
+        withAccounts(options, "create") { accounts, pool in
             let user = try accounts.createUser(username: username, password: secret, email: email, isAdmin: admin)
             print("users: created \(user.username) (objectId \(user.objectId)\(admin ? ", admin" : ""))")
             if generated { print("password: \(secret)") }
+            // The upgrade of a single-tenant install (docs/operations.md, "Upgrading to accounts").
+            if admin {
+                let assigned = try OwnershipRepository(pool: pool).assignOwnerlessRowsToFirstAdmin()
+                if !assigned.isEmpty, let adminId = assigned.adminId {
+                    print("users: gave \(assigned.photos) photo(s), \(assigned.galleries) gallery(ies) and \(assigned.galleryItems) item(s) without an owner to the first admin (\(adminId))")
+                }
+            }
         }
     }
 }

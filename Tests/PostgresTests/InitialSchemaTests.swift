@@ -133,7 +133,8 @@ import Testing
                     ["p000000002", "b.jpg", 1, "sum-p000000001", 1, 1, 1.0, "k"])
             } throws: { error in
                 guard case PostgresError.server(.uniqueViolation, _, _, let constraint) = error else { return false }
-                return constraint == "photos_checksum_key"
+                // One photo per bytes per owner since 0014 (ownerless rows, as here, count as one owner).
+                return constraint == "photos_owner_checksum_key"
             }
         }
     }

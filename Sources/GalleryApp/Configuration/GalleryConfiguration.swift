@@ -192,6 +192,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     // Operations
     /// Serve `/metrics` without the master key.
     public var metricsPublic = false
+    /// Whether requests without a session read public galleries (ACL `"*":{"read":true}`), their
+    /// items and those items' photos. Off: once accounts exist, no session reads nothing.
+    public var publicRead = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
     /// `production` or `development`: production refuses the client developers' aids

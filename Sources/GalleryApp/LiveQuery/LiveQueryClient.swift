@@ -3,12 +3,18 @@ import HTTPServer
 import Logging
 
 /// One LiveQuery WebSocket client: its `connect`, its subscriptions, and the events sent to it.
-/// Messages arrive on the connection's event loop; events are matched on the listener thread;
+/// Messages arrive on the connection's event loop and are handled, in order, on the client's own
+/// queue (a session token may need a database lookup); events are matched on the listener thread;
 /// the lock keeps the subscriptions consistent between them.
 final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     /// The id sent in `connected` and every event.
     let clientId: Int
     private let keys: KeyChecker
+    private let sessions: SessionAuthenticator?
+    private let publicRead: Bool
+    private let queue: DispatchQueue
+    /// The caller `connect` established (its keys and `sessionToken`).
+    private var access = ParseAccess(caller: .anonymous)
     private let logger: Logger
     private let onClose: @Sendable (LiveQueryClient) -> Void
     private let lock = NSLock()
@@ -16,9 +22,15 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     private var subscriptions: [Int: LiveQuerySubscription] = [:]
     private var socket: WebSocket?
 
-    init(clientId: Int, keys: KeyChecker, logger: Logger, onClose: @escaping @Sendable (LiveQueryClient) -> Void) {
+    init(
+        clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false, logger: Logger,
+        onClose: @escaping @Sendable (LiveQueryClient) -> Void
+    ) {
         self.clientId = clientId
         self.keys = keys
+        self.sessions = sessions
+        self.publicRead = publicRead
+        self.queue = DispatchQueue(label: "galleryd.livequery.client.\(clientId)")
         self.logger = logger
         self.onClose = onClose
     }
@@ -30,6 +42,10 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     }
 
     func received(text: String, on socket: WebSocket) {
+        queue.async { self.handle(text) }
+    }
+
+    private func handle(_ text: String) {
         var requestId: Int?
         do {
             guard let data = text.data(using: .utf8),
@@ -65,8 +81,13 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
             appID: message["applicationId"] as? String,
             restKey: (message["restAPIKey"] ?? message["javascriptKey"] ?? message["clientKey"]) as? String,
             masterKey: message["masterKey"] as? String)
-        guard keys.access(presented) > .none else { throw LiveQueryError.badKeys() }
-        lock.withLock { connected = true }
+        let level = keys.access(presented)
+        guard level > .none else { throw LiveQueryError.badKeys() }
+        let access = try self.access(level: level, sessionToken: message["sessionToken"] as? String)
+        lock.withLock {
+            connected = true
+            self.access = access
+        }
         send(["op": "connected", "clientId": clientId])
     }
 
@@ -84,10 +105,30 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
             keySet = Set(keys)
         }
         let isUpdate = message["op"] as? String == "update"
+        // A subscription's own sessionToken (Parse LiveQuery lets each carry one) beats connect's.
+        var access = lock.withLock { self.access }
+        if let token = message["sessionToken"] as? String, !access.caller.isMaster {
+            access = try self.access(level: .client, sessionToken: token)
+        }
         lock.withLock {
-            subscriptions[requestId] = LiveQuerySubscription(requestId: requestId, schema: schema, matcher: matcher, keys: keySet)
+            subscriptions[requestId] = LiveQuerySubscription(
+                requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access)
         }
         send(["op": isUpdate ? "updated" : "subscribed", "clientId": clientId, "requestId": requestId])
+    }
+
+    /// The access of keys granting `level` with an optional session token (209 for a bad one).
+    private func access(level: KeyChecker.Access, sessionToken: String?) throws -> ParseAccess {
+        if level == .master { return .master }
+        guard let sessionToken else { return ParseAccess(caller: .anonymous, publicRead: publicRead) }
+        guard let sessions else { throw LiveQueryError.invalidSessionToken() }
+        do {
+            return ParseAccess(caller: .user(objectId: try sessions.userId(for: SessionToken(sessionToken))), publicRead: publicRead)
+        } catch let error as ParseError where error.code == ParseError.Code.invalidSessionToken {
+            throw LiveQueryError.invalidSessionToken()
+        } catch {
+            throw LiveQueryError(1, "The session could not be checked (database unavailable); try again.")
+        }
     }
 
     private func unsubscribe(_ message: [String: Any]) throws {

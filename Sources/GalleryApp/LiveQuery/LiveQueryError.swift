@@ -20,6 +20,8 @@ public struct LiveQueryError: Error, Equatable, Sendable {
     }
     /// 4: the keys of `connect` do not match (Parse Server's "Key in request is not valid").
     static func badKeys() -> LiveQueryError { LiveQueryError(4, "Key in request is not valid") }
+    /// A `sessionToken` no live session has (Parse's 209).
+    static func invalidSessionToken() -> LiveQueryError { LiveQueryError(209, "Invalid session token") }
     /// 102 (Parse's INVALID_QUERY): a class, field or operator that live queries cannot evaluate.
     static func invalidQuery(_ message: String) -> LiveQueryError { LiveQueryError(102, message) }
 }

@@ -10,6 +10,10 @@ struct LiveQueryEvent {
     let operation: Operation
     let old: [String: Any]?
     let new: [String: Any]?
+    /// For a GalleryItem: its gallery's `owner_id` and `acl`, whose readers are the item's.
+    var gallery: [String: Any]? = nil
+    /// No account existed when the row changed: the app's keys alone read everything (single tenant).
+    var noAccounts = false
 
     /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used.
     static func decode(_ payload: String) -> (event: LiveQueryEvent?, problem: String?) {
@@ -21,11 +25,50 @@ struct LiveQueryEvent {
         if object["truncated"] as? Bool == true {
             return (nil, "row too large for a NOTIFY payload: \(className) \(object["objectId"] ?? "")")
         }
-        return (LiveQueryEvent(schema: schema, operation: op, old: object["old"] as? [String: Any], new: object["new"] as? [String: Any]), nil)
+        return (
+            LiveQueryEvent(
+                schema: schema, operation: op, old: object["old"] as? [String: Any], new: object["new"] as? [String: Any],
+                gallery: object["gallery"] as? [String: Any], noAccounts: object["noAccounts"] as? Bool ?? false),
+            nil
+        )
     }
 
     /// A row as the Parse object a find would return (files with URLs, dates and pointers typed),
     /// limited to `keys` (plus objectId, createdAt, updatedAt) when given.
+    /// Whether `access` may read `row` (the row before or after the change): the rules of
+    /// `ParseSQLCompiler+Access`, applied to the row the notification carries.
+    func readable(_ row: [String: Any], by access: ParseAccess) -> Bool {
+        switch access.caller {
+        case .master:
+            return true
+        case .anonymous:
+            if noAccounts { return true }
+            guard access.publicRead else { return false }
+            switch schema.className {
+            case "Gallery": return Self.grants(row["acl"], to: "*")
+            case "GalleryItem": return Self.grants(gallery?["acl"], to: "*")
+            default: return false
+            }
+        case .user(let userId):
+            switch schema.className {
+            case "Photo":
+                return row["owner_id"] as? String == userId
+            case "Gallery":
+                return row["owner_id"] as? String == userId || Self.grants(row["acl"], to: userId) || Self.grants(row["acl"], to: "*")
+            default:
+                guard let gallery else { return false }
+                return gallery["owner_id"] as? String == userId || Self.grants(gallery["acl"], to: userId)
+                    || Self.grants(gallery["acl"], to: "*")
+            }
+        }
+    }
+
+    /// Whether a stored ACL grants `grantee` read.
+    private static func grants(_ acl: Any?, to grantee: String) -> Bool {
+        guard let acl = acl as? [String: Any], let entry = acl[grantee] as? [String: Any] else { return false }
+        return entry["read"] as? Bool == true
+    }
+
     func parseObject(_ row: [String: Any], keys: Set<String>?, encoder: ParseObjectEncoder) -> [String: Any] {
         var object: [String: Any] = ["className": schema.className]
         for field in schema.fields {

@@ -22,9 +22,19 @@ public final class LiveQueryServer: @unchecked Sendable {
     private var delivered = 0
 
     /// A server for `path`; nothing listens until `start`.
-    init(path: String, keys: KeyChecker, databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder) {
+    private let sessions: SessionAuthenticator?
+    private let publicRead: Bool
+
+    /// A server for `path`; nothing listens until `start`. Subscribers' session tokens are
+    /// resolved by `sessions` (without it every non-master subscriber reads as no session).
+    init(
+        path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false, databaseURL: String,
+        logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder
+    ) {
         self.path = path
         self.keys = keys
+        self.sessions = sessions
+        self.publicRead = publicRead
         self.databaseURL = databaseURL
         self.logger = logger
         self.encoder = encoder
@@ -52,7 +62,9 @@ public final class LiveQueryServer: @unchecked Sendable {
     private func makeClient() -> LiveQueryClient {
         lock.withLock {
             lastClientId += 1
-            let client = LiveQueryClient(clientId: lastClientId, keys: keys, logger: logger) { [weak self] client in
+            let client = LiveQueryClient(
+                clientId: lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, logger: logger
+            ) { [weak self] client in
                 self?.lock.withLock { _ = self?.clients.removeValue(forKey: client.clientId) }
             }
             clients[client.clientId] = client

@@ -8,13 +8,16 @@ struct LiveQuerySubscription {
     let matcher: LiveQueryMatcher
     /// The fields to send, or nil for all.
     let keys: Set<String>?
+    /// Who subscribed: events about rows it may not read are never sent (before and after a
+    /// change are judged apart, so losing access is a `leave` and gaining it an `enter`).
+    var access: ParseAccess = .master
 
     /// The server op for `event` as seen through this subscription (Parse LiveQuery semantics:
     /// create, update, enter, leave, delete), or nil when it does not concern it.
     func operation(for event: LiveQueryEvent) -> String? {
         guard event.schema.className == schema.className else { return nil }
-        let before = event.old.map(matcher.matches) ?? false
-        let after = event.new.map(matcher.matches) ?? false
+        let before = event.old.map { event.readable($0, by: access) && matcher.matches($0) } ?? false
+        let after = event.new.map { event.readable($0, by: access) && matcher.matches($0) } ?? false
         switch event.operation {
         case .insert: return after ? "create" : nil
         case .delete: return before ? "delete" : nil

@@ -32,6 +32,8 @@ enum LiveQueryValue: Equatable {
             return (raw as? Bool).map { [.bool($0)] } ?? []
         case .stringArray:
             return (raw as? [Any])?.compactMap { ($0 as? String).map(LiveQueryValue.string) } ?? []
+        case .acl:
+            return []  // not queryable
         }
     }
 
@@ -56,6 +58,8 @@ enum LiveQueryValue: Equatable {
             if let iso = json as? String, let ms = ParseDate.parseMilliseconds(iso) { return .date(ms) }
         case .bool:
             if let flag = json as? Bool { return .bool(flag) }
+        case .acl:
+            break
         }
         throw LiveQueryError.invalidQuery("bad value for key \(field)")
     }

@@ -60,6 +60,8 @@ public struct ParseClassSchema: Sendable {
     private static let createdAt = ParseField("createdAt", "created_at", .date, builtInDate: true)
     private static let updatedAt = ParseField("updatedAt", "updated_at", .date, builtInDate: true)
     private static let deletedAt = ParseField("deletedAt", "deleted_at", .date, restorable: true)
+    /// The user the object belongs to (set from the session on create; the master key may name one).
+    private static let owner = ParseField("owner", "owner_id", .pointer("_User"), sortable: false, creatable: true)
 
     /// Photo: an uploaded image with its derivatives (table `photos`).
     public static let photo = ParseClassSchema(
@@ -87,6 +89,7 @@ public struct ParseClassSchema: Sendable {
             ParseField("thumbnailHeight", "thumbnail_height", .int),
             ParseField("previewWidth", "preview_width", .int),
             ParseField("previewHeight", "preview_height", .int),
+            owner,
         ],
         hasTrash: true, liveCountName: "photos_live", searchColumn: "search", searchFields: ["filename", "title", "tags"])
 
@@ -99,6 +102,8 @@ public struct ParseClassSchema: Sendable {
             deletedAt,
             ParseField("photoCount", "photo_count", .int),
             ParseField("coverPhoto", .pointer("Photo"), source: .coverPhoto, queryable: false, sortable: false, joinAlias: "cp"),
+            owner,
+            ParseField("ACL", "acl", .acl, queryable: false, sortable: false, creatable: true, updatable: true),
         ],
         hasTrash: true, liveCountName: "galleries_live")
 
@@ -110,6 +115,7 @@ public struct ParseClassSchema: Sendable {
             ParseField("gallery", "gallery_id", .pointer("Gallery"), sortable: false, creatable: true, requiredOnCreate: true, joinAlias: "g"),
             ParseField("photo", "photo_id", .pointer("Photo"), sortable: false, creatable: true, requiredOnCreate: true, joinAlias: "p"),
             ParseField("position", "position", .int, creatable: true, updatable: true),
+            owner,
         ],
         hasTrash: false, liveCountName: nil, hiddenWithTrashedTargets: ["gallery", "photo"])
 }

@@ -42,6 +42,8 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let timeout = 124
         /// An upload is over the size limit.
         public static let fileTooLarge = 129
+        /// The ACL is malformed (Parse's INVALID_ACL).
+        public static let invalidACL = 123
         /// An upload could not be stored (not a JPEG, corrupt, over the pixel limit).
         public static let fileSaveError = 130
         /// A unique value already exists.
@@ -84,6 +86,13 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
     public static func operationForbidden(_ message: String) -> ParseError {
         ParseError(code: Code.operationForbidden, message: message)
     }
+    /// 119 for a write without a session once accounts exist (Parse Server's words for a class
+    /// that requires authentication).
+    public static func authenticationRequired() -> ParseError {
+        ParseError(code: Code.operationForbidden, message: "Permission denied, user needs to be authenticated.")
+    }
+    /// 123: a malformed ACL.
+    public static func invalidACL(_ message: String) -> ParseError { ParseError(code: Code.invalidACL, message: message) }
     /// 137: a duplicate value.
     public static func duplicateValue(_ message: String) -> ParseError { ParseError(code: Code.duplicateValue, message: message) }
     /// 142: a value failed validation.

@@ -17,6 +17,8 @@ public enum ParseFieldType: Equatable, Sendable {
     case pointer(String)
     /// A Parse Boolean (`boolean` column).
     case bool
+    /// A Parse ACL (`{"<userId>":{"read":true,"write":true},"*":{"read":true}}`), stored as jsonb.
+    case acl
 
     /// The PostgreSQL type that bound values for this field are cast to.
     var sqlCast: String {
@@ -27,6 +29,7 @@ public enum ParseFieldType: Equatable, Sendable {
         case .date: return "timestamptz"
         case .stringArray: return "text[]"
         case .bool: return "boolean"
+        case .acl: return "jsonb"
         }
     }
 
@@ -40,6 +43,7 @@ public enum ParseFieldType: Equatable, Sendable {
         case .file: return "File"
         case .pointer(let className): return "Pointer<\(className)>"
         case .bool: return "Boolean"
+        case .acl: return "ACL"
         }
     }
 }

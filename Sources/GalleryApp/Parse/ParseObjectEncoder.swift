@@ -97,6 +97,12 @@ public struct ParseObjectEncoder: Sendable {
                 guard let value = try row.bool(column) else { continue }
                 writer.key(json: field.jsonKey)
                 writer.bool(value)
+            case .acl:
+                // jsonb's own text, a JSON object the server normalized on write.
+                _ = try row.withText(column) { json in
+                    writer.key(json: field.jsonKey)
+                    writer.raw(Array(json))
+                }
             case .date:
                 guard let milliseconds = try row.milliseconds(column) else { continue }
                 writer.key(json: field.jsonKey)

@@ -29,6 +29,8 @@ public struct ParseQuery: Sendable {
     public var hidesTrashed: Bool
     /// The `$text` term, when the query has exactly one (needed for `$score`).
     public var searchTerm: String?
+    /// Who asks: the compiled statements see only the rows it may read (`ParseSQLCompiler+Access`).
+    public var access: ParseAccess = .master
 
     /// The parameters `GET /classes/<Class>` accepts.
     public static let findParameters: Set<String> = ["where", "order", "limit", "skip", "keys", "excludeKeys", "include", "count"]

@@ -67,8 +67,21 @@ public enum ParseSQLCompiler {
     private static func countStatement(_ query: ParseQuery) -> ParseSQLStatement {
         let schema = query.schema
         if query.condition == nil, query.hidesTrashed, let counter = schema.liveCountName {
-            // O(1): the counter the database keeps by trigger. The name is a schema constant.
-            return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
+            // O(1): the counter the database keeps by trigger (the whole table's, or for Photo the
+            // owner's: migrations/0014). The name is a schema constant. No row answers 0.
+            switch query.access.caller {
+            case .master:
+                return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
+            case .anonymous where !query.access.publicRead || schema.className == "Photo":
+                return ParseSQLStatement(
+                    sql: "select n from row_counts where name = '\(counter)' and \(noAccountsSQL)", binds: [])
+            case .user(let userId) where schema.className == "Photo":
+                return ParseSQLStatement(
+                    sql: "select n from owner_row_counts where owner_id = $1::text and name = '\(counter)'",
+                    binds: [.text(userId)])
+            default:
+                break  // galleries shared with the caller: counted below
+            }
         }
         var binds = Binds()
         let whereSQL = whereClause(query, binds: &binds)
@@ -99,6 +112,9 @@ public enum ParseSQLCompiler {
         var parts: [String] = []
         if let condition = query.condition {
             parts.append(conditionSQL(condition, schema: query.schema, binds: &binds))
+        }
+        if let filter = accessFilter(query.schema, alias: "t", access: query.access, need: .read, binds: &binds) {
+            parts.append(filter)
         }
         if query.hidesTrashed {
             if query.schema.hasTrash { parts.append("t.deleted_at is null") }
@@ -292,6 +308,7 @@ extension ParseSQLCompiler {
             case .int(let number): sets.append("\(column) = " + binds.add(.int(number), cast: field.type.sqlCast))
             case .stringArray(let strings): sets.append("\(column) = " + binds.add(.textArray(strings), cast: "text[]"))
             case .restore: sets.append("\(column) = null")
+            case .acl(let acl): sets.append("\(column) = " + binds.add(.text(acl.json), cast: "jsonb"))
             case .arrayOperation(let operation, let strings):
                 // Computed from the row's current value inside the UPDATE, so two clients adding
                 // at once both land (the second re-reads the row the first committed).
@@ -324,10 +341,13 @@ extension ParseSQLCompiler {
     /// holds the value sent. Comparing in the statement that locks the row means a concurrent
     /// change is seen, never masked by an earlier read. Fields are compared as the encoder
     /// writes them: dates to the millisecond, files by name (the key's last segment).
-    public static func lockForUpdate(_ body: ParseWriteBody, objectId: String) -> ParseSQLStatement {
+    public static func lockForUpdate(
+        _ body: ParseWriteBody, objectId: String, access: ParseAccess = .master, need: ParseAccessNeed = .edit
+    ) -> ParseSQLStatement {
         let schema = body.schema
         var binds = Binds()
         let id = binds.add(.text(objectId), cast: "text")
+        let filter = accessFilter(schema, alias: "t", access: access, need: need, binds: &binds).map { " and " + $0 } ?? ""
         var checks: [String] = []
         for expectation in body.expectations {
             guard let field = schema.field(named: expectation.field) else { continue }
@@ -354,7 +374,7 @@ extension ParseSQLCompiler {
         let unchanged = checks.isEmpty ? "true" : checks.joined(separator: " and ")
         let deletedAt = schema.hasTrash ? "t.deleted_at, " : ""
         return ParseSQLStatement(
-            sql: "select \(deletedAt)t.updated_at, (\(unchanged)) as unchanged from \(schema.table) t where t.object_id = \(id) for update of t",
+            sql: "select \(deletedAt)t.updated_at, (\(unchanged)) as unchanged from \(schema.table) t where t.object_id = \(id)\(filter) for update of t",
             binds: binds.values)
     }
 }

@@ -233,6 +233,8 @@ public struct ParseWhereParser {
         case .bool:
             guard case .bool(let bool) = value else { throw mismatch() }
             return .bool(bool)
+        case .acl:
+            throw mismatch()  // not queryable
         case .date:
             guard case .object(let object) = value, object["__type"] == .string("Date") else { throw mismatch() }
             guard object.members.count == 2, case .string(let iso)? = object["iso"], let ms = ParseDate.parseMilliseconds(iso) else {

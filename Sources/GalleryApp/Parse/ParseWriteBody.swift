@@ -36,6 +36,8 @@ public struct ParseWriteBody: Sendable {
         case file(String)
         /// `{"__op":"Delete"}` on `deletedAt`: restore the object from the trash.
         case restore
+        /// An ACL, validated and normalized (`ParseACL`).
+        case acl(ParseACL)
         /// `Add`/`AddUnique`/`Remove` on an Array field (update only; duplicates removed, order kept).
         case arrayOperation(ArrayOperation, [String])
     }
@@ -164,6 +166,8 @@ public struct ParseWriteBody: Sendable {
             guard case .object(let object) = json, object["__type"] == .string("File"), case .string(let name)? = object["name"]
             else { break }
             return .text(name)
+        case .acl:
+            break  // updatable: never an expectation
         }
         return nil
     }
@@ -253,6 +257,8 @@ public struct ParseWriteBody: Sendable {
                 throw ParseError.validationError("invalid file name for \(schema.className).\(field.name).")
             }
             return .file(name)
+        case .acl:
+            return .acl(try ParseACL.parse(json))
         case .double, .date, .bool:
             throw mismatch()  // no writable field of these types
         }

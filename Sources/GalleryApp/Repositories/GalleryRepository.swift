@@ -8,9 +8,10 @@ struct GalleryRepository: Sendable {
     let pool: PostgresPool
 
     /// Inserts a gallery and returns its `createdAt`.
-    func insertGallery(objectId: String, name: String) throws -> Date {
+    func insertGallery(objectId: String, name: String, owner: String?, acl: ParseACL?) throws -> Date {
         let row = try pool.query(
-            "insert into galleries (object_id, name) values ($1, $2) returning created_at", [objectId, name])
+            "insert into galleries (object_id, name, owner_id, acl) values ($1, $2, $3, $4::jsonb) returning created_at",
+            [objectId, name, owner, acl?.json])
         return try row.first!.decode(Date.self, "created_at")
     }
 
@@ -49,13 +50,13 @@ struct GalleryRepository: Sendable {
 
     /// Inserts an item and returns its `createdAt`.
     func insertItem(
-        objectId: String, gallery: String, photo: String, position: Int, on connection: PostgresConnection
+        objectId: String, gallery: String, photo: String, position: Int, owner: String?, on connection: PostgresConnection
     ) throws -> Date {
         let row = try connection.query(
             """
-            insert into gallery_items (object_id, gallery_id, photo_id, position)
-            values ($1, $2, $3, $4) returning created_at
-            """, [objectId, gallery, photo, position])
+            insert into gallery_items (object_id, gallery_id, photo_id, position, owner_id)
+            values ($1, $2, $3, $4, $5) returning created_at
+            """, [objectId, gallery, photo, position, owner])
         return try row.first!.decode(Date.self, "created_at")
     }
 

@@ -53,38 +53,39 @@ extension PhotoRepository {
         var wasFailed: Bool
     }
 
-    /// Inserts a pending photo for an attached file; nil when a photo of the same bytes exists
-    /// (`on conflict (checksum) do nothing`: a concurrent create waits for the other insert).
-    /// Returns the objectId and `createdAt`.
+    /// Inserts a pending photo of `owner` (nil: ownerless) for an attached file; nil when the owner
+    /// has a photo of the same bytes (`on conflict (owner_id, checksum) do nothing`: a concurrent
+    /// create waits for the other insert). Returns the objectId and `createdAt`.
     func insertPending(
-        objectId: String, title: String, tags: [String], file: FileRepository.AttachedFile,
+        objectId: String, title: String, tags: [String], file: FileRepository.AttachedFile, owner: String?,
         on connection: PostgresConnection
     ) throws -> (objectId: String, createdAt: Date)? {
         let inserted = try connection.query(
             """
             insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
-                                width, height, aspect_ratio, orientation, taken_at, original_key, status)
-            values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, $10, $11, $12, 'pending')
-            on conflict (checksum) do nothing
+                                width, height, aspect_ratio, orientation, taken_at, original_key, status, owner_id)
+            values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13)
+            on conflict (owner_id, checksum) do nothing
             returning object_id, created_at
             """,
             [objectId, file.originalFilename, title, tags, file.byteSize, file.checksum, file.width, file.height,
              file.height > 0 ? Double(file.width) / Double(file.height) : 1.0, file.orientation,
-             file.takenAt, file.key])
+             file.takenAt, file.key, owner])
         guard let row = inserted.first else { return nil }
         return (try row.decode(String.self, "object_id"), try row.decode(Date.self, "created_at"))
     }
 
-    /// Takes the photo of these bytes out of the trash, a failed one back to pending; nil when none.
-    func restore(checksum: String, on connection: PostgresConnection) throws -> Restored? {
+    /// Takes the owner's photo of these bytes out of the trash, a failed one back to pending; nil when none.
+    func restore(checksum: String, owner: String?, on connection: PostgresConnection) throws -> Restored? {
         let existing = try connection.query(
             """
             update photos set deleted_at = null,
                    status = case when status = 'failed' then 'pending' else status end,
                    error = case when status = 'failed' then null else error end
-            where checksum = $1
-            returning object_id, created_at, (select p.status from photos p where p.checksum = $1) as old_status
-            """, [checksum])
+            where checksum = $1 and owner_id is not distinct from $2
+            returning object_id, created_at,
+                      (select p.status from photos p where p.checksum = $1 and p.owner_id is not distinct from $2) as old_status
+            """, [checksum, owner])
         guard let row = existing.first else { return nil }
         return Restored(
             objectId: try row.decode(String.self, "object_id"), createdAt: try row.decode(Date.self, "created_at"),

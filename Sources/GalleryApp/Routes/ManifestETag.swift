@@ -3,17 +3,19 @@ import Foundation
 
 /// The entity tag of a find or count answer (`GET /classes/<Class>`): a digest of the change
 /// sequences of the classes the answer reads, the request's normalized query, the keys' access
-/// level and the public URL the records' file URLs start with. The same tag means the same
-/// answer; a change to any class read, or another query or access level, gives another tag.
+/// level, the caller (`ParseAccess.tagKey`: one user's tag never validates another's answer) and
+/// the public URL the records' file URLs start with. The same tag means the same answer; a change
+/// to any class read, or another query, access level or caller, gives another tag.
 ///
 /// The tag is weak (RFC 9110 §8.8.1): the server may gzip the answer, and both codings carry it.
 enum ManifestETag {
     /// `W/"<32 hex digits>"`.
     static func make(
-        sequences: [Int64], className: String, items: [(name: String, value: String)], access: Int, publicURL: String
+        sequences: [Int64], className: String, items: [(name: String, value: String)], access: Int, publicURL: String,
+        caller: String = ""
     ) -> String {
         var hasher = SHA256()
-        var text = "v1\u{0}" + className + "\u{0}" + publicURL + "\u{0}\(access)"
+        var text = "v1\u{0}" + className + "\u{0}" + publicURL + "\u{0}\(access)\u{0}" + caller
         for seq in sequences { text += "\u{0}\(seq)" }
         hasher.update(data: Array(text.utf8))
         // The query's parameters sorted: the same query in any parameter order has the same tag.

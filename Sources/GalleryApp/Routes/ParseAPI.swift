@@ -84,14 +84,47 @@ struct ParseAPI: Sendable {
         return objectId
     }
 
-    /// `GET /classes/<Class>`: a page of objects and/or their count.
-    func find(_ className: String, items: [(name: String, value: String)]) throws -> Result {
-        try find(try findQuery(className, items: items))
+    /// `GET /classes/<Class>`: a page of objects and/or their count, of the rows `access` may read.
+    func find(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws -> Result {
+        try find(try findQuery(className, items: items, access: access))
     }
 
-    /// The validated query of `GET /classes/<Class>` (102 for anything unknown).
-    func findQuery(_ className: String, items: [(name: String, value: String)]) throws -> ParseQuery {
-        try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
+    /// The validated query of `GET /classes/<Class>` (102 for anything unknown), for `access`.
+    func findQuery(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws -> ParseQuery {
+        var query = try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
+        query.access = access
+        return query
+    }
+
+    /// 101 unless `access` may `need` the object (missing and not the caller's look the same).
+    func require(_ need: ParseAccessNeed, _ schema: ParseClassSchema, _ objectId: String, _ access: ParseAccess) throws {
+        if access.caller.isMaster { return }
+        let check = ParseSQLCompiler.accessCheck(schema, objectId: objectId, access: access, need: need)
+        guard try pool.query(check.sql, check.binds.postgresBinds).count == 1 else { throw ParseError.objectNotFound() }
+    }
+
+    /// The owner of an object `access` creates: the session's user; a user the master key names
+    /// (`owner`, a `_User` pointer); nil (ownerless) for the master key without one, and for the
+    /// app's keys before any account exists. Without a session once accounts exist: 119.
+    func owner(for write: ParseWriteBody, _ access: ParseAccess) throws -> String? {
+        var named: String?
+        if case .pointer(let id)? = write["owner"] { named = id }
+        switch access.caller {
+        case .master:
+            if let named, try !OwnershipRepository(pool: pool).userExists(named) {
+                throw ParseError.invalidPointer("owner names no user: \(named).")
+            }
+            return named
+        case .user(let userId):
+            if let named, named != userId {
+                throw ParseError.operationForbidden("Only the master key may create an object for another user.")
+            }
+            return userId
+        case .anonymous:
+            guard try !OwnershipRepository(pool: pool).hasAccounts() else { throw ParseError.authenticationRequired() }
+            if named != nil { throw ParseError.operationForbidden("Only the master key may create an object for a user.") }
+            return nil
+        }
     }
 
     /// Runs a validated find query: a page of objects and/or their count.
@@ -119,9 +152,12 @@ struct ParseAPI: Sendable {
     }
 
     /// `GET /classes/<Class>/<objectId>`.
-    func get(_ className: String, objectId: String, items: [(name: String, value: String)]) throws -> Result {
+    func get(
+        _ className: String, objectId: String, items: [(name: String, value: String)], access: ParseAccess = .master
+    ) throws -> Result {
         let schema = try Self.schema(className)
-        let query = try ParseQuery.get(schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
+        var query = try ParseQuery.get(schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
+        query.access = access
         let compiled = ParseSQLCompiler.compile(query)
         guard let select = compiled.select,
             let row = try pool.query(select.sql, select.binds.postgresBinds).first
@@ -131,10 +167,11 @@ struct ParseAPI: Sendable {
 
     /// `POST /classes/<Class>`: 201 with `objectId` and `createdAt` (200 when an upload of the
     /// same bytes already was a photo, with that photo's id).
-    func create(_ className: String, body: [UInt8]) throws -> Result {
+    func create(_ className: String, body: [UInt8], access: ParseAccess = .master) throws -> Result {
         let schema = try Self.schema(className)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
         if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
+        let owner = try self.owner(for: write, access)
         let objectId: String
         let createdAt: Date
         var isNew = true
@@ -147,18 +184,24 @@ struct ParseAPI: Sendable {
             if case .string(let t)? = write["title"] { title = t }
             var tags: [String] = []
             if case .stringArray(let t)? = write["tags"] { tags = t }
-            let photo = try uploads.createPhoto(fileName: fileName, title: title, tags: tags)
+            let photo = try uploads.createPhoto(fileName: fileName, title: title, tags: tags, owner: owner)
             (objectId, createdAt, isNew) = (photo.objectId, photo.createdAt, photo.isNew)
         case "Gallery":
             guard case .string(let name)? = write["name"] else { throw ParseError.validationError("name is required.") }
-            (objectId, createdAt) = try galleries.createGallery(name: name)
+            var acl: ParseACL?
+            if case .acl(let value)? = write["ACL"] { acl = value }
+            (objectId, createdAt) = try galleries.createGallery(name: name, owner: owner, acl: acl)
         case "GalleryItem":
             guard case .pointer(let gallery)? = write["gallery"], case .pointer(let photo)? = write["photo"] else {
                 throw ParseError.validationError("gallery and photo pointers are required.")
             }
             var position: Int?
             if case .int(let p)? = write["position"] { position = Int(p) }
-            (objectId, createdAt) = try galleries.addItem(gallery: gallery, photo: photo, position: position)
+            // Into a gallery the caller may edit, a photo the caller owns (a photo seen only through
+            // someone's shared gallery is not the caller's to share further).
+            try require(.edit, ParseClassSchema.gallery, gallery, access)
+            try require(.own, ParseClassSchema.photo, photo, access)
+            (objectId, createdAt) = try galleries.addItem(gallery: gallery, photo: photo, position: position, owner: owner)
         default:
             throw ParseError.operationForbidden("\(schema.className) objects cannot be created.")
         }
@@ -174,13 +217,16 @@ struct ParseAPI: Sendable {
     }
 
     /// `PUT /classes/<Class>/<objectId>`: `{"updatedAt"}`. Trashed objects can only be restored (119 otherwise).
-    func update(_ className: String, objectId: String, body: [UInt8]) throws -> Result {
+    func update(_ className: String, objectId: String, body: [UInt8], access: ParseAccess = .master) throws -> Result {
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
         let updatedAt: Date
-        let lock = ParseSQLCompiler.lockForUpdate(write, objectId: objectId)
+        // A gallery's ACL and a restore are its owner's; a name (or an item's move) its editors'.
+        let need: ParseAccessNeed = write.restores || write["ACL"] != nil ? .own : .edit
+        let lock = ParseSQLCompiler.lockForUpdate(write, objectId: objectId, access: access, need: need)
         if schema.className == "GalleryItem" {
+            try require(.edit, schema, objectId, access)
             // position is its only writable field (ParseWriteBody answers 105 for any other, or
             // checks it is sent back unchanged: an item's gallery and photo never change, so the
             // check may come before the move); an empty body changes nothing.
@@ -243,9 +289,11 @@ struct ParseAPI: Sendable {
     /// or proxy re-sending it after a dropped connection never destroys anything. Deleting for good
     /// is `DELETE /purge/<Class>/<objectId>` (`purge(_:objectId:)`). A GalleryItem is removed and
     /// the gap closed. `{}`.
-    func delete(_ className: String, objectId: String) throws -> Result {
+    func delete(_ className: String, objectId: String, access: ParseAccess = .master) throws -> Result {
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
+        // Trashing is the owner's; removing an item its gallery's editors'.
+        try require(schema.className == "GalleryItem" ? .edit : .own, schema, objectId, access)
         switch schema.className {
         case "Photo", "Gallery":
             // Already in Recently Deleted (a retried DELETE) is success; never there is 101.
@@ -263,9 +311,11 @@ struct ParseAPI: Sendable {
     /// `DELETE /purge/<Class>/<objectId>`: deletes one Photo or Gallery in Recently Deleted for good
     /// (a photo's blobs once unreferenced; a gallery's items, never its photos). `{}`. A live object
     /// is 119 (trash it first), one that does not exist (or was purged already) 101.
-    func purge(_ className: String, objectId: String) throws -> Result {
+    func purge(_ className: String, objectId: String, access: ParseAccess = .master) throws -> Result {
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
+        guard schema.hasTrash else { throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.") }
+        try require(.own, schema, objectId, access)
         let purged: Bool
         switch schema.className {
         case "Photo":

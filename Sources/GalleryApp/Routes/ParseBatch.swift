@@ -10,6 +10,8 @@ import HTTPServer
 struct ParseBatch {
     let api: ParseAPI
     let mountPath: String
+    /// The batch request's caller: every sub-request acts for it.
+    var access: ParseAccess = .master
     /// Parse Server's limit on requests in one batch.
     static let maxRequests = 50
 
@@ -86,10 +88,10 @@ struct ParseBatch {
         let objectId = parts.count == 4 ? parts[3] : nil
         guard parts.count <= 4 else { throw ParseError.invalidJSON("Unsupported batch path \(rawPath.prefix(100)).") }
         switch (method.uppercased(), objectId) {
-        case ("POST", nil): return try api.create(className, body: body)
-        case ("PUT", let id?): return try api.update(className, objectId: id, body: body)
-        case ("DELETE", let id?): return try api.delete(className, objectId: id)
-        case ("GET", let id?): return try api.get(className, objectId: id, items: [])
+        case ("POST", nil): return try api.create(className, body: body, access: access)
+        case ("PUT", let id?): return try api.update(className, objectId: id, body: body, access: access)
+        case ("DELETE", let id?): return try api.delete(className, objectId: id, access: access)
+        case ("GET", let id?): return try api.get(className, objectId: id, items: [], access: access)
         default: throw ParseError.invalidJSON("Unsupported batch method \(method.prefix(10)) for \(rawPath.prefix(100)).")
         }
     }

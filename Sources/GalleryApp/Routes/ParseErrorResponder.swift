@@ -42,6 +42,7 @@ struct ParseErrorResponder: HTTPErrorResponder {
             case .signupClosed: return .operationForbidden(message)
             case .sessionRequired, .cannotModify: return ParseError(code: ParseError.Code.sessionMissing, message: message)
             case .invalidField: return .invalidKeyName(message)
+            case .ownsContent: return .operationForbidden(message)
             }
         default: return nil
         }

@@ -13,6 +13,8 @@ struct ParseMethodOverride {
     let method: String?
     /// The keys the body carries.
     let keys: KeyChecker.Keys
+    /// The body's `_SessionToken` (the JavaScript SDK's), used when there is no session header.
+    var sessionToken: String? = nil
     /// The body without the underscore members, for create and update.
     let body: [UInt8]
     /// The remaining members as query parameters, for GET: strings as they are, other values as JSON text.
@@ -56,7 +58,8 @@ struct ParseMethodOverride {
         }
         var writer = ParseJSONWriter()
         writer.value(.object(rest))
-        return ParseMethodOverride(method: method, keys: keys, body: writer.bytes, queryItems: items)
+        return ParseMethodOverride(
+            method: method, keys: keys, sessionToken: try string("_SessionToken"), body: writer.bytes, queryItems: items)
     }
 
     /// Whether `"_` occurs at all: bodies without it are left alone without a second parse.

@@ -13,13 +13,15 @@ extension ParseRoutes {
     /// A POST with `_method: GET` gets the same tag and 304, and keeps `Cache-Control: no-store`.
     static func conditionalFind(
         _ request: HTTPRequest, className: String, items: [(name: String, value: String)], access: KeyChecker.Access,
-        api: ParseAPI, application: GalleryApplication
+        caller: ParseAccess, api: ParseAPI, application: GalleryApplication
     ) throws -> HTTPResponse {
-        let query = try api.findQuery(className, items: items)
+        let query = try api.findQuery(className, items: items, access: caller)
         let className = query.schema.className
+        // The caller is part of the tag: one user's answer (or tag) never validates another's.
         let tag = application.classChanges.current(ClassChangeSequences.dependencies(of: className)).map {
             ManifestETag.make(
-                sequences: $0, className: className, items: items, access: access.rawValue, publicURL: application.publicURL)
+                sequences: $0, className: className, items: items, access: access.rawValue, publicURL: application.publicURL,
+                caller: caller.tagKey)
         }
         var response: HTTPResponse
         if let tag, let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {

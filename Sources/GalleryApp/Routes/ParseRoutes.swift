@@ -27,19 +27,27 @@ struct ParseRoutes {
             }
         ) { request in
             try Self.require(.client, request, keys)
+            // Parse Server's default: files are uploaded by users (and the master key), not the
+            // public, once accounts exist.
+            if try Self.access(request, keys, application).caller == .anonymous,
+                try OwnershipRepository(pool: application.pool).hasAccounts()
+            {
+                throw ParseError(code: ParseError.Code.fileSaveError, message: "File upload by public is disabled.")
+            }
             return try Self.upload(request, application: application)
         })
         // Each class route: check the keys, run the ParseAPI operation, answer with its JSON.
         func classRoute(
             _ method: HTTPMethod, _ path: String, _ level: KeyChecker.Access = .client,
-            _ operation: @escaping @Sendable (HTTPRequest, _ className: String, _ objectId: String) throws -> ParseAPI.Result
+            _ operation: @escaping @Sendable (HTTPRequest, _ className: String, _ objectId: String, ParseAccess) throws -> ParseAPI.Result
         ) {
             router.add(HTTPRoute(method, mount + path) { request in
                 try Self.require(level, request, keys)
+                let access = try Self.access(request, keys, application)
                 // Every route here but GET writes: re-read the change sequences once it is done.
                 defer { if method != .get { Self.writeDone(application) } }
                 let parameters = request.pathParameters
-                return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? ""), request)
+                return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? "", access), request)
             })
         }
         // Find and count: an ETag, and 304 for an unchanged answer (ParseRoutes+Conditional).
@@ -47,10 +55,11 @@ struct ParseRoutes {
             try Self.require(.client, request, keys)
             return try Self.conditionalFind(
                 request, className: request.pathParameters["className"]!, items: try Self.queryItems(request),
-                access: keys.access(request), api: api, application: application)
+                access: keys.access(request), caller: try Self.access(request, keys, application), api: api,
+                application: application)
         })
-        classRoute(.get, "/classes/:className/:objectId") { request, className, objectId in
-            try api.get(className, objectId: objectId, items: try Self.queryItems(request))
+        classRoute(.get, "/classes/:className/:objectId") { request, className, objectId, access in
+            try api.get(className, objectId: objectId, items: try Self.queryItems(request), access: access)
         }
         // POST also carries the SDKs' method override and body keys (ParseMethodOverride).
         let depth = application.configuration.maxJSONDepth
@@ -60,21 +69,22 @@ struct ParseRoutes {
             let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
             let className = request.pathParameters["className"]!
             try Self.require(.client, request, keys, bodyKeys: override?.keys)
+            let access = try Self.access(request, keys, application, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
             switch override?.method {
             case nil, "POST"?:
                 defer { Self.writeDone(application) }
                 // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency),
                 // recorded with the object, so also after a 503 whose COMMIT went through.
                 let result = try idempotency.run(
-                    requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request), durable: true
+                    requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access, bodyToken: override?.sessionToken), durable: true
                 ) {
-                    try api.create(className, body: override?.body ?? body)
+                    try api.create(className, body: override?.body ?? body, access: access)
                 }
                 return Self.respond(result, request)
             case "GET"?:
                 return try Self.conditionalFind(
                     request, className: className, items: override!.queryItems(mergedWith: try Self.queryItems(request)),
-                    access: keys.access(request, bodyKeys: override?.keys), api: api, application: application)
+                    access: keys.access(request, bodyKeys: override?.keys), caller: access, api: api, application: application)
             case let other?:
                 throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
             }
@@ -85,44 +95,58 @@ struct ParseRoutes {
             let parameters = request.pathParameters
             let (className, objectId) = (parameters["className"]!, parameters["objectId"]!)
             try Self.require(.client, request, keys, bodyKeys: override?.keys)
+            let access = try Self.access(request, keys, application, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
             switch override?.method {
             case "GET"?:
                 return Self.respond(
-                    try api.get(className, objectId: objectId, items: override!.queryItems(mergedWith: try Self.queryItems(request))),
+                    try api.get(
+                        className, objectId: objectId, items: override!.queryItems(mergedWith: try Self.queryItems(request)),
+                        access: access),
                     request)
             case "PUT"?:
                 defer { Self.writeDone(application) }
-                return Self.respond(try api.update(className, objectId: objectId, body: override!.body), request)
+                return Self.respond(try api.update(className, objectId: objectId, body: override!.body, access: access), request)
             case "DELETE"?:
                 defer { Self.writeDone(application) }
-                return Self.respond(try api.delete(className, objectId: objectId), request)
+                return Self.respond(try api.delete(className, objectId: objectId, access: access), request)
             default:
                 throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
             }
         })
-        classRoute(.put, "/classes/:className/:objectId") { request, className, objectId in
-            try api.update(className, objectId: objectId, body: try Self.body(request))
+        classRoute(.put, "/classes/:className/:objectId") { request, className, objectId, access in
+            try api.update(className, objectId: objectId, body: try Self.body(request), access: access)
         }
-        classRoute(.delete, "/classes/:className/:objectId") { _, className, objectId in
-            try api.delete(className, objectId: objectId)
+        classRoute(.delete, "/classes/:className/:objectId") { _, className, objectId, access in
+            try api.delete(className, objectId: objectId, access: access)
         }
-        classRoute(.delete, "/purge/:className", .master) { _, className, _ in
+        classRoute(.delete, "/purge/:className", .master) { _, className, _, _ in
             try api.purgeTrash(className)
         }
-        // Delete one trashed object for good. The app's keys own every object (there are no users),
-        // as they could trash it; the master key works too.
-        classRoute(.delete, "/purge/:className/:objectId") { _, className, objectId in
-            try api.purge(className, objectId: objectId)
+        // Delete one trashed object for good: its owner (or, before accounts exist, the app's
+        // keys), as they could trash it; the master key works too.
+        classRoute(.delete, "/purge/:className/:objectId") { _, className, objectId, access in
+            try api.purge(className, objectId: objectId, access: access)
         }
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
+            let access = try Self.access(request, keys, application)
             defer { Self.writeDone(application) }
             let body = try Self.body(request)
-            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
-                ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount).run(body: body))
+            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access)) {
+                ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount, access: access).run(body: body))
             }
             return Self.respond(result, request)
         })
+    }
+
+    /// The request's access: its caller (the master key, a session's user — 209 for a bad token —
+    /// or no session) and the `public_read` setting.
+    static func access(
+        _ request: HTTPRequest, _ keys: KeyChecker, _ application: GalleryApplication, bodyKeys: KeyChecker.Keys? = nil,
+        bodyToken: String? = nil
+    ) throws -> ParseAccess {
+        let caller = try application.sessions.caller(request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: bodyToken)
+        return ParseAccess(caller: caller, publicRead: application.configuration.publicRead)
     }
 
     /// Throws 403 `{"error":"unauthorized"}` (Parse Server's answer) unless the keys grant `level`.
@@ -160,10 +184,12 @@ struct ParseRoutes {
         return request.method == .get ? response : response.notStored()
     }
 
-    /// What a remembered answer is kept under besides the request id: the path and the caller's
-    /// session, so one caller's id never replays another's answer.
-    static func idempotencyScope(_ request: HTTPRequest) -> String {
-        request.path + "\n" + (request.headers["X-Parse-Session-Token"] ?? "")
+    /// What a remembered answer is kept under besides the request id: the path, the caller (the
+    /// session's user, however its token came: header or `_SessionToken`) and the token itself, so
+    /// one caller's id never replays another's answer.
+    /// Without an access (sign-up, where there is no caller yet): the path and the session header.
+    static func idempotencyScope(_ request: HTTPRequest, _ access: ParseAccess? = nil, bodyToken: String? = nil) -> String {
+        request.path + "\n" + (access.map { $0.tagKey + "\n" } ?? "") + (request.headers["X-Parse-Session-Token"] ?? bodyToken ?? "")
     }
 
     static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {

@@ -27,13 +27,13 @@ struct GalleryService: Sendable {
     var galleries: GalleryRepository { GalleryRepository(pool: pool) }
 
     /// Creates a gallery; the name is already trimmed and validated.
-    func createGallery(name: String) throws -> (String, Date) {
+    func createGallery(name: String, owner: String? = nil, acl: ParseACL? = nil) throws -> (String, Date) {
         let objectId = ParseObjectID.generate()
-        return (objectId, try galleries.insertGallery(objectId: objectId, name: name))
+        return (objectId, try galleries.insertGallery(objectId: objectId, name: name, owner: owner, acl: acl))
     }
 
     /// Adds a photo to a gallery at `position` (nil or past the end: at the end), shifting later items.
-    func addItem(gallery: String, photo: String, position: Int?) throws -> (String, Date) {
+    func addItem(gallery: String, photo: String, position: Int?, owner: String? = nil) throws -> (String, Date) {
         let galleries = self.galleries
         return try pool.transaction { connection in
             try lockLivePhoto(photo, on: connection)
@@ -45,7 +45,7 @@ struct GalleryService: Sendable {
             try galleries.shiftDown(gallery: gallery, from: target, on: connection)
             let objectId = ParseObjectID.generate()
             let createdAt = try galleries.insertItem(
-                objectId: objectId, gallery: gallery, photo: photo, position: target, on: connection)
+                objectId: objectId, gallery: gallery, photo: photo, position: target, owner: owner, on: connection)
             try galleries.touch(gallery, on: connection)
             return (objectId, createdAt)
         }

@@ -104,22 +104,22 @@ public final class UploadService: @unchecked Sendable {
     /// Creates the photo for an uploaded file, with its processing job, in one transaction, and
     /// wakes the workers. The same bytes already a photo give back that photo (restored from the
     /// trash if it was there) instead of a copy.
-    public func createPhoto(fileName: String, title: String, tags: [String]) throws -> PhotoReference {
+    public func createPhoto(fileName: String, title: String, tags: [String], owner: String? = nil) throws -> PhotoReference {
         let reference = try pool.transaction { connection -> PhotoReference in
             // Attaching the file clears its pending mark and locks its row, the lock a purge takes
             // before releasing the file, so the bytes cannot be released under this photo.
             guard let file = try files.attach(name: fileName, on: connection) else {
                 throw GalleryError.unknownFile("original must name a file uploaded with POST /files/<name>.")
             }
-            if let existing = try restorePhoto(checksum: file.checksum, on: connection) { return existing }
+            if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) { return existing }
             // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
             // for the other insert and then finds that photo below, instead of failing with 137.
             guard let inserted = try photos.insertPending(
-                objectId: ParseObjectID.generate(), title: title, tags: tags, file: file, on: connection)
+                objectId: ParseObjectID.generate(), title: title, tags: tags, file: file, owner: owner, on: connection)
             else {
                 // A concurrent create of the same bytes committed first (the insert waited for it):
                 // read committed lets this statement see it, so give that photo back.
-                if let existing = try restorePhoto(checksum: file.checksum, on: connection) { return existing }
+                if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) { return existing }
                 throw GalleryError.conflict("photo insert returned nothing")
             }
             try JobQueue.enqueue(inserted.objectId, on: connection)
@@ -132,8 +132,8 @@ public final class UploadService: @unchecked Sendable {
     /// The photo already made from these bytes, taken out of the trash if it was there, and put
     /// back in the processing queue if it had failed (uploading the bytes again is how a user
     /// retries); nil when none.
-    private func restorePhoto(checksum: String, on connection: PostgresConnection) throws -> PhotoReference? {
-        guard let restored = try photos.restore(checksum: checksum, on: connection) else { return nil }
+    private func restorePhoto(checksum: String, owner: String?, on connection: PostgresConnection) throws -> PhotoReference? {
+        guard let restored = try photos.restore(checksum: checksum, owner: owner, on: connection) else { return nil }
         if restored.wasFailed {
             try JobQueue.requeue([restored.objectId], on: connection)
         }

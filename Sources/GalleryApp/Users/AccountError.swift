@@ -29,6 +29,8 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound
     /// A field the account does not have, or may not be set this way.
     case invalidField(String)
+    /// The user still owns photos, galleries or gallery items (deleted through the trash first).
+    case ownsContent(userId: String)
 
     public var description: String {
         switch self {
@@ -46,6 +48,8 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotModify(let userId): return "Cannot modify user \(userId)."
         case .notFound: return "Object not found."
         case .invalidField(let message): return message
+        case .ownsContent(let userId):
+            return "User \(userId) still owns photos, galleries or gallery items: move them to the trash and purge them first."
         }
     }
 }

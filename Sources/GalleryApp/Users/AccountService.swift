@@ -24,6 +24,8 @@ public final class AccountService: @unchecked Sendable {
 
     let users: UserRepository
     let sessions: SessionRepository
+    /// Who owns what: a user who still owns content cannot be deleted (migrations/0014, RESTRICT).
+    let ownership: OwnershipRepository
     let authenticator: SessionAuthenticator
     let throttle: LoginThrottle
     let hasher: PasswordHasher
@@ -39,6 +41,7 @@ public final class AccountService: @unchecked Sendable {
     ) {
         users = UserRepository(pool: pool)
         sessions = SessionRepository(pool: pool)
+        ownership = OwnershipRepository(pool: pool)
         self.authenticator = authenticator
         var limits = LoginThrottle.Limits()
         limits.freeFailuresPerUsername = configuration.loginFreeFailures
@@ -167,6 +170,8 @@ public final class AccountService: @unchecked Sendable {
 
     /// Deletes a user and its sessions; `notFound` when there is none.
     public func deleteUser(objectId: String) throws {
+        // Photos own blobs only the trash path releases: their owner purges them first (0014).
+        if try ownership.ownsContent(objectId) { throw AccountError.ownsContent(userId: objectId) }
         let revoked = try sessions.deleteAll(userId: objectId)
         guard try users.delete(objectId: objectId) else { throw AccountError.notFound }
         for hash in revoked { authenticator.forget(hash: hash) }

@@ -47,7 +47,7 @@ import Testing
         let select = try #require(try compileFind(.gallery, [("excludeKeys", "objectId,createdAt,name,coverPhoto")]).select)
         #expect(
             select.sql
-                == "select t.object_id, t.created_at, t.updated_at, t.deleted_at, t.photo_count from galleries t"
+                == "select t.object_id, t.created_at, t.updated_at, t.deleted_at, t.photo_count, t.owner_id, t.acl from galleries t"
                 + " where t.deleted_at is null order by t.created_at desc, t.object_id desc limit $1::bigint offset $2::bigint")
     }
 

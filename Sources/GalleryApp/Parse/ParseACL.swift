@@ -1,0 +1,74 @@
+/// A Parse ACL as a write sends it: `{"<userId>":{"read":true,"write":true},"*":{"read":true}}`.
+/// Validated and normalized to the grants alone (false or missing permissions dropped, entries
+/// without any grant dropped, keys sorted), so the stored jsonb answers "may U read?" with one
+/// containment test (`acl @> {"U":{"read":true}}`). Roles (`"role:Name"`) are refused for now.
+public struct ParseACL: Equatable, Sendable {
+    /// One grantee: a user's objectId, or `*` for everyone.
+    public struct Grant: Equatable, Sendable {
+        public var grantee: String
+        public var read: Bool
+        public var write: Bool
+    }
+
+    /// The grants, by grantee.
+    public let grants: [Grant]
+
+    /// At most this many grantees (a gallery shared with a few people, not a mailing list).
+    public static let maxGrantees = 1_000
+
+    /// Parses and checks an ACL value: 123 for anything malformed, 111 for a role.
+    public static func parse(_ json: ParseJSONValue) throws -> ParseACL {
+        guard case .object(let object) = json else { throw ParseError.invalidACL("ACL must be an object.") }
+        guard object.members.count <= maxGrantees else {
+            throw ParseError.invalidACL("ACL may name at most \(maxGrantees) users.")
+        }
+        var grants: [Grant] = []
+        for member in object.members {
+            let grantee = member.key
+            if grantee.hasPrefix("role:") {
+                throw ParseError.incorrectType("ACL roles are not supported yet: \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
+            }
+            guard grantee == "*" || ParseObjectID.isPlausible(grantee) else {
+                throw ParseError.invalidACL("ACL keys are user objectIds or \"*\": \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
+            }
+            guard case .object(let permissions) = member.value else {
+                throw ParseError.invalidACL("ACL.\(grantee) must be an object like {\"read\":true,\"write\":true}.")
+            }
+            var grant = Grant(grantee: grantee, read: false, write: false)
+            for permission in permissions.members {
+                guard case .bool(let allowed) = permission.value else {
+                    throw ParseError.invalidACL("ACL.\(grantee).\(permission.key) must be true or false.")
+                }
+                switch permission.key {
+                case "read": grant.read = allowed
+                case "write": grant.write = allowed
+                default:
+                    throw ParseError.invalidACL("ACL permissions are read and write: \(ParseWhereParser.quoted(String(permission.key.prefix(100)))).")
+                }
+            }
+            if grant.read || grant.write { grants.append(grant) }
+        }
+        return ParseACL(grants: grants.sorted { $0.grantee < $1.grantee })
+    }
+
+    /// The normalized JSON the database stores (`{}` when nothing is granted).
+    public var json: String {
+        var writer = ParseJSONWriter()
+        writer.beginObject()
+        for grant in grants {
+            writer.key(grant.grantee)
+            writer.beginObject()
+            if grant.read {
+                writer.key("read")
+                writer.bool(true)
+            }
+            if grant.write {
+                writer.key("write")
+                writer.bool(true)
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

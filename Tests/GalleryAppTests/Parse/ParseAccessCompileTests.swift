@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import GalleryApp
+
+/// The access filter as SQL (`ParseSQLCompiler+Access`): each caller's statements, the per-owner
+/// counter, and the filters writes check. The rows themselves are tested in OwnershipTests.
+@Suite struct ParseAccessCompileTests {
+    private func compiled(_ schema: ParseClassSchema, _ items: [(name: String, value: String)], _ access: ParseAccess) throws -> ParseCompiledQuery {
+        var query = try ParseQuery.find(schema, items: items)
+        query.access = access
+        return ParseSQLCompiler.compile(query)
+    }
+
+    private let alice = ParseAccess(caller: .user(objectId: "aliceId001"))
+
+    @Test func user_FindsOnlyOwnPhotos_AndCountsFromOwnCounter() throws {
+        let find = try #require(try compiled(.photo, [("keys", "title"), ("count", "1")], alice).select)
+        #expect(
+            find.sql
+                == "select t.object_id, t.created_at, t.updated_at, t.title from photos t where t.owner_id = $1::text"
+                + " and t.deleted_at is null order by t.created_at desc, t.object_id desc limit $2::bigint offset $3::bigint")
+        #expect(find.binds == [.text("aliceId001"), .int(100), .int(0)])
+        let count = try #require(try compiled(.photo, [("count", "1"), ("limit", "0")], alice).count)
+        #expect(count.sql == "select n from owner_row_counts where owner_id = $1::text and name = 'photos_live'")
+        #expect(count.binds == [.text("aliceId001")])
+        // A filtered count counts the user's rows only.
+        let filtered = try #require(try compiled(.photo, [("count", "1"), ("limit", "0"), ("where", #"{"width":1}"#)], alice).count)
+        #expect(filtered.sql.contains("t.owner_id = $2::text"))
+    }
+
+    @Test func master_IsUnfiltered_AndNoSessionReadsOnlyBeforeTheFirstAccount() throws {
+        let master = try #require(try compiled(.photo, [("keys", "title")], .master).select)
+        #expect(!master.sql.contains("owner_id") && !master.sql.contains("users"))
+        #expect(try compiled(.photo, [("count", "1"), ("limit", "0")], .master).count?.sql
+            == "select n from row_counts where name = 'photos_live'")
+        let anonymous = ParseAccess(caller: .anonymous)
+        #expect(try #require(try compiled(.photo, [], anonymous).select).sql.contains("where not exists (select 1 from users) and"))
+        #expect(try compiled(.gallery, [("count", "1"), ("limit", "0")], anonymous).count?.sql
+            == "select n from row_counts where name = 'galleries_live' and not exists (select 1 from users)")
+        // public_read: public galleries and their items, never the Photo class.
+        let publicRead = ParseAccess(caller: .anonymous, publicRead: true)
+        #expect(try #require(try compiled(.gallery, [], publicRead).select).sql.contains(#"t.acl @> '{"*":{"read":true}}'"#))
+        #expect(try #require(try compiled(.galleryItem, [], publicRead).select).sql.contains(#"ag.acl @> '{"*":{"read":true}}'"#))
+        #expect(!(try #require(try compiled(.photo, [], publicRead).select).sql.contains("acl")))
+    }
+
+    @Test func writes_NeedEditOrOwnership() throws {
+        let own = ParseSQLCompiler.accessCheck(.gallery, objectId: "gal0000001", access: alice, need: .own)
+        #expect(own.sql == "select 1 from galleries t where t.object_id = $1::text and t.owner_id = $2::text")
+        let edit = ParseSQLCompiler.accessCheck(.gallery, objectId: "gal0000001", access: alice, need: .edit)
+        #expect(edit.sql.contains(#"jsonb_build_object($2::text, '{"write":true}'::jsonb)"#))
+        let item = ParseSQLCompiler.accessCheck(.galleryItem, objectId: "itm0000001", access: alice, need: .own)
+        #expect(item.sql.contains("exists (select 1 from galleries ag where ag.object_id = t.gallery_id") && item.sql.contains("write"))
+        #expect(ParseSQLCompiler.accessCheck(.photo, objectId: "pho0000001", access: .master, need: .own).sql
+            == "select 1 from photos t where t.object_id = $1::text")
+    }
+
+    @Test func acl_IsNormalizedToItsGrants() throws {
+        let acl = try ParseACL.parse(try ParseJSONParser.parse(#"{"zed0000001":{"read":true,"write":false},"*":{"read":true},"off0000001":{"read":false}}"#, maxDepth: 8))
+        #expect(acl.json == #"{"*":{"read":true},"zed0000001":{"read":true}}"#)
+        #expect(throws: ParseError.self) { try ParseACL.parse(try ParseJSONParser.parse(#"{"role:Admins":{"read":true}}"#, maxDepth: 8)) }
+    }
+}
