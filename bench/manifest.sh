@@ -2,7 +2,9 @@
 # Manifest benchmark: a release galleryd over a private PostgreSQL seeded with ROWS photos
 # (default 1,000,000), measured with wrk for the manifest queries a client makes, plus the
 # server-side time of each query's SQL (EXPLAIN ANALYZE of the prepared statement, as the app's
-# statement cache runs it), and the generic plans of the index-range queries.
+# statement cache runs it): both the hand-written equivalent below and the statement the query
+# compiler really emits for that URL (`galleryd compile-query`, the route's own parse and compile),
+# and the generic plans of the index-range queries.
 #
 # Usage: bench/manifest.sh [seconds]   (needs wrk and psql: scripts/deps.sh --bench)
 # Env: ROWS (1000000), CONNECTIONS (64), PORT (18090), PGPORT_PRIVATE (55512),
@@ -24,6 +26,7 @@ export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55512}"
 
 command -v wrk >/dev/null || { echo "manifest.sh: wrk missing (scripts/deps.sh --bench)" >&2; exit 1; }
 command -v psql >/dev/null || { echo "manifest.sh: psql missing (scripts/deps.sh)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "manifest.sh: jq missing (scripts/deps.sh --bench)" >&2; exit 1; }
 
 swift build -c "$configuration" --product galleryd >&2
 bin="$(swift build -c "$configuration" --show-bin-path)/galleryd"
@@ -129,6 +132,27 @@ SQL
   echo "$out" | sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' | sort -n | sed -n 3p
 }
 
+# The same for the statements galleryd itself compiles for a URL's query string (`galleryd
+# compile-query`: the route's parse and compile, printed as JSON lines with SQL-literal arguments),
+# prepared without parameter types as the driver does (the placeholders' casts type them).
+# Prints "select 0.123" and/or "count 0.045".
+compiled_ms() {
+  local line kind args results=()
+  while IFS= read -r line; do
+    kind=$(jq -r .statement <<<"$line")
+    args=$(jq -r '.arguments | join(",")' <<<"$line")
+    {
+      echo "prepare s as $(jq -r .sql <<<"$line");"
+      for _ in 1 2 3 4 5; do echo "execute s${args:+($args)};"; done
+      for _ in 1 2 3 4 5; do echo "explain (analyze, timing off, summary on) execute s${args:+($args)};"; done
+    } >"$tmp/compiled.sql"
+    results+=("$kind $(psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -f "$tmp/compiled.sql" |
+      sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' | sort -n | sed -n 3p)")
+  done < <("$bin" compile-query Photo "${1#*\?}")
+  [ ${#results[@]} -gt 0 ] || { echo "manifest.sh: compile-query printed no statement for $1" >&2; results=(none); }
+  echo "${results[*]}"
+}
+
 # The generic plan of a statement.
 plan() {
   local types sql args
@@ -150,17 +174,25 @@ for i in "${!paths[@]}"; do
   p50=$(awk '$1 == "50%" {print $2}' "$tmp/wrk.$i")
   p99=$(awk '$1 == "99%" {print $2}' "$tmp/wrk.$i")
   errors=$(awk '/Non-2xx|Socket errors/ {print}' "$tmp/wrk.$i" | tr '\n' ' ')
-  results+=("$(printf '%-34s %10s %10s %10s %12s  %s' "${names[$i]}" "$rps" "$p50" "$p99" "$(server_ms "${sqls[$i]}")" "$errors")")
+  results+=("$(printf '%-34s %10s %10s %10s %12s %18s  %s' "${names[$i]}" "$rps" "$p50" "$p99" \
+    "$(server_ms "${sqls[$i]}")" "$(compiled_ms "${paths[$i]}")" "$errors")")
 done
 
 echo
 shape="$rows photos"
 [ "$owners" -gt 0 ] && shape="$rows photos over $owners users, as one of them ($(q "select n from owner_row_counts where owner_id = 'benchuser0' and name = 'photos_live'") live)"
 echo "galleryd manifest ($configuration), $shape, wrk -t1 -c$connections -d${duration}s ($(nproc) cores shared with PostgreSQL)"
-printf '%-34s %10s %10s %10s %12s\n' "query" "req/s" "p50" "p99" "SQL ms"
+printf '%-34s %10s %10s %10s %12s %18s\n' "query" "req/s" "p50" "p99" "SQL ms" "compiled SQL ms"
 for line in "${results[@]}"; do echo "$line"; done
 echo
-echo "SQL ms: median server-side execution time of the prepared statement (EXPLAIN ANALYZE)."
+echo "SQL ms: median server-side execution time of the hand-written prepared statement (EXPLAIN ANALYZE);"
+echo "compiled SQL ms: the same for the statement(s) galleryd compiles for that URL (galleryd compile-query)."
+[ "$owners" -gt 0 ] && echo "(compile-query compiles as the master key, without the owner filter: with OWNERS that column is the unfiltered statement.)"
+echo "The compiled first page and count:"
+for i in 0 2; do
+  echo "-- ${names[$i]}"
+  "$bin" compile-query Photo "${paths[$i]#*\?}" | jq -r '"   " + .statement + ": " + .sql + "  -- arguments: " + (.arguments | join(", "))'
+done
 echo "Generic plans (what a prepared statement may settle on; these must still be index ranges):"
 for i in 1 3 5; do
   echo "-- ${names[$i]}"

@@ -11,7 +11,8 @@ if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(wrk nginx-light hyperfine libvips-tools postgresql-contrib time jq python3-pip)
+  # libvips42 for pyvips (bench/imaging.sh's single-process anchor; PyPI's pyvips binds to it).
+  packages+=(wrk nginx-light hyperfine libvips-tools libvips42 postgresql-contrib time jq python3-pip)
 fi
 
 missing=()
@@ -26,6 +27,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# The benches' virtualenv (ignored by git): pyvips and ssimulacra2 (with Pillow) from PyPI.
+if [ "${1:-}" = "--bench" ]; then
+  venv="$(cd "$(dirname "$0")/.." && pwd)/.build-venv-bench"
+  if ! "$venv/bin/python" -c 'import pyvips, ssimulacra2, PIL' 2>/dev/null; then
+    echo "deps: preparing $venv (pyvips, ssimulacra2)" >&2
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check pyvips ssimulacra2 >&2
+  fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

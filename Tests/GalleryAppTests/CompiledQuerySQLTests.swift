@@ -1,0 +1,94 @@
+import Foundation
+import Postgres
+import Testing
+
+@testable import GalleryApp
+
+/// `ParseCompiledQuery.find` and `bindLiterals`, the hook `galleryd compile-query` and
+/// bench/manifest.sh use to time the SQL the compiler really emits: the statement prepared by
+/// hand with its literal arguments must return what the route returns, and a bad query must fail
+/// with the route's Parse error.
+@Suite struct CompiledQuerySQLTests {
+    typealias F = ManifestFixtures
+
+    /// Runs `statement` the way bench/manifest.sh does: PREPARE without parameter types, then
+    /// EXECUTE with the SQL-literal arguments.
+    static func prepareAndExecute(_ server: TestServer, _ statement: ParseSQLStatement) throws -> [PostgresRow] {
+        try server.application.pool.withConnection { connection in
+            try connection.execute("prepare compiled_query_test as \(statement.sql)")
+            defer { try? connection.execute("deallocate compiled_query_test") }
+            let arguments = statement.bindLiterals.joined(separator: ",")
+            return Array(try connection.query("execute compiled_query_test" + (arguments.isEmpty ? "" : "(\(arguments))")))
+        }
+    }
+
+    @Test func compiledStatements_PreparedWithLiterals_ReturnWhatTheRouteReturns() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        try ManifestQueryTests.sixPhotos(server)
+        // Quotes and backslashes inside text and text[] literals.
+        let awkward = #"o'brien "quoted" back\slash"#
+        try F.insert(server, [
+            F.Row(id: "gggggggggg", createdAt: ManifestQueryTests.t0.addingTimeInterval(600), filename: "it's.jpg",
+                  title: awkward, tags: [awkward, "plain"])
+        ])
+        let t3 = ManifestQueryTests.t0.addingTimeInterval(180)
+        let cases: [[String: String]] = [
+            ["order": "-createdAt", "limit": "20"],
+            ["count": "1", "limit": "0"],
+            ["count": "1", "limit": "3", "where": F.json(["tags": ["$all": ["beach"]]])],
+            ["where": F.json(["tags": ["$all": [awkward]]])],
+            ["where": F.json(["title": ["$in": [awkward, "Mountain lake"]]])],
+            ["where": F.json(["filename": ["$regex": "^it's"]])],
+            ["where": F.json(["createdAt": ["$lt": F.date(t3)]]), "order": "createdAt"],
+            ["where": F.json(["byteSize": ["$gte": 300], "status": "ready"])],
+            ["where": F.json(["title": ["$text": ["$search": ["$term": "lake"]]]])],
+        ]
+        var nonEmpty = 0
+        for items in cases {
+            let compiled = try ParseCompiledQuery.find(
+                className: "Photo", rawQuery: F.query(items), configuration: server.application.configuration)
+            let response = try F.find(server, items)
+            #expect(response.status == 200, "\(items): \(response.text)")
+            #expect((compiled.select == nil) == (items["limit"] == "0"), "\(items)")
+            #expect((compiled.count == nil) == (items["count"] == nil), "\(items)")
+            if let select = compiled.select {
+                let ids = try Self.prepareAndExecute(server, select).map { try $0.decode(String.self, "object_id") }
+                #expect(ids == F.ids(response), "\(items): \(select.sql)")
+                nonEmpty += ids.isEmpty ? 0 : 1
+            }
+            if let count = compiled.count {
+                let rows = try Self.prepareAndExecute(server, count)
+                #expect(rows.count == 1)
+                #expect(try rows.first?.decode(Int64.self, 0) == (response.json["count"] as? NSNumber)?.int64Value, "\(items)")
+            }
+        }
+        #expect(nonEmpty == cases.count - 1)  // every case but the count alone selects some rows
+    }
+
+    @Test func compiledStatements_FailWithTheRoutesParseError_ForABadQuery() {
+        let configuration = GalleryConfiguration()
+        func code(_ className: String, _ rawQuery: String) -> Int? {
+            do {
+                _ = try ParseCompiledQuery.find(className: className, rawQuery: rawQuery, configuration: configuration)
+                return nil
+            } catch let error as ParseError {
+                return error.code
+            } catch {
+                return -1
+            }
+        }
+        #expect(code("NoSuchClass", "limit=1") == ParseError.Code.invalidClassName)
+        #expect(code("Photo", "limit=many") == ParseError.Code.invalidQuery)
+        #expect(code("Photo", "where=%7Bnot%20json") == ParseError.Code.invalidQuery)
+        #expect(code("Photo", "colour=red") == ParseError.Code.invalidQuery)
+        #expect(code("Photo", "skip=10001") == ParseError.Code.invalidQuery)  // max_query_skip, as the route
+        #expect(code("Photo", "limit=1") == nil)
+    }
+
+    @Test func bindLiterals_QuoteEachTypeInItsInputSyntax() {
+        let statement = ParseSQLStatement(
+            sql: "", binds: [.null, .text("it's"), .int(-5), .double(0.5), .bool(true), .textArray(["a\"b", "c'd", #"e\f"#])])
+        #expect(statement.bindLiterals == ["NULL", "'it''s'", "'-5'", "'0.5'", "'true'", #"'{"a\"b","c''d","e\\f"}'"#])
+    }
+}
