@@ -1,6 +1,12 @@
 // The web gallery: wires the grid, search, preview, galleries, Recently Deleted, uploads and live
 // updates together. Views follow the URL hash: #photos (default), #gallery/<id>, #trash.
-import { loadConfig, hasKeys, setRestKey, call, find } from "./api.js";
+// Once the server has accounts, the page first needs a session: it shows its login form (and sign-up,
+// when open) until one is made; logging out, or the server ending the session (209), starts the page
+// over, so nothing of one user's library (grid, galleries, preview, live subscription) outlives their session.
+import {
+  loadConfig, settings, hasKeys, setRestKey, call, find, currentUser, logIn, signUp, logOut, onSessionEnded,
+  sessionToken, clearSessionToken,
+} from "./api.js";
 import { PhotoGrid } from "./grid.js";
 import { Preview } from "./preview.js";
 import { Galleries, button } from "./galleries.js";
@@ -17,6 +23,98 @@ function say(message, isError = false) {
 }
 const fail = (error) => say(error.message || String(error), true);
 
+/** Survives the reload that follows an ended session, so the login form can say why it is back. */
+const NOTICE_KEY = "galleryd.loginNotice";
+
+/** How long to wait, in words, from a Retry-After in seconds. */
+const inSeconds = (seconds) => `${seconds} second${seconds === 1 ? "" : "s"}`;
+
+/**
+ * Shows the login form (with a way to sign up when the server allows it) until a login or sign-up
+ * succeeds; resolves to the user. Parse's message for a refused login; for 429 the Retry-After wait,
+ * with the button disabled until it has passed.
+ */
+function askForLogin(notice) {
+  const form = $("#login"), error = $("#login-error"), submit = $("#login-submit");
+  const username = $("#login-username"), password = $("#login-password"), email = $("#signup-email");
+  let signingUp = false;
+  const setMode = (up) => {
+    signingUp = up;
+    $("#login-title").textContent = up ? "Create an account" : "Log in";
+    submit.textContent = up ? "Sign up" : "Log in";
+    $("#signup-email-field").hidden = !up;
+    $("#signup-toggle").textContent = up ? "I have an account: log in" : "Create an account";
+    password.autocomplete = up ? "new-password" : "current-password";
+    error.textContent = "";
+  };
+  document.body.dataset.auth = "login";
+  $("#login-notice").textContent = notice;
+  $("#signup-switch").hidden = !settings().signupOpen;
+  $("#signup-toggle").addEventListener("click", () => setMode(!signingUp));
+  form.hidden = false;
+  username.focus();
+  return new Promise((resolve) => form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.textContent = "";
+    submit.disabled = true;
+    let waitSeconds = 0;
+    try {
+      const user = signingUp
+        ? await signUp(username.value.trim(), password.value, email.value.trim())
+        : await logIn(username.value.trim(), password.value);
+      password.value = "";
+      form.hidden = true;
+      delete document.body.dataset.auth;
+      resolve(user);
+    } catch (failure) {
+      if (failure.status === 429 && failure.retryAfter !== null) {
+        waitSeconds = failure.retryAfter;
+        error.textContent = `Too many failed login attempts. Try again in ${inSeconds(waitSeconds)}.`;
+      } else {
+        error.textContent = failure.message || String(failure);
+      }
+      password.select();
+    } finally {
+      setTimeout(() => { submit.disabled = false; }, waitSeconds * 1000);
+    }
+  }));
+}
+
+/** Shows who is logged in, with the Log out button (which revokes the session and starts the page over). */
+function showAccount(user) {
+  $("#account-name").textContent = user.username;
+  $("#account").hidden = false;
+  $("#logout").addEventListener("click", async () => {
+    try { await logOut(); } catch (error) { console.warn("logout:", error); }
+    location.reload();
+  });
+}
+
+/**
+ * The session the page works in, once the server has accounts: the remembered one if the server
+ * still knows it, else a new login. Without accounts the app's keys own everything: no session.
+ */
+async function ensureSession() {
+  if (!settings().accountsExist) {
+    clearSessionToken();
+    return;
+  }
+  let notice = sessionStorage.getItem(NOTICE_KEY) || "";
+  sessionStorage.removeItem(NOTICE_KEY);
+  const remembered = sessionToken();
+  let user = await currentUser();
+  if (!user) {
+    if (remembered && !notice) notice = "Your session has ended. Please log in again.";
+    user = await askForLogin(notice);
+  }
+  showAccount(user);
+  // From here on a 209 (the session revoked or expired meanwhile) brings the login form back.
+  onSessionEnded(() => {
+    sessionStorage.setItem(NOTICE_KEY, "Your session has ended. Please log in again.");
+    location.reload();
+  });
+}
+
 async function main() {
   await loadConfig();
   if (!hasKeys()) {
@@ -29,6 +127,7 @@ async function main() {
       resolve();
     }));
   }
+  await ensureSession();
 
   const grid = new PhotoGrid($("#grid"), { onOpen: (id) => preview.open(id) });
   const trashGrid = new PhotoGrid($("#trash-grid"), { onOpen: (id) => preview.open(id) });

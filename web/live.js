@@ -1,9 +1,10 @@
 // How the page learns about changes: a Parse LiveQuery subscription on Photo over a WebSocket at
 // `live_query_path` (the API's mount unless configured; docs/live-query.md): `create` adds a new photo, `update` / `enter` refresh one
 // (a thumbnail filling in), `leave` / `delete` hand it back with `deletedAt` or `gone` set.
+// Once logged in it sends the session token on connect and subscribe, so it hears of the user's photos only.
 // While the socket is down (a proxy without WebSocket, a restart) the page polls every few seconds
 // instead, and reconnects with back-off; `watch` calls `onPhotos` the same way either way.
-import { find, date, settings, restKey } from "./api.js";
+import { find, date, settings, restKey, sessionToken, sessionEnded, INVALID_SESSION_TOKEN } from "./api.js";
 import { isSettled } from "./grid.js";
 
 export const POLL_MS = 3000;
@@ -38,15 +39,21 @@ export function watch({ newest, pendingIds, onPhotos, isActive = () => true }) {
       const connectMessage = { op: "connect", applicationId: settings().appId };
       const key = restKey();
       if (key) connectMessage.restAPIKey = key;
+      const token = sessionToken();
+      if (token) connectMessage.sessionToken = token;
       socket.send(JSON.stringify(connectMessage));
     };
     socket.onmessage = (event) => {
       let message;
       try { message = JSON.parse(event.data); } catch { return; }
       switch (message.op) {
-        case "connected":
-          socket.send(JSON.stringify({ op: "subscribe", requestId: 1, query: { className: "Photo", where: {} } }));
+        case "connected": {
+          const subscription = { op: "subscribe", requestId: 1, query: { className: "Photo", where: {} } };
+          const token = sessionToken();
+          if (token) subscription.sessionToken = token;
+          socket.send(JSON.stringify(subscription));
           break;
+        }
         case "subscribed":
           live = true;
           retryMs = 1000;
@@ -67,6 +74,12 @@ export function watch({ newest, pendingIds, onPhotos, isActive = () => true }) {
           if (message.object) onPhotos([{ ...message.object, deletedAt: message.object.deletedAt || new Date().toISOString() }]);
           break;
         case "error":
+          // The session was revoked or expired: the page asks for a login again (app.js).
+          if (message.code === INVALID_SESSION_TOKEN && sessionToken()) {
+            stopped = true;
+            sessionEnded();
+            break;
+          }
           console.warn("live:", message.code, message.error);
           break;
       }

@@ -155,7 +155,9 @@ public final class GalleryApplication: @unchecked Sendable {
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
             livePath: liveQuery.path,
-            appID: configuration.appID, restKeyRequired: configuration.restKey != nil
+            appID: configuration.appID, restKeyRequired: configuration.restKey != nil,
+            signupOpen: configuration.signupOpen,
+            accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, logger: logger
         ).register(on: router)
     }
 

@@ -2,12 +2,15 @@
 """The web gallery in a real browser: headless Chromium driven by Selenium against a real galleryd
 (built binary, real PostgreSQL database, in-process workers). Walks what a person does: load, scroll
 to page 3, search, open a preview, upload a photo and watch it become ready (live query), reorder a gallery,
-trash and restore. Any step that does not happen within its timeout fails the run (exit status 1).
+trash and restore. Then, on the same server, accounts: two users made with the master key, the login
+form, a wrong password, alice's own library (an upload that becomes ready), logout, bob who does not see
+alice's photo, a session ended by the server (209), login throttling (429), and sign-up on a second
+instance with signup_open. Any step that does not happen within its timeout fails the run (exit status 1).
 
 Usage: gallery_test.py --binary .build/debug/galleryd --database-url URL [--out bench/out] [--docs docs]
 The database URL names an existing cluster; a fresh database is created in it and dropped after.
 """
-import argparse, base64, json, os, secrets, shutil, socket, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+import argparse, base64, json, os, secrets, shutil, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
@@ -39,16 +42,18 @@ def free_port():
 class Server:
     """A galleryd process on a free port with its own database and store."""
 
-    def __init__(self, binary, base_url):
+    def __init__(self, binary, base_url, extra_env=None):
         self.db = f"galleryd_browser_{secrets.token_hex(4)}"
         self.admin = base_url
         psql(base_url, f"create database {self.db}")
         self.store = tempfile.mkdtemp(prefix="galleryd-browser-")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, DATABASE_URL=database_url(base_url, self.db), GALLERYD_MASTER_KEY=secrets.token_hex(16),
+        self.master_key = secrets.token_hex(16)
+        env = dict(os.environ, DATABASE_URL=database_url(base_url, self.db), GALLERYD_MASTER_KEY=self.master_key,
                    GALLERYD_STORAGE_DIR=self.store, GALLERYD_HOST="127.0.0.1", GALLERYD_PORT=str(self.port),
-                   GALLERYD_PUBLIC_URL=self.url, GALLERYD_WORKERS="2", GALLERYD_MIN_FREE_BYTES="0", GALLERYD_LOG_LEVEL="notice")
+                   GALLERYD_PUBLIC_URL=self.url, GALLERYD_WORKERS="2", GALLERYD_MIN_FREE_BYTES="0", GALLERYD_LOG_LEVEL="notice",
+                   **(extra_env or {}))
         self.log = open(os.path.join(self.store, "galleryd.log"), "w")
         self.process = subprocess.Popen([binary, "serve"], env=env, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
@@ -60,10 +65,24 @@ class Server:
                 time.sleep(0.2)
         raise SystemExit("galleryd did not become ready; log: " + open(self.log.name).read()[-2000:])
 
-    def api(self, path, params=None):
+    def api(self, path, params=None, headers=None, body=None, method=None):
         query = "?" + urllib.parse.urlencode({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()}) if params else ""
-        request = urllib.request.Request(self.url + "/parse" + path + query, headers={"X-Parse-Application-Id": APP_ID})
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + "/parse" + path + query, data=data, method=method,
+                                         headers={"X-Parse-Application-Id": APP_ID, "Content-Type": "application/json", **(headers or {})})
         return json.load(urllib.request.urlopen(request, timeout=10))
+
+    def status(self, path, headers=None):
+        """The HTTP status and Parse code of a GET (errors included)."""
+        request = urllib.request.Request(self.url + "/parse" + path, headers={"X-Parse-Application-Id": APP_ID, **(headers or {})})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, None
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error).get("code")
+
+    def master(self):
+        return {"X-Parse-Master-Key": self.master_key}
 
     def stop(self):
         self.process.terminate()
@@ -124,7 +143,9 @@ def main():
     parser.add_argument("--docs", default=None, help="where to copy the README screenshot")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    server = Server(args.binary, args.database_url)
+    # Two free failed logins per username, so the accounts phase reaches the 429 in a few tries.
+    server = Server(args.binary, args.database_url, {"GALLERYD_LOGIN_FREE_FAILURES": "2"})
+    second = None
     options = webdriver.ChromeOptions()
     for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900", "--disable-gpu"]:
         options.add_argument(flag)
@@ -315,15 +336,139 @@ def main():
 
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
         assert not errors, f"console errors: {errors}"
+
+        # Phase 2: accounts. Until now no account existed and the app's keys owned everything; from
+        # the first account on, a page without a session reads nothing, so it must log in.
+        step = "accounts: login form"
+        users = {}
+        for name in ("alice", "bob"):
+            created = server.api("/users", headers=server.master(), body={"username": name, "password": f"{name}'s passphrase"})
+            users[name] = created["objectId"]
+        driver.get(server.url + "/")
+        login_form = lambda: driver.find_element(By.ID, "login")
+        wait().until(lambda d: login_form().is_displayed())
+        assert not driver.find_element(By.ID, "signup-switch").is_displayed(), "sign-up offered while signup_open is false"
+        assert not driver.find_element(By.ID, "account").is_displayed()
+        assert not driver.find_element(By.ID, "grid").is_displayed(), "the library shows before a login"
+        assert driver.switch_to.active_element.get_attribute("id") == "login-username", "the login form does not take the focus"
+        shot("login")
+
+        def log_in(username, password):
+            for field, value in (("login-username", username), ("login-password", password)):
+                element = driver.find_element(By.ID, field)
+                element.clear()
+                element.send_keys(value)
+            wait().until(lambda d: d.find_element(By.ID, "login-submit").is_enabled())
+            driver.execute_script("document.getElementById('login-error').textContent = ''")  # the last attempt's
+            driver.find_element(By.ID, "login-submit").click()
+
+        def logged_in_as(name):
+            wait().until(lambda d: d.find_element(By.ID, "account-name").text == name)
+            wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+            assert not login_form().is_displayed()
+            wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "true")
+            idle()
+
+        step = "accounts: wrong password"
+        log_in("alice", "not alice's passphrase")
+        wait().until(lambda d: d.find_element(By.ID, "login-error").text == "Invalid username/password.")
+        assert login_form().is_displayed()
+        assert driver.find_element(By.ID, "login-error").get_attribute("role") == "alert"
+        shot("login-error")
+        driver.get_log("browser")  # the refused login's 404 is expected
+
+        step = "accounts: alice's library"
+        log_in("alice", "alice's passphrase")
+        logged_in_as("alice")
+        # The single-tenant photos above were made before any account, and no admin took them: nobody's.
+        assert not tiles(), f"alice sees {len(tiles())} photos that are not hers"
+        data = driver.execute_async_script(MAKE_JPEG + """
+            const done = arguments[arguments.length - 1];
+            window.__makeJPEG(7, 'alice').then(b => b.arrayBuffer()).then(a => {
+              let s = ''; new Uint8Array(a).forEach(x => s += String.fromCharCode(x)); done(btoa(s)); });""")
+        path = os.path.join(server.store, "alice-photo.jpg")
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+        driver.find_element(By.ID, "upload-input").send_keys(path)
+        alice_photo = wait(30).until(lambda d: d.execute_script(
+            "return document.querySelector('#grid .tile[aria-label^=\"alice-photo\"]')?.dataset.id"))
+        wait(60).until(lambda d: d.find_element(By.CSS_SELECTOR, f'#grid .tile[data-id="{alice_photo}"]').get_attribute("data-status") == "ready")
+        wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{alice_photo}"] img'))
+        stored = server.api(f"/classes/Photo/{alice_photo}", headers=server.master())
+        assert stored["owner"]["objectId"] == users["alice"], f"the upload's owner is {stored.get('owner')}"
+        shot("alice")
+
+        step = "accounts: log out"
+        alice_token = driver.execute_script("return localStorage.getItem('galleryd.sessionToken')")
+        assert alice_token and alice_token.startswith("r:")
+        driver.find_element(By.ID, "logout").click()
+        wait().until(lambda d: login_form().is_displayed())
+        assert driver.execute_script("return localStorage.getItem('galleryd.sessionToken')") is None
+        assert server.status("/users/me", {"X-Parse-Session-Token": alice_token}) == (400, 209), "logout left the session valid"
+        assert not driver.find_element(By.ID, "account").is_displayed()
+
+        step = "accounts: bob's library"
+        log_in("bob", "bob's passphrase")
+        logged_in_as("bob")
+        assert not driver.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{alice_photo}"]'), "bob sees alice's photo"
+        assert not tiles(), f"bob sees {len(tiles())} photos that are not his"
+        assert not driver.find_elements(By.CSS_SELECTOR, "#gallery-list li"), "bob sees galleries that are not his"
+        shot("bob")
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
+        assert not errors, f"console errors: {errors}"
+
+        step = "accounts: session ended by the server"
+        # Bob's session revoked elsewhere (another tab logged out): the page's next call is a 209,
+        # which brings the login form back with a notice.
+        bob_token = driver.execute_script("return localStorage.getItem('galleryd.sessionToken')")
+        server.api("/logout", headers={"X-Parse-Session-Token": bob_token}, body={})
+        driver.find_element(By.ID, "search").send_keys("anything")
+        wait().until(lambda d: login_form().is_displayed())
+        wait().until(lambda d: "session has ended" in d.find_element(By.ID, "login-notice").text)
+        assert driver.execute_script("return localStorage.getItem('galleryd.sessionToken')") is None
+
+        step = "accounts: throttled login"
+        # Failures past the free ones (2 here) block the username with a doubling back-off: the
+        # page shows the Retry-After wait and keeps its button disabled meanwhile.
+        for _ in range(10):
+            log_in("mallory", "guess")
+            # The message and the button read together, as the page sets them in one go.
+            message, disabled = wait().until(lambda d: d.execute_script(
+                "const e = document.getElementById('login-error').textContent;"
+                "return e && [e, document.getElementById('login-submit').disabled]"))
+            if "Try again in" in message:
+                break
+            assert message == "Invalid username/password.", message
+        assert message.startswith("Too many failed login attempts. Try again in "), message
+        assert disabled, "the button is enabled during the Retry-After wait"
+        shot("login-throttled")
+
+        step = "accounts: sign-up"
+        # A second instance with signup_open: the form offers sign-up, which logs the new user in.
+        second = Server(args.binary, args.database_url, {"GALLERYD_SIGNUP_OPEN": "true"})
+        second.api("/users", headers=second.master(), body={"username": "first", "password": "first's passphrase"})
+        driver.get(second.url + "/")
+        wait().until(lambda d: login_form().is_displayed())
+        assert driver.find_element(By.ID, "signup-switch").is_displayed(), "no sign-up while signup_open is true"
+        driver.find_element(By.ID, "signup-toggle").click()
+        wait().until(lambda d: d.find_element(By.ID, "signup-email").is_displayed())
+        driver.find_element(By.ID, "signup-email").send_keys("carol@example.org")
+        log_in("carol", "carol's passphrase")
+        logged_in_as("carol")
+        me = second.api("/users/me", headers={"X-Parse-Session-Token": driver.execute_script("return localStorage.getItem('galleryd.sessionToken')")})
+        assert me["username"] == "carol" and me["email"] == "carol@example.org", me
+
         if args.docs:
             shutil.copy(os.path.join(args.out, "browser-grid.png"), os.path.join(args.docs, "web-gallery.png"))
-        print("browser: all steps passed (load, page 3, search, preview, upload, gallery reorder, trash and restore, live)")
+        print("browser: all steps passed (load, page 3, search, preview, upload, gallery reorder, trash and restore, live; "
+              "accounts: login form, wrong password, alice's upload, logout, bob's library, ended session, throttling, sign-up)")
     except (AssertionError, TimeoutException, StaleElementReferenceException) as error:
         driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))
         print(f"browser: FAILED at step '{step}': {type(error).__name__}: {error}", file=sys.stderr)
         for entry in driver.get_log("browser")[-20:]:
             print("console:", entry.get("level"), entry.get("message"), file=sys.stderr)
-        print("pending or failed photos:", server.api("/classes/Photo", {"where": {"status": {"$ne": "ready"}}, "keys": "title,status,error"}), file=sys.stderr)
+        print("pending or failed photos:", server.api("/classes/Photo", {"where": {"status": {"$ne": "ready"}}, "keys": "title,status,error"},
+                                                      headers=server.master()), file=sys.stderr)
         print("visibility:", driver.execute_script("return document.visibilityState"), file=sys.stderr)
         print(open(server.log.name).read()[-3000:], file=sys.stderr)
         # Again last: CI keeps only the tail of the output, and the server log above can fill it.
@@ -332,6 +477,8 @@ def main():
     finally:
         driver.quit()
         server.stop()
+        if second:
+            second.stop()
 
 
 if __name__ == "__main__":
