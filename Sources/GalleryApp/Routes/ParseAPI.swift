@@ -28,6 +28,8 @@ struct ParseAPI: Sendable {
     let publicURL: @Sendable () -> String
     /// The bucket and CDN base of file URLs.
     let bucket: String, publicAssetURL: String
+    /// Signs file URLs (nil: `bucket_public`, plain URLs).
+    var assetSigner: AssetURLSigner? = nil
     /// The Parse mount (`/parse`), for `Location`.
     let mountPath: String
     /// Query and body limits.
@@ -63,10 +65,11 @@ struct ParseAPI: Sendable {
             trash: application.trash, publicURL: { application.publicURL },
             bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
             mountPath: application.configuration.mountPath, limits: limits)
+        assetSigner = application.assetSigner
     }
 
     private var encoder: ParseObjectEncoder {
-        ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL)
+        ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL, signer: assetSigner)
     }
 
     static func schema(_ className: String) throws -> ParseClassSchema {

@@ -19,7 +19,8 @@ extension ParseRoutes {
         let className = query.schema.className
         let tag = application.classChanges.current(ClassChangeSequences.dependencies(of: className)).map {
             ManifestETag.make(
-                sequences: $0, className: className, items: items, access: access.rawValue, publicURL: application.publicURL)
+                sequences: $0, className: className, items: items, access: access.rawValue,
+                publicURL: application.publicURL + "\u{0}" + application.assetURLVersion)
         }
         var response: HTTPResponse
         if let tag, let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {

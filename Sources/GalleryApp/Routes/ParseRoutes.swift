@@ -209,7 +209,7 @@ struct ParseRoutes {
         defer { if let temporary { unlink(temporary) } }
         let stored = try application.uploads.storeFile(
             at: spooled, sha256: digest, byteSize: request.body.count, originalFilename: name)
-        let url = application.assetURLPrefix + stored.key.rawValue
+        let url = application.makeEncoder().url(forKey: stored.key.rawValue)
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("name")
