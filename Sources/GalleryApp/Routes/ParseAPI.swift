@@ -97,6 +97,45 @@ struct ParseAPI: Sendable {
         try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
     }
 
+    /// Runs a validated find with the caller's access: with `explain` (master key only, else
+    /// Parse Server's 102) the plan, else a page of objects and/or their count.
+    func find(_ query: ParseQuery, access: KeyChecker.Access) throws -> Result {
+        guard query.explain else { return try find(query) }
+        guard access >= .master else {
+            throw ParseError.invalidQuery("Using the explain query parameter requires the master key")
+        }
+        return try explain(query)
+    }
+
+    /// `explain`: `{"results":[{"QUERY PLAN":[…]}]}`, the rows of PostgreSQL's `EXPLAIN (FORMAT
+    /// JSON)` of the page's statement (of the count's with `limit=0`), as Parse Server's
+    /// PostgreSQL adapter answers it. The query is planned, not run.
+    func explain(_ query: ParseQuery) throws -> Result {
+        let compiled = ParseSQLCompiler.compile(query)
+        guard let statement = compiled.select ?? compiled.count else {
+            return Result(status: .ok, json: Array(#"{"results":[]}"#.utf8))
+        }
+        let plans = try pool.withConnection { connection in
+            try connection.query("explain (format json) " + statement.sql, statement.binds.postgresBinds).map {
+                try $0.decode(String.self, 0)
+            }
+        }
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("results")
+        json.beginArray()
+        for plan in plans {
+            json.beginObject()
+            json.key("QUERY PLAN")
+            // PostgreSQL's own JSON document.
+            json.raw(Array(plan.utf8))
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return Result(status: .ok, json: json.bytes)
+    }
+
     /// Runs a validated find query: a page of objects and/or their count.
     func find(_ query: ParseQuery) throws -> Result {
         let compiled = ParseSQLCompiler.compile(query)

@@ -16,6 +16,11 @@ extension ParseRoutes {
         api: ParseAPI, application: GalleryApplication
     ) throws -> HTTPResponse {
         let query = try api.findQuery(className, items: items)
+        if query.explain {
+            // A plan, not the rows: no tag, never stored.
+            let result = try api.find(query, access: access)
+            return HTTPResponse.json(result.json, status: result.status).notStored()
+        }
         let className = query.schema.className
         let tag = application.classChanges.current(ClassChangeSequences.dependencies(of: className)).map {
             ManifestETag.make(

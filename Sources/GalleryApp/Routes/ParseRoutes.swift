@@ -114,12 +114,18 @@ struct ParseRoutes {
         classRoute(.delete, "/purge/:className/:objectId") { _, className, objectId in
             try api.purge(className, objectId: objectId)
         }
+        // Parse Server's FeaturesRouter: the version and what this server supports (master key).
+        router.add(HTTPRoute(.get, mount + "/serverInfo") { request in
+            try Self.require(.master, request, keys)
+            return HTTPResponse.json(ParseServerInfo.json)
+        })
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
             defer { Self.writeDone(application) }
             let body = try Self.body(request)
             let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request)) {
-                ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount).run(body: body))
+                ParseAPI.Result(
+                    status: .ok, json: try ParseBatch(api: api, mountPath: mount, access: keys.access(request)).run(body: body))
             }
             return Self.respond(result, request)
         })
