@@ -3,6 +3,7 @@
 # binary, one with bucket_public = true (plain URLs, no check) and one signing its URLs and
 # checking them (the default). Alternating wrk rounds against each, ROUNDS times:
 #   - bucket GET of one thumbnail (plain path against its signed URL: the HMAC check per request),
+#     and the public instance given the signed URL's query too (what the longer target costs alone),
 #   - the manifest's first page of PAGE photos (plain URLs against signed ones: 3 URLs a photo).
 # Prints each side's median and the median of per-round ratios (signed/public; the issue's bar
 # for the bucket is a cost under 5%, i.e. a ratio of 0.95 or more).
@@ -85,12 +86,13 @@ run() { # url → req/s
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk.txt"
 }
 manifest="/parse/classes/Photo?order=-createdAt&limit=$page"
-: >"$tmp/bucket-public"; : >"$tmp/bucket-signed"; : >"$tmp/manifest-public"; : >"$tmp/manifest-signed"
+: >"$tmp/bucket-public"; : >"$tmp/bucket-signed"; : >"$tmp/bucket-query"; : >"$tmp/manifest-public"; : >"$tmp/manifest-signed"
 run "$public_url" >/dev/null; run "$signed_url" >/dev/null  # warm-up
 for round in $(seq "$rounds"); do
   echo "== round $round" >&2
   run "$public_url" >>"$tmp/bucket-public"
   run "$signed_url" >>"$tmp/bucket-signed"
+  run "$public_url?${signed_url#*\?}" >>"$tmp/bucket-query"
   run "http://127.0.0.1:$public_port$manifest" >>"$tmp/manifest-public"
   run "http://127.0.0.1:$signed_port$manifest" >>"$tmp/manifest-signed"
 done
@@ -101,4 +103,7 @@ for what in bucket manifest; do
   printf "%-9s signed %s req/s (%s)\n" "$what" "$s" "$(paste -sd' ' "$tmp/$what-signed")"
   awk -v p="$p" -v s="$s" -v r="$paired" -v w="$what" 'BEGIN { printf "%-9s signed/public %.3f of medians, paired %.3f\n", w, s / p, r }'
 done
+q="$(median <"$tmp/bucket-query")"
+paired="$(paste "$tmp/bucket-query" "$tmp/bucket-public" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+printf "%-9s public, signed URL's query ignored: %s req/s (%s), paired %.3f of plain\n" bucket "$q" "$(paste -sd' ' "$tmp/bucket-query")" "$paired"
 pinning_summary

@@ -189,6 +189,15 @@ import Testing
         }
     }
 
+    @Test func liveQueryEvents_CarryTheSameSignedURLs() throws {
+        // The WebSocket server renders events with the application's encoder, as the routes do.
+        let key = String(url.path.dropFirst("/bucket/".count))
+        let payload = #"{"className":"Photo","op":"insert","old":null,"new":{"object_id":"abc","created_at":"2026-11-23T06:00:00.123+00:00","original_key":"\#(key)"}}"#
+        let event = try #require(LiveQueryEvent.decode(payload).event)
+        let object = event.parseObject(event.new!, keys: nil, encoder: server.application.makeEncoder())
+        #expect((object["original"] as? [String: Any])?["url"] as? String == url.absoluteString)
+    }
+
     @Test func noSigningKey_RefusesEveryRequest_AndServeRefusesToStart() throws {
         var configuration = GalleryConfiguration()
         configuration.databaseURL = "postgresql://localhost/x"

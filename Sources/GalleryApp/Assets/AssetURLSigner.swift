@@ -56,27 +56,33 @@ public final class AssetURLSigner: @unchecked Sendable {
     public func expiresNow() -> Int64 { expires(at: Int64(Date().timeIntervalSince1970)) }
 
     /// `?X-Gallery-Expires=…&X-Gallery-Signature=…` for `key` (as stored), from the cache when
-    /// this window's query for the key was made before.
+    /// this window's query for the key was made (or checked) before.
     public func query(forKey key: String, expires: Int64) -> [UInt8] {
-        lock.lock()
-        if expires == cacheExpires, let cached = cache[key] {
-            lock.unlock()
-            return cached
-        }
-        lock.unlock()
+        if let cached = cached(key, expires: expires) { return cached }
         let query = Self.query(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
+        remember(key, expires: expires, query: query)
+        return query
+    }
+
+    /// The cached query of `key` when it is for `expires`.
+    private func cached(_ key: String, expires: Int64) -> [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return expires == cacheExpires ? cache[key] : nil
+    }
+
+    /// Keeps a query made for `expires`: a later window replaces the cache (the old window's
+    /// queries are not asked for again), an earlier one is not kept.
+    private func remember(_ key: String, expires: Int64, query: [UInt8]) {
         lock.lock()
         defer { lock.unlock() }
         if expires > cacheExpires {
-            // A new window: the old window's queries are never asked for again.
             cacheExpires = expires
             cache.removeAll(keepingCapacity: true)
         }
-        if expires == cacheExpires {
-            if cache.count >= Self.maxCachedKeys { cache.removeAll(keepingCapacity: true) }
-            cache[key] = query
-        }
-        return query
+        guard expires == cacheExpires else { return }
+        if cache.count >= Self.maxCachedKeys { cache.removeAll(keepingCapacity: true) }
+        cache[key] = query
     }
 
     /// As `query(forKey:expires:)` for a key given as UTF-8 bytes (straight from a result row).
@@ -97,27 +103,69 @@ public final class AssetURLSigner: @unchecked Sendable {
 
     /// Checks the signature and expiry a bucket request carries for `key` (as the path names it,
     /// decoded) at `now`; throws `AssetURLError` when they are missing, malformed, wrong or past.
-    /// The signature is always computed and compared in time independent of where it differs.
+    /// The expected signature comes from the cache for the current window's URLs (what the API
+    /// hands out now), else it is computed; the comparison takes the same time wherever it differs.
     public func verify(key: String, query: String?, now: Int64) throws {
-        guard let query else { throw AssetURLError.missing }
-        var expiresText: Substring?
-        var given: Substring?
-        for part in query.split(separator: "&", omittingEmptySubsequences: true) {
-            if part.hasPrefix(Self.expiresParameter + "=") {
-                guard expiresText == nil else { throw AssetURLError.malformed("\(Self.expiresParameter) is given more than once") }
-                expiresText = part.dropFirst(Self.expiresParameter.utf8.count + 1)
-            } else if part.hasPrefix(Self.signatureParameter + "=") {
-                guard given == nil else { throw AssetURLError.malformed("\(Self.signatureParameter) is given more than once") }
-                given = part.dropFirst(Self.signatureParameter.utf8.count + 1)
+        guard var query else { throw AssetURLError.missing }
+        try query.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { throw AssetURLError.missing }
+            let (expires, given) = try Self.parameters(in: base, count: bytes.count)
+            let expected: [UInt8]
+            var isNew = false
+            if let cached = cached(key, expires: expires) {
+                expected = cached
+            } else {
+                expected = Self.query(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
+                isNew = true
             }
+            // The query ends with the signature; compared in time independent of where they differ.
+            guard given.count == Self.signatureLength else { throw AssetURLError.signatureMismatch }
+            var difference: UInt8 = 0
+            let offset = expected.count - Self.signatureLength
+            for i in 0..<Self.signatureLength {
+                difference |= base[given.lowerBound + i] ^ expected[offset + i]
+            }
+            guard difference == 0 else { throw AssetURLError.signatureMismatch }
+            guard now <= expires else { throw AssetURLError.expired(expires) }
+            if isNew { remember(key, expires: expires, query: expected) }
         }
-        guard let expiresText, let given else { throw AssetURLError.missing }
-        guard (1...18).contains(expiresText.utf8.count), expiresText.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-            let expires = Int64(expiresText)
-        else { throw AssetURLError.malformed("\(Self.expiresParameter) is not a Unix time") }
-        let expected = signature(key: Array(key.utf8), expires: expires)
-        guard KeyChecker.constantTimeEquals(Array(given.utf8), expected) else { throw AssetURLError.signatureMismatch }
-        guard now <= expires else { throw AssetURLError.expired(expires) }
+    }
+
+    /// Characters of a signature: base64url of 32 bytes, unpadded.
+    static let signatureLength = 43
+    private static let expiresPrefix: StaticString = "X-Gallery-Expires="
+    private static let signaturePrefix: StaticString = "X-Gallery-Signature="
+
+    /// The expiry and where the signature is in a raw query string, in one pass with the C
+    /// library's `memchr` and `memcmp` (other parameters, e.g. a client's cache buster, are left alone).
+    private static func parameters(in base: UnsafePointer<UInt8>, count: Int) throws -> (Int64, Range<Int>) {
+        var expires: Int64?
+        var signature: Range<Int>?
+        var start = 0
+        while start < count {
+            let end = memchr(base + start, Int32(UInt8(ascii: "&")), count - start)
+                .map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+            let length = end - start
+            let e = expiresPrefix.utf8CodeUnitCount, s = signaturePrefix.utf8CodeUnitCount
+            if length >= e && memcmp(base + start, expiresPrefix.utf8Start, e) == 0 {
+                guard expires == nil else { throw AssetURLError.malformed("\(expiresParameter) is given more than once") }
+                let digits = length - e
+                guard digits >= 1 && digits <= 18 else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
+                var value: Int64 = 0
+                for i in (start + e)..<end {
+                    let byte = base[i]
+                    guard byte >= 48 && byte <= 57 else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
+                    value = value * 10 + Int64(byte - 48)
+                }
+                expires = value
+            } else if length >= s && memcmp(base + start, signaturePrefix.utf8Start, s) == 0 {
+                guard signature == nil else { throw AssetURLError.malformed("\(signatureParameter) is given more than once") }
+                signature = (start + s)..<end
+            }
+            start = end + 1
+        }
+        guard let expires, let signature else { throw AssetURLError.missing }
+        return (expires, signature)
     }
 
     /// `?X-Gallery-Expires=<expires>&X-Gallery-Signature=<signature>`.
