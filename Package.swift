@@ -65,6 +65,8 @@ let package = Package(
                 "HTTPServer", "Postgres", "Imaging", "BlobStore", "CivilCalendar",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // KDF.Scrypt for password hashes (Users/PasswordHasher).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),

@@ -41,6 +41,10 @@ public final class GalleryApplication: @unchecked Sendable {
     /// Signs the asset URLs handed out and checks them at the bucket; nil when `bucket_public`
     /// is set, or when no usable `url_signing_key` is (the bucket then refuses every request).
     public let assetSigner: AssetURLSigner?
+    /// Session tokens to callers (`ParseCaller`), with a few seconds' memory.
+    public let sessions: SessionAuthenticator
+    /// Accounts and sessions: sign-up, login (throttled), logout, password changes.
+    public let accounts: AccountService
     /// Parse LiveQuery over WebSocket at `/parse`, fed by the database's change notifications.
     public private(set) var liveQuery: LiveQueryServer!
     /// In-process workers (nil when `workers` is 0).
@@ -89,6 +93,9 @@ public final class GalleryApplication: @unchecked Sendable {
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
         trash = TrashService(pool: pool, store: blobs, logger: logger)
         classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
+        sessions = SessionAuthenticator(sessions: SessionRepository(pool: pool))
+        accounts = AccountService(
+            pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger)
         router = HTTPRouter()
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
@@ -125,6 +132,11 @@ public final class GalleryApplication: @unchecked Sendable {
             access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
         ).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
+        // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
+        UserRoutes(
+            accounts: accounts, authenticator: sessions, keys: keys, mountPath: configuration.mountPath,
+            maxJSONDepth: configuration.maxJSONDepth, publicURL: { [unowned self] in self.publicURL }
+        ).register(on: router)
         ParseJobRoutes(
             jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,
             maxJSONDepth: configuration.maxJSONDepth, keys: keys

@@ -34,6 +34,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let rangeNotSatisfiable = HTTPStatus(416, "Range Not Satisfiable")
     public static let expectationFailed = HTTPStatus(417, "Expectation Failed")
     public static let unprocessableContent = HTTPStatus(422, "Unprocessable Content")
+    public static let tooManyRequests = HTTPStatus(429, "Too Many Requests")
     public static let requestHeaderFieldsTooLarge = HTTPStatus(431, "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(500, "Internal Server Error")
     public static let notImplemented = HTTPStatus(501, "Not Implemented")

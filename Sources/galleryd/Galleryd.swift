@@ -9,7 +9,7 @@ struct Galleryd: ParsableCommand {
         commandName: "galleryd",
         abstract: "A self-hosted photo gallery backend: Parse-compatible API, S3-style bucket, thumbnail worker.",
         subcommands: [ServeCommand.self, MigrateCommand.self, WorkerCommand.self, ImportCommand.self,
-                      ProcessCommand.self, CheckConfigCommand.self, JobsCommand.self, StorageCommand.self],
+                      ProcessCommand.self, CheckConfigCommand.self, JobsCommand.self, StorageCommand.self, UsersCommand.self],
         defaultSubcommand: nil)
 }
 

@@ -327,6 +327,8 @@ def main():
         print("pending or failed photos:", server.api("/classes/Photo", {"where": {"status": {"$ne": "ready"}}, "keys": "title,status,error"}), file=sys.stderr)
         print("visibility:", driver.execute_script("return document.visibilityState"), file=sys.stderr)
         print(open(server.log.name).read()[-3000:], file=sys.stderr)
+        # Again last: CI keeps only the tail of the output, and the server log above can fill it.
+        print(f"browser: FAILED at step '{step}': {type(error).__name__}: {error}", file=sys.stderr)
         sys.exit(1)
     finally:
         driver.quit()

@@ -28,6 +28,18 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Parse master key for purging and admin endpoints; at least 16 characters.
     public var masterKey: String? = nil
 
+    // Accounts
+    /// Whether anyone with the app's keys may sign up (`POST /users`); when false (the default on a
+    /// fresh install) only the master key and `galleryd users create` make accounts.
+    public var signupOpen = false
+    /// Days a session token stays valid after login (Parse Server's `sessionLength`, 1 year).
+    public var sessionLengthDays = 365
+    /// Failed logins for one username before the back-off starts (`LoginThrottle`).
+    public var loginFreeFailures = 5
+    /// Failed logins from one client address before the back-off starts; 0 turns the address count
+    /// off (behind a reverse proxy every client has the proxy's address).
+    public var loginFreeFailuresPerAddress = 20
+
     // Storage
     /// PostgreSQL URL or conninfo string.
     public var databaseURL = ""

@@ -22,6 +22,8 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
     public let processingSeconds: PrometheusHistogram
     /// Orphans the collector removed, by kind (upload, derivative).
     public let orphansRemoved: PrometheusCounter
+    /// Login attempts by outcome: success, failure (unknown user or wrong password), throttled (429).
+    public let logins: PrometheusCounter
 
     public init() {
         httpRequests = registry.counter(
@@ -45,6 +47,19 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
         // Both series from the start, so a dashboard sees 0 rather than no data.
         _ = orphansRemoved.series("upload")
         _ = orphansRemoved.series("derivative")
+        logins = registry.counter(
+            "galleryd_login_attempts_total",
+            help: "Login attempts by outcome: success, failure (unknown user or wrong password), throttled (429).",
+            labels: ["outcome"])
+        for outcome in Self.loginOutcomes { _ = logins.series(outcome) }
+    }
+
+    /// The outcomes of `logins`, each a series from the start.
+    static let loginOutcomes = ["success", "failure", "throttled"]
+
+    /// Counts a login attempt (`outcome` one of `loginOutcomes`).
+    func loginAttempts(outcome: String) {
+        logins.series(outcome).increment()
     }
 
     public func connectionOpened() { openConnections.add(1) }

@@ -36,6 +36,8 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let objectTooLarge = 116
         /// A file name is invalid.
         public static let invalidFileName = 122
+        /// An email address is not in a valid format.
+        public static let invalidEmailAddress = 125
         /// The operation took too long (a cancelled statement).
         public static let timeout = 124
         /// An upload is over the size limit.
@@ -48,6 +50,20 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let scriptFailed = 141
         /// A value has the right type but fails validation (e.g. an empty gallery name).
         public static let validationError = 142
+        /// Too many requests of a kind (login attempts): HTTP 429 with `Retry-After`.
+        public static let requestLimitExceeded = 155
+        /// Sign-up or login without a username.
+        public static let usernameMissing = 200
+        /// Sign-up or login without a password.
+        public static let passwordMissing = 201
+        /// The username is taken.
+        public static let usernameTaken = 202
+        /// The email address is taken.
+        public static let emailTaken = 203
+        /// The request needs a session and has none (or may not act on another user).
+        public static let sessionMissing = 206
+        /// The session token is unknown, revoked or expired.
+        public static let invalidSessionToken = 209
     }
 
     /// 102: the query is invalid.
@@ -72,6 +88,10 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
     public static func duplicateValue(_ message: String) -> ParseError { ParseError(code: Code.duplicateValue, message: message) }
     /// 142: a value failed validation.
     public static func validationError(_ message: String) -> ParseError { ParseError(code: Code.validationError, message: message) }
+    /// 209: the session token is unknown, revoked or expired (Parse Server's message).
+    public static func invalidSessionToken() -> ParseError {
+        ParseError(code: Code.invalidSessionToken, message: "Invalid session token")
+    }
     /// 1: an internal error; the message should stay generic.
     public static func internalServerError(_ message: String = "Internal server error.") -> ParseError {
         ParseError(code: Code.internalServerError, message: message)
@@ -82,6 +102,7 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         switch code {
         case Code.objectNotFound: return 404
         case Code.internalServerError: return 500
+        case Code.requestLimitExceeded: return 429
         default: return 400
         }
     }

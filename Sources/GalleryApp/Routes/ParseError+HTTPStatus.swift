@@ -6,6 +6,7 @@ extension ParseError {
     public var httpStatus: HTTPStatus {
         switch httpStatusCode {
         case 404: return .notFound
+        case 429: return .tooManyRequests
         case 500: return .internalServerError
         default: return .badRequest
         }

@@ -28,6 +28,21 @@ struct ParseErrorResponder: HTTPErrorResponder {
             case .unknownFile(let message): return .incorrectType(message)
             case .conflict(let message): return .internalServerError(message)
             }
+        case let error as AccountError:
+            let message = error.description
+            switch error {
+            case .usernameMissing, .invalidUsername: return ParseError(code: ParseError.Code.usernameMissing, message: message)
+            case .passwordMissing: return ParseError(code: ParseError.Code.passwordMissing, message: message)
+            case .invalidPassword: return .validationError(message)
+            case .invalidEmail: return ParseError(code: ParseError.Code.invalidEmailAddress, message: message)
+            case .usernameTaken: return ParseError(code: ParseError.Code.usernameTaken, message: message)
+            case .emailTaken: return ParseError(code: ParseError.Code.emailTaken, message: message)
+            case .invalidCredentials, .notFound: return .objectNotFound(message)
+            case .throttled: return ParseError(code: ParseError.Code.requestLimitExceeded, message: message)
+            case .signupClosed: return .operationForbidden(message)
+            case .sessionRequired, .cannotModify: return ParseError(code: ParseError.Code.sessionMissing, message: message)
+            case .invalidField: return .invalidKeyName(message)
+            }
         default: return nil
         }
     }
@@ -37,14 +52,17 @@ struct ParseErrorResponder: HTTPErrorResponder {
     }
 
     private func errorResponse(for error: Error, request: HTTPRequest) -> HTTPResponse {
-        if let error = Self.parseError(for: error) {
+        if let parseError = Self.parseError(for: error) {
             // 5xx are logged by the HTTP layer with the request id; client mistakes at notice here.
-            if error.code != ParseError.Code.internalServerError {
+            if parseError.code != ParseError.Code.internalServerError {
                 logger.notice("bad request", metadata: [
-                    "requestId": "\(request.requestID)", "code": "\(error.code)", "error": "\(error.message)",
+                    "requestId": "\(request.requestID)", "code": "\(parseError.code)", "error": "\(parseError.message)",
                 ])
             }
-            return .json(error.jsonBody, status: error.httpStatus)
+            var response = HTTPResponse.json(parseError.jsonBody, status: parseError.httpStatus)
+            // 429: when to try again (RFC 6585 §4), as the login back-off decided.
+            if case AccountError.throttled(let seconds) = error { response.headers["Retry-After"] = String(seconds) }
+            return response
         }
         switch error {
         case is ParseUnauthorized:

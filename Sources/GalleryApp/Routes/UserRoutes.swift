@@ -1,0 +1,347 @@
+import Foundation
+import HTTPServer
+
+/// Parse's user and session routes under the mount path (Parse Server's UsersRouter and
+/// SessionsRouter): sign-up, login, logout, `users/me`, a user by id (self or master key), and the
+/// caller's sessions; `_User` is reachable as `/classes/_User` too, the way the SDKs address it.
+/// The session token comes from `X-Parse-Session-Token` or a body's `_SessionToken`.
+struct UserRoutes {
+    let accounts: AccountService
+    let authenticator: SessionAuthenticator
+    let keys: KeyChecker
+    let mountPath: String
+    let maxJSONDepth: Int
+    /// The server's base URL, for the `Location` of a sign-up.
+    let publicURL: @Sendable () -> String
+
+    /// One request as these routes read it: its keys, session token and body fields.
+    struct Call {
+        let request: HTTPRequest
+        /// The body's members without the SDKs' bookkeeping (`_method`, `_SessionToken`, …).
+        let fields: ParseJSONObject
+        /// The body's `_method`, upper case.
+        let method: String?
+        let caller: ParseCaller
+        /// The session token the request presented (already shown to be valid when `caller` is a user).
+        let token: SessionToken?
+        let installationId: String?
+    }
+
+    func register(on router: HTTPRouter) {
+        let mount = mountPath
+        let idempotency = ParseRequestIdempotency()
+        func route(_ method: HTTPMethod, _ path: String, _ handler: @escaping @Sendable (Call) throws -> ParseAPI.Result) {
+            router.add(HTTPRoute(method, mount + path) { request in
+                let call = try self.call(request)
+                return ParseRoutes.respond(try handler(call), request)
+            })
+        }
+        // Sign-up: the users route and the class route the SDKs use. A retried sign-up with the same
+        // X-Parse-Request-Id gets the first answer; remembered in memory only, since the answer holds
+        // a session token, which the database never stores in clear.
+        for path in ["/users", "/classes/_User"] {
+            route(.post, path) { call in
+                guard call.method == nil || call.method == "POST" else {
+                    throw ParseError.operationForbidden("Finding users is not supported; use /users/me or /users/<objectId>.")
+                }
+                return try idempotency.run(
+                    requestId: call.request.headers["X-Parse-Request-Id"], scope: ParseRoutes.idempotencyScope(call.request)
+                ) { try self.signUp(call) }
+            }
+            route(.get, path + "/:objectId") { call in try self.getUser(call) }
+            route(.put, path + "/:objectId") { call in try self.updateUser(call) }
+            route(.delete, path + "/:objectId") { call in try self.deleteUser(call) }
+            route(.post, path + "/:objectId") { call in
+                switch call.method {
+                case "GET"?: return try self.getUser(call)
+                case "PUT"?: return try self.updateUser(call)
+                case "DELETE"?: return try self.deleteUser(call)
+                default: throw ParseError.invalidJSON("POST to a user needs _method GET, PUT or DELETE in the body.")
+                }
+            }
+        }
+        route(.get, "/users/me") { call in try self.me(call) }
+        route(.post, "/users/me") { call in
+            guard call.method == "GET" else { throw ParseError.invalidJSON("POST to users/me needs _method GET.") }
+            return try self.me(call)
+        }
+        route(.get, "/login") { call in try self.logIn(call) }
+        route(.post, "/login") { call in try self.logIn(call) }
+        route(.post, "/logout") { call in
+            if let token = call.token { try accounts.logOut(token) }
+            return Self.emptyObject
+        }
+        route(.get, "/sessions/me") { call in try self.currentSession(call) }
+        route(.post, "/sessions/me") { call in
+            guard call.method == "GET" else { throw ParseError.invalidJSON("POST to sessions/me needs _method GET.") }
+            return try self.currentSession(call)
+        }
+        route(.get, "/sessions") { call in
+            guard try ParseRoutes.queryItems(call.request).isEmpty else {
+                throw ParseError.invalidQuery("GET /sessions takes no parameters: it lists the caller's sessions.")
+            }
+            let userId: String?
+            switch call.caller {
+            case .master: userId = nil
+            case .user(let id): userId = id
+            case .anonymous: throw AccountError.sessionRequired("Session token required.")
+            }
+            let currentHash = call.token?.hash
+            var json = ParseJSONWriter()
+            json.beginObject()
+            json.key("results")
+            json.beginArray()
+            for session in try accounts.sessionList(userId: userId) {
+                Self.write(session, token: session.tokenHash == currentHash ? call.token : nil, to: &json)
+            }
+            json.endArray()
+            json.endObject()
+            return ParseAPI.Result(status: .ok, json: json.bytes)
+        }
+        route(.delete, "/sessions/:objectId") { call in
+            let objectId = call.request.pathParameters["objectId"] ?? ""
+            switch call.caller {
+            case .master: try accounts.revokeSession(objectId: objectId, userId: nil)
+            case .user(let id): try accounts.revokeSession(objectId: objectId, userId: id)
+            case .anonymous: throw AccountError.sessionRequired("Session token required.")
+            }
+            return Self.emptyObject
+        }
+    }
+
+    static let emptyObject = ParseAPI.Result(status: .ok, json: Array("{}".utf8))
+
+    // MARK: Handlers
+
+    private func signUp(_ call: Call) throws -> ParseAPI.Result {
+        try Self.onlyFields(["username", "password", "email"], in: call.fields, className: "_User")
+        let created = try accounts.signUp(
+            username: try Self.string("username", call.fields), password: try Self.string("password", call.fields),
+            email: try Self.string("email", call.fields), isMaster: call.caller == .master,
+            installationId: call.installationId)
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("objectId")
+        json.string(created.user.objectId)
+        json.key("createdAt")
+        json.isoDate(milliseconds: ParseDate.milliseconds(created.user.createdAt))
+        json.key("sessionToken")
+        json.string(created.token.value)
+        json.endObject()
+        return ParseAPI.Result(
+            status: .created, json: json.bytes, location: publicURL() + mountPath + "/users/" + created.user.objectId)
+    }
+
+    private func logIn(_ call: Call) throws -> ParseAPI.Result {
+        // A JSON body (POST), else the query string (GET, and Parse Server lets it fill in for POST).
+        var values: [String: String] = [:]
+        for item in try ParseRoutes.queryItems(call.request) {
+            guard ["username", "email", "password"].contains(item.name) else {
+                throw ParseError.invalidQuery("Unknown login parameter \(item.name.prefix(40)); use username (or email) and password.")
+            }
+            values[item.name] = item.value
+        }
+        try Self.onlyFields(["username", "email", "password"], in: call.fields, className: "_User")
+        for name in ["username", "email", "password"] {
+            if let value = try Self.string(name, call.fields) { values[name] = value }
+        }
+        let result = try accounts.logIn(
+            username: values["username"], email: values["email"], password: values["password"],
+            address: call.request.remoteAddress, installationId: call.installationId)
+        return ParseAPI.Result(status: .ok, json: Self.userJSON(result.user, token: result.token))
+    }
+
+    private func me(_ call: Call) throws -> ParseAPI.Result {
+        guard let token = call.token else { throw ParseError.invalidSessionToken() }
+        let userId = try authenticator.userId(for: token)
+        guard let user = try accounts.user(objectId: userId) else { throw ParseError.invalidSessionToken() }
+        return ParseAPI.Result(status: .ok, json: Self.userJSON(user, token: token))
+    }
+
+    private func currentSession(_ call: Call) throws -> ParseAPI.Result {
+        guard let token = call.token else {
+            throw ParseError(code: ParseError.Code.invalidSessionToken, message: "Session token required.")
+        }
+        guard let session = try accounts.session(token) else { throw ParseError.invalidSessionToken() }
+        var json = ParseJSONWriter()
+        Self.write(session, token: token, to: &json)
+        return ParseAPI.Result(status: .ok, json: json.bytes)
+    }
+
+    /// Self or the master key: another user's account is not found (reads and deletes, as Parse
+    /// Server answers for an object its ACL hides) or may not be modified (206, Parse's answer).
+    private func authorize(_ call: Call, modifying: Bool) throws -> String {
+        let objectId = call.request.pathParameters["objectId"] ?? ""
+        switch call.caller {
+        case .master: return objectId
+        case .user(let id) where id == objectId: return objectId
+        case .user: throw modifying ? AccountError.cannotModify(userId: String(objectId.prefix(32))) : AccountError.notFound
+        case .anonymous: throw AccountError.sessionRequired("A session token is required to read or change a user.")
+        }
+    }
+
+    private func getUser(_ call: Call) throws -> ParseAPI.Result {
+        let objectId = try authorize(call, modifying: false)
+        guard let user = try accounts.user(objectId: objectId) else { throw AccountError.notFound }
+        return ParseAPI.Result(status: .ok, json: Self.userJSON(user, token: nil))
+    }
+
+    private func updateUser(_ call: Call) throws -> ParseAPI.Result {
+        let objectId = try authorize(call, modifying: true)
+        try Self.onlyFields(["username", "email", "password"], in: call.fields, className: "_User")
+        var changes = AccountService.Changes()
+        changes.username = try Self.string("username", call.fields)
+        changes.password = try Self.string("password", call.fields)
+        switch call.fields["email"] {
+        case nil: break
+        case .null?: changes.email = .some(nil)
+        case .string(let email)?: changes.email = .some(email)
+        case .object(let operation)? where operation["__op"] == .string("Delete"): changes.email = .some(nil)
+        case let other?: throw ParseError.incorrectType("email must be a string or null, not \(other.typeName).")
+        }
+        let user = try accounts.update(userId: objectId, changes, keepingSession: call.token)
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("updatedAt")
+        json.isoDate(milliseconds: ParseDate.milliseconds(user.updatedAt))
+        json.endObject()
+        return ParseAPI.Result(status: .ok, json: json.bytes)
+    }
+
+    private func deleteUser(_ call: Call) throws -> ParseAPI.Result {
+        let objectId = try authorize(call, modifying: false)
+        try accounts.deleteUser(objectId: objectId)
+        return Self.emptyObject
+    }
+
+    // MARK: Requests and answers
+
+    /// Reads the body (a JSON object or nothing), checks the keys (headers, or the body's when the
+    /// headers have none) and decides the caller from the session token (209 for a bad one).
+    private func call(_ request: HTTPRequest) throws -> Call {
+        // With keys in the headers the body plays no part in them: refuse before parsing anything.
+        if request.headers["X-Parse-Application-Id"] != nil { try ParseRoutes.require(.client, request, keys) }
+        let bytes = try ParseRoutes.body(request)
+        var fields = ParseJSONObject()
+        var bookkeeping: [String: String] = [:]
+        if !bytes.isEmpty {
+            let value: ParseJSONValue
+            do {
+                value = try ParseJSONParser.parse(bytes, maxDepth: maxJSONDepth + 3)
+            } catch {
+                try ParseRoutes.require(.client, request, keys)
+                throw error
+            }
+            guard case .object(let object) = value else {
+                try ParseRoutes.require(.client, request, keys)
+                throw ParseError.invalidJSON("The body must be a JSON object.")
+            }
+            for member in object.members {
+                if ParseMethodOverride.bookkeeping.contains(member.key) {
+                    if case .string(let text) = member.value { bookkeeping[member.key] = text }
+                } else {
+                    fields.members.append(member)
+                }
+            }
+        }
+        let bodyKeys = KeyChecker.Keys(
+            appID: bookkeeping["_ApplicationId"], restKey: bookkeeping["_JavaScriptKey"], masterKey: bookkeeping["_MasterKey"])
+        let access = keys.access(request, bodyKeys: bodyKeys)
+        guard access >= .client else { throw ParseUnauthorized() }
+        let tokenText = request.headers["X-Parse-Session-Token"] ?? bookkeeping["_SessionToken"]
+        let token = tokenText.map(SessionToken.init)
+        let caller = try authenticator.caller(request, access: access, bodyToken: bookkeeping["_SessionToken"])
+        // The master key with a session token still proves the token: a bad one is 209 either way.
+        if caller == .master, let token { _ = try authenticator.userId(for: token) }
+        return Call(
+            request: request, fields: fields, method: bookkeeping["_method"]?.uppercased(), caller: caller, token: token,
+            installationId: request.headers["X-Parse-Installation-Id"] ?? bookkeeping["_InstallationId"])
+    }
+
+    /// Refuses any body field but `allowed` (105), so a misspelt field is an error, never ignored.
+    static func onlyFields(_ allowed: Set<String>, in fields: ParseJSONObject, className: String) throws {
+        if let unknown = fields.keys.first(where: { !allowed.contains($0) }) {
+            throw ParseError.invalidKeyName(
+                "\(className) has no settable field \(unknown.prefix(40)); use \(allowed.sorted().joined(separator: ", ")).")
+        }
+    }
+
+    /// A string field, nil when absent; any other type is 111.
+    static func string(_ name: String, _ fields: ParseJSONObject) throws -> String? {
+        switch fields[name] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw ParseError.incorrectType("\(name) must be a string, not \(other.typeName).")
+        }
+    }
+
+    /// A user as Parse returns it: never the password or its hash.
+    static func userJSON(_ user: AccountService.User, token: SessionToken?) -> [UInt8] {
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("objectId")
+        json.string(user.objectId)
+        json.key("username")
+        json.string(user.username)
+        if let email = user.email {
+            json.key("email")
+            json.string(email)
+        }
+        json.key("createdAt")
+        json.isoDate(milliseconds: ParseDate.milliseconds(user.createdAt))
+        json.key("updatedAt")
+        json.isoDate(milliseconds: ParseDate.milliseconds(user.updatedAt))
+        if let token {
+            json.key("sessionToken")
+            json.string(token.value)
+        }
+        json.endObject()
+        return json.bytes
+    }
+
+    /// A session as Parse's `_Session`; the token only for the caller's own current session (the
+    /// database keeps hashes, so no other token can be shown).
+    static func write(_ session: AccountService.Session, token: SessionToken?, to json: inout ParseJSONWriter) {
+        json.beginObject()
+        json.key("objectId")
+        json.string(session.objectId)
+        if let token {
+            json.key("sessionToken")
+            json.string(token.value)
+        }
+        json.key("user")
+        json.beginObject()
+        json.key("__type")
+        json.string("Pointer")
+        json.key("className")
+        json.string("_User")
+        json.key("objectId")
+        json.string(session.userId)
+        json.endObject()
+        json.key("createdWith")
+        json.beginObject()
+        json.key("action")
+        json.string(session.createdWith)
+        json.key("authProvider")
+        json.string("password")
+        json.endObject()
+        json.key("restricted")
+        json.bool(false)
+        json.key("expiresAt")
+        json.beginObject()
+        json.key("__type")
+        json.string("Date")
+        json.key("iso")
+        json.isoDate(milliseconds: ParseDate.milliseconds(session.expiresAt))
+        json.endObject()
+        if let installationId = session.installationId {
+            json.key("installationId")
+            json.string(installationId)
+        }
+        json.key("createdAt")
+        json.isoDate(milliseconds: ParseDate.milliseconds(session.createdAt))
+        json.key("updatedAt")
+        json.isoDate(milliseconds: ParseDate.milliseconds(session.lastUsedAt))
+        json.endObject()
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPServer
+
+/// Decides a request's `ParseCaller` from its keys and session token: the master key wins, a
+/// session token must name a live session (else 209, as Parse Server answers), and app keys alone
+/// are `.anonymous`.
+///
+/// Found sessions are remembered for a few seconds (Parse Server's default cache TTL is 5 s), so a
+/// client paging through its library costs one session lookup per `cacheSeconds`, not one per page.
+/// A logout or revocation through this process forgets the token at once (`forget`); one made
+/// through another instance takes effect here within `cacheSeconds`.
+public final class SessionAuthenticator: @unchecked Sendable {
+    let sessions: SessionRepository
+    let cacheSeconds: TimeInterval
+    private let lock = NSLock()
+    private var cache: [String: (userId: String, until: TimeInterval)] = [:]
+    private static let maxCached = 10_000
+
+    init(sessions: SessionRepository, cacheSeconds: TimeInterval = 5) {
+        self.sessions = sessions
+        self.cacheSeconds = cacheSeconds
+    }
+
+    /// The caller for a request whose keys granted `access` (at least `.client`). The token is the
+    /// `X-Parse-Session-Token` header, else `bodyToken` (a body's `_SessionToken`, the JavaScript SDK).
+    public func caller(_ request: HTTPRequest, access: KeyChecker.Access, bodyToken: String? = nil) throws -> ParseCaller {
+        if access == .master { return .master }
+        guard let token = request.headers["X-Parse-Session-Token"] ?? bodyToken else { return .anonymous }
+        return .user(objectId: try userId(for: SessionToken(token)))
+    }
+
+    /// The user a token logs in, or 209.
+    func userId(for token: SessionToken) throws -> String {
+        guard token.isPlausible else { throw ParseError.invalidSessionToken() }
+        let hash = token.hash
+        let now = ProcessInfo.processInfo.systemUptime
+        if let cached = lock.withLock({ cache[hash] }), cached.until > now { return cached.userId }
+        guard let found = try sessions.find(tokenHash: hash) else {
+            lock.withLock { _ = cache.removeValue(forKey: hash) }
+            throw ParseError.invalidSessionToken()
+        }
+        // Never cache past the session's own expiry.
+        let until = now + min(cacheSeconds, max(0, found.expiresAt.timeIntervalSinceNow))
+        lock.withLock {
+            if cache.count >= Self.maxCached { cache.removeAll(keepingCapacity: true) }
+            cache[hash] = (found.userId, until)
+        }
+        return found.userId
+    }
+
+    /// Forgets a token (logout, revocation, password change) so this process stops accepting it at once.
+    func forget(_ token: SessionToken) {
+        forget(hash: token.hash)
+    }
+
+    /// Forgets a token by the hash the database keeps (a session revoked by its objectId, or one of
+    /// the sessions a password change revokes).
+    func forget(hash: String) {
+        lock.withLock { _ = cache.removeValue(forKey: hash) }
+    }
+
+    /// Forgets every cached token (a user deleted, all of a user's sessions revoked).
+    func forgetAll() {
+        lock.withLock { cache.removeAll() }
+    }
+}
