@@ -28,7 +28,7 @@ nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 [ -f "$photo" ] || { echo "bucket.sh: no photo at $photo (set PHOTO)" >&2; exit 1; }
 
 swift build -c release --product galleryd >&2
-galleryd="$(swift build -c release --show-bin-path)/galleryd"
+galleryd="${GALLERYD:-$(swift build -c release --show-bin-path)/galleryd}"  # GALLERYD: another build to compare
 
 tmp="$(mktemp -d /tmp/galleryd-bucket-bench.XXXXXX)"
 . bench/pin.sh

@@ -6,7 +6,10 @@
 # with redirect, each on its own database: upload→ready per photo and bucket GETs of a thumbnail
 # on one keep-alive connection (bench/s3_app.py).
 # Usage: bench/s3.sh [count] — env CONFIG (debug|release, default release), ROUNDS (3), SECONDS_PER_MODE (5),
-#        PHOTOS (default: four photos of ../shared/photos), PGPORT_PRIVATE (55613), APP_PORT (18093).
+#        PHOTOS (default: four photos of ../shared/photos), LARGE (a large original streamed whole, default
+#        ../shared/photos/elephants_5640x3172_progressive.jpg, 16 MB; empty: none),
+#        PGPORT_PRIVATE (55613), APP_PORT (18093), MODES (default "local s3-proxy s3-redirect"),
+#        GALLERYD (another galleryd binary for the app modes, e.g. a build of main to compare with).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count="${1:-200}"
@@ -16,7 +19,7 @@ rounds="${ROUNDS:-3}"
 swift build -c "$config" --product galleryd-bench >&2
 swift build -c "$config" --product galleryd >&2
 bench="$(swift build -c "$config" --show-bin-path)/galleryd-bench"
-galleryd="$(swift build -c "$config" --show-bin-path)/galleryd"
+galleryd="${GALLERYD:-$(swift build -c "$config" --show-bin-path)/galleryd}"
 
 tmp="$(mktemp -d /tmp/galleryd-s3-bench.XXXXXX)"
 server_pid=""
@@ -49,7 +52,7 @@ seconds="${SECONDS_PER_MODE:-5}"
 app_port="${APP_PORT:-18093}"
 read -r -a photos <<<"${PHOTOS:-../shared/photos/flower.jpg ../shared/photos/china.jpg ../shared/photos/mate_Aqua.jpg ../shared/photos/mate_Blinds.jpg}"
 database_url=$(PGPORT_PRIVATE="${PGPORT_PRIVATE:-55613}" PG_FSYNC=off scripts/pg.sh start "$tmp/pg")
-for mode in local s3-proxy s3-redirect; do
+for mode in ${MODES:-local s3-proxy s3-redirect}; do
   db="bench_${mode//-/_}"
   psql -q "$database_url" -c "create database $db" >/dev/null
   url=$(python3 -c "import sys,urllib.parse as u; p=u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path='/$db')))" "$database_url")
@@ -63,6 +66,6 @@ for mode in local s3-proxy s3-redirect; do
     "$galleryd" serve >"$tmp/serve-$mode.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$app_port/ready" >/dev/null 2>&1 && break; sleep 0.1; done
-  "$GALLERYD_TEST_PYTHON" bench/s3_app.py "http://127.0.0.1:$app_port" "$seconds" "${photos[@]}" | sed "s/^/$mode: /"
+  LARGE="${LARGE-../shared/photos/elephants_5640x3172_progressive.jpg}" "$GALLERYD_TEST_PYTHON" bench/s3_app.py "http://127.0.0.1:$app_port" "$seconds" "${photos[@]}" | sed "s/^/$mode: /"
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 done

@@ -22,6 +22,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let blobs: any BlobStore
     /// Metrics served at `/metrics`.
     public let metrics: GalleryMetrics
+    /// Streams the bucket's objects from S3 (`storage = "s3"`, `asset_delivery = "proxy"`), else nil.
+    let bucketProxy: BucketProxy?
     /// Every route.
     public let router: HTTPRouter
     /// Upload and photo creation.
@@ -77,6 +79,13 @@ public final class GalleryApplication: @unchecked Sendable {
         migrator = Migrator(
             pool: pool, directory: URL(fileURLWithPath: Self.migrationsDirectory(configured: configuration.migrationsDir)))
         metrics = GalleryMetrics()
+        if let remote = blobs as? S3BlobStore, configuration.assetDelivery == "proxy" {
+            bucketProxy = BucketProxy(
+                remote: remote, maxStreams: configuration.assetProxyStreams, bufferBytes: configuration.assetProxyBufferBytes,
+                logger: logger)
+        } else {
+            bucketProxy = nil
+        }
         let limits = ImageLimits(maxPixels: configuration.maxPixels)
         uploads = UploadService(pool: pool, store: blobs, limits: limits, logger: logger)
         var jobs = JobQueue(
@@ -128,7 +137,8 @@ public final class GalleryApplication: @unchecked Sendable {
             .register(on: router)
         BucketRoutes(
             bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
-            redirect: configuration.assetDelivery == "redirect", presignedSeconds: configuration.presignedURLSeconds,
+            proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
+            presignedSeconds: configuration.presignedURLSeconds,
             access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
         ).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
@@ -172,6 +182,12 @@ public final class GalleryApplication: @unchecked Sendable {
                 ("galleryd_access_log_dropped_total", "Access log lines dropped because the output was behind.", "counter",
                  [("", Double(self?.accessLogDroppedLines ?? 0))]),
             ]
+            if let proxy = self?.bucketProxy {
+                out.append(("galleryd_asset_proxy_streams", "Downloads streaming from S3 through the bucket endpoint now.", "gauge",
+                            [("", Double(proxy.activeStreams))]))
+                out.append(("galleryd_asset_proxy_bytes_total", "Bytes read from S3 for proxied downloads.", "counter",
+                            [("", Double(proxy.bytesFromStore))]))
+            }
             if let counts = try? jobs.counts() {
                 out.append(("galleryd_jobs", "Processing jobs by state.", "gauge",
                             counts.sorted { $0.key < $1.key }.map { (labels: "state=\"\($0.key)\"", value: Double($0.value)) }))
@@ -184,6 +200,13 @@ public final class GalleryApplication: @unchecked Sendable {
     /// secret from `s3_secret_access_key` or the file `s3_secret_access_key_file`.
     public static func makeBlobStore(configuration: GalleryConfiguration, local: LocalBlobStore) throws -> any BlobStore {
         guard configuration.storage == "s3" else { return local }
+        return S3BlobStore(configuration: try s3Configuration(configuration))
+    }
+
+    /// The S3 settings of `configuration` (`storage` aside), with the secret read from
+    /// `s3_secret_access_key` or the file `s3_secret_access_key_file`; throws naming the key that is
+    /// missing or does not fit.
+    public static func s3Configuration(_ configuration: GalleryConfiguration) throws -> S3Configuration {
         var secret = configuration.s3SecretAccessKey ?? ""
         if secret.isEmpty, !configuration.s3SecretAccessKeyFile.isEmpty {
             guard let text = try? String(contentsOfFile: configuration.s3SecretAccessKeyFile, encoding: .utf8) else {
@@ -198,10 +221,12 @@ public final class GalleryApplication: @unchecked Sendable {
         guard !configuration.s3Bucket.isEmpty else {
             throw ConfigurationError.invalidValue(key: "s3_bucket", value: "", reason: "storage = \"s3\" needs a bucket")
         }
-        return S3BlobStore(configuration: S3Configuration(
+        try configuration.validateMultipartParts()
+        return S3Configuration(
             endpoint: endpoint, region: configuration.s3Region, bucket: configuration.s3Bucket,
             accessKeyId: configuration.s3AccessKeyId, secretAccessKey: secret, pathStyle: configuration.s3PathStyle,
-            prefix: configuration.s3Prefix, multipartThreshold: Int64(configuration.s3MultipartBytes)))
+            prefix: configuration.s3Prefix, multipartThreshold: Int64(configuration.s3MultipartBytes),
+            multipartPartSize: Int64(configuration.s3MultipartPartBytes))
     }
 
     /// Applies pending migrations; returns the names applied.

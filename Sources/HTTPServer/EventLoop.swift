@@ -25,9 +25,8 @@ final class EventLoop: @unchecked Sendable {
     /// Set by shutdown: no more accepting, responses close their connections.
     private(set) var draining = false
     private var forceStop = false
-    private var requestCounter: UInt64 = 0
-    /// The server's request id prefix, this loop's index in base 36 and a dot: what every request id here starts with.
-    private let requestLoopPrefix: [UInt8]
+    /// The ids of the requests this loop reads (and of the answers it gives before one is read).
+    var requestIDs: HTTPRequestIDGenerator
     /// How often deadlines are checked.
     let tickNanoseconds: UInt64
 
@@ -46,7 +45,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.server = server
         self.listener = listener
-        self.requestLoopPrefix = Array((requestPrefix + String(index, radix: 36) + ".").utf8)
+        self.requestIDs = HTTPRequestIDGenerator(serverPrefix: requestPrefix, loopIndex: index)
         // Deadlines are checked a few times per shortest timeout, at most every 250 ms.
         let t = server.configuration.timeouts
         let shortest = min(t.headerRead, t.idleKeepAlive, t.bodyRead, t.write, t.lingerTimeout)
@@ -112,30 +111,6 @@ final class EventLoop: @unchecked Sendable {
     func didExit() {
         turnLock.withLock { exitedFlag = true }
         exited.signal()
-    }
-
-    /// A short id unique within the server: a per-server prefix, the loop and a counter.
-    func nextRequestID() -> String {
-        requestCounter &+= 1
-        // One allocation: this runs for every request.
-        let counter = requestCounter
-        var digits = 1
-        var rest = counter / 36
-        while rest > 0 {
-            digits += 1
-            rest /= 36
-        }
-        let head = requestLoopPrefix
-        return String(unsafeUninitializedCapacity: head.count + digits) { out in
-            for (i, byte) in head.enumerated() { out[i] = byte }
-            var value = counter
-            for i in stride(from: head.count + digits - 1, through: head.count, by: -1) {
-                let digit = UInt8(truncatingIfNeeded: value % 36)
-                out[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
-                value /= 36
-            }
-            return head.count + digits
-        }
     }
 
     /// Forgets a closed connection and gives its slot back.
@@ -215,13 +190,13 @@ final class EventLoop: @unchecked Sendable {
             }
             guard server.reserveConnection() else {
                 // Over maxConnections: a quick 503 instead of an unbounded number of open sockets.
-                let canned =
-                    "HTTP/1.1 503 Service Unavailable\r\nServer: galleryd\r\nContent-Length: 20\r\nConnection: close\r\nRetry-After: 1\r\n\r\ntoo many connections"
-                _ = canned.utf8.withContiguousStorageIfAvailable {
-                    SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true)
-                }
+                let id = requestIDs.next()
+                let answer = encoder.encode(.tooManyConnections, requestID: id, keepAlive: false, clientVersion: .http11)
+                _ = answer.withUnsafeBytes { SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true) }
                 SystemCalls.close(fd)
-                server.logger.warning("connection refused: maxConnections (\(server.configuration.maxConnections)) reached")
+                server.logger.warning(
+                    "connection refused: maxConnections (\(server.configuration.maxConnections)) reached",
+                    metadata: ["request": "\(id)"])
                 continue
             }
             SystemCalls.configureConnection(fd)

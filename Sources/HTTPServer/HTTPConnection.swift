@@ -1,15 +1,16 @@
 import Foundation
 import Logging
 
-/// One client connection: reads and parses requests, runs their handlers (inline or on the handler
-/// pool), writes responses in order. Lives on one event loop thread and is only touched there.
+/// One client connection: reads and parses requests, routes them and admits their bodies, runs
+/// their handlers (inline or on the handler pool), answers in order, lingers after a refused
+/// request and hands an upgraded socket to its WebSocket. Lives on one event loop thread and is
+/// only touched there. What it writes is `HTTPResponseWriter`'s, when it times out
+/// `HTTPConnectionDeadline`'s, the format of its errors `HTTPErrorResponderChoice`'s.
 final class HTTPConnection {
     /// `lingering`: the response is out and the write side shut down; the rest of a refused
     /// request is read and dropped until the client closes or a linger limit passes.
     /// `upgraded`: the socket speaks WebSocket now (`webSocket`).
     private enum Phase { case head, body, handling, writing, lingering, upgraded, closed }
-    /// Which timeout the current deadline stands for.
-    enum DeadlineKind { case header, idle, body, write, linger }
 
     /// The connected socket.
     let fd: Int32
@@ -23,15 +24,8 @@ final class HTTPConnection {
     private let buffer = ByteBuffer()
     private var parser: HTTPRequestParser
     private var phase = Phase.head
-    /// Monotonic nanoseconds after which `timedOut()` runs; 0 for none.
-    private(set) var deadline: UInt64 = 0
-    private var deadlineKind = DeadlineKind.header
-    /// Whether the deadline is the minimum-rate one (rather than a stall), for the log.
-    private var deadlineIsRate = false
-    /// When the body being read or the response being written started, and its bytes so far,
-    /// for the minimum transfer rates.
-    private var transferStart: UInt64 = 0
-    private var transferred = 0
+    /// The current timeout and the transfer rates it watches.
+    private var timer: HTTPConnectionDeadline
     private var peerClosed = false
     private var drainedSocket = false
     /// The last flush stopped on EAGAIN: the reactor must report when the socket takes more.
@@ -45,7 +39,7 @@ final class HTTPConnection {
     // The exchange in progress.
     private var request: HTTPRequest?
     private var route: HTTPRoute?
-    private var responder: HTTPErrorResponder?
+    private var responders: HTTPErrorResponderChoice
     private var sink: RequestBodySink?
     private var requestStart: UInt64 = 0
     private var requestKeepAlive = true
@@ -54,23 +48,15 @@ final class HTTPConnection {
     /// close with a lingering read so the client's pending send does not turn into a reset that
     /// destroys the answer (RFC 9112 §9.6).
     private var lingerAfterResponse = false
-    /// When the lingering read must end whatever the client does, and the bytes it dropped so far.
-    private var lingerEnd: UInt64 = 0
+    /// The bytes a lingering read dropped so far.
     private var lingerDiscarded = 0
     private var sentContinue = false
     /// The WebSocket this connection became after an upgrade.
     private var webSocket: WebSocketConnection?
 
     // The response being written.
-    private var out: [UInt8] = []
-    private var outSent = 0
-    private var body: [UInt8] = []
-    private var bodySent = 0
-    private var fileFD: Int32 = -1
-    private var fileOffset = 0
-    private var fileRemaining = 0
+    private var writer = HTTPResponseWriter()
     private var responseStatus = 0
-    private var responseBytes = 0
 
     /// Wraps an accepted, non-blocking socket.
     init(fd: Int32, loop: EventLoop, server: HTTPServerCore, remoteAddress: String) {
@@ -80,9 +66,14 @@ final class HTTPConnection {
         self.remoteAddress = remoteAddress
         self.shortReadDrainsSocket = loop.shortReadDrainsSocket
         self.parser = HTTPRequestParser(limits: server.configuration.limits)
+        self.responders = HTTPErrorResponderChoice(router: server.router)
+        self.timer = HTTPConnectionDeadline(timeouts: server.configuration.timeouts)
         // The first request's head must arrive within headerRead of the accept.
-        setDeadline(.header, server.configuration.timeouts.headerRead)
+        timer.set(.header, now: loop.now)
     }
+
+    /// Monotonic nanoseconds after which `timedOut()` runs; 0 for none.
+    var deadline: UInt64 { timer.at }
 
     /// Whether the connection waits for a request and has none of it: shutdown closes these at once.
     /// An upgraded connection counts as idle: draining closes it (with 1001) rather than wait for it.
@@ -150,11 +141,9 @@ final class HTTPConnection {
             // A short read emptied the socket; with edge-triggered epoll the next byte brings a new event.
             // Not so for an end of stream that was already reported: read on until recv returns 0.
             if n < space.count && !hangUpSeen && shortReadDrainsSocket { drainedSocket = true }
-            switch deadlineKind {
-            case .idle: setDeadline(.header, server.configuration.timeouts.headerRead)  // first byte of a request
-            case .body:  // progress
-                transferred += n
-                setTransferDeadline(.body)
+            switch timer.kind {
+            case .idle: timer.set(.header, now: loop.now)  // first byte of a request
+            case .body: timer.progressed(n, now: loop.now)
             default: break
             }
             return true
@@ -217,11 +206,11 @@ final class HTTPConnection {
 
     private func headReceived(_ head: HTTPRequestHead) {
         requestStart = loop.now
-        let id = loop.nextRequestID()
+        let id = loop.requestIDs.next()
         guard let (path, query) = HTTPRequest.splitTarget(head.target) else {
             request = HTTPRequest(method: head.method, target: "/", version: head.version, remoteAddress: remoteAddress, requestID: id)
             request!.routePattern = "unmatched"
-            responder = errorResponder(forUndecodable: head.target)
+            responders.choose(forUndecodable: head.target)
             parseFailed(.invalidTarget)
             return
         }
@@ -275,11 +264,9 @@ final class HTTPConnection {
                 // RFC 9110 §10.1.1: answer 100 only when we intend to read the body, and only if the client
                 // has not started sending it anyway.
                 if head.expectContinue && buffer.readableCount == 0 { sendContinue() }
-                transferStart = loop.now
-                transferred = buffer.readableCount
-                setTransferDeadline(.body)
+                timer.startTransfer(.body, now: loop.now, transferred: buffer.readableCount)
             } else {
-                deadline = 0
+                timer.clear()
             }
             self.request = request
             phase = .body
@@ -325,9 +312,9 @@ final class HTTPConnection {
         sink = nil
         let request = self.request!
         phase = .handling
-        deadline = 0
+        timer.clear()
         // Chosen from the path only if the handler fails (nil): most requests never need it.
-        let responder = self.responder
+        let responder = responders.chosen
         if route.mayBlock {
             let server = self.server
             let loop = self.loop
@@ -345,8 +332,10 @@ final class HTTPConnection {
 
     private func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
         guard phase == .handling else {
-            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean.
+            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean,
+            // and a streamed body's producer to stop.
             if case .file(let path, _) = request.body { unlink(path) }
+            if case .stream(let stream, _) = response.body { stream.cancel() }
             return
         }
         startResponse(response)
@@ -364,16 +353,16 @@ final class HTTPConnection {
             let line = parser.requestLine
             var synthetic = HTTPRequest(
                 method: HTTPMethod(rawValue: line?.method ?? "GET"), target: "/", remoteAddress: remoteAddress,
-                requestID: loop.nextRequestID())
+                requestID: loop.requestIDs.next())
             synthetic.routePattern = "unmatched"
             requestStart = loop.now
             if let target = line?.target, let split = HTTPRequest.splitTarget(target) {
                 synthetic.target = target
                 synthetic.path = split.path
                 synthetic.query = split.query
-                responder = server.router.errorResponder(for: synthetic.path)
+                responders.choose(forPath: synthetic.path)
             } else {
-                responder = line.map { errorResponder(forUndecodable: $0.target) } ?? server.router.defaultErrorResponder
+                responders.choose(forUndecodable: line?.target)
             }
             request = synthetic
         }
@@ -384,19 +373,7 @@ final class HTTPConnection {
     }
 
     /// The error responder of the current request's URL space, chosen by its path when first needed.
-    private func currentResponder() -> HTTPErrorResponder {
-        if let responder { return responder }
-        let chosen = request.map { server.router.errorResponder(for: $0.path) } ?? server.router.defaultErrorResponder
-        responder = chosen
-        return chosen
-    }
-
-    /// The responder for a target whose path does not decode (`/parse/%ff`): chosen by the path as
-    /// sent, so a mistake under a mount is still answered in that mount's format.
-    private func errorResponder(forUndecodable target: String) -> HTTPErrorResponder {
-        guard target.hasPrefix("/") else { return server.router.defaultErrorResponder }
-        return server.router.errorResponder(for: String(target.prefix { $0 != "?" && $0 != "#" }))
-    }
+    private func currentResponder() -> HTTPErrorResponder { responders.responder(for: request) }
 
     /// A status the server decided (404, 405, 413, parse errors), rendered by the URL space's responder.
     private func respondServerError(
@@ -442,37 +419,10 @@ final class HTTPConnection {
 
     private func startResponse(_ response: HTTPResponse) {
         guard phase != .closed, let request else { return }
-        out.removeAll(keepingCapacity: true)
-        outSent = 0
-        bodySent = 0
-        body = []
-        fileRemaining = 0
+        writer.begin()
         var response = response
-        let status = response.status.code
-        let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(status)
-        var unopened: String?
-        switch response.body {
-        case .descriptor(let file, let offset, let length):
-            // Taken even when no body is sent, so the descriptor is closed with the exchange.
-            fileFD = file.take()
-            if fileFD < 0 {
-                unopened = "a descriptor already sent"
-            } else if sendsBody && length > 0 {
-                fileOffset = offset
-                fileRemaining = length
-            }
-        case .file(let path, let offset, let length) where sendsBody && length > 0:
-            fileFD = open(path, O_RDONLY | O_CLOEXEC)
-            if fileFD < 0 {
-                unopened = "\(path): \(SocketError.errnoText)"
-            } else {
-                fileOffset = offset
-                fileRemaining = length
-            }
-        default:
-            break
-        }
-        if let unopened {
+        let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(response.status.code)
+        if let unopened = writer.takeFile(of: response.body, sendsBody: sendsBody) {
             server.logger.error("cannot open response file \(unopened)", metadata: ["request": "\(request.requestID)"])
             response = currentResponder().response(status: .internalServerError, message: "internal server error", request: request)
             switch response.body {
@@ -480,99 +430,65 @@ final class HTTPConnection {
             default: break
             }
         }
-        if sendsBody, case .bytes(let bytes) = response.body { body = bytes }
+        switch response.body {
+        case .bytes(let bytes) where sendsBody:
+            writer.setBody(bytes)
+        case .stream(let stream, let length):
+            if sendsBody && length > 0 {
+                writer.setStream(stream, length: length)
+                // Runs on the producer's thread when a `.pending` read has something new; strong on
+                // purpose: the cycle ends when the exchange cancels the stream (which drops the waker).
+                let loop = self.loop
+                stream.setWaker { [self] in loop.execute { self.streamReady(stream) } }
+            } else {
+                stream.cancel()
+            }
+        default:
+            break
+        }
         let handlerClose = response.headers.containsToken("close", in: "Connection")
         if handlerClose { closeAfterResponse = true }
         let keepAlive = requestKeepAlive && !closeAfterResponse && !loop.draining
         if !keepAlive { closeAfterResponse = true }
         loop.encoder.encodeHead(
-            response, into: &out, requestID: request.requestID, keepAlive: keepAlive, clientVersion: request.version)
+            response, into: &writer.head, requestID: request.requestID, keepAlive: keepAlive, clientVersion: request.version)
         responseStatus = response.status.code
-        responseBytes = 0
         phase = .writing
-        transferStart = loop.now
-        transferred = 0
-        setTransferDeadline(.write)
+        timer.startTransfer(.write, now: loop.now)
     }
 
     /// Writes what is pending; true once the whole response is out.
     private func flush() -> Bool {
         writeBlocked = false
-        while outSent < out.count || bodySent < body.count {
-            let n: Int = out.withUnsafeBytes { head in
-                body.withUnsafeBytes { bytes in
-                    var vectors = (iovec(), iovec())
-                    var count = 0
-                    withUnsafeMutableBytes(of: &vectors) { raw in
-                        let iov = raw.baseAddress!.assumingMemoryBound(to: iovec.self)
-                        if outSent < head.count {
-                            iov[count] = iovec(
-                                iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress! + outSent),
-                                iov_len: head.count - outSent)
-                            count += 1
-                        }
-                        if bodySent < bytes.count {
-                            iov[count] = iovec(
-                                iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + bodySent),
-                                iov_len: bytes.count - bodySent)
-                            count += 1
-                        }
-                    }
-                    return withUnsafeMutablePointer(to: &vectors) { pointer in
-                        pointer.withMemoryRebound(to: iovec.self, capacity: 2) { iov in
-                            var message = msghdr()
-                            message.msg_iov = iov
-                            message.msg_iovlen = count
-                            // No signal: a vanished client is an EPIPE, not a SIGPIPE.
-                            let flags = SystemCalls.noSignal | (fileRemaining > 0 ? SystemCalls.moreFollows : 0)
-                            return sendmsg(fd, &message, flags)
-                        }
-                    }
-                }
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    writeBlocked = true
-                    return false
-                }
-                abortWrite()
-                return false
-            }
-            responseBytes += n
-            transferred += n
-            let headLeft = out.count - outSent
-            if n <= headLeft {
-                outSent += n
-            } else {
-                outSent = out.count
-                bodySent += n - headLeft
-            }
-            setTransferDeadline(.write)
+        let (outcome, written) = writer.flush(to: fd)
+        if written > 0 { timer.progressed(written, now: loop.now) }
+        switch outcome {
+        case .done:
+            return true
+        case .blocked:
+            writeBlocked = true
+            return false
+        case .fileEndedEarly:
+            server.logger.error("response file shorter than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
+            abortWrite()
+            return false
+        case .failed:
+            abortWrite()
+            return false
+        case .waitingForStream:
+            return false
+        case .streamFailed(let message):
+            server.logger.error("\(message)", metadata: ["request": "\(request?.requestID ?? "")"])
+            abortWrite()
+            return false
         }
-        while fileRemaining > 0 {
-            let n = SystemCalls.sendfile(socket: fd, file: fileFD, offset: &fileOffset, count: min(fileRemaining, 1 << 30))
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    writeBlocked = true
-                    return false
-                }
-                abortWrite()
-                return false
-            }
-            if n == 0 {
-                // The file is shorter than announced: the response cannot be completed.
-                server.logger.error("response file shorter than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
-                abortWrite()
-                return false
-            }
-            fileRemaining -= n
-            responseBytes += n
-            transferred += n
-            setTransferDeadline(.write)
-        }
-        return true
+    }
+
+    /// The stream has bytes (or an end) after a `.pending` read: carry on writing.
+    private func streamReady(_ ready: HTTPBodyStream) {
+        guard phase == .writing, writer.stream === ready else { return }
+        drive()
+        loop.updateInterest(self)
     }
 
     private func abortWrite() {
@@ -582,11 +498,8 @@ final class HTTPConnection {
 
     /// After the response: metrics, access log, temporary file cleanup, then the next request or close.
     private func finishExchange(completed: Bool = true) {
-        if fileFD >= 0 {
-            SystemCalls.close(fileFD)
-            fileFD = -1
-        }
-        body = []
+        writer.finish()
+        let responseBytes = writer.bytesWritten
         if let request {
             let elapsed = monotonicNanoseconds() - requestStart
             let seconds = Double(elapsed) / 1e9
@@ -605,7 +518,7 @@ final class HTTPConnection {
         sink = nil
         request = nil
         route = nil
-        responder = nil
+        responders.reset()
         sentContinue = false
         guard completed else { return }
         if closeAfterResponse || loop.draining {
@@ -618,10 +531,10 @@ final class HTTPConnection {
         }
         phase = .head
         if buffer.readableCount > 0 {
-            setDeadline(.header, server.configuration.timeouts.headerRead)
+            timer.set(.header, now: loop.now)
         } else {
             buffer.shrinkIfEmpty(above: 64 * 1024)
-            setDeadline(.idle, server.configuration.timeouts.idleKeepAlive)
+            timer.set(.idle, now: loop.now)
         }
     }
 
@@ -635,14 +548,7 @@ final class HTTPConnection {
         phase = .lingering
         lingerDiscarded = buffer.readableCount
         buffer.consume(buffer.readableCount)
-        let timeouts = server.configuration.timeouts
-        lingerEnd = loop.now + UInt64(max(0, timeouts.lingerTime) * 1e9)
-        setLingerDeadline()
-    }
-
-    private func setLingerDeadline() {
-        setDeadline(.linger, server.configuration.timeouts.lingerTimeout)
-        deadline = min(deadline, lingerEnd)
+        timer.startLingering(now: loop.now)
     }
 
     /// Reads and drops input while lingering; false when it must wait for the socket.
@@ -656,7 +562,7 @@ final class HTTPConnection {
         let n = recv(fd, space.baseAddress, space.count, 0)
         if n > 0 {
             lingerDiscarded += n
-            setLingerDeadline()
+            timer.lingered(now: loop.now)
             return true
         }
         if n < 0 && errno == EINTR { return true }
@@ -671,46 +577,24 @@ final class HTTPConnection {
 
     // MARK: - Timeouts and closing
 
-    private func setDeadline(_ kind: DeadlineKind, _ seconds: Double) {
-        deadlineKind = kind
-        deadlineIsRate = false
-        deadline = loop.now + UInt64(max(0, seconds) * 1e9)
-    }
-
-    /// The deadline of a body read or a response write after progress: the stall timeout, or
-    /// sooner the moment the average rate since the transfer started falls under the minimum.
-    private func setTransferDeadline(_ kind: DeadlineKind) {
-        let timeouts = server.configuration.timeouts
-        setDeadline(kind, kind == .body ? timeouts.bodyRead : timeouts.write)
-        let rate = kind == .body ? timeouts.minimumBodyRate : timeouts.minimumResponseRate
-        guard rate > 0 else { return }
-        // The grace period, plus the time the bytes so far would take at the minimum rate.
-        let allowed = max(0, timeouts.minimumRateGrace) + Double(transferred) / rate
-        let rateDeadline = transferStart &+ UInt64(min(allowed, 1e9) * 1e9)
-        if rateDeadline < deadline {
-            deadline = rateDeadline
-            deadlineIsRate = true
-        }
-    }
-
     /// The deadline passed: idle connections close quietly, slow requests get 408, stalled writes are dropped.
     func timedOut() {
         if phase == .upgraded {
             webSocket?.timedOut()
             return webSocketProgressed()
         }
-        switch deadlineKind {
+        switch timer.kind {
         case .idle, .linger:
             close()
         case .header, .body:
-            if !isIdle || deadlineKind == .body {
-                let what = deadlineKind == .header ? "head" : deadlineIsRate ? "body below the minimum rate" : "body stalled"
+            if !isIdle || timer.kind == .body {
+                let what = timer.kind == .header ? "head" : timer.isRate ? "body below the minimum rate" : "body stalled"
                 server.logger.notice("request timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
-                sendTimeoutResponse(message: deadlineIsRate ? "request body too slow" : "request timed out")
+                sendTimeoutResponse(message: timer.isRate ? "request body too slow" : "request timed out")
             }
             close()
         case .write:
-            let what = deadlineIsRate ? "client reading below the minimum rate" : "client stopped reading"
+            let what = timer.isRate ? "client reading below the minimum rate" : "client stopped reading"
             server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
             // Reset rather than close: a plain close would leave the unsent response queued in the
             // kernel for the same slow client, holding the memory this timeout is meant to free.
@@ -721,17 +605,16 @@ final class HTTPConnection {
     }
 
     /// A best-effort 408 before closing: in the URL space's format when the request head is known
-    /// (Parse JSON under /parse), canned otherwise. Never waits on the socket.
+    /// (Parse JSON under /parse), `HTTPResponse.requestHeadTimeout` otherwise. Never waits on the socket.
     private func sendTimeoutResponse(message: String) {
-        var bytes: [UInt8]
+        let bytes: [UInt8]
         if let request {
             var response = currentResponder().response(status: .requestTimeout, message: message, request: request)
             if case .bytes = response.body {} else { response.body = .empty }
-            bytes = []
-            loop.encoder.encodeHead(response, into: &bytes, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
-            if case .bytes(let body) = response.body { bytes += body }
+            bytes = loop.encoder.encode(response, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
         } else {
-            bytes = Array("HTTP/1.1 408 Request Timeout\r\nServer: galleryd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+            bytes = loop.encoder.encode(
+                .requestHeadTimeout, requestID: loop.requestIDs.next(), keepAlive: false, clientVersion: .http11)
         }
         _ = bytes.withUnsafeBytes { SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true) }
     }
@@ -743,13 +626,11 @@ final class HTTPConnection {
         if phase == .upgraded { webSocket?.abandon() }
         webSocket = nil
         phase = .closed
-        deadline = 0
+        timer.clear()
         sink?.discard()
         sink = nil
-        if fileFD >= 0 {
-            SystemCalls.close(fileFD)
-            fileFD = -1
-        }
+        writer.closeFile()
+        writer.cancelStream()
         // A running handler still owns the request's temporary file; handlerFinished removes it.
         if !wasHandling, let request, case .file(let path, _) = request.body { unlink(path) }
         request = nil
@@ -800,7 +681,7 @@ final class HTTPConnection {
         if webSocket.isFinished {
             close()
         } else {
-            deadline = webSocket.deadline
+            timer.follow(webSocket.deadline)
         }
     }
 }

@@ -46,6 +46,9 @@ public enum HTTPResponseBody: Sendable {
     case file(path: String, offset: Int, length: Int)
     /// A byte range of a file the handler already opened, written with sendfile(2) and closed after.
     case descriptor(HTTPFileDescriptor, offset: Int, length: Int)
+    /// `length` bytes that a producer writes into the stream while they are sent (a proxied
+    /// object). The connection cancels the stream when it is done with it, sent or not.
+    case stream(HTTPBodyStream, length: Int)
 
     /// The number of body bytes.
     public var count: Int {
@@ -54,6 +57,7 @@ public enum HTTPResponseBody: Sendable {
         case .bytes(let b): return b.count
         case .file(_, _, let length): return length
         case .descriptor(_, _, let length): return length
+        case .stream(_, let length): return length
         }
     }
 }

@@ -99,6 +99,19 @@ struct HTTPResponseEncoder {
         Self.append("\r\n", to: &out)
     }
 
+    /// The whole of a response with an in-memory (or no) body, head and body in one buffer: for
+    /// the answers written with one best-effort send just before a close (a refused connection's
+    /// 503, a timeout's 408), outside a connection's `HTTPResponseWriter`. Other body kinds are
+    /// not sent (their `Content-Length` is still announced: callers give bytes or nothing).
+    mutating func encode(
+        _ response: HTTPResponse, requestID: String, keepAlive: Bool, clientVersion: HTTPVersion
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        encodeHead(response, into: &out, requestID: requestID, keepAlive: keepAlive, clientVersion: clientVersion)
+        if case .bytes(let body) = response.body { out += body }
+        return out
+    }
+
     @inline(__always)
     private static func append(_ text: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))

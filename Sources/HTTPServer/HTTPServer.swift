@@ -60,7 +60,7 @@ public final class HTTPServer: @unchecked Sendable {
                 listener = try ListenerHandle.bind(
                     host: configuration.host, port: configuration.port, backlog: configuration.backlog, users: loopCount)
             }
-            let prefix = String(UInt32.random(in: 0..<(36 * 36 * 36 * 36)), radix: 36) + "-"
+            let prefix = HTTPRequestIDGenerator.randomServerPrefix()
             var created: [EventLoop] = []
             do {
                 for index in 0..<loopCount {

@@ -127,6 +127,13 @@ public final class PostgresConnection {
         try query("select pg_notify($1, $2)", [channel, payload])
     }
 
+    /// Cuts off each statement of the transaction in progress after `milliseconds`
+    /// (`SET LOCAL statement_timeout`): a tighter budget for some statements than the session's,
+    /// gone at the transaction's end.
+    public func setTransactionStatementTimeout(milliseconds: Int) throws {
+        try execute("set local statement_timeout = \(milliseconds)")
+    }
+
     // MARK: Transactions
 
     /// Runs `body` in a transaction: `BEGIN`, then `COMMIT`, or `ROLLBACK` when `body` throws (the

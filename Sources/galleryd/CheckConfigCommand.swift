@@ -10,7 +10,7 @@ struct CheckConfigCommand: ParsableCommand {
 
     @OptionGroup var options: ConfigOptions
 
-    @Flag(help: "Also check what `serve` needs (database URL, master key length).")
+    @Flag(help: "Also check what `serve` needs (database URL, master key length; with storage = s3, that the endpoint answers, the credentials are accepted and the bucket exists).")
     var serving = false
 
     @Flag(help: "Print the built-in defaults instead, ignoring the file, environment and flags.")
@@ -19,7 +19,12 @@ struct CheckConfigCommand: ParsableCommand {
     func run() throws {
         let configuration = defaults ? GalleryConfiguration() : options.load()
         if serving {
-            do { try configuration.validateForServing() } catch { fail("config: \(error)") }
+            do {
+                try configuration.validateForServing()
+                try configuration.checkObjectStore()
+            } catch {
+                fail("config: \(error)")
+            }
         }
         print(configuration.rendered(), terminator: "")
     }

@@ -29,7 +29,7 @@ final class FaultInjectingTransport: S3Transport, @unchecked Sendable {
 
     func send(
         method: String, target: String, headers: [(String, String)], body: S3HTTPRequest.Body,
-        sink: (UnsafeRawBufferPointer) throws -> Void
+        head: (S3HTTPResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> S3HTTPResponse {
         lock.lock()
         requests.append("\(method) \(target)")
@@ -41,6 +41,6 @@ final class FaultInjectingTransport: S3Transport, @unchecked Sendable {
         if let marker = failTargetsContaining, target.contains(marker) {
             return S3HTTPResponse(status: 400, headers: [:], errorBody: Array("<Error><Code>InvalidPart</Code><Message>injected</Message></Error>".utf8))
         }
-        return try wrapped.send(method: method, target: target, headers: headers, body: body, sink: sink)
+        return try wrapped.send(method: method, target: target, headers: headers, body: body, head: head, sink: sink)
     }
 }

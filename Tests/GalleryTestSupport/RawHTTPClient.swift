@@ -152,6 +152,20 @@ public final class RawHTTPClient {
     /// Reads one response framed by its Content-Length (or to the end without one); `bodyless`
     /// for answers to HEAD.
     public func readResponse(bodyless: Bool = false) throws -> Response {
+        let head = try readHead()
+        let status = head.status, headers = head.headers
+        if bodyless || status < 200 || status == 204 || status == 304 {
+            return head
+        }
+        if let length = headers["Content-Length"].flatMap({ Int($0) }) {
+            return Response(status: status, headers: headers, body: try readExactly(length))
+        }
+        return Response(status: status, headers: headers, body: try readToEnd())
+    }
+
+    /// Reads a response's status line and header fields only (the body is left to `readBytes`,
+    /// `readUntilClosed`), e.g. to read a large body slowly.
+    public func readHead() throws -> Response {
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
@@ -164,13 +178,25 @@ public final class RawHTTPClient {
             guard let colon = line.firstIndex(of: ":") else { throw ClientError.malformed(line) }
             headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
         }
-        if bodyless || status < 200 || status == 204 || status == 304 {
-            return Response(status: status, headers: headers, body: [])
+        return Response(status: status, headers: headers, body: [])
+    }
+
+    /// Everything until the server closes (`closed`: an end of stream or a reset) or, if it neither
+    /// sends nor closes for the receive timeout, what came until then (`closed` false).
+    public func readUntilClosed() -> (bytes: [UInt8], closed: Bool) {
+        var bytes = pending
+        pending = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                bytes.append(contentsOf: chunk[0..<n])
+            } else if n == 0 || errno == ECONNRESET {
+                return (bytes, true)
+            } else if errno != EINTR {
+                return (bytes, false)
+            }
         }
-        if let length = headers["Content-Length"].flatMap({ Int($0) }) {
-            return Response(status: status, headers: headers, body: try readExactly(length))
-        }
-        return Response(status: status, headers: headers, body: try readToEnd())
     }
 
     /// Everything until the server closes (or the receive timeout).

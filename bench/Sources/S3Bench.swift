@@ -8,10 +8,8 @@ import Foundation
 enum S3Bench {
     static func run(_ arguments: [String]) {
         var options: [String: String] = ["--count": "200", "--transport": "socket", "--bucket": "galleryd-bench"]
-        var index = 0
-        while index + 1 < arguments.count {
+        for index in stride(from: 0, to: arguments.count - 1, by: 2) {
             options[arguments[index]] = arguments[index + 1]
-            index += 2
         }
         guard let endpointText = options["--endpoint"], let endpoint = URL(string: endpointText), let key = options["--key"],
             let accessKey = options["--access-key"], let secret = options["--secret"], let count = Int(options["--count"]!)

@@ -55,7 +55,13 @@ public final class S3BlobStore: BlobStore, @unchecked Sendable {
 
     /// Multipart upload in parts of `multipartPartSize`, each with its own SHA-256; aborted on failure.
     private func putMultipart(_ key: BlobKey, path: String, size: Int64) throws -> String {
-        let partSize = max(client.configuration.multipartPartSize, 5 << 20)
+        let partSize = min(max(client.configuration.multipartPartSize, S3Limits.minPartSize), S3Limits.maxPartSize)
+        let parts = (size + partSize - 1) / partSize
+        guard parts <= S3Limits.maxParts else {
+            throw BlobStoreError.io(
+                operation: "multipart-upload", path: key.rawValue,
+                message: "\(size) bytes in parts of \(partSize) would be \(parts) parts; S3 allows \(S3Limits.maxParts) (raise s3_multipart_part_bytes)")
+        }
         let uploadId = try client.createMultipartUpload(key.rawValue, contentType: Self.contentType(key))
         do {
             var etags: [String] = []

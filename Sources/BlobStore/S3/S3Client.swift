@@ -68,6 +68,33 @@ public final class S3Client: @unchecked Sendable {
         }
     }
 
+    /// GET (or HEAD) of an object for a proxy: `headers` (e.g. `range`, `if-match`) go along,
+    /// `head` gets a 2xx answer's head before its body streams to `sink`, and a 304, 412 or 416 is
+    /// returned rather than thrown. Throws `BlobStoreError.notFound` when the key does not exist.
+    /// Once body bytes went to `sink`, a failure is thrown, never retried (the sink holds a part).
+    public func streamObject(
+        _ key: String, method: String = "GET", headers: [(String, String)], head: (S3HTTPResponse) throws -> Void,
+        sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> S3HTTPResponse {
+        do {
+            return try perform(
+                S3HTTPRequest(method: method, path: path(key), headers: headers), payloadHash: S3Signer.emptyPayloadHash,
+                operation: method == "HEAD" ? "head" : "get", key: key, accept: [304, 412, 416], head: head, sink: sink)
+        } catch BlobStoreError.remote(_, _, 404, _, _) {
+            throw BlobStoreError.notFound(key)
+        }
+    }
+
+    /// Lists at most one key of the bucket (ListObjectsV2): proves in one request that the endpoint
+    /// answers, the credentials are accepted and the bucket exists and may be listed. Throws the
+    /// store's answer (`BlobStoreError.remote`: `InvalidAccessKeyId`, `SignatureDoesNotMatch`,
+    /// `NoSuchBucket`, `AccessDenied` …) or `.unavailable`.
+    public func checkBucket() throws {
+        _ = try perform(
+            S3HTTPRequest(method: "GET", path: path(nil), query: [("list-type", "2"), ("max-keys", "1"), ("prefix", configuration.prefix)]),
+            payloadHash: S3Signer.emptyPayloadHash, operation: "list", key: configuration.bucket)
+    }
+
     /// GET of a whole object into memory, or nil when absent.
     public func getObjectBytes(_ key: String, range: String? = nil) throws -> [UInt8]? {
         var bytes = [UInt8]()
@@ -238,7 +265,7 @@ public final class S3Client: @unchecked Sendable {
     /// and throws `BlobStoreError.remote` for any other, `.unavailable` when the store cannot be reached.
     public func perform(
         _ request: S3HTTPRequest, payloadHash: String, operation: String, key: String, accept: Set<Int> = [],
-        sink: (UnsafeRawBufferPointer) throws -> Void = { _ in }
+        head: (S3HTTPResponse) throws -> Void = { _ in }, sink: (UnsafeRawBufferPointer) throws -> Void = { _ in }
     ) throws -> S3HTTPResponse {
         let policy = configuration.retry
         var attempt = 1
@@ -248,7 +275,8 @@ public final class S3Client: @unchecked Sendable {
             let query = S3Signer.canonicalQuery(request.query)
             let target = S3Signer.encodePath(request.path) + (query.isEmpty ? "" : "?" + query)
             do {
-                let response = try transport.send(method: request.method, target: target, headers: headers, body: request.body, sink: sink)
+                let response = try transport.send(
+                    method: request.method, target: target, headers: headers, body: request.body, head: head, sink: sink)
                 if response.isSuccess || accept.contains(response.status) { return response }
                 let text = String(decoding: response.errorBody, as: UTF8.self)
                 let code = S3XML.value("Code", in: text) ?? Self.defaultCode(response.status)

@@ -12,10 +12,13 @@ final class S3SocketConnection {
     private var end = 0
     /// Requests sent on this connection (more than one means keep-alive reuse).
     var requestCount = 0
+    /// Runs once the descriptor is closed (the transport counts open connections).
+    private let onClose: () -> Void
 
     /// Connects to `host:port` within `timeout` seconds; reads and writes then time out after
     /// `timeout` seconds of silence (`SO_RCVTIMEO`, `SO_SNDTIMEO`).
-    init(host: String, port: Int, timeout: Double) throws {
+    init(host: String, port: Int, timeout: Double, onClose: @escaping () -> Void = {}) throws {
+        self.onClose = onClose
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -48,7 +51,10 @@ final class S3SocketConnection {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        onClose()
+    }
 
     /// A non-blocking connect bounded by `poll`, then back to blocking mode.
     private static func connect(_ s: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t, timeout: Double) -> Bool {

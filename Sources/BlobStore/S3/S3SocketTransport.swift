@@ -11,6 +11,7 @@ public final class S3SocketTransport: S3Transport, @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [S3SocketConnection] = []
     private var opened = 0
+    private var live = 0
 
     /// A transport to `host:port`; keeps at most `maxIdle` idle connections.
     public init(host: String, port: Int, timeout: Double, maxIdle: Int = 16) {
@@ -27,9 +28,24 @@ public final class S3SocketTransport: S3Transport, @unchecked Sendable {
         return opened
     }
 
+    /// Connections open now, idle or in use: one more than the idle ones per request in flight, so
+    /// with nothing in flight any surplus over `idleConnections` is a leak.
+    public var connectionsOpen: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return live
+    }
+
+    /// Connections waiting in the pool for the next request.
+    public var idleConnections: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle.count
+    }
+
     public func send(
         method: String, target: String, headers: [(String, String)], body: S3HTTPRequest.Body,
-        sink: (UnsafeRawBufferPointer) throws -> Void
+        head onHead: (S3HTTPResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> S3HTTPResponse {
         var head = "\(method) \(target) HTTP/1.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -39,18 +55,18 @@ public final class S3SocketTransport: S3Transport, @unchecked Sendable {
 
         let (reused, connection) = try checkOut()
         do {
-            let response = try exchange(connection, method: method, head: headBytes, body: body, sink: sink)
+            let response = try exchange(connection, method: method, head: headBytes, body: body, onHead: onHead, sink: sink)
             return response
         } catch let error as S3TransportError where reused && !connection.receivedAny && !error.bodyStarted {
             // The server closed the idle connection meanwhile: nothing was processed, try a fresh one.
             let fresh = try connect()
-            return try exchange(fresh, method: method, head: headBytes, body: body, sink: sink)
+            return try exchange(fresh, method: method, head: headBytes, body: body, onHead: onHead, sink: sink)
         }
     }
 
     private func exchange(
         _ connection: S3SocketConnection, method: String, head: [UInt8], body: S3HTTPRequest.Body,
-        sink: (UnsafeRawBufferPointer) throws -> Void
+        onHead: (S3HTTPResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> S3HTTPResponse {
         connection.beginRequest()
         switch body {
@@ -103,6 +119,7 @@ public final class S3SocketTransport: S3Transport, @unchecked Sendable {
             }
         }
         var keepAlive = version == "HTTP/1.1" && headers["connection"]?.lowercased() != "close"
+        if success { try onHead(S3HTTPResponse(status: status, headers: headers)) }
         do {
             if method == "HEAD" || status == 204 || status == 304 {
                 // No body (RFC 9112 §6.3 rule 1).
@@ -149,9 +166,15 @@ public final class S3SocketTransport: S3Transport, @unchecked Sendable {
     }
 
     private func connect() throws -> S3SocketConnection {
-        let connection = try S3SocketConnection(host: host, port: port, timeout: timeout)
+        let connection = try S3SocketConnection(host: host, port: port, timeout: timeout) { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            self.live -= 1
+            self.lock.unlock()
+        }
         lock.lock()
         opened += 1
+        live += 1
         lock.unlock()
         return connection
     }

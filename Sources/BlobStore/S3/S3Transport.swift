@@ -4,12 +4,24 @@
 /// `S3URLSessionTransport` (FoundationNetworking, for `https:`). See docs/architecture.md.
 public protocol S3Transport: Sendable {
     /// Sends `request` (already carrying `host` and signature headers in `headers`, path and query
-    /// already percent-encoded in `target`) and passes each chunk of a 2xx body to `sink` as it
-    /// arrives. Throws `S3TransportError` when the exchange fails before a complete answer.
+    /// already percent-encoded in `target`), passes the head of a 2xx answer to `head` before any
+    /// of its body, and each chunk of that body to `sink` as it arrives. Throws `S3TransportError`
+    /// when the exchange fails before a complete answer; an error thrown by `sink` ends the
+    /// exchange and closes its connection (it is not reused with a body half read).
     func send(
         method: String, target: String, headers: [(String, String)], body: S3HTTPRequest.Body,
-        sink: (UnsafeRawBufferPointer) throws -> Void
+        head: (S3HTTPResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> S3HTTPResponse
+}
+
+extension S3Transport {
+    /// `send` for callers that need no head before the body.
+    public func send(
+        method: String, target: String, headers: [(String, String)], body: S3HTTPRequest.Body,
+        sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> S3HTTPResponse {
+        try send(method: method, target: target, headers: headers, body: body, head: { _ in }, sink: sink)
+    }
 }
 
 /// Why an exchange with the object store failed below HTTP: always worth a retry.

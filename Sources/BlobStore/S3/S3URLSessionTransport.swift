@@ -28,7 +28,7 @@ public final class S3URLSessionTransport: S3Transport, @unchecked Sendable {
 
     public func send(
         method: String, target: String, headers: [(String, String)], body: S3HTTPRequest.Body,
-        sink: (UnsafeRawBufferPointer) throws -> Void
+        head: (S3HTTPResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> S3HTTPResponse {
         guard let url = URL(string: base.absoluteString + target) else { throw S3TransportError("bad request target \(target)") }
         var request = URLRequest(url: url)
@@ -72,6 +72,7 @@ public final class S3URLSessionTransport: S3Transport, @unchecked Sendable {
         }
         let data = box.data ?? Data()
         if (200..<300).contains(http.statusCode) {
+            try head(S3HTTPResponse(status: http.statusCode, headers: fields))
             try data.withUnsafeBytes { try sink($0) }
             return S3HTTPResponse(status: http.statusCode, headers: fields)
         }

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 
 extension GalleryConfiguration {
@@ -62,6 +63,7 @@ extension GalleryConfiguration {
             throw ConfigurationError.invalid(key: "rest_key", reason: "must be at least 8 characters when set")
         }
         try validateURLSigning()
+        if storage == "s3" { try validateMultipartParts() }
     }
 
     /// Private assets need a signing key: `bucket_public = false` (the default) without a
@@ -73,6 +75,19 @@ extension GalleryConfiguration {
                 key: "url_signing_key",
                 reason: "must be at least \(AssetURLSigner.minimumKeyLength) characters while bucket_public = false "
                     + "(GALLERYD_URL_SIGNING_KEY; `make run` generates one), or set bucket_public = true to serve assets to anyone")
+        }
+    }
+
+    /// S3 multipart limits: parts of at least 5 MiB (the key's range checks that) and at most
+    /// 10,000 of them for the largest upload, so `max_upload_bytes` must fit in 10,000 parts.
+    public func validateMultipartParts() throws {
+        let parts = (Int64(maxUploadBytes) + Int64(s3MultipartPartBytes) - 1) / Int64(s3MultipartPartBytes)
+        guard parts <= S3Limits.maxParts else {
+            let needed = (Int64(maxUploadBytes) + S3Limits.maxParts - 1) / S3Limits.maxParts
+            throw ConfigurationError.invalid(
+                key: "s3_multipart_part_bytes",
+                reason: "\(s3MultipartPartBytes) bytes makes \(parts) parts of a max_upload_bytes (\(maxUploadBytes)) upload; "
+                    + "S3 allows 10,000: use at least \(needed)")
         }
     }
 

@@ -67,11 +67,19 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var s3Prefix = ""
     /// Files larger than this are uploaded to S3 in parts (multipart upload).
     public var s3MultipartBytes = 67_108_864
+    /// Size of each part of a multipart upload: S3 wants at least 5 MiB (but the last part) and at
+    /// most 10,000 parts, so `maxUploadBytes` must fit in 10,000 of them.
+    public var s3MultipartPartBytes = 16_777_216
     /// How the bucket endpoint serves blobs from S3: `proxy` streams them through galleryd,
     /// `redirect` answers 307 to a short-lived presigned URL on the object store.
     public var assetDelivery = "proxy"
     /// Seconds a presigned URL of `asset_delivery = "redirect"` stays valid.
     public var presignedURLSeconds = 300
+    /// Downloads `asset_delivery = "proxy"` streams at once, each on its own thread; more get 503.
+    public var assetProxyStreams = 64
+    /// Bytes each proxied download buffers between the object store and the client (the store is
+    /// read no faster than the client takes).
+    public var assetProxyBufferBytes = 262_144
     /// Base URL of a CDN in front of the bucket endpoint: asset URLs become `<publicAssetURL>/<key>`;
     /// empty gives `<public_url>/<bucket>/<key>`.
     public var publicAssetURL = ""

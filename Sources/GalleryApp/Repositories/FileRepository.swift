@@ -90,6 +90,20 @@ struct FileRepository: Sendable {
             expired: try file.decode(Bool.self, "expired"))
     }
 
+    /// The checksums of the files no photo refers to, pending (or recorded, when never pending)
+    /// for more than `hours` hours, in checksum order: the orphan collector's candidates, each
+    /// checked again under its lock by `TrashService.releaseFile`.
+    func unattachedChecksums(olderThanHours hours: Int) throws -> [String] {
+        try pool.query(
+            """
+            select checksum from files f
+            where coalesce(f.pending_since, f.created_at) < now() - make_interval(hours => $1::int)
+              and not exists (select 1 from photos p where p.checksum = f.checksum)
+            order by checksum
+            """, [hours]
+        ).map { try $0.decode(String.self, "checksum") }
+    }
+
     /// Deletes the row of the file with these bytes.
     func delete(checksum: String, on connection: PostgresConnection) throws {
         try connection.query("delete from files where checksum = $1", [checksum])

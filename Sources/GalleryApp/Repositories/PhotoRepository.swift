@@ -118,6 +118,12 @@ extension PhotoRepository {
         try pool.query("select 1 from photos where object_id = $1", [objectId]).count == 1
     }
 
+    /// Which of `objectIds` are photos (trashed or not).
+    func existingIds(among objectIds: [String]) throws -> Set<String> {
+        Set(try pool.query("select object_id from photos where object_id = any($1)", [objectIds])
+            .map { try $0.decode(String.self, "object_id") })
+    }
+
     /// The ids of the photos in the trash.
     func trashedIds() throws -> [String] {
         try pool.query("select object_id from photos where deleted_at is not null").map { try $0.decode(String.self, "object_id") }

@@ -5,15 +5,17 @@ import Logging
 
 /// The path-style, S3-like read API: `GET` and `HEAD /<bucket>/<key>` straight from the blob store
 /// with sendfile, strong validators, ranges and immutable caching. With S3 storage the same URLs
-/// either proxy the object (copied to a temporary file, then served like a local one: bounded
-/// memory, the same Range, ETag and 304 handling) or answer 307 to a short-lived presigned URL.
+/// either stream the object through (`BucketProxy`: bounded memory, backpressure, the same Range,
+/// ETag and 304 handling) or answer 307 to a short-lived presigned URL.
 struct BucketRoutes {
     /// The bucket name in the path.
     let bucket: String
-    /// Where the bytes are (local storage), and where proxied objects are spooled (S3 storage).
+    /// Where the bytes are (local storage).
     let store: LocalBlobStore
     /// The object store when `storage = "s3"`, nil for local storage.
     var remote: S3BlobStore? = nil
+    /// Streams objects of `remote` when `asset_delivery = "proxy"`.
+    var proxy: BucketProxy? = nil
     /// `asset_delivery = "redirect"`: answer 307 to a presigned URL instead of proxying.
     var redirect = false
     /// Seconds the presigned URLs of `redirect` stay valid.
@@ -45,11 +47,12 @@ struct BucketRoutes {
         router.mount(prefix: prefix, errorResponder: errors)
         let store = self.store, access = self.access
         if let remote {
-            let redirect = self.redirect, seconds = self.presignedSeconds
-            // Talks to the object store: blocking, so on the handler pool.
+            let proxy = redirect ? nil : self.proxy ?? BucketProxy(remote: remote, maxStreams: 64, bufferBytes: 256 << 10, logger: logger)
+            let seconds = self.presignedSeconds
+            // Talks to the object store (until its answer head is in): blocking, so on the handler pool.
             router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: true) { request in
                 try Self.authorize(request, access)
-                return try Self.getRemote(request, remote: remote, spool: store, redirect: redirect, presignedSeconds: seconds, errors: errors)
+                return try Self.getRemote(request, remote: remote, proxy: proxy, presignedSeconds: seconds, errors: errors)
             })
             return
         }
@@ -82,45 +85,28 @@ struct BucketRoutes {
         return respond(request, file: file, errors: errors)
     }
 
-    /// An object of the S3 store: a 307 to a presigned URL, or the object copied into a temporary
-    /// file (unlinked at once; the open descriptor keeps it until sent) and served from there.
+    /// An object of the S3 store: streamed through `proxy`, or (without one: `redirect`) a 307 to a
+    /// presigned URL.
     static func getRemote(
-        _ request: HTTPRequest, remote: S3BlobStore, spool: LocalBlobStore, redirect: Bool, presignedSeconds: Int,
-        errors: S3ErrorResponder
+        _ request: HTTPRequest, remote: S3BlobStore, proxy: BucketProxy?, presignedSeconds: Int, errors: S3ErrorResponder
     ) throws -> HTTPResponse {
         let key = try BlobKey(request.pathParameters["key"] ?? "")
-        if redirect {
+        guard let proxy else {
             let url = remote.presignedURL(key, expires: presignedSeconds)
             // The URL expires, so neither it nor this answer may be cached beyond that.
             return HTTPResponse(status: temporaryRedirect, headers: ["Location": url.absoluteString, "Cache-Control": "no-store"])
         }
-        // A revalidation (If-None-Match) is answered from a HEAD when the ETag still matches, without
-        // copying the object (RFC 9110 §13.1.2: weak comparison, any listed tag, or *).
-        if let tags = request.headers["If-None-Match"], let info = try remote.info(key) {
-            let listed = tags.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            let etag = info.etag
-            if listed.contains("*") || listed.contains(where: { $0 == etag || $0 == "W/" + etag }) {
-                var headers = fixedHeaders
-                headers["ETag"] = etag
-                return HTTPResponse(status: .notModified, headers: headers)
-            }
-        }
-        let path = spool.spoolDirectory + "/proxy-" + UUID().uuidString
-        defer { unlink(path) }
-        guard let info = try remote.download(key, toFileAt: path, maxBytes: Int64.max) else {
-            throw BlobStoreError.notFound(key.rawValue)
-        }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw BlobStoreError.io(operation: "open", path: path, message: String(cString: strerror(errno))) }
-        let file = HTTPFileResponse.File(
-            path: key.rawValue, size: Int(info.size), etag: info.etag, lastModified: info.modified,
-            contentType: contentType(for: key), descriptor: HTTPFileDescriptor(owning: fd))
-        return respond(request, file: file, errors: errors)
+        return try proxy.respond(request, key: key, contentType: contentType(for: key), headers: fixedHeaders, errors: errors)
     }
 
     /// The answer for a file: 200, 206, 304, or 412/416 with S3's XML error document.
     static func respond(_ request: HTTPRequest, file: HTTPFileResponse.File, errors: S3ErrorResponder) -> HTTPResponse {
-        var response = HTTPFileResponse.make(for: request, file: file, headers: fixedHeaders)
+        respond(request, response: HTTPFileResponse.make(for: request, file: file, headers: fixedHeaders), errors: errors)
+    }
+
+    /// `response` with S3's XML error document in place of the body of a 412 or 416.
+    static func respond(_ request: HTTPRequest, response: HTTPResponse, errors: S3ErrorResponder) -> HTTPResponse {
+        var response = response
         // 412 and 416 carry S3's XML error document (PreconditionFailed, InvalidRange), as S3 clients expect.
         if response.status.code >= 400 {
             let message = response.status == .rangeNotSatisfiable

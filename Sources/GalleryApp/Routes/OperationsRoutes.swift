@@ -22,10 +22,10 @@ struct OperationsRoutes {
             router.add(HTTPRoute(method, configuration.mountPath + "/health", mayBlock: false, handler: healthNotStored))
         }
 
-        let pool = self.pool, migrator = self.migrator
+        let database = HealthRepository(pool: pool), migrator = self.migrator
         router.add(HTTPRoute(.get, "/ready") { _ in
             do {
-                _ = try pool.query("select 1")
+                try database.ping()
                 guard try migrator.isCurrent() else {
                     return Self.unavailable("migrations are not current: run galleryd migrate")
                 }

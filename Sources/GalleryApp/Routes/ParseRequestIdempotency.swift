@@ -20,6 +20,8 @@ final class ParseRequestIdempotency: @unchecked Sendable {
     let capacity: Int
     /// Where durable runs record their answers; nil keeps them in memory only.
     let pool: PostgresPool?
+    /// The statements of those records.
+    private let records: RequestIdRepository?
     /// The longest a request id may be (longer ones are not remembered).
     static let maxIdLength = 256
     /// Durable records between two deletions of expired ones.
@@ -37,6 +39,7 @@ final class ParseRequestIdempotency: @unchecked Sendable {
 
     init(pool: PostgresPool? = nil, ttl: TimeInterval = 300, capacity: Int = 10_000) {
         self.pool = pool
+        self.records = pool.map { RequestIdRepository(pool: $0) }
         self.ttl = ttl
         self.capacity = capacity
     }
@@ -69,8 +72,8 @@ final class ParseRequestIdempotency: @unchecked Sendable {
         condition.unlock()
         let result: ParseAPI.Result
         do {
-            if durable, let pool {
-                result = try runRecorded(key, on: pool, body)
+            if durable, let pool, let records {
+                result = try runRecorded(key, on: pool, records: records, body)
             } else {
                 result = try body()
             }
@@ -97,32 +100,24 @@ final class ParseRequestIdempotency: @unchecked Sendable {
     /// `body` and the record of its answer in one transaction, or the answer recorded by an earlier
     /// run of the same key. Runs of one key wait for each other (an advisory lock), across instances.
     private func runRecorded(
-        _ key: String, on pool: PostgresPool, _ body: () throws -> ParseAPI.Result
+        _ key: String, on pool: PostgresPool, records: RequestIdRepository, _ body: () throws -> ParseAPI.Result
     ) throws -> ParseAPI.Result {
         let cleanup = condition.withLock { () -> Bool in
             recorded += 1
             return recorded % Self.recordsPerCleanup == 0
         }
         return try pool.sharingTransaction {
-            try pool.query("select pg_advisory_xact_lock(hashtext($1))", [key])
-            if let row = try pool.query(
-                "select status, reason, body, location from request_ids where key = $1 and expires_at > now()", [key]
-            ).first {
+            try records.lock(key)
+            if let answer = try records.answer(for: key) {
                 return ParseAPI.Result(
-                    status: HTTPStatus(try row.decode(Int.self, "status"), try row.decode(String.self, "reason")),
-                    json: Array(try row.decode(String.self, "body").utf8), location: try row.decode(String?.self, "location"))
+                    status: HTTPStatus(answer.status, answer.reason), json: answer.json, location: answer.location)
             }
             let result = try body()
-            try pool.query(
-                """
-                insert into request_ids (key, status, reason, body, location, expires_at)
-                values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
-                on conflict (key) do update set status = excluded.status, reason = excluded.reason, body = excluded.body,
-                    location = excluded.location, expires_at = excluded.expires_at
-                """,
-                [key, result.status.code, result.status.reason, String(decoding: result.json, as: UTF8.self),
-                 result.location, ttl])
-            if cleanup { try pool.query("delete from request_ids where expires_at < now()") }
+            try records.record(
+                RequestIdRepository.Answer(
+                    status: result.status.code, reason: result.status.reason, json: result.json, location: result.location),
+                for: key, ttl: ttl)
+            if cleanup { try records.deleteExpired() }
             return result
         }
     }

@@ -33,7 +33,10 @@ struct S3ErrorResponder: HTTPErrorResponder {
             answer.headers["Retry-After"] = "5"
             return answer
         case let error as HTTPError:
-            return response(status: error.status, message: error.message, request: request)
+            // With its headers (Retry-After of a 503 SlowDown, Allow, Content-Range).
+            var answer = response(status: error.status, message: error.message, request: request)
+            for field in error.headers { answer.headers[field.name] = field.value }
+            return answer
         default:
             return document(.internalServerError, code: "InternalError",
                             message: "We encountered an internal error. Please try again.", request: request)

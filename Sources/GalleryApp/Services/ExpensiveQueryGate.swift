@@ -31,7 +31,7 @@ public final class ExpensiveQueryGate: @unchecked Sendable {
         }
         defer { semaphore.signal() }
         return try pool.transaction { connection in
-            try connection.execute("set local statement_timeout = \(statementTimeoutMs)")
+            try connection.setTransactionStatementTimeout(milliseconds: statementTimeoutMs)
             return try body(connection)
         }
     }

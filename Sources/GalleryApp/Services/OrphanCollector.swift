@@ -1,7 +1,6 @@
 import BlobStore
 import Foundation
 import Logging
-import Postgres
 
 /// Removes what no row refers to any more: uploads (`POST /files`) never attached to a photo
 /// within the grace period, and thumbnails and previews whose photo row is gone (a photo purged
@@ -17,8 +16,9 @@ public struct OrphanCollector: Sendable {
     }
 
     let trash: TrashService
-    private var pool: PostgresPool { trash.pool }
     private var store: any BlobStore { trash.store }
+    private var files: FileRepository { FileRepository(pool: trash.pool) }
+    private var photos: PhotoRepository { PhotoRepository(pool: trash.pool) }
 
     /// The store directories holding one `<objectId>.jpg` per photo.
     static let derivativeDirectories = ["thumbnails", "previews"]
@@ -51,16 +51,9 @@ public struct OrphanCollector: Sendable {
     /// vanished meanwhile).
     public func collect(graceHours: Int, derivativeMinAge: TimeInterval = 600) throws -> Collected {
         var collected = Collected()
-        let candidates = try pool.query(
-            """
-            select checksum from files f
-            where coalesce(f.pending_since, f.created_at) < now() - make_interval(hours => $1::int)
-              and not exists (select 1 from photos p where p.checksum = f.checksum)
-            order by checksum
-            """, [graceHours])
-        for row in candidates {
+        for checksum in try files.unattachedChecksums(olderThanHours: graceHours) {
             // Checked again under the row's lock: a photo created from it meanwhile keeps it.
-            if try trash.releaseFile(checksum: try row.decode(String.self, "checksum"), pendingOlderThanHours: graceHours) {
+            if try trash.releaseFile(checksum: checksum, pendingOlderThanHours: graceHours) {
                 collected.uploads += 1
             }
         }
@@ -75,8 +68,7 @@ public struct OrphanCollector: Sendable {
             let ids = owners.keys.sorted()
             for start in stride(from: 0, to: ids.count, by: Self.batchSize) {
                 let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
-                let existing = Set(try pool.query("select object_id from photos where object_id = any($1)", [batch])
-                    .map { try $0.decode(String.self, "object_id") })
+                let existing = try photos.existingIds(among: batch)
                 for id in batch where !existing.contains(id) {
                     if let key = try? BlobKey(owners[id]!), (try? store.delete(key)) == true { collected.derivatives += 1 }
                 }

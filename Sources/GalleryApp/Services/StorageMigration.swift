@@ -39,15 +39,7 @@ public struct StorageMigration {
 
     /// Every key the database refers to, sorted, without duplicates.
     public func keys() throws -> [BlobKey] {
-        let rows = try pool.query(
-            """
-            select 'originals/' || checksum || '.jpg' as key from files
-            union select original_key from photos where original_key is not null
-            union select thumbnail_key from photos where thumbnail_key is not null
-            union select preview_key from photos where preview_key is not null
-            order by 1
-            """)
-        return try rows.map { try BlobKey(try $0.decode(String.self, "key")) }
+        try BlobReferenceRepository(pool: pool).allKeys().map { try BlobKey($0) }
     }
 
     /// Copies what is not yet at the destination; `limit` stops after that many copies (tests use it

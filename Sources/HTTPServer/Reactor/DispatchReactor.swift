@@ -35,6 +35,14 @@ final class DispatchReactor: Reactor {
     private var watches: [Watch?] = []
     private var started = false
     private var stopped = false
+    /// Connections whose sources are cancelled but whose cancel handlers (which close the
+    /// descriptor) have not run yet. The loop has exited only once they are closed, so the
+    /// server's `wait()` returns with no socket of this loop left open (in CLOSE_WAIT).
+    private var closing = 0
+    /// The loop stopped while `closing` was above zero: the last cancel handler lets it exit.
+    private var exitWaitsForCloses = false
+    /// How long a stopped loop waits for its cancel handlers before exiting anyway.
+    private static let closeWait = DispatchTimeInterval.seconds(2)
 
     /// Connections read until EAGAIN: a source may fire once for data and end of stream together.
     let shortReadDrainsSocket = false
@@ -114,7 +122,7 @@ final class DispatchReactor: Reactor {
         }
         let watch = Watch(read: source)
         watch.pendingCancels = 1
-        source.setCancelHandler { [self] in cancelled(watch, fd) }
+        source.setCancelHandler { [self, loop = self.loop] in withExtendedLifetime(loop) { cancelled(watch, fd) } }
         let slot = Int(fd)
         if slot >= watches.count {
             watches.append(contentsOf: repeatElement(nil, count: max(slot + 1 - watches.count, watches.count)))
@@ -151,7 +159,7 @@ final class DispatchReactor: Reactor {
                     loop.connectionEvent(fd, .writable)
                     afterEvent()
                 }
-                source.setCancelHandler { [self] in cancelled(watch, fd) }
+                source.setCancelHandler { [self, loop = self.loop] in withExtendedLifetime(loop) { cancelled(watch, fd) } }
                 watch.pendingCancels += 1
                 watch.write = source
             }
@@ -172,6 +180,7 @@ final class DispatchReactor: Reactor {
             return
         }
         watches[slot] = nil
+        closing += 1
         // Cancel, then resume what is suspended: a suspended source never runs its cancel handler.
         watch.read.cancel()
         if watch.readSuspended {
@@ -189,7 +198,18 @@ final class DispatchReactor: Reactor {
 
     private func cancelled(_ watch: Watch, _ fd: Int32) {
         watch.pendingCancels -= 1
-        if watch.pendingCancels == 0 { SystemCalls.close(fd) }
+        guard watch.pendingCancels == 0 else { return }
+        SystemCalls.close(fd)
+        closing -= 1
+        if closing == 0 { exitOnceClosed() }
+    }
+
+    /// Lets `wait()` return, once: right away, or after the last pending close (at most
+    /// `closeWait` later, should a cancel handler never run).
+    private func exitOnceClosed() {
+        guard exitWaitsForCloses else { return }
+        exitWaitsForCloses = false
+        loop.didExit()
     }
 
     func post(_ task: @escaping () -> Void) {
@@ -208,6 +228,14 @@ final class DispatchReactor: Reactor {
         timer?.cancel()
         timer = nil
         loop.finish()
-        loop.didExit()
+        // finish() closed what was left; Dispatch runs those cancel handlers (and closes) later.
+        exitWaitsForCloses = true
+        if closing == 0 {
+            exitOnceClosed()
+        } else {
+            queue.asyncAfter(deadline: .now() + Self.closeWait) { [self, loop = self.loop] in
+                withExtendedLifetime(loop) { exitOnceClosed() }
+            }
+        }
     }
 }

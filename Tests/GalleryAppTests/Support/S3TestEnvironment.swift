@@ -46,6 +46,33 @@ enum S3TestEnvironment {
         return try JSONDecoder().decode([String].self, from: data)
     }
 
+    /// Every object under a prefix as boto3 downloads it: key → SHA-256 (hex) of its bytes.
+    static func boto3SHA256(prefix: String) throws -> [String: String] {
+        let code = """
+            import sys, json, hashlib, boto3
+            s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
+                aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
+            out = {}
+            for page in s3.get_paginator("list_objects_v2").paginate(Bucket=sys.argv[4], Prefix=sys.argv[5]):
+                for o in page.get("Contents", []):
+                    body = s3.get_object(Bucket=sys.argv[4], Key=o["Key"])["Body"].read()
+                    out[o["Key"]] = hashlib.sha256(body).hexdigest()
+            print(json.dumps(out))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: value("GALLERYD_TEST_PYTHON") ?? "/usr/bin/python3")
+        process.arguments = [
+            "-c", code, value("GALLERYD_TEST_S3_ENDPOINT")!, value("GALLERYD_TEST_S3_ACCESS_KEY")!,
+            value("GALLERYD_TEST_S3_SECRET_KEY")!, value("GALLERYD_TEST_S3_BUCKET") ?? "galleryd-test", prefix,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try JSONDecoder().decode([String: String].self, from: data)
+    }
+
     static func value(_ name: String) -> String? {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }

@@ -1,0 +1,42 @@
+/// Makes the request ids of one event loop: `<server prefix><loop index, base 36>.<counter, base 36>`
+/// (`k3x9-0.1z`), unique within the server because the prefix is random per server and each loop
+/// counts its own. Owned by its loop and used only on its thread, so it needs no lock.
+struct HTTPRequestIDGenerator {
+    /// The server's prefix, the loop index in base 36 and a dot: what every id here starts with.
+    private let prefix: [UInt8]
+    private var counter: UInt64 = 0
+
+    /// The ids of loop `loopIndex` of a server whose ids start with `serverPrefix`.
+    init(serverPrefix: String, loopIndex: Int) {
+        prefix = Array((serverPrefix + String(loopIndex, radix: 36) + ".").utf8)
+    }
+
+    /// A random per-server prefix (four base-36 digits and a dash): ids of two servers, or of one
+    /// server before and after a restart, are unlikely to meet in a log.
+    static func randomServerPrefix() -> String {
+        String(UInt32.random(in: 0..<(36 * 36 * 36 * 36)), radix: 36) + "-"
+    }
+
+    /// The next id. One allocation: this runs for every request.
+    mutating func next() -> String {
+        counter &+= 1
+        let counter = self.counter
+        var digits = 1
+        var rest = counter / 36
+        while rest > 0 {
+            digits += 1
+            rest /= 36
+        }
+        let head = prefix
+        return String(unsafeUninitializedCapacity: head.count + digits) { out in
+            for (i, byte) in head.enumerated() { out[i] = byte }
+            var value = counter
+            for i in stride(from: head.count + digits - 1, through: head.count, by: -1) {
+                let digit = UInt8(truncatingIfNeeded: value % 36)
+                out[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
+                value /= 36
+            }
+            return head.count + digits
+        }
+    }
+}
