@@ -7,7 +7,7 @@ import Foundation
 /// (`HTTPResponseBody.stream`, a proxied object) goes out chunk by chunk as its producer writes it.
 struct HTTPResponseWriter {
     /// How a `flush` ended.
-    enum Outcome {
+    enum Outcome: Equatable {
         /// The whole response is out.
         case done
         /// The socket's send buffer is full: flush again when the reactor says it is writable.
