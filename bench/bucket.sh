@@ -3,6 +3,7 @@
 # reading the same file in the same storage directory, and compares requests per second.
 # The two run alternately for ROUNDS rounds and each one's median is compared, so that load from
 # other processes on a shared machine hits both alike.
+# Plain URLs (bucket_public = true): the signature check's cost is bench/signed-urls.sh's.
 # Usage: bench/bucket.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench) and PostgreSQL.
 # Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
 #      IO_BACKEND (both: a galleryd per backend, dispatch and epoll, side by side; or dispatch, or epoll),
@@ -54,7 +55,7 @@ ports=""
 port="$ours_port"
 workers=1
 for backend in $backends; do
-  GALLERYD_MASTER_KEY="$master_key" GALLERYD_LOG_LEVEL=warning GALLERYD_EVENT_LOOPS="${LOOPS:-1}" GALLERYD_IO_BACKEND="$backend" \
+  GALLERYD_MASTER_KEY="$master_key" GALLERYD_BUCKET_PUBLIC=true GALLERYD_LOG_LEVEL=warning GALLERYD_EVENT_LOOPS="${LOOPS:-1}" GALLERYD_IO_BACKEND="$backend" \
     on_server_cpus "$galleryd" serve --host 127.0.0.1 --port "$port" --database-url "$database_url" --storage-dir "$storage" \
     --public-url "http://127.0.0.1:$port" --workers "$workers" 2>"$tmp/galleryd-$backend.log" &
   ours_pids="$ours_pids $!"

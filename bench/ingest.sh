@@ -29,6 +29,7 @@ trap cleanup EXIT INT TERM
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
 export GALLERYD_MASTER_KEY="bench-master-key-$(date +%s%N)"
+export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
 export GALLERYD_LOG_LEVEL=warning
 psql_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)/psql"
 sql() { "$psql_bin" "$DATABASE_URL" -tAc "$1"; }

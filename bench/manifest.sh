@@ -49,6 +49,7 @@ trap cleanup EXIT INT TERM
 database_url="$(scripts/pg.sh start "$tmp/pg")"
 export DATABASE_URL="$database_url"
 export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
+export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
 "$bin" migrate >&2
 

@@ -59,7 +59,7 @@ for mode in ${MODES:-local s3-proxy s3-redirect}; do
   storage=local; delivery=proxy
   case "$mode" in s3-proxy) storage=s3 ;; s3-redirect) storage=s3; delivery=redirect ;; esac
   DATABASE_URL="$url" GALLERYD_PORT="$app_port" GALLERYD_HOST=127.0.0.1 GALLERYD_STORAGE_DIR="$tmp/blobs-$mode" \
-    GALLERYD_MASTER_KEY=bench-master-key-0123456789 GALLERYD_WORKERS=1 GALLERYD_LOG_LEVEL=warning \
+    GALLERYD_MASTER_KEY=bench-master-key-0123456789 GALLERYD_WORKERS=1 GALLERYD_LOG_LEVEL=warning GALLERYD_BUCKET_PUBLIC=true \
     GALLERYD_STORAGE="$storage" GALLERYD_ASSET_DELIVERY="$delivery" GALLERYD_S3_ENDPOINT="$GALLERYD_TEST_S3_ENDPOINT" \
     GALLERYD_S3_BUCKET="$GALLERYD_TEST_S3_BUCKET" GALLERYD_S3_ACCESS_KEY_ID="$GALLERYD_TEST_S3_ACCESS_KEY" \
     GALLERYD_S3_SECRET_ACCESS_KEY="$GALLERYD_TEST_S3_SECRET_KEY" GALLERYD_S3_PREFIX="$mode/" \

@@ -17,6 +17,15 @@ if [ -z "${GALLERYD_MASTER_KEY:-}" ]; then
   export GALLERYD_MASTER_KEY
   echo "run: master key (X-Parse-Master-Key): $GALLERYD_MASTER_KEY  (kept in .data/master.key)" >&2
 fi
+if [ -z "${GALLERYD_URL_SIGNING_KEY:-}" ]; then
+  # Signs asset URLs (bucket_public = false, the default); kept so URLs stay valid across restarts.
+  if [ ! -s .data/url-signing.key ]; then
+    (umask 077; head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > .data/url-signing.key)
+  fi
+  GALLERYD_URL_SIGNING_KEY=$(cat .data/url-signing.key)
+  export GALLERYD_URL_SIGNING_KEY
+  echo "run: asset URL signing key kept in .data/url-signing.key" >&2
+fi
 export GALLERYD_STORAGE_DIR=${GALLERYD_STORAGE_DIR:-$PWD/.data/blobs}
 export GALLERYD_PORT=${GALLERYD_PORT:-8080}
 exec "${GALLERYD_BIN:-.build/release/galleryd}" serve "$@"

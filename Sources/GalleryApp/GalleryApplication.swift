@@ -40,6 +40,9 @@ public final class GalleryApplication: @unchecked Sendable {
     public let migrator: Migrator
     /// Each class's change sequence, kept in memory for the ETags of find and count.
     public let classChanges: ClassChangeSequences
+    /// Signs the asset URLs handed out and checks them at the bucket; nil when `bucket_public`
+    /// is set, or when no usable `url_signing_key` is (the bucket then refuses every request).
+    public let assetSigner: AssetURLSigner?
     /// Session tokens to callers (`ParseCaller`), with a few seconds' memory.
     public let sessions: SessionAuthenticator
     /// Accounts and sessions: sign-up, login (throttled), logout, password changes.
@@ -62,6 +65,13 @@ public final class GalleryApplication: @unchecked Sendable {
         let removed = store.sweepTemporaryFiles(olderThan: Double(configuration.tmpSweepMinutes) * 60)
         if removed > 0 { logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"]) }
         blobs = try Self.makeBlobStore(configuration: configuration, local: store)
+        if !configuration.bucketPublic, let key = configuration.urlSigningKey, key.count >= AssetURLSigner.minimumKeyLength {
+            assetSigner = AssetURLSigner(
+                key: key, bucket: configuration.bucket, windowSeconds: configuration.urlWindowSeconds,
+                validitySeconds: configuration.urlValiditySeconds)
+        } else {
+            assetSigner = nil
+        }
         pool = PostgresPool(configuration: PostgresPoolConfiguration(
             url: configuration.databaseURL, size: configuration.poolSize,
             acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,
@@ -128,7 +138,8 @@ public final class GalleryApplication: @unchecked Sendable {
         BucketRoutes(
             bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
             proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
-            presignedSeconds: configuration.presignedURLSeconds, logger: logger
+            presignedSeconds: configuration.presignedURLSeconds,
+            access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
         ).register(on: router)
         ParseRoutes(application: self, keys: keys).register(on: router)
         // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
@@ -150,7 +161,7 @@ public final class GalleryApplication: @unchecked Sendable {
         liveQuery = LiveQueryServer(
             path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
             sessions: sessions, publicRead: configuration.publicRead, databaseURL: configuration.databaseURL, logger: logger,
-            encoder: { [unowned self] in ParseObjectEncoder(publicURL: self.publicURL, bucket: configuration.bucket) })
+            encoder: { [unowned self] in self.makeEncoder() })
         router.add(liveQuery.route())
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
@@ -296,6 +307,19 @@ public final class GalleryApplication: @unchecked Sendable {
         var asset = configuration.publicAssetURL
         while asset.hasSuffix("/") { asset.removeLast() }
         return asset.isEmpty ? publicURL + "/" + configuration.bucket + "/" : asset + "/"
+    }
+
+    /// The encoder of Parse objects as this server answers them now: absolute file URLs under
+    /// `assetURLPrefix`, signed unless `bucket_public`.
+    public func makeEncoder() -> ParseObjectEncoder {
+        ParseObjectEncoder(
+            publicURL: publicURL, bucket: configuration.bucket, assetURL: configuration.publicAssetURL, signer: assetSigner)
+    }
+
+    /// What the asset URLs of an answer given now depend on besides the public URL: the signed
+    /// URLs' expiry (it changes once per window), so an ETag covering file URLs changes with it.
+    public var assetURLVersion: String {
+        assetSigner.map { "signed:\($0.expiresNow())" } ?? "public"
     }
 
     /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,

@@ -51,6 +51,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.master_key = secrets.token_hex(16)
         env = dict(os.environ, DATABASE_URL=database_url(base_url, self.db), GALLERYD_MASTER_KEY=self.master_key,
+                   GALLERYD_URL_SIGNING_KEY=secrets.token_hex(32),
                    GALLERYD_STORAGE_DIR=self.store, GALLERYD_HOST="127.0.0.1", GALLERYD_PORT=str(self.port),
                    GALLERYD_PUBLIC_URL=self.url, GALLERYD_WORKERS="2", GALLERYD_MIN_FREE_BYTES="0", GALLERYD_LOG_LEVEL="notice",
                    **(extra_env or {}))

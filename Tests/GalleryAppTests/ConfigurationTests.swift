@@ -85,6 +85,9 @@ import Testing
     c.masterKey = "short"
     #expect(throws: ConfigurationError.self) { try c.validateForServing() }
     c.masterKey = String(repeating: "k", count: 16)
+    // The bucket is private by default: serving needs the key that signs asset URLs too.
+    #expect(throws: ConfigurationError.self) { try c.validateForServing() }
+    c.urlSigningKey = String(repeating: "s", count: 32)
     try c.validateForServing()
 }
 

@@ -57,6 +57,7 @@ struct ObjectStoreCheckTests {
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GALLERYD_") || $0.key.hasPrefix("GALLERYD_TEST_") }
             environment["DATABASE_URL"] = "postgresql://localhost/unused"
             environment["GALLERYD_MASTER_KEY"] = "check-master-key-0123456789"
+            environment["GALLERYD_URL_SIGNING_KEY"] = TestServer.urlSigningKey
             environment["GALLERYD_STORAGE"] = "s3"
             environment["GALLERYD_S3_ENDPOINT"] = S3TestEnvironment.value("GALLERYD_TEST_S3_ENDPOINT")
             environment["GALLERYD_S3_BUCKET"] = bucket

@@ -30,6 +30,9 @@ struct S3ProxyStreamingTests {
             configuration.databaseURL = database.url
             configuration.storageDir = spool
             configuration.masterKey = TestServer.masterKey
+            // These tests fetch keys by path: a public bucket (SignedAssetURLTests test the private one).
+            configuration.urlSigningKey = TestServer.urlSigningKey
+            configuration.bucketPublic = true
             configuration.workers = 0
             configuration.poolSize = 2
             configuration.drainTimeoutMs = 2000

@@ -14,7 +14,7 @@ import Testing
 struct S3StorageTests {
     /// One instance on the shared database and bucket, with its own local spool directory.
     private static func instance(
-        databaseURL: String, prefix: String, workers: Int, delivery: String, endpoint: String? = nil
+        databaseURL: String, prefix: String, workers: Int, delivery: String, endpoint: String? = nil, bucketPublic: Bool = true
     ) throws -> (GalleryApplication, String) {
         let spool = NSTemporaryDirectory() + "galleryd-s3-test-" + UUID().uuidString
         var configuration = GalleryConfiguration()
@@ -23,6 +23,8 @@ struct S3StorageTests {
         configuration.databaseURL = databaseURL
         configuration.storageDir = spool
         configuration.masterKey = TestServer.masterKey
+        configuration.urlSigningKey = TestServer.urlSigningKey
+        configuration.bucketPublic = bucketPublic
         configuration.workers = workers
         configuration.poolSize = 4
         configuration.jobRetryBaseMs = 10
@@ -131,6 +133,51 @@ struct S3StorageTests {
         #expect(try RawHTTPClient.exchange(
             port: b.port, head: "DELETE /parse/purge/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n").status == 200)
         #expect(try S3TestEnvironment.boto3Keys(prefix: prefix).isEmpty)
+    }
+
+    @Test func signedURLs_AreCheckedBeforeTheObjectStore_ByProxyAndByRedirect() throws {
+        let lock = try ClusterLock.acquire()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let prefix = "signed-\(UUID().uuidString.prefix(8))/"
+        let (a, spoolA) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy", bucketPublic: false)
+        defer { a.shutdown(); a.wait(); try? FileManager.default.removeItem(atPath: spoolA) }
+        let (b, spoolB) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "redirect", bucketPublic: false)
+        defer { b.shutdown(); b.wait(); try? FileManager.default.removeItem(atPath: spoolB) }
+        let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 77)
+        func upload(_ port: Int) throws -> String {
+            let answer = try RawHTTPClient.exchange(
+                port: port,
+                head: "POST /parse/files/s.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nContent-Type: image/jpeg\r\n"
+                    + "Content-Length: \(jpeg.count)\r\nConnection: close\r\n\r\n", body: jpeg)
+            #expect(answer.status == 201 || answer.status == 200)
+            let json = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+            return try #require(json?["url"] as? String)
+        }
+        let signedA = try #require(URL(string: try upload(a.port)))
+        let target = signedA.path + "?" + (signedA.query ?? "")
+        #expect(signedA.query?.contains("X-Gallery-Signature=") == true)
+        // The CDN's URL (public_asset_url on B) is signed the same way: the signature names the bucket key, not the host.
+        let signedB = try upload(b.port)
+        #expect(signedB.hasPrefix("https://cdn.example.com/gallery/originals/"))
+        #expect(signedB.hasSuffix("?" + signedA.query!))
+
+        let proxied = try Self.get(a.port, target)
+        #expect(proxied.status == 200)
+        #expect(proxied.body == jpeg)
+        #expect(try Self.get(a.port, target, headers: "Range: bytes=0-9\r\n").body == Array(jpeg[0...9]))
+        let redirected = try Self.get(b.port, target)
+        #expect(redirected.status == 307)
+        #expect(redirected.headers["Location"]?.contains("X-Amz-Signature=") == true)
+        let tampered = signedA.path + "?" + signedA.query!.replacingOccurrences(of: "X-Gallery-Expires=1", with: "X-Gallery-Expires=2")
+        for (port, path) in [(a.port, signedA.path), (b.port, signedA.path), (a.port, tampered), (b.port, tampered)] {
+            let refused = try Self.get(port, path)
+            #expect(refused.status == 403, "\(port) \(path)")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("<Code>AccessDenied</Code>"))
+            // No presigned URL is handed out for a refused request.
+            #expect(refused.headers["Location"] == nil)
+        }
     }
 
     @Test func bucket_Answers503InS3XML_WhenTheObjectStoreIsDown_AndKeepsServing() throws {

@@ -27,7 +27,8 @@ import Testing
         activator.arguments = [
             "-l", "127.0.0.1:\(port)",
             "-E", "DATABASE_URL=\(database.url)", "-E", "GALLERYD_STORAGE_DIR=\(directory)/blobs",
-            "-E", "GALLERYD_MASTER_KEY=\(TestServer.masterKey)", "-E", "GALLERYD_LOG_LEVEL=warning",
+            "-E", "GALLERYD_MASTER_KEY=\(TestServer.masterKey)",
+            "-E", "GALLERYD_URL_SIGNING_KEY=\(TestServer.urlSigningKey)", "-E", "GALLERYD_LOG_LEVEL=warning",
             "-E", "PATH=/usr/bin:/bin", "/bin/sh", "-c", script,
         ]
         activator.standardOutput = FileHandle.nullDevice

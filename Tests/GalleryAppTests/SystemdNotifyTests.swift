@@ -60,6 +60,7 @@ final class FakeNotifySocket {
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--workers", "0"]
         process.environment = [
             "DATABASE_URL": database.url, "GALLERYD_STORAGE_DIR": storage, "GALLERYD_MASTER_KEY": TestServer.masterKey,
+            "GALLERYD_URL_SIGNING_KEY": TestServer.urlSigningKey,
             "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000", "GALLERYD_LOG_LEVEL": "warning",
         ]
         process.standardOutput = FileHandle.nullDevice

@@ -212,6 +212,7 @@ import Testing
         environment["DATABASE_URL"] = server.application.configuration.databaseURL
         environment["GALLERYD_STORAGE_DIR"] = server.storage
         environment["GALLERYD_MASTER_KEY"] = TestServer.masterKey
+        environment["GALLERYD_URL_SIGNING_KEY"] = TestServer.urlSigningKey
         environment["GALLERYD_LOG_LEVEL"] = "notice"
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice

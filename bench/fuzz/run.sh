@@ -41,7 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-GALLERYD_MASTER_KEY="$master_key" DATABASE_URL="$url" GALLERYD_STORAGE_DIR="$storage" \
+GALLERYD_MASTER_KEY="$master_key" DATABASE_URL="$url" GALLERYD_STORAGE_DIR="$storage" GALLERYD_BUCKET_PUBLIC=true \
   GALLERYD_MAX_CONNECTIONS="$max_connections" \
   "$binary" serve --port "$port" --host 127.0.0.1 >"$log" 2>&1 &
 server_pid=$!

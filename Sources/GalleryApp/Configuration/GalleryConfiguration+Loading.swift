@@ -62,7 +62,20 @@ extension GalleryConfiguration {
         if let restKey, restKey.count < 8 {
             throw ConfigurationError.invalid(key: "rest_key", reason: "must be at least 8 characters when set")
         }
+        try validateURLSigning()
         if storage == "s3" { try validateMultipartParts() }
+    }
+
+    /// Private assets need a signing key: `bucket_public = false` (the default) without a
+    /// `url_signing_key` of `AssetURLSigner.minimumKeyLength` characters is refused.
+    public func validateURLSigning() throws {
+        guard !bucketPublic else { return }
+        guard let urlSigningKey, urlSigningKey.count >= AssetURLSigner.minimumKeyLength else {
+            throw ConfigurationError.invalid(
+                key: "url_signing_key",
+                reason: "must be at least \(AssetURLSigner.minimumKeyLength) characters while bucket_public = false "
+                    + "(GALLERYD_URL_SIGNING_KEY; `make run` generates one), or set bucket_public = true to serve assets to anyone")
+        }
     }
 
     /// S3 multipart limits: parts of at least 5 MiB (the key's range checks that) and at most

@@ -83,6 +83,18 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Base URL of a CDN in front of the bucket endpoint: asset URLs become `<publicAssetURL>/<key>`;
     /// empty gives `<public_url>/<bucket>/<key>`.
     public var publicAssetURL = ""
+    /// Serve `/<bucket>/<key>` to anyone who knows the key, with plain asset URLs (galleryd's
+    /// behaviour before signed URLs). False (the default): every asset URL galleryd hands out is
+    /// signed with `urlSigningKey` and the bucket answers 403 to any other.
+    public var bucketPublic = false
+    /// The HMAC-SHA256 key of signed asset URLs, at least 32 characters (`make run` generates one);
+    /// required unless `bucketPublic`. Changing it invalidates every URL handed out.
+    public var urlSigningKey: String? = nil
+    /// Seconds of the window within which every signed URL of one key is byte-identical (the
+    /// expiry is rounded up to the window's end), so clients' URL-keyed image caches keep hitting.
+    public var urlWindowSeconds = 86_400
+    /// Seconds a signed URL stays valid at least (at most this plus one window).
+    public var urlValiditySeconds = 604_800
     /// Directory of the `NNNN_name.sql` migrations; empty searches next to the binary, then
     /// `/usr/local/share/galleryd/migrations`, then `./migrations`.
     public var migrationsDir = ""

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes rows as Parse JSON objects: `objectId`, dates as `YYYY-MM-DDTHH:MM:SS.mmmZ`,
 /// other dates as `{"__type":"Date","iso":…}`, files as `{"__type":"File","name":…,"url":…}`
 /// with absolute URLs, pointers as `{"__type":"Pointer",…}` or, when included, full objects with
@@ -10,10 +12,17 @@ public struct ParseObjectEncoder: Sendable {
     public let bucket: String
     private let urlPrefix: String
     private let urlPrefixBytes: [UInt8]
+    /// Signs file URLs (nil: plain URLs, `bucket_public = true`).
+    private let signer: AssetURLSigner?
+    /// The expiry of every URL this encoder signs: one per answer, so its URLs agree.
+    private let expires: Int64
 
     /// An encoder whose file URLs are `publicURL/bucket/key`, or `assetURL/key` when an asset base
-    /// URL (`public_asset_url`, a CDN in front of the bucket) is given.
-    public init(publicURL: String, bucket: String, assetURL: String = "") {
+    /// URL (`public_asset_url`, a CDN in front of the bucket) is given; with a signer, each carries
+    /// the signed query of the window `now` falls in (`AssetURLSigner`).
+    public init(publicURL: String, bucket: String, assetURL: String = "", signer: AssetURLSigner? = nil, now: Date = Date()) {
+        self.signer = signer
+        self.expires = signer?.expires(at: Int64(now.timeIntervalSince1970)) ?? 0
         var base = publicURL
         while base.hasSuffix("/") { base.removeLast() }
         self.publicURL = base
@@ -155,7 +164,9 @@ public struct ParseObjectEncoder: Sendable {
 
     /// The absolute URL of a blob key (`publicURL/bucket/key`, unsafe bytes percent-encoded).
     public func url(forKey key: String) -> String {
-        urlPrefix + Self.percentEncodePath(key)
+        let url = urlPrefix + Self.percentEncodePath(key)
+        guard let signer else { return url }
+        return url + String(decoding: signer.query(forKey: key, expires: expires), as: UTF8.self)
     }
 
     private func writeFile(key: UnsafeBufferPointer<UInt8>, into writer: inout ParseJSONWriter) {
@@ -168,7 +179,7 @@ public struct ParseObjectEncoder: Sendable {
         writer.string(utf8: UnsafeBufferPointer(rebasing: key[nameStart...]))
         writer.key("url")
         if key.allSatisfy(Self.isUnreserved) {
-            writer.string(utf8: key, prefix: urlPrefixBytes)
+            writer.string(utf8: key, prefix: urlPrefixBytes, suffix: signer?.query(forKey: key, expires: expires) ?? [])
         } else {
             writer.string(url(forKey: String(decoding: key, as: UTF8.self)))
         }

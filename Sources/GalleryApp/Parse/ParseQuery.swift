@@ -31,17 +31,36 @@ public struct ParseQuery: Sendable {
     public var searchTerm: String?
     /// Who asks: the compiled statements see only the rows it may read (`ParseSQLCompiler+Access`).
     public var access: ParseAccess = .master
+    /// `explain`: answer the statement's PostgreSQL plan instead of rows (master key only, checked by the route).
+    public var explain = false
 
-    /// The parameters `GET /classes/<Class>` accepts.
-    public static let findParameters: Set<String> = ["where", "order", "limit", "skip", "keys", "excludeKeys", "include", "count"]
-    /// The parameters `GET /classes/<Class>/<objectId>` accepts.
-    public static let getParameters: Set<String> = ["keys", "excludeKeys", "include"]
+    /// The parameters `GET /classes/<Class>` accepts (Parse Server's `ClassesRouter.optionsFromBody`).
+    public static let findParameters = Set([
+        "where", "order", "limit", "skip", "keys", "excludeKeys", "include", "count", "includeAll", "explain",
+    ]).union(ignoredParameters)
+    /// The parameters `GET /classes/<Class>/<objectId>` accepts (Parse Server's `ALLOWED_GET_QUERY_KEYS`).
+    public static let getParameters = Set(["keys", "excludeKeys", "include"]).union(readPreferences)
+    /// MongoDB read preferences, which the SDKs may send: validated, then ignored (one PostgreSQL
+    /// has one preference).
+    static let readPreferences: Set<String> = ["readPreference", "includeReadPreference", "subqueryReadPreference"]
+    /// Parameters of a find that are validated and then ignored: the read preferences, `hint`
+    /// (an index for MongoDB; PostgreSQL's planner picks its own) and `comment` (MongoDB's profiler).
+    static let ignoredParameters: Set<String> = readPreferences.union(["hint", "comment"])
+    /// The read preference names Parse Server passes on to MongoDB (any case).
+    static let readPreferenceValues: Set<String> = [
+        "PRIMARY", "PRIMARY_PREFERRED", "SECONDARY", "SECONDARY_PREFERRED", "NEAREST",
+    ]
 
     /// Parses the query items of `GET /classes/<Class>`.
     public static func find(
         _ schema: ParseClassSchema, items: [(name: String, value: String)], limits: ParseLimits = ParseLimits()
     ) throws -> ParseQuery {
-        let parameters = try collect(items, allowed: findParameters)
+        var parameters = try collect(items, allowed: findParameters)
+        try checkIgnored(parameters)
+        if let text = parameters["includeAll"], try flag(text, name: "includeAll") {
+            // Every pointer the class has, as `include=*`.
+            parameters["include"] = parameters["include"].map { $0 + ",*" } ?? "*"
+        }
         var whereParser = ParseWhereParser(schema: schema, limits: limits)
         var condition: ParseCondition?
         if let whereText = parameters["where"] {
@@ -89,9 +108,56 @@ public struct ParseQuery: Sendable {
             guard searchTerm != nil else { throw ParseError.invalidQuery("$score needs exactly one $text constraint in where") }
         }
         let hidesTrashed = (schema.hasTrash || !schema.hiddenWithTrashedTargets.isEmpty) && !whereParser.namesDeletedAt
-        return ParseQuery(
+        var query = ParseQuery(
             schema: schema, condition: condition, order: order, limit: limit, skip: skip, count: count,
             projection: projection, hidesTrashed: hidesTrashed, searchTerm: searchTerm)
+        if let text = parameters["explain"] {
+            // true, or a MongoDB verbosity (PostgreSQL has one kind of plain EXPLAIN).
+            let verbosity = ["queryPlanner", "executionStats", "allPlansExecution"].contains(text)
+            query.explain = try verbosity || flag(text, name: "explain")
+        }
+        return query
+    }
+
+    /// `true`/`1` or `false`/`0` (102 otherwise).
+    private static func flag(_ text: String, name: String) throws -> Bool {
+        switch text {
+        case "1", "true": return true
+        case "0", "false": return false
+        default: throw ParseError.invalidQuery("\(name) must be true or false")
+        }
+    }
+
+    /// The accepted-and-ignored parameters must still have the type Parse Server takes: the read
+    /// preferences a known name, `comment` a string, `hint` an index name or an index object.
+    private static func checkIgnored(_ parameters: [String: String]) throws {
+        for name in readPreferences {
+            guard let text = parameters[name] else { continue }
+            guard let value = stringValue(text), readPreferenceValues.contains(value.uppercased()) else {
+                throw ParseError.invalidQuery(
+                    "\(name) must be one of \(readPreferenceValues.sorted().joined(separator: ", "))")
+            }
+        }
+        if let text = parameters["comment"], stringValue(text) == nil {
+            throw ParseError.invalidQuery("comment must be a string")
+        }
+        if let text = parameters["hint"], stringValue(text) == nil {
+            guard case .object? = try? ParseJSONParser.parse(text, maxDepth: 2) else {
+                throw ParseError.invalidQuery("hint must be an index name or an index object")
+            }
+        }
+    }
+
+    /// A parameter's text as a string: a JSON string literal unquoted, any text that is not JSON
+    /// as it is; nil for JSON of another type (an object, an array, a boolean, null). Numbers
+    /// count as text (`comment=42`), as a body member `"42"` arrives as the same text.
+    private static func stringValue(_ text: String) -> String? {
+        guard let json = try? ParseJSONParser.parse(text, maxDepth: 2) else { return text }
+        switch json {
+        case .string(let value): return value
+        case .object, .array, .bool, .null: return nil
+        default: return text
+        }
     }
 
     /// Parses a raw (percent-encoded) query component of `GET /classes/<Class>`.
@@ -106,6 +172,7 @@ public struct ParseQuery: Sendable {
         limits: ParseLimits = ParseLimits()
     ) throws -> ParseQuery {
         let parameters = try collect(items, allowed: getParameters)
+        try checkIgnored(parameters)
         let (projection, keysHaveScore) = try parseProjection(
             schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
             includesScore: false)

@@ -20,8 +20,18 @@ struct BucketRoutes {
     var redirect = false
     /// Seconds the presigned URLs of `redirect` stay valid.
     var presignedSeconds = 300
+    /// Who may read: anyone (`bucket_public`), or only signed URLs.
+    var access: Access = .public
     /// Logs refused requests.
     let logger: Logger
+
+    /// Who may read the bucket.
+    enum Access: Sendable {
+        /// Anyone who knows a key (`bucket_public = true`).
+        case `public`
+        /// Only URLs signed by this signer, unexpired; nil (no usable key) refuses every request.
+        case signed(AssetURLSigner?)
+    }
 
     /// 307: the client repeats the same request at `Location` (RFC 9110 §15.4.8).
     static let temporaryRedirect = HTTPStatus(307, "Temporary Redirect")
@@ -35,20 +45,31 @@ struct BucketRoutes {
         let prefix = "/" + bucket
         let errors = S3ErrorResponder(bucket: bucket, logger: logger)
         router.mount(prefix: prefix, errorResponder: errors)
-        let store = self.store
+        let store = self.store, access = self.access
         if let remote {
             let proxy = redirect ? nil : self.proxy ?? BucketProxy(remote: remote, maxStreams: 64, bufferBytes: 256 << 10, logger: logger)
             let seconds = self.presignedSeconds
             // Talks to the object store (until its answer head is in): blocking, so on the handler pool.
             router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: true) { request in
-                try Self.getRemote(request, remote: remote, proxy: proxy, presignedSeconds: seconds, errors: errors)
+                try Self.authorize(request, access)
+                return try Self.getRemote(request, remote: remote, proxy: proxy, presignedSeconds: seconds, errors: errors)
             })
             return
         }
         // Serving is a stat and a sendfile: cheap enough to run inline on the connection's queue.
         router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: false) { request in
-            try Self.get(request, store: store, errors: errors)
+            try Self.authorize(request, access)
+            return try Self.get(request, store: store, errors: errors)
         })
+    }
+
+    /// Before anything touches the store: with signed access, the request's signature must match
+    /// its key and expiry, and the expiry must not have passed (`AssetURLError`, a 403
+    /// `AccessDenied`). A hash and a clock read, no database.
+    static func authorize(_ request: HTTPRequest, _ access: Access) throws {
+        guard case .signed(let signer) = access else { return }
+        guard let signer else { throw AssetURLError.noSigningKey }
+        try signer.verify(key: request.pathParameters["key"] ?? "", query: request.query, now: Int64(time(nil)))
     }
 
     /// Added to every answer; built once (HTTPFileResponse copies it into each response).

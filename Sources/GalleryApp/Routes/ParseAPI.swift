@@ -28,6 +28,8 @@ struct ParseAPI: Sendable {
     let publicURL: @Sendable () -> String
     /// The bucket and CDN base of file URLs.
     let bucket: String, publicAssetURL: String
+    /// Signs file URLs (nil: `bucket_public`, plain URLs).
+    var assetSigner: AssetURLSigner? = nil
     /// The Parse mount (`/parse`), for `Location`.
     let mountPath: String
     /// Query and body limits.
@@ -63,10 +65,11 @@ struct ParseAPI: Sendable {
             trash: application.trash, publicURL: { application.publicURL },
             bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
             mountPath: application.configuration.mountPath, limits: limits)
+        assetSigner = application.assetSigner
     }
 
     private var encoder: ParseObjectEncoder {
-        ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL)
+        ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL, signer: assetSigner)
     }
 
     static func schema(_ className: String) throws -> ParseClassSchema {
@@ -125,6 +128,45 @@ struct ParseAPI: Sendable {
             if named != nil { throw ParseError.operationForbidden("Only the master key may create an object for a user.") }
             return nil
         }
+    }
+
+    /// Runs a validated find with the caller's access: with `explain` (master key only, else
+    /// Parse Server's 102) the plan, else a page of objects and/or their count.
+    func findOrExplain(_ query: ParseQuery) throws -> Result {
+        guard query.explain else { return try find(query) }
+        guard query.access.caller.isMaster else {
+            throw ParseError.invalidQuery("Using the explain query parameter requires the master key")
+        }
+        return try explain(query)
+    }
+
+    /// `explain`: `{"results":[{"QUERY PLAN":[…]}]}`, the rows of PostgreSQL's `EXPLAIN (FORMAT
+    /// JSON)` of the page's statement (of the count's with `limit=0`), as Parse Server's
+    /// PostgreSQL adapter answers it. The query is planned, not run.
+    func explain(_ query: ParseQuery) throws -> Result {
+        let compiled = ParseSQLCompiler.compile(query)
+        guard let statement = compiled.select ?? compiled.count else {
+            return Result(status: .ok, json: Array(#"{"results":[]}"#.utf8))
+        }
+        let plans = try pool.withConnection { connection in
+            try connection.query("explain (format json) " + statement.sql, statement.binds.postgresBinds).map {
+                try $0.decode(String.self, 0)
+            }
+        }
+        var json = ParseJSONWriter()
+        json.beginObject()
+        json.key("results")
+        json.beginArray()
+        for plan in plans {
+            json.beginObject()
+            json.key("QUERY PLAN")
+            // PostgreSQL's own JSON document.
+            json.raw(Array(plan.utf8))
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return Result(status: .ok, json: json.bytes)
     }
 
     /// Runs a validated find query: a page of objects and/or their count.

@@ -72,7 +72,18 @@ struct ParseBatch {
             throw ParseError.invalidKeyName("Unknown field \(key) in batch request.")
         }
         var body: [UInt8] = []
+        var items: [(name: String, value: String)] = []
         if let value = object["body"] {
+            // A GET's body holds its query parameters, as a `_method: GET` body does.
+            if method.uppercased() == "GET" {
+                guard case .object(let parameters) = value else { throw ParseError.invalidJSON("A GET's body must be an object.") }
+                items = parameters.members.map { member in
+                    if case .string(let text) = member.value { return (member.key, text) }
+                    var writer = ParseJSONWriter()
+                    writer.value(member.value)
+                    return (member.key, String(decoding: writer.bytes, as: UTF8.self))
+                }
+            }
             var writer = ParseJSONWriter()
             writer.value(value)
             body = writer.bytes
@@ -91,7 +102,8 @@ struct ParseBatch {
         case ("POST", nil): return try api.create(className, body: body, access: access)
         case ("PUT", let id?): return try api.update(className, objectId: id, body: body, access: access)
         case ("DELETE", let id?): return try api.delete(className, objectId: id, access: access)
-        case ("GET", let id?): return try api.get(className, objectId: id, items: [], access: access)
+        case ("GET", let id?): return try api.get(className, objectId: id, items: items, access: access)
+        case ("GET", nil): return try api.findOrExplain(try api.findQuery(className, items: items, access: access))
         default: throw ParseError.invalidJSON("Unsupported batch method \(method.prefix(10)) for \(rawPath.prefix(100)).")
         }
     }

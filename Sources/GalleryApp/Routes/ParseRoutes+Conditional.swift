@@ -16,12 +16,17 @@ extension ParseRoutes {
         caller: ParseAccess, api: ParseAPI, application: GalleryApplication
     ) throws -> HTTPResponse {
         let query = try api.findQuery(className, items: items, access: caller)
+        if query.explain {
+            // A plan, not the rows: no tag, never stored.
+            let result = try api.findOrExplain(query)
+            return HTTPResponse.json(result.json, status: result.status).notStored()
+        }
         let className = query.schema.className
         // The caller is part of the tag: one user's answer (or tag) never validates another's.
         let tag = application.classChanges.current(ClassChangeSequences.dependencies(of: className)).map {
             ManifestETag.make(
-                sequences: $0, className: className, items: items, access: access.rawValue, publicURL: application.publicURL,
-                caller: caller.tagKey)
+                sequences: $0, className: className, items: items, access: access.rawValue,
+                publicURL: application.publicURL + "\u{0}" + application.assetURLVersion, caller: caller.tagKey)
         }
         var response: HTTPResponse
         if let tag, let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {

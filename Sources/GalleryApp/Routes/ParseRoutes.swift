@@ -127,6 +127,11 @@ struct ParseRoutes {
         classRoute(.delete, "/purge/:className/:objectId") { _, className, objectId, access in
             try api.purge(className, objectId: objectId, access: access)
         }
+        // Parse Server's FeaturesRouter: the version and what this server supports (master key).
+        router.add(HTTPRoute(.get, mount + "/serverInfo") { request in
+            try Self.require(.master, request, keys)
+            return HTTPResponse.json(ParseServerInfo.json)
+        })
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
             let access = try Self.access(request, keys, application)
@@ -235,7 +240,7 @@ struct ParseRoutes {
         defer { if let temporary { unlink(temporary) } }
         let stored = try application.uploads.storeFile(
             at: spooled, sha256: digest, byteSize: request.body.count, originalFilename: name)
-        let url = application.assetURLPrefix + stored.key.rawValue
+        let url = application.makeEncoder().url(forKey: stored.key.rawValue)
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("name")

@@ -16,6 +16,13 @@ struct S3ErrorResponder: HTTPErrorResponder {
         case BlobStoreError.invalidKey(_, let reason):
             logger.notice("invalid key", metadata: ["requestId": "\(request.requestID)", "reason": "\(reason)"])
             return document(.badRequest, code: "InvalidArgument", message: "Invalid key: \(reason).", request: request)
+        case let refused as AssetURLError:
+            // Logged with the reason; the client learns only that access is denied (or expired, as S3 says).
+            logger.notice("asset URL refused", metadata: [
+                "requestId": "\(request.requestID)", "path": "\(request.path)", "reason": "\(refused)",
+            ])
+            let message = if case .expired = refused { "Request has expired" } else { "Access Denied" }
+            return document(.forbidden, code: "AccessDenied", message: message, request: request)
         case BlobStoreError.notFound:
             return document(.notFound, code: "NoSuchKey", message: "The specified key does not exist.", request: request)
         case BlobStoreError.unavailable, BlobStoreError.remote:

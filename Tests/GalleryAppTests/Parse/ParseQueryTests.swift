@@ -39,8 +39,8 @@ import Testing
 
     @Test func query_RejectsUnknownAndRepeatedParameters_With102() {
         for items in [
-            [("foo", "1")], [("_method", "GET")], [("includeAll", "1")], [("redirectClassNameForKey", "x")], [("hint", "x")],
-            [("explain", "true")], [("limit", "1"), ("limit", "2")], [("Where", "{}")],
+            [("foo", "1")], [("_method", "GET")], [("redirectClassNameForKey", "x")], [("readPreferences", "PRIMARY")],
+            [("Explain", "true")], [("hint", "x"), ("hint", "y")], [("limit", "1"), ("limit", "2")], [("Where", "{}")],
         ] {
             #expect(parseErrorCode { _ = try find(items) } == 102, "\(items)")
         }

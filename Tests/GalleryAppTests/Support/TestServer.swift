@@ -17,6 +17,8 @@ final class TestServer: @unchecked Sendable {
     let storage: String
     private let clusterLock: Int32
     static let masterKey = "test-master-key-0123456789"
+    /// The `url_signing_key` of every test server (and `galleryd` process a test starts).
+    static let urlSigningKey = "test-url-signing-key-0123456789abcdef"
     static let appID = "gallery"
 
     var baseURL: String { "http://127.0.0.1:\(application.port)" }
@@ -59,6 +61,10 @@ final class TestServer: @unchecked Sendable {
         configuration.databaseURL = database.url
         configuration.storageDir = storage
         configuration.masterKey = Self.masterKey
+        configuration.urlSigningKey = Self.urlSigningKey
+        // Most suites test other things and fetch bucket keys by path: a public bucket. The default
+        // (private, signed URLs) is what SignedAssetURLTests set back and test.
+        configuration.bucketPublic = true
         configuration.workers = workers
         configuration.poolSize = 8
         configuration.jobRetryBaseMs = 10

@@ -110,6 +110,7 @@ import Testing
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--workers", "0"]
         process.environment = [
             "DATABASE_URL": database.url, "GALLERYD_STORAGE_DIR": storage, "GALLERYD_MASTER_KEY": TestServer.masterKey,
+            "GALLERYD_URL_SIGNING_KEY": TestServer.urlSigningKey,
             "GALLERYD_LOG_LEVEL": "trace", "GALLERYD_ACCESS_LOG": "text", "GALLERYD_SIGNUP_OPEN": "true",
         ]
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))

@@ -1,0 +1,199 @@
+import Crypto
+import Foundation
+
+/// Signs the asset URLs galleryd hands out and checks them at the bucket endpoint, with no
+/// database access: `/<bucket>/<key>?X-Gallery-Expires=<unix seconds>&X-Gallery-Signature=<sig>`.
+///
+/// `sig` is HMAC-SHA256, keyed with `url_signing_key`, over the canonical string
+/// `galleryd-asset-v1\n/<bucket>/<key>\n<expires>` (the key as stored, not percent-encoded; expires
+/// in decimal), written base64url without padding (43 characters). It binds the object and the
+/// expiry, not the host, so a CDN (`public_asset_url`) forwarding to the bucket serves the same URLs.
+///
+/// The expiry is the end of the current window plus the validity: every URL issued for one key
+/// in one window (`url_window_seconds`, a day) is byte-identical, so URL-keyed image caches
+/// (URLCache, Kingfisher) keep hitting, and each stays valid for at least `url_validity_seconds`
+/// (seven days) and at most that plus a window. Because the URL is stable within a window, its
+/// query is computed once per key and window and kept (`query(forKey:expires:)`).
+public final class AssetURLSigner: @unchecked Sendable {
+    /// The query parameter holding the expiry (Unix seconds).
+    public static let expiresParameter = "X-Gallery-Expires"
+    /// The query parameter holding the signature.
+    public static let signatureParameter = "X-Gallery-Signature"
+    /// Shortest `url_signing_key` accepted: 32 characters (`make run` generates 64 hex digits).
+    public static let minimumKeyLength = 32
+    /// Keys whose query is kept per window; past this the cache starts over (a page of the
+    /// manifest holds three keys per photo, so this is tens of thousands of photos).
+    static let maxCachedKeys = 100_000
+
+    /// The bucket name in the signed path.
+    public let bucket: String
+    /// Seconds of one window: URLs issued within it are identical.
+    public let window: Int64
+    /// Seconds a URL stays valid at least.
+    public let validity: Int64
+    private let key: SymmetricKey
+    private let pathPrefix: [UInt8]
+    private let lock = NSLock()
+    private var cacheExpires: Int64 = 0
+    private var cache: [String: [UInt8]] = [:]
+
+    /// A signer keyed with `key` (at least `minimumKeyLength` characters, checked by the configuration).
+    public init(key: String, bucket: String, windowSeconds: Int, validitySeconds: Int) {
+        self.key = SymmetricKey(data: Array(key.utf8))
+        self.bucket = bucket
+        self.window = Int64(max(1, windowSeconds))
+        self.validity = Int64(max(0, validitySeconds))
+        self.pathPrefix = Array("galleryd-asset-v1\n/\(bucket)/".utf8)
+    }
+
+    /// The expiry of a URL issued at `now` (Unix seconds): the end of `now`'s window plus the validity.
+    public func expires(at now: Int64) -> Int64 {
+        let start = now >= 0 ? now / window * window : ((now + 1) / window - 1) * window
+        return start + window + validity
+    }
+
+    /// The expiry of a URL issued now.
+    public func expiresNow() -> Int64 { expires(at: Int64(Date().timeIntervalSince1970)) }
+
+    /// `?X-Gallery-Expires=…&X-Gallery-Signature=…` for `key` (as stored), from the cache when
+    /// this window's query for the key was made (or checked) before.
+    public func query(forKey key: String, expires: Int64) -> [UInt8] {
+        if let cached = cached(key, expires: expires) { return cached }
+        let query = Self.query(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
+        remember(key, expires: expires, query: query)
+        return query
+    }
+
+    /// The cached query of `key` when it is for `expires`.
+    private func cached(_ key: String, expires: Int64) -> [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return expires == cacheExpires ? cache[key] : nil
+    }
+
+    /// Keeps a query made for `expires`: a later window replaces the cache (the old window's
+    /// queries are not asked for again), an earlier one is not kept.
+    private func remember(_ key: String, expires: Int64, query: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        if expires > cacheExpires {
+            cacheExpires = expires
+            cache.removeAll(keepingCapacity: true)
+        }
+        guard expires == cacheExpires else { return }
+        if cache.count >= Self.maxCachedKeys { cache.removeAll(keepingCapacity: true) }
+        cache[key] = query
+    }
+
+    /// As `query(forKey:expires:)` for a key given as UTF-8 bytes (straight from a result row).
+    public func query(forKey key: UnsafeBufferPointer<UInt8>, expires: Int64) -> [UInt8] {
+        query(forKey: String(decoding: key, as: UTF8.self), expires: expires)
+    }
+
+    /// The base64url signature (no padding) of `key` with `expires`.
+    func signature(key: [UInt8], expires: Int64) -> [UInt8] {
+        var canonical = pathPrefix
+        canonical.reserveCapacity(pathPrefix.count + key.count + 21)
+        canonical.append(contentsOf: key)
+        canonical.append(UInt8(ascii: "\n"))
+        canonical.append(contentsOf: String(expires).utf8)
+        let code = HMAC<SHA256>.authenticationCode(for: canonical, using: self.key)
+        return Self.base64URL(Array(code))
+    }
+
+    /// Checks the signature and expiry a bucket request carries for `key` (as the path names it,
+    /// decoded) at `now`; throws `AssetURLError` when they are missing, malformed, wrong or past.
+    /// The expected signature comes from the cache for the current window's URLs (what the API
+    /// hands out now), else it is computed; the comparison takes the same time wherever it differs.
+    public func verify(key: String, query: String?, now: Int64) throws {
+        guard var query else { throw AssetURLError.missing }
+        try query.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { throw AssetURLError.missing }
+            let (expires, given) = try Self.parameters(in: base, count: bytes.count)
+            let expected: [UInt8]
+            var isNew = false
+            if let cached = cached(key, expires: expires) {
+                expected = cached
+            } else {
+                expected = Self.query(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
+                isNew = true
+            }
+            // The query ends with the signature; compared in time independent of where they differ.
+            guard given.count == Self.signatureLength else { throw AssetURLError.signatureMismatch }
+            var difference: UInt8 = 0
+            let offset = expected.count - Self.signatureLength
+            for i in 0..<Self.signatureLength {
+                difference |= base[given.lowerBound + i] ^ expected[offset + i]
+            }
+            guard difference == 0 else { throw AssetURLError.signatureMismatch }
+            guard now <= expires else { throw AssetURLError.expired(expires) }
+            if isNew { remember(key, expires: expires, query: expected) }
+        }
+    }
+
+    /// Characters of a signature: base64url of 32 bytes, unpadded.
+    static let signatureLength = 43
+    private static let expiresPrefix: StaticString = "X-Gallery-Expires="
+    private static let signaturePrefix: StaticString = "X-Gallery-Signature="
+
+    /// The expiry and where the signature is in a raw query string, in one pass with the C
+    /// library's `memchr` and `memcmp` (other parameters, e.g. a client's cache buster, are left alone).
+    private static func parameters(in base: UnsafePointer<UInt8>, count: Int) throws -> (Int64, Range<Int>) {
+        var expires: Int64?
+        var signature: Range<Int>?
+        var start = 0
+        while start < count {
+            let end = memchr(base + start, Int32(UInt8(ascii: "&")), count - start)
+                .map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+            let length = end - start
+            let e = expiresPrefix.utf8CodeUnitCount, s = signaturePrefix.utf8CodeUnitCount
+            if length >= e && memcmp(base + start, expiresPrefix.utf8Start, e) == 0 {
+                guard expires == nil else { throw AssetURLError.malformed("\(expiresParameter) is given more than once") }
+                let digits = length - e
+                guard digits >= 1 && digits <= 18 else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
+                var value: Int64 = 0
+                for i in (start + e)..<end {
+                    let byte = base[i]
+                    guard byte >= 48 && byte <= 57 else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
+                    value = value * 10 + Int64(byte - 48)
+                }
+                expires = value
+            } else if length >= s && memcmp(base + start, signaturePrefix.utf8Start, s) == 0 {
+                guard signature == nil else { throw AssetURLError.malformed("\(signatureParameter) is given more than once") }
+                signature = (start + s)..<end
+            }
+            start = end + 1
+        }
+        guard let expires, let signature else { throw AssetURLError.missing }
+        return (expires, signature)
+    }
+
+    /// `?X-Gallery-Expires=<expires>&X-Gallery-Signature=<signature>`.
+    static func query(expires: Int64, signature: [UInt8]) -> [UInt8] {
+        var query = Array("?\(expiresParameter)=\(expires)&\(signatureParameter)=".utf8)
+        query.append(contentsOf: signature)
+        return query
+    }
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// RFC 4648 §5 base64url, without padding.
+    static func base64URL(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest > 0 {
+            var n = UInt32(bytes[i]) << 16
+            if rest == 2 { n |= UInt32(bytes[i + 1]) << 8 }
+            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)]]
+            if rest == 2 { out.append(alphabet[Int(n >> 6 & 63)]) }
+        }
+        return out
+    }
+}
