@@ -141,7 +141,16 @@ public final class GalleryApplication: @unchecked Sendable {
             presignedSeconds: configuration.presignedURLSeconds,
             access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
         ).register(on: router)
-        ParseRoutes(application: self, keys: keys).register(on: router)
+        ParseRoutes(
+            context: ParseRoutes.Context(
+                configuration: configuration, logger: logger, api: ParseAPI(application: self), sessions: sessions,
+                classChanges: classChanges, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
+                ownership: OwnershipRepository(pool: pool), idempotency: ParseRequestIdempotency(pool: pool),
+                currentPublicURL: { [unowned self] in self.publicURL },
+                currentAssetURLVersion: { [unowned self] in self.assetURLVersion },
+                makeEncoder: { [unowned self] in self.makeEncoder() }),
+            keys: keys
+        ).register(on: router)
         // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
         UserRoutes(
             accounts: accounts, authenticator: sessions, keys: keys, mountPath: configuration.mountPath,
@@ -364,5 +373,22 @@ public final class GalleryApplication: @unchecked Sendable {
                 .deletingLastPathComponent().appendingPathComponent("migrations").path)
         candidates += ["/usr/local/share/galleryd/migrations", FileManager.default.currentDirectoryPath + "/migrations"]
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/0001_initial.sql") } ?? "migrations"
+    }
+}
+
+extension ParseAPI {
+    /// The operations wired from the application's pool, services and configuration.
+    init(application: GalleryApplication) {
+        var limits = ParseLimits()
+        limits.maxLimit = application.configuration.maxQueryLimit
+        limits.maxSkip = application.configuration.maxQuerySkip
+        limits.maxJSONDepth = application.configuration.maxJSONDepth
+        limits.maxBodyBytes = application.configuration.maxBodyBytes
+        self.init(
+            pool: application.pool, expensiveQueries: application.expensiveQueries, uploads: application.uploads,
+            trash: application.trash, publicURL: { application.publicURL },
+            bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
+            mountPath: application.configuration.mountPath, limits: limits)
+        assetSigner = application.assetSigner
     }
 }

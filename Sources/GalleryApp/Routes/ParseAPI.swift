@@ -53,20 +53,6 @@ struct ParseAPI: Sendable {
         self.limits = limits
     }
 
-    /// The operations wired from the application's pool, services and configuration.
-    init(application: GalleryApplication) {
-        var limits = ParseLimits()
-        limits.maxLimit = application.configuration.maxQueryLimit
-        limits.maxSkip = application.configuration.maxQuerySkip
-        limits.maxJSONDepth = application.configuration.maxJSONDepth
-        limits.maxBodyBytes = application.configuration.maxBodyBytes
-        self.init(
-            pool: application.pool, expensiveQueries: application.expensiveQueries, uploads: application.uploads,
-            trash: application.trash, publicURL: { application.publicURL },
-            bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
-            mountPath: application.configuration.mountPath, limits: limits)
-        assetSigner = application.assetSigner
-    }
 
     private var encoder: ParseObjectEncoder {
         ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL, signer: assetSigner)

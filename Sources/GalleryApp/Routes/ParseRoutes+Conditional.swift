@@ -13,7 +13,7 @@ extension ParseRoutes {
     /// A POST with `_method: GET` gets the same tag and 304, and keeps `Cache-Control: no-store`.
     static func conditionalFind(
         _ request: HTTPRequest, className: String, items: [(name: String, value: String)], access: KeyChecker.Access,
-        caller: ParseAccess, api: ParseAPI, application: GalleryApplication
+        caller: ParseAccess, api: ParseAPI, context: Context
     ) throws -> HTTPResponse {
         let query = try api.findQuery(className, items: items, access: caller)
         if query.explain {
@@ -23,10 +23,10 @@ extension ParseRoutes {
         }
         let className = query.schema.className
         // The caller is part of the tag: one user's answer (or tag) never validates another's.
-        let tag = application.classChanges.current(ClassChangeSequences.dependencies(of: className)).map {
+        let tag = context.classChanges.current(ClassChangeSequences.dependencies(of: className)).map {
             ManifestETag.make(
                 sequences: $0, className: className, items: items, access: access.rawValue,
-                publicURL: application.publicURL + "\u{0}" + application.assetURLVersion, caller: caller.tagKey)
+                publicURL: context.publicURL + "\u{0}" + context.assetURLVersion, caller: caller.tagKey)
         }
         var response: HTTPResponse
         if let tag, let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {
@@ -46,8 +46,8 @@ extension ParseRoutes {
     /// After a write through this server: reads the sequences, so the writer's next conditional
     /// find sees its own change even before the change's notification has arrived. A failed read
     /// only delays that until the notification.
-    static func writeDone(_ application: GalleryApplication) {
-        writeDone(application.classChanges, logger: application.logger)
+    static func writeDone(_ context: Context) {
+        writeDone(context.classChanges, logger: context.logger)
     }
 
     /// `writeDone(_:)` with the two collaborators it uses.

@@ -1,25 +1,58 @@
 import BlobStore
 import Foundation
 import HTTPServer
+import Logging
 
 /// The Parse-compatible REST API under the mount path (default `/parse`): classes, files and
 /// batch, with Parse's keys and error format.
 struct ParseRoutes {
-    let application: GalleryApplication
+    /// What the routes work with: the operations, the services and settings they call, and the
+    /// URLs of a running server (read per request). `GalleryApplication.registerRoutes` wires it.
+    struct Context: Sendable {
+        /// The settings the routes read (mount path, body and JSON limits, `public_read`).
+        let configuration: GalleryConfiguration
+        let logger: Logger
+        /// The Parse operations on classes (finds, gets, writes, trash, purges).
+        let api: ParseAPI
+        /// Session tokens to callers.
+        let sessions: SessionAuthenticator
+        /// The change sequences behind find ETags.
+        let classChanges: ClassChangeSequences
+        /// Uploads: the head's admission (disk space) and storing the spooled file.
+        let uploadAdmission: UploadAdmission
+        let uploads: UploadService
+        /// Where small uploads are spooled to a temporary file.
+        let store: LocalBlobStore
+        /// Whether accounts exist (anonymous uploads are refused once they do).
+        let ownership: OwnershipRepository
+        /// Answers remembered by `X-Parse-Request-Id`.
+        let idempotency: ParseRequestIdempotency
+        /// The server's public base URL: known only once it has bound its port.
+        let currentPublicURL: @Sendable () -> String
+        /// The asset URLs' signing window, part of a find's ETag.
+        let currentAssetURLVersion: @Sendable () -> String
+        /// The encoder of objects and asset URLs for the current window.
+        let makeEncoder: @Sendable () -> ParseObjectEncoder
+
+        var publicURL: String { currentPublicURL() }
+        var assetURLVersion: String { currentAssetURLVersion() }
+    }
+
+    let context: Context
     let keys: KeyChecker
 
     func register(on router: HTTPRouter) {
-        let mount = application.configuration.mountPath
-        router.mount(prefix: mount, errorResponder: ParseErrorResponder(logger: application.logger))
-        let api = ParseAPI(application: application)
+        let mount = context.configuration.mountPath
+        router.mount(prefix: mount, errorResponder: ParseErrorResponder(logger: context.logger))
+        let api = context.api
         let keys = self.keys
-        let application = self.application
+        let context = self.context
 
         // Keys and disk space are checked on the head, before a byte of the body is spooled: a
         // refused upload costs the server nothing but the answer (403 or 507 at once).
-        let admission = application.uploadAdmission
+        let admission = context.uploadAdmission
         router.add(HTTPRoute(
-            .post, mount + "/files/:name", maxBodyBytes: application.configuration.maxUploadBytes,
+            .post, mount + "/files/:name", maxBodyBytes: context.configuration.maxUploadBytes,
             admission: { request in
                 try Self.require(.client, request, keys)
                 let length = request.headers["Content-Length"].flatMap { Int($0) }
@@ -29,12 +62,12 @@ struct ParseRoutes {
             try Self.require(.client, request, keys)
             // Parse Server's default: files are uploaded by users (and the master key), not the
             // public, once accounts exist.
-            if try Self.access(request, keys, application).caller == .anonymous,
-                try OwnershipRepository(pool: application.pool).hasAccounts()
+            if try Self.access(request, keys, context).caller == .anonymous,
+                try context.ownership.hasAccounts()
             {
                 throw ParseError(code: ParseError.Code.fileSaveError, message: "File upload by public is disabled.")
             }
-            return try Self.upload(request, application: application)
+            return try Self.upload(request, context: context)
         })
         // Each class route: check the keys, run the ParseAPI operation, answer with its JSON.
         func classRoute(
@@ -43,9 +76,9 @@ struct ParseRoutes {
         ) {
             router.add(HTTPRoute(method, mount + path) { request in
                 try Self.require(level, request, keys)
-                let access = try Self.access(request, keys, application)
+                let access = try Self.access(request, keys, context)
                 // Every route here but GET writes: re-read the change sequences once it is done.
-                defer { if method != .get { Self.writeDone(application) } }
+                defer { if method != .get { Self.writeDone(context) } }
                 let parameters = request.pathParameters
                 return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? "", access), request)
             })
@@ -55,24 +88,24 @@ struct ParseRoutes {
             try Self.require(.client, request, keys)
             return try Self.conditionalFind(
                 request, className: request.pathParameters["className"]!, items: try Self.queryItems(request),
-                access: keys.access(request), caller: try Self.access(request, keys, application), api: api,
-                application: application)
+                access: keys.access(request), caller: try Self.access(request, keys, context), api: api,
+                context: context)
         })
         classRoute(.get, "/classes/:className/:objectId") { request, className, objectId, access in
             try api.get(className, objectId: objectId, items: try Self.queryItems(request), access: access)
         }
         // POST also carries the SDKs' method override and body keys (ParseMethodOverride).
-        let depth = application.configuration.maxJSONDepth
-        let idempotency = ParseRequestIdempotency(pool: application.pool)
+        let depth = context.configuration.maxJSONDepth
+        let idempotency = context.idempotency
         router.add(HTTPRoute(.post, mount + "/classes/:className") { request in
             let body = try Self.body(request)
             let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
             let className = request.pathParameters["className"]!
             try Self.require(.client, request, keys, bodyKeys: override?.keys)
-            let access = try Self.access(request, keys, application, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
+            let access = try Self.access(request, keys, context, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
             switch override?.method {
             case nil, "POST"?:
-                defer { Self.writeDone(application) }
+                defer { Self.writeDone(context) }
                 // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency),
                 // recorded with the object, so also after a 503 whose COMMIT went through.
                 let result = try idempotency.run(
@@ -84,7 +117,7 @@ struct ParseRoutes {
             case "GET"?:
                 return try Self.conditionalFind(
                     request, className: className, items: override!.queryItems(mergedWith: try Self.queryItems(request)),
-                    access: keys.access(request, bodyKeys: override?.keys), caller: access, api: api, application: application)
+                    access: keys.access(request, bodyKeys: override?.keys), caller: access, api: api, context: context)
             case let other?:
                 throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
             }
@@ -95,7 +128,7 @@ struct ParseRoutes {
             let parameters = request.pathParameters
             let (className, objectId) = (parameters["className"]!, parameters["objectId"]!)
             try Self.require(.client, request, keys, bodyKeys: override?.keys)
-            let access = try Self.access(request, keys, application, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
+            let access = try Self.access(request, keys, context, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
             switch override?.method {
             case "GET"?:
                 return Self.respond(
@@ -104,10 +137,10 @@ struct ParseRoutes {
                         access: access),
                     request)
             case "PUT"?:
-                defer { Self.writeDone(application) }
+                defer { Self.writeDone(context) }
                 return Self.respond(try api.update(className, objectId: objectId, body: override!.body, access: access), request)
             case "DELETE"?:
-                defer { Self.writeDone(application) }
+                defer { Self.writeDone(context) }
                 return Self.respond(try api.delete(className, objectId: objectId, access: access), request)
             default:
                 throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
@@ -134,8 +167,8 @@ struct ParseRoutes {
         })
         router.add(HTTPRoute(.post, mount + "/batch") { request in
             try Self.require(.client, request, keys)
-            let access = try Self.access(request, keys, application)
-            defer { Self.writeDone(application) }
+            let access = try Self.access(request, keys, context)
+            defer { Self.writeDone(context) }
             let body = try Self.body(request)
             let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access)) {
                 ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount, access: access).run(body: body))
@@ -147,11 +180,11 @@ struct ParseRoutes {
     /// The request's access: its caller (the master key, a session's user — 209 for a bad token —
     /// or no session) and the `public_read` setting.
     static func access(
-        _ request: HTTPRequest, _ keys: KeyChecker, _ application: GalleryApplication, bodyKeys: KeyChecker.Keys? = nil,
+        _ request: HTTPRequest, _ keys: KeyChecker, _ context: Context, bodyKeys: KeyChecker.Keys? = nil,
         bodyToken: String? = nil
     ) throws -> ParseAccess {
-        let caller = try application.sessions.caller(request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: bodyToken)
-        return ParseAccess(caller: caller, publicRead: application.configuration.publicRead)
+        let caller = try context.sessions.caller(request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: bodyToken)
+        return ParseAccess(caller: caller, publicRead: context.configuration.publicRead)
     }
 
     /// Throws 403 `{"error":"unauthorized"}` (Parse Server's answer) unless the keys grant `level`.
@@ -211,7 +244,7 @@ struct ParseRoutes {
 
     /// `POST /files/<name>`: the body (already spooled to disk and hashed while it arrived) is
     /// probed, stored under its content address and answered with 201, `Location` and `{"name","url"}`.
-    static func upload(_ request: HTTPRequest, application: GalleryApplication) throws -> HTTPResponse {
+    static func upload(_ request: HTTPRequest, context: Context) throws -> HTTPResponse {
         let name = request.pathParameters["name"] ?? ""
         guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"),
             name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
@@ -234,13 +267,13 @@ struct ParseRoutes {
         case .bytes(let bytes):
             // Small uploads arrive in memory; spool them so the store can rename them into place
             // (a full disk is `insufficientStorage`: 507, as when a large body is spooled).
-            spooled = try application.store.writeTemporaryFile(bytes)
+            spooled = try context.store.writeTemporaryFile(bytes)
             temporary = spooled
         }
         defer { if let temporary { unlink(temporary) } }
-        let stored = try application.uploads.storeFile(
+        let stored = try context.uploads.storeFile(
             at: spooled, sha256: digest, byteSize: request.body.count, originalFilename: name)
-        let url = application.makeEncoder().url(forKey: stored.key.rawValue)
+        let url = context.makeEncoder().url(forKey: stored.key.rawValue)
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("name")

@@ -96,9 +96,7 @@ public final class ClassChangeSequences: @unchecked Sendable {
     /// after reconnecting. Makes the values known only if the listener was listening throughout.
     public func refresh() throws {
         let started = lock.withLock { (session, listening) }
-        let rows = try pool.query("select class_name, seq from class_change_sequences")
-        var read: [String: Int64] = [:]
-        for row in rows { read[try row.decode(String.self, "class_name")] = try row.decode(Int64.self, "seq") }
+        let read = try ChangeSequenceRepository(pool: pool).all()
         lock.withLock {
             guard started.1, listening, session == started.0 else { return }
             for (name, seq) in read { values[name] = max(values[name] ?? 0, seq) }
