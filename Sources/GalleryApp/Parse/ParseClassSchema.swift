@@ -93,6 +93,20 @@ public struct ParseClassSchema: Sendable {
         ],
         hasTrash: true, liveCountName: "photos_live", searchColumn: "search", searchFields: ["filename", "title", "tags"])
 
+    /// _User: the accounts (table `users`) as a find reads them, for the SDKs' `ParseQuery` on
+    /// `_User` (looking someone up to share a gallery with): never a password or its hash, and
+    /// `email` only on the caller's own row and for the master key (Parse Server's default
+    /// `protectedFields` `{"*":["email"]}`). Not in `named(_:)`: the class routes do not serve it;
+    /// `UserRoutes` does, and finds through `ParseAPI.findUsers`.
+    public static let user = ParseClassSchema(
+        className: "_User", table: "users",
+        fields: [
+            objectId, createdAt, updatedAt,
+            ParseField("username", "username", .string),
+            ParseField("email", .string, source: .selfOnly("email"), sortable: false),
+        ],
+        hasTrash: false, liveCountName: nil)
+
     /// Gallery: a named, ordered collection of photos (table `galleries`).
     public static let gallery = ParseClassSchema(
         className: "Gallery", table: "galleries",

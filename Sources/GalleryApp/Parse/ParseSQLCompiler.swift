@@ -34,6 +34,10 @@ public enum ParseSQLCompiler {
 
         var columns: [String] = []
         for field in projection.fields {
+            if case .selfOnly(let column) = field.source {
+                columns.append(selfOnlyExpression(column, access: query.access, binds: &binds))
+                continue
+            }
             columns.append(selectExpression(field, table: "t", prefix: "", included: projection.includes[field.name] != nil))
         }
         var joins: [String] = []
@@ -157,10 +161,23 @@ public enum ParseSQLCompiler {
         return field.column
     }
 
+    /// The select-list entry of a `selfOnly` column of `t`: the value for the master key, on the
+    /// caller's own row for a user, never without a session.
+    private static func selfOnlyExpression(_ column: String, access: ParseAccess, binds: inout Binds) -> String {
+        switch access.caller {
+        case .master:
+            return "t.\(column)"
+        case .user(let userId):
+            return "case when t.object_id = \(binds.add(.text(userId), cast: "text")) then t.\(column) end as \(column)"
+        case .anonymous:
+            return "null::text as \(column)"
+        }
+    }
+
     /// The select-list entry for `field` of the row aliased `table`.
     private static func selectExpression(_ field: ParseField, table: String, prefix: String, included: Bool) -> String {
         switch field.source {
-        case .column(let column):
+        case .column(let column), .selfOnly(let column):
             return prefix.isEmpty ? "\(table).\(column)" : "\(table).\(column) as \(prefix)\(column)"
         case .coverPhoto:
             if included, let alias = field.joinAlias {
@@ -353,7 +370,7 @@ extension ParseSQLCompiler {
             guard let field = schema.field(named: expectation.field) else { continue }
             let current: String
             switch field.source {
-            case .column(let column):
+            case .column(let column), .selfOnly(let column):
                 switch field.type {
                 case .date: current = "date_trunc('milliseconds', t.\(column))"
                 case .file: current = "substring(t.\(column) from '[^/]*$')"

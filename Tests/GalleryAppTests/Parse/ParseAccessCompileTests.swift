@@ -44,6 +44,17 @@ import Testing
         #expect(!(try #require(try compiled(.photo, [], publicRead).select).sql.contains("acl")))
     }
 
+    @Test func users_AreAllReadable_EmailOnlyOnTheCallersOwnRow() throws {
+        let find = try #require(try compiled(.user, [("keys", "username,email")], alice).select)
+        #expect(find.sql == "select t.object_id, t.created_at, t.updated_at, t.username,"
+            + " case when t.object_id = $1::text then t.email end as email from users t"
+            + " order by t.created_at desc, t.object_id desc limit $2::bigint offset $3::bigint")
+        #expect(try #require(try compiled(.user, [("keys", "email")], .master).select).sql.contains("t.email from users t"))
+        let anonymous = try #require(try compiled(.user, [("keys", "email")], ParseAccess(caller: .anonymous, publicRead: true)).select)
+        #expect(anonymous.sql.contains("null::text as email from users t order"))
+        #expect(try #require(try compiled(.user, [], ParseAccess(caller: .anonymous)).select).sql.contains("where not exists (select 1 from users)"))
+    }
+
     @Test func writes_NeedEditOrOwnership() throws {
         let own = ParseSQLCompiler.accessCheck(.gallery, objectId: "gal0000001", access: alice, need: .own)
         #expect(own.sql == "select 1 from galleries t where t.object_id = $1::text and t.owner_id = $2::text")
