@@ -71,20 +71,31 @@ public enum ParseSQLCompiler {
     private static func countStatement(_ query: ParseQuery) -> ParseSQLStatement {
         let schema = query.schema
         if query.condition == nil, query.hidesTrashed, let counter = schema.liveCountName {
-            // O(1): the counter the database keeps by trigger (the whole table's, or for Photo the
-            // owner's: migrations/0014). The name is a schema constant. No row answers 0.
+            // O(1): the counters the database keeps by trigger (the whole table's; a user's own
+            // photos, or the galleries they may read: the public ones plus their own and those
+            // granted to them, migrations/0014 and 0015). Names are schema constants. No row answers 0.
             switch query.access.caller {
             case .master:
                 return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
+            case .anonymous where query.access.publicRead && schema.publicLiveCountName != nil:
+                // Everything before the first account, the public rows afterwards.
+                return ParseSQLStatement(
+                    sql: "select n from row_counts where name = case when \(noAccountsSQL) then '\(counter)'"
+                        + " else '\(schema.publicLiveCountName!)' end",
+                    binds: [])
             case .anonymous where !query.access.publicRead || schema.className == "Photo":
                 return ParseSQLStatement(
                     sql: "select n from row_counts where name = '\(counter)' and \(noAccountsSQL)", binds: [])
-            case .user(let userId) where schema.className == "Photo":
+            case .user(let userId) where schema.userCountName != nil:
+                let own = "select n from owner_row_counts where owner_id = $1::text and name = '\(schema.userCountName!)'"
+                guard let publicCounter = schema.publicLiveCountName else {
+                    return ParseSQLStatement(sql: own, binds: [.text(userId)])
+                }
                 return ParseSQLStatement(
-                    sql: "select n from owner_row_counts where owner_id = $1::text and name = '\(counter)'",
+                    sql: "select coalesce((select n from row_counts where name = '\(publicCounter)'), 0) + coalesce((\(own)), 0)",
                     binds: [.text(userId)])
             default:
-                break  // galleries shared with the caller: counted below
+                break  // counted below
             }
         }
         var binds = Binds()
