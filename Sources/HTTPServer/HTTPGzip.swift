@@ -1,13 +1,13 @@
 import CZlib
 
 /// gzip for response bodies (RFC 9110 §8.4.1.3) through zlib, and the rules for when to use it.
-enum HTTPGzip {
+public enum HTTPGzip {
     /// Bodies at or below this size are sent as they are: the gzip header and a CPU pass cost more
     /// than the bytes they save.
-    static let minimumBytes = 1024
+    public static let minimumBytes = 1024
 
     /// The body compressed as a gzip member (deflateInit2 with windowBits 31), or nil if zlib failed.
-    static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8]? {
+    public static func compress(_ input: [UInt8], level: Int32 = 6) -> [UInt8]? {
         var stream = z_stream()
         let initResult = deflateInit2_(
             &stream, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
@@ -46,7 +46,7 @@ enum HTTPGzip {
 
     /// Whether `Accept-Encoding` allows gzip (RFC 9110 §12.5.3): `gzip` or `x-gzip` with q > 0, or `*`
     /// with q > 0 when gzip is not named.
-    static func accepts(_ headers: HTTPHeaders) -> Bool {
+    public static func accepts(_ headers: HTTPHeaders) -> Bool {
         var gzipQ: Double?
         var starQ: Double?
         for value in headers.values("Accept-Encoding") {

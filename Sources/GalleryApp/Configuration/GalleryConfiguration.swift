@@ -229,6 +229,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     // Access log and the bucket's open-file cache
     /// Recently served blobs kept open (descriptor and stat) for the bucket route; 0 turns it off.
     public var openFileCache = 1000
+    /// Bytes of rendered find and count answers kept by their ETag, so an unchanged page is
+    /// answered without the database (`ManifestCache`); 0 turns it off.
+    public var manifestCacheBytes = 32 * 1024 * 1024
     /// Access log format: `text`, `json` (one object per line) or `off`; independent of `logLevel`.
     public var accessLog = "text"
     /// Bytes of access log each event loop buffers; past it lines are dropped and counted.
