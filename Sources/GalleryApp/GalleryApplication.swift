@@ -122,7 +122,8 @@ public final class GalleryApplication: @unchecked Sendable {
             pool: pool, store: blobs, spool: store,
             spec: DerivativeSpec(
                 thumbnailShortEdge: configuration.thumbnailSize, previewLongEdge: configuration.previewSize,
-                quality: configuration.jpegQuality),
+                quality: configuration.jpegQuality,
+                quantizer: JPEGQuantizer(rawValue: configuration.jpegQuantizer) ?? .libjpeg),
             limits: ImageLimits(maxPixels: configuration.maxPixels), maxOriginalBytes: Int64(configuration.maxUploadBytes))
         var settings = WorkerPool.Settings(threads: threads, trashRetentionDays: configuration.trashRetentionDays)
         settings.pollInterval = 2

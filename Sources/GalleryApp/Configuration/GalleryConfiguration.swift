@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import HTTPServer
 
 /// Every setting of galleryd, with its default. Loaded from a config file, then environment
@@ -116,6 +117,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var previewSize = 2048
     /// JPEG quality of thumbnails and previews (1–100).
     public var jpegQuality = 80
+    /// Who quantizes the JPEG coefficients: `libjpeg`, `trellis` or `rounding` (`JPEGQuantizer`).
+    public var jpegQuantizer = JPEGQuantizer.libjpeg.rawValue
     /// Largest pixel count of an upload (decompression bombs are refused before decoding).
     public var maxPixels = 100_000_000
     /// Processing attempts before a photo is marked failed.
