@@ -66,6 +66,40 @@ import Testing
         #expect(nonEmpty == cases.count - 1)  // every case but the count alone selects some rows
     }
 
+    /// `access` (`galleryd compile-query --user`): compiled for a user's session, the statements
+    /// are the route's for that session: the user's photos alone, the count from their counter.
+    @Test func compiledStatements_ForAUser_ReturnWhatTheRouteReturnsForTheirSession() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alicePhotos = try server.insertPhotos(3, owner: alice.objectId)
+        let bobPhotos = try server.insertPhotos(2, owner: bob.objectId)
+        let configuration = server.application.configuration
+        for items in [["order": "-createdAt", "limit": "20"], ["count": "1", "limit": "0"], ["count": "1", "limit": "2"]] {
+            let compiled = try ParseCompiledQuery.find(
+                className: "Photo", rawQuery: F.query(items), configuration: configuration,
+                access: ParseAccess(caller: .user(objectId: alice.objectId)))
+            let response = try F.find(server, items, headers: alice.headers)
+            #expect(response.status == 200, "\(items): \(response.text)")
+            if let select = compiled.select {
+                #expect(select.sql.contains("t.owner_id = "), "\(select.sql)")
+                let ids = try Self.prepareAndExecute(server, select).map { try $0.decode(String.self, "object_id") }
+                #expect(ids == F.ids(response), "\(items): \(select.sql)")
+                #expect(Set(ids).isSubset(of: Set(alicePhotos)) && ids.count == min(3, Int(items["limit"]!)!))
+            }
+            if let count = compiled.count {
+                #expect(count.sql.contains("owner_row_counts"), "\(count.sql)")
+                let rows = try Self.prepareAndExecute(server, count)
+                #expect(try rows.first?.decode(Int64.self, 0) == 3)
+                #expect((response.json["count"] as? NSNumber)?.int64Value == 3)
+            }
+        }
+        // The master key's statement (the default) is another one: every photo.
+        let master = try ParseCompiledQuery.find(className: "Photo", rawQuery: "limit=20", configuration: configuration)
+        let all = try Self.prepareAndExecute(server, try #require(master.select)).map { try $0.decode(String.self, "object_id") }
+        #expect(Set(all) == Set(alicePhotos + bobPhotos))
+    }
+
     @Test func compiledStatements_FailWithTheRoutesParseError_ForABadQuery() {
         let configuration = GalleryConfiguration()
         func code(_ className: String, _ rawQuery: String) -> Int? {
