@@ -127,8 +127,9 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-# The deep page: the keyset cursor 90 % of the way down the (user's) live photos (benchuser0's
-# rows are every OWNERS-th, which holds the trashed ones: fewer live than ROWS/OWNERS).
+# The deep page: the keyset cursor 90 % of the way down the (user's) live photos. benchuser0's
+# rows are every OWNERS-th, and the trashed ones every 100th: with OWNERS=10 all of them are its
+# (900,000 live of 1,000,000).
 live_count=$(q "select n from row_counts where name = 'photos_live'")
 [ "$owners" -gt 0 ] && live_count=$(q "select n from owner_row_counts where owner_id = 'benchuser0' and name = 'photos_live'")
 deep_offset=$(( live_count * 9 / 10 ))
