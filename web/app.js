@@ -3,9 +3,11 @@
 // Once the server has accounts, the page first needs a session: it shows its login form (and sign-up,
 // when open) until one is made; logging out, or the server ending the session (209), starts the page
 // over, so nothing of one user's library (grid, galleries, preview, live subscription) outlives their session.
+// A page opened before the first account notices it (an empty answer, a refused write, every 15 s)
+// and starts over at the login form too.
 import {
   loadConfig, settings, hasKeys, setRestKey, call, find, currentUser, logIn, signUp, logOut, onSessionEnded,
-  sessionToken, clearSessionToken,
+  sessionToken, clearSessionToken, checkAccounts, onAccountsAppeared,
 } from "./api.js";
 import { PhotoGrid } from "./grid.js";
 import { Preview } from "./preview.js";
@@ -25,6 +27,8 @@ const fail = (error) => say(error.message || String(error), true);
 
 /** Survives the reload that follows an ended session, so the login form can say why it is back. */
 const NOTICE_KEY = "galleryd.loginNotice";
+/** How often a page opened before any account exists asks whether one does now (also on becoming visible). */
+const ACCOUNT_CHECK_MS = 15000;
 
 /** How long to wait, in words, from a Retry-After in seconds. */
 const inSeconds = (seconds) => `${seconds} second${seconds === 1 ? "" : "s"}`;
@@ -97,6 +101,14 @@ function showAccount(user) {
 async function ensureSession() {
   if (!settings().accountsExist) {
     clearSessionToken();
+    // The first account may be made while this page is open: then it must log in (checkAccounts).
+    onAccountsAppeared(() => {
+      sessionStorage.setItem(NOTICE_KEY, "Accounts have been set up on this server. Please log in.");
+      location.reload();
+    });
+    const check = () => { if (document.visibilityState === "visible") checkAccounts(); };
+    setInterval(check, ACCOUNT_CHECK_MS);
+    document.addEventListener("visibilitychange", check);
     return;
   }
   let notice = sessionStorage.getItem(NOTICE_KEY) || "";

@@ -133,6 +133,7 @@ public final class GalleryApplication: @unchecked Sendable {
 
     private func registerRoutes() {
         let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
+        let api = ParseAPI(application: self)
         OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys)
             .register(on: router)
         BucketRoutes(
@@ -143,7 +144,7 @@ public final class GalleryApplication: @unchecked Sendable {
         ).register(on: router)
         ParseRoutes(
             context: ParseRoutes.Context(
-                configuration: configuration, logger: logger, api: ParseAPI(application: self), sessions: sessions,
+                configuration: configuration, logger: logger, api: api, sessions: sessions,
                 classChanges: classChanges, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
                 ownership: OwnershipRepository(pool: pool), idempotency: ParseRequestIdempotency(pool: pool),
                 currentPublicURL: { [unowned self] in self.publicURL },
@@ -153,8 +154,9 @@ public final class GalleryApplication: @unchecked Sendable {
         ).register(on: router)
         // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
         UserRoutes(
-            accounts: accounts, authenticator: sessions, keys: keys, mountPath: configuration.mountPath,
-            maxJSONDepth: configuration.maxJSONDepth, publicURL: { [unowned self] in self.publicURL }
+            accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
+            mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
+            publicURL: { [unowned self] in self.publicURL }
         ).register(on: router)
         ParseJobRoutes(
             jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,

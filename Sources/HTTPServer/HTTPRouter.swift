@@ -122,6 +122,14 @@ public final class HTTPRouter: @unchecked Sendable {
         return defaultErrorResponder
     }
 
+    /// The route for a method and decoded path with the parameters it captured, or nil when no
+    /// route has both: for requests that did not arrive on a connection, such as the sub-requests
+    /// of Parse's `POST /batch`, which run through the same routes as the requests they stand for.
+    public func route(method: HTTPMethod, path: String) -> (route: HTTPRoute, parameters: HTTPPathParameters)? {
+        guard case .route(let route, let parameters) = match(method: method, path: path) else { return nil }
+        return (route, parameters)
+    }
+
     /// Finds the route for a method and decoded path. HEAD falls back to GET (RFC 9110 §9.3.2).
     func match(method: HTTPMethod, path: String) -> Match {
         // Walks the path's bytes segment by segment; only captured values become Strings.

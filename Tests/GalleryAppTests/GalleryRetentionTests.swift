@@ -99,7 +99,7 @@ import Testing
         // The counters follow.
         let counters = try server.application.pool.query("select name, n from row_counts order by name")
             .map { "\(try $0.decode(String.self, "name"))=\(try $0.decode(Int.self, "n"))" }
-        #expect(counters == ["galleries_live=1", "galleries_trashed=1", "photos_live=4", "photos_trashed=1"])
+        #expect(counters == ["galleries_live=1", "galleries_public_live=0", "galleries_trashed=1", "photos_live=4", "photos_trashed=1"])
 
         // A second purge finds nothing more.
         let again = try server.application.trash.purge(olderThanDays: 30)

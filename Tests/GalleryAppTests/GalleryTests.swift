@@ -470,6 +470,6 @@ import Testing
         let counters = try server.application.pool.query(
             "select name, n from row_counts where name like 'galleries_%' order by name"
         ).map { "\(try $0.decode(String.self, "name"))=\(try $0.decode(Int.self, "n"))" }
-        #expect(counters == ["galleries_live=1", "galleries_trashed=0"])
+        #expect(counters == ["galleries_live=1", "galleries_public_live=0", "galleries_trashed=0"])
     }
 }

@@ -11,7 +11,7 @@ import Testing
 /// object is read, a client that stops reading stops the reads from the store, the client's Range
 /// reaches the store, conditionals are answered like local files, a client that goes away leaves
 /// no connection behind, and the store dying mid-body closes the client's connection.
-@Suite(.enabled(if: S3TestEnvironment.isProvided, S3TestEnvironment.skipReason), .serialized)
+@Suite(.enabled(if: S3TestEnvironment.isProvided, S3TestEnvironment.skipReason), .serialized, .timeLimit(.minutes(3)))
 struct S3ProxyStreamingTests {
     /// An instance with `storage = "s3"`, proxy delivery, on its own database.
     private final class Instance {

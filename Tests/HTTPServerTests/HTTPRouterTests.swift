@@ -97,3 +97,14 @@ private struct TaggedResponder: HTTPErrorResponder {
     #expect(tag("/parsec") == nil)
     #expect(tag("/") == nil)
 }
+
+@Test func router_RouteForARequestFromNoConnection_GivesTheRouteAndItsParameters_OrNil() throws {
+    let router = makeRouter()
+    let found = try #require(router.route(method: .get, path: "/parse/classes/Gallery/abc"))
+    #expect(found.route.pattern == "/parse/classes/:className/:objectId")
+    #expect(found.parameters["className"] == "Gallery" && found.parameters["objectId"] == "abc")
+    #expect(router.route(method: .get, path: "/parse/classes/Photo/count")?.route.pattern == "/parse/classes/Photo/count")
+    // A path without the method, or no path at all, is nil (405 and 404 are the server's answers, not the caller's).
+    #expect(router.route(method: .delete, path: "/parse/classes/Photo/abc") == nil)
+    #expect(router.route(method: .get, path: "/nowhere/at/all") == nil)
+}

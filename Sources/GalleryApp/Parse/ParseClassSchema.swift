@@ -11,6 +11,12 @@ public struct ParseClassSchema: Sendable {
     public let hasTrash: Bool
     /// The `row_counts` name counting the live rows, used for a count without conditions.
     public let liveCountName: String?
+    /// The `owner_row_counts` name counting, per user, the live rows a user's unconditioned count
+    /// counts (Photo: their own; Gallery: the non-public ones they own or are granted; 0014, 0015).
+    public let userCountName: String?
+    /// The `row_counts` name counting the live rows everyone may read (Gallery: ACL `*` read), added
+    /// to a user's counter, and alone a reader's without a session under `public_read` (0015).
+    public let publicLiveCountName: String?
     /// Pointer fields whose target's trash hides this row (GalleryItem: its photo and gallery).
     public let hiddenWithTrashedTargets: [String]
     /// The `tsvector` column that `$text` searches, or nil when the class has none.
@@ -23,6 +29,7 @@ public struct ParseClassSchema: Sendable {
     /// A class schema.
     public init(
         className: String, table: String, fields: [ParseField], hasTrash: Bool, liveCountName: String?,
+        userCountName: String? = nil, publicLiveCountName: String? = nil,
         hiddenWithTrashedTargets: [String] = [], searchColumn: String? = nil, searchFields: [String] = []
     ) {
         self.className = className
@@ -30,6 +37,8 @@ public struct ParseClassSchema: Sendable {
         self.fields = fields
         self.hasTrash = hasTrash
         self.liveCountName = liveCountName
+        self.userCountName = userCountName
+        self.publicLiveCountName = publicLiveCountName
         self.hiddenWithTrashedTargets = hiddenWithTrashedTargets
         self.searchColumn = searchColumn
         self.searchFields = searchFields
@@ -91,7 +100,22 @@ public struct ParseClassSchema: Sendable {
             ParseField("previewHeight", "preview_height", .int),
             owner,
         ],
-        hasTrash: true, liveCountName: "photos_live", searchColumn: "search", searchFields: ["filename", "title", "tags"])
+        hasTrash: true, liveCountName: "photos_live", userCountName: "photos_live", searchColumn: "search",
+        searchFields: ["filename", "title", "tags"])
+
+    /// _User: the accounts (table `users`) as a find reads them, for the SDKs' `ParseQuery` on
+    /// `_User` (looking someone up to share a gallery with): never a password or its hash, and
+    /// `email` only on the caller's own row and for the master key (Parse Server's default
+    /// `protectedFields` `{"*":["email"]}`). Not in `named(_:)`: the class routes do not serve it;
+    /// `UserRoutes` does, and finds through `ParseAPI.findUsers`.
+    public static let user = ParseClassSchema(
+        className: "_User", table: "users",
+        fields: [
+            objectId, createdAt, updatedAt,
+            ParseField("username", "username", .string),
+            ParseField("email", .string, source: .selfOnly("email"), sortable: false),
+        ],
+        hasTrash: false, liveCountName: nil)
 
     /// Gallery: a named, ordered collection of photos (table `galleries`).
     public static let gallery = ParseClassSchema(
@@ -105,7 +129,8 @@ public struct ParseClassSchema: Sendable {
             owner,
             ParseField("ACL", "acl", .acl, queryable: false, sortable: false, creatable: true, updatable: true),
         ],
-        hasTrash: true, liveCountName: "galleries_live")
+        hasTrash: true, liveCountName: "galleries_live", userCountName: "galleries_readable",
+        publicLiveCountName: "galleries_public_live")
 
     /// GalleryItem: one photo at one position of one gallery (table `gallery_items`).
     public static let galleryItem = ParseClassSchema(

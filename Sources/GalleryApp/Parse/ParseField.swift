@@ -9,6 +9,9 @@ public final class ParseField: Sendable {
         /// A Gallery's cover: the photo of the first item (lowest position) whose photo is
         /// not in the trash, computed by a subquery.
         case coverPhoto
+        /// A column shown only on the caller's own row and to the master key (`_User.email`, the
+        /// field Parse Server protects by default); null, so left out, on everyone else's.
+        case selfOnly(String)
     }
 
     /// The Parse field name (`takenAt`).
@@ -51,7 +54,7 @@ public final class ParseField: Sendable {
         self.type = type
         self.source = source
         switch source {
-        case .column(let column): self.column = column
+        case .column(let column), .selfOnly(let column): self.column = column
         case .coverPhoto: self.column = "cover_photo_id"
         }
         self.isQueryable = queryable

@@ -15,6 +15,11 @@ extension ParseSQLCompiler {
     static func accessFilter(
         _ schema: ParseClassSchema, alias: String, access: ParseAccess, need: ParseAccessNeed, binds: inout Binds
     ) -> String? {
+        if schema.className == "_User" {
+            // Every account is readable by every user (Parse Server's default), and by anyone with
+            // `public_read`; its protected email is the select list's business (`selfOnly`).
+            return access.caller == .anonymous && !access.publicRead ? noAccountsSQL : nil
+        }
         switch access.caller {
         case .master:
             return nil

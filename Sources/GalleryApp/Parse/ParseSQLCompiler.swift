@@ -34,6 +34,10 @@ public enum ParseSQLCompiler {
 
         var columns: [String] = []
         for field in projection.fields {
+            if case .selfOnly(let column) = field.source {
+                columns.append(selfOnlyExpression(column, access: query.access, binds: &binds))
+                continue
+            }
             columns.append(selectExpression(field, table: "t", prefix: "", included: projection.includes[field.name] != nil))
         }
         var joins: [String] = []
@@ -67,20 +71,31 @@ public enum ParseSQLCompiler {
     private static func countStatement(_ query: ParseQuery) -> ParseSQLStatement {
         let schema = query.schema
         if query.condition == nil, query.hidesTrashed, let counter = schema.liveCountName {
-            // O(1): the counter the database keeps by trigger (the whole table's, or for Photo the
-            // owner's: migrations/0014). The name is a schema constant. No row answers 0.
+            // O(1): the counters the database keeps by trigger (the whole table's; a user's own
+            // photos, or the galleries they may read: the public ones plus their own and those
+            // granted to them, migrations/0014 and 0015). Names are schema constants. No row answers 0.
             switch query.access.caller {
             case .master:
                 return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
+            case .anonymous where query.access.publicRead && schema.publicLiveCountName != nil:
+                // Everything before the first account, the public rows afterwards.
+                return ParseSQLStatement(
+                    sql: "select n from row_counts where name = case when \(noAccountsSQL) then '\(counter)'"
+                        + " else '\(schema.publicLiveCountName!)' end",
+                    binds: [])
             case .anonymous where !query.access.publicRead || schema.className == "Photo":
                 return ParseSQLStatement(
                     sql: "select n from row_counts where name = '\(counter)' and \(noAccountsSQL)", binds: [])
-            case .user(let userId) where schema.className == "Photo":
+            case .user(let userId) where schema.userCountName != nil:
+                let own = "select n from owner_row_counts where owner_id = $1::text and name = '\(schema.userCountName!)'"
+                guard let publicCounter = schema.publicLiveCountName else {
+                    return ParseSQLStatement(sql: own, binds: [.text(userId)])
+                }
                 return ParseSQLStatement(
-                    sql: "select n from owner_row_counts where owner_id = $1::text and name = '\(counter)'",
+                    sql: "select coalesce((select n from row_counts where name = '\(publicCounter)'), 0) + coalesce((\(own)), 0)",
                     binds: [.text(userId)])
             default:
-                break  // galleries shared with the caller: counted below
+                break  // counted below
             }
         }
         var binds = Binds()
@@ -157,10 +172,23 @@ public enum ParseSQLCompiler {
         return field.column
     }
 
+    /// The select-list entry of a `selfOnly` column of `t`: the value for the master key, on the
+    /// caller's own row for a user, never without a session.
+    private static func selfOnlyExpression(_ column: String, access: ParseAccess, binds: inout Binds) -> String {
+        switch access.caller {
+        case .master:
+            return "t.\(column)"
+        case .user(let userId):
+            return "case when t.object_id = \(binds.add(.text(userId), cast: "text")) then t.\(column) end as \(column)"
+        case .anonymous:
+            return "null::text as \(column)"
+        }
+    }
+
     /// The select-list entry for `field` of the row aliased `table`.
     private static func selectExpression(_ field: ParseField, table: String, prefix: String, included: Bool) -> String {
         switch field.source {
-        case .column(let column):
+        case .column(let column), .selfOnly(let column):
             return prefix.isEmpty ? "\(table).\(column)" : "\(table).\(column) as \(prefix)\(column)"
         case .coverPhoto:
             if included, let alias = field.joinAlias {
@@ -353,7 +381,7 @@ extension ParseSQLCompiler {
             guard let field = schema.field(named: expectation.field) else { continue }
             let current: String
             switch field.source {
-            case .column(let column):
+            case .column(let column), .selfOnly(let column):
                 switch field.type {
                 case .date: current = "date_trunc('milliseconds', t.\(column))"
                 case .file: current = "substring(t.\(column) from '[^/]*$')"

@@ -165,13 +165,16 @@ struct ParseRoutes {
             try Self.require(.master, request, keys)
             return HTTPResponse.json(ParseServerInfo.json)
         })
-        router.add(HTTPRoute(.post, mount + "/batch") { request in
+        // The batch runs user and session sub-requests through their routes (weak: the router holds this route).
+        router.add(HTTPRoute(.post, mount + "/batch") { [weak router] request in
             try Self.require(.client, request, keys)
             let access = try Self.access(request, keys, context)
             defer { Self.writeDone(context) }
             let body = try Self.body(request)
             let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access)) {
-                ParseAPI.Result(status: .ok, json: try ParseBatch(api: api, mountPath: mount, access: access).run(body: body))
+                ParseAPI.Result(
+                    status: .ok,
+                    json: try ParseBatch(api: api, mountPath: mount, access: access, router: router, request: request).run(body: body))
             }
             return Self.respond(result, request)
         })

@@ -3,12 +3,17 @@ import HTTPServer
 
 /// Parse's user and session routes under the mount path (Parse Server's UsersRouter and
 /// SessionsRouter): sign-up, login, logout, `users/me`, a user by id (self or master key), and the
-/// caller's sessions; `_User` is reachable as `/classes/_User` too, the way the SDKs address it.
+/// caller's sessions, finding users (`GET /users?where=…`); `_User` is reachable as
+/// `/classes/_User` too, the way the SDKs address it.
 /// The session token comes from `X-Parse-Session-Token` or a body's `_SessionToken`.
 struct UserRoutes {
     let accounts: AccountService
     let authenticator: SessionAuthenticator
     let keys: KeyChecker
+    /// Finds users (`ParseAPI.findUsers`) with the classes' query language.
+    let api: ParseAPI
+    /// `public_read`: whether a request without a session may list users (without their email).
+    let publicRead: Bool
     let mountPath: String
     let maxJSONDepth: Int
     /// The server's base URL, for the `Location` of a sign-up.
@@ -40,13 +45,21 @@ struct UserRoutes {
         // X-Parse-Request-Id gets the first answer; remembered in memory only, since the answer holds
         // a session token, which the database never stores in clear.
         for path in ["/users", "/classes/_User"] {
+            // Find: the query string, or a POST body with `_method: GET` (the URL's parameters win).
+            route(.get, path) { call in try self.findUsers(call, items: try ParseRoutes.queryItems(call.request)) }
             route(.post, path) { call in
-                guard call.method == nil || call.method == "POST" else {
-                    throw ParseError.operationForbidden("Finding users is not supported; use /users/me or /users/<objectId>.")
+                switch call.method {
+                case nil, "POST"?:
+                    return try idempotency.run(
+                        requestId: call.request.headers["X-Parse-Request-Id"], scope: ParseRoutes.idempotencyScope(call.request)
+                    ) { try self.signUp(call) }
+                case "GET"?:
+                    let url = try ParseRoutes.queryItems(call.request)
+                    let named = Set(url.map(\.name))
+                    return try self.findUsers(call, items: url + Self.queryItems(call.fields).filter { !named.contains($0.name) })
+                default:
+                    throw ParseError.invalidJSON("POST to \(path) needs no _method (sign-up) or _method GET (find).")
                 }
-                return try idempotency.run(
-                    requestId: call.request.headers["X-Parse-Request-Id"], scope: ParseRoutes.idempotencyScope(call.request)
-                ) { try self.signUp(call) }
             }
             route(.get, path + "/:objectId") { call in try self.getUser(call) }
             route(.put, path + "/:objectId") { call in try self.updateUser(call) }
@@ -149,6 +162,20 @@ struct UserRoutes {
             username: values["username"], email: values["email"], password: values["password"],
             address: call.request.remoteAddress, installationId: call.installationId)
         return ParseAPI.Result(status: .ok, json: Self.userJSON(result.user, token: result.token))
+    }
+
+    private func findUsers(_ call: Call, items: [(name: String, value: String)]) throws -> ParseAPI.Result {
+        try api.findUsers(items: items, access: ParseAccess(caller: call.caller, publicRead: publicRead))
+    }
+
+    /// A body's members as query parameters: strings as they are, other values as JSON text.
+    static func queryItems(_ fields: ParseJSONObject) -> [(name: String, value: String)] {
+        fields.members.map { member in
+            if case .string(let text) = member.value { return (member.key, text) }
+            var writer = ParseJSONWriter()
+            writer.value(member.value)
+            return (member.key, String(decoding: writer.bytes, as: UTF8.self))
+        }
     }
 
     private func me(_ call: Call) throws -> ParseAPI.Result {

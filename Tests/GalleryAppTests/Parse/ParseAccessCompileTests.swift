@@ -44,6 +44,30 @@ import Testing
         #expect(!(try #require(try compiled(.photo, [], publicRead).select).sql.contains("acl")))
     }
 
+    @Test func galleryCount_ReadsThePublicAndTheUsersCounters() throws {
+        let user = try #require(try compiled(.gallery, [("count", "1"), ("limit", "0")], alice).count)
+        #expect(user.sql == "select coalesce((select n from row_counts where name = 'galleries_public_live'), 0)"
+            + " + coalesce((select n from owner_row_counts where owner_id = $1::text and name = 'galleries_readable'), 0)")
+        #expect(user.binds == [.text("aliceId001")])
+        let publicRead = try #require(try compiled(.gallery, [("count", "1"), ("limit", "0")], ParseAccess(caller: .anonymous, publicRead: true)).count)
+        #expect(publicRead.sql == "select n from row_counts where name = case when not exists (select 1 from users)"
+            + " then 'galleries_live' else 'galleries_public_live' end")
+        // Items have no counter: a count is a count(*) under the access filter.
+        let items = try #require(try compiled(.galleryItem, [("count", "1"), ("limit", "0")], alice).count)
+        #expect(items.sql.hasPrefix("select count(*) from gallery_items t"))
+    }
+
+    @Test func users_AreAllReadable_EmailOnlyOnTheCallersOwnRow() throws {
+        let find = try #require(try compiled(.user, [("keys", "username,email")], alice).select)
+        #expect(find.sql == "select t.object_id, t.created_at, t.updated_at, t.username,"
+            + " case when t.object_id = $1::text then t.email end as email from users t"
+            + " order by t.created_at desc, t.object_id desc limit $2::bigint offset $3::bigint")
+        #expect(try #require(try compiled(.user, [("keys", "email")], .master).select).sql.contains("t.email from users t"))
+        let anonymous = try #require(try compiled(.user, [("keys", "email")], ParseAccess(caller: .anonymous, publicRead: true)).select)
+        #expect(anonymous.sql.contains("null::text as email from users t order"))
+        #expect(try #require(try compiled(.user, [], ParseAccess(caller: .anonymous)).select).sql.contains("where not exists (select 1 from users)"))
+    }
+
     @Test func writes_NeedEditOrOwnership() throws {
         let own = ParseSQLCompiler.accessCheck(.gallery, objectId: "gal0000001", access: alice, need: .own)
         #expect(own.sql == "select 1 from galleries t where t.object_id = $1::text and t.owner_id = $2::text")

@@ -1,0 +1,37 @@
+/// Finding users (`GET /users`, `GET /classes/_User`): Parse Server's `_User` find, through the
+/// same query parser, compiler and encoder as the classes, over `ParseClassSchema.user`.
+extension ParseAPI {
+    /// `{"results":[…]}` (and `count`) of the accounts `access` may list: every account for a
+    /// user, `email` only on their own row (all of them for the master key), and `where`/`order`
+    /// on `email` refused unless with the master key (119, Parse Server's answer for a protected
+    /// field: a query on it would tell whose address it is). No session: 209 once accounts exist,
+    /// unless `public_read`, which lists them as a user sees others (without `email`).
+    func findUsers(items: [(name: String, value: String)], access: ParseAccess) throws -> Result {
+        if access.caller == .anonymous, !access.publicRead, try OwnershipRepository(pool: pool).hasAccounts() {
+            throw ParseError(code: ParseError.Code.invalidSessionToken, message: "Session token required to find users.")
+        }
+        var query = try ParseQuery.find(.user, items: items, limits: limits)
+        query.access = access
+        if !access.caller.isMaster {
+            let protected = Set(ParseClassSchema.user.fields.filter {
+                if case .selfOnly = $0.source { return true } else { return false }
+            }.map(\.name))
+            if let name = query.condition.map(Self.fieldNames)?.first(where: protected.contains) {
+                throw ParseError.operationForbidden("This user is not allowed to query \(name) on class _User")
+            }
+        }
+        return try findOrExplain(query)
+    }
+
+    /// Every field a condition names.
+    static func fieldNames(_ condition: ParseCondition) -> [String] {
+        switch condition {
+        case .and(let parts), .or(let parts): return parts.flatMap(fieldNames)
+        case .not(let inner): return fieldNames(inner)
+        case .compare(let field, _, _), .isNull(let field, _), .inList(let field, _, _, _), .arrayContainsAll(let field, _),
+            .arrayOverlaps(let field, _), .arrayEquals(let field, _), .hasPrefix(let field, _), .regex(let field, _, _):
+            return [field]
+        case .textSearch: return []
+        }
+    }
+}
