@@ -45,7 +45,11 @@ let package = Package(
             dependencies: [
                 "CZlib", .target(name: "CLinuxShim", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            // Every request touches the connection's stored properties dozens of times; in release
+            // builds their dynamic exclusivity checks (swift_beginAccess) are left out. Debug builds,
+            // and so the tests, keep them. Measured in docs/architecture.md ("I/O backend").
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(
             name: "Postgres",
             dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),

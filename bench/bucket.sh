@@ -8,7 +8,12 @@
 # Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
 #      IO_BACKEND (both: a galleryd per backend, dispatch and epoll, side by side; or dispatch, or epoll),
 #      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18099),
-#      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
+#      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh),
+#      COMPARE (another build, run beside this one on the first backend in every round: paired CPU/req),
+#      HIGH_CONNECTIONS (1000: one more round at this many connections, for p99 under a crowd; 0: none),
+#      ACCESS_LOG (on: galleryd's default text access log and nginx's buffered one; off: neither).
+# Prints per server the median req/s and CPU µs per request (utime+stime from /proc over the run),
+# every round with its p99 latency, and the ratios to nginx: of medians and paired per round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +32,7 @@ nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 [ -x "$nginx_bin" ] || { echo "bucket.sh: nginx missing (scripts/deps.sh --bench)" >&2; exit 1; }
 [ -f "$photo" ] || { echo "bucket.sh: no photo at $photo (set PHOTO)" >&2; exit 1; }
 
-swift build -c release --product galleryd >&2
+if [ -z "${GALLERYD:-}" ]; then swift build -c release --product galleryd >&2; fi
 galleryd="${GALLERYD:-$(swift build -c release --show-bin-path)/galleryd}"  # GALLERYD: another build to compare
 
 tmp="$(mktemp -d /tmp/galleryd-bucket-bench.XXXXXX)"
@@ -54,16 +59,23 @@ master_key="bench-master-key-$(date +%s%N)"
 ports=""
 port="$ours_port"
 workers=1
-for backend in $backends; do
-  GALLERYD_MASTER_KEY="$master_key" GALLERYD_BUCKET_PUBLIC=true GALLERYD_LOG_LEVEL=warning GALLERYD_EVENT_LOOPS="${LOOPS:-1}" GALLERYD_IO_BACKEND="$backend" \
-    on_server_cpus "$galleryd" serve --host 127.0.0.1 --port "$port" --database-url "$database_url" --storage-dir "$storage" \
-    --public-url "http://127.0.0.1:$port" --workers "$workers" 2>"$tmp/galleryd-$backend.log" &
+names=""
+servers=""
+for backend in $backends; do servers="$servers $backend:$backend:$galleryd"; done
+# COMPARE: another build of the same program, run beside this one on the first backend, each round.
+[ -n "${COMPARE:-}" ] && servers="$servers ${backends%% *}-compare:${backends%% *}:$COMPARE"
+for server in $servers; do
+  IFS=: read -r name backend binary <<<"$server"
+  names="$names $name"
+  GALLERYD_MASTER_KEY="$master_key" GALLERYD_BUCKET_PUBLIC=true GALLERYD_LOG_LEVEL=warning GALLERYD_ACCESS_LOG="$( [ "${ACCESS_LOG:-on}" = off ] && echo off || echo text )" GALLERYD_EVENT_LOOPS="${LOOPS:-1}" GALLERYD_IO_BACKEND="$backend" \
+    on_server_cpus "$binary" serve --host 127.0.0.1 --port "$port" --database-url "$database_url" --storage-dir "$storage" \
+    --public-url "http://127.0.0.1:$port" --workers "$workers" 2>"$tmp/galleryd-$name.log" &
   ours_pids="$ours_pids $!"
   for _ in $(seq 100); do
     curl -fs -o /dev/null "http://127.0.0.1:$port/health" && break
     sleep 0.1
   done
-  curl -fs -o /dev/null "http://127.0.0.1:$port/health" || { cat "$tmp/galleryd-$backend.log" >&2; echo "bucket.sh: galleryd ($backend) did not start" >&2; exit 1; }
+  curl -fs -o /dev/null "http://127.0.0.1:$port/health" || { cat "$tmp/galleryd-$name.log" >&2; echo "bucket.sh: galleryd ($name) did not start" >&2; exit 1; }
   ports="$ports $port"
   port=$((port + 1))
   workers=0
@@ -107,40 +119,46 @@ for port in $ports; do
     || { echo "bucket.sh: galleryd and nginx serve different bytes" >&2; exit 1; }
 done
 
-run() { # port → req/s
-  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/bucket/$key" | tee "$tmp/wrk-$1.txt" >&2
-  awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
-}
-
 for port in $ports "$nginx_port"; do  # warm-up
   on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/bucket/$key" >/dev/null
-  : >"$tmp/rps-$port"
 done
-for round in $(seq "$rounds"); do
-  set -- $backends
+# Each server runs in turn within a round, so a round's runs share the machine's load of the moment.
+set -- $ours_pids
+declare -A pid_of
+for port in $ports; do pid_of[$port]="$1"; shift; done
+high="$(high_connections)"
+for pass in "$connections" $high; do
+  passes=$rounds
+  [ "$pass" = "$connections" ] || passes=1
+  for round in $(seq "$passes"); do
+    set -- $names
+    for port in $ports; do
+      echo "== round $round, $pass connections: galleryd bucket ($1)" >&2
+      measure "${pid_of[$port]}" "http://127.0.0.1:$port/bucket/$key" "$pass" "$duration" "$port-$pass"
+      shift
+    done
+    echo "== round $round, $pass connections: nginx (1 worker, sendfile)" >&2
+    measure "$nginx_pid" "http://127.0.0.1:$nginx_port/bucket/$key" "$pass" "$duration" "$nginx_port-$pass"
+  done
+done
+
+for pass in "$connections" $high; do
+  echo "-- $pass connections$( [ "$pass" = "$connections" ] && echo ", $rounds rounds" || echo ", 1 round")"
+  set -- $names
   for port in $ports; do
-    echo "== round $round: galleryd bucket ($1)" >&2
-    run "$port" >>"$tmp/rps-$port"
+    report "galleryd $1" "$port-$pass" "$nginx_port-$pass"
+    if [ "$pass" = "$connections" ]; then
+      median <"$tmp/rps-$port-$pass" >"$tmp/median-$1"
+      cp "$tmp/rps-$port-$pass" "$tmp/rounds-$1"
+    fi
     shift
   done
-  echo "== round $round: nginx (1 worker, sendfile)" >&2
-  run "$nginx_port" >>"$tmp/rps-$nginx_port"
+  report "nginx" "$nginx_port-$pass"
+  if [ -n "${COMPARE:-}" ]; then
+    set -- $ports
+    compare_report "$1-$pass" "${!#}-$pass"
+  fi
 done
-theirs="$(median <"$tmp/rps-$nginx_port")"
-
-set -- $backends
-for port in $ports; do
-  ours="$(median <"$tmp/rps-$port")"
-  # Each round's runs are back to back, so their ratio shares the machine's mood of the moment;
-  # the median of those ratios is the steadier figure on a shared machine.
-  paired="$(paste "$tmp/rps-$port" "$tmp/rps-$nginx_port" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
-  printf "galleryd %-8s %s req/s (median of %s)\n" "$1:" "$ours" "$(paste -sd' ' "$tmp/rps-$port")"
-  awk -v a="$ours" -v b="$theirs" -v p="$paired" -v n="$1" \
-    'BEGIN { printf "ratio %-8s %.2f of medians, paired %.2f (target >= 0.90)\n", n ":", a / b, p }'
-  echo "$ours" >"$tmp/median-$1"
-  cp "$tmp/rps-$port" "$tmp/rounds-$1"
-  shift
-done
-echo "nginx:            $theirs req/s (median of $(paste -sd' ' "$tmp/rps-$nginx_port"))"
+echo "access logs ${ACCESS_LOG:-on}: galleryd $(grep -c '/bucket/' "$tmp"/galleryd-*.log 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }') lines, nginx $(wc -l <"$tmp/access.log" 2>/dev/null || echo 0) lines"
 backend_summary
 pinning_summary

@@ -6,7 +6,12 @@
 #      IO_BACKEND (both: dispatch and epoll side by side; or dispatch, or epoll),
 #      ROUNDS (3: each server runs this many times, alternately; medians are compared),
 #      ACCESS_LOG (on: both servers log every request, buffered; off: neither does),
-#      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh).
+#      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh),
+#      GALLERYD_BENCH (a galleryd-bench binary to run instead of building this tree's),
+#      COMPARE (another build, run beside this one on the first backend in every round: paired CPU/req),
+#      HIGH_CONNECTIONS (1000: one more round at this many connections, for p99 under a crowd; 0: none).
+# Prints per server the median req/s and CPU µs per request (utime+stime from /proc over the run),
+# every round with its p99 latency, and the ratios to nginx: of medians and paired per round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +28,8 @@ command -v wrk >/dev/null || { echo "http.sh: wrk missing (scripts/deps.sh --ben
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 [ -x "$nginx_bin" ] || { echo "http.sh: nginx missing (scripts/deps.sh --bench)" >&2; exit 1; }
 
-swift build -c release --product galleryd-bench >&2
-bench_bin="$(swift build -c release --show-bin-path)/galleryd-bench"
+if [ -z "${GALLERYD_BENCH:-}" ]; then swift build -c release --product galleryd-bench >&2; fi
+bench_bin="${GALLERYD_BENCH:-$(swift build -c release --show-bin-path)/galleryd-bench}"  # GALLERYD_BENCH: another build
 
 tmp="$(mktemp -d)"
 . bench/pin.sh
@@ -50,9 +55,16 @@ write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
 # One galleryd per backend, on consecutive ports.
 ports=""
 port="$ours_port"
-for backend in $backends; do
-  on_server_cpus "$bench_bin" http-server --host 127.0.0.1 --port "$port" --loops "$loops" --io-backend "$backend" \
-    --access-log "$( [ "${ACCESS_LOG:-on}" = off ] && echo off || echo text )" >/dev/null 2>"$tmp/galleryd-access-$backend.log" &
+names=""
+servers=""
+for backend in $backends; do servers="$servers $backend:$backend:$bench_bin"; done
+# COMPARE: another build of the same program, run beside this one on the first backend, each round.
+[ -n "${COMPARE:-}" ] && servers="$servers ${backends%% *}-compare:${backends%% *}:$COMPARE"
+for server in $servers; do
+  IFS=: read -r name backend binary <<<"$server"
+  names="$names $name"
+  on_server_cpus "$binary" http-server --host 127.0.0.1 --port "$port" --loops "$loops" --io-backend "$backend" \
+    --access-log "$( [ "${ACCESS_LOG:-on}" = off ] && echo off || echo text )" >/dev/null 2>"$tmp/galleryd-access-$name.log" &
   ours_pids="$ours_pids $!"
   ports="$ports $port"
   port=$((port + 1))
@@ -68,38 +80,47 @@ for port in $ports "$nginx_port"; do
   curl -fs -o /dev/null "http://127.0.0.1:$port/fixed" || { echo "http.sh: server on $port did not start" >&2; exit 1; }
 done
 
-run() { # port → req/s
-  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" --latency "http://127.0.0.1:$1/fixed" | tee "$tmp/wrk-$1.txt" >&2
-  awk '/ 99%/ { print $2 }' "$tmp/wrk-$1.txt" >>"$tmp/p99-$1"
-  awk '/Requests\/sec/ { print $2 }' "$tmp/wrk-$1.txt"
-}
-
 for port in $ports "$nginx_port"; do  # warm-up
   on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port/fixed" >/dev/null
-  : >"$tmp/rps-$port"
 done
-for round in $(seq "$rounds"); do
-  set -- $backends
-  for port in $ports; do
-    echo "== round $round: galleryd ($1, loops=$loops)" >&2
-    run "$port" >>"$tmp/rps-$port"
-    shift
+# Each server runs in turn within a round, so a round's runs share the machine's load of the moment.
+set -- $ours_pids
+declare -A pid_of
+for port in $ports; do pid_of[$port]="$1"; shift; done
+pid_of[$nginx_port]="$nginx_pid"
+high="$(high_connections)"
+for pass in "$connections" $high; do
+  passes=$rounds
+  [ "$pass" = "$connections" ] || passes=1
+  for round in $(seq "$passes"); do
+    set -- $names
+    for port in $ports; do
+      echo "== round $round, $pass connections: galleryd ($1, loops=$loops)" >&2
+      measure "${pid_of[$port]}" "http://127.0.0.1:$port/fixed" "$pass" "$duration" "$port-$pass"
+      shift
+    done
+    echo "== round $round, $pass connections: nginx (1 worker)" >&2
+    measure "$nginx_pid" "http://127.0.0.1:$nginx_port/fixed" "$pass" "$duration" "$nginx_port-$pass"
   done
-  echo "== round $round: nginx (1 worker)" >&2
-  run "$nginx_port" >>"$tmp/rps-$nginx_port"
 done
 
-theirs="$(median <"$tmp/rps-$nginx_port")"
-set -- $backends
-for port in $ports; do
-  ours="$(median <"$tmp/rps-$port")"
-  printf "galleryd %-8s %s req/s (rounds: %s), p99 %s\n" "$1:" "$ours" "$(paste -sd' ' "$tmp/rps-$port")" "$(paste -sd' ' "$tmp/p99-$port")"
-  awk -v a="$ours" -v b="$theirs" -v n="$1" 'BEGIN { printf "ratio %-8s %.2f of nginx (target >= 0.90)\n", n ":", a / b }'
-  echo "$ours" >"$tmp/median-$1"
-  cp "$tmp/rps-$port" "$tmp/rounds-$1"
-  shift
+for pass in "$connections" $high; do
+  echo "-- $pass connections$( [ "$pass" = "$connections" ] && echo ", $rounds rounds" || echo ", 1 round")"
+  set -- $names
+  for port in $ports; do
+    report "galleryd $1" "$port-$pass" "$nginx_port-$pass"
+    if [ "$pass" = "$connections" ]; then
+      median <"$tmp/rps-$port-$pass" >"$tmp/median-$1"
+      cp "$tmp/rps-$port-$pass" "$tmp/rounds-$1"
+    fi
+    shift
+  done
+  report "nginx" "$nginx_port-$pass"
+  if [ -n "${COMPARE:-}" ]; then
+    set -- $ports
+    compare_report "$1-$pass" "${!#}-$pass"
+  fi
 done
-echo "nginx:            $theirs req/s (rounds: $(paste -sd' ' "$tmp/rps-$nginx_port")), p99 $(paste -sd' ' "$tmp/p99-$nginx_port")"
-echo "access logs ${ACCESS_LOG:-on}: galleryd $(cat "$tmp"/galleryd-access-*.log 2>/dev/null | wc -l) lines, nginx $(wc -l <"$tmp/access.log" 2>/dev/null || echo 0) lines (connections: $connections)"
+echo "access logs ${ACCESS_LOG:-on}: galleryd $(cat "$tmp"/galleryd-access-*.log 2>/dev/null | wc -l) lines, nginx $(wc -l <"$tmp/access.log" 2>/dev/null || echo 0) lines"
 backend_summary
 pinning_summary

@@ -5,6 +5,7 @@
 #   RUNS=5 WARMUP=1 SSIM=1 KEEP=0 QUALITY=80 bench/imaging.sh
 #   PHOTOS="mate_Storm.jpg orientation/Portrait_6.jpg" bench/imaging.sh   (a subset, paths under PHOTO_DIR)
 #   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2)
+#   QUANTIZER=trellis bench/imaging.sh   (galleryd's --quantizer: libjpeg, the default, or trellis)
 #
 # For each JPEG (recursively) it makes the two derivatives three ways, at Q80 with metadata
 # stripped: galleryd in one run (thumbnail: shorter edge 400, preview: longer edge 2048, one
@@ -75,14 +76,14 @@ for f in "${files[@]}"; do
   mkdir -p "$dir/ours" "$dir/vips" "$dir/pyvips"
   echo "[$i/${#files[@]}] $name" >&2
 
-  ours_json=$("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}")
+  ours_json=$("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}" --quantizer "${QUANTIZER:-libjpeg}")
   dw=$(jq -r .displayWidth <<<"$ours_json")
   dh=$(jq -r .displayHeight <<<"$ours_json")
   # Box for a shorter displayed edge of 400: bound the height of a landscape, the width of a portrait.
   if [ "$dw" -ge "$dh" ]; then thumb_box="x400>"; else thumb_box="400x>"; fi
   vips_preview=(vipsthumbnail "$f" --size "2048x2048>" -o "$dir/vips/preview.jpg[Q=80,strip]")
   vips_thumb=(vipsthumbnail "$f" --size "$thumb_box" -o "$dir/vips/thumbnail.jpg[Q=80,strip]")
-  ours=("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}")
+  ours=("$bin" process "$f" --out "$dir/ours" --quality "${QUALITY:-80}" --quantizer "${QUANTIZER:-libjpeg}")
   pyvips=("$python" "$repo/bench/imaging-pyvips.py" "$f" "$dir/pyvips" "${thumb_box%>}")
 
   # Wall time: the two sides alternate run by run, so both see the same machine load (the box

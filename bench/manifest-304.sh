@@ -8,12 +8,16 @@
 #
 # Usage: bench/manifest-304.sh [seconds]   (needs wrk, nginx and psql: scripts/deps.sh --bench)
 # Env: ROWS (1000), CONNECTIONS (64), PORT (18094), NGINX_PORT (18095), PGPORT_PRIVATE (55516),
-#      PIN (1: servers on the last core, wrk on the others; see bench/pin.sh), KEEP=1 keeps the
-#      temporary directory.
+#      PIN (1: servers on the last core, wrk on the others; see bench/pin.sh), ROUNDS (3: the
+#      galleryd and nginx 304s alternate, medians and the median of per-round ratios), KEEP=1
+#      keeps the temporary directory. BASELINE=<galleryd binary> also runs that build (on PORT+2)
+#      in the same alternation, e.g. main's, for a before/after on a busy machine. CPU us/req: the server process's user + system CPU time
+#      (/proc/PID/stat) over the requests wrk counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 duration="${1:-10}"
+rounds="${ROUNDS:-3}"
 rows="${ROWS:-1000}"
 connections="${CONNECTIONS:-64}"
 port="${PORT:-18094}"
@@ -31,6 +35,7 @@ bin="$(swift build -c release --show-bin-path)/galleryd"
 tmp="$(mktemp -d /tmp/galleryd-manifest-304.XXXXXX)"
 . bench/pin.sh
 . bench/nginx.sh
+. bench/rounds.sh
 server_pid=""
 nginx_pid=""
 cleanup() {
@@ -41,6 +46,7 @@ cleanup() {
     wait "$server_pid" 2>/dev/null || true
   fi
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
+  [ -n "$baseline_pid" ] && kill "$baseline_pid" 2>/dev/null || true
   scripts/pg.sh stop "$tmp/pg" || true
   if [ "${KEEP:-0}" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
 }
@@ -52,12 +58,19 @@ export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
 export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
 "$bin" migrate >&2
-psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows="$rows" -f bench/manifest-seed.sql >&2
+psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows="$rows" -v owners=0 -f bench/manifest-seed.sql >&2
 
 # One event loop, as nginx runs one worker.
 export GALLERYD_EVENT_LOOPS=1
 on_server_cpus "$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
 server_pid=$!
+# BASELINE: another galleryd binary (e.g. main's release build) on PORT+2, alternated with this one.
+baseline_pid=""
+baseline_port=$((port + 2))
+if [ -n "${BASELINE:-}" ]; then
+  on_server_cpus "$BASELINE" serve --port "$baseline_port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/baseline.log" &
+  baseline_pid=$!
+fi
 
 # nginx: a static file of about the first page's size, answered 304 for its own ETag.
 curl_page() { curl -s -H 'X-Parse-Application-Id: gallery' "$@"; }
@@ -90,23 +103,50 @@ etag_of() { # url [curl args…] → ETag
 page_tag="$(etag_of "http://127.0.0.1:$port$page" -H 'X-Parse-Application-Id: gallery')"
 count_tag="$(etag_of "http://127.0.0.1:$port$count" -H 'X-Parse-Application-Id: gallery')"
 nginx_tag="$(etag_of "http://127.0.0.1:$nginx_port/page.json")"
+if [ -n "$baseline_pid" ]; then
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$baseline_port/health" >/dev/null 2>&1 && break; sleep 0.1; done
+  baseline_tag="$(etag_of "http://127.0.0.1:$baseline_port$page" -H 'X-Parse-Application-Id: gallery')"
+fi
+# nginx's worker process does the serving (the master only supervises).
+nginx_worker="$(pgrep -P "$nginx_pid" | head -1)"
 
-run() { # name url [header] → a result line
-  local name="$1" url="$2" header="${3:-}" args=(-t1 -c"$connections" --latency -H 'X-Parse-Application-Id: gallery')
+# CPU seconds (user + system) a process has used so far, from /proc (the machine is shared, so
+# CPU per request says more than the rate alone).
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.4f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+
+run() { # name pid url [header] → a result line; req/s also appended to $tmp/rates.<name>
+  local name="$1" pid="$2" url="$3" header="${4:-}" args=(-t1 -c"$connections" --latency -H 'X-Parse-Application-Id: gallery')
   [ -n "$header" ] && args+=(-H "$header")
   on_client_cpus wrk "${args[@]}" -d2s "$url" >/dev/null  # warm-up
+  local before after requests rps
+  before="$(cpu_seconds "$pid")"
   on_client_cpus wrk "${args[@]}" -d"${duration}s" "$url" >"$tmp/wrk.out" 2>&1
-  printf '%-36s %10s %8s %8s  %s\n' "$name" "$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")" \
+  after="$(cpu_seconds "$pid")"
+  requests="$(awk '/requests in/ {print $1}' "$tmp/wrk.out")"
+  rps="$(awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out")"
+  echo "$rps" >>"$tmp/rates.${name// /_}"
+  printf '%-36s %10s %8s %8s %10s  %s\n' "$name" "$rps" \
     "$(awk '$1 == "50%" {print $2}' "$tmp/wrk.out")" "$(awk '$1 == "99%" {print $2}' "$tmp/wrk.out")" \
+    "$(awk -v a="$after" -v b="$before" -v n="$requests" 'BEGIN { printf "%.2f", (a - b) * 1e6 / n }')" \
     "$(awk '/Non-2xx|Socket errors/ {print}' "$tmp/wrk.out" | tr '\n' ' ')"
 }
 
 echo
-echo "revalidated manifest, $rows photos, wrk -t1 -c$connections -d${duration}s ($(nproc) cores shared with PostgreSQL)"
+echo "revalidated manifest, $rows photos, wrk -t1 -c$connections -d${duration}s, $rounds alternating rounds ($(nproc) cores shared with PostgreSQL)"
 pinning_summary
-printf '%-36s %10s %8s %8s\n' "request" "req/s" "p50" "p99"
-run "galleryd first page, 304" "http://127.0.0.1:$port$page" "If-None-Match: $page_tag"
-run "galleryd count, 304" "http://127.0.0.1:$port$count" "If-None-Match: $count_tag"
-run "nginx static file, 304" "http://127.0.0.1:$nginx_port/page.json" "If-None-Match: $nginx_tag"
-run "galleryd first page, full (200)" "http://127.0.0.1:$port$page"
+printf '%-36s %10s %8s %8s %10s\n' "request" "req/s" "p50" "p99" "CPU us/req"
+for round in $(seq 1 "$rounds"); do
+  run "galleryd first page, 304" "$server_pid" "http://127.0.0.1:$port$page" "If-None-Match: $page_tag"
+  run "nginx static file, 304" "$nginx_worker" "http://127.0.0.1:$nginx_port/page.json" "If-None-Match: $nginx_tag"
+  [ -n "$baseline_pid" ] && run "baseline first page, 304" "$baseline_pid" "http://127.0.0.1:$baseline_port$page" "If-None-Match: $baseline_tag"
+done
+if [ -n "$baseline_pid" ]; then
+  run "baseline first page, full (200)" "$baseline_pid" "http://127.0.0.1:$baseline_port$page"
+  echo "this/baseline 304: paired $(paste "$tmp/rates.galleryd_first_page,_304" "$tmp/rates.baseline_first_page,_304" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+fi
+run "galleryd count, 304" "$server_pid" "http://127.0.0.1:$port$count" "If-None-Match: $count_tag"
+run "galleryd first page, full (200)" "$server_pid" "http://127.0.0.1:$port$page"
+paste "$tmp/rates.galleryd_first_page,_304" "$tmp/rates.nginx_static_file,_304" |
+  awk '{ printf "%.3f\n", $1 / $2 }' | median >"$tmp/paired"
+echo "galleryd/nginx 304: $(awk -v g="$(median <"$tmp/rates.galleryd_first_page,_304")" -v n="$(median <"$tmp/rates.nginx_static_file,_304")" 'BEGIN { printf "%.3f", g / n }') of medians, paired $(cat "$tmp/paired") (goal >= 0.9)"
 echo "(wrk counts a 304 as a success; each URL was checked to answer 304 for its tag before the run)"

@@ -11,3 +11,65 @@ backend_summary() {
   awk -v d="$(cat "$tmp/median-dispatch")" -v e="$(cat "$tmp/median-epoll")" -v p="$paired" \
     'BEGIN { printf "dispatch/epoll:   %.3f of medians, paired %.3f (Dispatch is the Linux default only at 0.95 or above; docs/architecture.md)\n", d / e, p }'
 }
+
+# CPU a server spent serving: utime + stime in clock ticks of a process and its direct children
+# (nginx's master and its worker), read from /proc/PID/stat (Linux; elsewhere 0).
+cpu_ticks() {
+  local total=0 pid ticks
+  for pid in "$1" $(pgrep -P "$1" 2>/dev/null || true); do
+    [ -r "/proc/$pid/stat" ] || continue
+    # Fields after "pid (comm) ": utime and stime are the 12th and 13th (14 and 15 of proc(5)).
+    ticks="$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')"
+    total=$((total + ticks))
+  done
+  echo "$total"
+}
+clock_ticks="$(getconf CLK_TCK 2>/dev/null || echo 100)"
+
+# measure PID URL CONNECTIONS SECONDS TAG: one pinned wrk run against the server PID, which
+# appends req/s, p99 latency and the server's CPU microseconds per request to $tmp/{rps,p99,cpu}-TAG
+# and shows wrk's report on stderr.
+measure() {
+  local pid="$1" url="$2" connections="$3" seconds="$4" tag="$5" before after
+  before="$(cpu_ticks "$pid")"
+  on_client_cpus wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" >"$tmp/wrk.txt"
+  after="$(cpu_ticks "$pid")"
+  cat "$tmp/wrk.txt" >&2
+  awk '/Requests\/sec/ { print $2 }' "$tmp/wrk.txt" >>"$tmp/rps-$tag"
+  awk '/ 99%/ { print $2 }' "$tmp/wrk.txt" >>"$tmp/p99-$tag"
+  awk -v t=$((after - before)) -v hz="$clock_ticks" '/requests in/ { printf "%.2f\n", ($1 > 0 ? t / hz * 1e6 / $1 : 0) }' \
+    "$tmp/wrk.txt" >>"$tmp/cpu-$tag"
+}
+
+# report NAME TAG [NGINX_TAG]: one server's medians (req/s, CPU µs per request) with every round
+# and p99, and against nginx both the ratio of medians and the median of per-round (paired) ratios.
+report() {
+  local name="$1" tag="$2" theirs="${3:-}"
+  printf "%-18s %9s req/s  %6s µs CPU/req  (rounds: %s; µs: %s; p99: %s)\n" "$name" \
+    "$(median <"$tmp/rps-$tag")" "$(median <"$tmp/cpu-$tag")" \
+    "$(paste -sd' ' "$tmp/rps-$tag")" "$(paste -sd' ' "$tmp/cpu-$tag")" "$(paste -sd' ' "$tmp/p99-$tag")"
+  [ -n "$theirs" ] || return 0
+  awk -v a="$(median <"$tmp/rps-$tag")" -v b="$(median <"$tmp/rps-$theirs")" \
+    -v p="$(paste "$tmp/rps-$tag" "$tmp/rps-$theirs" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \
+    -v c="$(paste "$tmp/cpu-$tag" "$tmp/cpu-$theirs" | awk '{ printf "%.3f\n", ($2 > 0 ? $1 / $2 : 0) }' | median)" \
+    -v n="$name" 'BEGIN { printf "%-18s %.2f of nginx (medians), paired %.2f (target >= 0.90); CPU/req %.2f of nginx'"'"'s (paired)\n", n, a / b, p, c }'
+}
+
+# The connections of the second, crowded pass (HIGH_CONNECTIONS, 0 for none), if the descriptor limit allows it.
+high_connections() {
+  local high="${HIGH_CONNECTIONS:-1000}"
+  [ "$high" -gt 0 ] || return 0
+  if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((high + 64)) ]; then
+    echo "bench: ulimit -n is $(ulimit -n), too low for $high connections; skipping that pass" >&2
+    return 0
+  fi
+  echo "$high"
+}
+
+# compare_report THIS_TAG OTHER_TAG: the COMPARE build against this tree's, paired per round.
+compare_report() {
+  printf "COMPARE/this:      req/s paired %s, CPU/req paired %s (per round: %s)\n" \
+    "$(paste "$tmp/rps-$2" "$tmp/rps-$1" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \
+    "$(paste "$tmp/cpu-$2" "$tmp/cpu-$1" | awk '{ printf "%.3f\n", ($2 > 0 ? $1 / $2 : 0) }' | median)" \
+    "$(paste "$tmp/cpu-$2" "$tmp/cpu-$1" | awk '{ printf "%.3f ", ($2 > 0 ? $1 / $2 : 0) }')"
+}

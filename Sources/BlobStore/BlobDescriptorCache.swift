@@ -5,19 +5,19 @@ import Glibc
 import Darwin
 #endif
 
-/// Open descriptors and `fstat` results of recently read blobs, like nginx's `open_file_cache`:
-/// a hit costs a `dup(2)` instead of a path walk and an `fstat`. Bounded in entries (least recently
-/// used evicted first); the store invalidates a key when it writes or deletes it, so a deleted blob
-/// is gone at once. Entries older than `revalidateAfter` are checked with an `fstat` of the cached
-/// descriptor (no link left: deleted by another process, such as a separate `galleryd worker`).
+/// Recently read blobs kept open with their `fstat` results, like nginx's `open_file_cache`: a
+/// hit costs a dictionary lookup under a lock and a reference count, no system call. Bounded in
+/// entries (least recently used evicted first); the store invalidates a key when it writes or
+/// deletes it, so a deleted blob is gone at once. Entries older than `revalidateAfter` are
+/// checked with an `fstat` of the cached descriptor (no link left: deleted by another process,
+/// such as a separate `galleryd worker`).
 ///
-/// Ownership: the cache owns its descriptors and closes them on eviction; a reader gets its own
-/// `dup`, which it closes, and sends from it with explicit offsets (the duplicate shares the file
-/// position, so nothing may rely on it).
+/// Ownership: entries are `BlobFile`s, shared with the readers; an evicted or invalidated entry's
+/// descriptor closes when the last response still sending from it is done.
 final class BlobDescriptorCache: @unchecked Sendable {
     private struct Entry {
-        let fd: Int32
-        let status: FileStatus
+        let file: BlobFile
+        let inode: ino_t
         var lastUse: UInt64
         var checked: UInt64
     }
@@ -39,10 +39,6 @@ final class BlobDescriptorCache: @unchecked Sendable {
         self.revalidateNanoseconds = UInt64(max(0, revalidateAfter) * 1e9)
     }
 
-    deinit {
-        for entry in entries.values { close(entry.fd) }
-    }
-
     /// Hits so far (tests and metrics).
     var hits: Int { lock.withLock { hitCount } }
 
@@ -52,67 +48,57 @@ final class BlobDescriptorCache: @unchecked Sendable {
     /// The generation to pass to `insert` after opening a file.
     var currentGeneration: UInt64 { lock.withLock { generation } }
 
-    /// A duplicate of the cached descriptor (the caller owns it) and the cached status, or nil.
-    func lookup(_ key: String) -> (fd: Int32, status: FileStatus)? {
+    /// The cached file, or nil.
+    func lookup(_ key: String) -> BlobFile? {
         let now = Self.now()
         lock.lock()
         defer { lock.unlock() }
         guard var entry = entries[key] else { return nil }
         if now &- entry.checked > revalidateNanoseconds {
             var st = FileStatus()
-            guard fstat(entry.fd, &st) == 0, st.st_nlink > 0, st.st_ino == entry.status.st_ino else {
+            guard fstat(entry.file.fd, &st) == 0, st.st_nlink > 0, st.st_ino == entry.inode else {
                 entries[key] = nil
-                close(entry.fd)
                 return nil
             }
             entry.checked = now
         }
-        let copy = fcntl(entry.fd, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else { return nil }
         tick &+= 1
         entry.lastUse = tick
         entries[key] = entry
         hitCount += 1
-        return (copy, entry.status)
+        return entry.file
     }
 
-    /// Keeps a duplicate of `fd` (the caller keeps its own) unless `key` was invalidated since
-    /// `generation` was read; evicts the least recently used eighth when full.
-    func insert(_ key: String, fd: Int32, status: FileStatus, generation seen: UInt64) {
+    /// Keeps `file` unless `key` was invalidated since `generation` was read; evicts the least
+    /// recently used eighth when full.
+    func insert(_ key: String, file: BlobFile, inode: ino_t, generation seen: UInt64) {
         lock.lock()
         defer { lock.unlock() }
         guard seen == generation, entries[key] == nil else { return }
         if entries.count >= capacity { evictOldest(max(1, capacity / 8)) }
-        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else { return }
         tick &+= 1
-        let now = Self.now()
-        entries[key] = Entry(fd: copy, status: status, lastUse: tick, checked: now)
+        entries[key] = Entry(file: file, inode: inode, lastUse: tick, checked: Self.now())
     }
 
-    /// Forgets `key` (after a write or delete of it), closing its descriptor.
+    /// Forgets `key` (after a write or delete of it).
     func invalidate(_ key: String) {
         lock.lock()
         defer { lock.unlock() }
         generation &+= 1
-        if let entry = entries.removeValue(forKey: key) { close(entry.fd) }
+        entries[key] = nil
     }
 
-    /// Closes every cached descriptor.
+    /// Forgets every entry.
     func removeAll() {
         lock.lock()
         defer { lock.unlock() }
         generation &+= 1
-        for entry in entries.values { close(entry.fd) }
         entries.removeAll()
     }
 
     private func evictOldest(_ n: Int) {
         let victims = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(n)
-        for (key, entry) in victims {
-            close(entry.fd)
-            entries[key] = nil
-        }
+        for (key, _) in victims { entries[key] = nil }
     }
 
     private static func now() -> UInt64 {

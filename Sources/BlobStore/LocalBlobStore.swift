@@ -149,13 +149,26 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     }
 
     /// Opens a blob for reading (one lookup relative to the root, then `fstat`), or nil when absent.
+    /// The caller owns `fd` (a duplicate of the cached one when the open-file cache has it).
     public func openForReading(_ key: BlobKey) throws -> OpenBlob? {
-        guard let openFiles else { return try openUncached(key)?.blob }
-        if let hit = openFiles.lookup(key.rawValue) { return OpenBlob(fd: hit.fd, info: Self.info(hit.status)) }
+        guard openFiles != nil else { return try openUncached(key)?.blob }
+        guard let file = try openShared(key) else { return nil }
+        let copy = fcntl(file.fd, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw Self.ioError("dup", path(for: key)) }
+        return OpenBlob(fd: copy, info: file.info)
+    }
+
+    /// The blob open for reading, shared with the open-file cache and other readers, or nil when
+    /// absent: what the bucket route sends from. A cache hit makes no system call; without the
+    /// cache, each call opens the file (and the last reader's release closes it).
+    public func openShared(_ key: BlobKey) throws -> BlobFile? {
+        guard let openFiles else { return try openUncached(key).map { BlobFile(fd: $0.blob.fd, info: $0.blob.info) } }
+        if let hit = openFiles.lookup(key.rawValue) { return hit }
         let generation = openFiles.currentGeneration
         guard let opened = try openUncached(key) else { return nil }
-        openFiles.insert(key.rawValue, fd: opened.blob.fd, status: opened.status, generation: generation)
-        return opened.blob
+        let file = BlobFile(fd: opened.blob.fd, info: opened.blob.info)
+        openFiles.insert(key.rawValue, file: file, inode: opened.status.st_ino, generation: generation)
+        return file
     }
 
     /// One lookup relative to the root and an `fstat`: the blob and its raw status, or nil when absent.

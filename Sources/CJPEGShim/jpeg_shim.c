@@ -1,4 +1,5 @@
 #include "jpeg_shim.h"
+#include "jpeg_coefficients.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -223,6 +224,7 @@ struct gd_encoder {
     gd_error_mgr err;
     gd_destination dest;
     int created;
+    gd_coefficients *coefficients; /* the coefficient path's state (NULL: libjpeg quantizes) */
 };
 
 gd_encoder *gd_encoder_create(void) {
@@ -242,6 +244,7 @@ gd_encoder *gd_encoder_create(void) {
 void gd_encoder_destroy(gd_encoder *encoder) {
     if (encoder == NULL) return;
     if (encoder->created) jpeg_destroy_compress(&encoder->cinfo);
+    gd_coefficients_free(encoder->coefficients);
     free(encoder->dest.buffer);
     free(encoder);
 }
@@ -258,7 +261,17 @@ gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request
     encoder->dest.pub.term_destination = gd_dest_term;
     encoder->cinfo.dest = &encoder->dest.pub;
     gd_configure(&encoder->cinfo, request);
-    jpeg_start_compress(&encoder->cinfo, TRUE);
+    if (request->quantizer != GD_QUANTIZER_LIBJPEG) {
+        const char *message = "";
+        encoder->coefficients = gd_coefficients_create(&encoder->cinfo, request, &message);
+        if (encoder->coefficients == NULL) {
+            snprintf(encoder->err.message, sizeof encoder->err.message, "%s", message);
+            return GD_ERROR;
+        }
+        gd_coefficients_begin(encoder->coefficients, &encoder->cinfo);
+    } else {
+        jpeg_start_compress(&encoder->cinfo, TRUE);
+    }
     if (request->icc != NULL && request->icc_length > 0)
         jpeg_write_icc_profile(&encoder->cinfo, request->icc, request->icc_length);
     return GD_OK;
@@ -266,6 +279,10 @@ gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request
 
 gd_status gd_encoder_write_rows(gd_encoder *encoder, unsigned char **rows, unsigned int count) {
     GD_GUARD(encoder);
+    if (encoder->coefficients != NULL) {
+        gd_coefficients_write_rows(encoder->coefficients, &encoder->cinfo, rows, count);
+        return GD_OK;
+    }
     unsigned int written = 0;
     while (written < count) written += jpeg_write_scanlines(&encoder->cinfo, rows + written, count - written);
     return GD_OK;
@@ -275,6 +292,11 @@ gd_status gd_encoder_finish(gd_encoder *encoder, unsigned char **output, unsigne
     *output = NULL;
     *output_length = 0;
     GD_GUARD(encoder);
+    if (encoder->coefficients != NULL && gd_coefficients_rows(encoder->coefficients) != encoder->cinfo.image_height) {
+        snprintf(encoder->err.message, sizeof encoder->err.message, "%u of %u rows written",
+                 gd_coefficients_rows(encoder->coefficients), encoder->cinfo.image_height);
+        return GD_ERROR;
+    }
     jpeg_finish_compress(&encoder->cinfo);
     *output = encoder->dest.buffer;
     *output_length = (unsigned long)(encoder->dest.capacity - encoder->dest.pub.free_in_buffer);

@@ -40,6 +40,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let migrator: Migrator
     /// Each class's change sequence, kept in memory for the ETags of find and count.
     public let classChanges: ClassChangeSequences
+    /// Finds' tag inputs and rendered answers (`manifest_cache_bytes`).
+    let manifestCache: ManifestCache
     /// Signs the asset URLs handed out and checks them at the bucket; nil when `bucket_public`
     /// is set, or when no usable `url_signing_key` is (the bucket then refuses every request).
     public let assetSigner: AssetURLSigner?
@@ -102,6 +104,7 @@ public final class GalleryApplication: @unchecked Sendable {
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
         trash = TrashService(pool: pool, store: blobs, logger: logger)
         classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
+        manifestCache = ManifestCache(maxBytes: configuration.manifestCacheBytes)
         sessions = SessionAuthenticator(sessions: SessionRepository(pool: pool))
         accounts = AccountService(
             pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger)
@@ -119,7 +122,8 @@ public final class GalleryApplication: @unchecked Sendable {
             pool: pool, store: blobs, spool: store,
             spec: DerivativeSpec(
                 thumbnailShortEdge: configuration.thumbnailSize, previewLongEdge: configuration.previewSize,
-                quality: configuration.jpegQuality),
+                quality: configuration.jpegQuality,
+                quantizer: JPEGQuantizer(rawValue: configuration.jpegQuantizer) ?? .libjpeg),
             limits: ImageLimits(maxPixels: configuration.maxPixels), maxOriginalBytes: Int64(configuration.maxUploadBytes))
         var settings = WorkerPool.Settings(threads: threads, trashRetentionDays: configuration.trashRetentionDays)
         settings.pollInterval = 2
@@ -145,7 +149,7 @@ public final class GalleryApplication: @unchecked Sendable {
         ParseRoutes(
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
-                classChanges: classChanges, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
+                classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
                 ownership: OwnershipRepository(pool: pool), idempotency: ParseRequestIdempotency(pool: pool),
                 currentPublicURL: { [unowned self] in self.publicURL },
                 currentAssetURLVersion: { [unowned self] in self.assetURLVersion },
@@ -156,7 +160,8 @@ public final class GalleryApplication: @unchecked Sendable {
         UserRoutes(
             accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
             mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
-            publicURL: { [unowned self] in self.publicURL }
+            publicURL: { [unowned self] in self.publicURL },
+            usersChanged: { [classChanges, logger] in ParseRoutes.writeDone(classChanges, logger: logger) }
         ).register(on: router)
         ParseJobRoutes(
             jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,

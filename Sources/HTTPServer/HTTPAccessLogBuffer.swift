@@ -18,7 +18,6 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     private let wake: () -> Void
 
     // Loop thread only.
-    private var line: [UInt8] = []
     private var second = -1
     private var stamp: [UInt8] = []
 
@@ -29,71 +28,35 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
         self.pending = []
         self.pending.reserveCapacity(self.capacity)
         self.wake = wake
-        line.reserveCapacity(512)
     }
 
     /// Lines dropped so far because the writer was behind.
     var dropped: Int { lock.withLock { droppedLines } }
 
-    /// Formats one finished exchange and queues it; called on the loop thread.
+    /// Formats one finished exchange and queues it; called on the loop thread. The line is written
+    /// straight into the shared buffer under the lock (the writer only holds it to swap buffers),
+    /// and taken back out, counted as dropped, if it does not fit.
     func record(
         remote: String, method: String, path: String, status: Int, bytes: Int, nanoseconds: UInt64,
         requestID: String, aborted: Bool
     ) {
-        line.removeAll(keepingCapacity: true)
+        if case .off = format { return }
         let now = time(nil)
         if now != second {
             second = now
             stamp = Self.timestamp(now)
         }
         let micros = Int(nanoseconds / 1000)
-        switch format {
-        case .off:
-            return
-        case .text:
-            line.append(contentsOf: stamp)
-            line.append(0x20)
-            Self.appendText(remote, to: &line)
-            line.append(contentsOf: [0x20, 0x22])
-            Self.appendText(method, to: &line)
-            line.append(0x20)
-            Self.appendText(path, to: &line)
-            line.append(contentsOf: [0x22, 0x20])
-            Self.appendDecimal(status, to: &line)
-            line.append(0x20)
-            Self.appendDecimal(bytes, to: &line)
-            line.append(0x20)
-            Self.appendMilliseconds(micros, to: &line)
-            line.append(contentsOf: "ms ".utf8)
-            Self.appendText(requestID, to: &line)
-            if aborted { line.append(contentsOf: " aborted".utf8) }
-        case .json:
-            line.append(contentsOf: "{\"time\":\"".utf8)
-            line.append(contentsOf: stamp)
-            line.append(contentsOf: "\",\"remote\":".utf8)
-            Self.appendJSONString(remote, to: &line)
-            line.append(contentsOf: ",\"method\":".utf8)
-            Self.appendJSONString(method, to: &line)
-            line.append(contentsOf: ",\"path\":".utf8)
-            Self.appendJSONString(path, to: &line)
-            line.append(contentsOf: ",\"status\":".utf8)
-            Self.appendDecimal(status, to: &line)
-            line.append(contentsOf: ",\"bytes\":".utf8)
-            Self.appendDecimal(bytes, to: &line)
-            line.append(contentsOf: ",\"duration_ms\":".utf8)
-            Self.appendMilliseconds(micros, to: &line)
-            line.append(contentsOf: ",\"request\":".utf8)
-            Self.appendJSONString(requestID, to: &line)
-            if aborted { line.append(contentsOf: ",\"aborted\":true".utf8) }
-            line.append(0x7D)
-        }
-        line.append(0x0A)
         let wakeNow: Bool = lock.withLock {
-            if pending.count + line.count > capacity {
+            let start = pending.count
+            Self.format(
+                format, into: &pending, stamp: stamp, remote: remote, method: method, path: path, status: status,
+                bytes: bytes, micros: micros, requestID: requestID, aborted: aborted)
+            if pending.count > capacity {
+                pending.removeSubrange(start...)
                 droppedLines += 1
                 return false
             }
-            pending.append(contentsOf: line)
             if !wakeRequested && pending.count >= capacity / 2 {
                 wakeRequested = true
                 return true
@@ -103,13 +66,73 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
         if wakeNow { wake() }
     }
 
-    /// Moves the queued lines to the end of `out` (writer thread).
+    /// Appends one line in `format` to `line`, newline included.
+    static func format(
+        _ format: HTTPAccessLogFormat, into line: inout [UInt8], stamp: [UInt8], remote: String, method: String,
+        path: String, status: Int, bytes: Int, micros: Int, requestID: String, aborted: Bool
+    ) {
+        switch format {
+        case .off:
+            return
+        case .text:
+            line.append(contentsOf: stamp)
+            line.append(0x20)
+            appendText(remote, to: &line)
+            line.append(0x20)
+            line.append(0x22)
+            appendText(method, to: &line)
+            line.append(0x20)
+            appendText(path, to: &line)
+            line.append(0x22)
+            line.append(0x20)
+            appendDecimal(status, to: &line)
+            line.append(0x20)
+            appendDecimal(bytes, to: &line)
+            line.append(0x20)
+            appendMilliseconds(micros, to: &line)
+            append("ms ", to: &line)
+            appendText(requestID, to: &line)
+            if aborted { append(" aborted", to: &line) }
+        case .json:
+            append("{\"time\":\"", to: &line)
+            line.append(contentsOf: stamp)
+            append("\",\"remote\":", to: &line)
+            appendJSONString(remote, to: &line)
+            append(",\"method\":", to: &line)
+            appendJSONString(method, to: &line)
+            append(",\"path\":", to: &line)
+            appendJSONString(path, to: &line)
+            append(",\"status\":", to: &line)
+            appendDecimal(status, to: &line)
+            append(",\"bytes\":", to: &line)
+            appendDecimal(bytes, to: &line)
+            append(",\"duration_ms\":", to: &line)
+            appendMilliseconds(micros, to: &line)
+            append(",\"request\":", to: &line)
+            appendJSONString(requestID, to: &line)
+            if aborted { append(",\"aborted\":true", to: &line) }
+            line.append(0x7D)
+        }
+        line.append(0x0A)
+    }
+
+    /// Hands the queued lines to the writer thread: swapped with `out` when that is empty (no copy;
+    /// `out`'s storage becomes the next buffer), appended to it otherwise.
     func drain(into out: inout [UInt8]) {
         lock.withLock {
-            out.append(contentsOf: pending)
-            pending.removeAll(keepingCapacity: true)
+            if out.isEmpty && out.capacity >= capacity {
+                swap(&out, &pending)
+            } else {
+                out.append(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
+            }
             wakeRequested = false
         }
+    }
+
+    @inline(__always)
+    private static func append(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     // MARK: - Formatting without Foundation
@@ -181,7 +204,10 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     static func appendText(_ text: String, to out: inout [UInt8]) {
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x7F || byte == 0x22 || byte == 0x5C {
-                out.append(contentsOf: [0x5C, 0x78, hex(byte >> 4), hex(byte & 0xF)])
+                out.append(0x5C)
+                out.append(0x78)
+                out.append(hex(byte >> 4))
+                out.append(hex(byte & 0xF))
             } else {
                 out.append(byte)
             }

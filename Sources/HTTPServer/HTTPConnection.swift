@@ -315,7 +315,11 @@ final class HTTPConnection {
         timer.clear()
         // Chosen from the path only if the handler fails (nil): most requests never need it.
         let responder = responders.chosen
-        if route.mayBlock {
+        if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
+            // Answered from memory on the loop (HTTPRoute.inlineAnswer): no hop to the pool.
+            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+            startResponse(response)
+        } else if route.mayBlock {
             let server = self.server
             let loop = self.loop
             server.pool.submit { [self] in

@@ -6,19 +6,40 @@ import Foundation
 ///
 /// Opening once and answering from `fstat` is how static file servers avoid a second path lookup
 /// and a race between the size they announce and the file they send.
+///
+/// A shared descriptor (`init(sharing:keptOpenBy:)`, an open-file cache's) is not the response's
+/// to close: its owner keeps it open while this object lives, and any number of responses may
+/// send from it at once (sendfile with explicit offsets leaves the file position alone).
 public final class HTTPFileDescriptor: @unchecked Sendable {
     private var fd: Int32
+    /// What keeps a shared descriptor open; nil when this object owns the descriptor.
+    private let keeper: AnyObject?
 
     /// Takes ownership of an open, readable descriptor.
-    public init(owning fd: Int32) { self.fd = fd }
-
-    deinit {
-        if fd >= 0 { SystemCalls.close(fd) }
+    public init(owning fd: Int32) {
+        self.fd = fd
+        keeper = nil
     }
 
-    /// Hands the descriptor over to the caller, who must close it; -1 when already taken.
-    /// Called once, on the connection's thread, after the handler has returned the response.
+    /// A descriptor `owner` keeps open (and closes) itself; held here until the response is sent.
+    public init(sharing fd: Int32, keptOpenBy owner: AnyObject & Sendable) {
+        self.fd = fd
+        keeper = owner
+    }
+
+    deinit {
+        if keeper == nil && fd >= 0 { SystemCalls.close(fd) }
+    }
+
+    /// Whether the descriptor belongs to someone else, who closes it.
+    var isShared: Bool { keeper != nil }
+
+    /// Hands an owned descriptor over to the caller, who must close it; -1 when already taken.
+    /// A shared one is lent, as often as asked: the caller must keep this object until it has
+    /// sent, and not close the descriptor. Called on the connection's thread, after the handler
+    /// has returned the response.
     func take() -> Int32 {
+        if keeper != nil { return fd }
         let taken = fd
         fd = -1
         return taken

@@ -14,6 +14,9 @@ public enum HTTPFileResponse {
         public var etag: String
         /// Last modification time.
         public var lastModified: Date
+        /// `lastModified` already formatted as an IMF-fixdate (kept by a cache of open files), or
+        /// nil to format it for this response.
+        public var lastModifiedText: String?
         /// The `Content-Type`.
         public var contentType: String
         /// The file already opened by the caller (the bytes are sent from it, with no second path
@@ -22,7 +25,7 @@ public enum HTTPFileResponse {
 
         public init(
             path: String, size: Int, etag: String, lastModified: Date, contentType: String,
-            descriptor: HTTPFileDescriptor? = nil
+            descriptor: HTTPFileDescriptor? = nil, lastModifiedText: String? = nil
         ) {
             self.path = path
             self.size = size
@@ -30,6 +33,7 @@ public enum HTTPFileResponse {
             self.lastModified = lastModified
             self.contentType = contentType
             self.descriptor = descriptor
+            self.lastModifiedText = lastModifiedText
         }
 
         /// The body for `length` bytes from `offset`.
@@ -48,7 +52,7 @@ public enum HTTPFileResponse {
         var headers = extra
         headers.reserve(extra.count + 6)
         headers.add("ETag", file.etag)
-        headers.add("Last-Modified", HTTPFileResponse.imfFixdate(file.lastModified))
+        headers.add("Last-Modified", file.lastModifiedText ?? HTTPFileResponse.imfFixdate(file.lastModified))
         let seconds = file.lastModified.timeIntervalSince1970.rounded(.down)
 
         // RFC 9110 §13.2.2: If-Match, then If-Unmodified-Since, then If-None-Match, then If-Modified-Since.

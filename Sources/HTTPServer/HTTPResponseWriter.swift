@@ -30,6 +30,9 @@ struct HTTPResponseWriter {
     private var body: [UInt8] = []
     private var bodySent = 0
     private var fileFD: Int32 = -1
+    /// The shared descriptor `fileFD` was lent from (kept until the exchange ends, not closed), or nil
+    /// when `fileFD` is the writer's own.
+    private var sharedFile: HTTPFileDescriptor?
     private var fileOffset = 0
     private var fileRemaining = 0
     /// A streamed body being sent, and its bytes still to come.
@@ -57,6 +60,7 @@ struct HTTPResponseWriter {
         case .descriptor(let file, let offset, let length):
             fileFD = file.take()
             if fileFD < 0 { return "a descriptor already sent" }
+            if file.isShared { sharedFile = file }
             if sendsBody && length > 0 {
                 fileOffset = offset
                 fileRemaining = length
@@ -179,12 +183,13 @@ struct HTTPResponseWriter {
         }
     }
 
-    /// Closes the file body's descriptor, if one is open.
+    /// Closes the file body's descriptor, if one is open (a shared one is only let go of).
     mutating func closeFile() {
         if fileFD >= 0 {
-            SystemCalls.close(fileFD)
+            if sharedFile == nil { SystemCalls.close(fileFD) }
             fileFD = -1
         }
+        sharedFile = nil
     }
 
     /// One `sendmsg` of what is left of the head and the in-memory body.

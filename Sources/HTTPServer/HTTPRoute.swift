@@ -27,13 +27,20 @@ public final class HTTPRoute: Sendable {
     public let webSocket: (@Sendable (HTTPRequest) throws -> WebSocketHandler)?
     /// The limits for connections upgraded on this route.
     public let webSocketLimits: WebSocketLimits
+    /// For a route that may block: tried on the event loop before the request goes to the handler
+    /// pool, for answers that cost no more than a lookup in memory (a 304 for an unchanged page, a
+    /// body already rendered). A response it returns is sent at once, without the thread hop; nil
+    /// sends the request on to `handler` as usual. It must not block or throw: anything it is
+    /// unsure of (bad keys, an unknown session) is left to the handler.
+    public let inlineAnswer: (@Sendable (HTTPRequest) -> HTTPResponse?)?
 
     public init(
         _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, mayBlock: Bool = true,
         bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil,
         admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)? = nil,
         webSocket: (@Sendable (HTTPRequest) throws -> WebSocketHandler)? = nil,
-        webSocketLimits: WebSocketLimits = WebSocketLimits(), handler: HTTPHandler
+        webSocketLimits: WebSocketLimits = WebSocketLimits(),
+        inlineAnswer: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil, handler: HTTPHandler
     ) {
         self.method = method
         self.pattern = pattern
@@ -44,16 +51,19 @@ public final class HTTPRoute: Sendable {
         self.admission = admission
         self.webSocket = webSocket
         self.webSocketLimits = webSocketLimits
+        self.inlineAnswer = inlineAnswer
     }
 
     public convenience init(
         _ method: HTTPMethod, _ pattern: String, maxBodyBytes: Int? = nil, mayBlock: Bool = true,
         bodyObserverFactory: (@Sendable () -> HTTPBodyObserver)? = nil,
         admission: (@Sendable (HTTPRequest) throws -> HTTPBodyObserver?)? = nil,
+        inlineAnswer: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
         _ body: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse
     ) {
         self.init(
             method, pattern, maxBodyBytes: maxBodyBytes, mayBlock: mayBlock,
-            bodyObserverFactory: bodyObserverFactory, admission: admission, handler: HTTPClosureHandler(body))
+            bodyObserverFactory: bodyObserverFactory, admission: admission, inlineAnswer: inlineAnswer,
+            handler: HTTPClosureHandler(body))
     }
 }

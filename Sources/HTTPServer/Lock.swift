@@ -1,19 +1,29 @@
 import Foundation
 
-/// A mutex with a scoped `withLock`, for the little state shared between threads.
+/// A mutex with a scoped `withLock`, for the little state shared between threads. The mutex lives
+/// in memory of its own, not in a stored property: `&property` of a class would make every lock
+/// and unlock a dynamic exclusivity check (and a mutex must not move).
 final class Lock: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     /// An unlocked mutex.
-    init() { pthread_mutex_init(&mutex, nil) }
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
 
-    deinit { pthread_mutex_destroy(&mutex) }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
 
     /// Runs `body` while holding the lock.
     @inline(__always)
     func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 }

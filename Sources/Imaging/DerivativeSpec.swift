@@ -6,12 +6,18 @@ public struct DerivativeSpec: Sendable, Equatable {
     public var previewLongEdge: Int
     /// JPEG quality 1…100 on libjpeg's scale. Default 80.
     public var quality: Int
+    /// Who quantizes the DCT coefficients. Default `.libjpeg`.
+    public var quantizer: JPEGQuantizer
 
     /// Creates a spec; the defaults are galleryd's (see docs/architecture.md, "A job").
-    public init(thumbnailShortEdge: Int = 400, previewLongEdge: Int = 2048, quality: Int = 80) {
+    public init(
+        thumbnailShortEdge: Int = 400, previewLongEdge: Int = 2048, quality: Int = 80,
+        quantizer: JPEGQuantizer = .libjpeg
+    ) {
         self.thumbnailShortEdge = thumbnailShortEdge
         self.previewLongEdge = previewLongEdge
         self.quality = quality
+        self.quantizer = quantizer
     }
 
     /// The thumbnail size for an image displayed at `width`×`height`.

@@ -52,7 +52,7 @@ public enum ImagePipeline {
             streamsPreview
             ? try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: info.components == 1 ? 1 : 4,
-                quality: spec.quality, iccProfile: icc) : nil
+                quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc) : nil
         let decoded = try decodeAndResample(
             info: info, plan: plan, previewEncoder: streamEncoder, clock: &clock, makeDecoder: makeDecoder)
 
@@ -72,11 +72,14 @@ public enum ImagePipeline {
             if task == 0 {
                 previewJPEG = Result {
                     if let streamEncoder { return try streamEncoder.finish() }
-                    return try JPEGEncoder.encode(preview!, quality: spec.quality, iccProfile: icc)
+                    return try JPEGEncoder.encode(
+                        preview!, quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc)
                 }
                 previewTime = Stopwatch.nanoseconds() - start
             } else {
-                thumbnailJPEG = Result { try JPEGEncoder.encode(thumbnail, quality: spec.quality, iccProfile: icc) }
+                thumbnailJPEG = Result {
+                    try JPEGEncoder.encode(thumbnail, quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc)
+                }
                 thumbnailTime = Stopwatch.nanoseconds() - start
             }
         }

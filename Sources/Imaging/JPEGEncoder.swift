@@ -83,14 +83,16 @@ enum JPEGEncoder {
     }
 
     /// Encodes an RGBX or gray buffer at `quality` (1…100), embedding `iccProfile` when given.
-    static func encode(_ image: PixelBuffer, quality: Int, iccProfile: [UInt8]?) throws -> [UInt8] {
+    static func encode(
+        _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?
+    ) throws -> [UInt8] {
         let gray = image.channels == 1
         let scans = gray ? grayScans : colorScans
         return try encode(
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
             jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality,
             chromaQuality: chromaQuality(for: quality), quantTable: robidouxTable, scans: scans,
-            subsampleChroma: true, writeAdobe: false, iccProfile: iccProfile)
+            subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile)
     }
 
     /// The general form, also used by tests to write CMYK, baseline or libjpeg-table files.
@@ -98,7 +100,7 @@ enum JPEGEncoder {
     static func encode(
         _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
         chromaQuality: Int? = nil, quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool,
-        writeAdobe: Bool, iccProfile: [UInt8]?
+        writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?
     ) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
         var output: UnsafeMutablePointer<UInt8>?
@@ -127,6 +129,7 @@ enum JPEGEncoder {
                         request.write_adobe = writeAdobe ? 1 : 0
                         request.icc = icc?.baseAddress
                         request.icc_length = UInt32(icc?.count ?? 0)
+                        request.quantizer = quantizer.shimValue
                         return gd_encode(&request, &output, &length, &message, message.count)
                     }
                 }

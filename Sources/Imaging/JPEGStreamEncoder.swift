@@ -2,8 +2,9 @@ import CJPEG
 import CJPEGShim
 
 /// A JPEG compressor fed one row at a time, so a preview can be encoded while it is still being
-/// resampled, without ever holding its pixels: libjpeg does colour conversion and the DCT as
-/// rows arrive, and the progressive scans at `finish()`. Same settings as `JPEGEncoder.encode`.
+/// resampled, without ever holding its pixels: libjpeg (or the shim's coefficient path, see
+/// `JPEGQuantizer`) does colour conversion and the DCT as rows arrive, and the progressive
+/// scans at `finish()`. Same settings as `JPEGEncoder.encode`.
 ///
 /// Used from one thread at a time (rows on the resampling thread, `finish` after it is joined).
 final class JPEGStreamEncoder {
@@ -15,7 +16,10 @@ final class JPEGStreamEncoder {
     private var rowsWritten = 0
 
     /// Starts a progressive, Huffman-optimized JPEG of `width`×`height` RGBX (4) or gray (1) pixels.
-    init(width: Int, height: Int, channels: Int, quality: Int, iccProfile: [UInt8]?) throws {
+    init(
+        width: Int, height: Int, channels: Int, quality: Int, quantizer: JPEGQuantizer = .libjpeg,
+        iccProfile: [UInt8]?
+    ) throws {
         guard let handle = gd_encoder_create() else { throw ImageError.encodeFailed("cannot create a compressor") }
         self.handle = handle
         rowHeight = height
@@ -41,6 +45,7 @@ final class JPEGStreamEncoder {
         r.chroma_subsampling = 1
         r.optimize_coding = 1
         r.write_jfif = 1
+        r.quantizer = quantizer.shimValue
         request.initialize(to: r)
         let status: gd_status =
             if let iccProfile, !iccProfile.isEmpty {

@@ -31,6 +31,10 @@ struct ProcessCommand: ParsableCommand {
     @Option(help: "JPEG quality, 1-100.")
     var quality: Int = 80
 
+    /// DerivativeSpec.quantizer.
+    @Option(help: "Who quantizes the DCT coefficients: libjpeg, rounding or trellis.")
+    var quantizer: String = JPEGQuantizer.libjpeg.rawValue
+
     /// ImageLimits.maxPixels.
     @Option(help: "Refuse images with more pixels than this.")
     var maxPixels: Int = ImageLimits().maxPixels
@@ -39,6 +43,10 @@ struct ProcessCommand: ParsableCommand {
     func validate() throws {
         guard thumbnailSize > 0, previewSize > 0 else { throw ValidationError("sizes must be positive") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
+        guard JPEGQuantizer(rawValue: quantizer) != nil else {
+            throw ValidationError(
+                "--quantizer must be one of \(JPEGQuantizer.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
     }
 
@@ -46,7 +54,9 @@ struct ProcessCommand: ParsableCommand {
     func run() throws {
         let started = DispatchTime.now().uptimeNanoseconds
         do {
-            let spec = DerivativeSpec(thumbnailShortEdge: thumbnailSize, previewLongEdge: previewSize, quality: quality)
+            let spec = DerivativeSpec(
+                thumbnailShortEdge: thumbnailSize, previewLongEdge: previewSize, quality: quality,
+                quantizer: JPEGQuantizer(rawValue: quantizer) ?? .libjpeg)
             let result = try ImagePipeline.process(
                 fileAt: input, spec: spec, limits: ImageLimits(maxPixels: maxPixels))
             try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)

@@ -95,3 +95,57 @@ private func descriptors(under root: String) -> Int {
     #expect(descriptors(under: root) == 0)
     try? FileManager.default.removeItem(atPath: root)
 }
+
+@Test func openShared_AnswersHitsWithTheSameOpenFile_AndOpensNothingMore() throws {
+    let (store, root) = try makeCachedStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("thumbnails/s.jpg")
+    try store.put(key, bytes: [1, 2, 3, 4])
+    let first = try #require(try store.openShared(key))
+    #expect(descriptors(under: root) == 1)
+    for _ in 0..<3 {
+        let again = try #require(try store.openShared(key))
+        #expect(again === first)
+        #expect(again.info == first.info)
+        var bytes = [UInt8](repeating: 0, count: 4)
+        #expect(bytes.withUnsafeMutableBytes { pread(again.fd, $0.baseAddress, $0.count, 0) } == 4)
+        #expect(bytes == [1, 2, 3, 4])
+    }
+    #expect(descriptors(under: root) == 1)
+    #expect(store.openFileCacheHits == 3)
+    #expect(first.lastModified.hasSuffix(" GMT") && first.lastModified.count == 29)
+}
+
+@Test func openShared_KeepsAFileBeingSent_AfterItsDelete_AndClosesItWithTheLastReader() throws {
+    let (store, root) = try makeCachedStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("previews/d.jpg")
+    try store.put(key, bytes: [7, 8, 9])
+    var inFlight = try store.openShared(key)
+    #expect(try store.delete(key))
+    // A new request is a 404 at once; the response already sending finishes from its descriptor.
+    #expect(try store.openShared(key) == nil)
+    #expect(store.openFileCacheCount == 0)
+    var bytes = [UInt8](repeating: 0, count: 3)
+    #expect(bytes.withUnsafeMutableBytes { pread(inFlight!.fd, $0.baseAddress, $0.count, 0) } == 3)
+    #expect(bytes == [7, 8, 9])
+    inFlight = nil
+    #expect(descriptors(under: root) == 0)
+}
+
+@Test func openShared_WithoutTheCache_ClosesWhenTheReaderLetsGo() throws {
+    let root = NSTemporaryDirectory() + "blobcache-test-" + UUID().uuidString
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let store = try LocalBlobStore(root: root)
+    let key = try BlobKey("thumbnails/n.jpg")
+    try store.put(key, bytes: [5])
+    do {
+        let file = try #require(try store.openShared(key))
+        withExtendedLifetime(file) {
+            #expect(file.info.size == 1)
+            #expect(descriptors(under: root) == 1)
+        }
+    }
+    #expect(descriptors(under: root) == 0)
+    #expect(try store.openShared(try BlobKey("thumbnails/missing.jpg")) == nil)
+}

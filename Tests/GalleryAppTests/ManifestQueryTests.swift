@@ -219,7 +219,9 @@ import Testing
     }
 
     @Test func find_CountAll_ReadsTheRowCounter_NotTheTable() throws {
-        let server = try TestServer(workers: 0)
+        // Without kept answers: the counter is changed below behind the triggers, which moves no
+        // change sequence, so a kept count (ManifestCache) would rightly still be answered.
+        let server = try TestServer(workers: 0) { $0.manifestCacheBytes = 0 }
         defer { server.stop() }
         try F.insertMany(server, count: 50)
         #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == 50)

@@ -122,3 +122,20 @@ func server_SendsFromOpenedDescriptor_AndClosesItAfterEveryKindOfAnswer(backend:
     c.routePattern = "/x"
     #expect(b.routePattern == "" && c.routePattern == "/x" && a.routePattern == "")
 }
+
+@Test
+func gzip_FindsCompressibleTypes_IgnoringCaseParametersAndSpaces() {
+    for type in [
+        "text/html", "Text/Plain; charset=utf-8", " application/json ;charset=utf-8", "APPLICATION/XML",
+        "application/javascript", "image/svg+xml", "application/vnd.api+json", "application/atom+XML",
+        "application/wasm",
+    ] {
+        #expect(HTTPGzip.isCompressible(contentType: type), "\(type)")
+    }
+    for type in [
+        "image/jpeg", "application/octet-stream", "application/jsonx", "application/jso", "text", "",
+        "; text/html", "application/zip", "image/svg",
+    ] {
+        #expect(!HTTPGzip.isCompressible(contentType: type), "\(type)")
+    }
+}

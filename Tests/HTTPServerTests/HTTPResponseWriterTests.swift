@@ -171,3 +171,42 @@ private func openDescriptorCount(on path: String) -> Int {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return -1 }
     return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
 }
+
+@Test
+func writer_SendsFromASharedDescriptor_WithoutClosingIt_AsOftenAsAsked() throws {
+    let path = NSTemporaryDirectory() + "galleryd-writer-shared-\(UInt32.random(in: 0...UInt32.max))"
+    let bytes = pattern(3000)
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    defer { unlink(path) }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    #expect(fd >= 0)
+    defer { close(fd) }
+    // What an open-file cache does: one descriptor, its owner closes it, many responses send from it.
+    final class Owner: Sendable {}
+    let shared = HTTPFileDescriptor(sharing: fd, keptOpenBy: Owner())
+    let pair = try SocketPair(sendBuffer: 64 * 1024)
+    for offset in [0, 1000] {
+        var writer = HTTPResponseWriter()
+        writer.begin()
+        #expect(writer.takeFile(of: .descriptor(shared, offset: offset, length: 2000), sendsBody: true) == nil)
+        writer.head = Array("HTTP/1.1 200 OK\r\n\r\n".utf8)
+        #expect(writer.flush(to: pair.server).outcome == .done)
+        var received: [UInt8] = []
+        while received.count < writer.bytesWritten {
+            let more = pair.read()
+            if more.isEmpty { break }
+            received += more
+        }
+        #expect(Array(received.dropFirst(writer.head.count)) == Array(bytes[offset..<offset + 2000]))
+        writer.finish()
+        // Still open for the next response, and for its owner.
+        #expect(openDescriptorCount(on: path) == 1)
+        #expect(fcntl(fd, F_GETFD) >= 0)
+    }
+    // Dropping a response that never sent it does not close it either.
+    var writer = HTTPResponseWriter()
+    writer.begin()
+    #expect(writer.takeFile(of: .descriptor(shared, offset: 0, length: 10), sendsBody: false) == nil)
+    writer.closeFile()
+    #expect(openDescriptorCount(on: path) == 1)
+}

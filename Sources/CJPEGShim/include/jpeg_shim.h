@@ -37,6 +37,21 @@ gd_status gd_decoder_read_scanlines(gd_decoder *decoder, unsigned char **rows, u
 gd_status gd_decoder_finish(gd_decoder *decoder);
 const char *gd_decoder_message(const gd_decoder *decoder);
 
+/*
+ * Who turns pixels into quantized DCT coefficients. GD_QUANTIZER_LIBJPEG: libjpeg's compressor
+ * (jpeg_write_scanlines). The others convert colour, downsample and transform in this shim
+ * exactly as libjpeg does (jpeg_coefficients.c) and hand the coefficients to libjpeg with
+ * jpeg_write_coefficients, which still writes the markers, optimizes the Huffman tables and
+ * writes the progressive scans: GD_QUANTIZER_ROUND rounds like libjpeg (the same bytes as
+ * GD_QUANTIZER_LIBJPEG), GD_QUANTIZER_TRELLIS chooses the AC coefficients of each block by rate
+ * and distortion (jpeg_quantize.c).
+ */
+typedef enum {
+    GD_QUANTIZER_LIBJPEG = 0,
+    GD_QUANTIZER_ROUND = 1,
+    GD_QUANTIZER_TRELLIS = 2
+} gd_quantizer;
+
 /* One JPEG encoding request: pixels in, options, and the scan script and quantization table. */
 typedef struct {
     const unsigned char *pixels;
@@ -57,6 +72,9 @@ typedef struct {
     int write_adobe;
     const unsigned char *icc;         /* ICC profile to embed, or NULL */
     unsigned int icc_length;
+    gd_quantizer quantizer;           /* who makes the coefficients (GD_QUANTIZER_LIBJPEG: libjpeg) */
+    float trellis_lambda_log_scale1;  /* GD_QUANTIZER_TRELLIS: lambda = 2^s1 / (2^s2 + block AC energy); */
+    float trellis_lambda_log_scale2;  /* 0 = mozjpeg's 14.75 and 16.5 */
 } gd_encode_request;
 
 /* Encodes into a malloc'd buffer (*output, free with gd_free); message receives an error text. */
@@ -75,5 +93,9 @@ gd_status gd_encoder_write_rows(gd_encoder *encoder, unsigned char **rows, unsig
 /* Finishes and hands over the JPEG (free with gd_free). */
 gd_status gd_encoder_finish(gd_encoder *encoder, unsigned char **output, unsigned long *output_length);
 const char *gd_encoder_message(const gd_encoder *encoder);
+
+/* libjpeg's accurate integer forward DCT (jfdctint.c) of 64 samples already centred on 0, in
+ * place; outputs are scaled up by 8 like libjpeg's. Exposed for tests. */
+void gd_fdct_islow(short data[64]);
 
 #endif

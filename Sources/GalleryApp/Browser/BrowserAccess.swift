@@ -16,9 +16,20 @@ struct BrowserAccess {
                 // Sleeping on an event loop stalls its other connections: a non-blocking route only
                 // becomes a blocking one when the configuration asks every request to be slowed.
                 let mayBlock = route.mayBlock || simulation.configured.latencyMs > 0
+                // An answer from memory on the loop keeps its CORS headers, and steps aside (to the
+                // handler, which carries the plan out) whenever the request has something to simulate.
+                let (cors, simulation) = (cors, simulation)
+                let inline = route.inlineAnswer.map { answer in
+                    { @Sendable (request: HTTPRequest) -> HTTPResponse? in
+                        guard let plan = try? simulation.plan(for: request), !plan.isActive, var response = answer(request)
+                        else { return nil }
+                        cors.decorate(&response, for: request)
+                        return response
+                    }
+                }
                 router.add(HTTPRoute(
                     route.method, route.pattern, maxBodyBytes: route.maxBodyBytes, mayBlock: mayBlock,
-                    bodyObserverFactory: route.bodyObserverFactory, admission: route.admission,
+                    bodyObserverFactory: route.bodyObserverFactory, admission: route.admission, inlineAnswer: inline,
                     handler: BrowserFacingHandler(
                         inner: route.handler, cors: cors, simulation: simulation, maySleep: mayBlock)))
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Imaging
 
 /// One setting as the outside world names it: its key in the config file, its environment
 /// variable, and how to read and print it. The single table `all` drives file loading,
@@ -155,6 +156,8 @@ public struct ConfigurationKey: Sendable {
         .int("thumbnail_size", \.thumbnailSize, "Thumbnail shorter edge, in pixels.", range: 16...4096),
         .int("preview_size", \.previewSize, "Preview longer edge, in pixels.", range: 64...16384),
         .int("jpeg_quality", \.jpegQuality, "JPEG quality of thumbnails and previews.", range: 1...100),
+        .string("jpeg_quantizer", \.jpegQuantizer, "Who quantizes thumbnails and previews: libjpeg (its compressor), trellis (rate-distortion choice of the AC coefficients, see docs/architecture.md) or rounding (the trellis path rounding like libjpeg: the same bytes).",
+            validate: { JPEGQuantizer(rawValue: $0) != nil ? nil : "must be one of \(JPEGQuantizer.allCases.map(\.rawValue).joined(separator: ", "))" }),
         .int("max_pixels", \.maxPixels, "Largest pixel count of an upload (decompression bombs).", range: 1...1_000_000_000),
         .int("job_max_attempts", \.jobMaxAttempts, "Processing attempts before a photo is marked failed.", range: 1...100),
         .int("job_retry_base_ms", \.jobRetryBaseMs, "First retry delay of a failed job in ms; doubles per attempt, capped at 10 minutes.", range: 1...3_600_000),
@@ -200,6 +203,7 @@ public struct ConfigurationKey: Sendable {
         .int("simulate_latency_ms", \.simulateLatencyMs, "Delay added to every API and bucket request, in ms, for testing clients (0: off; not in production).", range: 0...60_000),
         .double("simulate_error_rate", \.simulateErrorRate, "Share of API and bucket requests answered with a simulated error, 0 to 1 (0: off; not in production).", range: 0...1),
         .int("open_file_cache", \.openFileCache, "Recently served blobs kept open for the bucket route (0: off).", range: 0...100_000),
+        .int("manifest_cache_bytes", \.manifestCacheBytes, "Bytes of rendered find and count answers kept by their ETag, answered without the database until a change (0: off).", range: 0...4_294_967_296),
         .string("access_log", \.accessLog, "Access log format: text, json (one object per line) or off.",
             validate: { ["text", "json", "off"].contains($0) ? nil : "not text, json or off" }),
         .int("access_log_buffer", \.accessLogBuffer, "Access log bytes buffered per event loop before lines are dropped (and counted).", range: 4096...16_777_216),

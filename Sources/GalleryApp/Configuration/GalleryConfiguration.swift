@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 import HTTPServer
 
 /// Every setting of galleryd, with its default. Loaded from a config file, then environment
@@ -116,6 +117,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var previewSize = 2048
     /// JPEG quality of thumbnails and previews (1–100).
     public var jpegQuality = 80
+    /// Who quantizes the JPEG coefficients: `libjpeg`, `trellis` or `rounding` (`JPEGQuantizer`).
+    public var jpegQuantizer = JPEGQuantizer.libjpeg.rawValue
     /// Largest pixel count of an upload (decompression bombs are refused before decoding).
     public var maxPixels = 100_000_000
     /// Processing attempts before a photo is marked failed.
@@ -229,6 +232,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     // Access log and the bucket's open-file cache
     /// Recently served blobs kept open (descriptor and stat) for the bucket route; 0 turns it off.
     public var openFileCache = 1000
+    /// Bytes of rendered find and count answers kept by their ETag, so an unchanged page is
+    /// answered without the database (`ManifestCache`); 0 turns it off.
+    public var manifestCacheBytes = 32 * 1024 * 1024
     /// Access log format: `text`, `json` (one object per line) or `off`; independent of `logLevel`.
     public var accessLog = "text"
     /// Bytes of access log each event loop buffers; past it lines are dropped and counted.

@@ -14,12 +14,22 @@ enum ManifestETag {
         sequences: [Int64], className: String, items: [(name: String, value: String)], access: Int, publicURL: String,
         caller: String = ""
     ) -> String {
+        // The query's parameters sorted: the same query in any parameter order has the same tag.
+        make(
+            sequences: sequences, className: className, normalizedItems: normalized(items), access: access,
+            publicURL: publicURL, caller: caller)
+    }
+
+    /// `make` for parameters already in `normalized` order (as `ManifestCache` keeps them).
+    static func make(
+        sequences: [Int64], className: String, normalizedItems: [(name: String, value: String)], access: Int,
+        publicURL: String, caller: String
+    ) -> String {
         var hasher = SHA256()
         var text = "v1\u{0}" + className + "\u{0}" + publicURL + "\u{0}\(access)\u{0}" + caller
         for seq in sequences { text += "\u{0}\(seq)" }
         hasher.update(data: Array(text.utf8))
-        // The query's parameters sorted: the same query in any parameter order has the same tag.
-        for item in normalized(items) {
+        for item in normalizedItems {
             hasher.update(data: Array(("\u{1}" + item.name + "\u{0}" + item.value).utf8))
         }
         // Hex by table, not `String(format:)`: that was 32 Foundation format calls per find.

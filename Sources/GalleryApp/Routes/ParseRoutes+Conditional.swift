@@ -11,28 +11,44 @@ extension ParseRoutes {
     /// in-memory change sequences, read before the query so it is never newer than the rows
     /// returned; while they are unknown (listener down) the answer has no tag and there is no 304.
     /// A POST with `_method: GET` gets the same tag and 304, and keeps `Cache-Control: no-store`.
+    ///
+    /// With a `cacheKey` (a GET: its raw query string) the tag's inputs are remembered after the
+    /// first compile, and an answer rendered under a tag is kept and served for that tag without
+    /// PostgreSQL (`ManifestCache`).
     static func conditionalFind(
         _ request: HTTPRequest, className: String, items: [(name: String, value: String)], access: KeyChecker.Access,
-        caller: ParseAccess, api: ParseAPI, context: Context
+        caller: ParseAccess, api: ParseAPI, context: Context, cacheKey: ManifestCache.QueryKey? = nil
     ) throws -> HTTPResponse {
-        let query = try api.findQuery(className, items: items, access: caller)
-        if query.explain {
-            // A plan, not the rows: no tag, never stored.
-            let result = try api.findOrExplain(query)
-            return HTTPResponse.json(result.json, status: result.status).notStored()
+        let cache = context.manifestCache
+        var query: ParseQuery?
+        let inputs: ManifestCache.TagInputs
+        if let cacheKey, let known = cache.tagInputs(cacheKey) {
+            inputs = known
+        } else {
+            let compiled = try api.findQuery(className, items: items, access: caller)
+            if compiled.explain {
+                // A plan, not the rows: no tag, never stored.
+                let result = try api.findOrExplain(compiled)
+                return HTTPResponse.json(result.json, status: result.status).notStored()
+            }
+            inputs = ManifestCache.TagInputs(
+                className: compiled.schema.className,
+                dependencies: ClassChangeSequences.dependencies(of: compiled.schema.className),
+                items: ManifestETag.normalized(items))
+            if let cacheKey { cache.remember(inputs, for: cacheKey) }
+            query = compiled
         }
-        let className = query.schema.className
         // The caller is part of the tag: one user's answer (or tag) never validates another's.
-        let tag = context.classChanges.current(ClassChangeSequences.dependencies(of: className)).map {
-            ManifestETag.make(
-                sequences: $0, className: className, items: items, access: access.rawValue,
-                publicURL: context.publicURL + "\u{0}" + context.assetURLVersion, caller: caller.tagKey)
-        }
+        let tag = tag(inputs, access: access, caller: caller, context: context)
         var response: HTTPResponse
         if let tag, let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {
             response = HTTPResponse(status: .notModified)
+        } else if let tag, let kept = cache.body(for: tag) {
+            response = cachedAnswer(kept, tag: tag, request: request, cache: cache)
         } else {
-            let result = try api.find(query)
+            let result = try api.find(try query ?? api.findQuery(className, items: items, access: caller))
+            // Stored only under a tag read before the query ran: the rows are at least that new.
+            if let tag, result.status == .ok { cache.store(result.json, for: tag) }
             response = HTTPResponse.json(result.json, status: result.status)
         }
         if let tag { response.headers["ETag"] = tag }
@@ -43,9 +59,69 @@ extension ParseRoutes {
         return response.notStored()
     }
 
+    /// The answer to a GET find or count decided on the event loop (`HTTPRoute.inlineAnswer`):
+    /// a 304, or a 200 with a kept body, when everything it takes is in memory — the keys, a
+    /// remembered session, the query string's tag inputs, the sequences and, for a 200, the body
+    /// (in gzip form if the client takes gzip). Anything else (nil) goes to the handler pool.
+    static func inlineFind(_ request: HTTPRequest, keys: KeyChecker, context: Context) -> HTTPResponse? {
+        guard request.method == .get else { return nil }
+        let access = keys.access(request)
+        guard access >= .client, let caller = context.sessions.rememberedCaller(request, access: access),
+            let className = request.pathParameters["className"]
+        else { return nil }
+        let parseAccess = ParseAccess(caller: caller, publicRead: context.configuration.publicRead)
+        let key = ManifestCache.QueryKey(
+            className: className, query: request.query ?? "", access: access.rawValue, caller: parseAccess.tagKey)
+        guard let inputs = context.manifestCache.tagInputs(key),
+            let tag = tag(inputs, access: access, caller: parseAccess, context: context)
+        else { return nil }
+        var response: HTTPResponse
+        if let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {
+            response = HTTPResponse(status: .notModified)
+        } else if let kept = context.manifestCache.body(for: tag), kept.gzip != nil || !HTTPGzip.accepts(request.headers) {
+            response = cachedAnswer(kept, tag: tag, request: request, cache: context.manifestCache)
+        } else {
+            return nil
+        }
+        response.headers["ETag"] = tag
+        response.headers["Cache-Control"] = revalidateValue
+        return response
+    }
+
+    /// The tag of an answer with these inputs now, or nil while the sequences are unknown.
+    private static func tag(
+        _ inputs: ManifestCache.TagInputs, access: KeyChecker.Access, caller: ParseAccess, context: Context
+    ) -> String? {
+        context.classChanges.current(inputs.dependencies).map {
+            ManifestETag.make(
+                sequences: $0, className: inputs.className, normalizedItems: inputs.items, access: access.rawValue,
+                publicURL: context.publicURL + "\u{0}" + context.assetURLVersion, caller: caller.tagKey)
+        }
+    }
+
+    /// A kept body as a 200: gzip-coded for a client that takes gzip (the coded form made once and
+    /// kept beside the body), as the server's own content coding would answer it.
+    private static func cachedAnswer(
+        _ kept: (body: [UInt8], gzip: [UInt8]?), tag: String, request: HTTPRequest, cache: ManifestCache
+    ) -> HTTPResponse {
+        var response = HTTPResponse.json(kept.body)
+        guard kept.body.count > HTTPGzip.minimumBytes, HTTPGzip.accepts(request.headers) else { return response }
+        var gzip = kept.gzip
+        if gzip == nil, let made = HTTPGzip.compress(kept.body) {
+            cache.storeGzip(made, for: tag)
+            gzip = made
+        }
+        if let gzip, gzip.count < kept.body.count {
+            response.body = .bytes(gzip)
+            response.headers["Content-Encoding"] = "gzip"
+            response.headers["Vary"] = "Accept-Encoding"
+        }
+        return response
+    }
+
     /// After a write through this server: reads the sequences, so the writer's next conditional
-    /// find sees its own change even before the change's notification has arrived. A failed read
-    /// only delays that until the notification.
+    /// find sees its own change even before the change's notification has arrived. After a failed
+    /// read the sequences are unknown (no tags, no 304s, no kept answers) until a read succeeds.
     static func writeDone(_ context: Context) {
         writeDone(context.classChanges, logger: context.logger)
     }
@@ -55,6 +131,7 @@ extension ParseRoutes {
         do {
             try classChanges.refresh()
         } catch {
+            classChanges.forgetUntilRefreshed()
             logger.notice("class change sequences not re-read after a write", metadata: ["error": "\(error)"])
         }
     }

@@ -18,6 +18,8 @@ struct ParseRoutes {
         let sessions: SessionAuthenticator
         /// The change sequences behind find ETags.
         let classChanges: ClassChangeSequences
+        /// Finds' tag inputs by query string and rendered answers by tag.
+        let manifestCache: ManifestCache
         /// Uploads: the head's admission (disk space) and storing the spooled file.
         let uploadAdmission: UploadAdmission
         let uploads: UploadService
@@ -83,13 +85,20 @@ struct ParseRoutes {
                 return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? "", access), request)
             })
         }
-        // Find and count: an ETag, and 304 for an unchanged answer (ParseRoutes+Conditional).
-        router.add(HTTPRoute(.get, mount + "/classes/:className") { request in
+        // Find and count: an ETag, and 304 for an unchanged answer (ParseRoutes+Conditional); an
+        // unchanged answer known in memory is given on the event loop, without the pool.
+        router.add(HTTPRoute(
+            .get, mount + "/classes/:className", inlineAnswer: { request in Self.inlineFind(request, keys: keys, context: context) }
+        ) { request in
             try Self.require(.client, request, keys)
+            let className = request.pathParameters["className"]!
+            let access = keys.access(request)
+            let caller = try Self.access(request, keys, context)
             return try Self.conditionalFind(
-                request, className: request.pathParameters["className"]!, items: try Self.queryItems(request),
-                access: keys.access(request), caller: try Self.access(request, keys, context), api: api,
-                context: context)
+                request, className: className, items: try Self.queryItems(request), access: access, caller: caller,
+                api: api, context: context,
+                cacheKey: ManifestCache.QueryKey(
+                    className: className, query: request.query ?? "", access: access.rawValue, caller: caller.tagKey))
         })
         classRoute(.get, "/classes/:className/:objectId") { request, className, objectId, access in
             try api.get(className, objectId: objectId, items: try Self.queryItems(request), access: access)

@@ -18,6 +18,10 @@ struct UserRoutes {
     let maxJSONDepth: Int
     /// The server's base URL, for the `Location` of a sign-up.
     let publicURL: @Sendable () -> String
+    /// Called after a sign-up or a user's deletion, which change what requests without a session
+    /// read (the first account, the last one gone): `ParseRoutes.writeDone`, so this server's next
+    /// find has the new tag at once rather than a kept answer from before.
+    var usersChanged: @Sendable () -> Void = {}
 
     /// One request as these routes read it: its keys, session token and body fields.
     struct Call {
@@ -50,6 +54,7 @@ struct UserRoutes {
             route(.post, path) { call in
                 switch call.method {
                 case nil, "POST"?:
+                    defer { usersChanged() }
                     return try idempotency.run(
                         requestId: call.request.headers["X-Parse-Request-Id"], scope: ParseRoutes.idempotencyScope(call.request)
                     ) { try self.signUp(call) }
@@ -63,12 +68,17 @@ struct UserRoutes {
             }
             route(.get, path + "/:objectId") { call in try self.getUser(call) }
             route(.put, path + "/:objectId") { call in try self.updateUser(call) }
-            route(.delete, path + "/:objectId") { call in try self.deleteUser(call) }
+            route(.delete, path + "/:objectId") { call in
+                defer { usersChanged() }
+                return try self.deleteUser(call)
+            }
             route(.post, path + "/:objectId") { call in
                 switch call.method {
                 case "GET"?: return try self.getUser(call)
                 case "PUT"?: return try self.updateUser(call)
-                case "DELETE"?: return try self.deleteUser(call)
+                case "DELETE"?:
+                    defer { usersChanged() }
+                    return try self.deleteUser(call)
                 default: throw ParseError.invalidJSON("POST to a user needs _method GET, PUT or DELETE in the body.")
                 }
             }

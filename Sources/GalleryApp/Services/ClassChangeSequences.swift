@@ -104,6 +104,16 @@ public final class ClassChangeSequences: @unchecked Sendable {
         }
     }
 
+    /// Makes the values unknown until a refresh succeeds (the lookups retry it in the background,
+    /// at most once per `retryInterval`): after a write through this server whose re-read failed,
+    /// the values held may predate the write, and a tag made from them could answer for the old page.
+    public func forgetUntilRefreshed() {
+        lock.withLock {
+            session &+= 1
+            known = false
+        }
+    }
+
     /// The listener is listening again: a new session, unknown until the table has been read.
     private func listenerConnected() {
         lock.withLock {

@@ -29,6 +29,20 @@ public final class SessionAuthenticator: @unchecked Sendable {
         return .user(objectId: try userId(for: SessionToken(token)))
     }
 
+    /// The caller `caller(_:access:)` would decide when that needs no database read (the master
+    /// key, no token, or a token remembered and not yet due), else nil: for the event loop, which
+    /// must not block.
+    func rememberedCaller(_ request: HTTPRequest, access: KeyChecker.Access) -> ParseCaller? {
+        if access == .master { return .master }
+        guard let value = request.headers["X-Parse-Session-Token"] else { return .anonymous }
+        let token = SessionToken(value)
+        guard token.isPlausible else { return nil }
+        let hash = token.hash
+        let now = ProcessInfo.processInfo.systemUptime
+        guard let cached = lock.withLock({ cache[hash] }), cached.until > now else { return nil }
+        return .user(objectId: cached.userId)
+    }
+
     /// The user a token logs in, or 209.
     func userId(for token: SessionToken) throws -> String {
         guard token.isPlausible else { throw ParseError.invalidSessionToken() }

@@ -1,0 +1,278 @@
+/*
+ * The coefficient path: pixels -> quantized DCT coefficients in this shim, then libjpeg's
+ * transcoder (jpeg_write_coefficients) for the markers, Huffman optimization and progressive scans.
+ *
+ * Everything before quantization reproduces libjpeg-turbo's compressor exactly, so that the
+ * quantizer is the only difference: RGB->YCbCr with jccolor.c's 16-bit fixed-point tables;
+ * the right edge replicated out to whole MCUs (jcsample.c expand_right_edge); at the bottom, the
+ * last row repeated to a whole row group, then each component's last output row repeated to a
+ * whole iMCU row (jcprepct.c); 2x2 chroma averaged with jcsample.c's alternating 1,2 bias; blocks
+ * past the image's blocks left to the transcoder's dummy blocks as libjpeg's coefficient
+ * controller makes them; jpeg_fdct_islow; and libjpeg-turbo's reciprocal rounding. The
+ * ImagingTests check the identity byte for byte against libjpeg's own output.
+ *
+ * Rows arrive one at a time (the streamed preview), one iMCU row (16 rows at 4:2:0) is kept at
+ * full resolution, and each finished iMCU row is transformed and quantized into libjpeg's
+ * whole-image coefficient arrays, which a progressive encode needs anyway.
+ */
+#include "jpeg_coefficients.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <jerror.h>
+
+#define GD_MAX_COMPONENTS 4
+
+enum { GD_CONVERT_YCC, GD_CONVERT_COPY };
+
+struct gd_coefficients {
+    int components;
+    int h[GD_MAX_COMPONENTS], v[GD_MAX_COMPONENTS];
+    int max_h, max_v;
+    JDIMENSION blocks_wide[GD_MAX_COMPONENTS], blocks_high[GD_MAX_COMPONENTS];
+    jvirt_barray_ptr arrays[GD_MAX_COMPONENTS];
+    JSAMPLE *planes[GD_MAX_COMPONENTS]; /* strip_rows rows of plane_width samples per component */
+    JSAMPLE *downsampled;               /* one component's downsampled rows */
+    size_t plane_width;
+    int strip_rows;
+    int rows_in_strip;
+    unsigned int rows_received;
+    unsigned int width, height;
+    JDIMENSION imcu_row;
+    int convert;
+    int pixel_bytes;
+    gd_quantizer quantizer;
+    gd_divisors divisors[GD_MAX_COMPONENTS];
+    gd_trellis trellis[GD_MAX_COMPONENTS];
+    int32_t ycc[8 * 256];
+};
+
+#define GD_SCALEBITS 16
+#define GD_FIX(x) ((int32_t)((x) * (1L << GD_SCALEBITS) + 0.5))
+enum { R_Y = 0, G_Y = 256, B_Y = 512, R_CB = 768, G_CB = 1024, B_CB = 1280, R_CR = B_CB, G_CR = 1536, B_CR = 1792 };
+
+/* jccolor.c rgb_ycc_start: Cb and Cr round with 0.5 - epsilon so they never reach 256. */
+static void gd_ycc_tables(int32_t *table) {
+    const int32_t half = (int32_t)1 << (GD_SCALEBITS - 1);
+    const int32_t offset = (int32_t)128 << GD_SCALEBITS;
+    for (int32_t i = 0; i < 256; i++) {
+        table[i + R_Y] = GD_FIX(0.29900) * i;
+        table[i + G_Y] = GD_FIX(0.58700) * i;
+        table[i + B_Y] = GD_FIX(0.11400) * i + half;
+        table[i + R_CB] = (-GD_FIX(0.16874)) * i;
+        table[i + G_CB] = (-GD_FIX(0.33126)) * i;
+        table[i + B_CB] = GD_FIX(0.50000) * i + offset + half - 1;
+        table[i + G_CR] = (-GD_FIX(0.41869)) * i;
+        table[i + B_CR] = (-GD_FIX(0.08131)) * i;
+    }
+}
+
+gd_coefficients *gd_coefficients_create(j_compress_ptr cinfo, const gd_encode_request *request,
+                                        const char **message) {
+    int convert, pixel_bytes;
+    J_COLOR_SPACE in = request->input_color_space, out = cinfo->jpeg_color_space;
+    if ((in == JCS_EXT_RGBX || in == JCS_EXT_RGBA) && out == JCS_YCbCr) {
+        convert = GD_CONVERT_YCC;
+        pixel_bytes = 4;
+    } else if ((in == JCS_RGB || in == JCS_EXT_RGB) && out == JCS_YCbCr) {
+        convert = GD_CONVERT_YCC;
+        pixel_bytes = 3;
+    } else if ((in == JCS_GRAYSCALE && out == JCS_GRAYSCALE) || (in == JCS_CMYK && out == JCS_CMYK) ||
+               (in == JCS_YCbCr && out == JCS_YCbCr)) {
+        convert = GD_CONVERT_COPY;
+        pixel_bytes = cinfo->num_components;
+    } else {
+        *message = "the coefficient path converts RGB to YCbCr or keeps gray, YCbCr and CMYK as they are";
+        return NULL;
+    }
+    if (request->input_components != pixel_bytes || cinfo->num_components > GD_MAX_COMPONENTS) {
+        *message = "the coefficient path got an unexpected number of input components";
+        return NULL;
+    }
+    int max_h = 1, max_v = 1;
+    for (int c = 0; c < cinfo->num_components; c++) {
+        if (cinfo->comp_info[c].h_samp_factor > max_h) max_h = cinfo->comp_info[c].h_samp_factor;
+        if (cinfo->comp_info[c].v_samp_factor > max_v) max_v = cinfo->comp_info[c].v_samp_factor;
+    }
+    for (int c = 0; c < cinfo->num_components; c++) {
+        int h = cinfo->comp_info[c].h_samp_factor, v = cinfo->comp_info[c].v_samp_factor;
+        if (!((h == max_h && v == max_v) || (2 * h == max_h && 2 * v == max_v))) {
+            *message = "the coefficient path samples every component fully or at half size both ways";
+            return NULL;
+        }
+    }
+
+    gd_coefficients *state = calloc(1, sizeof(gd_coefficients));
+    if (state == NULL) {
+        *message = "out of memory";
+        return NULL;
+    }
+    state->components = cinfo->num_components;
+    state->max_h = max_h;
+    state->max_v = max_v;
+    state->width = request->width;
+    state->height = request->height;
+    state->convert = convert;
+    state->pixel_bytes = pixel_bytes;
+    state->quantizer = request->quantizer;
+    state->strip_rows = max_v * DCTSIZE;
+    state->plane_width = (size_t)((request->width + max_h * DCTSIZE - 1) / (max_h * DCTSIZE)) * max_h * DCTSIZE;
+    gd_ycc_tables(state->ycc);
+    float scale1 = request->trellis_lambda_log_scale1 > 0 ? request->trellis_lambda_log_scale1 : 14.75f;
+    float scale2 = request->trellis_lambda_log_scale2 > 0 ? request->trellis_lambda_log_scale2 : 16.5f;
+    for (int c = 0; c < state->components; c++) {
+        jpeg_component_info *component = &cinfo->comp_info[c];
+        state->h[c] = component->h_samp_factor;
+        state->v[c] = component->v_samp_factor;
+        state->blocks_wide[c] =
+            (JDIMENSION)(((unsigned long)request->width * state->h[c] + max_h * DCTSIZE - 1) / (max_h * DCTSIZE));
+        state->blocks_high[c] =
+            (JDIMENSION)(((unsigned long)request->height * state->v[c] + max_v * DCTSIZE - 1) / (max_v * DCTSIZE));
+        JQUANT_TBL *table = cinfo->quant_tbl_ptrs[component->quant_tbl_no];
+        if (table == NULL) {
+            *message = "no quantization table";
+            gd_coefficients_free(state);
+            return NULL;
+        }
+        uint16_t quantval[64];
+        for (int i = 0; i < 64; i++) quantval[i] = table->quantval[i];
+        gd_divisors_init(&state->divisors[c], quantval);
+        unsigned char lengths[256];
+        gd_huffman_lengths(cinfo->ac_huff_tbl_ptrs[component->ac_tbl_no], lengths);
+        gd_trellis_init(&state->trellis[c], quantval, lengths, scale1, scale2);
+        state->planes[c] = malloc((size_t)state->strip_rows * state->plane_width);
+        if (state->planes[c] == NULL) {
+            *message = "out of memory";
+            gd_coefficients_free(state);
+            return NULL;
+        }
+    }
+    state->downsampled = malloc((size_t)state->strip_rows * state->plane_width);
+    if (state->downsampled == NULL) {
+        *message = "out of memory";
+        gd_coefficients_free(state);
+        return NULL;
+    }
+    return state;
+}
+
+void gd_coefficients_begin(gd_coefficients *state, j_compress_ptr cinfo) {
+    for (int c = 0; c < state->components; c++) {
+        JDIMENSION wide = (state->blocks_wide[c] + state->h[c] - 1) / state->h[c] * state->h[c];
+        JDIMENSION high = (state->blocks_high[c] + state->v[c] - 1) / state->v[c] * state->v[c];
+        state->arrays[c] = (*cinfo->mem->request_virt_barray)((j_common_ptr)cinfo, JPOOL_IMAGE, FALSE, wide, high,
+                                                               (JDIMENSION)state->v[c]);
+    }
+    jpeg_write_coefficients(cinfo, state->arrays);
+    for (int c = 0; c < state->components; c++) {
+        if (cinfo->comp_info[c].width_in_blocks != state->blocks_wide[c] ||
+            cinfo->comp_info[c].height_in_blocks != state->blocks_high[c])
+            ERREXIT(cinfo, JERR_BAD_DCTSIZE);
+    }
+}
+
+unsigned int gd_coefficients_rows(const gd_coefficients *state) { return state->rows_received; }
+
+void gd_coefficients_free(gd_coefficients *state) {
+    if (state == NULL) return;
+    for (int c = 0; c < GD_MAX_COMPONENTS; c++) free(state->planes[c]);
+    free(state->downsampled);
+    free(state);
+}
+
+/* Converts one input row into row `y` of each component's plane, the right edge replicated. */
+static void gd_convert_row(gd_coefficients *state, const unsigned char *pixels, int y) {
+    size_t offset = (size_t)y * state->plane_width;
+    unsigned int width = state->width;
+    if (state->convert == GD_CONVERT_YCC) {
+        JSAMPLE *yp = state->planes[0] + offset, *cb = state->planes[1] + offset, *cr = state->planes[2] + offset;
+        const int32_t *t = state->ycc;
+        int step = state->pixel_bytes;
+        for (unsigned int x = 0; x < width; x++, pixels += step) {
+            int r = pixels[0], g = pixels[1], b = pixels[2];
+            yp[x] = (JSAMPLE)((t[r + R_Y] + t[g + G_Y] + t[b + B_Y]) >> GD_SCALEBITS);
+            cb[x] = (JSAMPLE)((t[r + R_CB] + t[g + G_CB] + t[b + B_CB]) >> GD_SCALEBITS);
+            cr[x] = (JSAMPLE)((t[r + R_CR] + t[g + G_CR] + t[b + B_CR]) >> GD_SCALEBITS);
+        }
+    } else {
+        for (int c = 0; c < state->components; c++) {
+            JSAMPLE *plane = state->planes[c] + offset;
+            for (unsigned int x = 0; x < width; x++) plane[x] = pixels[(size_t)x * state->pixel_bytes + c];
+        }
+    }
+    for (int c = 0; c < state->components; c++) {
+        JSAMPLE *plane = state->planes[c] + offset;
+        memset(plane + width, plane[width - 1], state->plane_width - width);
+    }
+}
+
+/* Transforms and quantizes one block whose top-left sample is rows[0][column]. */
+static void gd_code_block(gd_coefficients *state, int c, JSAMPLE **rows, size_t column, JCOEF *block) {
+    int16_t workspace[64];
+    for (int y = 0; y < DCTSIZE; y++) {
+        const JSAMPLE *row = rows[y] + column;
+        for (int x = 0; x < DCTSIZE; x++) workspace[y * DCTSIZE + x] = (int16_t)(row[x] - CENTERJSAMPLE);
+    }
+    gd_fdct_islow(workspace);
+    if (state->quantizer == GD_QUANTIZER_TRELLIS)
+        gd_quantize_trellis(workspace, &state->divisors[c], &state->trellis[c], block);
+    else
+        gd_quantize_round(workspace, &state->divisors[c], block);
+}
+
+/* Codes the iMCU row held in the planes (rows_in_strip of them are image rows). */
+static void gd_code_strip(gd_coefficients *state, j_compress_ptr cinfo) {
+    int rows = state->rows_in_strip;
+    int groups = (rows + state->max_v - 1) / state->max_v;
+    /* jcprepct.c: the last row fills out its row group. */
+    for (int c = 0; c < state->components; c++)
+        for (int y = rows; y < groups * state->max_v; y++)
+            memcpy(state->planes[c] + (size_t)y * state->plane_width,
+                   state->planes[c] + (size_t)(rows - 1) * state->plane_width, state->plane_width);
+
+    for (int c = 0; c < state->components; c++) {
+        int v = state->v[c];
+        int output_rows = groups * v;
+        size_t output_width = (size_t)state->blocks_wide[c] * DCTSIZE;
+        JSAMPLE *source = state->planes[c];
+        size_t stride = state->plane_width;
+        if (state->h[c] != state->max_h) {
+            /* jcsample.c h2v2_downsample: bias 1, 2, 1, 2, ... along the row. */
+            for (int y = 0; y < output_rows; y++) {
+                const JSAMPLE *in0 = state->planes[c] + (size_t)(2 * y) * state->plane_width;
+                const JSAMPLE *in1 = in0 + state->plane_width;
+                JSAMPLE *out = state->downsampled + (size_t)y * state->plane_width;
+                int bias = 1;
+                for (size_t x = 0; x < output_width; x++, in0 += 2, in1 += 2) {
+                    out[x] = (JSAMPLE)((in0[0] + in0[1] + in1[0] + in1[1] + bias) >> 2);
+                    bias ^= 3;
+                }
+            }
+            source = state->downsampled;
+        }
+        /* jcprepct.c: the last output row fills out the iMCU row. */
+        JSAMPLE *rows_of[GD_MAX_COMPONENTS * DCTSIZE];
+        for (int y = 0; y < v * DCTSIZE; y++)
+            rows_of[y] = source + (size_t)(y < output_rows ? y : output_rows - 1) * stride;
+
+        JBLOCKARRAY buffer = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, state->arrays[c],
+                                                               state->imcu_row * (JDIMENSION)v, (JDIMENSION)v, TRUE);
+        for (int block_row = 0; block_row < v; block_row++)
+            for (JDIMENSION block = 0; block < state->blocks_wide[c]; block++)
+                gd_code_block(state, c, rows_of + block_row * DCTSIZE, (size_t)block * DCTSIZE,
+                              buffer[block_row][block]);
+    }
+    state->imcu_row++;
+    state->rows_in_strip = 0;
+}
+
+void gd_coefficients_write_rows(gd_coefficients *state, j_compress_ptr cinfo, unsigned char **rows,
+                                unsigned int count) {
+    for (unsigned int i = 0; i < count && state->rows_received < state->height; i++) {
+        gd_convert_row(state, rows[i], state->rows_in_strip);
+        state->rows_in_strip++;
+        state->rows_received++;
+        if (state->rows_in_strip == state->strip_rows || state->rows_received == state->height)
+            gd_code_strip(state, cinfo);
+    }
+}

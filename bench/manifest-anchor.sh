@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The full manifest page against a Hummingbird 2 + PostgresNIO anchor (issue #17: galleryd's full
+# first page >= 2x a Hummingbird + PostgresNIO server with a hand-written JSON writer). Both serve
+# `GET /parse/classes/Photo?order=-createdAt&limit=N` (and the count) from the same private
+# PostgreSQL seeded with ROWS photos; the anchor is the bench-only package in
+# bench/anchors/hummingbird/manifest-anchor (never part of galleryd's build or tests; its first
+# release build takes several minutes). galleryd runs twice: with its kept answers
+# (manifest_cache_bytes, the default) and with them off, so both the cache and the query path
+# are compared. File URLs are plain on both sides (bucket_public; the anchor signs nothing), and
+# the bodies are checked to be the same JSON before timing.
+#
+# Servers pinned to the last core, wrk to the others (bench/pin.sh), ROUNDS alternating rounds of
+# each server in turn per request, medians and the median of per-round ratios.
+#
+# Usage: bench/manifest-anchor.sh [seconds per round]   (needs wrk, jq and psql: scripts/deps.sh --bench)
+# Env: ROWS (1000), LIMIT (20), CONNECTIONS (64), ROUNDS (3), PORT (18130; +1 cache off, +2 anchor),
+#      PGPORT_PRIVATE (55414), POOL (10: galleryd's pool_size and the anchor's connections),
+#      PIN (1), KEEP=1 keeps the temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+duration="${1:-4}"
+rows="${ROWS:-1000}"
+limit="${LIMIT:-20}"
+connections="${CONNECTIONS:-64}"
+rounds="${ROUNDS:-3}"
+port="${PORT:-18130}"
+nocache_port=$((port + 1))
+anchor_port=$((port + 2))
+pool="${POOL:-10}"
+export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55414}"
+
+for tool in wrk jq psql; do
+  command -v "$tool" >/dev/null || { echo "manifest-anchor.sh: $tool missing (scripts/deps.sh --bench)" >&2; exit 1; }
+done
+
+swift build -c release --product galleryd >&2
+bin="$(swift build -c release --show-bin-path)/galleryd"
+anchor_dir=bench/anchors/hummingbird/manifest-anchor
+(cd "$anchor_dir" && swift build -c release >&2)
+anchor="$(cd "$anchor_dir" && swift build -c release --show-bin-path)/ManifestAnchor"
+
+tmp="$(mktemp -d /tmp/galleryd-manifest-anchor.XXXXXX)"
+. bench/pin.sh
+. bench/rounds.sh
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  scripts/pg.sh stop "$tmp/pg" || true
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT INT TERM
+
+database_url="$(scripts/pg.sh start "$tmp/pg")"
+export DATABASE_URL="$database_url"
+export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
+export GALLERYD_STORAGE_DIR="$tmp/blobs"
+export GALLERYD_BUCKET_PUBLIC=true
+export GALLERYD_PUBLIC_URL="http://bench.example"
+export GALLERYD_POOL_SIZE="$pool"
+export GALLERYD_LOG_LEVEL=warning
+"$bin" migrate >&2
+psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows="$rows" -v owners=0 -f bench/manifest-seed.sql >&2
+
+on_server_cpus "$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
+pids+=($!)
+GALLERYD_MANIFEST_CACHE_BYTES=0 on_server_cpus "$bin" serve --port "$nocache_port" --host 127.0.0.1 --no-migrate \
+  --workers 0 2>"$tmp/serve-nocache.log" &
+pids+=($!)
+PORT="$anchor_port" PG_SOCKET="$tmp/pg/.s.PGSQL.$PGPORT_PRIVATE" PG_USER=galleryd PG_DATABASE=galleryd POOL="$pool" \
+  PUBLIC_URL="http://bench.example" BUCKET=bucket on_server_cpus "$anchor" 2>"$tmp/anchor.log" &
+pids+=($!)
+for p in "$port" "$nocache_port" "$anchor_port"; do
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$p/health" >/dev/null 2>&1 && break; sleep 0.1; done
+done
+
+page="/parse/classes/Photo?order=-createdAt&limit=$limit"
+count="/parse/classes/Photo?count=1&limit=0"
+for path in "$page" "$count"; do
+  for p in "$port" "$nocache_port" "$anchor_port"; do
+    curl -fsS -H 'X-Parse-Application-Id: gallery' "http://127.0.0.1:$p$path" | jq -S . >"$tmp/body.$p" \
+      || { echo "manifest-anchor.sh: $p$path failed: $(tail -5 "$tmp"/*.log)" >&2; exit 1; }
+  done
+  cmp -s "$tmp/body.$port" "$tmp/body.$anchor_port" && cmp -s "$tmp/body.$nocache_port" "$tmp/body.$anchor_port" \
+    || { echo "manifest-anchor.sh: $path: galleryd and the anchor answer differently:" >&2
+         diff "$tmp/body.$port" "$tmp/body.$anchor_port" | head -20 >&2; exit 1; }
+done
+echo "bodies: the same JSON from all three ($(curl -s -H 'X-Parse-Application-Id: gallery' "http://127.0.0.1:$port$page" | wc -c) bytes for the page)" >&2
+
+rate() { # url → req/s (after a 1 s warm-up)
+  on_client_cpus wrk -t1 -c"$connections" -d1s -H 'X-Parse-Application-Id: gallery' "$1" >/dev/null
+  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" -H 'X-Parse-Application-Id: gallery' "$1" >"$tmp/wrk.out" 2>&1
+  if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.out"; then echo "manifest-anchor.sh: $(cat "$tmp/wrk.out")" >&2; exit 1; fi
+  awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out"
+}
+
+echo
+echo "manifest page vs Hummingbird 2 + PostgresNIO, $rows photos, limit=$limit, wrk -t1 -c$connections, $rounds x ${duration}s alternating ($(nproc) cores; PostgreSQL unpinned)"
+pinning_summary
+printf '%-24s %12s %14s %12s %10s %10s\n' "request" "galleryd" "cache off" "hummingbird" "ratio" "off ratio"
+for name in page count; do
+  path="$page"; [ "$name" = count ] && path="$count"
+  : >"$tmp/r.cache"; : >"$tmp/r.off"; : >"$tmp/r.anchor"
+  for _ in $(seq 1 "$rounds"); do
+    rate "http://127.0.0.1:$port$path" >>"$tmp/r.cache"
+    rate "http://127.0.0.1:$nocache_port$path" >>"$tmp/r.off"
+    rate "http://127.0.0.1:$anchor_port$path" >>"$tmp/r.anchor"
+  done
+  paired="$(paste "$tmp/r.cache" "$tmp/r.anchor" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+  paired_off="$(paste "$tmp/r.off" "$tmp/r.anchor" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+  printf '%-24s %12.0f %14.0f %12.0f %10s %10s\n' "$name ($path)" "$(median <"$tmp/r.cache")" "$(median <"$tmp/r.off")" \
+    "$(median <"$tmp/r.anchor")" "$paired" "$paired_off"
+  echo "  rounds: galleryd $(tr '\n' ' ' <"$tmp/r.cache")| off $(tr '\n' ' ' <"$tmp/r.off")| hummingbird $(tr '\n' ' ' <"$tmp/r.anchor")"
+done
+echo "(ratio: median of per-round galleryd/hummingbird; galleryd keeps rendered answers by ETag unless 'cache off')"
