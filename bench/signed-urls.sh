@@ -87,15 +87,13 @@ echo "signed: $signed_url" >&2
 cmp <(curl -fsS "$public_url") <(curl -fsS "$signed_url") || { echo "signed-urls.sh: different bytes" >&2; exit 1; }
 [ "$(curl -s -o /dev/null -w '%{http_code}' "${signed_url%%\?*}")" = 403 ] || { echo "signed-urls.sh: unsigned URL not refused" >&2; exit 1; }
 
-ticks_per_second="$(getconf CLK_TCK)"
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }  # utime + stime (comm "galleryd" has no spaces)
-run() { # url, server pid → "req/s CPU-µs-per-request"
+run() { # url, server pid → "req/s CPU-µs-per-request" (cpu_ticks and clock_ticks: bench/rounds.sh)
   local before after
   before="$(cpu_ticks "$2")"
   on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" -H "X-Parse-Application-Id: gallery" "$1" >"$tmp/wrk.txt"
   after="$(cpu_ticks "$2")"
   grep -q "Non-2xx" "$tmp/wrk.txt" && { cat "$tmp/wrk.txt" >&2; echo "signed-urls.sh: errors under load" >&2; exit 1; }
-  awk -v ticks=$((after - before)) -v hz="$ticks_per_second" '
+  awk -v ticks=$((after - before)) -v hz="$clock_ticks" '
     /requests in/ { requests = $1 } /Requests\/sec/ { rps = $2 }
     END { printf "%s %.2f\n", rps, ticks / hz * 1e6 / requests }' "$tmp/wrk.txt"
 }
