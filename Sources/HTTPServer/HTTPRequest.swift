@@ -152,15 +152,12 @@ public struct HTTPRequest: Sendable {
     /// Accepts origin-form (`/path?query`) and absolute-form (`http://host/path`, which a server
     /// MUST accept, §3.2.2); nil for anything else or for invalid percent-encoding.
     static func splitTarget(_ target: String) -> (path: String, query: String?)? {
-        // Most targets are a plain path: one pass over the bytes shows it, and the target is the path.
-        let plain = target.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard bytes.first == UInt8(ascii: "/") else { return false }
-            for byte in bytes where byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") {
-                return false
-            }
-            return true
+        // Origin-form, what every client but a proxy sends, is split from its bytes in one pass.
+        switch target.utf8.withContiguousStorageIfAvailable({ splitOriginForm($0, target: target) }) {
+        case .split(let path, let query): return (path, query)
+        case .invalid: return nil
+        case .notOriginForm, nil: break  // absolute-form (or bytes not contiguous): below
         }
-        if plain == true { return (target, nil) }
         var rest = Substring(target)
         if rest.first != "/" {
             let lower = rest.prefix(8).lowercased()
@@ -187,6 +184,40 @@ public struct HTTPRequest: Sendable {
             return (decoded, query)
         }
         return (String(rawPath), query)
+    }
+
+    /// What `splitOriginForm` found.
+    private enum OriginFormSplit {
+        case split(path: String, query: String?)
+        /// A fragment, or a path escape that is not valid percent-encoding.
+        case invalid
+        /// Does not start with `/`.
+        case notOriginForm
+    }
+
+    /// An origin-form target (`/path?query`) from its bytes: one pass finds the query mark, a
+    /// fragment and the path's escapes; the parts are cut from the bytes, and a plain path is the
+    /// target itself. (A signed asset URL's query through Substring and Character calls cost 4 %
+    /// of a bucket GET's CPU; docs/architecture.md, "Signed asset URLs".)
+    private static func splitOriginForm(_ bytes: UnsafeBufferPointer<UInt8>, target: String) -> OriginFormSplit {
+        guard bytes.first == UInt8(ascii: "/") else { return .notOriginForm }
+        var mark = bytes.count
+        var escaped = false
+        for i in bytes.indices {
+            switch bytes[i] {
+            case UInt8(ascii: "#"): return .invalid
+            case UInt8(ascii: "%") where mark == bytes.count: escaped = true
+            case UInt8(ascii: "?") where mark == bytes.count: mark = i
+            default: continue
+            }
+        }
+        if mark == bytes.count && !escaped { return .split(path: target, query: nil) }
+        // '?' is ASCII, so both parts are whole UTF-8.
+        let query = mark < bytes.count ? String(decoding: UnsafeBufferPointer(rebasing: bytes[(mark + 1)...]), as: UTF8.self) : nil
+        let rawPath = mark < bytes.count ? String(decoding: UnsafeBufferPointer(rebasing: bytes[..<mark]), as: UTF8.self) : target
+        guard escaped else { return .split(path: rawPath, query: query) }
+        guard let decoded = rawPath.removingPercentEncoding else { return .invalid }
+        return .split(path: decoded, query: query)
     }
 
     /// The query as decoded name/value pairs in order (`+` is a space, as in HTML forms).

@@ -256,3 +256,28 @@ private func expectError(
     #expect(HTTPRequest.splitTarget("/bad%zz") == nil)
     #expect(HTTPRequest.splitTarget("example.com:443") == nil)
 }
+
+/// The one-pass origin-form split (signed asset URLs carry a query on every bucket GET) cuts the
+/// same parts as before: the first `?` ends the path, only the path is decoded, a fragment anywhere
+/// or a bad escape in the path is refused, a bad escape in the query is the route's to judge.
+@Test func parser_SplitsOriginFormTargets_AtTheFirstQueryMark() throws {
+    func split(_ target: String) -> [String?]? {
+        HTTPRequest.splitTarget(target).map { [$0.path, $0.query] }
+    }
+    #expect(split("/bucket/thumbnails/a.jpg") == ["/bucket/thumbnails/a.jpg", nil])
+    #expect(split("/bucket/a.jpg?X-Gallery-Expires=1796083200&X-Gallery-Signature=s687vJVvot5C-_")
+        == ["/bucket/a.jpg", "X-Gallery-Expires=1796083200&X-Gallery-Signature=s687vJVvot5C-_"])
+    #expect(split("/") == ["/", nil])
+    #expect(split("/?") == ["/", ""])
+    #expect(split("/p?") == ["/p", ""])
+    #expect(split("/p?a=1?b=2") == ["/p", "a=1?b=2"])
+    #expect(split("/p?a=%zz") == ["/p", "a=%zz"])
+    #expect(split("/%E2%82%AC/x?q=%41") == ["/\u{20AC}/x", "q=%41"])
+    #expect(split("/\u{20AC}?\u{e9}") == ["/\u{20AC}", "\u{e9}"])
+    #expect(split("/p#frag") == nil)
+    #expect(split("/p?q#frag") == nil)
+    #expect(split("/%zz?q") == nil)
+    #expect(split("/%ff") == nil)  // not UTF-8 once decoded
+    #expect(split("?q") == nil)
+    #expect(split("") == nil)
+}
