@@ -175,7 +175,9 @@ public final class HTTPRouter: @unchecked Sendable {
         let end = nextSlash(utf8, from: start)
         let segment = path[start..<end]
         let next: String.Index? = end == utf8.endIndex ? nil : utf8.index(after: end)
-        if let child = node.literals[segment], let hit = search(child, path, next, &captures, accept) {
+        // A node below which only a parameter or rest-capture follows (`/bucket/*key`) has no
+        // literals: skip hashing the segment for nothing (#17).
+        if !node.literals.isEmpty, let child = node.literals[segment], let hit = search(child, path, next, &captures, accept) {
             return hit
         }
         if let (name, child) = node.parameter, !segment.isEmpty {

@@ -114,6 +114,33 @@ import Testing
         #expect(try get(headers: ["Range": "bytes=0-9", "If-Range": "Sun, 06 Nov 1994 08:49:37 GMT"]).status == 200)
     }
 
+    /// Each bucket GET is counted exactly once, under the route pattern and its status (the
+    /// per-thread series shortcut of #17 must neither lose nor double a request, nor file a 404
+    /// under the 200's series).
+    @Test func metrics_CountEveryBucketGET_Exactly() throws {
+        func scrape() throws -> String {
+            try server.request("GET", "/metrics", headers: ["X-Parse-Master-Key": TestServer.masterKey], appID: nil).text
+        }
+        func value(_ text: String, _ series: String) -> Double {
+            for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+                return Double(line.split(separator: " ").last!) ?? -1
+            }
+            return 0
+        }
+        let ok = "galleryd_http_requests_total{route=\"/bucket/*key\",method=\"GET\",status=\"200\"}"
+        let missing = "galleryd_http_requests_total{route=\"/bucket/*key\",method=\"GET\",status=\"404\"}"
+        let durations = "galleryd_http_request_duration_seconds_count{route=\"/bucket/*key\"}"
+        let before = try scrape()
+        for round in 0..<25 {
+            #expect(try get().status == 200)
+            if round % 5 == 0 { #expect(try get("/bucket/thumbnails/nosuchid00.jpg").status == 404) }
+        }
+        let after = try scrape()
+        #expect(value(after, ok) == value(before, ok) + 25)
+        #expect(value(after, missing) == value(before, missing) + 5)
+        #expect(value(after, durations) == value(before, durations) + 30)
+    }
+
     @Test func unknownKey_Is404NoSuchKey_InS3XML() throws {
         let r = try get("/bucket/thumbnails/nosuchid00.jpg")
         #expect(r.status == 404)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// The metrics galleryd exposes at `/metrics`. Labels are route patterns, methods, statuses,
 /// stages and outcomes: bounded sets, never raw paths or ids.
@@ -69,30 +70,90 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
     public func requestFinished(method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
         // Any token is a method on the wire; only known ones become label values, so a client
         // cannot grow the metrics without bound.
-        let methodLabel = Self.knownMethods.contains(method.rawValue) ? method.rawValue : "other"
-        let key = RequestKey(route: routePattern, method: methodLabel, status: status)
-        seriesLock.lock()
-        var entry = requestSeries[key]
-        if entry == nil {
-            entry = (httpRequests.series(routePattern, methodLabel, String(status)), httpDuration.series(routePattern))
-            requestSeries[key] = entry
-        }
-        seriesLock.unlock()
-        entry!.requests.increment()
-        entry!.duration.observe(durationSeconds)
+        let methodLabel = Self.methodLabel(method)
+        let series = requestSeries(route: routePattern, method: methodLabel, status: status)
+        series.requests.increment()
+        series.duration.observe(durationSeconds)
         httpBytesSeries.increment(Double(bytesSent))
     }
 
-    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"]
+    /// The method's label value: the token for the methods of RFC 9110, "other" for the rest.
+    /// A switch of short (inline) strings: no hash per request.
+    static func methodLabel(_ method: HTTPMethod) -> String {
+        switch method.rawValue {
+        case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE": return method.rawValue
+        default: return "other"
+        }
+    }
 
-    /// The per-request series, resolved once per (route, method, status) instead of hashing label
-    /// arrays three times on every request.
+    /// The per-request series of one (route, method, status), resolved once instead of hashing
+    /// label arrays three times on every request.
     private struct RequestKey: Hashable {
         let route: String
         let method: String
         let status: Int
     }
+    typealias RequestSeries = (requests: PrometheusCounter.Series, duration: PrometheusHistogram.Series)
+
+    /// The series for a request: the calling thread's last one when it is the same (route, method,
+    /// status) of this instance, which on an event loop serving one route over and over is nearly
+    /// every request (three comparisons, no lock, no hash: #17); otherwise the shared map under its
+    /// lock, remembered as the thread's last. The counts themselves are swift-prometheus's atomics,
+    /// so a scrape sees every request whichever thread counted it.
+    func requestSeries(route: String, method: String, status: Int) -> RequestSeries {
+        let last = ThreadLastSeries.current()
+        if last.owner == identity, last.status == status, last.route == route, last.method == method, let series = last.series {
+            return series
+        }
+        let key = RequestKey(route: route, method: method, status: status)
+        seriesLock.lock()
+        var entry = seriesByKey[key]
+        if entry == nil {
+            entry = (httpRequests.series(route, method, String(status)), httpDuration.series(route))
+            seriesByKey[key] = entry
+        }
+        seriesLock.unlock()
+        last.owner = identity
+        last.route = route
+        last.method = method
+        last.status = status
+        last.series = entry
+        return entry!
+    }
+
     private let seriesLock = NSLock()
-    private var requestSeries: [RequestKey: (requests: PrometheusCounter.Series, duration: PrometheusHistogram.Series)] = [:]
+    private var seriesByKey: [RequestKey: RequestSeries] = [:]
+    /// Never reused (unlike an object's address), so a thread's remembered series can never be
+    /// taken for another, later instance's.
+    private let identity = GalleryMetrics.nextIdentity.wrappingAdd(1, ordering: .relaxed).newValue
+    private static let nextIdentity = Atomic<UInt64>(0)
     private let httpBytesSeries: PrometheusCounter.Series
+}
+
+/// One thread's last resolved request series (`GalleryMetrics.requestSeries`), in thread-local
+/// storage: read and written only by its own thread, so it needs no lock.
+final class ThreadLastSeries {
+    /// The `GalleryMetrics` identity the series belong to (0: none yet).
+    var owner: UInt64 = 0
+    var route = ""
+    var method = ""
+    var status = 0
+    var series: GalleryMetrics.RequestSeries?
+
+    /// The calling thread's, made on its first request (released when the thread exits).
+    static func current() -> ThreadLastSeries {
+        if let stored = pthread_getspecific(key) { return Unmanaged<ThreadLastSeries>.fromOpaque(stored).takeUnretainedValue() }
+        let made = ThreadLastSeries()
+        pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
+        return made
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { stored in
+            if let stored { Unmanaged<ThreadLastSeries>.fromOpaque(stored).release() }
+        }
+        precondition(created == 0, "pthread_key_create failed: \(created)")
+        return key
+    }()
 }
