@@ -55,6 +55,9 @@ public final class GalleryApplication: @unchecked Sendable {
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
     private let shutdownLock = NSLock()
+    /// `publicURL` once the server has bound its port (it cannot change after that).
+    private var boundPublicURL: String?
+    private let publicURLLock = NSLock()
     private var shuttingDown = false
     private let stopped = DispatchSemaphore(value: 0)
 
@@ -152,7 +155,7 @@ public final class GalleryApplication: @unchecked Sendable {
                 classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
                 ownership: OwnershipRepository(pool: pool), idempotency: ParseRequestIdempotency(pool: pool),
                 currentPublicURL: { [unowned self] in self.publicURL },
-                currentAssetURLVersion: { [unowned self] in self.assetURLVersion },
+                currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
             keys: keys
         ).register(on: router)
@@ -296,6 +299,9 @@ public final class GalleryApplication: @unchecked Sendable {
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()
         self.server = server
+        // Fixed from now on (the port is bound): made once, not per find's ETag.
+        let bound = configuration.publicURL.isEmpty ? "http://localhost:\(server.port)" : configuration.effectivePublicURL
+        publicURLLock.withLock { boundPublicURL = bound }
         liveQuery.start()
         workers?.start()
         logger.notice("galleryd listening", metadata: [
@@ -314,7 +320,8 @@ public final class GalleryApplication: @unchecked Sendable {
 
     /// The base URL of absolute file URLs.
     public var publicURL: String {
-        configuration.publicURL.isEmpty ? "http://localhost:\(port)" : configuration.effectivePublicURL
+        if let bound = publicURLLock.withLock({ boundPublicURL }) { return bound }
+        return configuration.publicURL.isEmpty ? "http://localhost:\(port)" : configuration.effectivePublicURL
     }
 
     /// What asset URLs start with: `public_asset_url/` (a CDN in front of the bucket) when set,
@@ -335,7 +342,15 @@ public final class GalleryApplication: @unchecked Sendable {
     /// What the asset URLs of an answer given now depend on besides the public URL: the signed
     /// URLs' expiry (it changes once per window), so an ETag covering file URLs changes with it.
     public var assetURLVersion: String {
-        assetSigner.map { "signed:\($0.expiresNow())" } ?? "public"
+        Self.assetURLVersion(window: assetURLWindow)
+    }
+
+    /// The signed asset URLs' expiry now (it changes once per window), nil when they are not signed.
+    public var assetURLWindow: Int64? { assetSigner?.expiresNow() }
+
+    /// `assetURLVersion` for a window `assetURLWindow` gave.
+    public static func assetURLVersion(window: Int64?) -> String {
+        window.map { "signed:\($0)" } ?? "public"
     }
 
     /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,

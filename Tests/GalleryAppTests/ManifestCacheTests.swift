@@ -116,6 +116,38 @@ import Testing
         #expect(latest.header("ETag") != nil && latest.header("ETag") != first.header("ETag"))
     }
 
+    @Test func keptTag_Revalidates_UntilTheSequencesMove() throws {
+        let (server, ids) = try Self.serverWithPhotos(2)
+        defer { server.stop() }
+        let path = "/parse/classes/Photo?order=-createdAt&limit=5"
+        let first = try Self.get(server, path)
+        let tag = try #require(first.header("ETag"))
+        let stamp = try #require(server.application.classChanges.stamp())
+        // The tag kept with the query string answers each revalidation, in every form of the field.
+        for field in [tag, String(tag.dropFirst(2)), "\"x\", " + tag, "W/\"x\" ,\t\(tag)", "*"] {
+            let revalidated = try Self.get(server, path, ["If-None-Match": field])
+            #expect(revalidated.status == 304, "\(field)")
+            #expect(revalidated.header("ETag") == tag && revalidated.header("Cache-Control") == ParseRoutes.revalidateValue)
+            #expect(revalidated.body.isEmpty)
+        }
+        for field in [String(tag.dropLast(2)) + "\"", "W/" + tag, "\"é\", W/\"x\"", "garbage"] {
+            let full = try Self.get(server, path, ["If-None-Match": field])
+            #expect(full.status == 200 && full.body == first.body, "\(field)")
+        }
+        // Another instance's write: once its notification moves the stamp, the kept tag is made again.
+        let other = try PostgresConnection(url: server.application.configuration.databaseURL)
+        try other.query("update photos set title = 'moved' where object_id = $1", [ids[0]])
+        let deadline = Date().addingTimeInterval(10)
+        while server.application.classChanges.stamp() == stamp && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(server.application.classChanges.stamp() != stamp)
+        let changed = try Self.get(server, path, ["If-None-Match": tag])
+        #expect(changed.status == 200 && Self.titles(changed).contains("moved"))
+        let newTag = try #require(changed.header("ETag"))
+        #expect(newTag != tag)
+        #expect(try Self.get(server, path, ["If-None-Match": newTag]).status == 304)
+        #expect(try Self.get(server, path, ["If-None-Match": tag]).status == 200)
+    }
+
     @Test func cache_IsNotUsed_WhileTheListenerIsDown() throws {
         let (server, ids) = try Self.serverWithPhotos(2)
         defer { server.stop() }
@@ -289,6 +321,36 @@ final class LockedFlag: @unchecked Sendable {
         let off = ManifestCache(maxBytes: 0)
         off.store(Self.body(10, 1), for: "t")
         #expect(off.body(for: "t") == nil && off.currentStats.entries == 0)
+    }
+
+    @Test func keptTag_IsGiven_OnlyForTheVersionItWasMadeFor() {
+        let cache = ManifestCache(maxBytes: 0)
+        let inputs = ManifestCache.TagInputs(className: "Photo", dependencies: ["Photo"], items: [])
+        let key = ManifestCache.QueryKey(className: "Photo", query: "limit=1", access: 1, caller: "anonymous")
+        let version = ManifestCache.TagVersion(stamp: 3, publicURL: "http://a.test", assetWindow: 60)
+        let tag = ManifestCache.KnownTag("W/\"0123\"", cacheControl: "private, no-cache")
+        // Nothing kept for a query string not remembered.
+        cache.keep(tag, version: version, for: key)
+        #expect(cache.lookUp(key, version: version) == nil)
+        cache.remember(inputs, for: key)
+        #expect(cache.lookUp(key, version: version)?.tag == nil, "remembered, no tag made yet")
+        cache.keep(tag, version: version, for: key)
+        #expect(cache.lookUp(key, version: version)?.tag?.value == tag.value)
+        #expect(tag.opaque == Array("\"0123\"".utf8))
+        #expect(tag.headers["ETag"] == tag.value && tag.headers["Cache-Control"] == "private, no-cache")
+        #expect(tag.isNamed(by: "\"0123\"") && tag.isNamed(by: tag.value) && !tag.isNamed(by: "\"012\""))
+        for other in [
+            ManifestCache.TagVersion(stamp: 4, publicURL: "http://a.test", assetWindow: 60),
+            ManifestCache.TagVersion(stamp: 3, publicURL: "http://b.test", assetWindow: 60),
+            ManifestCache.TagVersion(stamp: 3, publicURL: "http://a.test", assetWindow: 120),
+            ManifestCache.TagVersion(stamp: 3, publicURL: "http://a.test", assetWindow: nil),
+        ] {
+            let found = cache.lookUp(key, version: other)
+            #expect(found != nil && found?.tag == nil, "\(other)")
+        }
+        // Remembering the inputs again starts without a tag.
+        cache.remember(inputs, for: key)
+        #expect(cache.lookUp(key, version: version)?.tag == nil)
     }
 
     @Test func tagInputs_AreBounded_AndLongQueriesNotKept() {

@@ -43,4 +43,21 @@ import Testing
         ]
         for field in other { #expect(!ManifestETag.ifNoneMatch(field, matches: tag), "\(field)") }
     }
+
+    @Test func ifNoneMatch_ComparesBytes_OfTheOpaquePart() {
+        let opaque = ManifestETag.opaque(tag)
+        #expect(opaque == Array(tag.utf8.dropFirst(2)))
+        #expect(ManifestETag.opaque("\"strong\"") == Array("\"strong\"".utf8))
+        // Bytes, not characters: a precomposed and a decomposed é are different tags.
+        let precomposed = "W/\"caf\u{E9}\""
+        let decomposed = "W/\"cafe\u{301}\""
+        #expect(ManifestETag.ifNoneMatch(precomposed, matches: precomposed))
+        #expect(!ManifestETag.ifNoneMatch(decomposed, matches: precomposed))
+        #expect(ManifestETag.ifNoneMatch("\"\u{1F600}\", " + tag, opaque: opaque))
+        // A member that does not start as an entity-tag does not name it.
+        #expect(!ManifestETag.ifNoneMatch("x" + tag, opaque: opaque))
+        #expect(!ManifestETag.ifNoneMatch("x" + String(tag.dropFirst(2)), opaque: opaque))
+        #expect(!ManifestETag.ifNoneMatch("W/", opaque: opaque))
+        #expect(!ManifestETag.ifNoneMatch("\"", opaque: opaque))
+    }
 }

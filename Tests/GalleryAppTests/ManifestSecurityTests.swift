@@ -54,6 +54,13 @@ import Testing
         #expect(!KeyChecker.constantTimeEquals(Array("abc".utf8), Array("abd".utf8)))
         #expect(!KeyChecker.constantTimeEquals(Array("abc".utf8), Array("abc\u{0}".utf8)))
         #expect(!KeyChecker.constantTimeEquals([], Array("a".utf8)))
+        // A presented key (a String) against a configured one, compared in place.
+        #expect(KeyChecker.constantTimeEquals("abc", Array("abc".utf8)))
+        #expect(KeyChecker.constantTimeEquals("a key longer than fifteen bytes é", Array("a key longer than fifteen bytes é".utf8)))
+        #expect(!KeyChecker.constantTimeEquals("abd", Array("abc".utf8)))
+        #expect(!KeyChecker.constantTimeEquals("abc\u{0}", Array("abc".utf8)))
+        #expect(!KeyChecker.constantTimeEquals("", Array("a".utf8)))
+        #expect(!KeyChecker.constantTimeEquals("é", Array("e".utf8)))
     }
 
     /// Checks that the photos are all still there.

@@ -69,21 +69,36 @@ public struct KeyChecker: Sendable {
 
     /// The access a set of keys grants, wherever the client put them.
     func access(_ keys: Keys) -> Access {
-        guard let id = keys.appID, Self.constantTimeEquals(Array(id.utf8), appID) else { return .none }
+        guard let id = keys.appID, Self.constantTimeEquals(id, appID) else { return .none }
         if isMaster(keys.masterKey) { return .master }
         if let restKey {
-            guard let given = keys.restKey, Self.constantTimeEquals(Array(given.utf8), restKey) else { return .none }
+            guard let given = keys.restKey, Self.constantTimeEquals(given, restKey) else { return .none }
         }
         return .client
     }
 
     private func isMaster(_ given: String?) -> Bool {
         guard let masterKey, let given else { return false }
-        return Self.constantTimeEquals(Array(given.utf8), masterKey)
+        return Self.constantTimeEquals(given, masterKey)
+    }
+
+    /// `constantTimeEquals` of a presented key's UTF-8 bytes, read in place (every request's keys
+    /// are checked: no copy of them per request).
+    static func constantTimeEquals(_ given: String, _ key: [UInt8]) -> Bool {
+        if let equal = given.utf8.withContiguousStorageIfAvailable({ given in
+            key.withUnsafeBufferPointer { constantTimeEquals(given, $0) }
+        }) {
+            return equal
+        }
+        return constantTimeEquals(Array(given.utf8), key)
     }
 
     /// Compares two byte strings in time that depends only on their lengths.
     static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in constantTimeEquals(a, b) } }
+    }
+
+    private static func constantTimeEquals(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
         let n = max(a.count, b.count)
         for i in 0..<n {

@@ -1,11 +1,14 @@
 import Foundation
+import HTTPServer
 
 /// What makes an unchanged find or count cheap (issue #17), in two bounded parts:
 ///
 /// - **Tag inputs by query string**: the compiled query's canonical class and normalized
 ///   parameters, remembered by (class in the path, raw query string, keys' access, caller), so a
 ///   revalidation computes its `ManifestETag` without parsing and compiling the query again. A
-///   query string is remembered only after it compiled, so a bad query is always its error.
+///   query string is remembered only after it compiled, so a bad query is always its error. The
+///   tag made from them is kept beside them (`KnownTag`, with its bytes and response headers)
+///   under the `TagVersion` it was made for, so a revalidation while nothing changed makes nothing.
 /// - **Rendered bodies by ETag**: the JSON of a find or count answer, and its gzip form once a
 ///   client asked for it, kept under the answer's tag. The tag covers everything the body depends
 ///   on (the classes' change sequences, the query, the access level, the caller, the public URL
@@ -37,6 +40,45 @@ final class ManifestCache: @unchecked Sendable {
         let items: [(name: String, value: String)]
     }
 
+    /// What a kept tag was made from besides its query string's inputs: while these are the same,
+    /// so is the tag.
+    struct TagVersion: Equatable, Sendable {
+        /// `ClassChangeSequences.stamp()` when the sequences were read.
+        let stamp: UInt64
+        /// The public URL the answer's file URLs start with.
+        let publicURL: String
+        /// The asset URLs' signing window (their expiry), nil when they are not signed.
+        let assetWindow: Int64?
+    }
+
+    /// A tag made once and reused by every revalidation while its `TagVersion` holds: the text, its
+    /// opaque part as bytes (what `If-None-Match` is compared with) and the headers every GET
+    /// answer under it carries (`ETag`, `Cache-Control`), so a 304 builds nothing.
+    struct KnownTag: Sendable {
+        /// `W/"<32 hex digits>"`.
+        let value: String
+        /// The quoted part as UTF-8 bytes (`ManifestETag.opaque`).
+        let opaque: [UInt8]
+        /// The header fields of a GET answer under this tag.
+        let headers: HTTPHeaders
+
+        /// A tag and the headers of the GET answers that carry it.
+        init(_ value: String, cacheControl: String) {
+            self.value = value
+            self.opaque = ManifestETag.opaque(value)
+            self.headers = HTTPHeaders([("ETag", value), ("Cache-Control", cacheControl)])
+        }
+
+        /// Whether an `If-None-Match` field value names this tag (`ManifestETag.ifNoneMatch`).
+        func isNamed(by field: String) -> Bool { ManifestETag.ifNoneMatch(field, opaque: opaque) }
+    }
+
+    /// A query string's tag inputs and the last tag made from them.
+    private struct Remembered {
+        let inputs: TagInputs
+        var tag: (version: TagVersion, tag: KnownTag)?
+    }
+
     /// Counters for tests and `/metrics`-style inspection.
     struct Stats: Sendable, Equatable {
         var entries = 0
@@ -57,7 +99,7 @@ final class ManifestCache: @unchecked Sendable {
     /// The bound on kept bodies, in bytes (bodies, gzip forms, tags and overhead); 0 keeps none.
     let maxBytes: Int
     private let lock = NSLock()
-    private var inputs: [QueryKey: TagInputs] = [:]
+    private var inputs: [QueryKey: Remembered] = [:]
     private var entries: [String: Node] = [:]
     /// Most recently used first.
     private var newest: Node?
@@ -90,7 +132,22 @@ final class ManifestCache: @unchecked Sendable {
 
     /// The tag inputs remembered for a query string, or nil.
     func tagInputs(_ key: QueryKey) -> TagInputs? {
-        lock.withLock { inputs[key] }
+        lock.withLock { inputs[key]?.inputs }
+    }
+
+    /// The tag inputs remembered for a query string, or nil, and the tag kept with them when it
+    /// was made for `version` (else nil: make it, and `keep` it).
+    func lookUp(_ key: QueryKey, version: TagVersion) -> (inputs: TagInputs, tag: KnownTag?)? {
+        lock.withLock {
+            guard let found = inputs[key] else { return nil }
+            guard let made = found.tag, made.version == version else { return (found.inputs, nil) }
+            return (found.inputs, made.tag)
+        }
+    }
+
+    /// Keeps `tag`, made for `version`, beside the query string's inputs (if they are still remembered).
+    func keep(_ tag: KnownTag, version: TagVersion, for key: QueryKey) {
+        lock.withLock { inputs[key]?.tag = (version, tag) }
     }
 
     /// Remembers a compiled query's tag inputs for its query string.
@@ -98,7 +155,7 @@ final class ManifestCache: @unchecked Sendable {
         guard key.query.utf8.count <= Self.maxQueryBytes else { return }
         lock.withLock {
             if inputs.count >= Self.maxQueries && inputs[key] == nil { inputs.removeAll(keepingCapacity: true) }
-            inputs[key] = value
+            inputs[key] = Remembered(inputs: value)
         }
     }
 

@@ -53,28 +53,65 @@ enum ManifestETag {
     /// entity-tags, strong or weak, compared weakly (§8.8.3.2: opaque parts equal, `W/` ignored).
     /// A malformed member matches nothing; the members around it still count.
     static func ifNoneMatch(_ field: String, matches tag: String) -> Bool {
-        let target = opaque(tag)
-        var rest = Substring(field)
+        ifNoneMatch(field, opaque: opaque(tag))
+    }
+
+    /// `ifNoneMatch(_:matches:)` for a tag's opaque part as bytes (`opaque(_:)`, made once per tag):
+    /// compares UTF-8 bytes in place, the whole field first (a client sends back the one tag it got).
+    static func ifNoneMatch(_ field: String, opaque target: [UInt8]) -> Bool {
+        if let found = field.utf8.withContiguousStorageIfAvailable({ list($0, names: target) }) { return found }
+        return Array(field.utf8).withUnsafeBufferPointer { list($0, names: target) }
+    }
+
+    /// The quoted part of an entity-tag, without `W/`, as bytes.
+    static func opaque(_ tag: String) -> [UInt8] {
+        let bytes = Array(tag.utf8)
+        return bytes.starts(with: weakPrefix) ? Array(bytes.dropFirst(2)) : bytes
+    }
+
+    private static let weakPrefix: [UInt8] = [UInt8(ascii: "W"), UInt8(ascii: "/")]
+
+    private static func list(_ field: UnsafeBufferPointer<UInt8>, names target: [UInt8]) -> Bool {
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+        let n = field.count
+        // The usual field: exactly the tag as it was sent, weak prefix and all.
+        if n == target.count + 2, field[0] == UInt8(ascii: "W"), field[1] == UInt8(ascii: "/"),
+            equal(field, from: 2, target)
+        {
+            return true
+        }
+        var i = 0
         while true {
-            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "," }
-            if rest.isEmpty { return false }
-            if rest.first == "*" { return true }
-            var candidate = rest
-            if candidate.hasPrefix("W/") { candidate = candidate.dropFirst(2) }
+            while i < n && (field[i] == 0x20 || field[i] == 0x09 || field[i] == comma) { i += 1 }
+            if i == n { return false }
+            if field[i] == UInt8(ascii: "*") { return true }
+            var start = i
+            if n - start >= 2 && field[start] == UInt8(ascii: "W") && field[start + 1] == UInt8(ascii: "/") { start += 2 }
             // entity-tag = [ weak ] opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE (§8.8.3).
-            if candidate.first == "\"", let close = candidate.dropFirst().firstIndex(of: "\"") {
-                if candidate[candidate.startIndex...close] == target { return true }
-                rest = candidate[candidate.index(after: close)...]
+            if start < n && field[start] == quote, let close = index(of: quote, in: field, from: start + 1) {
+                if close + 1 - start == target.count && equal(field, from: start, target) { return true }
+                i = close + 1
             } else {
                 // Not an entity-tag: skip to the next list member.
-                guard let comma = rest.firstIndex(of: ",") else { return false }
-                rest = rest[rest.index(after: comma)...]
+                guard let next = index(of: comma, in: field, from: i) else { return false }
+                i = next + 1
             }
         }
     }
 
-    /// The quoted part of an entity-tag, without `W/`.
-    private static func opaque(_ tag: String) -> Substring {
-        tag.hasPrefix("W/") ? Substring(tag).dropFirst(2) : Substring(tag)
+    private static func index(of byte: UInt8, in field: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var i = start
+        while i < field.count {
+            if field[i] == byte { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Whether `field` holds `target` at `start` (the caller checked there is room).
+    private static func equal(_ field: UnsafeBufferPointer<UInt8>, from start: Int, _ target: [UInt8]) -> Bool {
+        guard field.count - start >= target.count else { return false }
+        for k in 0..<target.count where field[start + k] != target[k] { return false }
+        return true
     }
 }

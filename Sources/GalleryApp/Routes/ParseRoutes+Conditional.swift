@@ -39,7 +39,7 @@ extension ParseRoutes {
             query = compiled
         }
         // The caller is part of the tag: one user's answer (or tag) never validates another's.
-        let tag = tag(inputs, access: access, caller: caller, context: context)
+        let tag = makeTag(inputs, access: access, caller: caller, context: context, keepFor: cacheKey)?.value
         var response: HTTPResponse
         if let tag, let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {
             response = HTTPResponse(status: .notModified)
@@ -63,40 +63,56 @@ extension ParseRoutes {
     /// a 304, or a 200 with a kept body, when everything it takes is in memory — the keys, a
     /// remembered session, the query string's tag inputs, the sequences and, for a 200, the body
     /// (in gzip form if the client takes gzip). Anything else (nil) goes to the handler pool.
+    ///
+    /// While the sequences, the public URL and the signing window are as they were when the query
+    /// string's tag was last made, the tag kept with its inputs is used as it is (`KnownTag`): a
+    /// 304 then makes no digest, no text and no header values, and compares bytes.
     static func inlineFind(_ request: HTTPRequest, keys: KeyChecker, context: Context) -> HTTPResponse? {
         guard request.method == .get else { return nil }
         let access = keys.access(request)
         guard access >= .client, let caller = context.sessions.rememberedCaller(request, access: access),
-            let className = request.pathParameters["className"]
+            let className = request.pathParameters["className"], let stamp = context.classChanges.stamp()
         else { return nil }
         let parseAccess = ParseAccess(caller: caller, publicRead: context.configuration.publicRead)
         let key = ManifestCache.QueryKey(
             className: className, query: request.query ?? "", access: access.rawValue, caller: parseAccess.tagKey)
-        guard let inputs = context.manifestCache.tagInputs(key),
-            let tag = tag(inputs, access: access, caller: parseAccess, context: context)
+        let version = ManifestCache.TagVersion(
+            stamp: stamp, publicURL: context.publicURL, assetWindow: context.assetURLWindow)
+        guard let found = context.manifestCache.lookUp(key, version: version),
+            let tag = found.tag ?? makeTag(found.inputs, access: access, caller: parseAccess, context: context, keepFor: key)
         else { return nil }
-        var response: HTTPResponse
-        if let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {
-            response = HTTPResponse(status: .notModified)
-        } else if let kept = context.manifestCache.body(for: tag), kept.gzip != nil || !HTTPGzip.accepts(request.headers) {
-            response = cachedAnswer(kept, tag: tag, request: request, cache: context.manifestCache)
-        } else {
-            return nil
+        if let field = request.headers["If-None-Match"], tag.isNamed(by: field) {
+            return HTTPResponse(status: .notModified, headers: tag.headers)
         }
-        response.headers["ETag"] = tag
-        response.headers["Cache-Control"] = revalidateValue
+        guard let kept = context.manifestCache.body(for: tag.value), kept.gzip != nil || !HTTPGzip.accepts(request.headers)
+        else { return nil }
+        var response = cachedAnswer(kept, tag: tag.value, request: request, cache: context.manifestCache)
+        for field in tag.headers { response.headers.add(field.name, field.value) }
         return response
     }
 
-    /// The tag of an answer with these inputs now, or nil while the sequences are unknown.
-    private static func tag(
-        _ inputs: ManifestCache.TagInputs, access: KeyChecker.Access, caller: ParseAccess, context: Context
-    ) -> String? {
-        context.classChanges.current(inputs.dependencies).map {
-            ManifestETag.make(
-                sequences: $0, className: inputs.className, normalizedItems: inputs.items, access: access.rawValue,
-                publicURL: context.publicURL + "\u{0}" + context.assetURLVersion, caller: caller.tagKey)
+    /// The tag of an answer with these inputs now, or nil while the sequences are unknown; kept
+    /// with the query string's inputs (`keepFor`) under the version it was made for, which is read
+    /// in the same look as the sequences, so a kept tag is never older than its version says.
+    private static func makeTag(
+        _ inputs: ManifestCache.TagInputs, access: KeyChecker.Access, caller: ParseAccess, context: Context,
+        keepFor key: ManifestCache.QueryKey?
+    ) -> ManifestCache.KnownTag? {
+        guard let read = context.classChanges.currentStamped(inputs.dependencies) else { return nil }
+        let publicURL = context.publicURL
+        let window = context.assetURLWindow
+        let value = ManifestETag.make(
+            sequences: read.sequences, className: inputs.className, normalizedItems: inputs.items,
+            access: access.rawValue,
+            publicURL: publicURL + "\u{0}" + GalleryApplication.assetURLVersion(window: window),
+            caller: caller.tagKey)
+        let tag = ManifestCache.KnownTag(value, cacheControl: revalidateValue)
+        if let key {
+            context.manifestCache.keep(
+                tag, version: ManifestCache.TagVersion(stamp: read.stamp, publicURL: publicURL, assetWindow: window),
+                for: key)
         }
+        return tag
     }
 
     /// A kept body as a 200: gzip-coded for a client that takes gzip (the coded form made once and

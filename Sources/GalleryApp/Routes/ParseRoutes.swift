@@ -31,13 +31,13 @@ struct ParseRoutes {
         let idempotency: ParseRequestIdempotency
         /// The server's public base URL: known only once it has bound its port.
         let currentPublicURL: @Sendable () -> String
-        /// The asset URLs' signing window, part of a find's ETag.
-        let currentAssetURLVersion: @Sendable () -> String
+        /// The asset URLs' signing window (their expiry, nil when unsigned), part of a find's ETag.
+        let currentAssetURLWindow: @Sendable () -> Int64?
         /// The encoder of objects and asset URLs for the current window.
         let makeEncoder: @Sendable () -> ParseObjectEncoder
 
         var publicURL: String { currentPublicURL() }
-        var assetURLVersion: String { currentAssetURLVersion() }
+        var assetURLWindow: Int64? { currentAssetURLWindow() }
     }
 
     let context: Context

@@ -31,6 +31,8 @@ public final class ClassChangeSequences: @unchecked Sendable {
     private var known = false
     /// Counts listener sessions (and losses), so a read begun under one session cannot vouch for another.
     private var session: UInt64 = 0
+    /// Moves on every change of `values` or `known`: equal stamps mean equal sequences (`stamp()`).
+    private var generation: UInt64 = 0
     private var lastRetry: Double = 0
     private var retrying = false
     private var listener: PostgresListener?
@@ -68,9 +70,28 @@ public final class ClassChangeSequences: @unchecked Sendable {
 
     /// The current sequences of `classes`, in that order, or nil while they are unknown.
     public func current(_ classes: [String]) -> [Int64]? {
+        currentStamped(classes)?.sequences
+    }
+
+    /// The current sequences of `classes` and the stamp they were read under, in one look, or nil
+    /// while they are unknown: a tag made from these sequences holds for as long as `stamp()` is
+    /// the same.
+    public func currentStamped(_ classes: [String]) -> (sequences: [Int64], stamp: UInt64)? {
+        whenKnown { (classes.map { values[$0] ?? 0 }, generation) }
+    }
+
+    /// A number that changes whenever any sequence changes or they become unknown, or nil while
+    /// they are unknown: what a revalidation compares, without reading (or allocating) the sequences.
+    public func stamp() -> UInt64? {
+        whenKnown { generation }
+    }
+
+    /// `read` under the lock while the values are known; else nil, and a background refresh
+    /// started at most once per `retryInterval` while the listener is up.
+    private func whenKnown<Value>(_ read: () -> Value) -> Value? {
         var startRetry = false
-        let result = lock.withLock { () -> [Int64]? in
-            if known { return classes.map { values[$0] ?? 0 } }
+        let result = lock.withLock { () -> Value? in
+            if known { return read() }
             let now = Date().timeIntervalSinceReferenceDate
             if listening && !retrying && now - lastRetry >= Self.retryInterval {
                 retrying = true
@@ -101,6 +122,7 @@ public final class ClassChangeSequences: @unchecked Sendable {
             guard started.1, listening, session == started.0 else { return }
             for (name, seq) in read { values[name] = max(values[name] ?? 0, seq) }
             known = true
+            generation &+= 1
         }
     }
 
@@ -111,6 +133,7 @@ public final class ClassChangeSequences: @unchecked Sendable {
         lock.withLock {
             session &+= 1
             known = false
+            generation &+= 1
         }
     }
 
@@ -120,6 +143,7 @@ public final class ClassChangeSequences: @unchecked Sendable {
             session &+= 1
             listening = true
             known = false
+            generation &+= 1
         }
         // On the listener's thread: notifications wait in the socket until this returns, and
         // anything committed after the read below is notified (LISTEN came first).
@@ -145,6 +169,7 @@ public final class ClassChangeSequences: @unchecked Sendable {
             session &+= 1
             listening = false
             known = false
+            generation &+= 1
         }
     }
 
@@ -158,6 +183,7 @@ public final class ClassChangeSequences: @unchecked Sendable {
         lock.withLock {
             guard listening else { return }
             values[name] = max(values[name] ?? 0, seq)
+            generation &+= 1
         }
     }
 }
