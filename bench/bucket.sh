@@ -142,23 +142,7 @@ for pass in "$connections" $high; do
   done
 done
 
-for pass in "$connections" $high; do
-  echo "-- $pass connections$( [ "$pass" = "$connections" ] && echo ", $rounds rounds" || echo ", 1 round")"
-  set -- $names
-  for port in $ports; do
-    report "galleryd $1" "$port-$pass" "$nginx_port-$pass"
-    if [ "$pass" = "$connections" ]; then
-      median <"$tmp/rps-$port-$pass" >"$tmp/median-$1"
-      cp "$tmp/rps-$port-$pass" "$tmp/rounds-$1"
-    fi
-    shift
-  done
-  report "nginx" "$nginx_port-$pass"
-  if [ -n "${COMPARE:-}" ]; then
-    set -- $ports
-    compare_report "$1-$pass" "${!#}-$pass"
-  fi
-done
+report_passes
 echo "access logs ${ACCESS_LOG:-on}: galleryd $(grep -c '/bucket/' "$tmp"/galleryd-*.log 2>/dev/null | awk -F: '{ s += $NF } END { print s + 0 }') lines, nginx $(wc -l <"$tmp/access.log" 2>/dev/null || echo 0) lines"
 backend_summary
 pinning_summary

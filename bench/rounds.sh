@@ -73,3 +73,28 @@ compare_report() {
     "$(paste "$tmp/cpu-$2" "$tmp/cpu-$1" | awk '{ printf "%.3f\n", ($2 > 0 ? $1 / $2 : 0) }' | median)" \
     "$(paste "$tmp/cpu-$2" "$tmp/cpu-$1" | awk '{ printf "%.3f ", ($2 > 0 ? $1 / $2 : 0) }')"
 }
+
+# report_passes: the summary of every pass (CONNECTIONS with its rounds, then the high pass):
+# each galleryd (names and ports of the run, in order) against nginx, the medians and rounds kept
+# in $tmp/median-NAME and $tmp/rounds-NAME for the script's own summary, and COMPARE's pairing.
+# Reads the callers' connections, high, names, ports and nginx_port.
+report_passes() {
+  local pass port
+  for pass in "$connections" $high; do
+    echo "-- $pass connections$( [ "$pass" = "$connections" ] && echo ", $rounds rounds" || echo ", 1 round")"
+    set -- $names
+    for port in $ports; do
+      report "galleryd $1" "$port-$pass" "$nginx_port-$pass"
+      if [ "$pass" = "$connections" ]; then
+        median <"$tmp/rps-$port-$pass" >"$tmp/median-$1"
+        cp "$tmp/rps-$port-$pass" "$tmp/rounds-$1"
+      fi
+      shift
+    done
+    report "nginx" "$nginx_port-$pass"
+    if [ -n "${COMPARE:-}" ]; then
+      set -- $ports
+      compare_report "$1-$pass" "${!#}-$pass"
+    fi
+  done
+}
