@@ -141,23 +141,59 @@ public enum ImagePipeline {
                 do { try encoder.write(row: row) } catch { encodeError = error }
             }
         }
-        let previewResampler = StreamingResampler(
-            sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.preview.width,
-            targetHeight: plan.preview.height, channels: channels, downstream: fromPreview, sink: sink,
-            orientation: previewEncoder == nil ? info.orientation : 1)
+        // When the preview is the decoded image itself (an RGB or gray original no larger than the
+        // preview), this thread hands the decoded rows straight to the preview — to the streaming
+        // encoder, or turned into place for the orientations that cannot stream — and the other
+        // thread only makes the thumbnail: no identity resampling, no round trip through floats,
+        // and the encoder's DCT runs on the thread that otherwise waits for the resampler
+        // (docs/architecture.md, "Image pipeline").
+        let previewIsDecode =
+            format != .cmyk && size.width == plan.preview.width && size.height == plan.preview.height
+        let directEncoder = previewIsDecode ? previewEncoder : nil
+        let directWriter =
+            previewIsDecode && previewEncoder == nil
+            ? OrientedRowWriter(width: size.width, height: size.height, channels: channels, orientation: info.orientation)
+            : nil
+        let mirrorRow: UnsafeMutablePointer<UInt8>? =
+            directEncoder != nil && info.orientation == 2 ? .allocate(capacity: size.width * channels) : nil
+        defer { mirrorRow?.deallocate() }
+        let previewResampler: StreamingResampler? =
+            previewIsDecode
+            ? nil
+            : StreamingResampler(
+                sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.preview.width,
+                targetHeight: plan.preview.height, channels: channels, downstream: fromPreview, sink: sink,
+                orientation: previewEncoder == nil ? info.orientation : 1)
+        let firstResampler = previewResampler ?? fromPreview
 
         let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: size.width * format.bytesPerPixel)
         let consumer = ring.consume(width: size.width, channels: channels) { row in
+            guard firstResampler != nil || fromDecode != nil else { return }
             converter.convert(row.bytes, width: size.width, into: row.floats)
-            previewResampler.push(row: row.floats)
+            firstResampler?.push(row: row.floats)
             fromDecode?.push(row: row.floats)
         }
         var decodedRows = 0
+        var previewRowsTime: UInt64 = 0
         do {
             while decodedRows < size.height {
                 let t0 = Stopwatch.nanoseconds()
                 let count = try ring.produce { rows, capacity in
-                    try decoder.readScanlines(into: rows, count: capacity)
+                    let count = try decoder.readScanlines(into: rows, count: capacity)
+                    let t1 = Stopwatch.nanoseconds()
+                    if let directEncoder, let mirrorRow {
+                        for r in 0..<count {
+                            mirrorRow.update(from: rows[r]!, count: size.width * channels)
+                            ImageOrientation.mirror(row: mirrorRow, width: size.width, channels: channels)
+                            try directEncoder.write(row: mirrorRow)
+                        }
+                    } else if let directEncoder {
+                        try directEncoder.write(rows: rows, count: count)
+                    } else if let directWriter {
+                        directWriter.write(rows: rows, count: count)
+                    }
+                    if previewIsDecode { previewRowsTime += Stopwatch.nanoseconds() - t1 }
+                    return count
                 }
                 decodeTime += Stopwatch.nanoseconds() - t0
                 guard count > 0 else { throw ImageError.decodeFailed("decoder returned no rows") }
@@ -174,10 +210,11 @@ public enum ImagePipeline {
         ring.close()
         let resizeTime = consumer.wait()
         if let encodeError { throw encodeError }
-        clock.record("decode", nanoseconds: decodeTime)
+        clock.record("decode", nanoseconds: decodeTime - previewRowsTime)
         clock.record("resize", nanoseconds: resizeTime)
+        if previewIsDecode { clock.record("previewRows", nanoseconds: previewRowsTime) }
         let thumbnail = fromPreview?.finish() ?? fromDecode?.finish()
-        return (previewEncoder == nil ? previewResampler.finish() : nil, thumbnail)
+        return (previewEncoder == nil ? directWriter?.finish() ?? previewResampler?.finish() : nil, thumbnail)
     }
 
     /// Resamples a whole buffer (used for the thumbnail from the preview's pixels).

@@ -78,6 +78,12 @@ final class JPEGStreamEncoder {
         rowsWritten += 1
     }
 
+    /// Compresses the next `count` rows.
+    func write(rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws {
+        try check(gd_encoder_write_rows(handle, rows, UInt32(count)))
+        rowsWritten += count
+    }
+
     /// Writes the progressive scans and returns the file.
     func finish() throws -> [UInt8] {
         guard rowsWritten == rowHeight else {

@@ -41,26 +41,29 @@ struct PixelBuffer {
 
     /// Mean colour as `#rrggbb`.
     func averageColorHex() -> String {
-        var sums: [UInt64] = [0, 0, 0]
+        // Plain locals, not an array: the loop runs over every thumbnail pixel, and an array's
+        // bounds and uniqueness checks made it 2% of `galleryd process`'s time.
+        var red: UInt64 = 0
+        var green: UInt64 = 0
+        var blue: UInt64 = 0
         bytes.withUnsafeBufferPointer { p in
-            var index = 0
+            guard let base = p.baseAddress else { return }
             let count = width * height
             if channels == 1 {
-                for _ in 0..<count {
-                    sums[0] += UInt64(p[index])
-                    index += 1
-                }
-                sums[1] = sums[0]
-                sums[2] = sums[0]
+                for index in 0..<count { red &+= UInt64(base[index]) }
+                green = red
+                blue = red
             } else {
+                var pixel = base
                 for _ in 0..<count {
-                    sums[0] += UInt64(p[index])
-                    sums[1] += UInt64(p[index + 1])
-                    sums[2] += UInt64(p[index + 2])
-                    index += channels
+                    red &+= UInt64(pixel[0])
+                    green &+= UInt64(pixel[1])
+                    blue &+= UInt64(pixel[2])
+                    pixel += channels
                 }
             }
         }
+        let sums = [red, green, blue]
         let count = UInt64(max(1, width * height))
         let digits = Array("0123456789abcdef".utf8)
         var text = "#"
