@@ -44,7 +44,7 @@ if ! "$python" -c 'import pyvips, ssimulacra2, PIL' 2>/dev/null; then
 fi
 if [ ! -x "$bin" ] || [ -n "$(find "$repo/Sources" -newer "$bin" -name '*.swift' -o -newer "$bin" -name '*.c' | head -1)" ]; then
   echo "imaging.sh: building galleryd (release)" >&2
-  (cd "$repo" && swift build -c release --product galleryd >&2)
+  (cd "$repo" && swift build -c release --static-swift-stdlib --product galleryd >&2)  # as `make release` builds it
 fi
 
 work=$(mktemp -d /tmp/imaging-bench.XXXXXX)

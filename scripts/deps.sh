@@ -4,9 +4,11 @@
 # Safe to run again: it installs nothing when everything is there.
 set -euo pipefail
 
+# libcurl4-openssl-dev: `make release` links Swift's runtime and Foundation statically
+# (--static-swift-stdlib, as the Docker image does), and static FoundationNetworking needs -lcurl.
 # python3-venv: the tests' virtualenvs: moto and boto3 (scripts/s3-test-server.sh), the independent
 # `websockets` client (LiveQuery tests).
-packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev postgresql procps systemd python3 python3-venv)
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev libcurl4-openssl-dev postgresql procps systemd python3 python3-venv)
 if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi

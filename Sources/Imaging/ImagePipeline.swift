@@ -157,17 +157,40 @@ public enum ImagePipeline {
         let mirrorRow: UnsafeMutablePointer<UInt8>? =
             directEncoder != nil && info.orientation == 2 ? .allocate(capacity: size.width * channels) : nil
         defer { mirrorRow?.deallocate() }
+        // Otherwise, when nothing but the preview needs the decoded rows and decoding is cheap (a
+        // baseline original decoded at no more than twice the preview's pixels, such as 2560×1600
+        // for 2048×1280), the preview's horizontal pass runs on this thread too: it has time to
+        // spare while the other thread does the vertical pass, the thumbnail and the encoder's DCT
+        // (mate_Wood 85 → 65 ms). A large or progressive decode already keeps this thread busy
+        // (kleiber at full size: 145 → 187 ms with the split).
+        let splitPasses =
+            !previewIsDecode && fromDecode == nil && !info.isProgressive
+            && size.width * size.height <= 2 * plan.preview.width * plan.preview.height
         let previewResampler: StreamingResampler? =
             previewIsDecode
             ? nil
             : StreamingResampler(
                 sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.preview.width,
                 targetHeight: plan.preview.height, channels: channels, downstream: fromPreview, sink: sink,
-                orientation: previewEncoder == nil ? info.orientation : 1)
+                orientation: previewEncoder == nil ? info.orientation : 1,
+                verticalFirst: splitPasses ? false : nil)
         let firstResampler = previewResampler ?? fromPreview
+        let splitResampler = splitPasses ? previewResampler : nil
+        let decodedFloats: UnsafeMutablePointer<Float>? =
+            splitPasses
+            ? UnsafeMutableRawPointer.allocate(
+                byteCount: size.width * channels * MemoryLayout<Float>.stride, alignment: 64
+            ).bindMemory(to: Float.self, capacity: size.width * channels) : nil
+        defer { decodedFloats.map { UnsafeMutableRawPointer($0).deallocate() } }
 
-        let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: size.width * format.bytesPerPixel)
+        let ring = RowBlockRing(
+            blocks: 4, rowsPerBlock: 16, rowBytes: size.width * format.bytesPerPixel,
+            preparedFloats: splitResampler?.horizontalRowFloats ?? 0)
         let consumer = ring.consume(width: size.width, channels: channels) { row in
+            if let splitResampler, let prepared = row.prepared {
+                splitResampler.push(horizontallyResampled: prepared)
+                return
+            }
             guard firstResampler != nil || fromDecode != nil else { return }
             converter.convert(row.bytes, width: size.width, into: row.floats)
             firstResampler?.push(row: row.floats)
@@ -178,8 +201,15 @@ public enum ImagePipeline {
         do {
             while decodedRows < size.height {
                 let t0 = Stopwatch.nanoseconds()
-                let count = try ring.produce { rows, capacity in
+                let count = try ring.produce { rows, prepared, capacity in
                     let count = try decoder.readScanlines(into: rows, count: capacity)
+                    if let splitResampler, let prepared, let decodedFloats {
+                        let floats = splitResampler.horizontalRowFloats
+                        for r in 0..<count {
+                            converter.convert(rows[r]!, width: size.width, into: decodedFloats)
+                            splitResampler.resampleHorizontally(row: decodedFloats, into: prepared + r * floats)
+                        }
+                    }
                     let t1 = Stopwatch.nanoseconds()
                     if let directEncoder, let mirrorRow {
                         for r in 0..<count {

@@ -16,6 +16,8 @@ final class RowBlockRing: @unchecked Sendable {
         let bytes: UnsafePointer<UInt8>
         /// Scratch floats for the converted row.
         let floats: UnsafeMutablePointer<Float>
+        /// The floats the producer prepared for this row (`preparedFloats` of them), if the ring has any.
+        let prepared: UnsafeMutablePointer<Float>?
     }
 
     /// Waits for the consumer and returns the nanoseconds it spent working.
@@ -37,13 +39,24 @@ final class RowBlockRing: @unchecked Sendable {
     private let counts: UnsafeMutablePointer<Int>
     private let free: DispatchSemaphore
     private let filled = DispatchSemaphore(value: 0)
+    /// Floats per row the producer may prepare beside the bytes (0: none).
+    let preparedFloats: Int
+    private let preparedStorage: UnsafeMutablePointer<Float>?
     private var produceIndex = 0
     private var closed = false
     private var busyNanoseconds: UInt64 = 0
 
-    /// A ring of `blocks` blocks of `rowsPerBlock` rows of `rowBytes` bytes.
-    init(blocks: Int, rowsPerBlock: Int, rowBytes: Int) {
+    /// A ring of `blocks` blocks of `rowsPerBlock` rows of `rowBytes` bytes, and of
+    /// `preparedFloats` floats per row that the producer fills for the consumer (work moved to
+    /// the decoding thread, such as the horizontal resampling pass).
+    init(blocks: Int, rowsPerBlock: Int, rowBytes: Int, preparedFloats: Int = 0) {
         blockCount = blocks
+        self.preparedFloats = preparedFloats
+        preparedStorage =
+            preparedFloats > 0
+            ? UnsafeMutableRawPointer.allocate(
+                byteCount: blocks * rowsPerBlock * preparedFloats * MemoryLayout<Float>.stride, alignment: 64
+            ).bindMemory(to: Float.self, capacity: blocks * rowsPerBlock * preparedFloats) : nil
         self.rowsPerBlock = rowsPerBlock
         self.rowBytes = rowBytes
         storage = .allocate(capacity: blocks * rowsPerBlock * rowBytes)
@@ -61,15 +74,26 @@ final class RowBlockRing: @unchecked Sendable {
         storage.deallocate()
         rowPointers.deallocate()
         counts.deallocate()
+        preparedStorage.map { UnsafeMutableRawPointer($0).deallocate() }
     }
 
     /// Fills the next block with `fill(rows, capacity)`, which returns the rows written.
     func produce(_ fill: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int) throws -> Int) throws -> Int {
+        try produce { rows, _, capacity in try fill(rows, capacity) }
+    }
+
+    /// Fills the next block with `fill(rows, prepared, capacity)`: row `r`'s prepared floats are
+    /// at `prepared + r * preparedFloats` (nil when the ring has none).
+    func produce(
+        _ fill: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Float>?, Int) throws -> Int
+    ) throws -> Int {
         free.wait()
         let block = produceIndex % blockCount
         let count: Int
         do {
-            count = try fill(rowPointers + block * rowsPerBlock, rowsPerBlock)
+            count = try fill(
+                rowPointers + block * rowsPerBlock, preparedStorage.map { $0 + block * rowsPerBlock * preparedFloats },
+                rowsPerBlock)
         } catch {
             free.signal()
             throw error
@@ -111,7 +135,11 @@ final class RowBlockRing: @unchecked Sendable {
                 if count == 0 { break }
                 let t0 = Stopwatch.nanoseconds()
                 for r in 0..<count {
-                    body(Row(bytes: UnsafePointer(rowPointers[block * rowsPerBlock + r]!), floats: floats))
+                    let index = block * rowsPerBlock + r
+                    body(
+                        Row(
+                            bytes: UnsafePointer(rowPointers[index]!), floats: floats,
+                            prepared: preparedStorage.map { $0 + index * preparedFloats }))
                 }
                 busyNanoseconds += Stopwatch.nanoseconds() - t0
                 index += 1

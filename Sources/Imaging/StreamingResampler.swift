@@ -104,6 +104,30 @@ final class StreamingResampler {
             resampleHorizontally(row, into: slot)
         }
         rowsReceived += 1
+        emitReadyRows()
+    }
+
+    /// Floats in a horizontally resampled row (`targetWidth * channels`).
+    var horizontalRowFloats: Int { targetFloats }
+
+    /// The horizontal pass alone, for a caller on another thread (horizontal-first resamplers
+    /// only): it reads nothing but the immutable weights, so it may run while this resampler
+    /// emits rows elsewhere. Hand the result to `push(horizontallyResampled:)` in row order.
+    func resampleHorizontally(row: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
+        precondition(!verticalFirst)
+        resampleHorizontally(row, into: target)
+    }
+
+    /// Adds the next source row, already through `resampleHorizontally(row:into:)`.
+    func push(horizontallyResampled row: UnsafePointer<Float>) {
+        precondition(!verticalFirst && rowsReceived < sourceHeight)
+        (ring + (rowsReceived % vertical.taps) * ringFloats).update(from: row, count: ringFloats)
+        rowsReceived += 1
+        emitReadyRows()
+    }
+
+    /// Emits every output row whose source rows have all arrived.
+    private func emitReadyRows() {
         while nextOutputRow < targetHeight && vertical.starts[nextOutputRow] + vertical.taps <= rowsReceived {
             emitRow(nextOutputRow)
             nextOutputRow += 1

@@ -140,6 +140,41 @@ import Testing
         try Self.expectUprightQuadrants(result.thumbnail.jpeg, width: 150, height: 100)
     }
 
+    /// An original no larger than the preview: the decoded rows go straight to the preview (the
+    /// streaming encoder for 1 and 2, turned into place for 3–8), only the thumbnail is resampled.
+    @Test(arguments: 1...8)
+    func process_HandsDecodedRowsToThePreview_WhenItKeepsTheOriginalSize(orientation: Int) throws {
+        let (tl, tr, bl, br) = Self.storedQuadrants(for: orientation)
+        let swaps = orientation >= 5
+        let stored = TestImages.quadrants(width: swaps ? 400 : 600, height: swaps ? 600 : 400, tl, tr, bl, br)
+        let jpeg = try TestImages.inserting(
+            TestImages.exifSegment(orientation: UInt16(orientation), littleEndian: true),
+            into: TestImages.baseline(stored, quality: 95))
+        let result = try ImagePipeline.process(
+            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 600))
+        #expect(result.timings.contains { $0.stage == "previewRows" })
+        #expect((result.preview.width, result.preview.height) == (600, 400))
+        try Self.expectUprightQuadrants(result.preview.jpeg, width: 600, height: 400)
+        try Self.expectUprightQuadrants(result.thumbnail.jpeg, width: 150, height: 100)
+    }
+
+    /// A baseline original up to twice the preview's pixels: the decoding thread also runs the
+    /// preview's horizontal pass.
+    @Test(arguments: [1, 2, 3, 6])
+    func process_ResamplesPreviewOnBothThreads_WhenOriginalIsSlightlyLarger(orientation: Int) throws {
+        let (tl, tr, bl, br) = Self.storedQuadrants(for: orientation)
+        let swaps = orientation >= 5
+        let stored = TestImages.quadrants(width: swaps ? 500 : 750, height: swaps ? 750 : 500, tl, tr, bl, br)
+        let jpeg = try TestImages.inserting(
+            TestImages.exifSegment(orientation: UInt16(orientation), littleEndian: true),
+            into: TestImages.baseline(stored, quality: 95))
+        let result = try ImagePipeline.process(
+            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 600))
+        #expect(!result.timings.contains { $0.stage == "previewRows" })
+        try Self.expectUprightQuadrants(result.preview.jpeg, width: 600, height: 400)
+        try Self.expectUprightQuadrants(result.thumbnail.jpeg, width: 150, height: 100)
+    }
+
     @Test func process_ReportsDisplayedSizes_WhenRotated() throws {
         let jpeg = try TestImages.inserting(
             TestImages.exifSegment(orientation: 8, littleEndian: true),

@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import Imaging
@@ -24,6 +25,34 @@ import Testing
         #expect(a.width == targetWidth && a.height == targetHeight)
         let worst = zip(a.bytes, b.bytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
         #expect(worst <= 1)
+    }
+
+    /// The pipeline's split: the horizontal pass on one thread (`resampleHorizontally(row:into:)`),
+    /// the rest on another (`push(horizontallyResampled:)`), gives exactly the one-thread result.
+    @Test(arguments: [(300, 200, 97, 61), (640, 400, 512, 320), (1, 500, 1, 17)])
+    func resampler_GivesSameBytes_WhenHorizontalPassRunsOnAnotherThread(
+        width: Int, height: Int, targetWidth: Int, targetHeight: Int
+    ) {
+        let image = TestImages.noise(width: width, height: height)
+        let whole = Self.run(image, width: targetWidth, height: targetHeight, verticalFirst: false)
+        let resampler = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: targetWidth, targetHeight: targetHeight,
+            channels: image.channels, verticalFirst: false)
+        let count = width * image.channels
+        let floats = resampler.horizontalRowFloats
+        let prepared = UnsafeMutableBufferPointer<Float>.allocate(capacity: height * floats)
+        defer { prepared.deallocate() }
+        DispatchQueue.concurrentPerform(iterations: 2) { part in  // rows split between two threads
+            var row = [Float](repeating: 0, count: count)
+            for y in stride(from: part, to: height, by: 2) {
+                for i in 0..<count { row[i] = Float(image.bytes[y * count + i]) }
+                row.withUnsafeBufferPointer {
+                    resampler.resampleHorizontally(row: $0.baseAddress!, into: prepared.baseAddress! + y * floats)
+                }
+            }
+        }
+        for y in 0..<height { resampler.push(horizontallyResampled: prepared.baseAddress! + y * floats) }
+        #expect(resampler.finish().bytes == whole.bytes)
     }
 
     @Test func resampler_KeepsFlatColour_AndHandlesGray() {
