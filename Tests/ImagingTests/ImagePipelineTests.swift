@@ -196,6 +196,24 @@ import Testing
         }
     }
 
+    /// The same through the paths where the decoding thread feeds the preview itself: straight
+    /// into the streaming encoder (600×400 at a 600 preview) and with the preview's horizontal
+    /// pass (750×500); a cut file must fail cleanly with the encoder half fed.
+    @Test(arguments: [(600, 400), (750, 500)])
+    func process_FailsCleanly_WhenTruncated_WhileDecodingThreadFeedsThePreview(width: Int, height: Int) throws {
+        let jpeg = try TestImages.baseline(TestImages.noise(width: width, height: height))
+        let spec = DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 600)
+        let whole = try ImagePipeline.process(bytes: jpeg, spec: spec)
+        #expect(whole.timings.contains { $0.stage == "previewRows" } == (width == 600))
+        for cut in [jpeg.count / 3, jpeg.count - 2] {
+            #expect(throws: ImageError.truncated) { try ImagePipeline.process(bytes: Array(jpeg.prefix(cut)), spec: spec) }
+        }
+        var corrupt = jpeg
+        corrupt[jpeg.count / 2] = 0xFF
+        corrupt[jpeg.count / 2 + 1] = 0xD9
+        #expect(throws: ImageError.self) { try ImagePipeline.process(bytes: corrupt, spec: spec) }
+    }
+
     @Test func process_FailsCleanly_WhenEntropyDataIsCorrupt() throws {
         var jpeg = try TestImages.baseline(TestImages.noise(width: 256, height: 256))
         let middle = jpeg.count / 2
