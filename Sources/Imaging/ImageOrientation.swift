@@ -30,6 +30,34 @@ enum ImageOrientation {
         }
     }
 
+    /// Writes stored row `y` (`width` pixels of 1 or 4 bytes) of a `width`×`height` stored image
+    /// to its displayed place in `image`, which holds the whole upright image.
+    static func place(
+        row: UnsafePointer<UInt8>, y: Int, width: Int, height: Int, channels: Int, orientation: Int,
+        into image: UnsafeMutableRawBufferPointer
+    ) {
+        let (base, step) = placement(orientation, width: width, height: height, row: y)
+        if step == 1 {
+            (image.baseAddress! + base * channels).copyMemory(from: row, byteCount: width * channels)
+        } else if channels == 4 {
+            let dst = image.bindMemory(to: UInt32.self).baseAddress!
+            UnsafeRawPointer(row).withMemoryRebound(to: UInt32.self, capacity: width) { src in
+                var index = base
+                for x in 0..<width {
+                    dst[index] = src[x]
+                    index += step
+                }
+            }
+        } else {
+            let dst = image.bindMemory(to: UInt8.self).baseAddress!
+            var index = base
+            for x in 0..<width {
+                dst[index] = row[x]
+                index += step
+            }
+        }
+    }
+
     /// Reverses the pixels of one row in place (orientation 2, applied while streaming).
     static func mirror(row: UnsafeMutablePointer<UInt8>, width: Int, channels: Int) {
         if channels == 1 {

@@ -1,5 +1,5 @@
 /// Collects decoded rows (RGBX or gray bytes, stored orientation) into an upright image: each
-/// row goes straight to its displayed place, one pixel every `step` (`ImageOrientation.placement`).
+/// row goes straight to its displayed place (`ImageOrientation.place`).
 /// Used when the preview is the decoded image itself, so its pixels never pass through the
 /// float resampler.
 final class OrientedRowWriter {
@@ -25,29 +25,12 @@ final class OrientedRowWriter {
         precondition(rowsWritten + count <= height)
         let (width, height, channels, orientation) = (width, height, channels, orientation)
         let first = rowsWritten
-        bytes.withUnsafeMutableBytes { raw in
+        bytes.withUnsafeMutableBytes { image in
             for r in 0..<count {
                 guard let row = rows[r] else { continue }
-                let (base, step) = ImageOrientation.placement(orientation, width: width, height: height, row: first + r)
-                if step == 1 {
-                    (raw.baseAddress! + base * channels).copyMemory(from: row, byteCount: width * channels)
-                } else if channels == 4 {
-                    let dst = raw.bindMemory(to: UInt32.self).baseAddress!
-                    UnsafeRawPointer(row).withMemoryRebound(to: UInt32.self, capacity: width) { src in
-                        var index = base
-                        for x in 0..<width {
-                            dst[index] = src[x]
-                            index += step
-                        }
-                    }
-                } else {
-                    let dst = raw.bindMemory(to: UInt8.self).baseAddress!
-                    var index = base
-                    for x in 0..<width {
-                        dst[index] = row[x]
-                        index += step
-                    }
-                }
+                ImageOrientation.place(
+                    row: row, y: first + r, width: width, height: height, channels: channels,
+                    orientation: orientation, into: image)
             }
         }
         rowsWritten += count

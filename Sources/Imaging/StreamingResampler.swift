@@ -174,27 +174,13 @@ final class StreamingResampler {
         downstream?.push(row: scratch)
     }
 
-    /// Writes stored row `y` to its displayed place (one pixel every `step` pixels).
+    /// Writes stored row `y` to its displayed place.
     private func store(_ row: UnsafeMutablePointer<UInt8>, y: Int) {
-        let (base, step) = ImageOrientation.placement(orientation, width: targetWidth, height: targetHeight, row: y)
-        output.withUnsafeMutableBytes { raw in
-            if channels == 4 {
-                let dst = raw.bindMemory(to: UInt32.self).baseAddress!
-                UnsafeMutableRawPointer(row).withMemoryRebound(to: UInt32.self, capacity: targetWidth) { src in
-                    var index = base
-                    for x in 0..<targetWidth {
-                        dst[index] = src[x]
-                        index += step
-                    }
-                }
-            } else {
-                let dst = raw.bindMemory(to: UInt8.self).baseAddress!
-                var index = base
-                for x in 0..<targetWidth {
-                    dst[index] = row[x]
-                    index += step
-                }
-            }
+        let (width, height, channels, orientation) = (targetWidth, targetHeight, channels, orientation)
+        output.withUnsafeMutableBytes { image in
+            ImageOrientation.place(
+                row: row, y: y, width: width, height: height, channels: channels, orientation: orientation,
+                into: image)
         }
     }
 

@@ -125,14 +125,20 @@ import Testing
         #expect(result.thumbnailSource == .decode)
     }
 
-    @Test(arguments: [1, 3, 6])
-    func process_ResamplesThumbnailFromPreviewRows_WhenPreviewIsLargeEnough(orientation: Int) throws {
-        let (tl, tr, bl, br) = Self.storedQuadrants(for: orientation)
+    /// A `width`×`height` upright picture of the four quadrants, stored turned for `orientation`
+    /// (EXIF little-endian), baseline at quality 95.
+    static func uprightQuadrantsJPEG(width: Int, height: Int, orientation: Int) throws -> [UInt8] {
+        let (tl, tr, bl, br) = storedQuadrants(for: orientation)
         let swaps = orientation >= 5
-        let stored = TestImages.quadrants(width: swaps ? 800 : 1200, height: swaps ? 1200 : 800, tl, tr, bl, br)
-        let jpeg = try TestImages.inserting(
+        let stored = TestImages.quadrants(width: swaps ? height : width, height: swaps ? width : height, tl, tr, bl, br)
+        return try TestImages.inserting(
             TestImages.exifSegment(orientation: UInt16(orientation), littleEndian: true),
             into: TestImages.baseline(stored, quality: 95))
+    }
+
+    @Test(arguments: [1, 3, 6])
+    func process_ResamplesThumbnailFromPreviewRows_WhenPreviewIsLargeEnough(orientation: Int) throws {
+        let jpeg = try Self.uprightQuadrantsJPEG(width: 1200, height: 800, orientation: orientation)
         let result = try ImagePipeline.process(
             bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 512))
         #expect(result.thumbnailSource == .preview)
@@ -144,12 +150,7 @@ import Testing
     /// streaming encoder for 1 and 2, turned into place for 3–8), only the thumbnail is resampled.
     @Test(arguments: 1...8)
     func process_HandsDecodedRowsToThePreview_WhenItKeepsTheOriginalSize(orientation: Int) throws {
-        let (tl, tr, bl, br) = Self.storedQuadrants(for: orientation)
-        let swaps = orientation >= 5
-        let stored = TestImages.quadrants(width: swaps ? 400 : 600, height: swaps ? 600 : 400, tl, tr, bl, br)
-        let jpeg = try TestImages.inserting(
-            TestImages.exifSegment(orientation: UInt16(orientation), littleEndian: true),
-            into: TestImages.baseline(stored, quality: 95))
+        let jpeg = try Self.uprightQuadrantsJPEG(width: 600, height: 400, orientation: orientation)
         let result = try ImagePipeline.process(
             bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 600))
         #expect(result.timings.contains { $0.stage == "previewRows" })
@@ -162,12 +163,7 @@ import Testing
     /// preview's horizontal pass.
     @Test(arguments: [1, 2, 3, 6])
     func process_ResamplesPreviewOnBothThreads_WhenOriginalIsSlightlyLarger(orientation: Int) throws {
-        let (tl, tr, bl, br) = Self.storedQuadrants(for: orientation)
-        let swaps = orientation >= 5
-        let stored = TestImages.quadrants(width: swaps ? 500 : 750, height: swaps ? 750 : 500, tl, tr, bl, br)
-        let jpeg = try TestImages.inserting(
-            TestImages.exifSegment(orientation: UInt16(orientation), littleEndian: true),
-            into: TestImages.baseline(stored, quality: 95))
+        let jpeg = try Self.uprightQuadrantsJPEG(width: 750, height: 500, orientation: orientation)
         let result = try ImagePipeline.process(
             bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 600))
         #expect(!result.timings.contains { $0.stage == "previewRows" })
