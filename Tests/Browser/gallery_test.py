@@ -10,7 +10,7 @@ instance with signup_open. Any step that does not happen within its timeout fail
 Usage: gallery_test.py --binary .build/debug/galleryd --database-url URL [--out bench/out] [--docs docs]
 The database URL names an existing cluster; a fresh database is created in it and dropped after.
 """
-import argparse, base64, json, os, secrets, shutil, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+import argparse, base64, json, os, secrets, shutil, socket, subprocess, sys, tempfile, time, traceback, urllib.error, urllib.parse, urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
@@ -308,7 +308,10 @@ def main():
         wait().until(lambda d: len(tiles()) >= 30)
         idle()
         victim = driver.execute_script("return document.querySelectorAll('#grid .tile')[5].dataset.id")
-        click_tile(5)
+        # By its id, not its index: a live update may re-render the grid between reading the id and
+        # the click, and the sixth tile is then another photo (the run waited for a victim that was
+        # never the one trashed).
+        click_css(f'#grid .tile[data-id="{victim}"]')
         wait().until(lambda d: dialog.is_displayed())
         dialog.find_element(By.XPATH, ".//button[text()='Move to Recently Deleted']").click()
         wait().until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{victim}"]'))
@@ -476,6 +479,8 @@ def main():
     except (AssertionError, TimeoutException, StaleElementReferenceException) as error:
         driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))
         print(f"browser: FAILED at step '{step}': {type(error).__name__}: {error}", file=sys.stderr)
+        # Which wait or assertion: a timeout's message is empty, and a step has several.
+        print("at:", "".join(traceback.format_tb(error.__traceback__)[-1:]).strip(), file=sys.stderr)
         for entry in driver.get_log("browser")[-20:]:
             print("console:", entry.get("level"), entry.get("message"), file=sys.stderr)
         print("pending or failed photos:", server.api("/classes/Photo", {"where": {"status": {"$ne": "ready"}}, "keys": "title,status,error"},
