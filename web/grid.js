@@ -98,12 +98,17 @@ export class PhotoGrid {
     return loading;
   }
 
-  /** Adds or updates photos (uploads, live changes): new ones first, in the grid's order. */
+  /** Adds or updates photos (uploads, live changes): new ones first, in the grid's order. An
+   * answer older than what the grid holds is skipped: a GET sent while the worker was still making
+   * a photo can arrive after the live `update` that made it ready, and must not turn it back to
+   * "processing" (with the socket up nothing polls it again). */
   upsert(photos) {
     let changed = false;
     for (const photo of photos) {
       const index = this.photos.findIndex((p) => p.objectId === photo.objectId);
-      if (index >= 0) { this.photos[index] = { ...this.photos[index], ...photo }; changed = true; }
+      const held = index >= 0 ? this.photos[index] : null;
+      if (held && held.updatedAt && photo.updatedAt && photo.updatedAt < held.updatedAt) continue;
+      if (held) { this.photos[index] = { ...held, ...photo }; changed = true; }
       else if (!this.filter || Object.keys(this.filter).length === 0) { this.photos.unshift(photo); changed = true; }
     }
     if (changed) {

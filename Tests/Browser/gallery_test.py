@@ -480,12 +480,14 @@ def main():
         driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))
         print(f"browser: FAILED at step '{step}': {type(error).__name__}: {error}", file=sys.stderr)
         # Which wait or assertion: a timeout's message is empty, and a step has several.
-        print("at:", "".join(traceback.format_tb(error.__traceback__)[-1:]).strip(), file=sys.stderr)
+        here = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == os.path.abspath(__file__)]
+        print("at:", f"line {here[-1].lineno}: {here[-1].line}" if here else "?", file=sys.stderr)
         for entry in driver.get_log("browser")[-20:]:
             print("console:", entry.get("level"), entry.get("message"), file=sys.stderr)
         print("pending or failed photos:", server.api("/classes/Photo", {"where": {"status": {"$ne": "ready"}}, "keys": "title,status,error"},
                                                       headers=server.master()), file=sys.stderr)
         print("visibility:", driver.execute_script("return document.visibilityState"), file=sys.stderr)
+        print("status line:", driver.execute_script("return document.getElementById('status')?.textContent"), file=sys.stderr)
         print(open(server.log.name).read()[-3000:], file=sys.stderr)
         # Again last: CI keeps only the tail of the output, and the server log above can fill it.
         print(f"browser: FAILED at step '{step}': {type(error).__name__}: {error}", file=sys.stderr)
