@@ -203,6 +203,9 @@ static void gd_configure(j_compress_ptr cinfo, const gd_encode_request *request)
     } else {
         jpeg_set_quality(cinfo, request->quality, TRUE);
     }
+    /* Final steps given by the caller: scale factor 100 keeps them (clamped to 1...255). */
+    if (request->luma_table != NULL) jpeg_add_quant_table(cinfo, 0, request->luma_table, 100, TRUE);
+    if (request->chroma_table != NULL) jpeg_add_quant_table(cinfo, 1, request->chroma_table, 100, TRUE);
 
     for (int c = 0; c < cinfo->num_components; c++) {
         cinfo->comp_info[c].h_samp_factor = 1;

@@ -24,6 +24,9 @@ public struct ImageInfo: Sendable, Equatable {
     public var takenAt: Date?
     /// True when an Adobe APP14 marker is present: CMYK data is then stored inverted (Photoshop's convention).
     public var hasAdobeMarker: Bool
+    /// Each component's sampling factors and quantization table, in frame order; empty when the
+    /// header does not define a table for every component before the first scan.
+    public var componentQuantization: [ComponentQuantization]
 
     /// Orientations 5–8 turn the image a quarter, so the displayed width is the stored height.
     public var orientationSwapsAxes: Bool { orientation >= 5 && orientation <= 8 }
@@ -31,7 +34,8 @@ public struct ImageInfo: Sendable, Equatable {
     /// Creates an info value; the probe is the usual way to get one.
     public init(
         width: Int, height: Int, orientation: Int = 1, components: Int, colorSpace: ImageColorSpace,
-        isProgressive: Bool, iccProfile: [UInt8]? = nil, takenAt: Date? = nil, hasAdobeMarker: Bool = false
+        isProgressive: Bool, iccProfile: [UInt8]? = nil, takenAt: Date? = nil, hasAdobeMarker: Bool = false,
+        componentQuantization: [ComponentQuantization] = []
     ) {
         self.width = width
         self.height = height
@@ -42,5 +46,21 @@ public struct ImageInfo: Sendable, Equatable {
         self.iccProfile = iccProfile
         self.takenAt = takenAt
         self.hasAdobeMarker = hasAdobeMarker
+        self.componentQuantization = componentQuantization
+    }
+}
+
+/// How one component of a JPEG was sampled and quantized (ITU T.81 §B.2.2, §B.2.4.1).
+public struct ComponentQuantization: Sendable, Equatable {
+    /// Horizontal and vertical sampling factors (1…4).
+    public var horizontalSampling: Int
+    public var verticalSampling: Int
+    /// The 64 quantization steps in natural (row-major) order, 1…65535.
+    public var steps: [UInt16]
+
+    public init(horizontalSampling: Int, verticalSampling: Int, steps: [UInt16]) {
+        self.horizontalSampling = horizontalSampling
+        self.verticalSampling = verticalSampling
+        self.steps = steps
     }
 }

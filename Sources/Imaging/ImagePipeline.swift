@@ -45,6 +45,10 @@ public enum ImagePipeline {
     ) throws -> ProcessedImage {
         let plan = DerivativePlan(info: info, spec: spec)
         let icc = compatibleProfile(info.iccProfile, channels: info.components == 1 ? 1 : 4)
+        // A preview at the original's own size re-encodes its blocks: quantize on the original's steps.
+        let previewTables =
+            plan.preview.width == info.width && plan.preview.height == info.height
+            ? AlignedQuantization(info: info, quality: spec.quality) : nil
         // Orientations that keep the row order (1, and 2 which mirrors each row) let the preview be
         // encoded while it is produced; the others need the whole image to turn it.
         let streamsPreview = info.orientation <= 2 && plan.thumbnailSource != .samePixels
@@ -52,7 +56,7 @@ public enum ImagePipeline {
             streamsPreview
             ? try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: info.components == 1 ? 1 : 4,
-                quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc) : nil
+                quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc, tables: previewTables) : nil
         let decoded = try decodeAndResample(
             info: info, plan: plan, previewEncoder: streamEncoder, clock: &clock, makeDecoder: makeDecoder)
 
@@ -73,7 +77,8 @@ public enum ImagePipeline {
                 previewJPEG = Result {
                     if let streamEncoder { return try streamEncoder.finish() }
                     return try JPEGEncoder.encode(
-                        preview!, quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc)
+                        preview!, quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc,
+                        tables: previewTables)
                 }
                 previewTime = Stopwatch.nanoseconds() - start
             } else {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Reads what galleryd needs to know about a JPEG from its header segments alone: size,
-/// components, colour space, progressive or not, EXIF orientation and date, ICC profile.
+/// components, colour space, progressive or not, EXIF orientation and date, ICC profile, and the
+/// quantization tables (which the preview's re-encode aligns to, see `RequantizationTables`).
 ///
 /// It refuses non-JPEG data and images above the pixel limit before anything is decoded, so
 /// the upload path can call it on every file. Segment layout per ITU T.81 §B.1.1.
@@ -37,6 +38,10 @@ struct JPEGHeaderParser {
     private var iccChunkCount = 0
     private var iccInvalid = false
     private var frame: (width: Int, height: Int, componentIDs: [UInt8], progressive: Bool)?
+    /// Per component: sampling factors and quantization table slot (Tq).
+    private var frameComponents: [(h: Int, v: Int, table: Int)] = []
+    /// DQT tables by slot 0…3, natural order.
+    private var quantTables: [Int: [UInt16]] = [:]
 
     /// A parser positioned before SOI.
     init(source: HeaderByteSource, limits: ImageLimits) {
@@ -103,6 +108,8 @@ struct JPEGHeaderParser {
                 if prefix.elementsEqual([0x45, 0x78, 0x69, 0x66, 0, 0]) {
                     exif = EXIFReader.parse(app1: try read(payloadOffset, payloadLength))
                 }
+            case 0xDB:
+                try parseQuantTables(read(payloadOffset, payloadLength))
             case 0xE2:
                 try collectICC(payloadOffset: payloadOffset, payloadLength: payloadLength)
             case 0xEE where adobeTransform == nil:
@@ -141,7 +148,52 @@ struct JPEGHeaderParser {
         }
         guard p.count >= 6 + 3 * count else { throw ImageError.corrupt("short frame header") }
         let ids = (0..<count).map { p[6 + 3 * $0] }
+        frameComponents = (0..<count).map { c in
+            let sampling = Int(p[7 + 3 * c])
+            return (sampling >> 4, sampling & 15, Int(p[8 + 3 * c]))
+        }
         frame = (width, height, ids, progressive)
+    }
+
+    /// DQT (§B.2.4.1): one or more tables, each a precision/slot byte and 64 steps in zig-zag order.
+    /// A malformed table is ignored (libjpeg decides whether the file decodes), it only costs the
+    /// preview its aligned re-encode.
+    private mutating func parseQuantTables(_ payload: ArraySlice<UInt8>) {
+        var i = payload.startIndex
+        while i < payload.endIndex {
+            let precision = Int(payload[i] >> 4)
+            let slot = Int(payload[i] & 15)
+            let size = precision == 0 ? 64 : 128
+            guard precision <= 1, slot <= 3, payload.endIndex - (i + 1) >= size else { return }
+            var steps = [UInt16](repeating: 0, count: 64)
+            for k in 0..<64 {
+                let value =
+                    precision == 0
+                    ? UInt16(payload[i + 1 + k]) : UInt16(payload[i + 1 + 2 * k]) << 8 | UInt16(payload[i + 2 + 2 * k])
+                steps[Self.zigzag[k]] = value
+            }
+            quantTables[slot] = steps
+            i += 1 + size
+        }
+    }
+
+    /// Natural-order index of the k-th coefficient in zig-zag order (T.81 Figure A.6).
+    static let zigzag: [Int] = [
+        0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5,
+        12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28,
+        35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51,
+        58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+    ]
+
+    /// Every component's table, or none when one is missing or has a zero step.
+    private func componentQuantization() -> [ComponentQuantization] {
+        var result: [ComponentQuantization] = []
+        for component in frameComponents {
+            guard let steps = quantTables[component.table], !steps.contains(0) else { return [] }
+            result.append(
+                ComponentQuantization(horizontalSampling: component.h, verticalSampling: component.v, steps: steps))
+        }
+        return result
     }
 
     /// APP2 `ICC_PROFILE\0` chunks: sequence number (1-based) and chunk count, then data (ICC.1 §B.4).
@@ -189,6 +241,6 @@ struct JPEGHeaderParser {
             width: frame.width, height: frame.height, orientation: exif?.orientation ?? 1,
             components: frame.componentIDs.count, colorSpace: colorSpace(componentIDs: frame.componentIDs),
             isProgressive: frame.progressive, iccProfile: assembledICC(), takenAt: exif?.takenAt,
-            hasAdobeMarker: adobeTransform != nil)
+            hasAdobeMarker: adobeTransform != nil, componentQuantization: componentQuantization())
     }
 }

@@ -82,9 +82,11 @@ enum JPEGEncoder {
         return info
     }
 
-    /// Encodes an RGBX or gray buffer at `quality` (1…100), embedding `iccProfile` when given.
+    /// Encodes an RGBX or gray buffer at `quality` (1…100), embedding `iccProfile` when given;
+    /// `tables` replace the scaled Robidoux tables (a same-size re-encode, see `AlignedQuantization`).
     static func encode(
-        _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?
+        _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?,
+        tables: AlignedQuantization? = nil
     ) throws -> [UInt8] {
         let gray = image.channels == 1
         let scans = gray ? grayScans : colorScans
@@ -92,7 +94,7 @@ enum JPEGEncoder {
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
             jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality,
             chromaQuality: chromaQuality(for: quality), quantTable: robidouxTable, scans: scans,
-            subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile)
+            subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile, tables: tables)
     }
 
     /// The general form, also used by tests to write CMYK, baseline or libjpeg-table files.
@@ -100,7 +102,8 @@ enum JPEGEncoder {
     static func encode(
         _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
         chromaQuality: Int? = nil, quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool,
-        writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?
+        writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?,
+        tables: AlignedQuantization? = nil
     ) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
         var output: UnsafeMutablePointer<UInt8>?
@@ -110,6 +113,8 @@ enum JPEGEncoder {
             withOptionalBuffer(quantTable) { table in
                 withOptionalBuffer(scans) { scanInfo in
                     withOptionalBuffer(iccProfile) { icc in
+                      withOptionalBuffer(tables?.luma) { lumaTable in
+                        withOptionalBuffer(tables?.chroma) { chromaTable in
                         var request = gd_encode_request()
                         request.pixels = pixels.baseAddress
                         request.width = UInt32(image.width)
@@ -130,7 +135,11 @@ enum JPEGEncoder {
                         request.icc = icc?.baseAddress
                         request.icc_length = UInt32(icc?.count ?? 0)
                         request.quantizer = quantizer.shimValue
+                        request.luma_table = lumaTable?.baseAddress
+                        request.chroma_table = chromaTable?.baseAddress
                         return gd_encode(&request, &output, &length, &message, message.count)
+                        }
+                      }
                     }
                 }
             }

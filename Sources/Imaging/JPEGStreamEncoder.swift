@@ -18,7 +18,7 @@ final class JPEGStreamEncoder {
     /// Starts a progressive, Huffman-optimized JPEG of `width`×`height` RGBX (4) or gray (1) pixels.
     init(
         width: Int, height: Int, channels: Int, quality: Int, quantizer: JPEGQuantizer = .libjpeg,
-        iccProfile: [UInt8]?
+        iccProfile: [UInt8]?, tables: AlignedQuantization? = nil
     ) throws {
         guard let handle = gd_encoder_create() else { throw ImageError.encodeFailed("cannot create a compressor") }
         self.handle = handle
@@ -27,8 +27,9 @@ final class JPEGStreamEncoder {
         let script = gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans
         scans = .allocate(capacity: script.count)
         _ = scans.initialize(from: script)
-        table = .allocate(capacity: 64)
-        _ = table.initialize(from: JPEGEncoder.robidouxTable)
+        // The Robidoux table, then the aligned luma and chroma tables when given (64 each).
+        table = .allocate(capacity: 192)
+        _ = table.initialize(from: JPEGEncoder.robidouxTable + (tables?.luma ?? []) + (tables?.chroma ?? []))
         request = .allocate(capacity: 1)
         var r = gd_encode_request()
         r.width = UInt32(width)
@@ -46,6 +47,10 @@ final class JPEGStreamEncoder {
         r.optimize_coding = 1
         r.write_jfif = 1
         r.quantizer = quantizer.shimValue
+        if let tables {
+            r.luma_table = UnsafePointer(table.baseAddress! + 64)
+            if tables.chroma != nil { r.chroma_table = UnsafePointer(table.baseAddress! + 128) }
+        }
         request.initialize(to: r)
         let status: gd_status =
             if let iccProfile, !iccProfile.isEmpty {

@@ -67,6 +67,9 @@ typedef struct {
     int scan_count;
     int chroma_subsampling;           /* 1: 4:2:0, 0: 4:4:4 */
     int chroma_quality;               /* 1...100 for the chroma table; 0 = quality */
+    const unsigned int *luma_table;   /* 64 final steps, natural order, used as they are (no quality
+                                         scaling); NULL = quant_table scaled by quality */
+    const unsigned int *chroma_table; /* the same for chroma; NULL = quant_table at chroma_quality */
     int optimize_coding;
     int write_jfif;
     int write_adobe;
