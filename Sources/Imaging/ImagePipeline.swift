@@ -83,7 +83,9 @@ public enum ImagePipeline {
                 previewTime = Stopwatch.nanoseconds() - start
             } else {
                 thumbnailJPEG = Result {
-                    try JPEGEncoder.encode(thumbnail, quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc)
+                    try JPEGEncoder.encode(
+                        thumbnail, quality: spec.effectiveThumbnailQuality, quantizer: spec.quantizer,
+                        iccProfile: icc)
                 }
                 thumbnailTime = Stopwatch.nanoseconds() - start
             }

@@ -31,6 +31,9 @@ struct ProcessCommand: ParsableCommand {
     @Option(help: "JPEG quality, 1-100.")
     var quality: Int = 80
 
+    @Option(help: "The thumbnail's JPEG quality, 1-100 (default: --quality + 3).")
+    var thumbnailQuality: Int?
+
     /// DerivativeSpec.quantizer.
     @Option(help: "Who quantizes the DCT coefficients: libjpeg, rounding or trellis.")
     var quantizer: String = JPEGQuantizer.libjpeg.rawValue
@@ -43,6 +46,9 @@ struct ProcessCommand: ParsableCommand {
     func validate() throws {
         guard thumbnailSize > 0, previewSize > 0 else { throw ValidationError("sizes must be positive") }
         guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1-100") }
+        if let thumbnailQuality, !(1...100).contains(thumbnailQuality) {
+            throw ValidationError("--thumbnail-quality must be 1-100")
+        }
         guard JPEGQuantizer(rawValue: quantizer) != nil else {
             throw ValidationError(
                 "--quantizer must be one of \(JPEGQuantizer.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -56,7 +62,7 @@ struct ProcessCommand: ParsableCommand {
         do {
             let spec = DerivativeSpec(
                 thumbnailShortEdge: thumbnailSize, previewLongEdge: previewSize, quality: quality,
-                quantizer: JPEGQuantizer(rawValue: quantizer) ?? .libjpeg)
+                quantizer: JPEGQuantizer(rawValue: quantizer) ?? .libjpeg, thumbnailQuality: thumbnailQuality)
             let result = try ImagePipeline.process(
                 fileAt: input, spec: spec, limits: ImageLimits(maxPixels: maxPixels))
             try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)

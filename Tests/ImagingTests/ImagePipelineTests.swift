@@ -324,4 +324,21 @@ import Testing
     @Test func process_ReportsIOError_WhenFileIsMissing() {
         #expect(throws: ImageError.self) { try ImagePipeline.process(fileAt: "/nonexistent/galleryd/photo.jpg") }
     }
+
+    /// The thumbnail is encoded `thumbnailQualityBoost` above the preview's quality unless set.
+    @Test func process_EncodesTheThumbnailThreeQualitiesHigher_UnlessSet() throws {
+        let jpeg = try TestImages.baseline(TestImages.noise(width: 1000, height: 700), quality: 95)
+        func lumaSteps(_ output: [UInt8]) throws -> [UInt16] {
+            try ImageProbe.probe(bytes: output).componentQuantization[0].steps
+        }
+        let expected = { (quality: Int) in AlignedQuantization.scaled(JPEGEncoder.robidouxTable, quality: quality).map { UInt16($0) } }
+        let byDefault = try ImagePipeline.process(bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 500))
+        #expect(try lumaSteps(byDefault.preview.jpeg) == expected(80))
+        #expect(try lumaSteps(byDefault.thumbnail.jpeg) == expected(83))
+        let set = try ImagePipeline.process(
+            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 500, quality: 70, thumbnailQuality: 75))
+        #expect(try lumaSteps(set.preview.jpeg) == expected(70))
+        #expect(try lumaSteps(set.thumbnail.jpeg) == expected(75))
+        #expect(DerivativeSpec(quality: 99).effectiveThumbnailQuality == 100)
+    }
 }
