@@ -4,24 +4,41 @@ public struct DerivativeSpec: Sendable, Equatable {
     public var thumbnailShortEdge: Int
     /// The preview's longer displayed edge, in pixels (never enlarged). Default 2048.
     public var previewLongEdge: Int
-    /// JPEG quality 1…100 on libjpeg's scale, of the preview (the thumbnail's is a little higher,
-    /// see `effectiveThumbnailQuality`). Default 80.
+    /// JPEG quality 1…100 on libjpeg's scale, of a downscaled preview (the thumbnail and a preview
+    /// that keeps the original's size are encoded a little higher, see `thumbnailQualityBoost`). Default 80.
     public var quality: Int
+    /// Who quantizes the DCT coefficients. Default `.libjpeg`.
+    public var quantizer: JPEGQuantizer
     /// The thumbnail's quality; nil (the default) means `quality` + `thumbnailQualityBoost`.
     public var thumbnailQuality: Int?
 
-    /// How far above `quality` a thumbnail is encoded by default. A thumbnail is a downscale shown
-    /// at 1:1 in a grid, where the table's losses show most; at +3 every bench thumbnail scores at
-    /// least vipsthumbnail's (Q80 with libjpeg's tables) for 13% more thumbnail bytes, 1.3% of
-    /// the total (docs/architecture.md, "Aligned re-encode and the thumbnail's quality").
-    public static let thumbnailQualityBoost = 3
+    /// Where the quality goes beyond the configured one. Measured with SSIMULACRA2 on the bench
+    /// photos against vipsthumbnail at Q80 (docs/architecture.md, "Aligned re-encode, DC step and
+    /// the derivatives' qualities"): at one quality for everything, the thumbnails of nine photos
+    /// and the previews of two scored below vips, and these three moves lift every output above it
+    /// for 0.3–1.5% of the total bytes each.
+    ///
+    /// A thumbnail is a downscale shown at 1:1 in a grid, where the table's losses show most: its
+    /// luma is 2 qualities higher, its chroma 4 above that (the portraits' thumbnails wanted colour
+    /// more than luma; a gray one needs the luma).
+    public static let thumbnailQualityBoost = 2
+    /// How far above the thumbnail's quality its chroma table is scaled.
+    public static let thumbnailChromaQualityBoost = 4
+    /// A preview that keeps the original's size is the original re-encoded, every quantization error
+    /// at 1:1 and no downscale to average it away; it is encoded 2 qualities higher (china −0.73 →
+    /// +1.28 against vips, mate_Storm −0.05 → +0.32). Where the original's table is coarse its
+    /// steps decide anyway (`QuantizationTables(aligningTo:quality:)`), so this costs little there.
+    public static let originalSizePreviewQualityBoost = 2
 
     /// The quality the thumbnail is encoded at.
     public var effectiveThumbnailQuality: Int {
         min(max(thumbnailQuality ?? quality + Self.thumbnailQualityBoost, 1), 100)
     }
-    /// Who quantizes the DCT coefficients. Default `.libjpeg`.
-    public var quantizer: JPEGQuantizer
+
+    /// The quality of a preview, which `keepsOriginalSize` or is a downscale.
+    public func previewQuality(keepsOriginalSize: Bool) -> Int {
+        min(max(quality + (keepsOriginalSize ? Self.originalSizePreviewQualityBoost : 0), 1), 100)
+    }
 
     /// Creates a spec; the defaults are galleryd's (see docs/architecture.md, "A job").
     public init(

@@ -45,10 +45,16 @@ public enum ImagePipeline {
     ) throws -> ProcessedImage {
         let plan = DerivativePlan(info: info, spec: spec)
         let icc = compatibleProfile(info.iccProfile, channels: info.components == 1 ? 1 : 4)
-        // A preview at the original's own size re-encodes its blocks: quantize on the original's steps.
+        // A preview at the original's own size re-encodes its blocks: a little higher quality, and
+        // quantized on the original's steps where the grids line up (QuantizationTables).
+        let gray = info.components == 1
+        let keepsSize = plan.preview.width == info.width && plan.preview.height == info.height
+        let previewQuality = spec.previewQuality(keepsOriginalSize: keepsSize)
         let previewTables =
-            plan.preview.width == info.width && plan.preview.height == info.height
-            ? AlignedQuantization(info: info, quality: spec.quality) : nil
+            (keepsSize ? QuantizationTables(aligningTo: info, quality: previewQuality) : nil)
+            ?? QuantizationTables(quality: previewQuality, gray: gray)
+        let thumbnailTables = QuantizationTables(
+            quality: spec.effectiveThumbnailQuality, gray: gray, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
         // Orientations that keep the row order (1, and 2 which mirrors each row) let the preview be
         // encoded while it is produced; the others need the whole image to turn it.
         let streamsPreview = info.orientation <= 2 && plan.thumbnailSource != .samePixels
@@ -56,7 +62,7 @@ public enum ImagePipeline {
             streamsPreview
             ? try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: info.components == 1 ? 1 : 4,
-                quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc, tables: previewTables) : nil
+                quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc, tables: previewTables) : nil
         let decoded = try decodeAndResample(
             info: info, plan: plan, previewEncoder: streamEncoder, clock: &clock, makeDecoder: makeDecoder)
 
@@ -77,7 +83,7 @@ public enum ImagePipeline {
                 previewJPEG = Result {
                     if let streamEncoder { return try streamEncoder.finish() }
                     return try JPEGEncoder.encode(
-                        preview!, quality: spec.quality, quantizer: spec.quantizer, iccProfile: icc,
+                        preview!, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc,
                         tables: previewTables)
                 }
                 previewTime = Stopwatch.nanoseconds() - start
@@ -85,7 +91,7 @@ public enum ImagePipeline {
                 thumbnailJPEG = Result {
                     try JPEGEncoder.encode(
                         thumbnail, quality: spec.effectiveThumbnailQuality, quantizer: spec.quantizer,
-                        iccProfile: icc)
+                        iccProfile: icc, tables: thumbnailTables)
                 }
                 thumbnailTime = Stopwatch.nanoseconds() - start
             }

@@ -4,10 +4,10 @@ import CJPEGShim
 /// Encodes pixels the way mozjpeg does by default, with plain libjpeg-turbo: progressive with a
 /// mozjpeg-style scan script, optimized Huffman tables, accurate integer DCT, 4:2:0 chroma and
 /// N. Robidoux's quantization table (mozjpeg's table set 3) for luma and chroma, scaled by
-/// quality like libjpeg — the chroma copy at `chromaQuality(for:)`, a few steps above. No
-/// metadata is written except an ICC profile when given.
+/// quality like libjpeg — the chroma copy at `chromaQuality(for:)`, a few steps above, and the
+/// luma DC step finer (`QuantizationTables`). No metadata is written except an ICC profile when given.
 ///
-/// One choice beyond mozjpeg's defaults, measured with SSIMULACRA2 against a Lanczos downscale
+/// One choice beyond mozjpeg's defaults (besides the DC step), measured with SSIMULACRA2 against a Lanczos downscale
 /// of the original on the bench photos (bench/imaging.sh): chroma at quality + 3. The metric
 /// weighs colour errors heavily, and at 80 the chroma DC step drops from 6 to 5: +0.6 mean
 /// score for 1.5% more bytes, a better trade than raising the luma quality (+1: +0.35 for 1.6%
@@ -83,10 +83,10 @@ enum JPEGEncoder {
     }
 
     /// Encodes an RGBX or gray buffer at `quality` (1…100), embedding `iccProfile` when given;
-    /// `tables` replace the scaled Robidoux tables (a same-size re-encode, see `AlignedQuantization`).
+    /// with `tables`, or our tables at `quality` (`QuantizationTables`).
     static func encode(
         _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?,
-        tables: AlignedQuantization? = nil
+        tables: QuantizationTables? = nil
     ) throws -> [UInt8] {
         let gray = image.channels == 1
         let scans = gray ? grayScans : colorScans
@@ -94,16 +94,18 @@ enum JPEGEncoder {
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
             jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality,
             chromaQuality: chromaQuality(for: quality), quantTable: robidouxTable, scans: scans,
-            subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile, tables: tables)
+            subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile,
+            tables: tables ?? QuantizationTables(quality: quality, gray: gray))
     }
 
     /// The general form, also used by tests to write CMYK, baseline or libjpeg-table files.
-    /// `chromaQuality` scales `quantTable`'s chroma copy (nil: `quality`).
+    /// `chromaQuality` scales `quantTable`'s chroma copy (nil: `quality`); `tables`, when given,
+    /// are used as they are instead.
     static func encode(
         _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
         chromaQuality: Int? = nil, quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool,
         writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?,
-        tables: AlignedQuantization? = nil
+        tables: QuantizationTables? = nil
     ) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
         var output: UnsafeMutablePointer<UInt8>?

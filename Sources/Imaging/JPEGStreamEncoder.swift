@@ -18,7 +18,7 @@ final class JPEGStreamEncoder {
     /// Starts a progressive, Huffman-optimized JPEG of `width`×`height` RGBX (4) or gray (1) pixels.
     init(
         width: Int, height: Int, channels: Int, quality: Int, quantizer: JPEGQuantizer = .libjpeg,
-        iccProfile: [UInt8]?, tables: AlignedQuantization? = nil
+        iccProfile: [UInt8]?, tables: QuantizationTables? = nil
     ) throws {
         guard let handle = gd_encoder_create() else { throw ImageError.encodeFailed("cannot create a compressor") }
         self.handle = handle
@@ -27,9 +27,10 @@ final class JPEGStreamEncoder {
         let script = gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans
         scans = .allocate(capacity: script.count)
         _ = scans.initialize(from: script)
-        // The Robidoux table, then the aligned luma and chroma tables when given (64 each).
+        // The Robidoux table, then the luma and chroma steps (64 each): `tables`, or ours at `quality`.
+        let steps = tables ?? QuantizationTables(quality: quality, gray: gray)
         table = .allocate(capacity: 192)
-        _ = table.initialize(from: JPEGEncoder.robidouxTable + (tables?.luma ?? []) + (tables?.chroma ?? []))
+        _ = table.initialize(from: JPEGEncoder.robidouxTable + steps.luma + (steps.chroma ?? []))
         request = .allocate(capacity: 1)
         var r = gd_encode_request()
         r.width = UInt32(width)
@@ -47,10 +48,8 @@ final class JPEGStreamEncoder {
         r.optimize_coding = 1
         r.write_jfif = 1
         r.quantizer = quantizer.shimValue
-        if let tables {
-            r.luma_table = UnsafePointer(table.baseAddress! + 64)
-            if tables.chroma != nil { r.chroma_table = UnsafePointer(table.baseAddress! + 128) }
-        }
+        r.luma_table = UnsafePointer(table.baseAddress! + 64)
+        if steps.chroma != nil { r.chroma_table = UnsafePointer(table.baseAddress! + 128) }
         request.initialize(to: r)
         let status: gd_status =
             if let iccProfile, !iccProfile.isEmpty {

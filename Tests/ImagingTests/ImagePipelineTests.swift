@@ -1,4 +1,5 @@
 import Dispatch
+import CJPEG
 import Foundation
 import Testing
 
@@ -270,10 +271,14 @@ import Testing
                 let counts = Array(table.payload.dropFirst().prefix(16))
                 #expect(!standardCounts.contains(counts))
             }
-            // mozjpeg's table 3 at quality 80 (scale 40%): first entry 16·0.4 = 6.4 → 6.
-            let dqt = try #require(segments.first { $0.code == 0xDB })
-            #expect(dqt.payload[dqt.payload.startIndex + 1] == 6)
             let info = try ImageProbe.probe(bytes: output)
+            // The tables the pipeline chose: the preview keeps the original's 300×200, so its steps
+            // are aligned to the original's (quality 90) at 82; the thumbnail's are ours at 82.
+            let expected =
+                output == result.preview.jpeg
+                ? try #require(QuantizationTables(aligningTo: result.info, quality: 82))
+                : QuantizationTables(quality: 82, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+            #expect(info.componentQuantization.map { $0.steps.map(UInt32.init) } == [expected.luma, expected.chroma!, expected.chroma!])
             #expect(info.isProgressive)
             #expect(info.iccProfile == profile)
             #expect(info.takenAt == nil)
@@ -325,20 +330,44 @@ import Testing
         #expect(throws: ImageError.self) { try ImagePipeline.process(fileAt: "/nonexistent/galleryd/photo.jpg") }
     }
 
-    /// The thumbnail is encoded `thumbnailQualityBoost` above the preview's quality unless set.
-    @Test func process_EncodesTheThumbnailThreeQualitiesHigher_UnlessSet() throws {
+    /// The thumbnail is encoded `thumbnailQualityBoost` above the preview's quality unless set,
+    /// its chroma `thumbnailChromaQualityBoost` above that; a downscaled preview at the quality.
+    @Test func process_EncodesTheThumbnailHigher_UnlessSet() throws {
         let jpeg = try TestImages.baseline(TestImages.noise(width: 1000, height: 700), quality: 95)
-        func lumaSteps(_ output: [UInt8]) throws -> [UInt16] {
-            try ImageProbe.probe(bytes: output).componentQuantization[0].steps
+        func steps(_ output: [UInt8]) throws -> (luma: [UInt32], chroma: [UInt32]) {
+            let components = try ImageProbe.probe(bytes: output).componentQuantization
+            return (components[0].steps.map(UInt32.init), components[1].steps.map(UInt32.init))
         }
-        let expected = { (quality: Int) in AlignedQuantization.scaled(JPEGEncoder.robidouxTable, quality: quality).map { UInt16($0) } }
-        let byDefault = try ImagePipeline.process(bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 500))
-        #expect(try lumaSteps(byDefault.preview.jpeg) == expected(80))
-        #expect(try lumaSteps(byDefault.thumbnail.jpeg) == expected(83))
-        let set = try ImagePipeline.process(
-            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 500, quality: 70, thumbnailQuality: 75))
-        #expect(try lumaSteps(set.preview.jpeg) == expected(70))
-        #expect(try lumaSteps(set.thumbnail.jpeg) == expected(75))
+        func expected(_ quality: Int, chroma: Int) -> (luma: [UInt32], chroma: [UInt32]) {
+            let tables = QuantizationTables(quality: quality, chromaBoost: chroma)
+            return (tables.luma, tables.chroma!)
+        }
+        let spec = DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 500)
+        let byDefault = try ImagePipeline.process(bytes: jpeg, spec: spec)
+        #expect(try steps(byDefault.preview.jpeg) == expected(80, chroma: 3))
+        #expect(try steps(byDefault.thumbnail.jpeg) == expected(82, chroma: 4))
+        var set = spec
+        set.quality = 70
+        set.thumbnailQuality = 75
+        let explicit = try ImagePipeline.process(bytes: jpeg, spec: set)
+        #expect(try steps(explicit.preview.jpeg) == expected(70, chroma: 3))
+        #expect(try steps(explicit.thumbnail.jpeg) == expected(75, chroma: 4))
         #expect(DerivativeSpec(quality: 99).effectiveThumbnailQuality == 100)
+    }
+
+    /// A preview that keeps the original's size is encoded `originalSizePreviewQualityBoost` higher
+    /// (a 4:4:4 original: nothing to align chroma to; a quality-95 luma table: our steps win).
+    @Test func process_EncodesAnOriginalSizePreviewHigher() throws {
+        let original = try JPEGEncoder.encode(
+            TestImages.noise(width: 320, height: 240), inputColorSpace: JCS_EXT_RGBX, jpegColorSpace: JCS_YCbCr,
+            quality: 98, quantTable: nil, scans: nil, subsampleChroma: false, writeAdobe: false, iccProfile: nil)
+        let result = try ImagePipeline.process(
+            bytes: original, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 320))
+        let components = try ImageProbe.probe(bytes: result.preview.jpeg).componentQuantization
+        let tables = try #require(QuantizationTables(aligningTo: ImageProbe.probe(bytes: original), quality: 82))
+        #expect(components[0].steps.map(UInt32.init) == tables.luma)
+        #expect(components[1].steps.map(UInt32.init) == QuantizationTables(quality: 82).chroma)
+        #expect(DerivativeSpec().previewQuality(keepsOriginalSize: true) == 82)
+        #expect(DerivativeSpec().previewQuality(keepsOriginalSize: false) == 80)
     }
 }

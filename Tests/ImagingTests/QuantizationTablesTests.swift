@@ -5,9 +5,9 @@ import Testing
 @testable import Imaging
 
 /// The preview of an original kept at its own size is quantized on the original's steps.
-@Suite struct AlignedQuantizationTests {
+@Suite struct QuantizationTablesTests {
     /// libjpeg's Annex K luma table at quality 60, natural order (what a camera-like original uses).
-    static let annexKLuma60: [UInt16] = AlignedQuantization.scaled(
+    static let annexKLuma60: [UInt16] = QuantizationTables.scaled(
         [
             16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
             14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
@@ -37,18 +37,29 @@ import Testing
         ours[0] = 6
         ours[1] = 7
         ours[2] = 255
-        let aligned = AlignedQuantization.aligned(ours, to: original, transposed: false)!
+        let aligned = QuantizationTables.aligned(ours, to: original, transposed: false)!
         #expect(aligned[0] == 9)  // the original is coarser: keep its step
         #expect(aligned[1] == 7)  // step 1: ours exactly
         #expect(aligned[2] == 200)  // 2 × 200 would not fit a baseline table
         #expect(aligned[3] == 8)  // 9 / 4 → 2 × 4
-        #expect(AlignedQuantization.aligned(ours, to: [UInt16](repeating: 300, count: 64), transposed: false) == nil)
+        #expect(QuantizationTables.aligned(ours, to: [UInt16](repeating: 300, count: 64), transposed: false) == nil)
+    }
+
+    /// Robidoux's table scaled like libjpeg, chroma 3 qualities up, the luma DC step 4 up.
+    @Test func standard_ScalesRobidouxWithAFinerLumaDCStep() {
+        let tables = QuantizationTables(quality: 80)
+        #expect(Array(tables.luma[1...]) == Array(QuantizationTables.scaled(JPEGEncoder.robidouxTable, quality: 80)[1...]))
+        #expect(tables.luma[0] == 5)  // 16 at quality 84; 6 at 80
+        #expect(tables.chroma == QuantizationTables.scaled(JPEGEncoder.robidouxTable, quality: 83))
+        #expect(QuantizationTables(quality: 80, gray: true).chroma == nil)
+        #expect(QuantizationTables.scaled([16, 400], quality: 100) == [1, 1])
+        #expect(QuantizationTables.scaled([16, 400], quality: 1) == [255, 255])
     }
 
     @Test func aligned_TransposesTheOriginalTable_ForQuarterTurns() {
         let original = (0..<64).map { UInt16(1 + $0) }
         let ours = [UInt32](repeating: 1, count: 64)
-        let aligned = AlignedQuantization.aligned(ours, to: original, transposed: true)!
+        let aligned = QuantizationTables.aligned(ours, to: original, transposed: true)!
         for row in 0..<8 {
             for column in 0..<8 { #expect(aligned[row * 8 + column] == UInt32(original[column * 8 + row])) }
         }
@@ -60,9 +71,9 @@ import Testing
         (5, true, true), (6, true, true), (7, true, false), (8, true, false),
     ])
     func init_AlignsOnlyTheGridsThatStayInPlace(orientation: Int, luma: Bool, chroma: Bool) throws {
-        let tables = try #require(AlignedQuantization(info: Self.info(orientation: orientation), quality: 80))
-        let ours = AlignedQuantization.scaled(JPEGEncoder.robidouxTable, quality: 80)
-        let oursChroma = AlignedQuantization.scaled(JPEGEncoder.robidouxTable, quality: JPEGEncoder.chromaQuality(for: 80))
+        let tables = try #require(QuantizationTables(aligningTo: Self.info(orientation: orientation), quality: 80))
+        let ours = QuantizationTables(quality: 80).luma
+        let oursChroma = QuantizationTables(quality: 80).chroma!
         let original = orientation >= 5
             ? (0..<64).map { Self.annexKLuma60[($0 % 8) * 8 + $0 / 8] } : Self.annexKLuma60
         #expect((tables.luma != ours) == luma)
@@ -74,23 +85,23 @@ import Testing
 
     @Test func init_ReturnsNil_WhenNoGridStaysInPlace() {
         // 1804 is not whole luma blocks, and orientation 2 mirrors it.
-        #expect(AlignedQuantization(info: Self.info(width: 1804, orientation: 2), quality: 80) == nil)
-        #expect(AlignedQuantization(info: Self.info(width: 1804, orientation: 1), quality: 80) != nil)
+        #expect(QuantizationTables(aligningTo: Self.info(width: 1804, orientation: 2), quality: 80) == nil)
+        #expect(QuantizationTables(aligningTo: Self.info(width: 1804, orientation: 1), quality: 80) != nil)
     }
 
     @Test func init_AlignsLumaOnly_WhenTheOriginalIsNotFourTwoZero() throws {
-        let tables = try #require(AlignedQuantization(info: Self.info(sampling: [(1, 1), (1, 1), (1, 1)]), quality: 80))
-        #expect(tables.chroma == AlignedQuantization.scaled(JPEGEncoder.robidouxTable, quality: 83))
-        #expect(tables.luma != AlignedQuantization.scaled(JPEGEncoder.robidouxTable, quality: 80))
+        let tables = try #require(QuantizationTables(aligningTo: Self.info(sampling: [(1, 1), (1, 1), (1, 1)]), quality: 80))
+        #expect(tables.chroma == QuantizationTables(quality: 80).chroma)
+        #expect(tables.luma != QuantizationTables(quality: 80).luma)
     }
 
     @Test func init_HandlesGray_AndRefusesCMYKOrMissingTables() {
-        let gray = AlignedQuantization(info: Self.info(sampling: [(1, 1)], colorSpace: .grayscale), quality: 80)
+        let gray = QuantizationTables(aligningTo: Self.info(sampling: [(1, 1)], colorSpace: .grayscale), quality: 80)
         #expect(gray != nil && gray?.chroma == nil)
-        #expect(AlignedQuantization(info: Self.info(sampling: [(1, 1), (1, 1), (1, 1), (1, 1)], colorSpace: .cmyk), quality: 80) == nil)
+        #expect(QuantizationTables(aligningTo: Self.info(sampling: [(1, 1), (1, 1), (1, 1), (1, 1)], colorSpace: .cmyk), quality: 80) == nil)
         var missing = Self.info()
         missing.componentQuantization = []
-        #expect(AlignedQuantization(info: missing, quality: 80) == nil)
+        #expect(QuantizationTables(aligningTo: missing, quality: 80) == nil)
     }
 
     @Test func probe_ReadsEachComponentsTableAndSampling() throws {
@@ -116,7 +127,7 @@ import Testing
         let info = try ImageProbe.probe(bytes: patched)
         let steps = info.componentQuantization[0].steps
         for k in 0..<64 { #expect(steps[JPEGHeaderParser.zigzag[k]] == UInt16(256 + k)) }
-        #expect(AlignedQuantization(info: info, quality: 80) == nil)  // over 255: not baseline
+        #expect(QuantizationTables(aligningTo: info, quality: 80) == nil)  // over 255: not baseline
     }
 
     /// A textured picture, so that both tables have work to do.
@@ -146,7 +157,8 @@ import Testing
     }
 
     /// The quality-60 original re-encoded at its own size: with the aligned tables the preview is
-    /// closer to the original than a re-encode with our table at the same quality, in fewer bytes;
+    /// closer to the original than a re-encode with our table at the same quality (80 + 2 for a
+    /// preview that keeps the size), in fewer bytes;
     /// for a turned original too (the turn keeps whole blocks).
     @Test(arguments: [1, 6])
     func process_KeepsAQualitySixtyOriginal_CloserAndSmaller(orientation: Int) throws {
@@ -159,7 +171,7 @@ import Testing
         let result = try ImagePipeline.process(
             bytes: original, spec: DerivativeSpec(thumbnailShortEdge: 64, previewLongEdge: 256))
         let decoded = ImageOrientation.apply(orientation, to: try TestImages.decode(original))
-        let plain = try JPEGEncoder.encode(decoded, quality: 80, iccProfile: nil)
+        let plain = try JPEGEncoder.encode(decoded, quality: 82, iccProfile: nil)
 
         let alignedError = Self.meanAbsoluteDifference(try TestImages.decode(result.preview.jpeg), decoded)
         let plainError = Self.meanAbsoluteDifference(try TestImages.decode(plain), decoded)
