@@ -155,7 +155,7 @@ public struct ConfigurationKey: Sendable {
         .int("workers", \.workers, "In-process worker threads making thumbnails (0: none; run galleryd worker elsewhere).", range: 0...256),
         .int("thumbnail_size", \.thumbnailSize, "Thumbnail shorter edge, in pixels.", range: 16...4096),
         .int("preview_size", \.previewSize, "Preview longer edge, in pixels.", range: 64...16384),
-        .int("jpeg_quality", \.jpegQuality, "JPEG quality of previews; thumbnails are encoded 3 higher (docs/architecture.md).", range: 1...100),
+        .int("jpeg_quality", \.jpegQuality, "JPEG quality of downscaled previews; thumbnails and previews that keep the original's size are encoded 2 higher (docs/architecture.md).", range: 1...100),
         .string("jpeg_quantizer", \.jpegQuantizer, "Who quantizes thumbnails and previews: libjpeg (its compressor), trellis (rate-distortion choice of the AC coefficients, see docs/architecture.md) or rounding (the trellis path rounding like libjpeg: the same bytes).",
             validate: { JPEGQuantizer(rawValue: $0) != nil ? nil : "must be one of \(JPEGQuantizer.allCases.map(\.rawValue).joined(separator: ", "))" }),
         .int("max_pixels", \.maxPixels, "Largest pixel count of an upload (decompression bombs).", range: 1...1_000_000_000),

@@ -115,7 +115,7 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var thumbnailSize = 400
     /// Preview size: its longer edge in pixels.
     public var previewSize = 2048
-    /// JPEG quality of previews (1–100); thumbnails are encoded `DerivativeSpec.thumbnailQualityBoost` higher.
+    /// JPEG quality of downscaled previews (1–100); thumbnails and previews that keep the original's size are encoded a little higher (`DerivativeSpec`).
     public var jpegQuality = 80
     /// Who quantizes the JPEG coefficients: `libjpeg`, `trellis` or `rounding` (`JPEGQuantizer`).
     public var jpegQuantizer = JPEGQuantizer.libjpeg.rawValue
