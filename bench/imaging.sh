@@ -4,7 +4,8 @@
 #   bench/imaging.sh [PHOTO_DIR]     (default: ../shared/photos next to the repo)
 #   RUNS=5 WARMUP=1 SSIM=1 KEEP=0 QUALITY=80 bench/imaging.sh
 #   PHOTOS="mate_Storm.jpg orientation/Portrait_6.jpg" bench/imaging.sh   (a subset, paths under PHOTO_DIR)
-#   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2)
+#   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2;
+#   galleryd encodes thumbnails and original-size previews 2 higher, see DerivativeSpec)
 #   QUANTIZER=trellis bench/imaging.sh   (galleryd's --quantizer: libjpeg, the default, or trellis)
 #
 # For each JPEG (recursively) it makes the two derivatives three ways, at Q80 with metadata

@@ -14,9 +14,9 @@ public struct DerivativeSpec: Sendable, Equatable {
 
     /// Where the quality goes beyond the configured one. Measured with SSIMULACRA2 on the bench
     /// photos against vipsthumbnail at Q80 (docs/architecture.md, "Aligned re-encode, DC step and
-    /// the derivatives' qualities"): at one quality for everything, the thumbnails of nine photos
-    /// and the previews of two scored below vips, and these three moves lift every output above it
-    /// for 0.3–1.5% of the total bytes each.
+    /// the derivatives' qualities"): with `QuantizationTables` but one quality for everything, the
+    /// portraits' and test_gray's thumbnails and two previews still scored below vips; with these boosts
+    /// every output scores at least vips' for about 2% more bytes (0.908× vips' bytes in all).
     ///
     /// A thumbnail is a downscale shown at 1:1 in a grid, where the table's losses show most: its
     /// luma is 2 qualities higher, its chroma 4 above that (the portraits' thumbnails wanted colour

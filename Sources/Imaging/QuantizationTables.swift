@@ -7,7 +7,7 @@
 /// in visible 8×8 steps, and SSIMULACRA2 punishes that hard. DC at quality + 4 (5 at 80) costs a
 /// few bits per block in the DC scan: on the bench photos mate_TwoWings' preview went −0.08 →
 /// +0.49 against vips for 1% more bytes, mate_Wood's −0.05 → +0.43 for 0.8% (docs/architecture.md,
-/// "Aligned re-encode, DC step and thumbnail quality").
+/// "Aligned re-encode, DC step and the derivatives' qualities").
 ///
 /// The aligned tables: such a preview's 8×8 blocks can sit exactly on the original's blocks (the
 /// same grid, mirrored or turned whole when the EXIF orientation flips an axis whose length is a
