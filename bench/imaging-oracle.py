@@ -6,7 +6,8 @@ least vips' output, and the bytes a perfect per-output chooser would write.
     .build-venv-bench/bin/python bench/imaging-oracle.py /tmp/imaging-bench.XXXXXX [74,77,80,82,84,86]
 
 For every photo of that run (CMYK left out, as the bench does) it encodes both outputs at each
-quality with `galleryd process --quality Q`, scores them with the bench's scorer (PyPI
+quality with `galleryd process --quality Q --thumbnail-quality Q` (a preview that keeps the
+original's size is still encoded at Q + 2, DerivativeSpec), scores them with the bench's scorer (PyPI
 ssimulacra2 against the run's PIL Lanczos references) and prints, per fixed quality, bytes/vips and
 the outputs below vips; then the oracle's total (the needed quality interpolated linearly between
 the measured ones, and its bytes likewise) and each output's needed quality.
@@ -35,7 +36,8 @@ for r in rows:
     vips[r["name"]] = v
     for q in qualities:
         out = os.path.join(d, "oracle_q%d" % q)
-        subprocess.run([binary, "process", r["file"], "--out", out, "--quality", str(q)], check=True,
+        subprocess.run([binary, "process", r["file"], "--out", out, "--quality", str(q),
+                        "--thumbnail-quality", str(q)], check=True,
                        stdout=subprocess.DEVNULL)
         ours.setdefault(r["name"], {})[q] = {k: measure(d, os.path.join(out, k + ".jpg")) for k in kinds}
     print(r["name"], file=sys.stderr)
