@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads what galleryd needs to know about a JPEG from its header segments alone: size,
 /// components, colour space, progressive or not, EXIF orientation and date, ICC profile, and the
-/// quantization tables (which the preview's re-encode aligns to, see `RequantizationTables`).
+/// quantization tables (which the preview's re-encode aligns to, see `QuantizationTables`).
 ///
 /// It refuses non-JPEG data and images above the pixel limit before anything is decoded, so
 /// the upload path can call it on every file. Segment layout per ITU T.81 §B.1.1.

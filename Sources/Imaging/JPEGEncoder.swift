@@ -5,14 +5,15 @@ import CJPEGShim
 /// mozjpeg-style scan script, optimized Huffman tables, accurate integer DCT, 4:2:0 chroma and
 /// N. Robidoux's quantization table (mozjpeg's table set 3) for luma and chroma, scaled by
 /// quality like libjpeg — the chroma copy at `chromaQuality(for:)`, a few steps above, and the
-/// luma DC step finer (`QuantizationTables`). No metadata is written except an ICC profile when given.
+/// luma DC step finer (`QuantizationTables`). No metadata is written except an ICC profile when
+/// given.
 ///
-/// One choice beyond mozjpeg's defaults (besides the DC step), measured with SSIMULACRA2 against a Lanczos downscale
-/// of the original on the bench photos (bench/imaging.sh): chroma at quality + 3. The metric
-/// weighs colour errors heavily, and at 80 the chroma DC step drops from 6 to 5: +0.6 mean
-/// score for 1.5% more bytes, a better trade than raising the luma quality (+1: +0.35 for 1.6%
-/// on a subset) and the best balance of +1…+5 (+5: +0.7 for 2.3%, leaving too little of the 9%
-/// size margin over vips).
+/// One choice beyond mozjpeg's defaults (besides the DC step), measured with SSIMULACRA2 against
+/// a Lanczos downscale of the original on the bench photos (bench/imaging.sh): chroma at quality
+/// + 3. The metric weighs colour errors heavily, and at 80 the chroma DC step drops from 6 to 5:
+/// +0.6 mean score for 1.5% more bytes, a better trade than raising the luma quality (+1: +0.35
+/// for 1.6% on a subset) and the best balance of +1…+5 (+5: +0.7 for 2.3%, leaving too little of
+/// the 9% size margin over vips).
 ///
 /// Measured and left out: averaging each 2×2 chroma block in linear light instead of on
 /// gamma-encoded values (+0.07 mean for no bytes, but done in C before libjpeg it cost 10% of
@@ -111,37 +112,40 @@ enum JPEGEncoder {
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
         var message = [CChar](repeating: 0, count: 256)
+        // The final steps, luma then chroma, in one buffer.
+        let steps = tables.map { $0.luma + ($0.chroma ?? []) }
         let status: gd_status = image.bytes.withUnsafeBufferPointer { pixels in
             withOptionalBuffer(quantTable) { table in
                 withOptionalBuffer(scans) { scanInfo in
                     withOptionalBuffer(iccProfile) { icc in
-                      withOptionalBuffer(tables?.luma) { lumaTable in
-                        withOptionalBuffer(tables?.chroma) { chromaTable in
-                        var request = gd_encode_request()
-                        request.pixels = pixels.baseAddress
-                        request.width = UInt32(image.width)
-                        request.height = UInt32(image.height)
-                        request.stride = image.stride
-                        request.input_components = Int32(image.channels)
-                        request.input_color_space = inputColorSpace
-                        request.jpeg_color_space = jpegColorSpace
-                        request.quality = Int32(min(max(quality, 1), 100))
-                        request.quant_table = table?.baseAddress
-                        request.scans = scanInfo?.baseAddress
-                        request.scan_count = Int32(scanInfo?.count ?? 0)
-                        request.chroma_quality = Int32(min(max(chromaQuality ?? quality, 1), 100))
-                        request.chroma_subsampling = subsampleChroma ? 1 : 0
-                        request.optimize_coding = 1
-                        request.write_jfif = jpegColorSpace == JCS_YCbCr || jpegColorSpace == JCS_GRAYSCALE ? 1 : 0
-                        request.write_adobe = writeAdobe ? 1 : 0
-                        request.icc = icc?.baseAddress
-                        request.icc_length = UInt32(icc?.count ?? 0)
-                        request.quantizer = quantizer.shimValue
-                        request.luma_table = lumaTable?.baseAddress
-                        request.chroma_table = chromaTable?.baseAddress
-                        return gd_encode(&request, &output, &length, &message, message.count)
+                        withOptionalBuffer(steps) { steps in
+                            var request = gd_encode_request()
+                            request.pixels = pixels.baseAddress
+                            request.width = UInt32(image.width)
+                            request.height = UInt32(image.height)
+                            request.stride = image.stride
+                            request.input_components = Int32(image.channels)
+                            request.input_color_space = inputColorSpace
+                            request.jpeg_color_space = jpegColorSpace
+                            request.quality = Int32(min(max(quality, 1), 100))
+                            request.quant_table = table?.baseAddress
+                            request.scans = scanInfo?.baseAddress
+                            request.scan_count = Int32(scanInfo?.count ?? 0)
+                            request.chroma_quality = Int32(min(max(chromaQuality ?? quality, 1), 100))
+                            request.chroma_subsampling = subsampleChroma ? 1 : 0
+                            request.optimize_coding = 1
+                            request.write_jfif =
+                                jpegColorSpace == JCS_YCbCr || jpegColorSpace == JCS_GRAYSCALE ? 1 : 0
+                            request.write_adobe = writeAdobe ? 1 : 0
+                            request.icc = icc?.baseAddress
+                            request.icc_length = UInt32(icc?.count ?? 0)
+                            request.quantizer = quantizer.shimValue
+                            if let steps {
+                                request.luma_table = steps.baseAddress
+                                if steps.count == 128 { request.chroma_table = steps.baseAddress! + 64 }
+                            }
+                            return gd_encode(&request, &output, &length, &message, message.count)
                         }
-                      }
                     }
                 }
             }
