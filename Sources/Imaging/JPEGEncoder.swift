@@ -93,8 +93,7 @@ enum JPEGEncoder {
         let scans = gray ? grayScans : colorScans
         return try encode(
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
-            jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality,
-            chromaQuality: chromaQuality(for: quality), quantTable: robidouxTable, scans: scans,
+            jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality, quantTable: nil, scans: scans,
             subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile,
             tables: tables ?? QuantizationTables(quality: quality, gray: gray))
     }

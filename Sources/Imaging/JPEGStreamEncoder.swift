@@ -27,10 +27,10 @@ final class JPEGStreamEncoder {
         let script = gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans
         scans = .allocate(capacity: script.count)
         _ = scans.initialize(from: script)
-        // The Robidoux table, then the luma and chroma steps (64 each): `tables`, or ours at `quality`.
+        // The luma and then the chroma steps (64 each): `tables`, or ours at `quality`.
         let steps = tables ?? QuantizationTables(quality: quality, gray: gray)
-        table = .allocate(capacity: 192)
-        _ = table.initialize(from: JPEGEncoder.robidouxTable + steps.luma + (steps.chroma ?? []))
+        table = .allocate(capacity: 128)
+        _ = table.initialize(from: steps.luma + (steps.chroma ?? []))
         request = .allocate(capacity: 1)
         var r = gd_encode_request()
         r.width = UInt32(width)
@@ -40,16 +40,14 @@ final class JPEGStreamEncoder {
         r.input_color_space = gray ? JCS_GRAYSCALE : JCS_EXT_RGBX
         r.jpeg_color_space = gray ? JCS_GRAYSCALE : JCS_YCbCr
         r.quality = Int32(min(max(quality, 1), 100))
-        r.chroma_quality = Int32(JPEGEncoder.chromaQuality(for: quality))
-        r.quant_table = UnsafePointer(table.baseAddress)
         r.scans = UnsafePointer(scans.baseAddress)
         r.scan_count = Int32(scans.count)
         r.chroma_subsampling = 1
         r.optimize_coding = 1
         r.write_jfif = 1
         r.quantizer = quantizer.shimValue
-        r.luma_table = UnsafePointer(table.baseAddress! + 64)
-        if steps.chroma != nil { r.chroma_table = UnsafePointer(table.baseAddress! + 128) }
+        r.luma_table = UnsafePointer(table.baseAddress)
+        if steps.chroma != nil { r.chroma_table = UnsafePointer(table.baseAddress! + 64) }
         request.initialize(to: r)
         let status: gd_status =
             if let iccProfile, !iccProfile.isEmpty {

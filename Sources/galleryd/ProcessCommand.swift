@@ -28,10 +28,10 @@ struct ProcessCommand: ParsableCommand {
     var previewSize: Int = 2048
 
     /// DerivativeSpec.quality.
-    @Option(help: "JPEG quality, 1-100.")
+    @Option(help: "JPEG quality of a downscaled preview, 1-100 (an original-size preview: + 2).")
     var quality: Int = 80
 
-    @Option(help: "The thumbnail's JPEG quality, 1-100 (default: --quality + 3).")
+    @Option(help: "The thumbnail's JPEG quality, 1-100 (default: --quality + 2).")
     var thumbnailQuality: Int?
 
     /// DerivativeSpec.quantizer.
