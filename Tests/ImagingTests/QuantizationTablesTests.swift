@@ -130,6 +130,30 @@ import Testing
         #expect(QuantizationTables(aligningTo: info, quality: 80) == nil)  // over 255: not baseline
     }
 
+    /// Malformed DQT segments (precision 2, slot 5, a table cut short): the probe ignores them and
+    /// keeps the well-formed tables; libjpeg then refuses the file with a clear error, no crash.
+    @Test(arguments: [
+        [0x20] + [UInt8](repeating: 9, count: 64),
+        [0x05] + [UInt8](repeating: 9, count: 64),
+        [0x00] + [UInt8](repeating: 9, count: 30),
+    ])
+    func probe_IgnoresMalformedTables_AndDecodingRefusesTheFile(table: [UInt8]) throws {
+        let jpeg = try TestImages.baseline(TestImages.noise(width: 48, height: 32), quality: 60)
+        let sof = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        // The malformed table replaces nothing: slot 0 keeps the file's table, so this DQT comes first.
+        let dqtStart = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDB })
+        let length = table.count + 2
+        let segment: [UInt8] = [0xFF, 0xDB, UInt8(length >> 8), UInt8(length & 0xFF)] + table
+        let patched = Array(jpeg[..<dqtStart]) + segment + Array(jpeg[dqtStart...])
+        #expect(sof > dqtStart)
+        let info = try ImageProbe.probe(bytes: patched)
+        #expect(info.componentQuantization.count == 3)
+        #expect(info.componentQuantization[0].steps == Self.annexKLuma60)
+        #expect(throws: ImageError.self) {
+            try ImagePipeline.process(bytes: patched, spec: DerivativeSpec(thumbnailShortEdge: 16, previewLongEdge: 48))
+        }
+    }
+
     /// A textured picture, so that both tables have work to do.
     static func texture(width: Int, height: Int) -> PixelBuffer {
         var image = PixelBuffer(width: width, height: height, channels: 4)
