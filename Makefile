@@ -12,7 +12,7 @@ build: deps
 	swift build
 
 # Swift's runtime and Foundation linked in, as in the Docker image: `galleryd process` starts in
-# 9 ms instead of 14 (docs/architecture.md, "Image pipeline").
+# 9 ms instead of 14 (docs/decisions/018-imaging-time-against-vips.md).
 release: deps
 	swift build -c release --static-swift-stdlib
 

@@ -48,7 +48,7 @@ let package = Package(
             ],
             // Every request touches the connection's stored properties dozens of times; in release
             // builds their dynamic exclusivity checks (swift_beginAccess) are left out. Debug builds,
-            // and so the tests, keep them. Measured in docs/architecture.md ("I/O backend").
+            // and so the tests, keep them. Measured in docs/decisions/005-cpu-per-request.md.
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(
             name: "Postgres",

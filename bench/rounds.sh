@@ -9,7 +9,7 @@ backend_summary() {
   local paired
   paired="$(paste "$tmp/rounds-dispatch" "$tmp/rounds-epoll" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
   awk -v d="$(cat "$tmp/median-dispatch")" -v e="$(cat "$tmp/median-epoll")" -v p="$paired" \
-    'BEGIN { printf "dispatch/epoll:   %.3f of medians, paired %.3f (Dispatch is the Linux default only at 0.95 or above; docs/architecture.md)\n", d / e, p }'
+    'BEGIN { printf "dispatch/epoll:   %.3f of medians, paired %.3f (Dispatch is the Linux default only at 0.95 or above; docs/decisions/004-epoll-default-on-linux.md)\n", d / e, p }'
 }
 
 # CPU a server spent serving: utime + stime in clock ticks of a process and its direct children

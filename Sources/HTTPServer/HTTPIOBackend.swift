@@ -8,7 +8,7 @@ public enum HTTPIOBackend: String, Sendable, CaseIterable {
 
     /// The backend used when none is configured. The design card asks for Dispatch unless it measures
     /// more than 5% behind epoll; on a quiet Linux machine it measured 0.40× epoll on bench/http.sh
-    /// and 0.45× on bench/bucket.sh (docs/architecture.md, "I/O backend"), so epoll is the Linux
+    /// and 0.45× on bench/bucket.sh (docs/decisions/004-epoll-default-on-linux.md), so epoll is the Linux
     /// default and Dispatch the default (and only backend) elsewhere.
     public static var platformDefault: HTTPIOBackend {
         #if os(Linux)

@@ -198,7 +198,7 @@ public struct HTTPRequest: Sendable {
     /// An origin-form target (`/path?query`) from its bytes: one pass finds the query mark, a
     /// fragment and the path's escapes; the parts are cut from the bytes, and a plain path is the
     /// target itself. (A signed asset URL's query through Substring and Character calls cost 4 %
-    /// of a bucket GET's CPU; docs/architecture.md, "Signed asset URLs".)
+    /// of a bucket GET's CPU; docs/decisions/024-signed-asset-urls.md.)
     private static func splitOriginForm(_ bytes: UnsafeBufferPointer<UInt8>, target: String) -> OriginFormSplit {
         guard bytes.first == UInt8(ascii: "/") else { return .notOriginForm }
         var mark = bytes.count

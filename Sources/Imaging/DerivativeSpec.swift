@@ -13,8 +13,8 @@ public struct DerivativeSpec: Sendable, Equatable {
     public var thumbnailQuality: Int?
 
     /// Where the quality goes beyond the configured one. Measured with SSIMULACRA2 on the bench
-    /// photos against vipsthumbnail at Q80 (docs/architecture.md, "Aligned re-encode, DC step and
-    /// the derivatives' qualities"): with `QuantizationTables` but one quality for everything, the
+    /// photos against vipsthumbnail at Q80 (docs/decisions/019-aligned-reencode-dc-step-qualities.md):
+    /// with `QuantizationTables` but one quality for everything, the
     /// portraits' and test_gray's thumbnails and two previews still scored below vips; with these boosts
     /// every output scores at least vips' for about 2% more bytes (0.908× vips' bytes in all).
     ///
@@ -40,7 +40,8 @@ public struct DerivativeSpec: Sendable, Equatable {
         min(max(quality + (keepsOriginalSize ? Self.originalSizePreviewQualityBoost : 0), 1), 100)
     }
 
-    /// Creates a spec; the defaults are galleryd's (see docs/architecture.md, "A job").
+    /// Creates a spec; the defaults are galleryd's
+    /// (see docs/decisions/019-aligned-reencode-dc-step-qualities.md).
     public init(
         thumbnailShortEdge: Int = 400, previewLongEdge: Int = 2048, quality: Int = 80,
         quantizer: JPEGQuantizer = .libjpeg, thumbnailQuality: Int? = nil

@@ -159,7 +159,7 @@ public enum ImagePipeline {
         // encoder, or turned into place for the orientations that cannot stream — and the other
         // thread only makes the thumbnail: no identity resampling, no round trip through floats,
         // and the encoder's DCT runs on the thread that otherwise waits for the resampler
-        // (docs/architecture.md, "Image pipeline").
+        // (docs/decisions/018-imaging-time-against-vips.md).
         let previewIsDecode =
             format != .cmyk && size.width == plan.preview.width && size.height == plan.preview.height
         let directEncoder = previewIsDecode ? previewEncoder : nil

@@ -8,7 +8,7 @@ import CJPEGShim
 /// (`jpeg_write_coefficients`) for the markers, the optimized Huffman tables and the progressive
 /// scans. `rounding` rounds like libjpeg and writes the very same bytes (a check of the path);
 /// `trellis` chooses each block's AC coefficients by rate and distortion, as mozjpeg does
-/// (see docs/architecture.md, "Image pipeline").
+/// (see docs/decisions/016-trellis-quantization-not-kept.md).
 public enum JPEGQuantizer: String, Sendable, CaseIterable {
     /// libjpeg's compressor.
     case libjpeg

@@ -6,8 +6,8 @@
 /// The luma DC step: Robidoux's 16 at quality 80 is 6, which leaves flat gradients (sky, walls)
 /// in visible 8×8 steps, and SSIMULACRA2 punishes that hard. DC at quality + 4 (5 at 80) costs a
 /// few bits per block in the DC scan: on the bench photos mate_TwoWings' preview went −0.08 →
-/// +0.49 against vips for 1% more bytes, mate_Wood's −0.05 → +0.43 for 0.8% (docs/architecture.md,
-/// "Aligned re-encode, DC step and the derivatives' qualities").
+/// +0.49 against vips for 1% more bytes, mate_Wood's −0.05 → +0.43 for 0.8%
+/// (docs/decisions/019-aligned-reencode-dc-step-qualities.md).
 ///
 /// The aligned tables: such a preview's 8×8 blocks can sit exactly on the original's blocks (the
 /// same grid, mirrored or turned whole when the EXIF orientation flips an axis whose length is a

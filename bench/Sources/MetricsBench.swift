@@ -6,7 +6,8 @@ import Prometheus
 /// The request path's metrics cost: what `GalleryMetrics.requestFinished` costs per request, beside
 /// the same work written straight against swift-prometheus 2.x (a series cached per route, method
 /// and status; counter, duration histogram, bytes counter), which is what GalleryMetrics' wrappers
-/// add. Before the switch the first column measured the hand-written registry (docs/architecture.md).
+/// add. Before the switch the first column measured the hand-written registry
+/// (docs/decisions/021-metrics-swift-prometheus.md).
 /// Prints nanoseconds per request for 1 and 2 threads. Usage: galleryd-bench metrics [--requests N]
 enum MetricsBench {
     static func run(_ arguments: [String]) {

@@ -14,7 +14,7 @@ public final class S3Client: @unchecked Sendable {
     private var retried = 0
 
     /// A client; the transport defaults to `S3SocketTransport` for `http:` endpoints and
-    /// `S3URLSessionTransport` for `https:` (see docs/architecture.md, "Object storage").
+    /// `S3URLSessionTransport` for `https:` (see docs/decisions/025-s3-object-storage.md).
     public init(configuration: S3Configuration, transport: S3Transport? = nil) {
         self.configuration = configuration
         self.signer = S3Signer(

@@ -1,7 +1,7 @@
 /// Sends one signed HTTP request to the object store and reads the answer: the seam between the S3
 /// logic (signing, retries, XML) and the HTTP client. Implementations: `S3SocketTransport` (our own
 /// blocking client on plain sockets, `http:` only, the default where it applies) and
-/// `S3URLSessionTransport` (FoundationNetworking, for `https:`). See docs/architecture.md.
+/// `S3URLSessionTransport` (FoundationNetworking, for `https:`). See docs/decisions/025-s3-object-storage.md.
 public protocol S3Transport: Sendable {
     /// Sends `request` (already carrying `host` and signature headers in `headers`, path and query
     /// already percent-encoded in `target`), passes the head of a 2xx answer to `head` before any

@@ -156,7 +156,7 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// dedicated machine, fewer leaves cores to workers and the database.
     public var eventLoops = ProcessInfo.processInfo.activeProcessorCount
     /// How the event loops wait for sockets: "epoll" (Linux only, the default there, chosen by
-    /// measurement in docs/architecture.md, "I/O backend") or "dispatch" (the default elsewhere).
+    /// measurement in docs/decisions/004-epoll-default-on-linux.md) or "dispatch" (the default elsewhere).
     public var ioBackend = HTTPIOBackend.platformDefault.rawValue
     /// Threads running request handlers (they may wait on the database); 0 means as many as
     /// `poolSize`. More threads than pooled connections only queue for a connection, and the

@@ -5,8 +5,8 @@ import Prometheus
 /// the Prometheus text format: counters, gauges and histograms with fixed label names, plus gauges
 /// read at scrape time (pool size, queue depth). Label values must come from bounded sets (route
 /// patterns, not raw paths). `metricsFactory` lets swift-metrics users (libraries, `MetricsSystem`)
-/// report into the same registry. docs/architecture.md has the measurement behind the switch
-/// from the hand-written registry.
+/// report into the same registry. docs/decisions/021-metrics-swift-prometheus.md has the
+/// measurement behind the switch from the hand-written registry.
 public final class PrometheusRegistry: @unchecked Sendable {
     /// The swift-prometheus registry every family lives in.
     public let collectorRegistry = PrometheusCollectorRegistry()

@@ -1,4 +1,4 @@
-/// The access filter (docs/architecture.md, "Users and access"), written once for every
+/// The access filter (docs/decisions/012-access-decided-in-sql.md), written once for every
 /// statement that reads or changes a row of Photo, Gallery or GalleryItem:
 ///
 /// - the master key: every row;

@@ -1,6 +1,6 @@
 /// Who a Parse request acts for, decided once per request from its keys and session token
 /// (`SessionAuthenticator`): the master key, a logged-in user, or the app's keys alone.
-/// Every read and write the request makes is filtered by it (docs/architecture.md, "Users and access").
+/// Every read and write the request makes is filtered by it (docs/decisions/012-access-decided-in-sql.md).
 public enum ParseCaller: Sendable, Equatable {
     /// The master key: sees and may do everything, and may act for any user.
     case master

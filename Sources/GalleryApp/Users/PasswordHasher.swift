@@ -19,8 +19,8 @@ struct PasswordHasher: Sendable {
         var p: Int
 
         /// N = 2^15, r = 8, p = 1: about 32 MiB and 50-100 ms per hash on one core of today's servers
-        /// (docs/architecture.md, "Users and sessions"), the interactive-login setting scrypt's paper
-        /// and most libraries default to.
+        /// (docs/decisions/023-users-passwords-sessions-throttling.md), the interactive-login setting
+        /// scrypt's paper and most libraries default to.
         static let standard = Parameters(n: 1 << 15, r: 8, p: 1)
 
         /// Whether these are parameters this server is willing to run: a power-of-two N up to 2^20
