@@ -5,7 +5,8 @@
 # other processes on a shared machine hits both alike.
 # Plain URLs (bucket_public = true): the signature check's cost is bench/signed-urls.sh's.
 # Usage: bench/bucket.sh [seconds] — needs wrk and nginx (scripts/deps.sh --bench) and PostgreSQL.
-# Env: PHOTO (default ../shared/photos/flower.jpg, a ~30 KB thumbnail), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
+# Env: PHOTO (default PHOTOS_DIR's flower.jpg, a ~30 KB thumbnail, else its smallest JPEG; PHOTOS_DIR
+#      defaults to samples/photos, see bench/photos.sh), CONNECTIONS (64), ROUNDS (3), LOOPS (1),
 #      IO_BACKEND (both: a galleryd per backend, dispatch and epoll, side by side; or dispatch, or epoll),
 #      PGPORT_PRIVATE (55611), OURS_PORT (18091), NGINX_PORT (18099),
 #      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh),
@@ -19,7 +20,8 @@ cd "$(dirname "$0")/.."
 
 duration="${1:-10}"
 connections="${CONNECTIONS:-64}"
-photo="${PHOTO:-../shared/photos/flower.jpg}"
+. bench/photos.sh
+photo="${PHOTO:-$(bench_photo flower.jpg smallest)}"
 rounds="${ROUNDS:-3}"
 backends="${IO_BACKEND:-both}"
 [ "$backends" = both ] && backends="dispatch epoll"

@@ -5,8 +5,9 @@
 #  2. a full disk on a small tmpfs store (needs root): uploads get 507 (Parse code 1) while reads
 #     keep answering 200; once the filler is removed, uploads are 201 again and the photos queued
 #     during the outage end `ready`, none `failed`.
-# Usage: bench/faults-jobs.sh [DIR] — DIR (default ../shared/photos) gives the photos: its largest for
-# the killed worker, a small one (made unique by a trailer after its end marker) for the uploads.
+# Usage: bench/faults-jobs.sh [DIR] — DIR (default PHOTOS_DIR, itself samples/photos by default; see
+# bench/photos.sh) gives the photos: its largest for the killed worker, a small one (60–300 KB, else
+# the smallest; made unique by a trailer after its end marker) for the uploads.
 # Env: PGPORT_PRIVATE (55614), PORT (18094), CONFIG (release|debug), LEASE (job_lease_seconds, 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,8 @@ cd "$(dirname "$0")/.."
 port="${PORT:-18094}"
 config="${CONFIG:-release}"
 lease="${LEASE:-30}"
-photos="$(cd "${1:-../shared/photos}" && pwd)"
+. bench/photos.sh
+photos="$(cd "${1:-$photos_dir}" && pwd)"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55614}"
 
 swift build -c "$config" --product galleryd >&2
@@ -101,6 +103,7 @@ serve "$tmp/tmpfs/blobs"
 GALLERYD_STORAGE_DIR="$tmp/tmpfs/blobs" "$galleryd" worker --threads 1 2>>"$tmp/worker3.log" &
 pids+=("$!")
 small="$(find "$photos" -maxdepth 1 -iname '*.jpg' -size +60k -size -300k | sort | head -n1)"
+[ -n "$small" ] || small="$(find "$photos" -maxdepth 1 -iname '*.jpg' -printf '%s %p\n' | sort -n | head -n1 | cut -d' ' -f2-)"
 for i in $(seq 30); do cp "$small" "$tmp/p$i.jpg"; printf 'trailer %d' "$i" >>"$tmp/p$i.jpg"; done
 read -r _ _ first < <(upload "$tmp/p1.jpg")
 until [ "$(sql "select status from photos where object_id = '$first'")" = ready ]; do sleep 0.05; done

@@ -9,7 +9,8 @@
 #   memory     100k requests of several kinds (pages, 404s, 400s): VmHWM and VmRSS before and after
 # Usage: bench/faults.sh [SCENARIO...] (default: all four, in that order). Needs PostgreSQL and python3.
 # Env: PGPORT_PRIVATE (55643), PORT (18443), BUILD (release; debug skips the release build),
-#      ROUNDS (5), PHOTO (../shared/photos/dune_canon_1680x1050.jpg), SLOW_CONNECTIONS (1000),
+#      ROUNDS (5), PHOTO (PHOTOS_DIR's dune_canon_1680x1050.jpg, else
+#      its largest JPEG; PHOTOS_DIR defaults to samples/photos, see bench/photos.sh), SLOW_CONNECTIONS (1000),
 #      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,9 @@ scenarios="${*:-kill pgrestart slowloris memory}"
 port="${PORT:-18443}"
 rounds="${ROUNDS:-5}"
 build="${BUILD:-release}"
-photo="$(cd "$(dirname "${PHOTO:-../shared/photos/dune_canon_1680x1050.jpg}")" && pwd)/$(basename "${PHOTO:-dune_canon_1680x1050.jpg}")"
+. bench/photos.sh
+photo="${PHOTO:-$(bench_photo dune_canon_1680x1050.jpg largest)}"
+photo="$(cd "$(dirname "$photo")" && pwd)/$(basename "$photo")"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55643}"
 
 if [ -n "${GALLERYD_BIN:-}" ]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Imaging bench: `galleryd process` against libvips on every photo of a folder.
 #
-#   bench/imaging.sh [PHOTO_DIR]     (default: ../shared/photos next to the repo)
+#   bench/imaging.sh [PHOTO_DIR]     (default: PHOTOS_DIR, itself samples/photos by default;
+#                                     see bench/photos.sh for the 39-photo set of the figures)
 #   RUNS=5 WARMUP=1 SSIM=1 KEEP=0 QUALITY=80 bench/imaging.sh
 #   PHOTOS="mate_Storm.jpg orientation/Portrait_6.jpg" bench/imaging.sh   (a subset, paths under PHOTO_DIR)
 #   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2;
@@ -27,7 +28,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-photos=${1:-$repo/../shared/photos}
+photos=${1:-${PHOTOS_DIR:-$repo/samples/photos}}
 runs=${RUNS:-5}
 warmup=${WARMUP:-1}
 ssim=${SSIM:-1}

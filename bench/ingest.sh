@@ -3,12 +3,14 @@
 # (workers = cores) sharing its database and storage, then waits until every photo is ready or
 # failed. Prints photos per second (import start → last photo processed) and the serve process's
 # peak RSS (VmHWM).
-# Usage: bench/ingest.sh [DIR] — DIR defaults to ../shared/photos. Needs PostgreSQL.
+# Usage: bench/ingest.sh [DIR] — DIR defaults to PHOTOS_DIR, itself samples/photos by default (see
+# bench/photos.sh). Needs PostgreSQL.
 # Env: PGPORT_PRIVATE (55612), PORT (18093), WORKERS (cores), CONCURRENCY (import concurrency, 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-photos="$(cd "${1:-../shared/photos}" && pwd)"
+. bench/photos.sh
+photos="$(cd "${1:-$photos_dir}" && pwd)"
 port="${PORT:-18093}"
 workers="${WORKERS:-$(nproc)}"
 concurrency="${CONCURRENCY:-4}"

@@ -6,8 +6,10 @@
 # with redirect, each on its own database: upload→ready per photo and bucket GETs of a thumbnail
 # on one keep-alive connection (bench/s3_app.py).
 # Usage: bench/s3.sh [count] — env CONFIG (debug|release, default release), ROUNDS (3), SECONDS_PER_MODE (5),
-#        PHOTOS (default: four photos of ../shared/photos), LARGE (a large original streamed whole, default
-#        ../shared/photos/elephants_5640x3172_progressive.jpg, 16 MB; empty: none),
+#        PHOTOS (photo files; default: flower, china, mate_Aqua and mate_Blinds from PHOTOS_DIR, else its
+#        first four JPEGs; PHOTOS_DIR defaults to samples/photos, see bench/photos.sh), LARGE (a large
+#        original streamed whole; default PHOTOS_DIR's elephants_5640x3172_progressive.jpg, 16 MB, else
+#        its largest JPEG; empty: none),
 #        PGPORT_PRIVATE (55613), APP_PORT (18093), MODES (default "local s3-proxy s3-redirect"),
 #        GALLERYD (another galleryd binary for the app modes, e.g. a build of main to compare with).
 set -euo pipefail
@@ -50,7 +52,13 @@ done
 # The app in three modes.
 seconds="${SECONDS_PER_MODE:-5}"
 app_port="${APP_PORT:-18093}"
-read -r -a photos <<<"${PHOTOS:-../shared/photos/flower.jpg ../shared/photos/china.jpg ../shared/photos/mate_Aqua.jpg ../shared/photos/mate_Blinds.jpg}"
+. bench/photos.sh
+default_photos=""
+for p in flower.jpg china.jpg mate_Aqua.jpg mate_Blinds.jpg; do
+  [ -f "$photos_dir/$p" ] && default_photos+="$photos_dir/$p "
+done
+[ -n "$default_photos" ] || default_photos="$(find "$photos_dir" -maxdepth 1 -iname '*.jpg' | sort | head -n4 | tr '\n' ' ')"
+read -r -a photos <<<"${PHOTOS:-$default_photos}"
 database_url=$(PGPORT_PRIVATE="${PGPORT_PRIVATE:-55613}" PG_FSYNC=off scripts/pg.sh start "$tmp/pg")
 for mode in ${MODES:-local s3-proxy s3-redirect}; do
   db="bench_${mode//-/_}"
@@ -66,6 +74,6 @@ for mode in ${MODES:-local s3-proxy s3-redirect}; do
     "$galleryd" serve >"$tmp/serve-$mode.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$app_port/ready" >/dev/null 2>&1 && break; sleep 0.1; done
-  LARGE="${LARGE-../shared/photos/elephants_5640x3172_progressive.jpg}" "$GALLERYD_TEST_PYTHON" bench/s3_app.py "http://127.0.0.1:$app_port" "$seconds" "${photos[@]}" | sed "s/^/$mode: /"
+  LARGE="${LARGE-$(bench_photo elephants_5640x3172_progressive.jpg largest)}" "$GALLERYD_TEST_PYTHON" bench/s3_app.py "http://127.0.0.1:$app_port" "$seconds" "${photos[@]}" | sed "s/^/$mode: /"
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 done

@@ -11,7 +11,8 @@
 # on a machine others load too, CPU per request moves far less than req/s does.
 # Usage: bench/signed-urls.sh [seconds] — needs wrk and PostgreSQL. BIN (default: the debug build,
 #        .build/debug/galleryd; set it to a release build for absolute figures), PHOTO
-#        (../shared/photos/flower.jpg), PHOTOS (30, photos seeded), PAGE (30), CONNECTIONS (32),
+#        (PHOTOS_DIR's flower.jpg, else its smallest JPEG; PHOTOS_DIR defaults to samples/photos,
+#        see bench/photos.sh), PHOTOS (30, photos seeded), PAGE (30), CONNECTIONS (32),
 #        ROUNDS (5), PORT (18191, and the next), PGPORT_PRIVATE (55613), PIN (see bench/pin.sh),
 #        PERF=1: afterwards, `perf record -g` of the signed instance over one more signed bucket run,
 #        and the share of its CPU samples inside the check (BucketRoutes.authorize and what it calls)
@@ -21,7 +22,8 @@ cd "$(dirname "$0")/.."
 
 duration="${1:-5}"
 bin="${BIN:-.build/debug/galleryd}"
-photo="${PHOTO:-../shared/photos/flower.jpg}"
+. bench/photos.sh
+photo="${PHOTO:-$(bench_photo flower.jpg smallest)}"
 photos="${PHOTOS:-30}"
 page="${PAGE:-30}"
 connections="${CONNECTIONS:-32}"
