@@ -42,10 +42,6 @@ if [ "${1:-}" = "--bench" ]; then
 fi
 
 if ! command -v swift >/dev/null 2>&1; then
-  if [ -x /opt/swift/usr/bin/swift ]; then
-    echo "deps: swift is at /opt/swift/usr/bin; add it to PATH" >&2
-  else
-    echo "deps: no Swift toolchain found (need Swift 6.2 or later); install one from swift.org" >&2
-  fi
+  echo "deps: no swift on PATH (need Swift 6.2 or later): install a toolchain from swift.org and add its usr/bin to PATH" >&2
   exit 1
 fi
