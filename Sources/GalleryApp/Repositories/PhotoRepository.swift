@@ -92,6 +92,13 @@ extension PhotoRepository {
             wasFailed: try row.decode(String.self, "old_status") == "failed")
     }
 
+    /// Whether `owner` (nil: ownerless) has a photo of these bytes, trashed or not.
+    func exists(checksum: String, owner: String?, on connection: PostgresConnection) throws -> Bool {
+        try connection.query(
+            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner]
+        ).count > 0
+    }
+
     /// Whether any photo (trashed ones too) refers to these bytes.
     func exists(checksum: String, on connection: PostgresConnection) throws -> Bool {
         try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum]).count > 0

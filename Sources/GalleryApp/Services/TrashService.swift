@@ -114,14 +114,15 @@ public struct TrashService: Sendable {
     }
 
     /// Deletes the `files` row for `checksum` and its original when no photo refers to those bytes
-    /// and the file is not a pending upload (with `pendingOlderThanHours`, not one pending or
-    /// recorded within that many hours: the orphan collector). Returns whether it was released.
+    /// and no upload of them waits to be attached (with `pendingOlderThanHours`, the orphan
+    /// collector: uploads pending longer than that many hours are removed first, and a file recorded
+    /// within that time stays). Returns whether it was released.
     ///
     /// The row is locked first and the blob deleted before the lock is released: an upload of the
-    /// same bytes (`UploadService.storeFile`) and a photo create (`createPhoto`) take the same lock,
-    /// so either they run first and mark the file pending or attached (and it stays), or they run
-    /// after and find no row (the upload writes the bytes again). "The bytes are stored and
-    /// referenced" holds at every commit.
+    /// same bytes by anyone (`UploadService.storeFile`) and a photo create (`createPhoto`) take the
+    /// same lock, so either they run first and record their upload or photo (and it stays), or they
+    /// run after and find no row (the upload writes the bytes again). "The bytes are stored and
+    /// referenced" holds at every commit, whoever the references belong to.
     @discardableResult
     func releaseFile(checksum: String, pendingOlderThanHours hours: Int?) throws -> Bool {
         let key: String? = try pool.transaction { connection -> String? in
@@ -130,11 +131,7 @@ public struct TrashService: Sendable {
             else { return nil }
             // A new statement, so a photo committed while this one waited for the lock is seen.
             if try PhotoRepository(pool: pool).exists(checksum: checksum, on: connection) { return nil }
-            if hours != nil {
-                guard file.expired else { return nil }
-            } else if file.pending {
-                return nil
-            }
+            guard !file.pending, file.expired else { return nil }
             let key = file.key
             try files.delete(checksum: checksum, on: connection)
             // Deleted under the row's lock: an upload waiting for it then finds no row and writes
