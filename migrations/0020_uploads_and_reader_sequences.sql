@@ -1,4 +1,5 @@
--- 0020: who uploaded which bytes (issue #25, item 7: attach by name).
+-- 0020: who uploaded which bytes (issue #25, item 7: attach by name), and change sequences per
+-- reader (item 9: ETags that do not show other users' activity), below.
 --
 -- `files` holds one row per stored original (content-addressed: `originals/<sha256>.jpg`), shared
 -- by everyone who uploaded those bytes. Until now it also held the first uploader's file name and
@@ -33,3 +34,141 @@ select checksum, null, coalesce(original_filename, name), pending_since from fil
 drop index files_pending_since;
 alter table files drop column pending_since, drop column original_filename;
 
+-- Change sequences per reader (issue #25, item 9): the class-wide sequences of 0010 move on any
+-- user's write, so a user's ETag changed (200 instead of 304) when someone else uploaded, showing
+-- others' activity. A user's find now depends only on sequences of what they may read:
+--   `Photo:<owner>`   moves when a photo of that owner changes (a user's Photo find reads only theirs);
+--   `Reader:<reader>` moves when anything a reader reads through galleries changes: a gallery they
+--                     may read (before or after the change: sharing and unsharing move it), its
+--                     items, and the photos in it. The reader is the gallery's owner or a grantee of
+--                     read in its ACL (`*`: everyone who reads public galleries).
+-- The master key and callers without a session keep the class-wide sequences.
+--
+-- Marked per statement like 0010 (rows in change_scope_pending) and bumped at commit by the
+-- same deferred trigger, after its class bump: every bump holds the lowest-ranked class row, so
+-- bumps are serialized and the values, drawn from one sequence, are handed out in commit order.
+-- A reader of change_scope_sequences (ClassChangeSequences.refresh) therefore sees a prefix and
+-- reads only the rows above the highest value it has seen. Each bump is announced on the same
+-- channel as 0010's, "<scope> <seq>".
+create sequence change_scope_seq;
+
+create table change_scope_sequences (
+    scope text primary key,
+    seq   bigint not null
+);
+create index change_scope_sequences_seq_idx on change_scope_sequences (seq);
+
+-- The scopes a transaction has changed and not yet bumped; rows live only until its commit.
+create table change_scope_pending (scope text not null);
+
+-- Who reads a gallery: its owner and every grantee of read in its ACL.
+create function gallery_readers(owner text, acl jsonb) returns setof text
+language sql immutable as $$
+    select owner where owner is not null
+    union
+    select key from jsonb_each(coalesce(acl, '{}'::jsonb)) where value->>'read' = 'true'
+$$;
+
+-- Photos: their owners', and the readers of every gallery holding them.
+create function mark_photo_scopes() returns trigger
+language plpgsql as $$
+begin
+    insert into change_scope_pending (scope)
+    select 'Photo:' || owner_id from changed_rows where owner_id is not null
+    union
+    select 'Reader:' || r.reader
+      from changed_rows c
+      join gallery_items gi on gi.photo_id = c.object_id
+      join galleries g on g.object_id = gi.gallery_id
+     cross join lateral gallery_readers(g.owner_id, g.acl) r(reader);
+    return null;
+end
+$$;
+
+-- Galleries: their readers, before and after an update.
+create function mark_gallery_scopes() returns trigger
+language plpgsql as $$
+begin
+    if tg_op = 'UPDATE' then
+        insert into change_scope_pending (scope)
+        select distinct 'Reader:' || r.reader
+          from (select owner_id, acl from old_rows union all select owner_id, acl from new_rows) g
+         cross join lateral gallery_readers(g.owner_id, g.acl) r(reader);
+    else
+        insert into change_scope_pending (scope)
+        select distinct 'Reader:' || r.reader
+          from changed_rows g cross join lateral gallery_readers(g.owner_id, g.acl) r(reader);
+    end if;
+    return null;
+end
+$$;
+
+-- Gallery items: the readers of their galleries (both, when an item moves).
+create function mark_gallery_item_scopes() returns trigger
+language plpgsql as $$
+begin
+    if tg_op = 'UPDATE' then
+        insert into change_scope_pending (scope)
+        select distinct 'Reader:' || r.reader
+          from galleries g cross join lateral gallery_readers(g.owner_id, g.acl) r(reader)
+         where g.object_id in (select gallery_id from old_rows union select gallery_id from new_rows);
+    else
+        insert into change_scope_pending (scope)
+        select distinct 'Reader:' || r.reader
+          from galleries g cross join lateral gallery_readers(g.owner_id, g.acl) r(reader)
+         where g.object_id in (select gallery_id from changed_rows);
+    end if;
+    return null;
+end
+$$;
+
+create trigger photos_scope_insert after insert on photos
+    referencing new table as changed_rows for each statement execute function mark_photo_scopes();
+create trigger photos_scope_update after update on photos
+    referencing new table as changed_rows for each statement execute function mark_photo_scopes();
+create trigger photos_scope_delete after delete on photos
+    referencing old table as changed_rows for each statement execute function mark_photo_scopes();
+
+create trigger galleries_scope_insert after insert on galleries
+    referencing new table as changed_rows for each statement execute function mark_gallery_scopes();
+create trigger galleries_scope_update after update on galleries
+    referencing old table as old_rows new table as new_rows for each statement execute function mark_gallery_scopes();
+create trigger galleries_scope_delete after delete on galleries
+    referencing old table as changed_rows for each statement execute function mark_gallery_scopes();
+
+create trigger gallery_items_scope_insert after insert on gallery_items
+    referencing new table as changed_rows for each statement execute function mark_gallery_item_scopes();
+create trigger gallery_items_scope_update after update on gallery_items
+    referencing old table as old_rows new table as new_rows for each statement execute function mark_gallery_item_scopes();
+create trigger gallery_items_scope_delete after delete on gallery_items
+    referencing old table as changed_rows for each statement execute function mark_gallery_item_scopes();
+
+-- Bumps (and announces) every scope this transaction marked, in scope order.
+create function bump_pending_change_scopes() returns void
+language plpgsql as $$
+declare
+    marked_all text[];
+    marked text;
+    next bigint;
+begin
+    with taken as (delete from change_scope_pending returning scope)
+    select array_agg(distinct scope order by scope) into marked_all from taken;
+    foreach marked in array coalesce(marked_all, '{}') loop
+        next := nextval('change_scope_seq');
+        insert into change_scope_sequences (scope, seq) values (marked, next)
+            on conflict (scope) do update set seq = excluded.seq;
+        perform pg_notify('galleryd_class_changes', marked || ' ' || next);
+    end loop;
+end
+$$;
+
+-- 0010's commit-time bump, now followed by the scopes' (under the class rows' locks).
+create or replace function bump_pending_class_change() returns trigger
+language plpgsql as $$
+begin
+    perform bump_class_change_sequence(new.class_name);
+    delete from class_change_pending where class_name = new.class_name;
+    perform bump_pending_change_scopes();
+    return null;
+end
+$$;
