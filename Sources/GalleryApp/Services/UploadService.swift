@@ -119,13 +119,17 @@ public final class UploadService: @unchecked Sendable {
         let reference = try pool.transaction { connection -> PhotoReference in
             // The file's row is locked, the lock a purge takes before releasing the file, so the
             // bytes cannot be released under this photo.
-            let unknown = GalleryError.unknownFile("original must name a file uploaded with POST /files/<name>.")
-            guard var file = try files.lock(name: fileName, on: connection) else { throw unknown }
-            if let uploadedAs = try files.consumeUpload(checksum: file.checksum, uploader: owner, on: connection) {
-                file.originalFilename = uploadedAs
-            } else if !anyFile, try !photos.exists(checksum: file.checksum, owner: owner, on: connection) {
-                throw unknown
+            // Someone else's file and no file make the same statements (on the checksum the name
+            // gives when there is no row) and get the same error, so neither answer nor timing tells
+            // whether anyone stored those bytes.
+            let locked = try files.lock(name: fileName, on: connection)
+            let checksum = locked?.checksum ?? String(fileName.prefix(64))
+            let uploadedAs = try files.consumeUpload(checksum: checksum, uploader: owner, on: connection)
+            let owns = uploadedAs == nil && !anyFile ? try photos.exists(checksum: checksum, owner: owner, on: connection) : false
+            guard var file = locked, uploadedAs != nil || anyFile || owns else {
+                throw GalleryError.unknownFile("original must name a file uploaded with POST /files/<name>.")
             }
+            if let uploadedAs { file.originalFilename = uploadedAs }
             if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) { return existing }
             // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
             // for the other insert and then finds that photo below, instead of failing with 137.
