@@ -42,7 +42,9 @@ alter table files drop column pending_since, drop column original_filename;
 --                     may read (before or after the change: sharing and unsharing move it), its
 --                     items, and the photos in it. The reader is the gallery's owner or a grantee of
 --                     read in its ACL (`*`: everyone who reads public galleries).
--- The master key and callers without a session keep the class-wide sequences.
+--   `Photo:` and `Reader:` (no id) are those of ownerless rows, and `Accounts` moves when the first
+--   account is made or the last deleted: with `Reader:*`, what a caller without a session may read.
+-- The master key keeps the class-wide sequences.
 --
 -- Marked per statement like 0010 (rows in change_scope_pending) and bumped at commit by the
 -- same deferred trigger, after its class bump: every bump holds the lowest-ranked class row, so
@@ -61,26 +63,40 @@ create index change_scope_sequences_seq_idx on change_scope_sequences (seq);
 -- The scopes a transaction has changed and not yet bumped; rows live only until its commit.
 create table change_scope_pending (scope text not null);
 
--- Who reads a gallery: its owner and every grantee of read in its ACL.
+-- Who reads a gallery: its owner ('' when it has none) and every grantee of read in its ACL.
 create function gallery_readers(owner text, acl jsonb) returns setof text
 language sql immutable as $$
-    select owner where owner is not null
+    select coalesce(owner, '')
     union
     select key from jsonb_each(coalesce(acl, '{}'::jsonb)) where value->>'read' = 'true'
 $$;
 
--- Photos: their owners', and the readers of every gallery holding them.
+-- Photos: their owners' (before and after an update: the upgrade to accounts gives ownerless
+-- photos an owner), and the readers of every gallery holding them.
 create function mark_photo_scopes() returns trigger
 language plpgsql as $$
 begin
-    insert into change_scope_pending (scope)
-    select 'Photo:' || owner_id from changed_rows where owner_id is not null
-    union
-    select 'Reader:' || r.reader
-      from changed_rows c
-      join gallery_items gi on gi.photo_id = c.object_id
-      join galleries g on g.object_id = gi.gallery_id
-     cross join lateral gallery_readers(g.owner_id, g.acl) r(reader);
+    if tg_op = 'UPDATE' then
+        insert into change_scope_pending (scope)
+        select 'Photo:' || coalesce(owner_id, '') from old_rows
+        union
+        select 'Photo:' || coalesce(owner_id, '') from new_rows
+        union
+        select 'Reader:' || r.reader
+          from new_rows c
+          join gallery_items gi on gi.photo_id = c.object_id
+          join galleries g on g.object_id = gi.gallery_id
+         cross join lateral gallery_readers(g.owner_id, g.acl) r(reader);
+    else
+        insert into change_scope_pending (scope)
+        select 'Photo:' || coalesce(owner_id, '') from changed_rows
+        union
+        select 'Reader:' || r.reader
+          from changed_rows c
+          join gallery_items gi on gi.photo_id = c.object_id
+          join galleries g on g.object_id = gi.gallery_id
+         cross join lateral gallery_readers(g.owner_id, g.acl) r(reader);
+    end if;
     return null;
 end
 $$;
@@ -125,7 +141,7 @@ $$;
 create trigger photos_scope_insert after insert on photos
     referencing new table as changed_rows for each statement execute function mark_photo_scopes();
 create trigger photos_scope_update after update on photos
-    referencing new table as changed_rows for each statement execute function mark_photo_scopes();
+    referencing old table as old_rows new table as new_rows for each statement execute function mark_photo_scopes();
 create trigger photos_scope_delete after delete on photos
     referencing old table as changed_rows for each statement execute function mark_photo_scopes();
 
@@ -143,22 +159,40 @@ create trigger gallery_items_scope_update after update on gallery_items
 create trigger gallery_items_scope_delete after delete on gallery_items
     referencing old table as changed_rows for each statement execute function mark_gallery_item_scopes();
 
--- Bumps (and announces) every scope this transaction marked, in scope order.
+-- Bumps (and announces) one scope; called only with the class rows' locks held (see above).
+create function bump_change_scope(marked text) returns void
+language plpgsql as $$
+declare
+    next bigint := nextval('change_scope_seq');
+begin
+    insert into change_scope_sequences (scope, seq) values (marked, next)
+        on conflict (scope) do update set seq = excluded.seq;
+    perform pg_notify('galleryd_class_changes', marked || ' ' || next);
+end
+$$;
+
+-- Bumps every scope this transaction marked, in scope order.
 create function bump_pending_change_scopes() returns void
 language plpgsql as $$
 declare
     marked_all text[];
     marked text;
-    next bigint;
 begin
     with taken as (delete from change_scope_pending returning scope)
     select array_agg(distinct scope order by scope) into marked_all from taken;
     foreach marked in array coalesce(marked_all, '{}') loop
-        next := nextval('change_scope_seq');
-        insert into change_scope_sequences (scope, seq) values (marked, next)
-            on conflict (scope) do update set seq = excluded.seq;
-        perform pg_notify('galleryd_class_changes', marked || ' ' || next);
+        perform bump_change_scope(marked);
     end loop;
+end
+$$;
+
+-- 0014's bump when the first account is made (or the last deleted), now with `Accounts`.
+create or replace function bump_all_class_changes() returns trigger
+language plpgsql as $$
+begin
+    perform bump_class_change_sequence(class_name) from class_change_sequences order by lock_rank;
+    perform bump_change_scope('Accounts');
+    return null;
 end
 $$;
 

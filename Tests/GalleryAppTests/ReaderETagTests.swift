@@ -118,3 +118,42 @@ struct ReaderETagTests {
         #expect(try revalidate(server, "Gallery", b.headers, galleriesB) == 200)
     }
 }
+
+extension ReaderETagTests {
+    @Test func anonymousTag_MovesWithPublicGalleriesOnly_NotWithUsersPrivateWrites() throws {
+        let server = try TestServer(workers: 0) { $0.publicRead = true }
+        defer { server.stop() }
+        let a = try server.makeUser("alice")
+        let photo = try upload(server, a, seed: 421)
+        let anonymousGalleries = try tag(server, "Gallery", [:])
+        let anonymousItems = try tag(server, "GalleryItem", [:])
+        let anonymousPhotos = try tag(server, "Photo", [:])
+
+        // A private upload, edit and gallery: nothing a caller without a session reads.
+        _ = try upload(server, a, seed: 422)
+        #expect(try server.json("PUT", "/parse/classes/Photo/\(photo)", ["title": "private"], headers: a.headers).status == 200)
+        let mine = try created(try server.json("POST", "/parse/classes/Gallery", ["name": "Mine"], headers: a.headers))
+        #expect(try server.json("POST", "/parse/classes/GalleryItem", [
+            "gallery": TestServer.pointer("Gallery", mine), "photo": TestServer.pointer("Photo", photo),
+        ], headers: a.headers).status == 201)
+        #expect(try revalidate(server, "Gallery", [:], anonymousGalleries) == 304)
+        #expect(try revalidate(server, "GalleryItem", [:], anonymousItems) == 304)
+        #expect(try revalidate(server, "Photo", [:], anonymousPhotos) == 304)
+
+        // Published: the public's tags move.
+        #expect(try server.json("PUT", "/parse/classes/Gallery/\(mine)", [
+            "ACL": [a.objectId: ["read": true, "write": true], "*": ["read": true]],
+        ], headers: a.headers).status == 200)
+        #expect(try revalidate(server, "Gallery", [:], anonymousGalleries) == 200)
+        #expect(try revalidate(server, "GalleryItem", [:], anonymousItems) == 200)
+        // And a new account changes what a caller without a session may read (before the first, everything).
+        let photosAfter = try tag(server, "Photo", [:])
+        _ = try server.makeUser("bob")
+        var moved = false
+        for _ in 0..<100 where !moved {
+            moved = try revalidate(server, "Photo", [:], photosAfter) == 200
+            if !moved { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(moved)
+    }
+}

@@ -58,11 +58,20 @@ public final class ClassChangeSequences: @unchecked Sendable {
     /// so a tag does not move with another user's writes (migration 0020): a user's Photo find
     /// reads their own photos (`Photo:<id>`); their Gallery and GalleryItem finds read the
     /// galleries they own or are granted, and public ones, with those galleries' items and photos
-    /// (`Reader:<id>`, `Reader:*`). The master key and callers without a session read across
-    /// owners and keep the class-wide sequences (`dependencies(of:)`).
+    /// (`Reader:<id>`, `Reader:*`). A caller without a session reads public galleries, and
+    /// ownerless rows while no account exists (`Photo:`, `Reader:`, `Accounts`). The master key
+    /// reads across owners and keeps the class-wide sequences (`dependencies(of:)`), as do
+    /// finds of other classes (`_User`).
     public static func dependencies(of className: String, for access: ParseAccess) -> [String] {
-        guard case .user(let userId) = access.caller else { return dependencies(of: className) }
-        return className == "Photo" ? ["Photo:" + userId] : ["Reader:" + userId, "Reader:*"]
+        guard ["Photo", "Gallery", "GalleryItem"].contains(className) else { return dependencies(of: className) }
+        switch access.caller {
+        case .master:
+            return dependencies(of: className)
+        case .user(let userId):
+            return className == "Photo" ? ["Photo:" + userId] : ["Reader:" + userId, "Reader:*"]
+        case .anonymous:
+            return className == "Photo" ? ["Photo:", "Accounts"] : ["Reader:", "Reader:*", "Accounts"]
+        }
     }
 
     /// Starts the listener (after the migrations, which create the table). Safe to call once.
