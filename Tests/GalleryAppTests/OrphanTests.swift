@@ -68,7 +68,8 @@ import Testing
         }
         let old = try upload(52)
         let fresh = try upload(53)
-        try pool.query("update files set pending_since = now() - interval '25 hours' where name = $1", [old])
+        try pool.query("update file_uploads set uploaded_at = now() - interval '25 hours' where checksum || '.jpg' = $1", [old])
+        try pool.query("update files set created_at = now() - interval '25 hours' where name = $1", [old])
         // Derivatives of a photo row that is gone (a crash between a purge's commit and its unlinks).
         let hourAgo = Date().addingTimeInterval(-3600)
         for key in ["thumbnails/zzzzzzzzzz.jpg", "previews/zzzzzzzzzz.jpg"] {

@@ -64,9 +64,10 @@ import Testing
             photo = id
         }
         #expect(failures.current.isEmpty, "\(failures.current.prefix(5))")
-        // Exactly one photo and one files row for the bytes, attached.
+        // Exactly one photo and one files row for the bytes, no upload left waiting.
         let pool = server.application.pool
         #expect(try pool.query("select count(*) from photos")[0].decode(Int.self, 0) == 1)
-        #expect(try pool.query("select count(*) from files where pending_since is null")[0].decode(Int.self, 0) == 1)
+        #expect(try pool.query("select count(*) from files")[0].decode(Int.self, 0) == 1)
+        #expect(try pool.query("select count(*) from file_uploads")[0].decode(Int.self, 0) == 0)
     }
 }

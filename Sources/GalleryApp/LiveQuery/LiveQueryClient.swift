@@ -145,16 +145,7 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
         guard let socket else { return 0 }
         var sent = 0
         for subscription in current {
-            guard let op = subscription.operation(for: event),
-                let object = rendering.object(old: op == "delete", keys: subscription.keys)
-            else { continue }
-            // Written by hand around the shared object JSON (keys in sorted order, like the rest).
-            var text = "{\"clientId\":\(clientId),\"object\":\(object),\"op\":\"\(op)\""
-            // update, enter and leave also carry the object as it was (Parse Server's `original`).
-            if op != "create" && op != "delete", let original = rendering.object(old: true, keys: subscription.keys) {
-                text += ",\"original\":\(original)"
-            }
-            text += ",\"requestId\":\(subscription.requestId)}"
+            guard let text = subscription.message(for: event, rendering: rendering, clientId: clientId) else { continue }
             socket.send(text: text)
             sent += 1
         }

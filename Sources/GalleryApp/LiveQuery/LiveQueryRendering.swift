@@ -13,6 +13,19 @@ final class LiveQueryRendering {
         self.encoder = encoder
     }
 
+    /// The object named only, `{"className":…,"objectId":…}`: what a subscriber who lost access to
+    /// the row is told of it.
+    func identity() -> String? {
+        if let cached = cache["id"] { return cached }
+        guard let id = (event.new ?? event.old)?["object_id"] as? String,
+            let data = try? JSONSerialization.data(
+                withJSONObject: ["className": event.schema.className, "objectId": id], options: [.sortedKeys]),
+            let text = String(data: data, encoding: .utf8)
+        else { return nil }
+        cache["id"] = text
+        return text
+    }
+
     /// The object before (`old`) or after the change, limited to `keys`, as JSON text.
     func object(old: Bool, keys: Set<String>?) -> String? {
         guard let row = old ? event.old : event.new else { return nil }

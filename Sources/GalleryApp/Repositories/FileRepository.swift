@@ -2,15 +2,17 @@ import Foundation
 import Imaging
 import Postgres
 
-/// The `files` table's statements: an upload recorded (and marked pending until a photo
-/// attaches it), attached to a photo, and released when nothing refers to its bytes. Callers own
-/// the transactions and the row locks' order (see `TrashService.releaseFile`).
+/// The `files` and `file_uploads` tables' statements (migrations/0020_file_uploads.sql): a stored
+/// original shared by everyone who uploaded its bytes, each caller's upload of it (pending until a
+/// photo of theirs attaches it), and the release of the original once nothing refers to its bytes.
+/// Callers own the transactions and the row locks' order (see `TrashService.releaseFile`).
 struct FileRepository: Sendable {
     /// An uploaded file's row as a photo create reads it when attaching it.
     struct AttachedFile: Sendable {
         var key: String
         var checksum: String
         var byteSize: Int64
+        /// The name the attaching caller uploaded it under.
         var originalFilename: String
         var width: Int
         var height: Int
@@ -18,40 +20,32 @@ struct FileRepository: Sendable {
         var takenAt: Date?
     }
 
-    /// A file's row as a release reads it under its lock.
-    struct LockedFile: Sendable {
-        var key: String
-        /// Waiting to be attached to a photo.
-        var pending: Bool
-        /// Pending or recorded longer ago than the release's grace period.
-        var expired: Bool
-    }
-
     let pool: PostgresPool
 
-    /// Records an uploaded file, pending, unless a row for the same name or bytes exists
-    /// (`on conflict do nothing`: the name derives from the checksum, so either key may trip first).
-    func insertPending(
-        name: String, key: String, checksum: String, byteSize: Int, originalFilename: String, info: ImageInfo,
-        on connection: PostgresConnection
-    ) throws {
+    /// Records a stored original unless a row for the same name or bytes exists (`on conflict do
+    /// nothing`: the name derives from the checksum, so either key may trip first).
+    func insert(name: String, key: String, checksum: String, byteSize: Int, info: ImageInfo, on connection: PostgresConnection) throws {
         try connection.query(
             """
-            insert into files (name, key, checksum, byte_size, content_type, original_filename,
-                               width, height, orientation, taken_at, pending_since)
-            values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, clock_timestamp())
+            insert into files (name, key, checksum, byte_size, content_type, width, height, orientation, taken_at)
+            values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8)
             on conflict do nothing
             """,
-            [name, key, checksum, byteSize, originalFilename,
-             info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
+            [name, key, checksum, byteSize, info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
     }
 
-    /// Marks the file pending now and locks its row; false when there is no such row (a purge
+    /// Records `uploader`'s upload of the file (nil: the master key), pending from now under the
+    /// name given, and locks the file's row first; false when there is no such file (a purge
     /// deleted it meanwhile).
-    func markPending(name: String, on connection: PostgresConnection) throws -> Bool {
+    func recordUpload(checksum: String, uploader: String?, originalFilename: String, on connection: PostgresConnection) throws -> Bool {
+        guard try connection.query("select 1 from files where checksum = $1 for update", [checksum]).count == 1 else { return false }
         try connection.query(
-            "update files set pending_since = clock_timestamp() where name = $1 returning key", [name]
-        ).count == 1
+            """
+            insert into file_uploads (checksum, uploader_id, original_filename) values ($1, $2, $3)
+            on conflict on constraint file_uploads_checksum_uploader_key
+            do update set original_filename = excluded.original_filename, uploaded_at = clock_timestamp()
+            """, [checksum, uploader, originalFilename])
+        return true
     }
 
     /// Whether a file with these bytes is recorded.
@@ -59,52 +53,71 @@ struct FileRepository: Sendable {
         try pool.query("select 1 from files where checksum = $1", [checksum]).count > 0
     }
 
-    /// Clears the file's pending mark (a photo now refers to it), locking its row; nil when there is none.
-    func attach(name: String, on connection: PostgresConnection) throws -> AttachedFile? {
-        let files = try connection.query(
+    /// Locks the file named `name` FOR UPDATE (the lock a release takes) and reads it; nil when
+    /// there is none. Its `originalFilename` is the Parse name until `consumeUpload` says better.
+    func lock(name: String, on connection: PostgresConnection) throws -> AttachedFile? {
+        guard let file = try connection.query(
             """
-            update files set pending_since = null where name = $1
-            returning key, checksum, byte_size, original_filename, width, height, orientation, taken_at
-            """, [name])
-        guard let file = files.first else { return nil }
+            select key, checksum, byte_size, width, height, orientation, taken_at
+            from files where name = $1 for update
+            """, [name]).first
+        else { return nil }
         return AttachedFile(
             key: try file.decode(String.self, "key"), checksum: try file.decode(String.self, "checksum"),
-            byteSize: try file.decode(Int64.self, "byte_size"),
-            originalFilename: try file.decode(String.self, "original_filename"),
+            byteSize: try file.decode(Int64.self, "byte_size"), originalFilename: name,
             width: try file.decode(Int.self, "width"), height: try file.decode(Int.self, "height"),
             orientation: try file.decode(Int.self, "orientation"), takenAt: try file.decode(Date?.self, "taken_at"))
     }
 
-    /// Locks the file with these bytes FOR UPDATE and reads it; `expired` compares its pending (or
-    /// recorded) time with `hours` ago (0 when nil). Nil when there is no such file.
-    func lockForRelease(checksum: String, pendingOlderThanHours hours: Int?, on connection: PostgresConnection) throws -> LockedFile? {
+    /// Deletes `uploader`'s upload of these bytes (nil: the master key's), which a photo now
+    /// attaches; the name it was uploaded under, nil when that caller has no such upload.
+    func consumeUpload(checksum: String, uploader: String?, on connection: PostgresConnection) throws -> String? {
+        try connection.query(
+            """
+            delete from file_uploads where checksum = $1 and uploader_id is not distinct from $2
+            returning original_filename
+            """, [checksum, uploader]
+        ).first?.decode(String.self, "original_filename")
+    }
+
+    /// Locks the file with these bytes FOR UPDATE and reads its key; with `hours`, first deletes
+    /// the uploads of it pending longer than that and says whether the file itself is older.
+    /// `pending` tells whether any upload of it (left) waits to be attached. Nil when there is no such file.
+    func lockForRelease(
+        checksum: String, pendingOlderThanHours hours: Int?, on connection: PostgresConnection
+    ) throws -> (key: String, pending: Bool, expired: Bool)? {
         guard let file = try connection.query(
             """
-            select key, pending_since is not null as pending,
-                   coalesce(pending_since, created_at) < now() - make_interval(hours => coalesce($2::int, 0)) as expired
+            select key, created_at < now() - make_interval(hours => coalesce($2::int, 0)) as expired
             from files where checksum = $1 for update
             """, [checksum, hours]).first
         else { return nil }
-        return LockedFile(
-            key: try file.decode(String.self, "key"), pending: try file.decode(Bool.self, "pending"),
-            expired: try file.decode(Bool.self, "expired"))
+        if hours != nil {
+            try connection.query(
+                "delete from file_uploads where checksum = $1 and uploaded_at < now() - make_interval(hours => $2::int)",
+                [checksum, hours])
+        }
+        let pending = try connection.query("select 1 from file_uploads where checksum = $1 limit 1", [checksum]).count > 0
+        return (try file.decode(String.self, "key"), pending, try file.decode(Bool.self, "expired"))
     }
 
-    /// The checksums of the files no photo refers to, pending (or recorded, when never pending)
-    /// for more than `hours` hours, in checksum order: the orphan collector's candidates, each
-    /// checked again under its lock by `TrashService.releaseFile`.
+    /// The checksums of the files no photo refers to, recorded more than `hours` hours ago and
+    /// without an upload within that time, in checksum order: the orphan collector's candidates,
+    /// each checked again under its lock by `TrashService.releaseFile`.
     func unattachedChecksums(olderThanHours hours: Int) throws -> [String] {
         try pool.query(
             """
             select checksum from files f
-            where coalesce(f.pending_since, f.created_at) < now() - make_interval(hours => $1::int)
+            where f.created_at < now() - make_interval(hours => $1::int)
+              and not exists (select 1 from file_uploads u
+                              where u.checksum = f.checksum and u.uploaded_at >= now() - make_interval(hours => $1::int))
               and not exists (select 1 from photos p where p.checksum = f.checksum)
             order by checksum
             """, [hours]
         ).map { try $0.decode(String.self, "checksum") }
     }
 
-    /// Deletes the row of the file with these bytes.
+    /// Deletes the row of the file with these bytes (and, by cascade, every upload of it).
     func delete(checksum: String, on connection: PostgresConnection) throws {
         try connection.query("delete from files where checksum = $1", [checksum])
     }

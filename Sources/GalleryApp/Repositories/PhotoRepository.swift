@@ -92,6 +92,13 @@ extension PhotoRepository {
             wasFailed: try row.decode(String.self, "old_status") == "failed")
     }
 
+    /// Whether `owner` (nil: ownerless) has a photo of these bytes, trashed or not.
+    func exists(checksum: String, owner: String?, on connection: PostgresConnection) throws -> Bool {
+        try connection.query(
+            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner]
+        ).count > 0
+    }
+
     /// Whether any photo (trashed ones too) refers to these bytes.
     func exists(checksum: String, on connection: PostgresConnection) throws -> Bool {
         try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum]).count > 0
@@ -125,39 +132,54 @@ extension PhotoRepository {
             .map { try $0.decode(String.self, "object_id") })
     }
 
-    /// The ids of the photos in the trash.
-    func trashedIds() throws -> [String] {
-        try pool.query("select object_id from photos where deleted_at is not null").map { try $0.decode(String.self, "object_id") }
-    }
-
-    /// The ids of the photos trashed more than `days` days ago, in objectId order.
-    func trashedIds(olderThanDays days: Int) throws -> [String] {
+    /// Up to `limit` ids of photos in the trash (with `days`, trashed more than that many days
+    /// ago) after `after`, in objectId order: one page of a purge.
+    func trashedIds(after: String?, olderThanDays days: Int?, limit: Int) throws -> [String] {
         try pool.query(
-            "select object_id from photos where deleted_at < now() - make_interval(days => $1::int) order by object_id", [days]
+            """
+            select object_id from photos
+            where deleted_at is not null and ($1::int is null or deleted_at < now() - make_interval(days => $1::int))
+              and ($2::text is null or object_id > $2)
+            order by object_id limit $3
+            """, [days, after, limit]
         ).map { try $0.decode(String.self, "object_id") }
     }
 
-    /// Deletes the photo if it is in the trash (and, with `days`, was trashed more than that many
-    /// days ago); nil when it was not deleted.
-    func deleteTrashed(_ objectId: String, olderThanDays days: Int? = nil) throws -> Deleted? {
-        let rows: PostgresResult
-        if let days {
-            rows = try pool.query(
+    /// Deletes those of `objectIds` that are in the trash (with `days`, trashed more than that many
+    /// days ago), in one transaction; the rows deleted. Photos that were restored meanwhile stay.
+    ///
+    /// Locks in the order every other writer takes them, so a batch never deadlocks with a trash,
+    /// a restore or an item added: the photos first, in objectId order, then the galleries holding
+    /// them, in objectId order (migrations/0003's delete trigger then finds its galleries locked).
+    func deleteTrashed(_ objectIds: [String], olderThanDays days: Int? = nil) throws -> [Deleted] {
+        guard !objectIds.isEmpty else { return [] }
+        return try pool.transaction { connection -> [Deleted] in
+            let locked = try connection.query(
                 """
-                delete from photos where object_id = $1 and deleted_at < now() - make_interval(days => $2::int)
-                returning object_id, checksum, original_key, thumbnail_key, preview_key
-                """, [objectId, days])
-        } else {
-            rows = try pool.query(
+                select object_id from photos
+                where object_id = any($1)
+                  and deleted_at is not null and ($2::int is null or deleted_at < now() - make_interval(days => $2::int))
+                order by object_id for update
+                """, [objectIds, days]
+            ).map { try $0.decode(String.self, "object_id") }
+            guard !locked.isEmpty else { return [] }
+            try connection.query(
                 """
-                delete from photos where object_id = $1 and deleted_at is not null
-                returning object_id, checksum, original_key, thumbnail_key, preview_key
-                """, [objectId])
+                select 1 from galleries
+                where object_id in (select gallery_id from gallery_items where photo_id = any($1))
+                order by object_id for update
+                """, [locked])
+            return try connection.query(
+                """
+                delete from photos where object_id = any($1)
+                returning object_id, checksum, thumbnail_key, preview_key
+                """, [locked]
+            ).map { row in
+                Deleted(
+                    objectId: try row.decode(String.self, "object_id"), checksum: try row.decode(String.self, "checksum"),
+                    thumbnailKey: try row.decode(String?.self, "thumbnail_key"), previewKey: try row.decode(String?.self, "preview_key"))
+            }
         }
-        guard let row = rows.first else { return nil }
-        return Deleted(
-            objectId: try row.decode(String.self, "object_id"), checksum: try row.decode(String.self, "checksum"),
-            thumbnailKey: try row.decode(String?.self, "thumbnail_key"), previewKey: try row.decode(String?.self, "preview_key"))
     }
 }
 

@@ -34,7 +34,7 @@ final class ManifestCache: @unchecked Sendable {
     struct TagInputs: Sendable {
         /// The schema's class name.
         let className: String
-        /// The classes whose change sequences the answer depends on.
+        /// The change sequences the answer depends on (`ClassChangeSequences.dependencies(of:for:)`).
         let dependencies: [String]
         /// The query's parameters in `ManifestETag`'s canonical order.
         let items: [(name: String, value: String)]

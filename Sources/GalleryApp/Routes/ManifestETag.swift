@@ -2,10 +2,11 @@ import Crypto
 import Foundation
 
 /// The entity tag of a find or count answer (`GET /classes/<Class>`): a digest of the change
-/// sequences of the classes the answer reads, the request's normalized query, the keys' access
+/// sequences of what the answer reads (for a user, of their own photos or the galleries they may
+/// read: `ClassChangeSequences.dependencies(of:for:)`), the request's normalized query, the keys' access
 /// level, the caller (`ParseAccess.tagKey`: one user's tag never validates another's answer) and
 /// the public URL the records' file URLs start with. The same tag means the same answer; a change
-/// to any class read, or another query, access level or caller, gives another tag.
+/// to anything read, or another query, access level or caller, gives another tag.
 ///
 /// The tag is weak (RFC 9110 §8.8.1): the server may gzip the answer, and both codings carry it.
 enum ManifestETag {

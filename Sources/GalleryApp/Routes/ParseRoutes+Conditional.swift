@@ -33,7 +33,7 @@ extension ParseRoutes {
             }
             inputs = ManifestCache.TagInputs(
                 className: compiled.schema.className,
-                dependencies: ClassChangeSequences.dependencies(of: compiled.schema.className),
+                dependencies: ClassChangeSequences.dependencies(of: compiled.schema.className, for: caller),
                 items: ManifestETag.normalized(items))
             if let cacheKey { cache.remember(inputs, for: cacheKey) }
             query = compiled

@@ -64,12 +64,11 @@ struct ParseRoutes {
             try Self.require(.client, request, keys)
             // Parse Server's default: files are uploaded by users (and the master key), not the
             // public, once accounts exist.
-            if try Self.access(request, keys, context).caller == .anonymous,
-                try context.ownership.hasAccounts()
-            {
+            let caller = try Self.access(request, keys, context).caller
+            if caller == .anonymous, try context.ownership.hasAccounts() {
                 throw ParseError(code: ParseError.Code.fileSaveError, message: "File upload by public is disabled.")
             }
-            return try Self.upload(request, context: context)
+            return try Self.upload(request, uploader: caller.userId, context: context)
         })
         // Each class route: check the keys, run the ParseAPI operation, answer with its JSON.
         func classRoute(
@@ -256,7 +255,8 @@ struct ParseRoutes {
 
     /// `POST /files/<name>`: the body (already spooled to disk and hashed while it arrived) is
     /// probed, stored under its content address and answered with 201, `Location` and `{"name","url"}`.
-    static func upload(_ request: HTTPRequest, context: Context) throws -> HTTPResponse {
+    /// The upload is `uploader`'s (nil: the master key's): only they may attach it to a photo.
+    static func upload(_ request: HTTPRequest, uploader: String?, context: Context) throws -> HTTPResponse {
         let name = request.pathParameters["name"] ?? ""
         guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"),
             name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
@@ -284,7 +284,7 @@ struct ParseRoutes {
         }
         defer { if let temporary { unlink(temporary) } }
         let stored = try context.uploads.storeFile(
-            at: spooled, sha256: digest, byteSize: request.body.count, originalFilename: name)
+            at: spooled, sha256: digest, byteSize: request.body.count, originalFilename: name, uploader: uploader)
         let url = context.makeEncoder().url(forKey: stored.key.rawValue)
         var json = ParseJSONWriter()
         json.beginObject()

@@ -2,8 +2,9 @@ import Foundation
 import Logging
 import Postgres
 
-/// The database's change sequence of each Parse class (migration 0010), kept in memory so a
-/// conditional find or count is answered 304 without a query.
+/// The database's change sequence of each Parse class (migration 0010), and of each owner's photos
+/// and each reader's galleries (0020), kept in memory so a conditional find or count is answered
+/// 304 without a query.
 ///
 /// A `PostgresListener` applies every `NOTIFY galleryd_class_changes` ("<Class> <seq>", sent at
 /// commit). Each value held is one the database has committed, and values only grow, so a tag
@@ -33,6 +34,8 @@ public final class ClassChangeSequences: @unchecked Sendable {
     private var session: UInt64 = 0
     /// Moves on every change of `values` or `known`: equal stamps mean equal sequences (`stamp()`).
     private var generation: UInt64 = 0
+    /// The highest scope sequence a refresh has read: the next reads only rows above it.
+    private var scopesReadUpTo: Int64 = 0
     private var lastRetry: Double = 0
     private var retrying = false
     private var listener: PostgresListener?
@@ -49,6 +52,26 @@ public final class ClassChangeSequences: @unchecked Sendable {
     /// (hidden when its photo or gallery is trashed, `include` expands them) read all three.
     public static func dependencies(of className: String) -> [String] {
         className == "Photo" ? ["Photo"] : ["Gallery", "GalleryItem", "Photo"]
+    }
+
+    /// The sequences whose changes can alter what `access` reads of `className`, and nothing else,
+    /// so a tag does not move with another user's writes (migration 0020): a user's Photo find
+    /// reads their own photos (`Photo:<id>`); their Gallery and GalleryItem finds read the
+    /// galleries they own or are granted, and public ones, with those galleries' items and photos
+    /// (`Reader:<id>`, `Reader:*`). A caller without a session reads public galleries, and
+    /// ownerless rows while no account exists (`Photo:`, `Reader:`, `Accounts`). The master key
+    /// reads across owners and keeps the class-wide sequences (`dependencies(of:)`), as do
+    /// finds of other classes (`_User`).
+    public static func dependencies(of className: String, for access: ParseAccess) -> [String] {
+        guard ["Photo", "Gallery", "GalleryItem"].contains(className) else { return dependencies(of: className) }
+        switch access.caller {
+        case .master:
+            return dependencies(of: className)
+        case .user(let userId):
+            return className == "Photo" ? ["Photo:" + userId] : ["Reader:" + userId, "Reader:*"]
+        case .anonymous:
+            return className == "Photo" ? ["Photo:", "Accounts"] : ["Reader:", "Reader:*", "Accounts"]
+        }
     }
 
     /// Starts the listener (after the migrations, which create the table). Safe to call once.
@@ -116,11 +139,15 @@ public final class ClassChangeSequences: @unchecked Sendable {
     /// writes show at once (their notifications are delivered a moment after the commit), and
     /// after reconnecting. Makes the values known only if the listener was listening throughout.
     public func refresh() throws {
-        let started = lock.withLock { (session, listening) }
-        let read = try ChangeSequenceRepository(pool: pool).all()
+        let started = lock.withLock { (session, listening, scopesReadUpTo) }
+        let repository = ChangeSequenceRepository(pool: pool)
+        let read = try repository.all()
+        let scopes = try repository.scopes(after: started.2)
         lock.withLock {
             guard started.1, listening, session == started.0 else { return }
             for (name, seq) in read { values[name] = max(values[name] ?? 0, seq) }
+            for (name, seq) in scopes.values { values[name] = max(values[name] ?? 0, seq) }
+            scopesReadUpTo = max(scopesReadUpTo, scopes.highest)
             known = true
             generation &+= 1
         }

@@ -41,19 +41,19 @@ public struct TrashService: Sendable {
         }
     }
 
-    /// Deletes the trashed photos with these ids (live ones are left alone) and their blobs.
-    /// Returns the ids actually deleted.
-    ///
-    /// One statement (and transaction) per photo: deleting a photo locks it, then the galleries
-    /// holding it (the trigger of migrations/0003_galleries.sql takes its items out and closes the
-    /// gaps), and a statement holding several photos' galleries could deadlock with an item being
-    /// removed. (The row counters are no reason any more: since migrations/0004 they change once
-    /// per statement.)
+    /// Trashed photos deleted per transaction: short transactions, and a purge of a large trash
+    /// never loads every id at once.
+    static let purgeBatchSize = 500
+
+    /// Deletes the trashed photos with these ids (live ones are left alone) and their blobs, in
+    /// batches of `purgeBatchSize` per transaction. Returns the ids actually deleted.
     @discardableResult
     public func deletePhotos(_ objectIds: [String]) throws -> [String] {
+        let ids = Set(objectIds).sorted()
         var deleted: [String] = []
-        for objectId in Set(objectIds).sorted() {
-            deleted += try releaseBlobs(of: photos.deleteTrashed(objectId).map { [$0] } ?? [])
+        for start in stride(from: 0, to: ids.count, by: Self.purgeBatchSize) {
+            let batch = Array(ids[start..<min(start + Self.purgeBatchSize, ids.count)])
+            deleted += try releaseBlobs(of: photos.deleteTrashed(batch))
         }
         return deleted
     }
@@ -61,24 +61,34 @@ public struct TrashService: Sendable {
     /// Deletes every photo in the trash (`DELETE /purge/Photo`). Returns how many.
     @discardableResult
     public func deleteAllTrashedPhotos() throws -> Int {
-        try deletePhotos(photos.trashedIds()).count
+        try deleteTrashedPhotos(olderThanDays: nil)
     }
 
     /// Purges photos and galleries trashed more than `days` days ago (the worker calls it with
     /// `trash_retention_days`). Returns how many of each. A purged gallery takes its items with it,
     /// never its photos; a purged photo leaves every gallery it was in with contiguous positions.
     public func purge(olderThanDays days: Int) throws -> (photos: Int, galleries: Int) {
-        var photos = 0
-        for objectId in try self.photos.trashedIds(olderThanDays: days) {
-            // Checked again per photo: one restored meanwhile stays.
-            let deleted = try self.photos.deleteTrashed(objectId, olderThanDays: days)
-            photos += try releaseBlobs(of: deleted.map { [$0] } ?? []).count
-        }
+        let photos = try deleteTrashedPhotos(olderThanDays: days)
         let galleries = try deleteTrashedGalleries(olderThanDays: days)
         if photos > 0 || galleries > 0 {
             logger.notice("purged trash", metadata: ["photos": "\(photos)", "galleries": "\(galleries)", "retentionDays": "\(days)"])
         }
         return (photos, galleries)
+    }
+
+    /// Deletes the photos in the trash (with `days`, those trashed more than that many days ago)
+    /// a page of `purgeBatchSize` ids at a time, each page in one transaction. Returns how many.
+    private func deleteTrashedPhotos(olderThanDays days: Int?) throws -> Int {
+        var count = 0
+        var after: String?
+        while true {
+            let page = try photos.trashedIds(after: after, olderThanDays: days, limit: Self.purgeBatchSize)
+            guard let last = page.last else { return count }
+            // Checked again under the rows' locks: a photo restored meanwhile stays.
+            count += try releaseBlobs(of: photos.deleteTrashed(page, olderThanDays: days)).count
+            if page.count < Self.purgeBatchSize { return count }
+            after = last
+        }
     }
 
     /// Deletes galleries in Recently Deleted (all of them, or those trashed more than `days` days
@@ -114,14 +124,15 @@ public struct TrashService: Sendable {
     }
 
     /// Deletes the `files` row for `checksum` and its original when no photo refers to those bytes
-    /// and the file is not a pending upload (with `pendingOlderThanHours`, not one pending or
-    /// recorded within that many hours: the orphan collector). Returns whether it was released.
+    /// and no upload of them waits to be attached (with `pendingOlderThanHours`, the orphan
+    /// collector: uploads pending longer than that many hours are removed first, and a file recorded
+    /// within that time stays). Returns whether it was released.
     ///
     /// The row is locked first and the blob deleted before the lock is released: an upload of the
-    /// same bytes (`UploadService.storeFile`) and a photo create (`createPhoto`) take the same lock,
-    /// so either they run first and mark the file pending or attached (and it stays), or they run
-    /// after and find no row (the upload writes the bytes again). "The bytes are stored and
-    /// referenced" holds at every commit.
+    /// same bytes by anyone (`UploadService.storeFile`) and a photo create (`createPhoto`) take the
+    /// same lock, so either they run first and record their upload or photo (and it stays), or they
+    /// run after and find no row (the upload writes the bytes again). "The bytes are stored and
+    /// referenced" holds at every commit, whoever the references belong to.
     @discardableResult
     func releaseFile(checksum: String, pendingOlderThanHours hours: Int?) throws -> Bool {
         let key: String? = try pool.transaction { connection -> String? in
@@ -130,11 +141,7 @@ public struct TrashService: Sendable {
             else { return nil }
             // A new statement, so a photo committed while this one waited for the lock is seen.
             if try PhotoRepository(pool: pool).exists(checksum: checksum, on: connection) { return nil }
-            if hours != nil {
-                guard file.expired else { return nil }
-            } else if file.pending {
-                return nil
-            }
+            guard !file.pending, file.expired else { return nil }
             let key = file.key
             try files.delete(checksum: checksum, on: connection)
             // Deleted under the row's lock: an upload waiting for it then finds no row and writes

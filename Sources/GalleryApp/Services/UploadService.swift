@@ -47,9 +47,13 @@ public final class UploadService: @unchecked Sendable {
     }
 
     /// Probes the file at `path` (an upload's temporary file, which this call moves into the store
-    /// or leaves for the caller to delete), stores it under `originals/<sha256>.jpg` and records it.
-    /// The same bytes stored twice give the same file. On any failure nothing is left behind.
-    public func storeFile(at path: String, sha256: String, byteSize: Int, originalFilename: String) throws -> StoredFile {
+    /// or leaves for the caller to delete), stores it under `originals/<sha256>.jpg` and records it,
+    /// with `uploader`'s upload of it (nil: the master key) under `originalFilename`. The same bytes
+    /// stored twice, by anyone, give the same file (one blob); each uploader's upload is their own.
+    /// On any failure nothing is left behind.
+    public func storeFile(
+        at path: String, sha256: String, byteSize: Int, originalFilename: String, uploader: String? = nil
+    ) throws -> StoredFile {
         guard byteSize > 0 else { throw GalleryError.unstorableImage("The file is empty.") }
         let info: ImageInfo
         do {
@@ -66,20 +70,21 @@ public final class UploadService: @unchecked Sendable {
         let name = key.lastComponent
         var storedNewBlob = false
         do {
-            // The files row is locked while the blob is checked (or written), the lock a purge takes
-            // before it releases the file (TrashService.releaseFile): either the purge ran first and
-            // this finds no blob and writes it again, or it waits and then finds the file pending.
-            // A row a purge deleted between the insert and the lock is inserted again (bounded).
+            // The files row is locked while the upload is recorded and the blob checked (or
+            // written), the lock a purge takes before it releases the file (TrashService.releaseFile):
+            // either the purge ran first and this finds no blob and writes it again, or it waits and
+            // then finds the upload pending. A row a purge deleted between the insert and the lock is
+            // inserted again (bounded).
             var attempt = 0
             while true {
                 attempt += 1
                 let locked = try pool.transaction { connection -> Bool in
                     // Any conflict, not only on checksum: the name derives from it, and a concurrent upload
                     // of the same bytes can trip the name key first, which `on conflict (checksum)` would raise.
-                    try files.insertPending(
-                        name: name, key: key.rawValue, checksum: sha256, byteSize: byteSize,
-                        originalFilename: Self.cleanFilename(originalFilename), info: info, on: connection)
-                    guard try files.markPending(name: name, on: connection) else { return false }
+                    try files.insert(name: name, key: key.rawValue, checksum: sha256, byteSize: byteSize, info: info, on: connection)
+                    guard try files.recordUpload(
+                        checksum: sha256, uploader: uploader, originalFilename: Self.cleanFilename(originalFilename), on: connection)
+                    else { return false }
                     if try store.info(key)?.size != Int64(byteSize) {
                         try store.put(key, movingFileAt: path, sha256: sha256)
                         storedNewBlob = true
@@ -101,16 +106,30 @@ public final class UploadService: @unchecked Sendable {
         return StoredFile(name: name, key: key, checksum: sha256)
     }
 
-    /// Creates the photo for an uploaded file, with its processing job, in one transaction, and
-    /// wakes the workers. The same bytes already a photo give back that photo (restored from the
-    /// trash if it was there) instead of a copy.
-    public func createPhoto(fileName: String, title: String, tags: [String], owner: String? = nil) throws -> PhotoReference {
+    /// Creates `owner`'s photo (nil: ownerless) of an uploaded file, with its processing job, in one
+    /// transaction, and wakes the workers. The file must be one the owner uploaded (their pending
+    /// upload, which this consumes and whose name the photo takes) or the bytes of a photo they
+    /// own already; with `anyFile` (the master key) any stored file. Someone else's file and no
+    /// file get the same error. The same bytes already the owner's photo give back that photo
+    /// (restored from the trash if it was there) instead of a copy; another user's photo of the
+    /// same bytes is theirs, and this owner gets a photo of their own sharing the stored original.
+    public func createPhoto(
+        fileName: String, title: String, tags: [String], owner: String? = nil, anyFile: Bool = false
+    ) throws -> PhotoReference {
         let reference = try pool.transaction { connection -> PhotoReference in
-            // Attaching the file clears its pending mark and locks its row, the lock a purge takes
-            // before releasing the file, so the bytes cannot be released under this photo.
-            guard let file = try files.attach(name: fileName, on: connection) else {
+            // The file's row is locked, the lock a purge takes before releasing the file, so the
+            // bytes cannot be released under this photo.
+            // Someone else's file and no file make the same statements (on the checksum the name
+            // gives when there is no row) and get the same error, so neither answer nor timing tells
+            // whether anyone stored those bytes.
+            let locked = try files.lock(name: fileName, on: connection)
+            let checksum = locked?.checksum ?? String(fileName.prefix(64))
+            let uploadedAs = try files.consumeUpload(checksum: checksum, uploader: owner, on: connection)
+            let owns = uploadedAs == nil && !anyFile ? try photos.exists(checksum: checksum, owner: owner, on: connection) : false
+            guard var file = locked, uploadedAs != nil || anyFile || owns else {
                 throw GalleryError.unknownFile("original must name a file uploaded with POST /files/<name>.")
             }
+            if let uploadedAs { file.originalFilename = uploadedAs }
             if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) { return existing }
             // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
             // for the other insert and then finds that photo below, instead of failing with 137.

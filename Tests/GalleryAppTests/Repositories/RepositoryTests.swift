@@ -40,10 +40,16 @@ import Testing
         func file(_ checksum: String, pendingHoursAgo: Int?, createdHoursAgo: Int) throws {
             try pool.query(
                 """
-                insert into files (name, key, checksum, pending_since, created_at)
-                values ($1 || '.jpg', 'originals/' || $1 || '.jpg', $1,
-                        now() - make_interval(hours => $2::int), now() - make_interval(hours => $3::int))
-                """, [checksum, pendingHoursAgo, createdHoursAgo])
+                insert into files (name, key, checksum, created_at)
+                values ($1 || '.jpg', 'originals/' || $1 || '.jpg', $1, now() - make_interval(hours => $2::int))
+                """, [checksum, createdHoursAgo])
+            if let pendingHoursAgo {
+                try pool.query(
+                    """
+                    insert into file_uploads (checksum, original_filename, uploaded_at)
+                    values ($1, 'u.jpg', now() - make_interval(hours => $2::int))
+                    """, [checksum, pendingHoursAgo])
+            }
         }
         try file("aa", pendingHoursAgo: 30, createdHoursAgo: 30)  // pending past the grace
         try file("bb", pendingHoursAgo: 2, createdHoursAgo: 30)  // pending, re-uploaded lately
