@@ -59,9 +59,10 @@ import Testing
         // Alone, an upload grows to the upload limit whatever the budget.
         var small = limits
         small.maxSpoolBytes = 1_000
-        let alone = try UploadAdmission(store: store, limits: small).admit(contentLength: nil)
+        let lone = UploadAdmission(store: store, limits: small)
+        let alone = try lone.admit(contentLength: nil)
         try alone.cover(8_000)
-        #expect(alone.bytes == 8_000)
+        #expect(alone.bytes == 8_000 && lone.spoolingBytes == 8_000)
     }
 
     @Test func caps_CountUploadsAtOncePerUserAndPerAddress_UntilTheyAreDone() throws {

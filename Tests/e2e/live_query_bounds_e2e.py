@@ -29,7 +29,9 @@ async def expect(ws, op, timeout=10):
 
 
 async def subscribe(ws, request_id, where, op="subscribe"):
-    await ws.send(json.dumps({"op": op, "requestId": request_id, "query": {"className": "Photo", "where": where}}))
+    text = json.dumps({"op": op, "requestId": request_id, "query": {"className": "Photo", "where": where}})
+    # The server takes frames of up to 64 KiB: a larger message goes in fragments.
+    await ws.send([text[i:i + 32768] for i in range(0, len(text), 32768)] if len(text) > 32768 else text)
     return json.loads(await asyncio.wait_for(ws.recv(), 10))
 
 
