@@ -187,7 +187,8 @@ public final class GalleryApplication: @unchecked Sendable {
         liveLimits.query.maxJSONDepth = configuration.maxJSONDepth
         liveQuery = LiveQueryServer(
             path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
-            sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits, databaseURL: configuration.databaseURL,
+            sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
+            accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, databaseURL: configuration.databaseURL,
             logger: logger,
             encoder: { [unowned self] in self.makeEncoder() })
         router.add(liveQuery.route())

@@ -43,6 +43,19 @@ func runLiveQueryScript(_ name: String, _ arguments: [String]) throws -> (status
         #expect(server.application.liveQuery.clientCount == 0)
     }
 
+    @Test func withoutASession_OnlyWhatTheAccessRulesLetItReadMayBeSubscribedTo() {
+        let anonymous = ParseAccess(caller: .anonymous)
+        let publicReader = ParseAccess(caller: .anonymous, publicRead: true)
+        for className in ["Photo", "Gallery", "GalleryItem"] {
+            #expect(!LiveQuerySubscription.mayEverRead(className, by: anonymous))
+            #expect(LiveQuerySubscription.mayEverRead(className, by: ParseAccess(caller: .user(objectId: "u"))))
+            #expect(LiveQuerySubscription.mayEverRead(className, by: .master))
+        }
+        #expect(!LiveQuerySubscription.mayEverRead("Photo", by: publicReader))
+        #expect(LiveQuerySubscription.mayEverRead("Gallery", by: publicReader))
+        #expect(LiveQuerySubscription.mayEverRead("GalleryItem", by: publicReader))
+    }
+
     @Test func whereCaps_AreTheRESTCaps() throws {
         var limits = ParseLimits()
         limits.maxInListCount = 3

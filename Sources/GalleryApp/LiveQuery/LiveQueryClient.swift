@@ -15,6 +15,8 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     private let sessions: SessionAuthenticator?
     private let publicRead: Bool
     private let limits: LiveQueryLimits
+    /// Whether any account exists (without one, the app's keys alone read everything).
+    private let accountsExist: @Sendable () throws -> Bool
     private let queue: DispatchQueue
     /// The caller `connect` established (its keys and `sessionToken`).
     private var access = ParseAccess(caller: .anonymous)
@@ -31,8 +33,10 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
 
     init(
         clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
-        limits: LiveQueryLimits = LiveQueryLimits(), logger: Logger, onClose: @escaping @Sendable (LiveQueryClient) -> Void
+        limits: LiveQueryLimits = LiveQueryLimits(), accountsExist: @escaping @Sendable () throws -> Bool = { true },
+        logger: Logger, onClose: @escaping @Sendable (LiveQueryClient) -> Void
     ) {
+        self.accountsExist = accountsExist
         self.clientId = clientId
         self.keys = keys
         self.sessions = sessions
@@ -128,6 +132,11 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
         var (access, sessionHash) = lock.withLock { (self.access, accessSessionHash) }
         if let token = message["sessionToken"] as? String, !access.caller.isMaster {
             (access, sessionHash) = try self.access(level: .client, sessionToken: token)
+        }
+        // Without a session only what the access rules let it read (single-tenant installs aside).
+        if !LiveQuerySubscription.mayEverRead(className, by: access), (try? accountsExist()) ?? true {
+            throw LiveQueryError(
+                ParseError.Code.operationForbidden, "Permission denied: subscribing to \(className) needs a sessionToken.")
         }
         let subscription = LiveQuerySubscription(
             requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access, sessionHash: sessionHash)

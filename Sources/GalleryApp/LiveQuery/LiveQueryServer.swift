@@ -24,6 +24,7 @@ public final class LiveQueryServer: @unchecked Sendable {
     private var clients: [Int: LiveQueryClient] = [:]
     private var socketsByAddress: [String: Int] = [:]
     private let limits: LiveQueryLimits
+    private let accountsExist: @Sendable () throws -> Bool
     private var lastClientId = 0
     private var listener: PostgresListener?
     private var delivered = 0
@@ -35,11 +36,12 @@ public final class LiveQueryServer: @unchecked Sendable {
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
     init(
         path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
-        limits: LiveQueryLimits = LiveQueryLimits(), databaseURL: String, logger: Logger,
-        encoder: @escaping @Sendable () -> ParseObjectEncoder
+        limits: LiveQueryLimits = LiveQueryLimits(), accountsExist: @escaping @Sendable () throws -> Bool = { true },
+        databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder
     ) {
         self.path = path
         self.limits = limits
+        self.accountsExist = accountsExist
         self.keys = keys
         self.sessions = sessions
         self.publicRead = publicRead
@@ -80,7 +82,8 @@ public final class LiveQueryServer: @unchecked Sendable {
             socketsByAddress[address] = open + 1
             lastClientId += 1
             let client = LiveQueryClient(
-                clientId: lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits, logger: logger
+                clientId: lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
+                accountsExist: accountsExist, logger: logger
             ) { [weak self] client in self?.closed(client, address: address) }
             clients[client.clientId] = client
             return client
