@@ -45,6 +45,8 @@ export DATABASE_URL="$database_url"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
 export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
 export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
+# Every subscriber comes from 127.0.0.1: no cap on sockets per address here.
+export GALLERYD_LIVE_QUERY_MAX_SOCKETS_PER_ADDRESS=0
 "$bin" migrate >&2
 q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
 psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows=1 -f bench/manifest-seed.sql >&2

@@ -99,9 +99,12 @@ public final class GalleryApplication: @unchecked Sendable {
         jobs.transientRetrySeconds = Double(configuration.jobTransientRetryHours) * 3600
         jobs.transientMaxDelay = Double(configuration.jobTransientMaxDelaySeconds)
         self.jobs = jobs
-        uploadAdmission = UploadAdmission(
-            store: store, maxSpoolBytes: configuration.maxSpoolBytes, minFreeBytes: Int64(configuration.minFreeBytes),
+        var uploadLimits = UploadAdmission.Limits(
+            maxSpoolBytes: configuration.maxSpoolBytes, minFreeBytes: Int64(configuration.minFreeBytes),
             maxUploadBytes: configuration.maxUploadBytes)
+        uploadLimits.maxPerUser = configuration.maxUploadsPerUser
+        uploadLimits.maxPerAddress = configuration.maxUploadsPerAddress
+        uploadAdmission = UploadAdmission(store: store, limits: uploadLimits)
         expensiveQueries = ExpensiveQueryGate(
             slots: configuration.expensiveQueryLimit, waitTimeout: Double(configuration.poolTimeoutMs) / 1000,
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
@@ -177,9 +180,16 @@ public final class GalleryApplication: @unchecked Sendable {
                 latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys)
         ).install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
         let configuration = self.configuration
+        var liveLimits = LiveQueryLimits()
+        liveLimits.connectTimeout = Double(configuration.liveQueryConnectTimeoutMs) / 1000
+        liveLimits.maxSubscriptions = configuration.liveQueryMaxSubscriptions
+        liveLimits.maxSocketsPerAddress = configuration.liveQueryMaxSocketsPerAddress
+        liveLimits.query.maxJSONDepth = configuration.maxJSONDepth
         liveQuery = LiveQueryServer(
             path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
-            sessions: sessions, publicRead: configuration.publicRead, databaseURL: configuration.databaseURL, logger: logger,
+            sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
+            accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, databaseURL: configuration.databaseURL,
+            logger: logger,
             encoder: { [unowned self] in self.makeEncoder() })
         router.add(liveQuery.route())
         WebRoutes(

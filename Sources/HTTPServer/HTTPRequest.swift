@@ -279,6 +279,7 @@ public enum HTTPRequestBody: Sendable {
 /// Sees the request body chunk by chunk as it arrives, before any handler runs,
 /// so an upload can be hashed while it streams to disk. One instance per request.
 public protocol HTTPBodyObserver: AnyObject, Sendable {
-    /// Called with each chunk of the decoded body, in order.
-    func consume(_ chunk: UnsafeRawBufferPointer)
+    /// Called with each chunk of the decoded body, in order. Throwing refuses the rest of the body:
+    /// the error is answered by the route's responder and the connection closes (lingering).
+    func consume(_ chunk: UnsafeRawBufferPointer) throws
 }

@@ -30,7 +30,7 @@ final class RequestBodySink {
     /// Appends decoded body bytes.
     func append(_ chunk: UnsafeRawBufferPointer) throws {
         guard chunk.count > 0 else { return }
-        observer?.consume(chunk)
+        try observer?.consume(chunk)
         length += chunk.count
         if fd < 0 && length > threshold {
             try openFile()

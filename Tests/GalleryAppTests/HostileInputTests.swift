@@ -131,7 +131,7 @@ import Testing
         }
         let jpeg = try TestJPEG.make(width: 16, height: 16, seed: 70)
         let digest = SHA256BodyObserver()
-        jpeg.withUnsafeBytes { digest.consume($0) }
+        try jpeg.withUnsafeBytes { try digest.consume($0) }
         let name = "\(digest.hexDigest).jpg"
         try server.application.pool.query(
             "insert into files (name, key, checksum, byte_size) values ($1, $2, 'another', 1)", [name, "originals/" + name])

@@ -3,9 +3,9 @@
 `websockets`), run by Tests/GalleryAppTests/OwnershipTests.swift against a real galleryd.
 
 usage: live_query_owners_e2e.py BASE_URL APP_ID TOKEN_A TOKEN_B USER_B
-Users A and B and a client without a session subscribe to Gallery. A creates a private gallery,
-then one whose ACL lets B read. A must see both creates, B only the shared one, the client
-without a session neither; a bad session token is error 209. Prints one JSON summary line;
+Users A and B subscribe to Gallery; a client without a session is refused (119: without
+`public_read` it may read no gallery). A creates a private gallery, then one whose ACL lets B
+read. A must see both creates, B only the shared one; a bad session token is error 209. Prints one JSON summary line;
 exits non-zero with the reason on failure.
 """
 import asyncio
@@ -64,19 +64,24 @@ async def main():
         bad = await expect(ws, "error")
         assert bad["code"] == 209, bad
 
-    a, b, anonymous = await subscriber(TOKEN_A), await subscriber(TOKEN_B), await subscriber(None)
+    async with websockets.connect(WS) as anonymous:
+        await anonymous.send(json.dumps({"op": "connect", "applicationId": APP_ID}))
+        await expect(anonymous, "connected")
+        await anonymous.send(json.dumps({"op": "subscribe", "requestId": 1, "query": {"className": "Gallery", "where": {}}}))
+        refused = await expect(anonymous, "error")
+        assert refused["code"] == 119 and refused["requestId"] == 1, refused
+
+    a, b = await subscriber(TOKEN_A), await subscriber(TOKEN_B)
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, rest, "/parse/classes/Gallery", {"name": "Private"}, TOKEN_A)
     await loop.run_in_executor(None, rest, "/parse/classes/Gallery",
                                {"name": "Shared", "ACL": {USER_B: {"read": True}}}, TOKEN_A)
-    seen_a, seen_b, seen_anonymous = await asyncio.gather(
-        created_names(a, 3), created_names(b, 3), created_names(anonymous, 3))
-    for ws in (a, b, anonymous):
+    seen_a, seen_b = await asyncio.gather(created_names(a, 3), created_names(b, 3))
+    for ws in (a, b):
         await ws.close()
     assert sorted(seen_a) == ["Private", "Shared"], seen_a
     assert seen_b == ["Shared"], seen_b
-    assert seen_anonymous == [], seen_anonymous
-    print(json.dumps({"ok": True, "a": seen_a, "b": seen_b, "anonymous": seen_anonymous}))
+    print(json.dumps({"ok": True, "a": seen_a, "b": seen_b, "anonymous": "refused"}))
 
 
 asyncio.run(main())

@@ -18,6 +18,13 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Where Parse LiveQuery WebSockets are accepted; empty means the mount path (`ws://host/parse`,
     /// what the Parse SDKs default to).
     public var liveQueryPath = ""
+    /// Milliseconds a LiveQuery socket may stay open without `connect` before it is closed.
+    public var liveQueryConnectTimeoutMs = 10_000
+    /// Subscriptions one LiveQuery socket may hold; past it `subscribe` gets an error frame.
+    public var liveQueryMaxSubscriptions = 100
+    /// LiveQuery sockets one client address may hold open at once (0: no cap); past it the
+    /// upgrade is answered 429. Behind a reverse proxy every client has the proxy's address.
+    public var liveQueryMaxSocketsPerAddress = 50
     /// Name of the S3-style bucket path (`/<bucket>/<key>`).
     public var bucket = "bucket"
 
@@ -40,6 +47,10 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Failed logins from one client address before the back-off starts; 0 turns the address count
     /// off (behind a reverse proxy every client has the proxy's address).
     public var loginFreeFailuresPerAddress = 20
+    /// Logins, sign-ups and password changes in progress at once (hashing, or queued for the hash
+    /// pool); more are answered 503 with `Retry-After`. 0: half the handler threads, which is also
+    /// the most it may be, so password hashing never holds the threads everything else needs.
+    public var loginConcurrency = 0
 
     // Storage
     /// PostgreSQL URL or conninfo string.
@@ -142,9 +153,15 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// orphan collector removes it; a client uploads and then creates the photo within seconds.
     public var orphanGraceHours = 24
 
-    /// Most bytes that uploads in progress may spool to disk together (each counted at its
-    /// Content-Length, or at `maxUploadBytes` when chunked); more are refused with 507 at once.
+    /// Most bytes that uploads in progress may spool to disk together (each counted by the bytes
+    /// it has sent, reserved a MiB ahead); more are refused with 507.
     public var maxSpoolBytes = 2_147_483_648
+    /// Uploads one user may have in progress at once (0: no cap); more get 429 with `Retry-After`.
+    /// A browser sends at most 6 requests to a host at once, so the web gallery never meets it.
+    public var maxUploadsPerUser = 8
+    /// Uploads one client address may have in progress at once (0: no cap; behind a reverse proxy
+    /// every client has the proxy's address); more get 429 with `Retry-After`. The master key is exempt.
+    public var maxUploadsPerAddress = 16
     /// Uploads are refused with 507 (Parse code 1) while the store's file system has less free
     /// space than this, so a full disk never takes reads, the database or derivatives with it.
     public var minFreeBytes = 1_073_741_824

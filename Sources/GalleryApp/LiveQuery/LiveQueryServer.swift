@@ -5,10 +5,15 @@ import Postgres
 
 /// Parse LiveQuery over WebSocket: accepts upgrades at `path`, keeps the connected clients, and
 /// fans out the changes the database announces on `galleryd_live` (migration 0011) to the
-/// subscriptions they match. One LISTEN connection per instance; `where` is evaluated here.
+/// subscriptions they match. One LISTEN connection per instance; `where` is evaluated here. The
+/// same connection hears `galleryd_sessions` (migration 0019): a session deleted by any instance
+/// ends the subscriptions its token made here and leaves this instance's session cache at once.
+/// Each client address may hold `limits.maxSocketsPerAddress` sockets at once.
 public final class LiveQueryServer: @unchecked Sendable {
     /// The NOTIFY channel the trigger uses.
     public static let channel = "galleryd_live"
+    /// The NOTIFY channel of ended sessions (their token hashes).
+    public static let sessionChannel = "galleryd_sessions"
     /// Where clients connect (`ws://host/parse`, as Parse SDKs do by default).
     public let path: String
     private let keys: KeyChecker
@@ -17,21 +22,26 @@ public final class LiveQueryServer: @unchecked Sendable {
     private let encoder: @Sendable () -> ParseObjectEncoder
     private let lock = NSLock()
     private var clients: [Int: LiveQueryClient] = [:]
+    private var socketsByAddress: [String: Int] = [:]
+    private let limits: LiveQueryLimits
+    private let accountsExist: @Sendable () throws -> Bool
     private var lastClientId = 0
     private var listener: PostgresListener?
     private var delivered = 0
 
-    /// A server for `path`; nothing listens until `start`.
     private let sessions: SessionAuthenticator?
     private let publicRead: Bool
 
     /// A server for `path`; nothing listens until `start`. Subscribers' session tokens are
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
     init(
-        path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false, databaseURL: String,
-        logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder
+        path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
+        limits: LiveQueryLimits = LiveQueryLimits(), accountsExist: @escaping @Sendable () throws -> Bool = { true },
+        databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder
     ) {
         self.path = path
+        self.limits = limits
+        self.accountsExist = accountsExist
         self.keys = keys
         self.sessions = sessions
         self.publicRead = publicRead
@@ -50,32 +60,52 @@ public final class LiveQueryServer: @unchecked Sendable {
     func route() -> HTTPRoute {
         HTTPRoute(
             .get, path, mayBlock: false,
-            webSocket: { [weak self] _ in
+            webSocket: { [weak self] request in
                 guard let self else { throw ParseError(code: ParseError.Code.internalServerError, message: "shutting down") }
-                return self.makeClient()
+                return try self.makeClient(address: LoginThrottle.host(request.remoteAddress) ?? "")
             },
             handler: HTTPClosureHandler { _ in
                 throw ParseError(code: ParseError.Code.invalidJSON, message: "LiveQuery needs a WebSocket upgrade (Upgrade: websocket)")
             })
     }
 
-    private func makeClient() -> LiveQueryClient {
-        lock.withLock {
+    /// A client for a socket from `address`, or 429 (Parse code 155) when the address holds its
+    /// `maxSocketsPerAddress` already.
+    private func makeClient(address: String) throws -> LiveQueryClient {
+        try lock.withLock {
+            let open = socketsByAddress[address] ?? 0
+            guard limits.maxSocketsPerAddress == 0 || open < limits.maxSocketsPerAddress else {
+                throw ParseError(
+                    code: ParseError.Code.requestLimitExceeded,
+                    message: "Too many LiveQuery connections from this address (at most \(limits.maxSocketsPerAddress)).")
+            }
+            socketsByAddress[address] = open + 1
             lastClientId += 1
             let client = LiveQueryClient(
-                clientId: lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, logger: logger
-            ) { [weak self] client in
-                self?.lock.withLock { _ = self?.clients.removeValue(forKey: client.clientId) }
-            }
+                clientId: lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
+                accountsExist: accountsExist, logger: logger
+            ) { [weak self] client in self?.closed(client, address: address) }
             clients[client.clientId] = client
             return client
         }
     }
 
+    private func closed(_ client: LiveQueryClient, address: String) {
+        lock.withLock {
+            guard clients.removeValue(forKey: client.clientId) != nil else { return }
+            let left = (socketsByAddress[address] ?? 1) - 1
+            socketsByAddress[address] = left > 0 ? left : nil
+        }
+    }
+
     /// Starts listening for changes.
     public func start() {
-        let listener = PostgresListener(url: databaseURL, channels: [Self.channel]) { [weak self] _, payload in
-            self?.dispatch(payload)
+        let listener = PostgresListener(url: databaseURL, channels: [Self.channel, Self.sessionChannel]) { [weak self] channel, payload in
+            if channel == Self.sessionChannel {
+                self?.sessionEnded(tokenHash: payload)
+            } else {
+                self?.dispatch(payload)
+            }
         }
         lock.withLock { self.listener = listener }
     }
@@ -93,6 +123,14 @@ public final class LiveQueryServer: @unchecked Sendable {
             return self.listener
         }
         listener?.stop()
+    }
+
+    /// A session ended somewhere (any instance): its token leaves the session cache, and the
+    /// subscriptions it made here end.
+    func sessionEnded(tokenHash: String) {
+        sessions?.forget(hash: tokenHash)
+        let current = lock.withLock { Array(clients.values) }
+        for client in current { client.sessionEnded(tokenHash: tokenHash) }
     }
 
     /// One notification: decoded once, matched against every subscription.

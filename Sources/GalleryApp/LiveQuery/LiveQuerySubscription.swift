@@ -11,6 +11,9 @@ struct LiveQuerySubscription {
     /// Who subscribed: events about rows it may not read are never sent (before and after a
     /// change are judged apart, so losing access is a `leave` and gaining it an `enter`).
     var access: ParseAccess = .master
+    /// The hash of the session token `access` came from (nil for the master key and no session):
+    /// when that session ends, so does the subscription (`LiveQueryClient.sessionEnded`).
+    var sessionHash: String? = nil
 
     /// The server op for `event` as seen through this subscription (Parse LiveQuery semantics:
     /// create, update, enter, leave, delete), or nil when it does not concern it.

@@ -25,6 +25,9 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
     public let orphansRemoved: PrometheusCounter
     /// Login attempts by outcome: success, failure (unknown user or wrong password), throttled (429).
     public let logins: PrometheusCounter
+    /// scrypt hashes computed for logins, sign-ups and password changes (each one a core's tens of
+    /// milliseconds): what a flood of logins costs, and proof that refused input costs none.
+    public let passwordHashes: PrometheusCounter
 
     public init() {
         httpRequests = registry.counter(
@@ -53,6 +56,9 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
             help: "Login attempts by outcome: success, failure (unknown user or wrong password), throttled (429).",
             labels: ["outcome"])
         for outcome in Self.loginOutcomes { _ = logins.series(outcome) }
+        passwordHashes = registry.counter(
+            "galleryd_password_hashes_total", help: "scrypt hashes computed for logins, sign-ups and password changes.")
+        _ = passwordHashes.series()
     }
 
     /// The outcomes of `logins`, each a series from the start.

@@ -39,6 +39,7 @@ struct ParseErrorResponder: HTTPErrorResponder {
             case .emailTaken: return ParseError(code: ParseError.Code.emailTaken, message: message)
             case .invalidCredentials, .notFound: return .objectNotFound(message)
             case .throttled: return ParseError(code: ParseError.Code.requestLimitExceeded, message: message)
+            case .busy: return .internalServerError(message)
             case .signupClosed: return .operationForbidden(message)
             case .sessionRequired, .cannotModify: return ParseError(code: ParseError.Code.sessionMissing, message: message)
             case .invalidField: return .invalidKeyName(message)
@@ -53,6 +54,10 @@ struct ParseErrorResponder: HTTPErrorResponder {
     }
 
     private func errorResponse(for error: Error, request: HTTPRequest) -> HTTPResponse {
+        if case AccountError.busy(let seconds) = error {
+            logger.warning("login refused: every login slot is taken", metadata: ["requestId": "\(request.requestID)"])
+            return document(.serviceUnavailable, code: 1, message: "\(error)", headers: ["Retry-After": String(seconds)])
+        }
         if let parseError = Self.parseError(for: error) {
             // 5xx are logged by the HTTP layer with the request id; client mistakes at notice here.
             if parseError.code != ParseError.Code.internalServerError {
@@ -69,6 +74,11 @@ struct ParseErrorResponder: HTTPErrorResponder {
         case is ParseUnauthorized:
             logger.notice("unauthorized", metadata: ["requestId": "\(request.requestID)", "path": "\(request.path)"])
             return .json(Array("{\"error\":\"unauthorized\"}".utf8), status: .forbidden)
+        case let error as TooManyUploads:
+            logger.notice("upload refused: \(error.message)", metadata: ["requestId": "\(request.requestID)"])
+            return document(
+                .tooManyRequests, code: ParseError.Code.requestLimitExceeded, message: error.message,
+                headers: ["Retry-After": String(TooManyUploads.retryAfterSeconds)])
         case let error as InsufficientStorage:
             logger.warning("upload refused: \(error.message)", metadata: ["requestId": "\(request.requestID)"])
             return insufficientStorage(error.message)

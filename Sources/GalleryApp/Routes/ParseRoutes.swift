@@ -58,7 +58,8 @@ struct ParseRoutes {
             admission: { request in
                 try Self.require(.client, request, keys)
                 let length = request.headers["Content-Length"].flatMap { Int($0) }
-                return SHA256BodyObserver(reservation: try admission.admit(contentLength: length))
+                return SHA256BodyObserver(
+                    reservation: try admission.admit(contentLength: length, from: Self.uploadSender(request, keys, context)))
             }
         ) { request in
             try Self.require(.client, request, keys)
@@ -196,6 +197,20 @@ struct ParseRoutes {
     ) throws -> ParseAccess {
         let caller = try context.sessions.caller(request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: bodyToken)
         return ParseAccess(caller: caller, publicRead: context.configuration.publicRead)
+    }
+
+    /// Who sends an upload, for its caps on uploads at once, decided on the event loop without the
+    /// database: the master key is exempt; a session the authenticator remembers counts as its
+    /// user, one it does not yet (a fresh token) by the token's hash; the address is the peer's host.
+    static func uploadSender(_ request: HTTPRequest, _ keys: KeyChecker, _ context: Context) -> UploadAdmission.Sender {
+        let address = LoginThrottle.host(request.remoteAddress)
+        switch context.sessions.rememberedCaller(request, access: keys.access(request)) {
+        case .master?: return UploadAdmission.Sender(user: nil, address: nil)
+        case .user(let objectId)?: return UploadAdmission.Sender(user: objectId, address: address)
+        case .anonymous?, nil:
+            let token = request.headers["X-Parse-Session-Token"].map { "token:" + SessionToken($0).hash }
+            return UploadAdmission.Sender(user: token, address: address)
+        }
     }
 
     /// Throws 403 `{"error":"unauthorized"}` (Parse Server's answer) unless the keys grant `level`.

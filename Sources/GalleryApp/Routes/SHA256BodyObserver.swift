@@ -4,17 +4,23 @@ import HTTPServer
 
 /// Hashes a request body with SHA-256 while it streams in, so an upload's content address is
 /// known when the body has arrived, without reading the spooled file again. It lives as long as
-/// the request, so it also holds the upload's disk reservation, if any, until the request is done.
+/// the request, so it also holds the upload's disk reservation, if any, until the request is done,
+/// and grows it as the bytes arrive (refusing the rest of the body when there is no room).
 public final class SHA256BodyObserver: HTTPBodyObserver, @unchecked Sendable {
     private var hasher = SHA256()
     private var finished: String?
     /// The upload's share of the spool budget, released with this observer.
     let reservation: UploadAdmission.Reservation?
+    private var received = 0
 
     /// An observer holding `reservation` (nil for none) for the life of the request.
     public init(reservation: UploadAdmission.Reservation? = nil) { self.reservation = reservation }
 
-    public func consume(_ chunk: UnsafeRawBufferPointer) { hasher.update(bufferPointer: chunk) }
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        received += chunk.count
+        try reservation?.cover(received)
+        hasher.update(bufferPointer: chunk)
+    }
 
     /// The digest as lowercase hex; call once the body is complete.
     public var hexDigest: String {

@@ -19,6 +19,9 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidCredentials
     /// Too many failed logins for the username or the client address; retry after that many seconds.
     case throttled(retryAfterSeconds: Int)
+    /// Every login slot is taken (logins, sign-ups and password changes hashing or waiting for
+    /// the hash pool): answered 503 with `Retry-After` at once, never queued on a handler thread.
+    case busy(retryAfterSeconds: Int)
     /// Sign-up is closed (`signup_open = false`) and the request has no master key.
     case signupClosed
     /// The operation needs a session and the request has none.
@@ -43,6 +46,7 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emailTaken: return "Account already exists for this email address."
         case .invalidCredentials: return "Invalid username/password."
         case .throttled(let seconds): return "Too many failed login attempts; try again in \(seconds) s."
+        case .busy(let seconds): return "Too many logins in progress; try again in \(seconds) s."
         case .signupClosed: return "Permission denied for action create on class _User."
         case .sessionRequired(let message): return message
         case .cannotModify(let userId): return "Cannot modify user \(userId)."

@@ -5,7 +5,8 @@ import Postgres
 /// Accounts and sessions: sign-up, login with throttling, logout, changes to a user (a password
 /// change revokes the user's other sessions), and the operator's commands. Passwords are hashed
 /// with scrypt (`PasswordHasher`) outside any database connection, so a burst of logins cannot
-/// hold the pool; they are never logged and never returned.
+/// hold the pool; they are never logged and never returned. Logins, sign-ups and password changes
+/// run in `LoginSlots`, so they never hold more than half the handler threads.
 public final class AccountService: @unchecked Sendable {
     /// A user as shown to clients and operators (no password, no hash).
     public typealias User = UserAccount
@@ -29,11 +30,14 @@ public final class AccountService: @unchecked Sendable {
     let authenticator: SessionAuthenticator
     let throttle: LoginThrottle
     let hasher: PasswordHasher
+    /// The bounded queue of logins, sign-ups and password changes in front of the hash pool.
+    let slots: LoginSlots
     /// Seconds a new session lasts.
     let sessionLifetime: TimeInterval
     /// Whether sign-up without the master key is open.
     let signupOpen: Bool
     let logger: Logger
+    private let metrics: GalleryMetrics?
 
     init(
         pool: PostgresPool, authenticator: SessionAuthenticator, configuration: GalleryConfiguration,
@@ -48,9 +52,17 @@ public final class AccountService: @unchecked Sendable {
         limits.freeFailuresPerAddress = configuration.loginFreeFailuresPerAddress
         throttle = LoginThrottle(failures: LoginFailureRepository(pool: pool), limits: limits, metrics: metrics)
         self.hasher = hasher
+        slots = LoginSlots(configured: configuration.loginConcurrency, handlerThreads: configuration.effectiveHandlerThreads)
         sessionLifetime = Double(configuration.sessionLengthDays) * 86_400
         signupOpen = configuration.signupOpen
         self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// Runs one scrypt computation of `hasher`, counted in `galleryd_password_hashes_total`.
+    private func hashed<T>(_ body: () throws -> T) rethrows -> T {
+        metrics?.passwordHashes.increment()
+        return try body()
     }
 
     // MARK: Sign-up and login
@@ -61,8 +73,10 @@ public final class AccountService: @unchecked Sendable {
         username: String?, password: String?, email: String?, isMaster: Bool, installationId: String?
     ) throws -> (user: User, token: SessionToken) {
         guard isMaster || signupOpen else { throw AccountError.signupClosed }
-        let user = try createUser(username: username, password: password, email: email, isAdmin: false)
-        return (user, try openSession(userId: user.objectId, createdWith: "signup", installationId: installationId))
+        return try slots.run {
+            let user = try createUser(username: username, password: password, email: email, isAdmin: false)
+            return (user, try openSession(userId: user.objectId, createdWith: "signup", installationId: installationId))
+        }
     }
 
     /// A new account without a session (`galleryd users create`, and sign-up).
@@ -70,13 +84,14 @@ public final class AccountService: @unchecked Sendable {
         let username = try Self.validUsername(username)
         let password = try Self.validPassword(password)
         let email = try email.map(Self.validEmail)
-        let hash = try hasher.hash(password)
+        let hash = try hashed { try hasher.hash(password) }
         return try users.insert(
             objectId: ParseObjectID.generate(), username: username, email: email, passwordHash: hash, isAdmin: isAdmin)
     }
 
     /// `GET`/`POST /login`: the user and a new session, or `invalidCredentials` (unknown user and
-    /// wrong password alike, in the same time), or `throttled` after repeated failures.
+    /// wrong password alike, in the same time), or `throttled` after repeated failures, or `busy`
+    /// when every login slot is taken.
     func logIn(
         username: String?, email: String?, password: String?, address: String?, installationId: String?
     ) throws -> (user: User, token: SessionToken) {
@@ -84,28 +99,42 @@ public final class AccountService: @unchecked Sendable {
         let email = email.flatMap { $0.isEmpty ? nil : $0 }
         guard username != nil || email != nil else { throw AccountError.usernameMissing }
         guard let password, !password.isEmpty else { throw AccountError.passwordMissing }
-        // Over-long input names no account; refusing it before the database bounds the throttle's keys.
+        return try slots.run {
+            try checkedLogIn(username: username, email: email, password: password, address: address, installationId: installationId)
+        }
+    }
+
+    /// The throttle, the password check and the new session of `logIn`, in a login slot.
+    private func checkedLogIn(
+        username: String?, email: String?, password: String, address: String?, installationId: String?
+    ) throws -> (user: User, token: SessionToken) {
+        // Over-long input names no account: refused without a hash (no stored one could match) and
+        // counted against the address alone, so a flood of it meets the throttle at no hashing cost.
         guard (username?.count ?? 0) <= Limits.usernameCharacters, (email?.utf8.count ?? 0) <= Limits.emailBytes,
             password.utf8.count <= Limits.passwordBytes
         else {
-            try hasher.spendHashTime(String(password.prefix(Limits.passwordBytes)))
+            let attempt = try throttle.admit(throttle.keys(userId: nil, username: nil, email: nil, overLong: true, address: address))
+            try throttle.recordFailure(attempt)
             throw AccountError.invalidCredentials
         }
-        let keys = throttle.keys(username: username, email: email, address: address)
-        try throttle.check(keys)
-        guard let credentials = try users.credentials(username: username, email: email) else {
-            try hasher.spendHashTime(password)
-            try throttle.recordFailure(keys)
+        // The account first, so its username and email logins share one throttle key.
+        let credentials = try users.credentials(username: username, email: email)
+        let keys = throttle.keys(
+            userId: credentials?.objectId, username: username, email: email, overLong: false, address: address)
+        let attempt = try throttle.admit(keys)
+        guard let credentials else {
+            try hashed { try hasher.spendHashTime(password) }
+            try throttle.recordFailure(attempt)
             throw AccountError.invalidCredentials
         }
-        let verification = try hasher.verify(password, against: credentials.passwordHash)
+        let verification = try hashed { try hasher.verify(password, against: credentials.passwordHash) }
         guard verification.matches else {
-            try throttle.recordFailure(keys)
+            try throttle.recordFailure(attempt)
             throw AccountError.invalidCredentials
         }
         try throttle.recordSuccess(keys)
         if verification.needsRehash {
-            try users.replaceHash(objectId: credentials.objectId, old: credentials.passwordHash, new: try hasher.hash(password))
+            try users.replaceHash(objectId: credentials.objectId, old: credentials.passwordHash, new: try hashed { try hasher.hash(password) })
         }
         guard let user = try users.find(objectId: credentials.objectId) else { throw AccountError.invalidCredentials }
         try sessions.deleteExpired(userId: user.objectId)
@@ -152,7 +181,10 @@ public final class AccountService: @unchecked Sendable {
         var repositoryChanges = UserRepository.Changes()
         if let username = changes.username { repositoryChanges.username = try Self.validUsername(username) }
         if let email = changes.email { repositoryChanges.email = .some(try email.map(Self.validEmail)) }
-        if let password = changes.password { repositoryChanges.passwordHash = try hasher.hash(try Self.validPassword(password)) }
+        if let password = changes.password {
+            let valid = try Self.validPassword(password)
+            repositoryChanges.passwordHash = try slots.run { try hashed { try hasher.hash(valid) } }
+        }
         guard let user = try users.update(objectId: userId, repositoryChanges) else { throw AccountError.notFound }
         if changes.password != nil {
             let revoked = try sessions.deleteAll(userId: userId, keeping: keepingSession?.hash)

@@ -1,12 +1,16 @@
 import Foundation
 
-/// Login back-off: failed logins are counted per username and per client address in PostgreSQL
-/// (`LoginFailureRepository`), so the back-off holds across instances and restarts. After a key's
-/// free failures, each further failure blocks the key for `baseDelay` seconds, doubling up to
-/// `maxDelay`; while blocked every attempt for it, right or wrong, is answered 429 with
-/// `Retry-After` (Parse code 155) without checking the password. A success forgets the username's
-/// failures; an address's are forgotten after `forgetAfter` seconds without one, so an attacker
-/// with one valid account cannot reset its address's count between guesses at other accounts.
+/// Login back-off: failed logins are counted per account and per client address in PostgreSQL
+/// (`LoginFailureRepository`), so the back-off holds across instances and restarts. The account
+/// key is the account itself (`user:<objectId>`), whether the login names it by username or by
+/// email; a name that matches no account is its own key. After a key's free failures, each further
+/// failure blocks the key for `baseDelay` seconds, doubling up to `maxDelay`; while blocked every
+/// attempt for it, right or wrong, is answered 429 with `Retry-After` (Parse code 155) without
+/// checking the password. The check and the count are one step (`admit`, before the hash), so
+/// parallel guesses cannot all pass an open window. A success forgets the account's failures and
+/// gives back the address's count; an address's failures are forgotten after `forgetAfter` seconds
+/// without one, so an attacker with one valid account cannot reset its address's count between
+/// guesses at other accounts.
 final class LoginThrottle: @unchecked Sendable {
     /// The throttle's numbers, each with its reason.
     struct Limits: Sendable {
@@ -36,42 +40,55 @@ final class LoginThrottle: @unchecked Sendable {
         self.metrics = metrics
     }
 
-    /// The counting keys of an attempt: the username (or email) and, when counted, the address.
+    /// The counting keys of an attempt: the account (nil for input that can name none) and, when
+    /// counted, the address.
     struct Keys: Sendable {
-        var account: String
+        var account: String?
         var address: String?
     }
 
-    /// The keys for a login by `username` (or `email`, case-folded) from `address` (`ip:port` or `[ip6]:port`).
-    func keys(username: String?, email: String?, address: String?) -> Keys {
-        let account = username.map { "username:" + $0 } ?? "email:" + (email ?? "").lowercased()
+    /// The keys for a login from `address` (`ip:port` or `[ip6]:port`): `user:<objectId>` for an
+    /// existing account (`userId`), else the username or the case-folded email it named; no
+    /// account key when `overLong` (such input names no account, and must not grow the table).
+    func keys(userId: String?, username: String?, email: String?, overLong: Bool, address: String?) -> Keys {
+        var account: String?
+        if !overLong {
+            account = userId.map { "user:" + $0 } ?? username.map { "username:" + $0 } ?? "email:" + (email ?? "").lowercased()
+        }
         let ip = limits.freeFailuresPerAddress > 0 ? address.flatMap(Self.host) : nil
         return Keys(account: account, address: ip.map { "address:" + $0 })
     }
 
-    /// Throws `AccountError.throttled` while either key is blocked.
-    func check(_ keys: Keys) throws {
-        let seconds = try failures.blockedSeconds(keys: [keys.account] + (keys.address.map { [$0] } ?? []))
-        if seconds > 0 {
-            metrics?.loginAttempts(outcome: "throttled")
-            throw AccountError.throttled(retryAfterSeconds: max(1, seconds))
-        }
+    /// An attempt `admit` let through: its keys, and each key's failures with it counted.
+    struct Attempt: Sendable {
+        var keys: Keys
+        var failures: [(key: String, count: Int, free: Int)]
     }
 
-    /// Counts a failure against both keys and blocks those past their free failures.
-    func recordFailure(_ keys: Keys) throws {
-        metrics?.loginAttempts(outcome: "failure")
-        let accountCount = try failures.recordFailure(key: keys.account, forgetAfter: limits.forgetAfter)
-        if let delay = delay(failures: accountCount, free: limits.freeFailuresPerUsername) {
-            try failures.block(key: keys.account, seconds: delay)
-        }
-        if let address = keys.address {
-            let addressCount = try failures.recordFailure(key: address, forgetAfter: limits.forgetAfter)
-            if let delay = delay(failures: addressCount, free: limits.freeFailuresPerAddress) {
-                try failures.block(key: address, seconds: delay)
+    /// Checks and counts an attempt, the address first, before its password is hashed; throws
+    /// `AccountError.throttled` while either key is blocked.
+    func admit(_ keys: Keys) throws -> Attempt {
+        var attempt = Attempt(keys: keys, failures: [])
+        let counted = [(keys.address, limits.freeFailuresPerAddress), (keys.account, limits.freeFailuresPerUsername)]
+        for case (let key?, let free) in counted {
+            let admission = try failures.admit(key: key, backoff: backoff(free: free))
+            if admission.blockedSeconds > 0 {
+                metrics?.loginAttempts(outcome: "throttled")
+                throw AccountError.throttled(retryAfterSeconds: admission.blockedSeconds)
             }
+            attempt.failures.append((key, admission.failures, free))
         }
-        // Now and then, the rows of keys long quiet go (one statement per 100 failures).
+        return attempt
+    }
+
+    /// Notes a failed attempt (`admit` already counted it): a key it took past its free failures
+    /// is blocked from now (the block `admit` set kept parallel guesses out meanwhile). Now and
+    /// then deletes the rows of keys long quiet (one statement per 100 failures).
+    func recordFailure(_ attempt: Attempt) throws {
+        metrics?.loginAttempts(outcome: "failure")
+        for failure in attempt.failures {
+            if let delay = delay(failures: failure.count, free: failure.free) { try failures.block(key: failure.key, seconds: delay) }
+        }
         let sweep = lock.withLock { () -> Bool in
             failuresSeen += 1
             return failuresSeen % 100 == 0
@@ -79,18 +96,24 @@ final class LoginThrottle: @unchecked Sendable {
         if sweep { try failures.deleteStale(forgetAfter: limits.forgetAfter) }
     }
 
-    /// Forgets the account key's failures after a successful login.
+    /// Forgets the account's failures after a successful login and gives back the address's count.
     func recordSuccess(_ keys: Keys) throws {
         metrics?.loginAttempts(outcome: "success")
-        try failures.reset(key: keys.account)
+        if let account = keys.account { try failures.reset(key: account) }
+        if let address = keys.address { try failures.giveBack(key: address) }
     }
 
     /// The block after the `failures`-th failure: none within the free ones, then
-    /// `baseDelay`·2^(failures − free − 1) seconds, at most `maxDelay`.
+    /// `baseDelay`·2^(failures − free − 1) seconds, at most `maxDelay` (as `admit` computes it).
     func delay(failures: Int, free: Int) -> TimeInterval? {
         guard failures > free else { return nil }
         let doublings = min(failures - free - 1, 30)
         return min(limits.maxDelay, limits.baseDelay * pow(2, Double(doublings)))
+    }
+
+    private func backoff(free: Int) -> LoginFailureRepository.Backoff {
+        LoginFailureRepository.Backoff(
+            free: free, baseDelay: limits.baseDelay, maxDelay: limits.maxDelay, forgetAfter: limits.forgetAfter)
     }
 
     /// The host part of a peer address as the HTTP layer writes it (`1.2.3.4:5678`, `[::1]:5678`).

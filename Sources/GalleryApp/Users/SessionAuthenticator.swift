@@ -62,6 +62,13 @@ public final class SessionAuthenticator: @unchecked Sendable {
         return found.userId
     }
 
+    /// The live session of `token` read from the database, never the cache (a LiveQuery
+    /// subscription keeps it, and times its expiry), or 209.
+    func liveSession(for token: SessionToken) throws -> SessionRepository.Found {
+        guard token.isPlausible, let found = try sessions.find(tokenHash: token.hash) else { throw ParseError.invalidSessionToken() }
+        return found
+    }
+
     /// Forgets a token (logout, revocation, password change) so this process stops accepting it at once.
     func forget(_ token: SessionToken) {
         forget(hash: token.hash)

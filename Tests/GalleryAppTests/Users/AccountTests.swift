@@ -189,7 +189,7 @@ import Testing
             $0.loginFreeFailuresPerAddress = 0
         }
         defer { server.stop() }
-        _ = try Self.signUp(server, "grace", "right")
+        let (graceId, _) = try Self.signUp(server, "grace", "right")
         #expect(try Self.logIn(server, "grace", "wrong").status == 404)
         #expect(try Self.logIn(server, "grace", "wrong").status == 404)
         // The third failure is still answered 101, and blocks the username for 1 s.
@@ -202,7 +202,7 @@ import Testing
         #expect(try Self.logIn(server, "someone-else", "wrong").status == 404)
         // Kept in PostgreSQL, so every instance sees the block.
         let connection = try PostgresConnection(url: server.application.configuration.databaseURL)
-        #expect(try connection.query("select count(*)::bigint from login_failures where key = 'username:grace' and blocked_until is not null")
+        #expect(try connection.query("select count(*)::bigint from login_failures where key = $1 and blocked_until is not null", ["user:" + graceId])
             .first!.decode(Int.self, 0) == 1)
 
         Thread.sleep(forTimeInterval: 1.1)
