@@ -348,9 +348,11 @@ public final class GalleryApplication: @unchecked Sendable {
     /// The signed asset URLs' expiry now (it changes once per window), nil when they are not signed.
     public var assetURLWindow: Int64? { assetSigner?.expiresNow() }
 
-    /// `assetURLVersion` for a window `assetURLWindow` gave.
+    /// `assetURLVersion` for a window `assetURLWindow` gave. Names the URL form too: a client
+    /// holding answers with query-signed URLs (before the signature moved into the path) gets the
+    /// path form instead of a 304.
     public static func assetURLVersion(window: Int64?) -> String {
-        window.map { "signed:\($0)" } ?? "public"
+        window.map { "signed-path:\($0)" } ?? "public"
     }
 
     /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,
