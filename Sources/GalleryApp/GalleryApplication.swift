@@ -42,6 +42,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let classChanges: ClassChangeSequences
     /// Finds' tag inputs and rendered answers (`manifest_cache_bytes`).
     let manifestCache: ManifestCache
+    /// Answers to creates sent with `X-Parse-Request-Id`, and the timer deleting expired ones.
+    let idempotency: ParseRequestIdempotency
     /// Signs the asset URLs handed out and checks them at the bucket; nil when `bucket_public`
     /// is set, or when no usable `url_signing_key` is (the bucket then refuses every request).
     public let assetSigner: AssetURLSigner?
@@ -108,6 +110,7 @@ public final class GalleryApplication: @unchecked Sendable {
         trash = TrashService(pool: pool, store: blobs, logger: logger)
         classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
         manifestCache = ManifestCache(maxBytes: configuration.manifestCacheBytes)
+        idempotency = ParseRequestIdempotency(pool: pool)
         sessions = SessionAuthenticator(sessions: SessionRepository(pool: pool))
         accounts = AccountService(
             pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger)
@@ -153,7 +156,7 @@ public final class GalleryApplication: @unchecked Sendable {
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
                 classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
-                ownership: OwnershipRepository(pool: pool), idempotency: ParseRequestIdempotency(pool: pool),
+                ownership: OwnershipRepository(pool: pool), idempotency: idempotency,
                 currentPublicURL: { [unowned self] in self.publicURL },
                 currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
@@ -368,6 +371,7 @@ public final class GalleryApplication: @unchecked Sendable {
         workers?.stop()
         server?.wait()
         classChanges.stop()
+        idempotency.stop()
         pool.shutdown()
         stopped.signal()
     }
