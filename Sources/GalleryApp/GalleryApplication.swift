@@ -113,7 +113,8 @@ public final class GalleryApplication: @unchecked Sendable {
         idempotency = ParseRequestIdempotency(pool: pool)
         sessions = SessionAuthenticator(sessions: SessionRepository(pool: pool))
         accounts = AccountService(
-            pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger)
+            pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger,
+            hasher: PasswordHasher(cost: configuration.passwordHashCost))
         router = HTTPRouter()
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
@@ -144,7 +145,7 @@ public final class GalleryApplication: @unchecked Sendable {
     private func registerRoutes() {
         let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
         let api = ParseAPI(application: self)
-        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys)
+        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger)
             .register(on: router)
         BucketRoutes(
             bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
@@ -190,6 +191,9 @@ public final class GalleryApplication: @unchecked Sendable {
             livePath: liveQuery.path,
             appID: configuration.appID, restKeyRequired: configuration.restKey != nil,
             signupOpen: configuration.signupOpen,
+            pagePolicy: { [unowned self] in
+                SecurityHeaders.pagePolicy(publicURL: self.publicURL, assetURLPrefix: self.assetURLPrefix)
+            },
             accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, logger: logger
         ).register(on: router)
     }
@@ -295,6 +299,7 @@ public final class GalleryApplication: @unchecked Sendable {
         http.timeouts.minimumResponseRate = Double(configuration.minResponseRate)
         http.timeouts.minimumRateGrace = Double(configuration.rateGraceMs) / 1000
         http.drainTimeout = Double(configuration.drainTimeoutMs) / 1000
+        http.defaultHeaders = SecurityHeaders.defaults
         // Before the first request: until it has read the sequences, finds simply get no 304.
         classChanges.start()
         http.accessLog.format = HTTPAccessLogFormat(rawValue: configuration.accessLog) ?? .text
