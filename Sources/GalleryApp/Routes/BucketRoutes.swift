@@ -35,6 +35,9 @@ struct BucketRoutes {
         case signed(AssetURLSigner?)
     }
 
+    /// The `Cache-Control` of signed answers, shared by the routes of this bucket.
+    let privateHeaders = PrivateCacheHeaders()
+
     /// 307: the client repeats the same request at `Location` (RFC 9110 §15.4.8).
     static let temporaryRedirect = HTTPStatus(307, "Temporary Redirect")
 
@@ -47,13 +50,13 @@ struct BucketRoutes {
         let prefix = "/" + bucket
         let errors = S3ErrorResponder(bucket: bucket, logger: logger)
         router.mount(prefix: prefix, errorResponder: errors)
-        let store = self.store, access = self.access
+        let store = self.store, access = self.access, privateHeaders = self.privateHeaders
         if let remote {
             let proxy = redirect ? nil : self.proxy ?? BucketProxy(remote: remote, maxStreams: 64, bufferBytes: 256 << 10, logger: logger)
             let seconds = self.presignedSeconds
             // Talks to the object store (until its answer head is in): blocking, so on the handler pool.
             router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: true) { request in
-                let (key, headers) = try Self.authorize(request, access)
+                let (key, headers) = try Self.authorize(request, access, privateHeaders)
                 return try Self.getRemote(
                     request, key: key, headers: headers, remote: remote, proxy: proxy, presignedSeconds: seconds, errors: errors)
             })
@@ -61,7 +64,7 @@ struct BucketRoutes {
         }
         // Serving is a stat and a sendfile: cheap enough to run inline on the connection's queue.
         router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: false) { request in
-            let (key, headers) = try Self.authorize(request, access)
+            let (key, headers) = try Self.authorize(request, access, privateHeaders)
             return try Self.get(request, key: key, headers: headers, store: store, errors: errors)
         })
     }
@@ -72,13 +75,15 @@ struct BucketRoutes {
     /// have passed nor lie beyond what this server issues (`AssetURLError`, a 403 `AccessDenied`).
     /// A hash (or a cache hit) and a clock read, no database. A signed answer may be kept only by
     /// the client, and only until its signature expires; a public one by anyone, for a year.
-    static func authorize(_ request: HTTPRequest, _ access: Access) throws -> (key: String, headers: HTTPHeaders) {
+    static func authorize(
+        _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders
+    ) throws -> (key: String, headers: HTTPHeaders) {
         let captured = request.pathParameters["key"] ?? ""
         guard case .signed(let signer) = access else { return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders) }
         guard let signer else { throw AssetURLError.noSigningKey }
         let now = Int64(time(nil))
         let (key, expires) = try signer.verify(captured: captured, query: request.query, now: now)
-        return (key, ["Cache-Control": "private, max-age=\(expires - now)"])
+        return (key, privateHeaders.headers(maxAge: expires - now))
     }
 
     /// Added to every public answer; built once (HTTPFileResponse copies it into each response).
