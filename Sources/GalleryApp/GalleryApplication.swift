@@ -42,6 +42,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let classChanges: ClassChangeSequences
     /// Finds' tag inputs and rendered answers (`manifest_cache_bytes`).
     let manifestCache: ManifestCache
+    /// Answers to creates sent with `X-Parse-Request-Id`, and the timer deleting expired ones.
+    let idempotency: ParseRequestIdempotency
     /// Signs the asset URLs handed out and checks them at the bucket; nil when `bucket_public`
     /// is set, or when no usable `url_signing_key` is (the bucket then refuses every request).
     public let assetSigner: AssetURLSigner?
@@ -111,9 +113,11 @@ public final class GalleryApplication: @unchecked Sendable {
         trash = TrashService(pool: pool, store: blobs, logger: logger)
         classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
         manifestCache = ManifestCache(maxBytes: configuration.manifestCacheBytes)
+        idempotency = ParseRequestIdempotency(pool: pool)
         sessions = SessionAuthenticator(sessions: SessionRepository(pool: pool))
         accounts = AccountService(
-            pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger)
+            pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger,
+            hasher: PasswordHasher(cost: configuration.passwordHashCost))
         router = HTTPRouter()
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
@@ -144,7 +148,7 @@ public final class GalleryApplication: @unchecked Sendable {
     private func registerRoutes() {
         let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
         let api = ParseAPI(application: self)
-        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys)
+        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger)
             .register(on: router)
         BucketRoutes(
             bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
@@ -156,7 +160,7 @@ public final class GalleryApplication: @unchecked Sendable {
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
                 classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
-                ownership: OwnershipRepository(pool: pool), idempotency: ParseRequestIdempotency(pool: pool),
+                ownership: OwnershipRepository(pool: pool), idempotency: idempotency,
                 currentPublicURL: { [unowned self] in self.publicURL },
                 currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
@@ -197,6 +201,9 @@ public final class GalleryApplication: @unchecked Sendable {
             livePath: liveQuery.path,
             appID: configuration.appID, restKeyRequired: configuration.restKey != nil,
             signupOpen: configuration.signupOpen,
+            pagePolicy: { [unowned self] in
+                SecurityHeaders.pagePolicy(publicURL: self.publicURL, assetURLPrefix: self.assetURLPrefix)
+            },
             accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, logger: logger
         ).register(on: router)
     }
@@ -302,6 +309,7 @@ public final class GalleryApplication: @unchecked Sendable {
         http.timeouts.minimumResponseRate = Double(configuration.minResponseRate)
         http.timeouts.minimumRateGrace = Double(configuration.rateGraceMs) / 1000
         http.drainTimeout = Double(configuration.drainTimeoutMs) / 1000
+        http.defaultHeaders = SecurityHeaders.defaults
         // Before the first request: until it has read the sequences, finds simply get no 304.
         classChanges.start()
         http.accessLog.format = HTTPAccessLogFormat(rawValue: configuration.accessLog) ?? .text
@@ -358,9 +366,11 @@ public final class GalleryApplication: @unchecked Sendable {
     /// The signed asset URLs' expiry now (it changes once per window), nil when they are not signed.
     public var assetURLWindow: Int64? { assetSigner?.expiresNow() }
 
-    /// `assetURLVersion` for a window `assetURLWindow` gave.
+    /// `assetURLVersion` for a window `assetURLWindow` gave. Names the URL form too: a client
+    /// holding answers with query-signed URLs (before the signature moved into the path) gets the
+    /// path form instead of a 304.
     public static func assetURLVersion(window: Int64?) -> String {
-        window.map { "signed:\($0)" } ?? "public"
+        window.map { "signed-path:\($0)" } ?? "public"
     }
 
     /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,
@@ -376,6 +386,7 @@ public final class GalleryApplication: @unchecked Sendable {
         workers?.stop()
         server?.wait()
         classChanges.stop()
+        idempotency.stop()
         pool.shutdown()
         stopped.signal()
     }

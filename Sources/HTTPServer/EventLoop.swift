@@ -21,7 +21,7 @@ final class EventLoop: @unchecked Sendable {
     /// Monotonic nanoseconds at the last wake-up, used for every deadline set during it.
     private(set) var now: UInt64 = monotonicNanoseconds()
     /// Formats response heads and caches the Date header.
-    var encoder = HTTPResponseEncoder()
+    var encoder: HTTPResponseEncoder
     /// Set by shutdown: no more accepting, responses close their connections.
     private(set) var draining = false
     private var forceStop = false
@@ -46,6 +46,7 @@ final class EventLoop: @unchecked Sendable {
         self.server = server
         self.listener = listener
         self.requestIDs = HTTPRequestIDGenerator(serverPrefix: requestPrefix, loopIndex: index)
+        self.encoder = HTTPResponseEncoder(defaultHeaders: server.configuration.defaultHeaders)
         // Deadlines are checked a few times per shortest timeout, at most every 250 ms.
         let t = server.configuration.timeouts
         let shortest = min(t.headerRead, t.idleKeepAlive, t.bodyRead, t.write, t.lingerTimeout)

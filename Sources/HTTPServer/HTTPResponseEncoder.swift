@@ -2,6 +2,17 @@
 /// response rules: gzip, `Vary`, the framing fields the server owns. One per event loop.
 struct HTTPResponseEncoder {
     private var date = HTTPDate()
+    /// `HTTPServerConfiguration.defaultHeaders`: each name, and its whole line ready to append.
+    private let defaults: [(name: String, line: [UInt8])]
+
+    /// An encoder adding `defaultHeaders` (the first 64) to responses that do not set them.
+    init(defaultHeaders: HTTPHeaders = HTTPHeaders()) {
+        defaults = defaultHeaders.fields.prefix(64).compactMap { field in
+            let line = Array("\(field.name): \(field.value)\r\n".utf8)
+            // A line break would split the head (RFC 9110 §5.5): such a field is never written.
+            return line.dropLast(2).contains(where: { $0 == 13 || $0 == 10 }) ? nil : (field.name, line)
+        }
+    }
 
     /// Compresses the body with gzip when the client accepts it, the type is compressible, the body is
     /// over 1 KiB, the handler did not encode it already and the status is not 206 or 304. Adds
@@ -48,8 +59,12 @@ struct HTTPResponseEncoder {
 
         var handlerSetDate = false
         var handlerSetServer = false
+        var handlerSetDefaults: UInt64 = 0
         for field in response.headers.fields {
             let name = field.name
+            for (i, fallback) in defaults.enumerated() where name.caseInsensitiveEquals(fallback.name) {
+                handlerSetDefaults |= 1 << UInt64(i)
+            }
             switch name.utf8.count {
             case 4 where name.caseInsensitiveEquals("Date"):
                 handlerSetDate = true
@@ -81,6 +96,9 @@ struct HTTPResponseEncoder {
             Self.append("\r\n", to: &out)
         }
         if !handlerSetServer { Self.append("Server: galleryd\r\n", to: &out) }
+        for (i, fallback) in defaults.enumerated() where handlerSetDefaults & (1 << UInt64(i)) == 0 {
+            out.append(contentsOf: fallback.line)
+        }
         Self.append("X-Request-Id: ", to: &out)
         Self.withBytes(requestID) { out.append(contentsOf: $0) }
         Self.append("\r\n", to: &out)

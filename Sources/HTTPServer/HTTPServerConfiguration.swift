@@ -30,6 +30,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var accessLog = HTTPAccessLogConfiguration()
     /// An already-listening socket to serve on instead of binding `host:port` (systemd socket activation).
     public var listenFileDescriptor: Int32? = nil
+    /// Fields added to every response the server writes (handlers', error responders', its own
+    /// 404s and 503s) unless the response sets a field of the same name: security policies such as
+    /// `X-Content-Type-Options`. At most 64.
+    public var defaultHeaders = HTTPHeaders()
 
     /// The defaults: `[::]:8080`.
     public init() {}

@@ -136,7 +136,8 @@ enum LoggingBootstrap {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            // Request paths and other client text reach the log: one line stays one line.
+            return ControlEscapingLogHandler(wrapping: handler)
         }
     }
 }

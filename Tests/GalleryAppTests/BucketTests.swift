@@ -29,6 +29,17 @@ import Testing
         try RawHTTP.exchange(port: server.application.port, head: "\(method) \(target) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
     }
 
+    @Test func publicBucket_ServesURLsSignedInThePath_AsPlainOnes_WithImmutableCaching() throws {
+        // A URL handed out while the bucket was private keeps working once it is public.
+        let signer = AssetURLSigner(key: TestServer.urlSigningKey, bucket: "bucket", windowSeconds: 60, validitySeconds: 60)
+        let blobKey = String(key.dropFirst("/bucket/".count))
+        let signed = "/bucket/" + String(decoding: signer.pathSegment(forKey: blobKey, expires: signer.expiresNow()), as: UTF8.self) + blobKey
+        let r = try get(signed)
+        #expect(r.status == 200)
+        #expect([UInt8](r.body) == jpeg)
+        #expect(r.header("Cache-Control") == "public, max-age=31536000, immutable")
+    }
+
     @Test func get_ServesTheBlob_WithValidatorsAndImmutableCaching() throws {
         let r = try get()
         #expect(r.status == 200)

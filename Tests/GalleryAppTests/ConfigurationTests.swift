@@ -84,10 +84,10 @@ import Testing
     c.databaseURL = "postgresql:///x"
     c.masterKey = "short"
     #expect(throws: ConfigurationError.self) { try c.validateForServing() }
-    c.masterKey = String(repeating: "k", count: 16)
+    c.masterKey = "k3y-of-sixteen-c"
     // The bucket is private by default: serving needs the key that signs asset URLs too.
     #expect(throws: ConfigurationError.self) { try c.validateForServing() }
-    c.urlSigningKey = String(repeating: "s", count: 32)
+    c.urlSigningKey = "signing-key-of-thirty-two-chars!"
     try c.validateForServing()
 }
 

@@ -184,8 +184,7 @@ import Testing
         func expires(_ response: RawHTTP.Response) -> Int? {
             let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
             let url = ((object?["results"] as? [[String: Any]])?.first?["original"] as? [String: Any])?["url"] as? String
-            let item = url.flatMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "X-Gallery-Expires" } }
-            return item?.value.flatMap { Int($0) }
+            return url.flatMap { URL(string: $0) }.flatMap { SignedAssetURLTests.parts($0.path) }.map { Int($0.expires) }
         }
         // Start just after a window began, so two requests fall in the same window.
         let signer = try #require(server.application.assetSigner)

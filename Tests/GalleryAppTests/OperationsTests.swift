@@ -1,4 +1,7 @@
 import Foundation
+import HTTPServer
+import Logging
+import Postgres
 import Testing
 @testable import GalleryApp
 
@@ -22,6 +25,33 @@ import Testing
         let r = try server.request("GET", "/ready", appID: nil)
         #expect(r.status == 503)
         #expect((r.json["reason"] as? String)?.contains("migrations") == true)
+    }
+
+    @Test func ready_WithTheDatabaseDown_SaysSoGenerically_TheDriverTextOnlyToTheMasterKey() throws {
+        // Nothing listens on port 9 of loopback; the URL names a user and database an attacker would like to learn.
+        let pool = PostgresPool(configuration: PostgresPoolConfiguration(
+            url: "postgresql://secret_operator@127.0.0.1:9/secret_db", size: 1, acquireTimeout: 5, connectTimeout: 2))
+        defer { pool.shutdown() }
+        let router = HTTPRouter()
+        let keys = KeyChecker(appID: TestServer.appID, restKey: nil, masterKey: TestServer.masterKey)
+        OperationsRoutes(
+            configuration: GalleryConfiguration(), pool: pool, migrator: Migrator(pool: pool, migrations: []),
+            metrics: GalleryMetrics(), keys: keys, logger: Logger(label: "test")
+        ).register(on: router)
+        let route = try #require(router.route(method: .get, path: "/ready")).route
+        func ready(_ headers: HTTPHeaders) throws -> (status: Int, reason: String) {
+            let response = try route.handler.handle(HTTPRequest(method: .get, target: "/ready", headers: headers))
+            guard case .bytes(let body) = response.body,
+                let json = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+            else { return (response.status.code, "") }
+            return (response.status.code, json["reason"] as? String ?? "")
+        }
+        let anyone = try ready([:])
+        #expect(anyone.status == 503)
+        #expect(anyone.reason == "database unreachable")
+        let master = try ready(["X-Parse-Master-Key": TestServer.masterKey])
+        #expect(master.status == 503)
+        #expect(master.reason.hasPrefix("database unreachable: ") && master.reason.contains("127.0.0.1"), "\(master.reason)")
     }
 
     @Test func metrics_NeedTheMasterKey_AndCountRequestsByRoutePattern() throws {

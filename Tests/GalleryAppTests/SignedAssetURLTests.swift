@@ -1,10 +1,14 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import GalleryTestSupport
 import Testing
 @testable import GalleryApp
 
-/// Private assets (`bucket_public = false`, the default): every asset URL handed out is signed,
-/// and the bucket serves only signed, unexpired URLs, answering anything else 403 `AccessDenied`.
+/// Private assets (`bucket_public = false`, the default): every asset URL handed out is signed in
+/// its path, and the bucket serves only signed, unexpired URLs (in the path, or the query of URLs
+/// handed out before), answering anything else 403 `AccessDenied`.
 @Suite(.serialized) final class SignedAssetURLTests {
     let server: TestServer
     let jpeg: [UInt8]
@@ -41,15 +45,26 @@ import Testing
             port: server.application.port, head: "\(method) \(target) HTTP/1.1\r\nHost: t\r\n\(headers)Connection: close\r\n\r\n")
     }
 
-    var target: String { url.path + "?" + (url.query ?? "") }
+    /// The URL as requested: path only, the signature is in it.
+    var target: String { url.path }
 
-    func query(_ target: String) -> [String: String] {
-        var items: [String: String] = [:]
-        for part in (target.split(separator: "?").last ?? "").split(separator: "&") {
-            let pair = part.split(separator: "=", maxSplits: 1)
-            items[String(pair[0])] = pair.count > 1 ? String(pair[1]) : ""
-        }
-        return items
+    /// The parts of a signed path: `/bucket/s/<expires>/<signature>/<key>`.
+    static func parts(_ path: String) -> (expires: Int64, signature: String, key: String)? {
+        let segments = path.split(separator: "/", maxSplits: 4, omittingEmptySubsequences: false)
+        guard segments.count == 5, segments[1] == "bucket", segments[2] == "s", let expires = Int64(segments[3]) else { return nil }
+        return (expires, String(segments[4].prefix(while: { $0 != "/" })), String(segments[4].drop(while: { $0 != "/" }).dropFirst()))
+    }
+
+    /// The URL's parts; the tests below rebuild or tamper with them.
+    var signed: (expires: Int64, signature: String, key: String) { Self.parts(url.path)! }
+
+    /// A path of the path form from its parts.
+    static func path(_ key: String, expires: Int64, signature: String) -> String { "/bucket/s/\(expires)/\(signature)/\(key)" }
+
+    /// A URL of the query form, as handed out before signatures moved into the path.
+    func queryForm(_ key: String, expires: Int64, signer: AssetURLSigner? = nil) -> String {
+        let signature = String(decoding: (signer ?? self.signer).signature(key: Array(key.utf8), expires: expires), as: UTF8.self)
+        return "/bucket/\(key)?\(AssetURLSigner.expiresParameter)=\(expires)&\(AssetURLSigner.signatureParameter)=\(signature)"
     }
 
     func expectAccessDenied(_ response: RawHTTPResponse, _ message: String = "Access Denied", _ comment: Comment? = nil) {
@@ -63,6 +78,16 @@ import Testing
         #expect(response.header("Cache-Control") == "no-store", comment)
     }
 
+    /// A signed answer may be kept by the client alone, and only until its signature expires.
+    func expectPrivateUntilExpiry(_ response: RawHTTPResponse, expires: Int64, _ comment: Comment? = nil) throws {
+        let value = try #require(response.header("Cache-Control"), comment)
+        #expect(value.hasPrefix("private, max-age="), comment)
+        #expect(!value.contains("public") && !value.contains("immutable"), comment)
+        let maxAge = try #require(Int64(value.dropFirst("private, max-age=".count)), comment)
+        let left = expires - Int64(Date().timeIntervalSince1970)
+        #expect(maxAge <= left + 1 && maxAge >= left - 5, "max-age \(maxAge), \(left) s left; \(comment?.description ?? "")")
+    }
+
     @Test func defaults_AreAPrivateBucket_AUrlStableForADay_AndValidForSevenDays() {
         let defaults = GalleryConfiguration()
         #expect(defaults.bucketPublic == false)
@@ -71,10 +96,10 @@ import Testing
         #expect(defaults.urlValiditySeconds == 604_800)
     }
 
-    @Test func upload_AnswersASignedURL_ThatTheBucketServes() throws {
-        let items = query(target)
-        let expires = try #require(items[AssetURLSigner.expiresParameter].flatMap { Int64($0) })
-        let signature = try #require(items[AssetURLSigner.signatureParameter])
+    @Test func upload_AnswersAURLSignedInItsPath_ThatTheBucketServes_CachedPrivatelyUntilItExpires() throws {
+        #expect(url.query == nil, "\(url)")
+        let (expires, signature, key) = try #require(Self.parts(url.path), "\(url)")
+        #expect(key.hasPrefix("originals/") && key.hasSuffix(".jpg"))
         #expect(signature.count == 43, "base64url of 32 bytes, unpadded: \(signature)")
         #expect(signature.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
         let now = Int64(Date().timeIntervalSince1970)
@@ -82,12 +107,56 @@ import Testing
         let r = try get(target)
         #expect(r.status == 200)
         #expect(r.body == jpeg)
+        try expectPrivateUntilExpiry(r, expires: expires)
+    }
+
+    /// `ParseFile.fetch()` of the Parse Swift SDK (API+Command.swift, `prepareURLRequest`) builds
+    /// `URLComponents(url: url, resolvingAgainstBaseURL: false)`, sets `queryItems` to its
+    /// parameters (nil for a download) and requests `components.url` with its Parse headers.
+    @Test func parseSwiftFetch_RebuildsTheURLWithoutItsQuery_AndStillGetsTheImage() throws {
+        func fetch(_ url: URL) throws -> TestServer.Response {
+            var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+            components.queryItems = nil
+            var request = URLRequest(url: try #require(components.url))
+            request.allHTTPHeaderFields = ["X-Parse-Application-Id": TestServer.appID, "X-Parse-Client-Version": "swift5.11.0"]
+            request.httpMethod = "GET"
+            return try TestServer.send(request)
+        }
+        let fetched = try fetch(url)
+        #expect(fetched.status == 200)
+        #expect([UInt8](fetched.body) == jpeg)
+        // The same photo's derivatives, as a find hands them to the SDK.
+        let photo = try server.uploadPhoto(try TestJPEG.make(width: 96, height: 64, seed: 59), name: "f.jpg")
+        #expect(try server.waitForProcessing(photo) == "ready")
+        let object = try server.request("GET", "/parse/classes/Photo/\(photo)").json
+        for field in ["original", "thumbnail", "preview"] {
+            let text = try #require((object[field] as? [String: Any])?["url"] as? String)
+            let answer = try fetch(try #require(URL(string: text)))
+            #expect(answer.status == 200, "\(field): \(text)")
+            #expect(answer.header("Content-Type") == "image/jpeg", "\(field)")
+        }
+        // What the SDK got before: the query form loses its signature in the rebuild.
+        let old = try #require(URL(string: server.baseURL + queryForm(signed.key, expires: signed.expires)))
+        #expect(try fetch(old).status == 403)
+    }
+
+    @Test func queryForm_HandedOutBefore_IsStillServed_PrivatelyCached() throws {
+        let (expires, _, key) = signed
+        let old = queryForm(key, expires: expires)
+        let r = try get(old)
+        #expect(r.status == 200)
+        #expect(r.body == jpeg)
+        try expectPrivateUntilExpiry(r, expires: expires)
+        // An extra parameter (a client's cache buster) does no harm, in either form.
+        #expect(try get(old + "&v=2").status == 200)
+        #expect(try get(target + "?v=2").status == 200)
     }
 
     @Test func missingSignature_Is403AccessDenied_ForAnExistingKeyAndAMissingOne() throws {
-        expectAccessDenied(try get(url.path), "Access Denied", "no query")
-        expectAccessDenied(try get(url.path + "?\(AssetURLSigner.expiresParameter)=\(query(target)[AssetURLSigner.expiresParameter]!)"))
-        expectAccessDenied(try get(url.path + "?\(AssetURLSigner.signatureParameter)=\(query(target)[AssetURLSigner.signatureParameter]!)"))
+        let (expires, signature, key) = signed
+        expectAccessDenied(try get("/bucket/" + key), "Access Denied", "no signature")
+        expectAccessDenied(try get("/bucket/\(key)?\(AssetURLSigner.expiresParameter)=\(expires)"))
+        expectAccessDenied(try get("/bucket/\(key)?\(AssetURLSigner.signatureParameter)=\(signature)"))
         // A key that does not exist says no more than one that does: 403, not 404.
         expectAccessDenied(try get("/bucket/originals/" + String(repeating: "0", count: 64) + ".jpg"))
         let head = try get("/bucket/thumbnails/nosuchid00.jpg", method: "HEAD")
@@ -96,45 +165,66 @@ import Testing
     }
 
     @Test func tamperedPathExpiryOrSignature_Is403AccessDenied() throws {
-        let items = query(target)
-        let expires = items[AssetURLSigner.expiresParameter]!
-        let signature = items[AssetURLSigner.signatureParameter]!
-        let e = AssetURLSigner.expiresParameter, s = AssetURLSigner.signatureParameter
+        let (expires, signature, key) = signed
         var flipped = Array(signature)
         flipped[10] = flipped[10] == "A" ? "B" : "A"
+        let other = AssetURLSigner(
+            key: "another-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400, validitySeconds: 604_800)
         let cases: [(String, String)] = [
-            ("another key, this signature", "/bucket/thumbnails/nosuchid00.jpg?\(e)=\(expires)&\(s)=\(signature)"),
-            ("the path changed", url.path.replacingOccurrences(of: "originals/", with: "previews/") + "?\(e)=\(expires)&\(s)=\(signature)"),
-            ("a later expiry", url.path + "?\(e)=\(Int64(expires)! + 1)&\(s)=\(signature)"),
-            ("an earlier expiry", url.path + "?\(e)=\(Int64(expires)! - 86_400)&\(s)=\(signature)"),
-            ("one character of the signature", url.path + "?\(e)=\(expires)&\(s)=\(String(flipped))"),
-            ("a truncated signature", url.path + "?\(e)=\(expires)&\(s)=\(signature.dropLast())"),
-            ("an empty signature", url.path + "?\(e)=\(expires)&\(s)="),
-            ("a hex signature", url.path + "?\(e)=\(expires)&\(s)=" + String(repeating: "ab", count: 32)),
-            ("expiry not digits", url.path + "?\(e)=\(expires)x&\(s)=\(signature)"),
-            ("expiry negative", url.path + "?\(e)=-\(expires)&\(s)=\(signature)"),
-            ("signature twice", target + "&\(s)=\(signature)"),
-            ("signed with another key", url.path + "?" + String(decoding: AssetURLSigner(
-                key: "another-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400, validitySeconds: 604_800
-            ).query(forKey: String(url.path.dropFirst("/bucket/".count)), expires: Int64(expires)!).dropFirst(), as: UTF8.self)),
+            ("another key, this signature", Self.path("thumbnails/nosuchid00.jpg", expires: expires, signature: signature)),
+            ("the key changed", Self.path(key.replacingOccurrences(of: "originals/", with: "previews/"), expires: expires, signature: signature)),
+            ("a later expiry", Self.path(key, expires: expires + 1, signature: signature)),
+            ("an earlier expiry", Self.path(key, expires: expires - 86_400, signature: signature)),
+            ("one character of the signature", Self.path(key, expires: expires, signature: String(flipped))),
+            ("a truncated signature", Self.path(key, expires: expires, signature: String(signature.dropLast()))),
+            ("an empty signature", Self.path(key, expires: expires, signature: "")),
+            ("a hex signature", Self.path(key, expires: expires, signature: String(repeating: "ab", count: 32))),
+            ("expiry not digits", "/bucket/s/\(expires)x/\(signature)/\(key)"),
+            ("expiry negative", "/bucket/s/-\(expires)/\(signature)/\(key)"),
+            ("expiry too long", "/bucket/s/0000000000000000000\(expires)/\(signature)/\(key)"),
+            ("no key", "/bucket/s/\(expires)/\(signature)/"),
+            ("signed with another key", "/bucket/" + String(decoding: other.pathSegment(forKey: key, expires: expires), as: UTF8.self) + key),
+            ("query form, the key changed", queryForm(key.replacingOccurrences(of: "originals/", with: "previews/"), expires: expires)
+                .replacingOccurrences(of: "previews/", with: "originals/")),
+            ("query form, signature twice", queryForm(key, expires: expires) + "&\(AssetURLSigner.signatureParameter)=\(signature)"),
+            ("query form, signed with another key", queryForm(key, expires: expires, signer: other)),
         ]
         for (name, target) in cases {
             expectAccessDenied(try get(target), "Access Denied", "\(name): \(target)")
         }
-        // The untampered URL still works, and extra parameters (a client's cache buster) do no harm.
+        // The untampered URL still works.
         #expect(try get(target).status == 200)
-        #expect(try get(target + "&v=2").status == 200)
+    }
+
+    @Test func expiryBeyondWhatTheServerIssues_IsRefused_WhateverItsSignature() throws {
+        // Signed with the server's own key (as someone holding a leaked key, or a URL from a
+        // misconfigured validity, would): an expiry past window + validity from now is refused.
+        let key = signed.key
+        let now = Int64(Date().timeIntervalSince1970)
+        let latest = now + 86_400 + 604_800
+        for expires in [latest + AssetURLSigner.clockSkewSeconds + 5, latest + 365 * 86_400, 999_999_999_999_999_999] {
+            let segment = String(decoding: signer.pathSegment(forKey: key, expires: expires), as: UTF8.self)
+            expectAccessDenied(try get("/bucket/" + segment + key), "Access Denied", "path form, \(expires)")
+            expectAccessDenied(try get(queryForm(key, expires: expires)), "Access Denied", "query form, \(expires)")
+        }
+        #expect(throws: AssetURLError.expiryTooLate(latest + 3_600)) {
+            _ = try signer.verify(captured: key, query: String(queryForm(key, expires: latest + 3_600).split(separator: "?")[1]), now: now)
+        }
+        // The latest expiry the server issues is served.
+        let segment = String(decoding: signer.pathSegment(forKey: key, expires: signer.expires(at: now)), as: UTF8.self)
+        #expect(try get("/bucket/" + segment + key).status == 200)
     }
 
     @Test func expiredSignature_Is403_RequestHasExpired() throws {
-        let key = String(url.path.dropFirst("/bucket/".count))
+        let key = signed.key
         let past = Int64(Date().timeIntervalSince1970) - 10
-        let expired = String(decoding: signer.query(forKey: key, expires: past), as: UTF8.self)
-        expectAccessDenied(try get(url.path + expired), "Request has expired")
+        let expired = String(decoding: signer.pathSegment(forKey: key, expires: past), as: UTF8.self)
+        expectAccessDenied(try get("/bucket/" + expired + key), "Request has expired")
+        expectAccessDenied(try get(queryForm(key, expires: past)), "Request has expired")
         // The same signer's current URL is the server's, byte for byte: the window makes it stable.
-        let current = String(decoding: signer.query(forKey: key, expires: signer.expiresNow()), as: UTF8.self)
-        #expect(url.path + current == target)
-        #expect(try get(url.path + current).status == 200)
+        let current = String(decoding: signer.pathSegment(forKey: key, expires: signer.expiresNow()), as: UTF8.self)
+        #expect("/bucket/" + current + key == target)
+        #expect(try get("/bucket/" + current + key).status == 200)
     }
 
     @Test func rangeHeadAndNotModified_WorkWithAValidSignature() throws {
@@ -148,9 +238,10 @@ import Testing
         let etag = try #require(head.header("ETag"))
         let cached = try get(target, headers: "If-None-Match: \(etag)\r\n")
         #expect(cached.status == 304)
+        try expectPrivateUntilExpiry(cached, expires: signed.expires)
         // Conditional and range requests without a signature are refused like any other.
-        expectAccessDenied(try get(url.path, headers: "If-None-Match: \(etag)\r\n"))
-        expectAccessDenied(try get(url.path, headers: "Range: bytes=0-9\r\n"))
+        expectAccessDenied(try get("/bucket/" + signed.key, headers: "If-None-Match: \(etag)\r\n"))
+        expectAccessDenied(try get("/bucket/" + signed.key, headers: "Range: bytes=0-9\r\n"))
     }
 
     @Test func everyAnswerWithFiles_CarriesSignedURLs_StableAcrossRequests_ThatServe() throws {
@@ -183,15 +274,16 @@ import Testing
         #expect(urls(try server.request("GET", "/parse/classes/Photo/\(photo)").json) == found)
         for text in found {
             let url = try #require(URL(string: text))
-            #expect(url.query?.contains(AssetURLSigner.signatureParameter + "=") == true, "\(text)")
-            #expect(try get(url.path + "?" + url.query!).status == 200, "\(text)")
-            expectAccessDenied(try get(url.path), "Access Denied", "\(text) unsigned")
+            #expect(url.query == nil, "\(text)")
+            let parts = try #require(Self.parts(url.path), "\(text)")
+            #expect(try get(url.path).status == 200, "\(text)")
+            expectAccessDenied(try get("/bucket/" + parts.key), "Access Denied", "\(text) unsigned")
         }
     }
 
     @Test func liveQueryEvents_CarryTheSameSignedURLs() throws {
         // The WebSocket server renders events with the application's encoder, as the routes do.
-        let key = String(url.path.dropFirst("/bucket/".count))
+        let key = signed.key
         let payload = #"{"className":"Photo","op":"insert","old":null,"new":{"object_id":"abc","created_at":"2026-11-23T06:00:00.123+00:00","original_key":"\#(key)"}}"#
         let event = try #require(LiveQueryEvent.decode(payload).event)
         let object = event.parseObject(event.new!, keys: nil, encoder: server.application.makeEncoder())
@@ -203,9 +295,9 @@ import Testing
         configuration.databaseURL = "postgresql://localhost/x"
         configuration.masterKey = TestServer.masterKey
         #expect(throws: ConfigurationError.self) { try configuration.validateForServing() }
-        configuration.urlSigningKey = String(repeating: "k", count: AssetURLSigner.minimumKeyLength - 1)
+        configuration.urlSigningKey = String(TestServer.urlSigningKey.prefix(AssetURLSigner.minimumKeyLength - 1))
         #expect(throws: ConfigurationError.self) { try configuration.validateForServing() }
-        configuration.urlSigningKey = String(repeating: "k", count: AssetURLSigner.minimumKeyLength)
+        configuration.urlSigningKey = String(TestServer.urlSigningKey.prefix(AssetURLSigner.minimumKeyLength))
         try configuration.validateForServing()
         configuration.urlSigningKey = nil
         configuration.bucketPublic = true
@@ -248,14 +340,14 @@ import Testing
             #expect(signer.expires(at: t) - t <= 604_800 + 86_400)
         }
         #expect(signer.expires(at: start + 86_400) == first + 86_400)
-        // Same key, same window: byte-identical queries (from the cache or not); another window: another.
-        let a = signer.query(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start + 5))
-        let b = signer.query(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start + 80_000))
-        let next = signer.query(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start + 86_400))
+        // Same key, same window: byte-identical segments (from the cache or not); another window: another.
+        let a = signer.pathSegment(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start + 5))
+        let b = signer.pathSegment(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start + 80_000))
+        let next = signer.pathSegment(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start + 86_400))
         #expect(a == b)
         #expect(a != next)
-        // After the cache moved on to the next window, the earlier window's query is still the same bytes.
-        #expect(signer.query(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start)) == a)
+        // After the cache moved on to the next window, the earlier window's segment is still the same bytes.
+        #expect(signer.pathSegment(forKey: "thumbnails/Ab3dE5fG7h.jpg", expires: signer.expires(at: start)) == a)
     }
 
     @Test func encoder_SignsEveryFileURL_AlsoForACDN_AndTheyVerify() throws {
@@ -266,17 +358,23 @@ import Testing
             publicURL: "https://photos.example", bucket: "bucket", assetURL: "https://cdn.example.com/g/", signer: signer,
             now: now.addingTimeInterval(60))
         let url = encoder.url(forKey: "thumbnails/AbCdEf1234.jpg")
-        #expect(url.hasPrefix("https://cdn.example.com/g/thumbnails/AbCdEf1234.jpg?X-Gallery-Expires="))
+        let expires = signer.expires(at: 1_800_000_123)
+        #expect(url.hasPrefix("https://cdn.example.com/g/s/\(expires)/"))
+        #expect(url.hasSuffix("/thumbnails/AbCdEf1234.jpg"))
         #expect(later.url(forKey: "thumbnails/AbCdEf1234.jpg") == url)
         let bytes = try encoder.object(ParseObjectEncoderTests.photoRow, projection: .all(.photo))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
         #expect((object["thumbnail"] as? [String: Any])?["url"] as? String == url)
         let original = try #require((object["original"] as? [String: Any])?["url"] as? String)
-        let query = String(original.split(separator: "?")[1])
-        try signer.verify(key: "originals/abc.jpg", query: query, now: 1_800_000_123)
-        #expect(throws: AssetURLError.signatureMismatch) { try signer.verify(key: "originals/abd.jpg", query: query, now: 1_800_000_123) }
-        #expect(throws: AssetURLError.self) { try signer.verify(key: "originals/abc.jpg", query: query, now: 1_800_000_123 + 700_000 + 86_400) }
-        #expect(throws: AssetURLError.missing) { try signer.verify(key: "originals/abc.jpg", query: nil, now: 0) }
+        let captured = String(original.dropFirst("https://cdn.example.com/g/".count))
+        let verified = try signer.verify(captured: captured, query: nil, now: 1_800_000_123)
+        #expect(verified.key == "originals/abc.jpg" && verified.expires == expires)
+        #expect(AssetURLSigner.unsignedKey(captured: captured) == "originals/abc.jpg")
+        #expect(AssetURLSigner.unsignedKey(captured: "originals/abc.jpg") == "originals/abc.jpg")
+        let tampered = captured.replacingOccurrences(of: "abc.jpg", with: "abd.jpg")
+        #expect(throws: AssetURLError.signatureMismatch) { try signer.verify(captured: tampered, query: nil, now: 1_800_000_123) }
+        #expect(throws: AssetURLError.expired(expires)) { try signer.verify(captured: captured, query: nil, now: expires + 1) }
+        #expect(throws: AssetURLError.missing) { try signer.verify(captured: "originals/abc.jpg", query: nil, now: 0) }
     }
 
     @Test func signature_IsHMACSHA256_OfTheDocumentedCanonicalString_Base64URL() {

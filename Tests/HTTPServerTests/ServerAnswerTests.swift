@@ -111,3 +111,21 @@ func encoder_WritesTheServersOwnAnswers_HeadAndBodyInOneBuffer() throws {
     #expect(late.body.isEmpty)
     expectServerFields(late)
 }
+
+@Test
+func encoder_AddsTheDefaultHeaders_UnlessTheResponseSetsThem_AndNeverOneWithALineBreak() throws {
+    var encoder = HTTPResponseEncoder(defaultHeaders: [
+        "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'", "X-Split": "a\r\nInjected: yes",
+    ])
+    let plain = try WireResponse(encoder.encode(.tooManyConnections, requestID: "ab-0.3", keepAlive: false, clientVersion: .http11))
+    #expect(plain["X-Content-Type-Options"] == "nosniff")
+    #expect(plain["Content-Security-Policy"] == "default-src 'none'")
+    #expect(plain["X-Split"] == nil && plain["Injected"] == nil)
+    expectServerFields(plain)
+    // The response's own field wins (any case), and is written once.
+    let own = HTTPResponse(status: .ok, headers: ["content-security-policy": "default-src 'self'"], body: .bytes([]))
+    let page = try WireResponse(encoder.encode(own, requestID: "ab-0.4", keepAlive: true, clientVersion: .http11))
+    #expect(page["Content-Security-Policy"] == "default-src 'self'")
+    #expect(page.names.filter { $0 == "content-security-policy" }.count == 1)
+    #expect(page["X-Content-Type-Options"] == "nosniff")
+}

@@ -2,27 +2,38 @@ import Crypto
 import Foundation
 
 /// Signs the asset URLs galleryd hands out and checks them at the bucket endpoint, with no
-/// database access: `/<bucket>/<key>?X-Gallery-Expires=<unix seconds>&X-Gallery-Signature=<sig>`.
+/// database access. The signature is in the path, `/<bucket>/s/<expires>/<sig>/<key>`, so clients
+/// that rebuild a URL without its query (the Parse Swift SDK's `ParseFile.fetch()`, proxies that
+/// strip or reorder queries) keep it. URLs handed out before carry it in the query,
+/// `/<bucket>/<key>?X-Gallery-Expires=<expires>&X-Gallery-Signature=<sig>`; the bucket still
+/// accepts them.
 ///
 /// `sig` is HMAC-SHA256, keyed with `url_signing_key`, over the canonical string
 /// `galleryd-asset-v1\n/<bucket>/<key>\n<expires>` (the key as stored, not percent-encoded; expires
-/// in decimal), written base64url without padding (43 characters). It binds the object and the
-/// expiry, not the host, so a CDN (`public_asset_url`) forwarding to the bucket serves the same URLs.
+/// in Unix seconds, decimal), written base64url without padding (43 characters): both forms sign
+/// the same string. It binds the object and the expiry, not the host, so a CDN (`public_asset_url`)
+/// forwarding to the bucket serves the same URLs.
 ///
 /// The expiry is the end of the current window plus the validity: every URL issued for one key
 /// in one window (`url_window_seconds`, a day) is byte-identical, so URL-keyed image caches
 /// (URLCache, Kingfisher) keep hitting, and each stays valid for at least `url_validity_seconds`
-/// (seven days) and at most that plus a window. Because the URL is stable within a window, its
-/// query is computed once per key and window and kept (`query(forKey:expires:)`).
+/// (seven days) and at most that plus a window. An expiry later than any this server could have
+/// issued is refused before its signature is looked at. Because the URL is stable within a window,
+/// its signed segment is computed once per key and window and kept (`pathSegment(forKey:expires:)`).
 public final class AssetURLSigner: @unchecked Sendable {
-    /// The query parameter holding the expiry (Unix seconds).
+    /// The query parameter holding the expiry (Unix seconds) in URLs of the query form.
     public static let expiresParameter = "X-Gallery-Expires"
-    /// The query parameter holding the signature.
+    /// The query parameter holding the signature in URLs of the query form.
     public static let signatureParameter = "X-Gallery-Signature"
+    /// The first path segment (after the bucket) of a URL of the path form.
+    public static let pathMarker = "s"
     /// Shortest `url_signing_key` accepted: 32 characters (`make run` generates 64 hex digits).
     public static let minimumKeyLength = 32
-    /// Keys whose query is kept per window; past this the cache starts over (a page of the
-    /// manifest holds three keys per photo, so this is tens of thousands of photos).
+    /// Seconds another instance's clock may run ahead of this one's: its URLs, issued in a window
+    /// this clock has not reached yet, are still accepted.
+    public static let clockSkewSeconds: Int64 = 60
+    /// Keys whose signed segment is kept per window; past this the cache starts over (a page of
+    /// the manifest holds three keys per photo, so this is tens of thousands of photos).
     static let maxCachedKeys = 100_000
 
     /// The bucket name in the signed path.
@@ -55,25 +66,30 @@ public final class AssetURLSigner: @unchecked Sendable {
     /// The expiry of a URL issued now.
     public func expiresNow() -> Int64 { expires(at: Int64(Date().timeIntervalSince1970)) }
 
-    /// `?X-Gallery-Expires=…&X-Gallery-Signature=…` for `key` (as stored), from the cache when
-    /// this window's query for the key was made (or checked) before.
-    public func query(forKey key: String, expires: Int64) -> [UInt8] {
+    /// `s/<expires>/<signature>/`, what goes between the bucket and `key` (as stored) in a signed
+    /// URL; from the cache when this window's segment for the key was made (or checked) before.
+    public func pathSegment(forKey key: String, expires: Int64) -> [UInt8] {
         if let cached = cached(key, expires: expires) { return cached }
-        let query = Self.query(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
-        remember(key, expires: expires, query: query)
-        return query
+        let segment = Self.pathSegment(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
+        remember(key, expires: expires, segment: segment)
+        return segment
     }
 
-    /// The cached query of `key` when it is for `expires`.
+    /// As `pathSegment(forKey:expires:)` for a key given as UTF-8 bytes (straight from a result row).
+    public func pathSegment(forKey key: UnsafeBufferPointer<UInt8>, expires: Int64) -> [UInt8] {
+        pathSegment(forKey: String(decoding: key, as: UTF8.self), expires: expires)
+    }
+
+    /// The cached segment of `key` when it is for `expires`.
     private func cached(_ key: String, expires: Int64) -> [UInt8]? {
         lock.lock()
         defer { lock.unlock() }
         return expires == cacheExpires ? cache[key] : nil
     }
 
-    /// Keeps a query made for `expires`: a later window replaces the cache (the old window's
-    /// queries are not asked for again), an earlier one is not kept.
-    private func remember(_ key: String, expires: Int64, query: [UInt8]) {
+    /// Keeps a segment made for `expires`: a later window replaces the cache (the old window's
+    /// segments are not asked for again), an earlier one is not kept.
+    private func remember(_ key: String, expires: Int64, segment: [UInt8]) {
         lock.lock()
         defer { lock.unlock() }
         if expires > cacheExpires {
@@ -82,12 +98,7 @@ public final class AssetURLSigner: @unchecked Sendable {
         }
         guard expires == cacheExpires else { return }
         if cache.count >= Self.maxCachedKeys { cache.removeAll(keepingCapacity: true) }
-        cache[key] = query
-    }
-
-    /// As `query(forKey:expires:)` for a key given as UTF-8 bytes (straight from a result row).
-    public func query(forKey key: UnsafeBufferPointer<UInt8>, expires: Int64) -> [UInt8] {
-        query(forKey: String(decoding: key, as: UTF8.self), expires: expires)
+        cache[key] = segment
     }
 
     /// The base64url signature (no padding) of `key` with `expires`.
@@ -101,44 +112,107 @@ public final class AssetURLSigner: @unchecked Sendable {
         return Self.base64URL(Array(code))
     }
 
-    /// Checks the signature and expiry a bucket request carries for `key` (as the path names it,
-    /// decoded) at `now`; throws `AssetURLError` when they are missing, malformed, wrong or past.
-    /// The expected signature comes from the cache for the current window's URLs (what the API
-    /// hands out now), else it is computed; the comparison takes the same time wherever it differs.
-    public func verify(key: String, query: String?, now: Int64) throws {
-        guard var query else { throw AssetURLError.missing }
-        try query.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { throw AssetURLError.missing }
-            let (expires, given) = try Self.parameters(in: base, count: bytes.count)
-            let expected: [UInt8]
-            var isNew = false
-            if let cached = cached(key, expires: expires) {
-                expected = cached
-            } else {
-                expected = Self.query(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
-                isNew = true
-            }
-            // The query ends with the signature; compared in time independent of where they differ.
-            guard given.count == Self.signatureLength else { throw AssetURLError.signatureMismatch }
-            var difference: UInt8 = 0
-            let offset = expected.count - Self.signatureLength
-            for i in 0..<Self.signatureLength {
-                difference |= base[given.lowerBound + i] ^ expected[offset + i]
-            }
-            guard difference == 0 else { throw AssetURLError.signatureMismatch }
-            guard now <= expires else { throw AssetURLError.expired(expires) }
-            if isNew { remember(key, expires: expires, query: expected) }
+    /// Checks a bucket request at `now` and answers the blob key to serve and the URL's expiry:
+    /// `captured` is the path after the bucket (decoded), either `s/<expires>/<sig>/<key>` or, in
+    /// the query form, the key itself with `query` carrying expiry and signature. Throws
+    /// `AssetURLError` when they are missing, malformed, wrong, past or later than this server
+    /// could have issued. The segment is read in place from the captured path's bytes; the expected
+    /// signature comes from the cache for the current window's URLs (what the API hands out now),
+    /// else it is computed; the comparison takes the same time wherever it differs.
+    public func verify(captured: String, query: String?, now: Int64) throws -> (key: String, expires: Int64) {
+        var captured = captured
+        let signed = try captured.withUTF8 { bytes -> (key: String, expires: Int64)? in
+            guard let (expires, signature, keyStart) = try Self.pathParameters(in: bytes) else { return nil }
+            let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[keyStart...]), as: UTF8.self)
+            try check(key: key, expires: expires, given: UnsafeBufferPointer(rebasing: bytes[signature]), now: now)
+            return (key, expires)
         }
+        if let signed { return signed }
+        guard var query else { throw AssetURLError.missing }
+        let expires = try query.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { throw AssetURLError.missing }
+            let (expires, signature) = try Self.queryParameters(in: base, count: bytes.count)
+            try check(key: captured, expires: expires, given: UnsafeBufferPointer(rebasing: bytes[signature]), now: now)
+            return expires
+        }
+        return (captured, expires)
+    }
+
+    /// The blob key a path names when signatures are not checked (`bucket_public = true`): the
+    /// path form's key without its segment, so URLs signed before the bucket was opened keep working.
+    public static func unsignedKey(captured: String) -> String {
+        var captured = captured
+        let key = captured.withUTF8 { bytes -> String? in
+            guard let (_, _, keyStart) = try? pathParameters(in: bytes) else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[keyStart...]), as: UTF8.self)
+        }
+        return key ?? captured
+    }
+
+    /// The checks both forms share, the cheap ones first: an expiry no URL of this server can
+    /// carry, then the signature, then whether it has passed.
+    private func check(key: String, expires: Int64, given: UnsafeBufferPointer<UInt8>, now: Int64) throws {
+        guard expires <= now + window + validity + Self.clockSkewSeconds else { throw AssetURLError.expiryTooLate(expires) }
+        let expected: [UInt8]
+        var isNew = false
+        if let cached = cached(key, expires: expires) {
+            expected = cached
+        } else {
+            expected = Self.pathSegment(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
+            isNew = true
+        }
+        guard given.count == Self.signatureLength, let givenBase = given.baseAddress else { throw AssetURLError.signatureMismatch }
+        // The segment ends with the signature and a slash. Compared eight bytes at a time (the
+        // last word overlapping), every byte whatever the first difference.
+        let difference = expected.withUnsafeBytes { segment -> UInt64 in
+            let signature = UnsafeRawPointer(segment.baseAddress!) + (segment.count - Self.signatureLength - 1)
+            let candidate = UnsafeRawPointer(givenBase)
+            var difference: UInt64 = 0
+            for offset in stride(from: 0, to: Self.signatureLength - 8, by: 8) {
+                difference |= signature.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    ^ candidate.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            }
+            let last = Self.signatureLength - 8
+            return difference | (signature.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+                ^ candidate.loadUnaligned(fromByteOffset: last, as: UInt64.self))
+        }
+        guard difference == 0 else { throw AssetURLError.signatureMismatch }
+        guard now <= expires else { throw AssetURLError.expired(expires) }
+        if isNew { remember(key, expires: expires, segment: expected) }
     }
 
     /// Characters of a signature: base64url of 32 bytes, unpadded.
     static let signatureLength = 43
+    /// Most digits of an expiry: more would overflow Int64.
+    static let maxExpiryDigits = 18
     private static let expiresPrefix: StaticString = "X-Gallery-Expires="
     private static let signaturePrefix: StaticString = "X-Gallery-Signature="
 
+    /// The expiry, where the signature is and where the key starts in a path of the path form;
+    /// nil when the path is not of that form (it does not start with `s/`).
+    private static func pathParameters(in bytes: UnsafeBufferPointer<UInt8>) throws -> (Int64, Range<Int>, Int)? {
+        guard bytes.count >= 2 && bytes[0] == UInt8(ascii: "s") && bytes[1] == UInt8(ascii: "/") else { return nil }
+        var i = 2
+        var expires: Int64 = 0
+        while i < bytes.count && bytes[i] != UInt8(ascii: "/") {
+            let byte = bytes[i]
+            guard byte >= 48 && byte <= 57 && i - 2 < maxExpiryDigits else {
+                throw AssetURLError.malformed("the expiry in the path is not a Unix time")
+            }
+            expires = expires * 10 + Int64(byte - 48)
+            i += 1
+        }
+        guard i > 2 && i < bytes.count else { throw AssetURLError.malformed("the expiry in the path is not a Unix time") }
+        let signature = (i + 1)..<(i + 1 + signatureLength)
+        guard signature.upperBound < bytes.count - 1 && bytes[signature.upperBound] == UInt8(ascii: "/") else {
+            throw AssetURLError.malformed("the path has no signature and key after the expiry")
+        }
+        return (expires, signature, signature.upperBound + 1)
+    }
+
     /// The expiry and where the signature is in a raw query string, in one pass with the C
     /// library's `memchr` and `memcmp` (other parameters, e.g. a client's cache buster, are left alone).
-    private static func parameters(in base: UnsafePointer<UInt8>, count: Int) throws -> (Int64, Range<Int>) {
+    private static func queryParameters(in base: UnsafePointer<UInt8>, count: Int) throws -> (Int64, Range<Int>) {
         var expires: Int64?
         var signature: Range<Int>?
         var start = 0
@@ -150,7 +224,7 @@ public final class AssetURLSigner: @unchecked Sendable {
             if length >= e && memcmp(base + start, expiresPrefix.utf8Start, e) == 0 {
                 guard expires == nil else { throw AssetURLError.malformed("\(expiresParameter) is given more than once") }
                 let digits = length - e
-                guard digits >= 1 && digits <= 18 else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
+                guard digits >= 1 && digits <= maxExpiryDigits else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
                 var value: Int64 = 0
                 for i in (start + e)..<end {
                     let byte = base[i]
@@ -168,11 +242,12 @@ public final class AssetURLSigner: @unchecked Sendable {
         return (expires, signature)
     }
 
-    /// `?X-Gallery-Expires=<expires>&X-Gallery-Signature=<signature>`.
-    static func query(expires: Int64, signature: [UInt8]) -> [UInt8] {
-        var query = Array("?\(expiresParameter)=\(expires)&\(signatureParameter)=".utf8)
-        query.append(contentsOf: signature)
-        return query
+    /// `s/<expires>/<signature>/`.
+    static func pathSegment(expires: Int64, signature: [UInt8]) -> [UInt8] {
+        var segment = Array("\(pathMarker)/\(expires)/".utf8)
+        segment.append(contentsOf: signature)
+        segment.append(UInt8(ascii: "/"))
+        return segment
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

@@ -19,6 +19,9 @@ struct WebRoutes {
     let restKeyRequired: Bool
     /// Whether anyone with the app's keys may sign up (`signup_open`): the login form then links to sign-up.
     let signupOpen: Bool
+    /// The page's `Content-Security-Policy` (`SecurityHeaders.pagePolicy`), asked on each load
+    /// (the public URL is known once the port is bound).
+    let pagePolicy: @Sendable () -> String
     /// Whether any account exists, asked on each `/web/config.json`: from the first account on, a
     /// page without a session reads nothing, so it shows its login form.
     let accountsExist: @Sendable () throws -> Bool
@@ -27,8 +30,12 @@ struct WebRoutes {
 
     /// Registers the routes; files are a stat and a sendfile, so they run on the event loop.
     func register(on router: HTTPRouter) {
-        let root = self.root
-        router.add(HTTPRoute(.get, "/", mayBlock: false) { request in try Self.file("index.html", root: root, request) })
+        let root = self.root, pagePolicy = self.pagePolicy
+        router.add(HTTPRoute(.get, "/", mayBlock: false) { request in
+            var page = try Self.file("index.html", root: root, request)
+            page.headers["Content-Security-Policy"] = pagePolicy()
+            return page
+        })
         router.add(HTTPRoute(.get, "/openapi.json", mayBlock: false) { request in
             try Self.file("openapi.json", root: root, request)
         })

@@ -151,6 +151,7 @@ public struct ConfigurationKey: Sendable {
         .secret("url_signing_key", \.urlSigningKey, "HMAC-SHA256 key of signed asset URLs, at least 32 characters; required unless bucket_public. `make run` generates one."),
         .int("url_window_seconds", \.urlWindowSeconds, "Signed asset URLs of one key are identical within a window of this many seconds (client image caches keep hitting).", range: 60...2_592_000),
         .int("url_validity_seconds", \.urlValiditySeconds, "Seconds a signed asset URL stays valid at least (at most this plus one window).", range: 60...31_536_000),
+        .int("password_hash_cost", \.passwordHashCost, "log2 of scrypt's N for new password hashes (17: 128 MiB per hash); weaker stored hashes are replaced at the next login. Lower only for tests.", range: 10...18),
         .string("migrations_dir", \.migrationsDir, "Directory of the NNNN_name.sql migrations (empty: next to the binary, /usr/local/share/galleryd/migrations, ./migrations)."),
         .bool("migrate_on_start", \.migrateOnStart, "Apply pending migrations when serve starts."),
         .int("pool_size", \.poolSize, "Database connections in the pool.", range: 1...1000),

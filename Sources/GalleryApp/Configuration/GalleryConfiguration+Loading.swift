@@ -50,14 +50,17 @@ extension GalleryConfiguration {
         }
     }
 
-    /// Checks what `serve` needs beyond each value's own range.
+    /// Checks what `serve` needs beyond each value's own range; secrets must also pass `SecretPolicy`.
     public func validateForServing() throws {
         guard !databaseURL.isEmpty else {
             throw ConfigurationError.invalid(key: "database_url", reason: "not set (DATABASE_URL or database_url in the config file)")
         }
         guard let masterKey, masterKey.count >= 16 else {
             throw ConfigurationError.invalid(
-                key: "master_key", reason: "must be at least 16 characters (GALLERYD_MASTER_KEY); `make run` generates one")
+                key: "master_key", reason: "must be at least 16 characters (GALLERYD_MASTER_KEY); \(SecretPolicy.howToGenerate), or let `make run` do it")
+        }
+        if let problem = SecretPolicy.problem(with: masterKey) {
+            throw ConfigurationError.invalid(key: "master_key", reason: problem)
         }
         if let restKey, restKey.count < 8 {
             throw ConfigurationError.invalid(key: "rest_key", reason: "must be at least 8 characters when set")
@@ -67,7 +70,8 @@ extension GalleryConfiguration {
     }
 
     /// Private assets need a signing key: `bucket_public = false` (the default) without a
-    /// `url_signing_key` of `AssetURLSigner.minimumKeyLength` characters is refused.
+    /// `url_signing_key` of `AssetURLSigner.minimumKeyLength` characters, or one `SecretPolicy`
+    /// refuses, is refused.
     public func validateURLSigning() throws {
         guard !bucketPublic else { return }
         guard let urlSigningKey, urlSigningKey.count >= AssetURLSigner.minimumKeyLength else {
@@ -75,6 +79,9 @@ extension GalleryConfiguration {
                 key: "url_signing_key",
                 reason: "must be at least \(AssetURLSigner.minimumKeyLength) characters while bucket_public = false "
                     + "(GALLERYD_URL_SIGNING_KEY; `make run` generates one), or set bucket_public = true to serve assets to anyone")
+        }
+        if let problem = SecretPolicy.problem(with: urlSigningKey) {
+            throw ConfigurationError.invalid(key: "url_signing_key", reason: problem)
         }
     }
 

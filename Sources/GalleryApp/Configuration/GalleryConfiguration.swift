@@ -107,6 +107,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var urlWindowSeconds = 86_400
     /// Seconds a signed URL stays valid at least (at most this plus one window).
     public var urlValiditySeconds = 604_800
+    /// log2 of scrypt's N for new password hashes (`PasswordHasher`): 17 is 128 MiB of memory per
+    /// hash (at r = 8); a stored hash of a lower cost is replaced at its user's next login.
+    public var passwordHashCost = 17
     /// Directory of the `NNNN_name.sql` migrations; empty searches next to the binary, then
     /// `/usr/local/share/galleryd/migrations`, then `./migrations`.
     public var migrationsDir = ""

@@ -136,14 +136,14 @@ public struct ParseJSONWriter {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Writes a string value from UTF-8 bytes the caller vouches are valid UTF-8 (`prefix` and
-    /// `suffix`, if given, go before and after, inside the same quotes; `suffix` as it is, so the
-    /// caller vouches it needs no escaping): for values copied out of a result without making a String.
-    public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>, prefix: [UInt8] = [], suffix: [UInt8] = []) {
+    /// `infix`, if given, go before it, inside the same quotes; `infix` as it is, so the caller
+    /// vouches it needs no escaping): for values copied out of a result without making a String.
+    public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>, prefix: [UInt8] = [], infix: [UInt8] = []) {
         separator()
         bytes.append(UInt8(ascii: "\""))
         prefix.withUnsafeBufferPointer { appendEscaped($0) }
+        bytes.append(contentsOf: infix)
         appendEscaped(value)
-        bytes.append(contentsOf: suffix)
         bytes.append(UInt8(ascii: "\""))
     }
 

@@ -19,7 +19,7 @@ public struct ParseObjectEncoder: Sendable {
 
     /// An encoder whose file URLs are `publicURL/bucket/key`, or `assetURL/key` when an asset base
     /// URL (`public_asset_url`, a CDN in front of the bucket) is given; with a signer, each carries
-    /// the signed query of the window `now` falls in (`AssetURLSigner`).
+    /// the signed path segment of the window `now` falls in (`AssetURLSigner`).
     public init(publicURL: String, bucket: String, assetURL: String = "", signer: AssetURLSigner? = nil, now: Date = Date()) {
         self.signer = signer
         self.expires = signer?.expires(at: Int64(now.timeIntervalSince1970)) ?? 0
@@ -162,11 +162,12 @@ public struct ParseObjectEncoder: Sendable {
         writer.endObject()
     }
 
-    /// The absolute URL of a blob key (`publicURL/bucket/key`, unsafe bytes percent-encoded).
+    /// The absolute URL of a blob key (`publicURL/bucket/key`, unsafe bytes percent-encoded), with
+    /// a signer `publicURL/bucket/s/<expires>/<signature>/key` (`AssetURLSigner`).
     public func url(forKey key: String) -> String {
-        let url = urlPrefix + Self.percentEncodePath(key)
-        guard let signer else { return url }
-        return url + String(decoding: signer.query(forKey: key, expires: expires), as: UTF8.self)
+        guard let signer else { return urlPrefix + Self.percentEncodePath(key) }
+        return urlPrefix + String(decoding: signer.pathSegment(forKey: key, expires: expires), as: UTF8.self)
+            + Self.percentEncodePath(key)
     }
 
     private func writeFile(key: UnsafeBufferPointer<UInt8>, into writer: inout ParseJSONWriter) {
@@ -179,7 +180,7 @@ public struct ParseObjectEncoder: Sendable {
         writer.string(utf8: UnsafeBufferPointer(rebasing: key[nameStart...]))
         writer.key("url")
         if key.allSatisfy(Self.isUnreserved) {
-            writer.string(utf8: key, prefix: urlPrefixBytes, suffix: signer?.query(forKey: key, expires: expires) ?? [])
+            writer.string(utf8: key, prefix: urlPrefixBytes, infix: signer?.pathSegment(forKey: key, expires: expires) ?? [])
         } else {
             writer.string(url(forKey: String(decoding: key, as: UTF8.self)))
         }

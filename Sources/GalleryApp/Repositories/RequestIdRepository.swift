@@ -1,9 +1,10 @@
 import Foundation
 import Postgres
 
-/// The `request_ids` table (migration 0008): the first answer to a create sent with
+/// The `request_ids` table (migrations 0008, 0018): the first answer to a create sent with
 /// `X-Parse-Request-Id`, recorded in the create's own transaction so a retry on any instance gets
-/// it back (`ParseRequestIdempotency`). Its statements go through the pool, so inside
+/// it back (`ParseRequestIdempotency`). Its keys are SHA-256 digests in hex (the table refuses
+/// anything else), never the caller's scope with its session token. Its statements go through the pool, so inside
 /// `PostgresPool.sharingTransaction` they join the caller's transaction.
 struct RequestIdRepository: Sendable {
     /// A recorded answer.

@@ -100,7 +100,7 @@ final class BucketProxy: @unchecked Sendable {
         guard let info = try remote.info(key) else { throw BlobStoreError.notFound(key.rawValue) }
         let file = HTTPFileResponse.File(
             path: key.rawValue, size: Int(info.size), etag: info.etag, lastModified: info.modified, contentType: contentType)
-        var response = BucketRoutes.respond(request, file: file, errors: errors)
+        var response = BucketRoutes.respond(request, file: file, headers: fixed, errors: errors)
         guard case .file(_, let offset, let length) = response.body else { return response }
         if method == "HEAD" || length == 0 {
             response.body = .stream(HTTPBodyStream(), length: length)

@@ -3,8 +3,10 @@ import Foundation
 import HTTPServer
 import Logging
 
-/// The path-style, S3-like read API: `GET` and `HEAD /<bucket>/<key>` straight from the blob store
-/// with sendfile, strong validators, ranges and immutable caching. With S3 storage the same URLs
+/// The path-style, S3-like read API: `GET` and `HEAD /<bucket>/<key>` (signed:
+/// `/<bucket>/s/<expires>/<signature>/<key>`) straight from the blob store with sendfile, strong
+/// validators, ranges, and caching: immutable for a public bucket, private until the signature
+/// expires for a signed URL. With S3 storage the same URLs
 /// either stream the object through (`BucketProxy`: bounded memory, backpressure, the same Range,
 /// ETag and 304 handling) or answer 307 to a short-lived presigned URL.
 struct BucketRoutes {
@@ -33,6 +35,9 @@ struct BucketRoutes {
         case signed(AssetURLSigner?)
     }
 
+    /// The `Cache-Control` of signed answers, shared by the routes of this bucket.
+    let privateHeaders = PrivateCacheHeaders()
+
     /// 307: the client repeats the same request at `Location` (RFC 9110 §15.4.8).
     static let temporaryRedirect = HTTPStatus(307, "Temporary Redirect")
 
@@ -45,38 +50,49 @@ struct BucketRoutes {
         let prefix = "/" + bucket
         let errors = S3ErrorResponder(bucket: bucket, logger: logger)
         router.mount(prefix: prefix, errorResponder: errors)
-        let store = self.store, access = self.access
+        let store = self.store, access = self.access, privateHeaders = self.privateHeaders
         if let remote {
             let proxy = redirect ? nil : self.proxy ?? BucketProxy(remote: remote, maxStreams: 64, bufferBytes: 256 << 10, logger: logger)
             let seconds = self.presignedSeconds
             // Talks to the object store (until its answer head is in): blocking, so on the handler pool.
             router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: true) { request in
-                try Self.authorize(request, access)
-                return try Self.getRemote(request, remote: remote, proxy: proxy, presignedSeconds: seconds, errors: errors)
+                let (key, headers) = try Self.authorize(request, access, privateHeaders)
+                return try Self.getRemote(
+                    request, key: key, headers: headers, remote: remote, proxy: proxy, presignedSeconds: seconds, errors: errors)
             })
             return
         }
         // Serving is a stat and a sendfile: cheap enough to run inline on the connection's queue.
         router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: false) { request in
-            try Self.authorize(request, access)
-            return try Self.get(request, store: store, errors: errors)
+            let (key, headers) = try Self.authorize(request, access, privateHeaders)
+            return try Self.get(request, key: key, headers: headers, store: store, errors: errors)
         })
     }
 
-    /// Before anything touches the store: with signed access, the request's signature must match
-    /// its key and expiry, and the expiry must not have passed (`AssetURLError`, a 403
-    /// `AccessDenied`). A hash and a clock read, no database.
-    static func authorize(_ request: HTTPRequest, _ access: Access) throws {
-        guard case .signed(let signer) = access else { return }
+    /// Before anything touches the store, the blob key to serve and the headers to add: with
+    /// signed access, the request's signature (in the path, `s/<expires>/<sig>/<key>`, or the
+    /// query of URLs handed out before) must match its key and expiry, and the expiry must not
+    /// have passed nor lie beyond what this server issues (`AssetURLError`, a 403 `AccessDenied`).
+    /// A hash (or a cache hit) and a clock read, no database. A signed answer may be kept only by
+    /// the client, and only until its signature expires; a public one by anyone, for a year.
+    static func authorize(
+        _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders
+    ) throws -> (key: String, headers: HTTPHeaders) {
+        let captured = request.pathParameters["key"] ?? ""
+        guard case .signed(let signer) = access else { return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders) }
         guard let signer else { throw AssetURLError.noSigningKey }
-        try signer.verify(key: request.pathParameters["key"] ?? "", query: request.query, now: Int64(time(nil)))
+        let now = Int64(time(nil))
+        let (key, expires) = try signer.verify(captured: captured, query: request.query, now: now)
+        return (key, privateHeaders.headers(maxAge: expires - now))
     }
 
-    /// Added to every answer; built once (HTTPFileResponse copies it into each response).
+    /// Added to every public answer; built once (HTTPFileResponse copies it into each response).
     static let fixedHeaders: HTTPHeaders = ["Cache-Control": cacheControl]
 
-    static func get(_ request: HTTPRequest, store: LocalBlobStore, errors: S3ErrorResponder) throws -> HTTPResponse {
-        let key = try BlobKey(request.pathParameters["key"] ?? "")
+    static func get(
+        _ request: HTTPRequest, key: String, headers: HTTPHeaders, store: LocalBlobStore, errors: S3ErrorResponder
+    ) throws -> HTTPResponse {
+        let key = try BlobKey(key)
         // Opened once: validators come from fstat of the descriptor the bytes are sent from. Shared
         // with the open-file cache: a hot blob costs no open, dup or close per request.
         guard let blob = try store.openShared(key) else { throw BlobStoreError.notFound(key.rawValue) }
@@ -84,26 +100,29 @@ struct BucketRoutes {
             path: key.rawValue, size: Int(blob.info.size), etag: blob.info.etag, lastModified: blob.info.modified,
             contentType: contentType(for: key), descriptor: HTTPFileDescriptor(sharing: blob.fd, keptOpenBy: blob),
             lastModifiedText: blob.lastModified)
-        return respond(request, file: file, errors: errors)
+        return respond(request, file: file, headers: headers, errors: errors)
     }
 
     /// An object of the S3 store: streamed through `proxy`, or (without one: `redirect`) a 307 to a
     /// presigned URL.
     static func getRemote(
-        _ request: HTTPRequest, remote: S3BlobStore, proxy: BucketProxy?, presignedSeconds: Int, errors: S3ErrorResponder
+        _ request: HTTPRequest, key: String, headers: HTTPHeaders, remote: S3BlobStore, proxy: BucketProxy?,
+        presignedSeconds: Int, errors: S3ErrorResponder
     ) throws -> HTTPResponse {
-        let key = try BlobKey(request.pathParameters["key"] ?? "")
+        let key = try BlobKey(key)
         guard let proxy else {
             let url = remote.presignedURL(key, expires: presignedSeconds)
             // The URL expires, so neither it nor this answer may be cached beyond that.
             return HTTPResponse(status: temporaryRedirect, headers: ["Location": url.absoluteString, "Cache-Control": "no-store"])
         }
-        return try proxy.respond(request, key: key, contentType: contentType(for: key), headers: fixedHeaders, errors: errors)
+        return try proxy.respond(request, key: key, contentType: contentType(for: key), headers: headers, errors: errors)
     }
 
     /// The answer for a file: 200, 206, 304, or 412/416 with S3's XML error document.
-    static func respond(_ request: HTTPRequest, file: HTTPFileResponse.File, errors: S3ErrorResponder) -> HTTPResponse {
-        respond(request, response: HTTPFileResponse.make(for: request, file: file, headers: fixedHeaders), errors: errors)
+    static func respond(
+        _ request: HTTPRequest, file: HTTPFileResponse.File, headers: HTTPHeaders, errors: S3ErrorResponder
+    ) -> HTTPResponse {
+        respond(request, response: HTTPFileResponse.make(for: request, file: file, headers: headers), errors: errors)
     }
 
     /// `response` with S3's XML error document in place of the body of a 412 or 416.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Logging
 import Postgres
 
 /// `/health` (alive), `/ready` (database reachable, migrations current) and `/metrics` (Prometheus text).
@@ -9,6 +10,8 @@ struct OperationsRoutes {
     let migrator: Migrator
     let metrics: GalleryMetrics
     let keys: KeyChecker
+    /// Where `/ready` logs why the database is unreachable (libpq's text names hosts and users).
+    let logger: Logger
 
     static let healthBody = Array("{\"status\":\"ok\"}".utf8)
 
@@ -22,8 +25,8 @@ struct OperationsRoutes {
             router.add(HTTPRoute(method, configuration.mountPath + "/health", mayBlock: false, handler: healthNotStored))
         }
 
-        let database = HealthRepository(pool: pool), migrator = self.migrator
-        router.add(HTTPRoute(.get, "/ready") { _ in
+        let database = HealthRepository(pool: pool), migrator = self.migrator, keys = self.keys, logger = self.logger
+        router.add(HTTPRoute(.get, "/ready") { request in
             do {
                 try database.ping()
                 guard try migrator.isCurrent() else {
@@ -31,11 +34,14 @@ struct OperationsRoutes {
                 }
                 return .json(Self.healthBody)
             } catch {
-                return Self.unavailable("database unreachable: \(error)")
+                // The driver's text (host, port, user, database) is for the operator: in the log,
+                // and in the answer only to the master key.
+                logger.error("ready: database unreachable", metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
+                return Self.unavailable(keys.isMaster(request) ? "database unreachable: \(error)" : "database unreachable")
             }
         })
 
-        let metrics = self.metrics, keys = self.keys, isPublic = configuration.metricsPublic
+        let metrics = self.metrics, isPublic = configuration.metricsPublic
         router.add(HTTPRoute(.get, "/metrics") { request in
             guard isPublic || keys.isMaster(request) else {
                 return HTTPResponse(

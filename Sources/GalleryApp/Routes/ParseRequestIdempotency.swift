@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPServer
 import Postgres
@@ -13,6 +14,10 @@ import Postgres
 /// client (the session dropped, a 503 saying the request may or may not have completed), the
 /// retry finds the record, in this process or another instance, and gets the first answer back;
 /// when it did not go through, neither did the record, and the retry runs again.
+///
+/// A record is kept under the SHA-256 of its scope (which names the caller, session token
+/// included) and request id, never the scope itself: neither the table nor a backup of it holds a
+/// token. Expired records are deleted on a timer (`cleanupInterval`), whether or not creates come.
 final class ParseRequestIdempotency: @unchecked Sendable {
     /// How long an answer is replayed (Parse Server's default idempotency TTL: 300 s).
     let ttl: TimeInterval
@@ -24,8 +29,8 @@ final class ParseRequestIdempotency: @unchecked Sendable {
     private let records: RequestIdRepository?
     /// The longest a request id may be (longer ones are not remembered).
     static let maxIdLength = 256
-    /// Durable records between two deletions of expired ones.
-    static let recordsPerCleanup = 100
+    /// Deletes expired durable records every `cleanupInterval` seconds; nil without a pool.
+    private let cleanup: Heartbeat?
 
     private enum Entry {
         case running
@@ -35,13 +40,33 @@ final class ParseRequestIdempotency: @unchecked Sendable {
     private let condition = NSCondition()
     private var entries: [String: Entry] = [:]
     private var order: [(key: String, expires: Date)] = []
-    private var recorded = 0
 
-    init(pool: PostgresPool? = nil, ttl: TimeInterval = 300, capacity: Int = 10_000) {
+    /// With a pool, expired records are deleted every `cleanupInterval` seconds (a minute: a record
+    /// outlives its TTL by at most that) until `stop()`.
+    init(pool: PostgresPool? = nil, ttl: TimeInterval = 300, capacity: Int = 10_000, cleanupInterval: TimeInterval = 60) {
         self.pool = pool
-        self.records = pool.map { RequestIdRepository(pool: $0) }
+        let records = pool.map { RequestIdRepository(pool: $0) }
+        self.records = records
         self.ttl = ttl
         self.capacity = capacity
+        // A failed deletion (the database away for a moment) is tried again at the next beat.
+        cleanup = records.map { records in
+            Heartbeat(interval: cleanupInterval) {
+                try? records.deleteExpired()
+                return true
+            }
+        }
+    }
+
+    /// Stops the cleanup timer (before the pool closes); returns after a deletion in progress.
+    func stop() {
+        cleanup?.stop()
+    }
+
+    /// What a run is remembered under, in memory and in `request_ids`: the SHA-256 (hex) of the
+    /// scope and the request id, so the session token in the scope is never stored.
+    static func recordKey(scope: String, requestId: String) -> String {
+        SHA256BodyObserver.hex(SHA256.hash(data: Array((scope + "\n" + requestId).utf8)))
     }
 
     /// Runs `body` once for `requestId` under `scope` (method and path) within the TTL; without an
@@ -52,8 +77,7 @@ final class ParseRequestIdempotency: @unchecked Sendable {
         requestId: String?, scope: String, durable: Bool = false, _ body: () throws -> ParseAPI.Result
     ) throws -> ParseAPI.Result {
         guard let requestId, !requestId.isEmpty, requestId.utf8.count <= Self.maxIdLength else { return try body() }
-        // Newline-separated: header values and paths hold no newline (and PostgreSQL text no NUL).
-        let key = scope + "\n" + requestId
+        let key = Self.recordKey(scope: scope, requestId: requestId)
         condition.lock()
         while true {
             expire(now: Date())
@@ -102,11 +126,7 @@ final class ParseRequestIdempotency: @unchecked Sendable {
     private func runRecorded(
         _ key: String, on pool: PostgresPool, records: RequestIdRepository, _ body: () throws -> ParseAPI.Result
     ) throws -> ParseAPI.Result {
-        let cleanup = condition.withLock { () -> Bool in
-            recorded += 1
-            return recorded % Self.recordsPerCleanup == 0
-        }
-        return try pool.sharingTransaction {
+        try pool.sharingTransaction {
             try records.lock(key)
             if let answer = try records.answer(for: key) {
                 return ParseAPI.Result(
@@ -117,7 +137,6 @@ final class ParseRequestIdempotency: @unchecked Sendable {
                 RequestIdRepository.Answer(
                     status: result.status.code, reason: result.status.reason, json: result.json, location: result.location),
                 for: key, ttl: ttl)
-            if cleanup { try records.deleteExpired() }
             return result
         }
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPServer
 
@@ -47,7 +48,8 @@ struct UserRoutes {
         }
         // Sign-up: the users route and the class route the SDKs use. A retried sign-up with the same
         // X-Parse-Request-Id gets the first answer; remembered in memory only, since the answer holds
-        // a session token, which the database never stores in clear.
+        // a session token, which the database never stores in clear. There is no caller yet, so the
+        // retry must send the same body (the credentials): knowing a request id alone replays nothing.
         for path in ["/users", "/classes/_User"] {
             // Find: the query string, or a POST body with `_method: GET` (the URL's parameters win).
             route(.get, path) { call in try self.findUsers(call, items: try ParseRoutes.queryItems(call.request)) }
@@ -56,7 +58,7 @@ struct UserRoutes {
                 case nil, "POST"?:
                     defer { usersChanged() }
                     return try idempotency.run(
-                        requestId: call.request.headers["X-Parse-Request-Id"], scope: ParseRoutes.idempotencyScope(call.request)
+                        requestId: call.request.headers["X-Parse-Request-Id"], scope: Self.signUpScope(call.request)
                     ) { try self.signUp(call) }
                 case "GET"?:
                     let url = try ParseRoutes.queryItems(call.request)
@@ -176,6 +178,15 @@ struct UserRoutes {
 
     private func findUsers(_ call: Call, items: [(name: String, value: String)]) throws -> ParseAPI.Result {
         try api.findUsers(items: items, access: ParseAccess(caller: call.caller, publicRead: publicRead))
+    }
+
+    /// What a sign-up's answer is remembered under besides its request id: the path and session
+    /// header (`ParseRoutes.idempotencyScope`), the installation and the body's SHA-256, so only a
+    /// retry carrying the same credentials gets the answer (and its session token) back.
+    static func signUpScope(_ request: HTTPRequest) -> String {
+        let body = (try? ParseRoutes.body(request)) ?? []
+        let digest = SHA256BodyObserver.hex(SHA256.hash(data: body))
+        return ParseRoutes.idempotencyScope(request) + "\n" + (request.headers["X-Parse-Installation-Id"] ?? "") + "\n" + digest
     }
 
     /// A body's members as query parameters: strings as they are, other values as JSON text.

@@ -271,7 +271,8 @@ extension AccountService {
         if configuration.migrateOnStart { try migrator.migrate() }
         let authenticator = SessionAuthenticator(sessions: SessionRepository(pool: pool))
         return (pool, AccountService(
-            pool: pool, authenticator: authenticator, configuration: configuration, metrics: nil, logger: logger))
+            pool: pool, authenticator: authenticator, configuration: configuration, metrics: nil, logger: logger,
+            hasher: PasswordHasher(cost: configuration.passwordHashCost)))
     }
 
     /// A random password for an account the operator creates or resets without giving one:

@@ -6,7 +6,7 @@ import _CryptoExtras
 /// in base64), so the work factor can be raised later without a migration: a login whose stored
 /// parameters are weaker than `parameters` gets `needsRehash` and the caller stores a new hash.
 ///
-/// scrypt is memory-hard (128·N·r bytes per hash: 32 MiB with the defaults), so hashes run at most
+/// scrypt is memory-hard (128·N·r bytes per hash: 128 MiB with the defaults), so hashes run at most
 /// `concurrency` at a time: a burst of logins queues instead of taking the machine's memory.
 struct PasswordHasher: Sendable {
     /// scrypt's cost parameters.
@@ -18,10 +18,10 @@ struct PasswordHasher: Sendable {
         /// Parallelism.
         var p: Int
 
-        /// N = 2^15, r = 8, p = 1: about 32 MiB and 50-100 ms per hash on one core of today's servers
-        /// (docs/decisions/023-users-passwords-sessions-throttling.md), the interactive-login setting
-        /// scrypt's paper and most libraries default to.
-        static let standard = Parameters(n: 1 << 15, r: 8, p: 1)
+        /// N = 2^17, r = 8, p = 1: 128 MiB and a few hundred milliseconds per hash on one core
+        /// (docs/decisions/023-users-passwords-sessions-throttling.md): OWASP's current minimum for scrypt. Hashes
+        /// stored at 2^15 (before) are replaced at their user's next login (`needsRehash`).
+        static let standard = Parameters(n: 1 << 17, r: 8, p: 1)
 
         /// Whether these are parameters this server is willing to run: a power-of-two N up to 2^20
         /// (1 GiB at r = 8 would be an outage, so stored strings beyond the bounds count as malformed).
@@ -48,12 +48,18 @@ struct PasswordHasher: Sendable {
     static let saltBytes = 16
     /// Derived key bytes.
     static let keyBytes = 32
-    /// Hashes running at once, process-wide (one per core).
-    static let concurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Hashes running at once, process-wide: one per core, and at most 4 (512 MiB at the default cost).
+    static let concurrency = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
     private static let gate = DispatchSemaphore(value: concurrency)
 
+    /// A hasher making new hashes with `parameters`.
     init(parameters: Parameters = .standard) {
         self.parameters = parameters
+    }
+
+    /// A hasher of N = 2^`cost` and the standard r and p (`password_hash_cost`).
+    init(cost: Int) {
+        self.init(parameters: Parameters(n: 1 << cost, r: Parameters.standard.r, p: Parameters.standard.p))
     }
 
     /// A new hash of `password` with a fresh random salt.

@@ -10,27 +10,29 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let records = RequestIdRepository(pool: server.application.pool)
-        #expect(try records.answer(for: "POST /x\nfirst") == nil)
+        let first = ParseRequestIdempotency.recordKey(scope: "POST /x", requestId: "first")
+        let old = ParseRequestIdempotency.recordKey(scope: "POST /x", requestId: "old")
+        #expect(try records.answer(for: first) == nil)
         let created = RequestIdRepository.Answer(status: 201, reason: "Created", json: Array(#"{"objectId":"a1"}"#.utf8), location: "/x/a1")
-        try records.record(created, for: "POST /x\nfirst", ttl: 300)
-        #expect(try records.answer(for: "POST /x\nfirst") == created)
+        try records.record(created, for: first, ttl: 300)
+        #expect(try records.answer(for: first) == created)
         // Recorded again (after an expiry): the newer answer replaces it, a nil location included.
         let again = RequestIdRepository.Answer(status: 200, reason: "OK", json: Array("{}".utf8), location: nil)
-        try records.record(again, for: "POST /x\nfirst", ttl: 300)
-        #expect(try records.answer(for: "POST /x\nfirst") == again)
+        try records.record(again, for: first, ttl: 300)
+        #expect(try records.answer(for: first) == again)
         // Expired: no longer answered, and deleted by the cleanup while the live one stays.
-        try records.record(created, for: "POST /x\nold", ttl: -1)
-        #expect(try records.answer(for: "POST /x\nold") == nil)
+        try records.record(created, for: old, ttl: -1)
+        #expect(try records.answer(for: old) == nil)
         let count = { (key: String) in
             try server.application.pool.query("select count(*) from request_ids where key = $1", [key]).first!.decode(Int64.self, 0)
         }
-        #expect(try count("POST /x\nold") == 1)
+        #expect(try count(old) == 1)
         try records.deleteExpired()
-        #expect(try count("POST /x\nold") == 0)
-        #expect(try count("POST /x\nfirst") == 1)
+        #expect(try count(old) == 0)
+        #expect(try count(first) == 1)
         // The advisory lock is transaction-scoped: taken and released with the transaction.
-        try server.application.pool.sharingTransaction { try records.lock("POST /x\nfirst") }
-        try server.application.pool.sharingTransaction { try records.lock("POST /x\nfirst") }
+        try server.application.pool.sharingTransaction { try records.lock(first) }
+        try server.application.pool.sharingTransaction { try records.lock(first) }
     }
 
     @Test func orphanStatements_FindUnattachedFilesPastTheGrace_AndWhichPhotosExist() throws {

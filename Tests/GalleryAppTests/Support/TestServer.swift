@@ -69,6 +69,9 @@ final class TestServer: @unchecked Sendable {
         configuration.poolSize = 8
         configuration.jobRetryBaseMs = 10
         configuration.drainTimeoutMs = 2000
+        // Hashes of 128 MiB and a third of a second would slow every sign-up and login; the
+        // default cost is what PasswordHasherTests set back and test.
+        configuration.passwordHashCost = 12
         // Quiet like the logger below; the access log has its own tests (HTTPServerTests.AccessLogTests).
         configuration.accessLog = "off"
         configure(&configuration)

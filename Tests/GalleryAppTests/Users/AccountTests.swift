@@ -370,8 +370,27 @@ import Testing
         try connection.query("update users set password_hash = $1 where object_id = $2", [weak, id])
         #expect(try Self.logIn(server, "leo", "pw").status == 200)
         let stored = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(String.self, 0)
-        #expect(stored.hasPrefix("scrypt$32768$8$1$"))
+        #expect(stored.hasPrefix("scrypt$\(1 << server.application.configuration.passwordHashCost)$8$1$"))
         #expect(stored != weak)
         #expect(try Self.logIn(server, "leo", "pw").status == 200)
+    }
+
+    @Test func logIn_WithAHashOfTheFormerDefault_RehashesAtScryptTwoToThe17() throws {
+        // The default cost, as a fresh install runs it (TestServer lowers it for speed).
+        let server = try Self.openServer { $0.passwordHashCost = GalleryConfiguration().passwordHashCost }
+        defer { server.stop() }
+        #expect(server.application.configuration.passwordHashCost == 17)
+        #expect(PasswordHasher.Parameters.standard == .init(n: 1 << 17, r: 8, p: 1))
+        let (id, _) = try Self.signUp(server, "mia", "pw-mia")
+        let connection = try PostgresConnection(url: server.application.configuration.databaseURL)
+        let fresh = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(String.self, 0)
+        #expect(fresh.hasPrefix("scrypt$131072$8$1$"))
+        // A hash stored before the move (N = 2^15) is replaced at the next login.
+        let former = try PasswordHasher(parameters: .init(n: 1 << 15, r: 8, p: 1)).hash("pw-mia")
+        try connection.query("update users set password_hash = $1 where object_id = $2", [former, id])
+        #expect(try Self.logIn(server, "mia", "pw-mia").status == 200)
+        let stored = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(String.self, 0)
+        #expect(stored.hasPrefix("scrypt$131072$8$1$"))
+        #expect(try Self.logIn(server, "mia", "wrong").status != 200)
     }
 }
