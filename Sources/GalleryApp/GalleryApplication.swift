@@ -153,7 +153,7 @@ public final class GalleryApplication: @unchecked Sendable {
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
                 classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
-                ownership: OwnershipRepository(pool: pool), idempotency: ParseRequestIdempotency(pool: pool),
+                idempotency: ParseRequestIdempotency(pool: pool),
                 currentPublicURL: { [unowned self] in self.publicURL },
                 currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
@@ -186,8 +186,7 @@ public final class GalleryApplication: @unchecked Sendable {
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
             livePath: liveQuery.path,
             appID: configuration.appID, restKeyRequired: configuration.restKey != nil,
-            signupOpen: configuration.signupOpen,
-            accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, logger: logger
+            signupOpen: configuration.signupOpen
         ).register(on: router)
     }
 
