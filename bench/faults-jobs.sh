@@ -41,7 +41,7 @@ export GALLERYD_LOG_LEVEL=notice
 export GALLERYD_JOB_LEASE_SECONDS="$lease"
 psql_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)/psql"
 sql() { "$psql_bin" "$DATABASE_URL" -tAc "$1"; }
-H=(-H "X-Parse-Application-Id: gallery")
+H=(-H "X-Parse-Application-Id: gallery" -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY")  # the app id alone reads nothing
 base="http://127.0.0.1:$port/parse"
 
 serve() {  # serve with no in-process workers; storage in $1

@@ -13,7 +13,8 @@ Each subcommand drives a running galleryd and prints figures as `key: value` lin
 import argparse, hashlib, http.client, json, os, random, signal, socket, subprocess, sys, threading, time
 
 APP_ID = os.environ.get("GALLERYD_APP_ID", "gallery")
-HEADERS = {"X-Parse-Application-Id": APP_ID}
+# The master key (faults.sh exports it): the app id alone reads nothing.
+HEADERS = {"X-Parse-Application-Id": APP_ID, "X-Parse-Master-Key": os.environ["GALLERYD_MASTER_KEY"]}
 
 
 def unique_jpeg(base, tag):

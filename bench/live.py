@@ -9,6 +9,7 @@ subscriber, as one JSON line.
 """
 import asyncio
 import json
+import os
 import sys
 import time
 
@@ -46,7 +47,8 @@ async def main():
     sockets = []
     for i in range(n):
         ws = await websockets.connect(url, max_queue=None, ping_interval=None)
-        await ws.send(json.dumps({"op": "connect", "applicationId": app_id}))
+        # The master key (live.sh exports it): the app id alone receives no event.
+        await ws.send(json.dumps({"op": "connect", "applicationId": app_id, "masterKey": os.environ["GALLERYD_MASTER_KEY"]}))
         await ws.recv()
         await ws.send(json.dumps({"op": "subscribe", "requestId": 1, "query": {"className": "Photo", "where": {}}}))
         await ws.recv()

@@ -73,7 +73,8 @@ if [ -n "${BASELINE:-}" ]; then
 fi
 
 # nginx: a static file of about the first page's size, answered 304 for its own ETag.
-curl_page() { curl -s -H 'X-Parse-Application-Id: gallery' "$@"; }
+# The master key: the app id alone reads nothing.
+curl_page() { curl -s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "$@"; }
 for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
 page="/parse/classes/Photo?order=-createdAt&limit=20"
 count="/parse/classes/Photo?count=1&limit=0"
@@ -100,12 +101,12 @@ etag_of() { # url [curl args…] → ETag
   echo "manifest-304.sh: $url never answered 304 (last tag: ${tag:-none})" >&2
   exit 1
 }
-page_tag="$(etag_of "http://127.0.0.1:$port$page" -H 'X-Parse-Application-Id: gallery')"
-count_tag="$(etag_of "http://127.0.0.1:$port$count" -H 'X-Parse-Application-Id: gallery')"
+page_tag="$(etag_of "http://127.0.0.1:$port$page" -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY")"
+count_tag="$(etag_of "http://127.0.0.1:$port$count" -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY")"
 nginx_tag="$(etag_of "http://127.0.0.1:$nginx_port/page.json")"
 if [ -n "$baseline_pid" ]; then
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$baseline_port/health" >/dev/null 2>&1 && break; sleep 0.1; done
-  baseline_tag="$(etag_of "http://127.0.0.1:$baseline_port$page" -H 'X-Parse-Application-Id: gallery')"
+  baseline_tag="$(etag_of "http://127.0.0.1:$baseline_port$page" -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY")"
 fi
 # nginx's worker process does the serving (the master only supervises).
 nginx_worker="$(pgrep -P "$nginx_pid" | head -1)"
@@ -115,7 +116,8 @@ nginx_worker="$(pgrep -P "$nginx_pid" | head -1)"
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.4f", ($14 + $15) / hz }' "/proc/$1/stat"; }
 
 run() { # name pid url [header] → a result line; req/s also appended to $tmp/rates.<name>
-  local name="$1" pid="$2" url="$3" header="${4:-}" args=(-t1 -c"$connections" --latency -H 'X-Parse-Application-Id: gallery')
+  local name="$1" pid="$2" url="$3" header="${4:-}" args=(-t1 -c"$connections" --latency -H 'X-Parse-Application-Id: gallery'
+    -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY")
   [ -n "$header" ] && args+=(-H "$header")
   on_client_cpus wrk "${args[@]}" -d2s "$url" >/dev/null  # warm-up
   local before after requests rps

@@ -82,18 +82,18 @@ page="/parse/classes/Photo?order=-createdAt&limit=$limit"
 count="/parse/classes/Photo?count=1&limit=0"
 for path in "$page" "$count"; do
   for p in "$port" "$nocache_port" "$anchor_port"; do
-    curl -fsS -H 'X-Parse-Application-Id: gallery' "http://127.0.0.1:$p$path" | jq -S . >"$tmp/body.$p" \
+    curl -fsS -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "http://127.0.0.1:$p$path" | jq -S . >"$tmp/body.$p" \
       || { echo "manifest-anchor.sh: $p$path failed: $(tail -5 "$tmp"/*.log)" >&2; exit 1; }
   done
   cmp -s "$tmp/body.$port" "$tmp/body.$anchor_port" && cmp -s "$tmp/body.$nocache_port" "$tmp/body.$anchor_port" \
     || { echo "manifest-anchor.sh: $path: galleryd and the anchor answer differently:" >&2
          diff "$tmp/body.$port" "$tmp/body.$anchor_port" | head -20 >&2; exit 1; }
 done
-echo "bodies: the same JSON from all three ($(curl -s -H 'X-Parse-Application-Id: gallery' "http://127.0.0.1:$port$page" | wc -c) bytes for the page)" >&2
+echo "bodies: the same JSON from all three ($(curl -s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "http://127.0.0.1:$port$page" | wc -c) bytes for the page)" >&2
 
 rate() { # url → req/s (after a 1 s warm-up)
-  on_client_cpus wrk -t1 -c"$connections" -d1s -H 'X-Parse-Application-Id: gallery' "$1" >/dev/null
-  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" -H 'X-Parse-Application-Id: gallery' "$1" >"$tmp/wrk.out" 2>&1
+  on_client_cpus wrk -t1 -c"$connections" -d1s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "$1" >/dev/null
+  on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "$1" >"$tmp/wrk.out" 2>&1
   if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.out"; then echo "manifest-anchor.sh: $(cat "$tmp/wrk.out")" >&2; exit 1; fi
   awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out"
 }

@@ -106,7 +106,9 @@ fi
 # With owners: the first user's session (the token stored as its SHA-256, as galleryd stores them),
 # and every query below made as that user.
 owner_filter=""
-auth=()
+# Without owners: the master key (the app id alone reads nothing; the statement is the unfiltered
+# one the single-tenant mode ran before issue #25).
+auth=(-H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY")
 as_user=()
 if [ "$owners" -gt 0 ]; then
   token="r:$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')"

@@ -2,7 +2,8 @@
 """Web gallery first paint with many photos: seeds ROWS photo rows (bench/manifest-seed.sql) into a
 fresh database, serves them with galleryd, and loads / in headless Chromium RUNS times, reporting
 the time from navigation start until the grid shows its first page of cells (laid out from
-aspectRatio, painted with dominantColor), and until the first page's requests finished.
+aspectRatio, painted with dominantColor), and until the first page's requests finished. The page
+is logged in as the first admin (its session checked with /users/me before the first page).
 
 Usage: bench/web.py --binary .build/release/galleryd --database-url URL [--rows 100000] [--runs 5]
 (the Python of scripts/browser-deps.sh, which installs Chromium and selenium)."""
@@ -26,6 +27,10 @@ try:
     subprocess.run(["psql", url, "-q", "-v", "ON_ERROR_STOP=1", "-v", f"rows={args.rows}", "-f", "bench/manifest-seed.sql"],
                    check=True, stdout=subprocess.DEVNULL)
     live = server.api("/classes/Photo", {"count": 1, "limit": 0})["count"]
+    # The page needs a session (the app id alone reads nothing): the first admin, made as `make run`
+    # makes it, takes the seeded (ownerless) rows; its token is put where the page keeps it.
+    server.create_admin(args.binary, harness.ADMIN_PASSWORD)
+    token = server.api("/login", headers={}, body={"username": "admin", "password": harness.ADMIN_PASSWORD})["sessionToken"]
     options = webdriver.ChromeOptions()
     for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"]:
         options.add_argument(flag)
@@ -38,6 +43,8 @@ try:
           const check = () => { if (document.querySelectorAll('#grid .tile').length >= 30)
             requestAnimationFrame(() => done(performance.now())); else setTimeout(check, 5); };
           check();"""
+        driver.get(server.url + "/web/config.json")
+        driver.execute_script("localStorage.setItem('galleryd.sessionToken', arguments[0])", token)
         for run in range(args.runs + 1):
             driver.get("about:blank")
             driver.get(server.url + "/")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make demo`: galleryd on :8080 (GALLERYD_PORT) with the private PostgreSQL under ./.data (as
-# `make run`), the sample photos in samples/photos imported and processed, then the URLs to open.
+# `make demo`: galleryd on :8080 (GALLERYD_PORT) with the private PostgreSQL under ./.data and the
+# first admin account (as `make run`), the sample photos in samples/photos imported and processed,
+# then the URLs to open, read with the admin's session.
 # The server keeps running until Ctrl-C (or SIGTERM), which stops it. GALLERYD_BIN as in scripts/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,14 @@ export GALLERYD_STORAGE_DIR=${GALLERYD_STORAGE_DIR:-$PWD/.data/blobs}
 "${GALLERYD_BIN:-.build/release/galleryd}" import --wait samples/photos
 
 app_id=${GALLERYD_APP_ID:-gallery}
-manifest=$(curl -sf -H "X-Parse-Application-Id: $app_id" "$base/parse/classes/Photo?limit=20&order=-createdAt&count=1")
+# The app id alone reads nothing: log in as the first admin, whom scripts/run.sh created.
+login=$(python3 -c 'import json, sys; print(json.dumps({"username": "admin", "password": open(sys.argv[1]).read().strip()}))' \
+  .data/admin.password)
+token=$(curl -sf -H "X-Parse-Application-Id: $app_id" -H 'Content-Type: application/json' -d "$login" "$base/parse/login" \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["sessionToken"])') \
+  || { echo "demo: cannot log in as admin with .data/admin.password" >&2; exit 1; }
+manifest=$(curl -sf -H "X-Parse-Application-Id: $app_id" -H "X-Parse-Session-Token: $token" \
+  "$base/parse/classes/Photo?limit=20&order=-createdAt&count=1")
 echo
 echo "galleryd demo at $base — open these:"
 python3 - "$manifest" <<'PY'
@@ -44,8 +52,9 @@ for photo in page["results"]:
             print(f"      {key:<10} {photo[key]['url']}")
 PY
 echo
-echo "The manifest, as an app reads it:"
-echo "  curl -s -H 'X-Parse-Application-Id: $app_id' '$base/parse/classes/Photo?limit=20'"
+echo "The web gallery: $base/  (log in as admin, password in .data/admin.password)"
+echo "The manifest, as an app reads it (logged in):"
+echo "  curl -s -H 'X-Parse-Application-Id: $app_id' -H 'X-Parse-Session-Token: $token' '$base/parse/classes/Photo?limit=20'"
 echo "Health and metrics: $base/health  $base/ready  $base/metrics"
 echo "Stop with Ctrl-C."
 wait "$server"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make run`: serve galleryd on :8080 with a private PostgreSQL under ./.data unless DATABASE_URL is set.
+# `make run`: serve galleryd on :8080 with a private PostgreSQL under ./.data unless DATABASE_URL is set,
+# and the first admin account (password in .data/admin.password) while the database has none.
 # GALLERYD_BIN runs another build (default .build/release/galleryd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +29,17 @@ if [ -z "${GALLERYD_URL_SIGNING_KEY:-}" ]; then
 fi
 export GALLERYD_STORAGE_DIR=${GALLERYD_STORAGE_DIR:-$PWD/.data/blobs}
 export GALLERYD_PORT=${GALLERYD_PORT:-8080}
-exec "${GALLERYD_BIN:-.build/release/galleryd}" serve "$@"
+bin=${GALLERYD_BIN:-.build/release/galleryd}
+# The app id alone reads nothing: while the database has no account, make the first admin (who also
+# takes any rows a single-tenant install left without an owner), with a generated password printed
+# once here and kept in .data/admin.password (mode 0600), so the web page and the README's curl
+# examples work at once. Log in as `admin` with it.
+accounts=$("$bin" users list | tail -n 1)
+if [ "$accounts" = "users: 0 account(s)" ]; then
+  if [ ! -s .data/admin.password ]; then
+    (umask 077; head -c 15 /dev/urandom | od -An -tx1 | tr -d ' \n' > .data/admin.password)
+  fi
+  "$bin" users create admin --admin --password-file .data/admin.password >&2
+  echo "run: first account: username admin, password $(cat .data/admin.password)  (kept in .data/admin.password)" >&2
+fi
+exec "$bin" serve "$@"

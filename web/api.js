@@ -4,9 +4,9 @@
 // in localStorage too, as the Parse JavaScript SDK keeps its current user). The master key is never
 // asked for nor sent: the page does only what a client may.
 
-let config = { appId: "gallery", mountPath: "/parse", restKeyRequired: false, accountsExist: false, signupOpen: false };
+let config = { appId: "gallery", mountPath: "/parse", restKeyRequired: false, signupOpen: false };
 
-/** Loads /web/config.json (application id and mount, whether to log in and may sign up; no keys). */
+/** Loads /web/config.json (application id and mount, whether a REST key is needed and sign-up open; no keys). */
 export async function loadConfig() {
   const response = await fetch("/web/config.json");
   if (!response.ok) {
@@ -19,34 +19,6 @@ export async function loadConfig() {
 
 /** The loaded configuration (application id, mount path). */
 export function settings() { return config; }
-
-let accountsAppearedHandler = () => {};
-/** What to do when the first account turns up while this page runs without any (it must log in now). */
-export function onAccountsAppeared(handler) { accountsAppearedHandler = handler; }
-let accountCheck = null;
-/**
- * Asks /web/config.json again while the page runs without accounts. The page learns whether
- * accounts exist once per load, and from the first account on the server answers a request without
- * a session with nothing (an empty find, a refused write), never a 209: without asking again, a
- * page opened before the first account showed an empty library until it was reloaded.
- */
-export function checkAccounts() {
-  if (config.accountsExist) return Promise.resolve();
-  if (!accountCheck) {
-    accountCheck = fetch("/web/config.json", { cache: "no-store" })
-      .then(async (response) => {
-        if (!response.ok) return;
-        const fresh = await response.json();
-        if (fresh.accountsExist) {
-          config = fresh;
-          accountsAppearedHandler();
-        }
-      })
-      .catch(() => {})
-      .finally(() => { accountCheck = null; });
-  }
-  return accountCheck;
-}
 
 /** The REST key this browser remembers, or null. */
 export function restKey() { return localStorage.getItem("galleryd.restKey"); }
@@ -106,10 +78,6 @@ export async function call(method, path, body, { session = true } = {}) {
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetch(config.mountPath + path, init);
   const json = await response.json().catch(() => null);
-  // Without accounts, an answer of nothing may mean the first account has just been made.
-  if (!config.accountsExist && !sent && (!response.ok || (json && Array.isArray(json.results) && json.results.length === 0))) {
-    checkAccounts();
-  }
   if (!response.ok) {
     const error = new APIError(response.status, json, response.headers.get("Retry-After"));
     if (sent && error.code === INVALID_SESSION_TOKEN && sent === sessionToken()) sessionEnded();

@@ -1,13 +1,12 @@
 // The web gallery: wires the grid, search, preview, galleries, Recently Deleted, uploads and live
 // updates together. Views follow the URL hash: #photos (default), #gallery/<id>, #trash.
-// Once the server has accounts, the page first needs a session: it shows its login form (and sign-up,
-// when open) until one is made; logging out, or the server ending the session (209), starts the page
-// over, so nothing of one user's library (grid, galleries, preview, live subscription) outlives their session.
-// A page opened before the first account notices it (an empty answer, a refused write, every 15 s)
-// and starts over at the login form too.
+// The page first needs a session (the app id alone reads nothing): it shows its login form (and
+// sign-up, when open) until one is made; logging out, or the server ending the session (209), starts
+// the page over, so nothing of one user's library (grid, galleries, preview, live subscription)
+// outlives their session.
 import {
   loadConfig, settings, hasKeys, setRestKey, call, find, currentUser, logIn, signUp, logOut, onSessionEnded,
-  sessionToken, clearSessionToken, checkAccounts, onAccountsAppeared,
+  sessionToken,
 } from "./api.js";
 import { PhotoGrid } from "./grid.js";
 import { Preview } from "./preview.js";
@@ -27,8 +26,6 @@ const fail = (error) => say(error.message || String(error), true);
 
 /** Survives the reload that follows an ended session, so the login form can say why it is back. */
 const NOTICE_KEY = "galleryd.loginNotice";
-/** How often a page opened before any account exists asks whether one does now (also on becoming visible). */
-const ACCOUNT_CHECK_MS = 15000;
 
 /** How long to wait, in words, from a Retry-After in seconds. */
 const inSeconds = (seconds) => `${seconds} second${seconds === 1 ? "" : "s"}`;
@@ -94,23 +91,8 @@ function showAccount(user) {
   });
 }
 
-/**
- * The session the page works in, once the server has accounts: the remembered one if the server
- * still knows it, else a new login. Without accounts the app's keys own everything: no session.
- */
+/** The session the page works in: the remembered one if the server still knows it, else a new login. */
 async function ensureSession() {
-  if (!settings().accountsExist) {
-    clearSessionToken();
-    // The first account may be made while this page is open: then it must log in (checkAccounts).
-    onAccountsAppeared(() => {
-      sessionStorage.setItem(NOTICE_KEY, "Accounts have been set up on this server. Please log in.");
-      location.reload();
-    });
-    const check = () => { if (document.visibilityState === "visible") checkAccounts(); };
-    setInterval(check, ACCOUNT_CHECK_MS);
-    document.addEventListener("visibilitychange", check);
-    return;
-  }
   let notice = sessionStorage.getItem(NOTICE_KEY) || "";
   sessionStorage.removeItem(NOTICE_KEY);
   const remembered = sessionToken();

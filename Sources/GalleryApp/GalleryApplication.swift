@@ -160,7 +160,7 @@ public final class GalleryApplication: @unchecked Sendable {
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
                 classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
-                ownership: OwnershipRepository(pool: pool), idempotency: idempotency,
+                idempotency: idempotency,
                 currentPublicURL: { [unowned self] in self.publicURL },
                 currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
@@ -192,7 +192,7 @@ public final class GalleryApplication: @unchecked Sendable {
         liveQuery = LiveQueryServer(
             path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
             sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
-            accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, databaseURL: configuration.databaseURL,
+            databaseURL: configuration.databaseURL,
             logger: logger,
             encoder: { [unowned self] in self.makeEncoder() })
         router.add(liveQuery.route())
@@ -203,8 +203,7 @@ public final class GalleryApplication: @unchecked Sendable {
             signupOpen: configuration.signupOpen,
             pagePolicy: { [unowned self] in
                 SecurityHeaders.pagePolicy(publicURL: self.publicURL, assetURLPrefix: self.assetURLPrefix)
-            },
-            accountsExist: { [pool] in try OwnershipRepository(pool: pool).hasAccounts() }, logger: logger
+            }
         ).register(on: router)
     }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The web gallery in a real browser: headless Chromium driven by Selenium against a real galleryd
-(built binary, real PostgreSQL database, in-process workers). Walks what a person does: load, scroll
-to page 3, search, open a preview, upload a photo and watch it become ready (live query), reorder a gallery,
-trash and restore. Then, on the same server, accounts: two users made with the master key, the login
-form, a wrong password, alice's own library (an upload that becomes ready), logout, bob who does not see
+(built binary, real PostgreSQL database, in-process workers). Walks what a person does: the first
+admin made as `make run` makes it (`galleryd users create admin --admin --password-file`), the login
+form (the app id alone reads nothing), load, scroll to page 3, search, open a preview, upload a photo
+and watch it become ready (live query), reorder a gallery, trash and restore. Then, on the same
+server, more accounts: two users made with the master key, logout and the login form, a wrong password, alice's own library (an upload that becomes ready), logout, bob who does not see
 alice's photo, a session ended by the server (209), login throttling (429), and sign-up on a second
 instance with signup_open. Any step that does not happen within its timeout fails the run (exit status 1).
 
@@ -22,6 +23,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 PHOTOS = 75          # three pages of 30 (the grid's page size), the last one partial
 SUNSET = 5           # photos whose title contains "sunset"
 APP_ID = "gallery"
+ADMIN_PASSWORD = "the admin's passphrase"
 
 
 def database_url(base, name):
@@ -50,7 +52,7 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.master_key = secrets.token_hex(16)
-        env = dict(os.environ, DATABASE_URL=database_url(base_url, self.db), GALLERYD_MASTER_KEY=self.master_key,
+        self.env = env = dict(os.environ, DATABASE_URL=database_url(base_url, self.db), GALLERYD_MASTER_KEY=self.master_key,
                    GALLERYD_URL_SIGNING_KEY=secrets.token_hex(32),
                    GALLERYD_STORAGE_DIR=self.store, GALLERYD_HOST="127.0.0.1", GALLERYD_PORT=str(self.port),
                    GALLERYD_PUBLIC_URL=self.url, GALLERYD_WORKERS="2", GALLERYD_MIN_FREE_BYTES="0", GALLERYD_LOG_LEVEL="notice",
@@ -66,7 +68,18 @@ class Server:
                 time.sleep(0.2)
         raise SystemExit("galleryd did not become ready; log: " + open(self.log.name).read()[-2000:])
 
+    def create_admin(self, binary, password):
+        """The first admin, made as scripts/run.sh makes it: `galleryd users create --admin --password-file`."""
+        path = os.path.join(self.store, "admin.password")
+        with open(path, "w") as f:
+            f.write(password + "\n")
+        subprocess.run([binary, "users", "create", "admin", "--admin", "--password-file", path], env=self.env,
+                       check=True, stdout=subprocess.DEVNULL)
+
     def api(self, path, params=None, headers=None, body=None, method=None):
+        """A call with the master key, unless `headers` are given (a session's, or `{}` for the app id alone)."""
+        if headers is None:
+            headers = self.master()
         query = "?" + urllib.parse.urlencode({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in params.items()}) if params else ""
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url + "/parse" + path + query, data=data, method=method,
@@ -121,8 +134,8 @@ window.__makeJPEG = (i, label) => {
 """
 
 SEED = MAKE_JPEG + """
-const [count, sunset, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
-const h = {'X-Parse-Application-Id': 'gallery'};
+const [count, sunset, token, done] = [arguments[0], arguments[1], arguments[2], arguments[arguments.length - 1]];
+const h = {'X-Parse-Application-Id': 'gallery', 'X-Parse-Session-Token': token};
 (async () => {
   for (let i = 0; i < count; i++) {
     const title = i < sunset ? `Sunset over the bay ${i}` : `Photo ${i}`;
@@ -182,18 +195,45 @@ def main():
                     time.sleep(0.1)
             raise AssertionError(f"{selector} kept going stale")
 
+        login_form = lambda: driver.find_element(By.ID, "login")
+
+        def log_in(username, password):
+            for field, value in (("login-username", username), ("login-password", password)):
+                element = driver.find_element(By.ID, field)
+                element.clear()
+                element.send_keys(value)
+            wait().until(lambda d: d.find_element(By.ID, "login-submit").is_enabled())
+            driver.execute_script("document.getElementById('login-error').textContent = ''")  # the last attempt's
+            driver.find_element(By.ID, "login-submit").click()
+
+        def logged_in_as(name):
+            wait().until(lambda d: d.find_element(By.ID, "account-name").text == name)
+            wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+            assert not login_form().is_displayed()
+            wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "true")
+            idle()
+
         step = "seed"
+        # The app id alone reads nothing: the first admin (as `make run` makes it) uploads the photos.
+        server.create_admin(args.binary, ADMIN_PASSWORD)
+        anonymous = server.api("/classes/Photo", {"count": 1, "limit": 0}, headers={})
+        assert anonymous["count"] == 0, f"the app id alone reads {anonymous}"
+        admin_token = server.api("/login", headers={}, body={"username": "admin", "password": ADMIN_PASSWORD})["sessionToken"]
         # Seeded from the page: an API answer (config.json) is no document and may connect nowhere
         # (Content-Security-Policy: default-src 'none').
         driver.get(server.url + "/")
-        assert driver.execute_async_script(SEED, PHOTOS, SUNSET) == "ok"
+        assert driver.execute_async_script(SEED, PHOTOS, SUNSET, admin_token) == "ok"
         deadline = time.time() + 120
         while server.api("/classes/Photo", {"where": {"status": "ready"}, "count": 1, "limit": 0})["count"] < PHOTOS:
             assert time.time() < deadline, "seeded photos never became ready"
             time.sleep(0.5)
 
-        step = "load"
+        step = "load: login form"
         driver.get(server.url + "/")
+        wait().until(lambda d: login_form().is_displayed())
+        assert not driver.find_element(By.ID, "grid").is_displayed(), "the library shows before a login"
+        step = "load"
+        log_in("admin", ADMIN_PASSWORD)
         wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
         wait().until(lambda d: len(tiles()) >= 30)
         # The page subscribes to Photo through the LiveQuery WebSocket (web/live.js).
@@ -343,23 +383,15 @@ def main():
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE" and "favicon.ico" not in e["message"]]
         assert not errors, f"console errors: {errors}"
 
-        # Phase 2: accounts. Until now no account existed and the app's keys owned everything; from
-        # the first account on, a page without a session reads nothing, so it must log in.
+        # Phase 2: more accounts. The admin logs out; the page shows its login form again.
+        step = "accounts: admin logs out"
+        driver.find_element(By.ID, "logout").click()
+        wait().until(lambda d: login_form().is_displayed())
         step = "accounts: login form"
         users = {}
         for name in ("alice", "bob"):
             created = server.api("/users", headers=server.master(), body={"username": name, "password": f"{name}'s passphrase"})
             users[name] = created["objectId"]
-        login_form = lambda: driver.find_element(By.ID, "login")
-        # The page opened in phase 1, before any account, notices the first one without a reload by
-        # hand: the server now answers its requests with nothing (never a 209), so an empty answer
-        # (this search) makes it ask /web/config.json again and start over at the login form.
-        step = "accounts: an open page notices the first account"
-        search = driver.find_element(By.ID, "search")
-        search.send_keys(Keys.CONTROL, "a")
-        search.send_keys("no such title")
-        wait(20).until(lambda d: login_form().is_displayed())
-        assert "Accounts have been set up" in driver.find_element(By.ID, "login").text, "the login form does not say why"
         step = "accounts: login form"
         driver.get(server.url + "/")
         wait().until(lambda d: login_form().is_displayed())
@@ -368,22 +400,6 @@ def main():
         assert not driver.find_element(By.ID, "grid").is_displayed(), "the library shows before a login"
         assert driver.switch_to.active_element.get_attribute("id") == "login-username", "the login form does not take the focus"
         shot("login")
-
-        def log_in(username, password):
-            for field, value in (("login-username", username), ("login-password", password)):
-                element = driver.find_element(By.ID, field)
-                element.clear()
-                element.send_keys(value)
-            wait().until(lambda d: d.find_element(By.ID, "login-submit").is_enabled())
-            driver.execute_script("document.getElementById('login-error').textContent = ''")  # the last attempt's
-            driver.find_element(By.ID, "login-submit").click()
-
-        def logged_in_as(name):
-            wait().until(lambda d: d.find_element(By.ID, "account-name").text == name)
-            wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
-            assert not login_form().is_displayed()
-            wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "true")
-            idle()
 
         step = "accounts: wrong password"
         log_in("alice", "not alice's passphrase")
@@ -396,7 +412,7 @@ def main():
         step = "accounts: alice's library"
         log_in("alice", "alice's passphrase")
         logged_in_as("alice")
-        # The single-tenant photos above were made before any account, and no admin took them: nobody's.
+        # The photos above are the admin's.
         assert not tiles(), f"alice sees {len(tiles())} photos that are not hers"
         data = driver.execute_async_script(MAKE_JPEG + """
             const done = arguments[arguments.length - 1];
@@ -459,9 +475,8 @@ def main():
         shot("login-throttled")
 
         step = "accounts: sign-up"
-        # A second instance with signup_open: the form offers sign-up, which logs the new user in.
+        # A second instance with signup_open, no account yet: the form offers sign-up, which logs the new user in.
         second = Server(args.binary, args.database_url, {"GALLERYD_SIGNUP_OPEN": "true"})
-        second.api("/users", headers=second.master(), body={"username": "first", "password": "first's passphrase"})
         driver.get(second.url + "/")
         wait().until(lambda d: login_form().is_displayed())
         assert driver.find_element(By.ID, "signup-switch").is_displayed(), "no sign-up while signup_open is true"
@@ -475,7 +490,7 @@ def main():
 
         if args.docs:
             shutil.copy(os.path.join(args.out, "browser-grid.png"), os.path.join(args.docs, "web-gallery.png"))
-        print("browser: all steps passed (load, page 3, search, preview, upload, gallery reorder, trash and restore, live; "
+        print("browser: all steps passed (first admin, login form, load, page 3, search, preview, upload, gallery reorder, trash and restore, live; "
               "accounts: login form, wrong password, alice's upload, logout, bob's library, ended session, throttling, sign-up)")
     except (AssertionError, TimeoutException, StaleElementReferenceException) as error:
         driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))

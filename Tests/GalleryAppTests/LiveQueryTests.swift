@@ -113,7 +113,7 @@ struct LiveQueryTests {
             .appendingPathComponent("e2e/live_query_e2e.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, server.baseURL, TestServer.appID, jpegPath]
+        process.arguments = [script, server.baseURL, TestServer.appID, jpegPath, TestServer.masterKey]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

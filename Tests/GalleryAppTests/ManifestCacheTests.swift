@@ -10,9 +10,13 @@ import Testing
 @Suite struct ManifestCacheTests {
     typealias Conditional = ConditionalManifestTests
 
-    /// A GET over a raw socket with the app id and extra header lines.
-    static func get(_ server: TestServer, _ path: String, _ headers: [String: String] = [:]) throws -> RawHTTP.Response {
+    /// A GET over a raw socket with the app id and extra header lines, and the master key unless
+    /// they name a caller or the request is `anonymous` (as `TestServer.request`).
+    static func get(
+        _ server: TestServer, _ path: String, _ headers: [String: String] = [:], anonymous: Bool = false
+    ) throws -> RawHTTP.Response {
         var head = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nX-Parse-Application-Id: gallery\r\n"
+        if !anonymous && !TestServer.namesCaller(headers) { head += "X-Parse-Master-Key: \(TestServer.masterKey)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         return try RawHTTP.exchange(port: server.application.port, head: head + "Connection: close\r\n\r\n")
     }
@@ -80,7 +84,7 @@ import Testing
         for round in 0..<2 {
             let a = try Self.get(server, path, alice.headers)
             let b = try Self.get(server, path, bob.headers)
-            let anonymous = try Self.get(server, path)
+            let anonymous = try Self.get(server, path, anonymous: true)
             let master = try Self.get(server, path, ["X-Parse-Master-Key": TestServer.masterKey])
             #expect(ids(a) == aliceIds, "round \(round)")
             #expect(ids(b) == bobIds, "round \(round)")

@@ -68,11 +68,12 @@ enum ManifestFixtures {
         return components.percentEncodedQuery!.replacingOccurrences(of: "+", with: "%2B")
     }
 
-    /// `GET /parse/classes/<Class>?…` with these parameters.
+    /// `GET /parse/classes/<Class>?…` with these parameters (with the app id alone when `anonymous`).
     static func find(_ server: TestServer, _ items: [String: String] = [:], className: String = "Photo",
-                     headers: [String: String] = [:]) throws -> TestServer.Response {
+                     headers: [String: String] = [:], anonymous: Bool = false) throws -> TestServer.Response {
         let q = query(items)
-        return try server.request("GET", "/parse/classes/\(className)" + (q.isEmpty ? "" : "?" + q), headers: headers)
+        return try server.request(
+            "GET", "/parse/classes/\(className)" + (q.isEmpty ? "" : "?" + q), headers: headers, anonymous: anonymous)
     }
 
     /// The objectIds of a find response, in order.

@@ -182,7 +182,7 @@ import Testing
         let originalPath = String(originalURL[originalURL.range(of: "/bucket/")!.lowerBound...])
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(trashed)").status == 200)
 
-        let noKey = try server.request("DELETE", "/parse/purge/Photo")
+        let noKey = try server.request("DELETE", "/parse/purge/Photo", anonymous: true)
         #expect(noKey.status == 403 && noKey.json["error"] as? String == "unauthorized")
         let wrongKey = try server.request("DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": "not-the-master-key-at-all"])
         #expect(wrongKey.status == 403)

@@ -70,8 +70,8 @@ import HTTPServer
                 "POST", "/parse/classes/Photo", body: try JSONSerialization.data(withJSONObject: object),
                 headers: ["Content-Type": "text/plain"], appID: appIDHeader)
         }
-        let ok = try post(["_method": "GET", "_ApplicationId": TestServer.appID, "_ClientVersion": "js5.3.0",
-                           "_InstallationId": "abc", "limit": 10])
+        let ok = try post(["_method": "GET", "_ApplicationId": TestServer.appID, "_MasterKey": TestServer.masterKey,
+                           "_ClientVersion": "js5.3.0", "_InstallationId": "abc", "limit": 10])
         #expect(ok.status == 200, "\(ok.text)")
         #expect(F.ids(ok).count == 3)
         #expect(try post(["_method": "GET", "_ApplicationId": "someone-else"]).status == 403)
@@ -85,7 +85,7 @@ import HTTPServer
             "POST", "/parse/files/js.jpg", body: Data(try TestJPEG.make(width: 24, height: 24, seed: 502)),
             headers: ["Content-Type": "image/jpeg"])
         let name = try #require(file.json["name"] as? String)
-        let created = try post(["_ApplicationId": TestServer.appID, "_ClientVersion": "js5.3.0",
+        let created = try post(["_ApplicationId": TestServer.appID, "_MasterKey": TestServer.masterKey, "_ClientVersion": "js5.3.0",
                                 "original": ["__type": "File", "name": name], "title": "from js"])
         #expect(created.status == 201, "\(created.text)")
         let id = try #require(created.json["objectId"] as? String)

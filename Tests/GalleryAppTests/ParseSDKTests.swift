@@ -398,6 +398,7 @@ import HTTPServer
             var request = URLRequest(url: URL(string: server.baseURL + path)!)
             request.httpMethod = method
             request.setValue(TestServer.appID, forHTTPHeaderField: "X-Parse-Application-Id")
+            request.setValue(TestServer.masterKey, forHTTPHeaderField: "X-Parse-Master-Key")
             if let body {
                 request.httpBody = try JSONSerialization.data(withJSONObject: body)
                 request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -484,9 +485,10 @@ import HTTPServer
     @Test func javascriptSDKBodiesAndParseHeaders_AreAccepted() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        // The JavaScript SDK: text/plain, keys and bookkeeping in the body.
+        // The JavaScript SDK: text/plain, keys, the user's session and bookkeeping in the body.
+        let user = try server.makeUser("js")
         let body: [String: Any] = [
-            "name": "From JS", "_ApplicationId": TestServer.appID, "_ClientVersion": "js5.3.0",
+            "name": "From JS", "_ApplicationId": TestServer.appID, "_SessionToken": user.token, "_ClientVersion": "js5.3.0",
             "_InstallationId": "2b9f5c1e-0000-4000-8000-000000000000", "_ContentType": "application/json",
         ]
         let js = try server.request(

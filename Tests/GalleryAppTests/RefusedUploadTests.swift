@@ -62,7 +62,7 @@ import Testing
 
         let tooLarge = try Self.refused(
             port: port,
-            head: "POST /parse/files/a.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: \(TestServer.appID)\r\n"
+            head: "POST /parse/files/a.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: \(TestServer.appID)\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
                 + "Content-Type: image/jpeg\r\nContent-Length: 900000000\r\n\r\n")
         #expect(tooLarge.filter { $0.status == 413 }.count == 100, "\(tooLarge.map(\.status))")
         #expect(tooLarge.allSatisfy { $0.body.contains("\"code\"") }, "413 in Parse's format")

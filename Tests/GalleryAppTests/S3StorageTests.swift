@@ -62,12 +62,12 @@ struct S3StorageTests {
         let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
         let upload = try RawHTTPClient.exchange(
             port: a.port,
-            head: "POST /parse/files/s3.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nContent-Type: image/jpeg\r\n"
+            head: "POST /parse/files/s3.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: image/jpeg\r\n"
                 + "Content-Length: \(jpeg.count)\r\nConnection: close\r\n\r\n", body: jpeg)
         #expect(upload.status == 201)
         let create = try RawHTTPClient.exchange(
             port: a.port,
-            head: "POST /parse/classes/Photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nContent-Type: application/json\r\n"
+            head: "POST /parse/classes/Photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(#"{"original":{"__type":"File","name":"\#(sha).jpg"}}"#.utf8.count)\r\nConnection: close\r\n\r\n",
             body: Array(#"{"original":{"__type":"File","name":"\#(sha).jpg"}}"#.utf8))
         #expect(create.status == 201)
@@ -78,7 +78,7 @@ struct S3StorageTests {
         let deadline = Date().addingTimeInterval(60)
         var status = ""
         while Date() < deadline {
-            let photo = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
+            let photo = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
             status = ((try? JSONSerialization.jsonObject(with: Data(photo.body))) as? [String: Any])?["status"] as? String ?? ""
             if status == "ready" || status == "failed" { break }
             Thread.sleep(forTimeInterval: 0.1)
@@ -111,8 +111,8 @@ struct S3StorageTests {
         #expect(String(decoding: missing.body, as: UTF8.self).contains("<Code>NoSuchKey</Code>"))
 
         // A names its own bucket endpoint in file URLs; B, configured with public_asset_url, the CDN.
-        let photoA = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
-        let photoB = try Self.get(b.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\n")
+        let photoA = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
+        let photoB = try Self.get(b.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
         let thumbnailA = ((try JSONSerialization.jsonObject(with: Data(photoA.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
         let thumbnailB = ((try JSONSerialization.jsonObject(with: Data(photoB.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
         #expect(thumbnailA?.hasSuffix("/bucket/thumbnails/\(id).jpg") == true)
@@ -149,7 +149,7 @@ struct S3StorageTests {
         func upload(_ port: Int) throws -> String {
             let answer = try RawHTTPClient.exchange(
                 port: port,
-                head: "POST /parse/files/s.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nContent-Type: image/jpeg\r\n"
+                head: "POST /parse/files/s.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: image/jpeg\r\n"
                     + "Content-Length: \(jpeg.count)\r\nConnection: close\r\n\r\n", body: jpeg)
             #expect(answer.status == 201 || answer.status == 200)
             let json = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
@@ -192,7 +192,7 @@ struct S3StorageTests {
         let answer = try Self.get(application.port, "/bucket/thumbnails/Ab3dE5fG7h.jpg")
         #expect(answer.status == 503)
         #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>ServiceUnavailable</Code>"))
-        #expect(try Self.get(application.port, "/parse/health", headers: "X-Parse-Application-Id: gallery\r\n").status == 200)
+        #expect(try Self.get(application.port, "/parse/health", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n").status == 200)
     }
 
     @Test func orphanCollector_ListsTheBucket_AndRemovesDerivativesWithoutAPhoto() throws {

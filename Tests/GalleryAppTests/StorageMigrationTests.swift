@@ -171,7 +171,7 @@ struct StorageMigrationTests {
         let someOriginal = try #require(expected.keys.sorted().first)
         let probe = ServingProbe(port: server.application.port, paths: [
             (path: "/bucket/\(someOriginal)", headers: ""),
-            (path: "/parse/classes/Photo?limit=5", headers: "X-Parse-Application-Id: gallery\r\n"),
+            (path: "/parse/classes/Photo?limit=5", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"),
         ])
 
         // Each run is killed with SIGKILL a random 0–60 ms after it copied its first blob (a copy

@@ -10,7 +10,7 @@ import Testing
 /// store's disk really full reads keep working and uploads resume once space is freed.
 @Suite(.serialized) struct UploadStorageTests {
     /// The head of an upload announcing `length` bytes, with `extra` header lines.
-    static func uploadHead(length: Int, extra: String = "X-Parse-Application-Id: gallery\r\n") -> String {
+    static func uploadHead(length: Int, extra: String = "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n") -> String {
         "POST /parse/files/a.jpg HTTP/1.1\r\nHost: t\r\n\(extra)Content-Type: image/jpeg\r\nContent-Length: \(length)\r\n\r\n"
     }
 
@@ -45,7 +45,8 @@ import Testing
         let ok = try RawHTTP.exchange(
             port: port,
             head: Self.uploadHead(
-                length: jpeg.count, extra: "X-Parse-Application-Id: gallery\r\nX-Parse-REST-API-Key: rest-key-for-tests\r\nConnection: close\r\n"),
+                length: jpeg.count,
+                extra: "X-Parse-Application-Id: gallery\r\nX-Parse-REST-API-Key: rest-key-for-tests\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n"),
             body: jpeg)
         #expect(ok.status == 201)
     }

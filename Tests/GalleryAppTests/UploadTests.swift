@@ -201,7 +201,7 @@ import Testing
         // The same limit with chunked encoding (no Content-Length to refuse up front): still 413, nothing kept.
         let chunked = try RawHTTP.exchange(
             port: server.application.port,
-            head: "POST /parse/files/big.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\n"
+            head: "POST /parse/files/big.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
                 + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
             body: RawHTTP.chunked(jpeg, size: 1000))
         #expect(chunked.status == 413)
@@ -215,7 +215,7 @@ import Testing
         // Half the announced bytes, then silence.
         let r = try RawHTTP.exchange(
             port: server.application.port,
-            head: "POST /parse/files/stalled.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\n"
+            head: "POST /parse/files/stalled.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
                 + "Content-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n",
             body: Array(jpeg[..<(jpeg.count / 2)]))
         #expect(r.status == 408)

@@ -2,7 +2,8 @@
 """LiveQuery end to end with an independent client (PyPI `websockets`), run by
 Tests/GalleryAppTests/LiveQueryTests.swift against a real galleryd.
 
-usage: live_query_e2e.py BASE_URL APP_ID JPEG_PATH
+usage: live_query_e2e.py BASE_URL APP_ID JPEG_PATH MASTER_KEY
+The REST calls and the subscriptions use the master key (the app id alone reads nothing).
 Checks: bad keys -> error 4; subscribe before connect -> error 2; an unsupported operator ->
 error 102 with its requestId; `create` for a photo made through REST, then `update`s until
 it is ready and `enter` on a subscription to ready photos. Prints one JSON summary line;
@@ -15,13 +16,14 @@ import urllib.request
 
 import websockets
 
-BASE, APP_ID, JPEG = sys.argv[1], sys.argv[2], sys.argv[3]
+BASE, APP_ID, JPEG, MASTER_KEY = sys.argv[1:5]
 WS = BASE.replace("http://", "ws://") + "/parse"
 
 
 def rest(method, path, body, content_type):
     request = urllib.request.Request(BASE + path, data=body, method=method)
     request.add_header("X-Parse-Application-Id", APP_ID)
+    request.add_header("X-Parse-Master-Key", MASTER_KEY)
     request.add_header("Content-Type", content_type)
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
@@ -44,7 +46,7 @@ async def main():
         assert bad["code"] == 4, bad
 
     async with websockets.connect(WS) as ws:
-        await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID}))
+        await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID, "masterKey": MASTER_KEY}))
         connected = await expect(ws, "connected")
         client_id = connected["clientId"]
         await ws.send(json.dumps({"op": "subscribe", "requestId": 7,

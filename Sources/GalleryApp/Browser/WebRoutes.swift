@@ -1,11 +1,10 @@
 import Foundation
 import HTTPServer
-import Logging
 
 /// The web gallery and the API description: `/` (the page), `/web/<file>` (its modules, styles
 /// and icons, plain files from `web_root`), `/web/config.json` (what the page needs to call the
-/// API: the application id and mount, whether it must log in and may sign up, never a key) and
-/// `/openapi.json`.
+/// API: the application id and mount, whether a REST key is needed and sign-up is open; never a
+/// key, and nothing of who may read what) and `/openapi.json`.
 struct WebRoutes {
     /// The directory the files are served from.
     let root: String
@@ -22,11 +21,6 @@ struct WebRoutes {
     /// The page's `Content-Security-Policy` (`SecurityHeaders.pagePolicy`), asked on each load
     /// (the public URL is known once the port is bound).
     let pagePolicy: @Sendable () -> String
-    /// Whether any account exists, asked on each `/web/config.json`: from the first account on, a
-    /// page without a session reads nothing, so it shows its login form.
-    let accountsExist: @Sendable () throws -> Bool
-    /// Where a failure to answer the config is logged (the page only hears that it failed).
-    let logger: Logger
 
     /// Registers the routes; files are a stat and a sendfile, so they run on the event loop.
     func register(on router: HTTPRouter) {
@@ -43,19 +37,10 @@ struct WebRoutes {
             try Self.file(request.pathParameters["file"] ?? "", root: root, request)
         })
         let appID = appID, mountPath = mountPath, livePath = livePath, restKeyRequired = restKeyRequired
-        let signupOpen = signupOpen, accountsExist = accountsExist, logger = logger
-        // A database query, so it runs on the handler threads; no-cache: the first account changes it.
-        router.add(HTTPRoute(.get, "/web/config.json") { _ in
-            let exist: Bool
-            do {
-                exist = try accountsExist()
-            } catch {
-                logger.error("web config: cannot tell whether accounts exist: \(error)")
-                // The page cannot tell whether to ask for a login; it says so and the user reloads.
-                throw HTTPError(
-                    .serviceUnavailable, "The database is unavailable, so the gallery cannot start; try again shortly.",
-                    headers: ["Retry-After": "5"])
-            }
+        let signupOpen = signupOpen
+        // Only what the page needs to call the API; it says nothing of who may read what: every
+        // page starts at its login form until it holds a valid session.
+        router.add(HTTPRoute(.get, "/web/config.json", mayBlock: false) { _ in
             var json = ParseJSONWriter()
             json.beginObject()
             json.key("appId")
@@ -66,8 +51,6 @@ struct WebRoutes {
             json.string(livePath)
             json.key("restKeyRequired")
             json.bool(restKeyRequired)
-            json.key("accountsExist")
-            json.bool(exist)
             json.key("signupOpen")
             json.bool(signupOpen)
             json.endObject()

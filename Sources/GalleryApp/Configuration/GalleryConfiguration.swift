@@ -228,7 +228,7 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Serve `/metrics` without the master key.
     public var metricsPublic = false
     /// Whether requests without a session read public galleries (ACL `"*":{"read":true}`), their
-    /// items and those items' photos. Off: once accounts exist, no session reads nothing.
+    /// items and those items' photos. Off: no session reads nothing.
     public var publicRead = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"

@@ -15,8 +15,6 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     private let sessions: SessionAuthenticator?
     private let publicRead: Bool
     private let limits: LiveQueryLimits
-    /// Whether any account exists (without one, the app's keys alone read everything).
-    private let accountsExist: @Sendable () throws -> Bool
     private let queue: DispatchQueue
     /// The caller `connect` established (its keys and `sessionToken`).
     private var access = ParseAccess(caller: .anonymous)
@@ -33,10 +31,9 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
 
     init(
         clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
-        limits: LiveQueryLimits = LiveQueryLimits(), accountsExist: @escaping @Sendable () throws -> Bool = { true },
+        limits: LiveQueryLimits = LiveQueryLimits(),
         logger: Logger, onClose: @escaping @Sendable (LiveQueryClient) -> Void
     ) {
-        self.accountsExist = accountsExist
         self.clientId = clientId
         self.keys = keys
         self.sessions = sessions
@@ -133,8 +130,8 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
         if let token = message["sessionToken"] as? String, !access.caller.isMaster {
             (access, sessionHash) = try self.access(level: .client, sessionToken: token)
         }
-        // Without a session only what the access rules let it read (single-tenant installs aside).
-        if !LiveQuerySubscription.mayEverRead(className, by: access), (try? accountsExist()) ?? true {
+        // Without a session only what the access rules let it read.
+        if !LiveQuerySubscription.mayEverRead(className, by: access) {
             throw LiveQueryError(
                 ParseError.Code.operationForbidden, "Permission denied: subscribing to \(className) needs a sessionToken.")
         }

@@ -12,8 +12,6 @@ struct LiveQueryEvent {
     let new: [String: Any]?
     /// For a GalleryItem: its gallery's `owner_id` and `acl`, whose readers are the item's.
     var gallery: [String: Any]? = nil
-    /// No account existed when the row changed: the app's keys alone read everything (single tenant).
-    var noAccounts = false
 
     /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used.
     static func decode(_ payload: String) -> (event: LiveQueryEvent?, problem: String?) {
@@ -28,7 +26,7 @@ struct LiveQueryEvent {
         return (
             LiveQueryEvent(
                 schema: schema, operation: op, old: object["old"] as? [String: Any], new: object["new"] as? [String: Any],
-                gallery: object["gallery"] as? [String: Any], noAccounts: object["noAccounts"] as? Bool ?? false),
+                gallery: object["gallery"] as? [String: Any]),
             nil
         )
     }
@@ -42,7 +40,6 @@ struct LiveQueryEvent {
         case .master:
             return true
         case .anonymous:
-            if noAccounts { return true }
             guard access.publicRead else { return false }
             switch schema.className {
             case "Gallery": return Self.grants(row["acl"], to: "*")

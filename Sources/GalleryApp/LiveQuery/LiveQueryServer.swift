@@ -24,7 +24,6 @@ public final class LiveQueryServer: @unchecked Sendable {
     private var clients: [Int: LiveQueryClient] = [:]
     private var socketsByAddress: [String: Int] = [:]
     private let limits: LiveQueryLimits
-    private let accountsExist: @Sendable () throws -> Bool
     private var lastClientId = 0
     private var listener: PostgresListener?
     private var delivered = 0
@@ -36,12 +35,11 @@ public final class LiveQueryServer: @unchecked Sendable {
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
     init(
         path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
-        limits: LiveQueryLimits = LiveQueryLimits(), accountsExist: @escaping @Sendable () throws -> Bool = { true },
+        limits: LiveQueryLimits = LiveQueryLimits(),
         databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder
     ) {
         self.path = path
         self.limits = limits
-        self.accountsExist = accountsExist
         self.keys = keys
         self.sessions = sessions
         self.publicRead = publicRead
@@ -83,7 +81,7 @@ public final class LiveQueryServer: @unchecked Sendable {
             lastClientId += 1
             let client = LiveQueryClient(
                 clientId: lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
-                accountsExist: accountsExist, logger: logger
+                logger: logger
             ) { [weak self] client in self?.closed(client, address: address) }
             clients[client.clientId] = client
             return client

@@ -86,8 +86,8 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
     public static func operationForbidden(_ message: String) -> ParseError {
         ParseError(code: Code.operationForbidden, message: message)
     }
-    /// 119 for a write without a session once accounts exist (Parse Server's words for a class
-    /// that requires authentication).
+    /// 119 for a write without a session (Parse Server's words for a class that requires
+    /// authentication).
     public static func authenticationRequired() -> ParseError {
         ParseError(code: Code.operationForbidden, message: "Permission denied, user needs to be authenticated.")
     }

@@ -5,11 +5,14 @@
 /// - a user: their own photos (a Photo find never shows another's), galleries they own or whose ACL
 ///   grants them (or `*`) read/write, and the items of galleries they may read/edit (photos reached
 ///   through those items, with `include`, are readable with them);
-/// - no session: nothing while accounts exist (public galleries and their items with
-///   `public_read`), and everything while none exists yet (a single-tenant install, as before).
+/// - no session (the app's keys alone): nothing, whether or not accounts exist, unless the operator
+///   granted it: with `public_read`, the galleries whose ACL gives `*` read, and their items;
+/// - the trash is its owner's: a trashed row (or a GalleryItem's trashed photo or gallery expanded
+///   with `include`) is shown to no one else, even where a get by id or a `where` on `deletedAt`
+///   reaches it (`trashFilter`).
 extension ParseSQLCompiler {
-    /// True while no account exists: the app's keys alone then own every row (single tenant).
-    static let noAccountsSQL = "not exists (select 1 from users)"
+    /// SQL false: the rows a caller without a session gets unless the operator granted them.
+    static let noRowsSQL = "false"
 
     /// SQL true for the rows aliased `alias` of `schema` that `access` may `need`; nil for every row.
     static func accessFilter(
@@ -18,7 +21,7 @@ extension ParseSQLCompiler {
         if schema.className == "_User" {
             // Every account is readable by every user (Parse Server's default), and by anyone with
             // `public_read`; its protected email is the select list's business (`selfOnly`).
-            return access.caller == .anonymous && !access.publicRead ? noAccountsSQL : nil
+            return access.caller == .anonymous && !access.publicRead ? noRowsSQL : nil
         }
         switch access.caller {
         case .master:
@@ -35,12 +38,33 @@ extension ParseSQLCompiler {
                 return "exists (select 1 from galleries ag where ag.object_id = \(alias).gallery_id and \(gallery))"
             }
         case .anonymous:
-            guard access.publicRead, need == .read, schema.className != "Photo" else { return noAccountsSQL }
+            guard access.publicRead, need == .read, schema.className != "Photo" else { return noRowsSQL }
             if schema.className == "Gallery" {
-                return "(\(noAccountsSQL) or \(alias).acl @> '{\"*\":{\"read\":true}}')"
+                return "\(alias).acl @> '{\"*\":{\"read\":true}}'"
             }
-            return "(\(noAccountsSQL) or exists (select 1 from galleries ag where ag.object_id = \(alias).gallery_id"
-                + " and ag.acl @> '{\"*\":{\"read\":true}}'))"
+            return "exists (select 1 from galleries ag where ag.object_id = \(alias).gallery_id"
+                + " and ag.acl @> '{\"*\":{\"read\":true}}')"
+        }
+    }
+
+    /// SQL true for the rows of `query` whose trashed parts its caller may see, one term per part
+    /// (none for the master key): the queried row itself when its class has a trash, and each
+    /// trashed target a GalleryItem expands with `include` (`p`, `g`). A trashed part is its
+    /// owner's alone; only a query that does not already hide the trash needs these.
+    static func trashFilter(_ query: ParseQuery, binds: inout Binds) -> [String] {
+        var aliases: [String] = query.schema.hasTrash ? ["t"] : []
+        for name in query.schema.hiddenWithTrashedTargets where query.projection.includes[name] != nil {
+            if let alias = query.schema.field(named: name)?.joinAlias { aliases.append(alias) }
+        }
+        switch query.access.caller {
+        case .master:
+            return []
+        case .anonymous:
+            return aliases.map { "\($0).deleted_at is null" }
+        case .user(let userId):
+            guard !aliases.isEmpty else { return [] }
+            let user = binds.add(.text(userId), cast: "text")
+            return aliases.map { "(\($0).deleted_at is null or \($0).owner_id = \(user))" }
         }
     }
 

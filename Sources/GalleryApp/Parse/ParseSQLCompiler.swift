@@ -78,14 +78,12 @@ public enum ParseSQLCompiler {
             case .master:
                 return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
             case .anonymous where query.access.publicRead && schema.publicLiveCountName != nil:
-                // Everything before the first account, the public rows afterwards.
+                // The public rows.
                 return ParseSQLStatement(
-                    sql: "select n from row_counts where name = case when \(noAccountsSQL) then '\(counter)'"
-                        + " else '\(schema.publicLiveCountName!)' end",
-                    binds: [])
+                    sql: "select n from row_counts where name = '\(schema.publicLiveCountName!)'", binds: [])
             case .anonymous where !query.access.publicRead || schema.className == "Photo":
-                return ParseSQLStatement(
-                    sql: "select n from row_counts where name = '\(counter)' and \(noAccountsSQL)", binds: [])
+                // Nothing: no row answers 0.
+                return ParseSQLStatement(sql: "select n from row_counts where \(noRowsSQL)", binds: [])
             case .user(let userId) where schema.userCountName != nil:
                 let own = "select n from owner_row_counts where owner_id = $1::text and name = '\(schema.userCountName!)'"
                 guard let publicCounter = schema.publicLiveCountName else {
@@ -136,6 +134,8 @@ public enum ParseSQLCompiler {
             for name in query.schema.hiddenWithTrashedTargets {
                 if let alias = query.schema.field(named: name)?.joinAlias { parts.append("\(alias).deleted_at is null") }
             }
+        } else {
+            parts.append(contentsOf: trashFilter(query, binds: &binds))
         }
         return parts.joined(separator: " and ")
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
 
-/// Statements about who owns what (migrations/0014_owners.sql): whether accounts exist yet, whether
-/// a user exists, and the upgrade of a single-tenant install that gives ownerless rows to the first admin.
+/// Statements about who owns what (migrations/0014_owners.sql): whether a user exists, whether a
+/// user owns anything, and the upgrade of a single-tenant install that gives ownerless rows to the
+/// first admin.
 public struct OwnershipRepository: Sendable {
     /// How many rows `assignOwnerlessRowsToFirstAdmin` gave away, and to whom (nil: no admin yet).
     public struct Assignment: Sendable, Equatable {
@@ -29,11 +30,6 @@ public struct OwnershipRepository: Sendable {
         return Assignment(
             adminId: try row?.decode(String?.self, 0), photos: try row?.decode(Int64.self, 1) ?? 0,
             galleries: try row?.decode(Int64.self, 2) ?? 0, galleryItems: try row?.decode(Int64.self, 3) ?? 0)
-    }
-
-    /// Whether any account exists (before the first, the app's keys own everything).
-    func hasAccounts() throws -> Bool {
-        try pool.query("select exists (select 1 from users)").first?.decode(Bool.self, 0) ?? false
     }
 
     /// Whether the user owns any photo, gallery or gallery item (its row cannot be deleted then).

@@ -4,10 +4,10 @@ extension ParseAPI {
     /// `{"results":[…]}` (and `count`) of the accounts `access` may list: every account for a
     /// user, `email` only on their own row (all of them for the master key), and `where`/`order`
     /// on `email` refused unless with the master key (119, Parse Server's answer for a protected
-    /// field: a query on it would tell whose address it is). No session: 209 once accounts exist,
-    /// unless `public_read`, which lists them as a user sees others (without `email`).
+    /// field: a query on it would tell whose address it is). No session: 209, unless
+    /// `public_read`, which lists them as a user sees others (without `email`).
     func findUsers(items: [(name: String, value: String)], access: ParseAccess) throws -> Result {
-        if access.caller == .anonymous, !access.publicRead, try OwnershipRepository(pool: pool).hasAccounts() {
+        if access.caller == .anonymous, !access.publicRead {
             throw ParseError(code: ParseError.Code.invalidSessionToken, message: "Session token required to find users.")
         }
         var query = try ParseQuery.find(.user, items: items, limits: limits)

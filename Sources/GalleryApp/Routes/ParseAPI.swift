@@ -93,8 +93,8 @@ struct ParseAPI: Sendable {
     }
 
     /// The owner of an object `access` creates: the session's user; a user the master key names
-    /// (`owner`, a `_User` pointer); nil (ownerless) for the master key without one, and for the
-    /// app's keys before any account exists. Without a session once accounts exist: 119.
+    /// (`owner`, a `_User` pointer); nil (ownerless) for the master key without one. Without a
+    /// session (the app's keys alone): 119, whether or not accounts exist.
     func owner(for write: ParseWriteBody, _ access: ParseAccess) throws -> String? {
         var named: String?
         if case .pointer(let id)? = write["owner"] { named = id }
@@ -110,9 +110,7 @@ struct ParseAPI: Sendable {
             }
             return userId
         case .anonymous:
-            guard try !OwnershipRepository(pool: pool).hasAccounts() else { throw ParseError.authenticationRequired() }
-            if named != nil { throw ParseError.operationForbidden("Only the master key may create an object for a user.") }
-            return nil
+            throw ParseError.authenticationRequired()
         }
     }
 

@@ -25,8 +25,6 @@ struct ParseRoutes {
         let uploads: UploadService
         /// Where small uploads are spooled to a temporary file.
         let store: LocalBlobStore
-        /// Whether accounts exist (anonymous uploads are refused once they do).
-        let ownership: OwnershipRepository
         /// Answers remembered by `X-Parse-Request-Id`.
         let idempotency: ParseRequestIdempotency
         /// The server's public base URL: known only once it has bound its port.
@@ -50,25 +48,21 @@ struct ParseRoutes {
         let keys = self.keys
         let context = self.context
 
-        // Keys and disk space are checked on the head, before a byte of the body is spooled: a
-        // refused upload costs the server nothing but the answer (403 or 507 at once).
+        // Keys, the caller and disk space are checked on the head, before a byte of the body is
+        // spooled: a refused upload costs the server nothing but the answer (4xx or 507 at once).
         let admission = context.uploadAdmission
         router.add(HTTPRoute(
             .post, mount + "/files/:name", maxBodyBytes: context.configuration.maxUploadBytes,
             admission: { request in
                 try Self.require(.client, request, keys)
+                try Self.requireUploaderOnHead(request, keys, context)
                 let length = request.headers["Content-Length"].flatMap { Int($0) }
                 return SHA256BodyObserver(
                     reservation: try admission.admit(contentLength: length, from: Self.uploadSender(request, keys, context)))
             }
         ) { request in
             try Self.require(.client, request, keys)
-            // Parse Server's default: files are uploaded by users (and the master key), not the
-            // public, once accounts exist.
-            let caller = try Self.access(request, keys, context).caller
-            if caller == .anonymous, try context.ownership.hasAccounts() {
-                throw ParseError(code: ParseError.Code.fileSaveError, message: "File upload by public is disabled.")
-            }
+            let caller = try Self.requireUploader(request, keys, context)
             return try Self.upload(request, uploader: caller.userId, context: context)
         })
         // Each class route: check the keys, run the ParseAPI operation, answer with its JSON.

@@ -28,15 +28,19 @@ import Testing
         #expect(filtered.sql.contains("t.owner_id = $2::text"))
     }
 
-    @Test func master_IsUnfiltered_AndNoSessionReadsOnlyBeforeTheFirstAccount() throws {
+    @Test func master_IsUnfiltered_AndNoSessionReadsNothing_EvenWithoutAccounts() throws {
         let master = try #require(try compiled(.photo, [("keys", "title")], .master).select)
         #expect(!master.sql.contains("owner_id") && !master.sql.contains("users"))
         #expect(try compiled(.photo, [("count", "1"), ("limit", "0")], .master).count?.sql
             == "select n from row_counts where name = 'photos_live'")
         let anonymous = ParseAccess(caller: .anonymous)
-        #expect(try #require(try compiled(.photo, [], anonymous).select).sql.contains("where not exists (select 1 from users) and"))
+        for schema in [ParseClassSchema.photo, .gallery, .galleryItem] {
+            let find = try #require(try compiled(schema, [], anonymous).select).sql
+            #expect(find.contains(" where false and "), "\(find)")
+            #expect(!find.contains("users"), "no single-tenant mode: \(find)")
+        }
         #expect(try compiled(.gallery, [("count", "1"), ("limit", "0")], anonymous).count?.sql
-            == "select n from row_counts where name = 'galleries_live' and not exists (select 1 from users)")
+            == "select n from row_counts where false")
         // public_read: public galleries and their items, never the Photo class.
         let publicRead = ParseAccess(caller: .anonymous, publicRead: true)
         #expect(try #require(try compiled(.gallery, [], publicRead).select).sql.contains(#"t.acl @> '{"*":{"read":true}}'"#))
@@ -50,8 +54,7 @@ import Testing
             + " + coalesce((select n from owner_row_counts where owner_id = $1::text and name = 'galleries_readable'), 0)")
         #expect(user.binds == [.text("aliceId001")])
         let publicRead = try #require(try compiled(.gallery, [("count", "1"), ("limit", "0")], ParseAccess(caller: .anonymous, publicRead: true)).count)
-        #expect(publicRead.sql == "select n from row_counts where name = case when not exists (select 1 from users)"
-            + " then 'galleries_live' else 'galleries_public_live' end")
+        #expect(publicRead.sql == "select n from row_counts where name = 'galleries_public_live'")
         // Items have no counter: a count is a count(*) under the access filter.
         let items = try #require(try compiled(.galleryItem, [("count", "1"), ("limit", "0")], alice).count)
         #expect(items.sql.hasPrefix("select count(*) from gallery_items t"))
@@ -65,7 +68,25 @@ import Testing
         #expect(try #require(try compiled(.user, [("keys", "email")], .master).select).sql.contains("t.email from users t"))
         let anonymous = try #require(try compiled(.user, [("keys", "email")], ParseAccess(caller: .anonymous, publicRead: true)).select)
         #expect(anonymous.sql.contains("null::text as email from users t order"))
-        #expect(try #require(try compiled(.user, [], ParseAccess(caller: .anonymous)).select).sql.contains("where not exists (select 1 from users)"))
+        #expect(try #require(try compiled(.user, [], ParseAccess(caller: .anonymous)).select).sql.contains("from users t where false order"))
+    }
+
+    @Test func trash_IsTheOwnersAlone_WhereAQueryDoesNotHideIt() throws {
+        // A get by id (the trash not hidden) with include: the item's photo and gallery too.
+        var get = try ParseQuery.get(.galleryItem, objectId: "item000001", items: [("include", "photo,gallery")])
+        get.access = alice
+        let item = try #require(ParseSQLCompiler.compile(get).select)
+        #expect(item.sql.contains("(p.deleted_at is null or p.owner_id = $"), "\(item.sql)")
+        #expect(item.sql.contains("(g.deleted_at is null or g.owner_id = $"), "\(item.sql)")
+        get.access = ParseAccess(caller: .anonymous, publicRead: true)
+        let anonymous = try #require(ParseSQLCompiler.compile(get).select)
+        #expect(anonymous.sql.contains("g.deleted_at is null and p.deleted_at is null"), "\(anonymous.sql)")
+        get.access = .master
+        let master = try #require(ParseSQLCompiler.compile(get).select).sql
+        #expect(!master.contains("p.deleted_at is null") && !master.contains("g.deleted_at is null"), "\(master)")
+        // Recently Deleted: a where on deletedAt shows a user their own trashed galleries only.
+        let trash = try #require(try compiled(.gallery, [("where", #"{"deletedAt":{"$exists":true}}"#)], alice).select)
+        #expect(trash.sql.contains("(t.deleted_at is null or t.owner_id = $"), "\(trash.sql)")
     }
 
     @Test func writes_NeedEditOrOwnership() throws {

@@ -115,15 +115,22 @@ final class TestServer: @unchecked Sendable {
         }
     }
 
-    /// Sends a request (Parse app id by default) and waits for the answer.
+    /// Sends a request and waits for the answer. With the Parse app id (the default) and no other
+    /// key or session in `headers`, a request outside the account routes also carries the master
+    /// key, so the many suites that test other things than access read and write everything, as an
+    /// operator does; a test of what the app id alone may do says `anonymous: true`.
     func request(
-        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], appID: String? = appID
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], appID: String? = appID,
+        anonymous: Bool = false
     ) throws -> Response {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
         request.httpBody = body
         request.timeoutInterval = 60
         if let appID { request.setValue(appID, forHTTPHeaderField: "X-Parse-Application-Id") }
+        if !anonymous, appID == Self.appID, !Self.namesCaller(headers), !Self.isAccountRoute(path) {
+            request.setValue(Self.masterKey, forHTTPHeaderField: "X-Parse-Master-Key")
+        }
         if body != nil && headers["Content-Type"] == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
@@ -131,9 +138,24 @@ final class TestServer: @unchecked Sendable {
         return try Self.send(request)
     }
 
-    /// Sends a JSON body.
-    func json(_ method: String, _ path: String, _ object: Any, headers: [String: String] = [:]) throws -> Response {
-        try request(method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers)
+    /// Sends a JSON body (as `request`: with the master key unless `anonymous` or `headers` name a caller).
+    func json(
+        _ method: String, _ path: String, _ object: Any, headers: [String: String] = [:], anonymous: Bool = false
+    ) throws -> Response {
+        try request(method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers, anonymous: anonymous)
+    }
+
+    /// Whether `path` is an account route (users, login, logout, sessions): their tests say who
+    /// calls, and what the app id alone gets there is what they test.
+    static func isAccountRoute(_ path: String) -> Bool {
+        ["/parse/users", "/parse/login", "/parse/logout", "/parse/sessions", "/parse/classes/_User"].contains { path.hasPrefix($0) }
+    }
+
+    /// Whether `headers` already say who calls (a session, the master key or a REST key), so
+    /// `request` adds no master key.
+    static func namesCaller(_ headers: [String: String]) -> Bool {
+        let callers = ["x-parse-session-token", "x-parse-master-key", "x-parse-rest-api-key"]
+        return headers.keys.contains { callers.contains($0.lowercased()) }
     }
 
     static func send(_ request: URLRequest) throws -> Response {

@@ -14,7 +14,8 @@ import Testing
                        headers: [String: String] = [:]) throws -> TestServer.Response {
         var body: [String: Any] = ["requests": requests]
         if let transaction { body["transaction"] = transaction }
-        return try server.json("POST", "/parse/batch", body, headers: headers)
+        // As the SDKs send them: the app id, and the session in `headers` when there is one.
+        return try server.json("POST", "/parse/batch", body, headers: headers, anonymous: true)
     }
 
     private func success(_ response: TestServer.Response, _ index: Int) -> [String: Any]? {

@@ -24,9 +24,11 @@ import Testing
     @Test func find_ShowsEveryUser_EmailOnlyToItselfAndTheMasterKey_NeverAPassword() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        // No account yet: nothing to list, for anyone.
-        let none = try users(server, headers: [:])
+        // No account yet: nothing to list, and still no list without a session (no single-tenant mode).
+        let none = try users(server, headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(none.status == 200 && F.results(none).isEmpty, "\(none.text)")
+        let noSession = try users(server, headers: [:])
+        #expect(noSession.status == 400 && F.code(noSession) == 209, "\(noSession.text)")
 
         let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
         try setEmail(server, alice, "alice@example.org")
