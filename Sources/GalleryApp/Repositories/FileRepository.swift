@@ -34,11 +34,15 @@ struct FileRepository: Sendable {
             [name, key, checksum, byteSize, info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
     }
 
-    /// Records `uploader`'s upload of the file (nil: the master key), pending from now under the
-    /// name given, and locks the file's row first; false when there is no such file (a purge
-    /// deleted it meanwhile).
-    func recordUpload(checksum: String, uploader: String?, originalFilename: String, on connection: PostgresConnection) throws -> Bool {
-        guard try connection.query("select 1 from files where checksum = $1 for update", [checksum]).count == 1 else { return false }
+    /// Records `uploader`'s upload of the file named `name` (nil: the master key), pending from now
+    /// under the name given, and locks the file's row first; false when there is no such file (a
+    /// purge deleted it meanwhile). The row is found by its name, the key every upload of these bytes
+    /// shares, and the upload recorded under the checksum that row holds.
+    func recordUpload(name: String, uploader: String?, originalFilename: String, on connection: PostgresConnection) throws -> Bool {
+        guard let row = try connection.query("select checksum from files where name = $1 for update", [name]).first else {
+            return false
+        }
+        let checksum = try row.decode(String.self, "checksum")
         try connection.query(
             """
             insert into file_uploads (checksum, uploader_id, original_filename) values ($1, $2, $3)

@@ -83,7 +83,7 @@ public final class UploadService: @unchecked Sendable {
                     // of the same bytes can trip the name key first, which `on conflict (checksum)` would raise.
                     try files.insert(name: name, key: key.rawValue, checksum: sha256, byteSize: byteSize, info: info, on: connection)
                     guard try files.recordUpload(
-                        checksum: sha256, uploader: uploader, originalFilename: Self.cleanFilename(originalFilename), on: connection)
+                        name: name, uploader: uploader, originalFilename: Self.cleanFilename(originalFilename), on: connection)
                     else { return false }
                     if try store.info(key)?.size != Int64(byteSize) {
                         try store.put(key, movingFileAt: path, sha256: sha256)
