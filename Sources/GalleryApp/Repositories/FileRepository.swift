@@ -11,6 +11,8 @@ struct FileRepository: Sendable {
         var key: String
         var checksum: String
         var byteSize: Int64
+        /// The original's media type (`image/jpeg`, `image/heic`, …), recognised from its bytes.
+        var contentType: String
         var originalFilename: String
         var width: Int
         var height: Int
@@ -39,11 +41,11 @@ struct FileRepository: Sendable {
             """
             insert into files (name, key, checksum, byte_size, content_type, original_filename,
                                width, height, orientation, taken_at, pending_since)
-            values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8, $9, clock_timestamp())
+            values ($1, $2, $3, $4, $10, $5, $6, $7, $8, $9, clock_timestamp())
             on conflict do nothing
             """,
             [name, key, checksum, byteSize, originalFilename,
-             info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
+             info.displayWidth, info.displayHeight, info.orientation, info.takenAt, info.format.contentType])
     }
 
     /// Marks the file pending now and locks its row; false when there is no such row (a purge
@@ -64,12 +66,12 @@ struct FileRepository: Sendable {
         let files = try connection.query(
             """
             update files set pending_since = null where name = $1
-            returning key, checksum, byte_size, original_filename, width, height, orientation, taken_at
+            returning key, checksum, byte_size, content_type, original_filename, width, height, orientation, taken_at
             """, [name])
         guard let file = files.first else { return nil }
         return AttachedFile(
             key: try file.decode(String.self, "key"), checksum: try file.decode(String.self, "checksum"),
-            byteSize: try file.decode(Int64.self, "byte_size"),
+            byteSize: try file.decode(Int64.self, "byte_size"), contentType: try file.decode(String.self, "content_type"),
             originalFilename: try file.decode(String.self, "original_filename"),
             width: try file.decode(Int.self, "width"), height: try file.decode(Int.self, "height"),
             orientation: try file.decode(Int.self, "orientation"), takenAt: try file.decode(Date?.self, "taken_at"))
