@@ -8,7 +8,7 @@
 # peak RSS (/usr/bin/time -f %M) of ours and of the larger vips run, the derivatives' bytes, and the
 # decode time alone: galleryd's own "decode" stage against `heif-convert` to Y4M / `dwebp -ppm`
 # (PNG: `vips copy` to .v). No SSIMULACRA2 here (bench/imaging.sh has it for JPEG originals).
-#   RUNS=5 WARMUP=1 BIG=1 bench/imaging-formats.sh [PHOTO_DIR]
+#   RUNS=5 WARMUP=1 BIG=1 FIXTURES=/tmp/formats bench/imaging-formats.sh [PHOTO_DIR]
 # Needs heif-enc/heif-convert (libheif-examples), cwebp/dwebp (webp), vips, jq, /usr/bin/time:
 # scripts/deps.sh --bench and scripts/deps.sh.
 set -euo pipefail
@@ -28,17 +28,25 @@ done
 work=$(mktemp -d /tmp/imaging-formats.XXXXXX)
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 
-# Fixtures: the source photo cropped and scaled to each size, then encoded as a phone would.
-vips thumbnail "$source_photo" "$work/12mp.png" 4032 --height 3024 --crop centre --size force
-heif-enc -q 80 -o "$work/photo-12mp.heic" "$work/12mp.png" >/dev/null
-vips thumbnail "$source_photo" "$work/screenshot-1170x2532.png" 1170 --height 2532 --crop centre --size force
-vips thumbnail "$source_photo" "$work/4000x3000.png" 4000 --height 3000 --crop centre --size force
-cwebp -quiet -q 80 "$work/4000x3000.png" -o "$work/photo-4000x3000.webp"
-files=("$work/photo-12mp.heic" "$work/screenshot-1170x2532.png" "$work/photo-4000x3000.webp")
+# Fixtures: the source photo cropped and scaled to each size, then encoded as a phone would; kept
+# in FIXTURES (default: the temporary directory) and made only when missing there.
+fixtures=${FIXTURES:-$work}
+mkdir -p "$fixtures"
+make_fixture() {  # NAME WIDTH HEIGHT ENCODER...
+  local name=$1 width=$2 height=$3; shift 3
+  [ -s "$fixtures/$name" ] && return
+  vips thumbnail "$source_photo" "$work/source.png" "$width" --height "$height" --crop centre --size force
+  "$@" "$work/source.png" "$fixtures/$name"
+}
+heic() { heif-enc -q 80 -o "$2" "$1" >/dev/null; }
+webp() { cwebp -quiet -q 80 "$1" -o "$2"; }
+make_fixture photo-12mp.heic 4032 3024 heic
+make_fixture screenshot-1170x2532.png 1170 2532 cp
+make_fixture photo-4000x3000.webp 4000 3000 webp
+files=("$fixtures/photo-12mp.heic" "$fixtures/screenshot-1170x2532.png" "$fixtures/photo-4000x3000.webp")
 if [ "${BIG:-0}" = 1 ]; then
-  vips thumbnail "$source_photo" "$work/48mp.png" 8064 --height 6048 --crop centre --size force
-  heif-enc -q 80 -o "$work/photo-48mp.heic" "$work/48mp.png" >/dev/null
-  files+=("$work/photo-48mp.heic")
+  make_fixture photo-48mp.heic 8064 6048 heic
+  files+=("$fixtures/photo-48mp.heic")
 fi
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2) / 1e3}'; }

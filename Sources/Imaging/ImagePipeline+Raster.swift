@@ -30,7 +30,7 @@ extension ImagePipeline {
             throw ImageError.corrupt("decoded \(raster.width)×\(raster.height), header said \(info.width)×\(info.height)")
         }
         let plan = DerivativePlan(info: info, spec: spec)
-        let (preview, thumbnail) = resample(
+        let (preview, thumbnail) = try resample(
             raster, plan: plan, converter: RasterRowConverter(layout: raster.layout, nclxPrimaries: primaries))
         clock.lap("resize")
 
@@ -72,9 +72,14 @@ extension ImagePipeline {
     /// One pass over the raster's rows into the preview's resampler (which feeds the thumbnail's
     /// when the thumbnail comes from the preview) and, for small or elongated originals, the
     /// thumbnail's own; the thumbnail is nil when it is the preview itself.
+    ///
+    /// When the thumbnail comes from the preview (every large original), the work is split over
+    /// two threads as the JPEG path splits it: this one converts rows and runs the preview's
+    /// horizontal pass, a second one (through a `RowBlockRing`) the vertical pass and the
+    /// thumbnail. Otherwise one thread does it all.
     private static func resample(
         _ raster: DecodedRaster, plan: DerivativePlan, converter: RasterRowConverter
-    ) -> (preview: PixelBuffer, thumbnail: PixelBuffer?) {
+    ) throws -> (preview: PixelBuffer, thumbnail: PixelBuffer?) {
         let fromPreview: StreamingResampler? =
             plan.thumbnailSource == .preview
             ? StreamingResampler(
@@ -85,17 +90,42 @@ extension ImagePipeline {
             ? StreamingResampler(
                 sourceWidth: raster.width, sourceHeight: raster.height, targetWidth: plan.thumbnail.width,
                 targetHeight: plan.thumbnail.height, channels: 4) : nil
+        let split = fromDecode == nil
         let previewResampler = StreamingResampler(
             sourceWidth: raster.width, sourceHeight: raster.height, targetWidth: plan.preview.width,
-            targetHeight: plan.preview.height, channels: 4, downstream: fromPreview)
+            targetHeight: plan.preview.height, channels: 4, downstream: fromPreview, verticalFirst: split ? false : nil)
         let count = raster.width * 4
         let row = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
             .bindMemory(to: Float.self, capacity: count)
         defer { UnsafeMutableRawPointer(row).deallocate() }
-        for y in 0..<raster.height {
-            converter.convert(raster.row(y), width: raster.width, into: row)
-            previewResampler.push(row: row)
-            fromDecode?.push(row: row)
+        if split {
+            let floats = previewResampler.horizontalRowFloats
+            let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: 1, preparedFloats: floats)
+            let consumer = ring.consume(width: 1, channels: 1) { row in
+                previewResampler.push(horizontallyResampled: row.prepared!)
+            }
+            var y = 0
+            defer {
+                ring.close()
+                _ = consumer.wait()
+            }
+            while y < raster.height {
+                let first = y
+                y += try ring.produce { _, prepared, capacity in
+                    let rows = min(capacity, raster.height - first)
+                    for r in 0..<rows {
+                        converter.convert(raster.row(first + r), width: raster.width, into: row)
+                        previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
+                    }
+                    return rows
+                }
+            }
+        } else {
+            for y in 0..<raster.height {
+                converter.convert(raster.row(y), width: raster.width, into: row)
+                previewResampler.push(row: row)
+                fromDecode?.push(row: row)
+            }
         }
         return (previewResampler.finish(), fromPreview?.finish() ?? fromDecode?.finish())
     }

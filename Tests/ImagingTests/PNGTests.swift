@@ -33,6 +33,15 @@ import Testing
         try ImagePipelineTests.expectUprightQuadrants(result.thumbnail.jpeg, width: 48, height: 32)
     }
 
+    @Test func process_MakesTheThumbnailFromThePreview_OnTwoThreads() throws {
+        // Preview 64×43 is at least twice the 24×16 thumbnail: the split resampling path.
+        let spec = DerivativeSpec(thumbnailShortEdge: 16, previewLongEdge: 64, quality: 90)
+        let result = try ImagePipeline.process(bytes: Self.quadrantsPNG(), spec: spec)
+        #expect(result.thumbnailSource == .preview)
+        try ImagePipelineTests.expectUprightQuadrants(result.preview.jpeg, width: 64, height: 43)
+        try ImagePipelineTests.expectUprightQuadrants(result.thumbnail.jpeg, width: 24, height: 16)
+    }
+
     /// Every colour type and depth decodes to the same colour: (200, 100, 50), or grey 128.
     @Test(arguments: ["gray8", "gray16", "rgb16", "palette", "grayAlpha", "rgba16", "rgbInterlaced16"])
     func process_DecodesEveryKind(kind: String) throws {
