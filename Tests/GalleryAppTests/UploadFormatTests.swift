@@ -61,6 +61,29 @@ import Testing
         }
     }
 
+    @Test func import_WalksHEICAndPNGFiles_AndStoresThemAsWhatTheyAre() throws {
+        let (heic, png) = try Self.fixtures()
+        let folder = NSTemporaryDirectory() + "galleryd-import-formats-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(heic).write(to: URL(fileURLWithPath: folder + "/IMG_0001.HEIC"))
+        try Data(png).write(to: URL(fileURLWithPath: folder + "/screenshot.webp"))  // mislabelled: a PNG
+        try Data("ignored\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        let found = ImportService.findJPEGs(in: [folder]).files.map { ($0 as NSString).lastPathComponent }
+        #expect(found == ["IMG_0001.HEIC", "screenshot.webp"])
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let service = ImportService(uploads: server.application.uploads, spoolDirectory: server.application.store.spoolDirectory)
+        for name in found {
+            guard case .imported = service.importFile(folder + "/" + name) else {
+                Issue.record("\(name) was not imported")
+                continue
+            }
+        }
+        #expect(Set(server.blobFiles(under: "originals").map { ($0 as NSString).pathExtension }) == ["heic", "png"])
+        #expect(try server.scalar("select count(*)::bigint from photos where content_type in ('image/heic', 'image/png')") == 2)
+    }
+
     @Test(arguments: ["heic", "png"])
     func upload_IsRefusedWith130_AndLeavesNothing_WhenTheFileIsCutOff(_ ext: String) throws {
         let (heic, png) = try Self.fixtures()
