@@ -2,7 +2,8 @@ import CPNG
 
 /// Decodes a PNG with libpng's simplified API (`png_image_*`), which keeps libpng's
 /// setjmp/longjmp error handling inside libpng and reports a failure as a sentence in
-/// `png_image.message`. Every kind of PNG comes out as 8-bit straight RGBA: 16-bit samples
+/// `png_image.message`. Every kind of PNG comes out as 8-bit RGB, or straight RGBA when it has
+/// alpha: 16-bit samples
 /// reduced, palettes and `tRNS` expanded, grey widened, Adam7 interlacing undone, `gAMA`
 /// honoured (the output is sRGB-encoded; `sRGB` and `iCCP` images are left as they are, and an
 /// `iCCP` profile travels into the derivatives as the JPEG path's APP2 profile does).
@@ -37,8 +38,11 @@ enum PNGDecoder {
             png_image_free(&image)
             throw ImageError.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
-        image.format = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)  // PNG_FORMAT_RGBA (a macro Swift cannot import)
-        let (raster, memory) = DecodedRaster.allocate(width: width, height: height, layout: .rgba)
+        // `begin` set the file's own format: keep alpha (grey+alpha, RGBA, a palette with tRNS) only
+        // when there is some; opaque images take a quarter less memory as RGB.
+        let hasAlpha = image.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0
+        image.format = UInt32(PNG_FORMAT_FLAG_COLOR) | (hasAlpha ? UInt32(PNG_FORMAT_FLAG_ALPHA) : 0)
+        let (raster, memory) = DecodedRaster.allocate(width: width, height: height, layout: hasAlpha ? .rgba : .rgb)
         guard png_image_finish_read(&image, nil, memory, Int32(raster.stride), nil) != 0 else { throw failure(&image) }
         return raster
     }

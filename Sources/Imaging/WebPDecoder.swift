@@ -1,6 +1,6 @@
 import CWebP
 
-/// Decodes a WebP with libwebp to 8-bit straight RGBA: lossy (VP8), lossless (VP8L), with or
+/// Decodes a WebP with libwebp to 8-bit RGB, or straight RGBA when it has alpha: lossy (VP8), lossless (VP8L), with or
 /// without alpha, and an animation's first frame as shown (libwebpdemux's `WebPAnimDecoder`
 /// composes it on its canvas). libwebp reports errors as status codes; nothing longjmps.
 enum WebPDecoder {
@@ -16,9 +16,13 @@ enum WebPDecoder {
             throw ImageError.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
         if features.has_animation != 0 { return try firstFrame(bytes: bytes, width: width, height: height) }
-        let (raster, memory) = DecodedRaster.allocate(width: width, height: height, layout: .rgba)
+        // Opaque images as RGB: a quarter less memory than RGBA.
+        let alpha = features.has_alpha != 0
+        let (raster, memory) = DecodedRaster.allocate(width: width, height: height, layout: alpha ? .rgba : .rgb)
         let decoded = bytes.withUnsafeBufferPointer { input in
-            WebPDecodeRGBAInto(input.baseAddress, input.count, memory, raster.stride * height, Int32(raster.stride))
+            alpha
+                ? WebPDecodeRGBAInto(input.baseAddress, input.count, memory, raster.stride * height, Int32(raster.stride))
+                : WebPDecodeRGBInto(input.baseAddress, input.count, memory, raster.stride * height, Int32(raster.stride))
         }
         guard decoded != nil else {
             // WebPDecode's own status says why (truncated data, a bad bitstream).
