@@ -32,6 +32,19 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        // HEIF and AVIF (libheif 1.15 decodes HEVC through libde265 and AV1 through dav1d/aom).
+        .systemLibrary(
+            name: "CHeif", pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]),
+        // PNG through libpng's simplified API (png_image_*), which keeps libpng's setjmp/longjmp
+        // error handling inside libpng and reports failures in `png_image.message`.
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        // WebP stills (libwebp) and animations' first frame (libwebpdemux).
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpdemux",
+            providers: [.apt(["libwebp-dev"])]),
         // setjmp/longjmp error handling for the libjpeg API, which Swift cannot express.
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module); Linux only.
@@ -55,7 +68,7 @@ let package = Package(
             dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Imaging",
-            dependencies: ["CJPEG", "CJPEGShim", "CivilCalendar"]),
+            dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"]),
         .target(
             name: "BlobStore",
             dependencies: [
@@ -99,7 +112,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "GalleryTestSupport"]),
         // The executable's systemd pieces (notify socket, watchdog health), tested in-process.
         .testTarget(name: "gallerydTests", dependencies: ["galleryd", "HTTPServer", "Postgres", "GalleryTestSupport"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CZlib"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),
         .testTarget(

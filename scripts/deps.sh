@@ -8,7 +8,11 @@ set -euo pipefail
 # (--static-swift-stdlib, as the Docker image does), and static FoundationNetworking needs -lcurl.
 # python3-venv: the tests' virtualenvs: moto and boto3 (scripts/s3-test-server.sh), the independent
 # `websockets` client (LiveQuery tests).
-packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev libcurl4-openssl-dev postgresql procps systemd python3 python3-venv)
+# libheif-dev, libpng-dev, libwebp-dev: HEIC/AVIF, PNG and WebP originals (libheif 1.15 has its HEVC and
+# AV1 decoders built in). libheif-examples (heif-enc) and webp (cwebp, img2webp): the Imaging tests make
+# their HEIC, AVIF and WebP fixtures with them.
+packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev libheif-dev libpng-dev libwebp-dev libcurl4-openssl-dev
+  postgresql procps systemd python3 python3-venv libheif-examples webp)
 if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi

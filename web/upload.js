@@ -5,8 +5,9 @@ import { upload } from "./api.js";
 export function setUpUploads({ input, dropTarget, list, onCreated }) {
   const send = (files) => {
     for (const file of files) {
-      if (!/^image\/jpeg$/.test(file.type) && !/\.jpe?g$/i.test(file.name)) {
-        addRow(file.name).fail("Only JPEG photos can be uploaded.");
+      // A first sieve only (browsers often leave HEIC's type empty): the server judges the bytes.
+      if (!/^image\/(jpeg|png|webp|heic|heif|avif)$/.test(file.type) && !/\.(jpe?g|png|webp|heic|heif|avif)$/i.test(file.name)) {
+        addRow(file.name).fail("Only JPEG, PNG, WebP, HEIC and AVIF photos can be uploaded.");
         continue;
       }
       const row = addRow(file.name);

@@ -47,8 +47,11 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The key for an original, addressed by its SHA-256 (hex).
-    public static func original(sha256 hex: String) throws -> BlobKey { try BlobKey("originals/\(hex).jpg") }
+    /// The key for an original, addressed by its SHA-256 (hex), with its format's extension
+    /// (`jpg`, `png`, `webp`, `heic`, `avif`).
+    public static func original(sha256 hex: String, extension ext: String = "jpg") throws -> BlobKey {
+        try BlobKey("originals/\(hex).\(ext)")
+    }
     /// The key for a photo's thumbnail.
     public static func thumbnail(objectId: String) throws -> BlobKey { try BlobKey("thumbnails/\(objectId).jpg") }
     /// The key for a photo's preview.

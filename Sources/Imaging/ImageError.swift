@@ -3,7 +3,7 @@
 /// Each case says what happened; `description` is a sentence fit for a log line or the
 /// `error` column of a failed photo.
 public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
-    /// The bytes are not a JPEG (PNG, GIF, text, …) or a JPEG flavour we do not decode.
+    /// The bytes are none of the accepted formats (GIF, TIFF, text, …), or a JPEG flavour we do not decode.
     case unsupportedFormat
     /// The header declares more pixels than `ImageLimits.maxPixels`; refused before decoding.
     case tooManyPixels(width: Int, height: Int, limit: Int)
@@ -24,17 +24,17 @@ public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .unsupportedFormat:
-            return "unsupported format: not a JPEG image"
+            return "unsupported format: not a JPEG, PNG, WebP, HEIC or AVIF image"
         case let .tooManyPixels(width, height, limit):
             return "image is \(width)×\(height) (\(width * height) pixels), more than the limit of \(limit) pixels"
         case let .tooManyScans(count):
             return "JPEG has more scans (\(count)) than the limit allows"
         case .truncated:
-            return "JPEG data is truncated (premature end of file)"
+            return "image data is truncated (premature end of file)"
         case let .corrupt(detail):
-            return "JPEG data is corrupt: \(detail)"
+            return "image data is corrupt: \(detail)"
         case let .decodeFailed(detail):
-            return "JPEG decoding failed: \(detail)"
+            return "decoding failed: \(detail)"
         case let .encodeFailed(detail):
             return "JPEG encoding failed: \(detail)"
         case let .io(detail):

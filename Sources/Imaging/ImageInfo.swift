@@ -1,8 +1,9 @@
 import Foundation
 
-/// What the JPEG header says about an image, read without decoding any pixel.
+/// What an image's header says about it, read without decoding any pixel.
 public struct ImageInfo: Sendable, Equatable {
-    /// Width as stored in the file (before EXIF orientation).
+    /// Width as stored in the file (before EXIF orientation); for HEIF, as displayed (after its
+    /// `clap`, `irot` and `imir` transforms, which libheif applies while decoding).
     public var width: Int
     /// Height as stored in the file (before EXIF orientation).
     public var height: Int
@@ -27,6 +28,8 @@ public struct ImageInfo: Sendable, Equatable {
     /// Each component's sampling factors and quantization table, in frame order; empty when the
     /// header does not define a table for every component before the first scan.
     public var componentQuantization: [ComponentQuantization]
+    /// The container format, recognised by the first bytes.
+    public var format: ImageFormat
 
     /// Orientations 5–8 turn the image a quarter, so the displayed width is the stored height.
     public var orientationSwapsAxes: Bool { orientation >= 5 && orientation <= 8 }
@@ -35,7 +38,7 @@ public struct ImageInfo: Sendable, Equatable {
     public init(
         width: Int, height: Int, orientation: Int = 1, components: Int, colorSpace: ImageColorSpace,
         isProgressive: Bool, iccProfile: [UInt8]? = nil, takenAt: Date? = nil, hasAdobeMarker: Bool = false,
-        componentQuantization: [ComponentQuantization] = []
+        componentQuantization: [ComponentQuantization] = [], format: ImageFormat = .jpeg
     ) {
         self.width = width
         self.height = height
@@ -47,6 +50,7 @@ public struct ImageInfo: Sendable, Equatable {
         self.takenAt = takenAt
         self.hasAdobeMarker = hasAdobeMarker
         self.componentQuantization = componentQuantization
+        self.format = format
     }
 }
 

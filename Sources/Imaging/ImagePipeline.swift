@@ -2,7 +2,9 @@ import CJPEG
 import Dispatch
 import Foundation
 
-/// Turns an original JPEG into its thumbnail and preview with one decode.
+/// Turns an original into its thumbnail and preview with one decode. JPEGs take the path
+/// described here; PNG, WebP, HEIC and AVIF originals are decoded whole by their library and
+/// share the resampler and encoder (`ImagePipeline+Raster`).
 ///
 /// Probe the header (limits checked before any decoding) → decode at the DCT scale the plan
 /// chose, row by row, straight into streaming Lanczos-3 resamplers that store their rows
@@ -16,25 +18,31 @@ import Foundation
 /// work (resampling plus the streamed preview's DCT), `encodePreview`/`encodeThumbnail` what is
 /// left of each encode, `encode` their wall time together.
 public enum ImagePipeline {
-    /// Processes the JPEG file at `path`.
+    /// Processes the image file at `path`.
     public static func process(
         fileAt path: String, spec: DerivativeSpec = DerivativeSpec(), limits: ImageLimits = ImageLimits()
     ) throws -> ProcessedImage {
         var clock = Stopwatch()
         let info = try ImageProbe.probe(fileAt: path, limits: limits)
         clock.lap("probe")
+        guard info.format == .jpeg else {
+            return try processRaster(fileAt: path, bytes: nil, info: info, spec: spec, limits: limits, clock: &clock)
+        }
         return try run(info: info, spec: spec, clock: &clock) {
             try JPEGDecoder(path: path, maxScans: limits.maxScans)
         }
     }
 
-    /// Processes an in-memory JPEG.
+    /// Processes an in-memory image.
     public static func process(
         bytes: [UInt8], spec: DerivativeSpec = DerivativeSpec(), limits: ImageLimits = ImageLimits()
     ) throws -> ProcessedImage {
         var clock = Stopwatch()
         let info = try ImageProbe.probe(bytes: bytes, limits: limits)
         clock.lap("probe")
+        guard info.format == .jpeg else {
+            return try processRaster(fileAt: nil, bytes: bytes, info: info, spec: spec, limits: limits, clock: &clock)
+        }
         return try run(info: info, spec: spec, clock: &clock) {
             try JPEGDecoder(bytes: bytes, maxScans: limits.maxScans)
         }

@@ -1,23 +1,58 @@
 import Foundation
 
-/// Reads what galleryd needs to know about a JPEG from its header segments alone: size,
+/// Reads what galleryd needs to know about an image from its header alone; for a JPEG: size,
 /// components, colour space, progressive or not, EXIF orientation and date, ICC profile, and the
 /// quantization tables (which the preview's re-encode aligns to, see `QuantizationTables`).
 ///
-/// It refuses non-JPEG data and images above the pixel limit before anything is decoded, so
+/// It refuses unknown formats and images above the pixel limit before anything is decoded, so
 /// the upload path can call it on every file. Segment layout per ITU T.81 §B.1.1.
 public enum ImageProbe {
-    /// Probes the file at `path`, reading only its header segments.
+    /// Probes the file at `path`, reading only its header (for HEIF, its `meta` box).
     public static func probe(fileAt path: String, limits: ImageLimits = ImageLimits()) throws -> ImageInfo {
-        try probe(source: FileByteSource(path: path), limits: limits)
+        let source = try FileByteSource(path: path)
+        let format = try recognize(source)
+        switch format {
+        case .jpeg: return try probe(source: source, limits: limits)
+        case .png: return try PNGHeader.probe(source: source, limits: limits)
+        case .webp: return try WebPHeader.probe(source: source, limits: limits)
+        case .heif, .avif: return try HEIFFile(path: path).probe(limits: limits, format: format)
+        }
     }
 
-    /// Probes an in-memory JPEG.
+    /// Probes an in-memory image.
     public static func probe(bytes: [UInt8], limits: ImageLimits = ImageLimits()) throws -> ImageInfo {
-        try probe(source: MemoryByteSource(bytes: bytes), limits: limits)
+        let source = MemoryByteSource(bytes: bytes)
+        let format = try recognize(source)
+        switch format {
+        case .jpeg: return try probe(source: source, limits: limits)
+        case .png: return try PNGHeader.probe(source: source, limits: limits)
+        case .webp: return try WebPHeader.probe(source: source, limits: limits)
+        case .heif, .avif: return try HEIFFile(bytes: bytes).probe(limits: limits, format: format)
+        }
     }
 
-    /// Probes any byte source (file or memory).
+    /// True when the file at `path` holds all of its image data: a JPEG's end-of-image marker, a
+    /// PNG's `IEND` chunk, a WebP's whole RIFF chunk, a HEIF's every top-level box. A body cut off
+    /// in transit still probes (its header is whole), so uploads check this too.
+    public static func isComplete(fileAt path: String, format: ImageFormat) throws -> Bool {
+        switch format {
+        case .jpeg: return try JPEGEndOfImage.isComplete(fileAt: path)
+        case .png, .webp, .heif, .avif:
+            var status = stat()
+            guard stat(path, &status) == 0 else { throw ImageError.io("\(path): \(String(cString: strerror(errno)))") }
+            return try ContainerEnd.isComplete(source: FileByteSource(path: path), format: format, fileSize: Int(status.st_size))
+        }
+    }
+
+    /// The format of the first bytes, or `unsupportedFormat`.
+    static func recognize(_ source: HeaderByteSource) throws -> ImageFormat {
+        guard let format = ImageFormat.recognize(try source.read(at: 0, count: ImageFormat.signatureLength)) else {
+            throw ImageError.unsupportedFormat
+        }
+        return format
+    }
+
+    /// Probes a JPEG from any byte source (file or memory).
     static func probe(source: HeaderByteSource, limits: ImageLimits) throws -> ImageInfo {
         var parser = JPEGHeaderParser(source: source, limits: limits)
         return try parser.parse()

@@ -9,10 +9,10 @@ struct ProcessCommand: ParsableCommand {
     /// The subcommand name and its one-line help.
     static let configuration = CommandConfiguration(
         commandName: "process",
-        abstract: "Make thumbnail.jpg and preview.jpg from one JPEG and print a JSON summary.")
+        abstract: "Make thumbnail.jpg and preview.jpg from one JPEG, PNG, WebP, HEIC or AVIF and print a JSON summary.")
 
-    /// The original JPEG.
-    @Argument(help: "The original JPEG.")
+    /// The original image.
+    @Argument(help: "The original (JPEG, PNG, WebP, HEIC or AVIF).")
     var input: String
 
     /// Where thumbnail.jpg and preview.jpg go.
@@ -100,6 +100,7 @@ struct ProcessCommand: ParsableCommand {
         var fields = [
             "\"input\":\(ParseJSONWriter.quoted(input))",
             "\"bytes\":\(inputBytes.map(String.init) ?? "null")",
+            "\"format\":\(ParseJSONWriter.quoted(info.format.rawValue))",
             "\"width\":\(info.width)", "\"height\":\(info.height)",
             "\"displayWidth\":\(info.displayWidth)", "\"displayHeight\":\(info.displayHeight)",
             "\"orientation\":\(info.orientation)",

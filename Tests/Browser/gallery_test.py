@@ -313,6 +313,19 @@ def main():
         assert driver.execute_script("return document.querySelector('#grid .tile').dataset.id") == uid, "the new photo is not first"
         shot("uploaded")
 
+        step = "upload formats"  # a HEIC and a PNG (#28), made from the JPEG above; the bytes decide
+        heic = os.path.join(server.store, "iphone-photo.heic")
+        png = os.path.join(server.store, "screenshot.png")
+        subprocess.run(["heif-enc", "-q", "80", "-o", heic, path], check=True, capture_output=True)
+        subprocess.run(["heif-convert", heic, png], check=True, capture_output=True)
+        driver.find_element(By.ID, "upload-input").send_keys(heic + "\n" + png)
+        for label in ("iphone-photo", "screenshot"):
+            fid = wait(30).until(lambda d: d.execute_script(
+                f"return document.querySelector('#grid .tile[aria-label^=\"{label}\"]')?.dataset.id"))
+            wait(60).until(lambda d: d.find_element(By.CSS_SELECTOR, f'#grid .tile[data-id="{fid}"]').get_attribute("data-status") == "ready")
+            wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{fid}"] img'))
+        shot("uploaded-formats")
+
         step = "gallery"
         driver.find_element(By.ID, "new-gallery-name").send_keys("Holidays" + Keys.ENTER)
         wait().until(lambda d: "#gallery/" in d.current_url)
@@ -490,7 +503,7 @@ def main():
 
         if args.docs:
             shutil.copy(os.path.join(args.out, "browser-grid.png"), os.path.join(args.docs, "web-gallery.png"))
-        print("browser: all steps passed (first admin, login form, load, page 3, search, preview, upload, gallery reorder, trash and restore, live; "
+        print("browser: all steps passed (first admin, login form, load, page 3, search, preview, upload, HEIC and PNG upload, gallery reorder, trash and restore, live; "
               "accounts: login form, wrong password, alice's upload, logout, bob's library, ended session, throttling, sign-up)")
     except (AssertionError, TimeoutException, StaleElementReferenceException) as error:
         driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))

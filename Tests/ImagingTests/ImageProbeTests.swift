@@ -90,12 +90,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ("png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] as [UInt8]),
+        ("tiff", [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0, 0, 0, 0, 0] as [UInt8]),
         ("gif", Array("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8)),
         ("text", Array("hello, this is not an image\n".utf8)),
         ("empty", []),
     ])
-    func probe_RejectsNonJPEG_AsUnsupportedFormat(name: String, bytes: [UInt8]) throws {
+    func probe_RejectsUnknownFormats_AsUnsupportedFormat(name: String, bytes: [UInt8]) throws {
         #expect(throws: ImageError.unsupportedFormat) { try ImageProbe.probe(bytes: bytes) }
         let path = try TestImages.temporaryFile(bytes, name: "file.\(name)")
         #expect(throws: ImageError.unsupportedFormat) { try ImageProbe.probe(fileAt: path) }

@@ -9,7 +9,7 @@ struct BlobReferenceRepository: Sendable {
     func allKeys() throws -> [String] {
         try pool.query(
             """
-            select 'originals/' || checksum || '.jpg' as key from files
+            select key from files
             union select original_key from photos where original_key is not null
             union select thumbnail_key from photos where thumbnail_key is not null
             union select preview_key from photos where preview_key is not null

@@ -12,6 +12,8 @@ struct FileRepository: Sendable {
         var key: String
         var checksum: String
         var byteSize: Int64
+        /// The original's media type (`image/jpeg`, `image/heic`, …), recognised from its bytes.
+        var contentType: String
         /// The name the attaching caller uploaded it under.
         var originalFilename: String
         var width: Int
@@ -28,10 +30,11 @@ struct FileRepository: Sendable {
         try connection.query(
             """
             insert into files (name, key, checksum, byte_size, content_type, width, height, orientation, taken_at)
-            values ($1, $2, $3, $4, 'image/jpeg', $5, $6, $7, $8)
+            values ($1, $2, $3, $4, $9, $5, $6, $7, $8)
             on conflict do nothing
             """,
-            [name, key, checksum, byteSize, info.displayWidth, info.displayHeight, info.orientation, info.takenAt])
+            [name, key, checksum, byteSize, info.displayWidth, info.displayHeight, info.orientation, info.takenAt,
+             info.format.contentType])
     }
 
     /// Records `uploader`'s upload of the file named `name` (nil: the master key), pending from now
@@ -62,13 +65,14 @@ struct FileRepository: Sendable {
     func lock(name: String, on connection: PostgresConnection) throws -> AttachedFile? {
         guard let file = try connection.query(
             """
-            select key, checksum, byte_size, width, height, orientation, taken_at
+            select key, checksum, byte_size, content_type, width, height, orientation, taken_at
             from files where name = $1 for update
             """, [name]).first
         else { return nil }
         return AttachedFile(
             key: try file.decode(String.self, "key"), checksum: try file.decode(String.self, "checksum"),
-            byteSize: try file.decode(Int64.self, "byte_size"), originalFilename: name,
+            byteSize: try file.decode(Int64.self, "byte_size"), contentType: try file.decode(String.self, "content_type"),
+            originalFilename: name,
             width: try file.decode(Int.self, "width"), height: try file.decode(Int.self, "height"),
             orientation: try file.decode(Int.self, "orientation"), takenAt: try file.decode(Date?.self, "taken_at"))
     }

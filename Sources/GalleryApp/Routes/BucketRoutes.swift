@@ -144,6 +144,8 @@ struct BucketRoutes {
         if hasSuffix(name, ".jpg") || hasSuffix(name, ".jpeg") { return "image/jpeg" }
         if hasSuffix(name, ".png") { return "image/png" }
         if hasSuffix(name, ".webp") { return "image/webp" }
+        if hasSuffix(name, ".heic") || hasSuffix(name, ".heif") { return "image/heic" }
+        if hasSuffix(name, ".avif") { return "image/avif" }
         return "application/octet-stream"
     }
 

@@ -26,7 +26,8 @@ public struct ImportService: Sendable {
         self.spoolDirectory = spoolDirectory
     }
 
-    /// The JPEG files (`.jpg`, `.jpeg`, any case) under the given files and folders, sorted,
+    /// The image files (`.jpg`, `.jpeg`, `.png`, `.webp`, `.heic`, `.heif`, `.avif`, any case) under the
+    /// given files and folders, sorted,
     /// skipping hidden entries. Missing paths are reported as errors by the caller.
     public static func findJPEGs(in paths: [String]) -> (files: [String], missing: [String]) {
         var files: [String] = []
@@ -49,14 +50,17 @@ public struct ImportService: Sendable {
                     walker.skipDescendants()
                     continue
                 }
-                let lower = name.lowercased()
-                if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
+                if Self.imageExtensions.contains((name as NSString).pathExtension.lowercased()) {
                     files.append((path as NSString).appendingPathComponent(relative))
                 }
             }
         }
         return (files.sorted(), missing)
     }
+
+    /// Extensions the folder walk picks up; the upload recognises the format by the bytes, so a
+    /// mislabelled file is still stored as what it is.
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "heic", "heif", "avif"]
 
     /// Imports one file: copies it into the spool directory while hashing it, then stores it and
     /// creates its photo. Never throws: failures come back as `.failed` with a reason.

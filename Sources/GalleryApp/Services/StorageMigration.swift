@@ -63,7 +63,7 @@ public struct StorageMigration {
         // A local copy of the source blob, and its SHA-256 and MD5.
         let copied: Bool? = try source.withLocalFile(key, spoolDirectory: spoolDirectory, maxBytes: .max) { path in
             let (sha256, md5, size) = try Self.digests(path)
-            if key.rawValue.hasPrefix("originals/"), key.lastComponent != sha256 + ".jpg" {
+            if key.rawValue.hasPrefix("originals/"), !key.lastComponent.hasPrefix(sha256 + ".") {
                 throw BlobStoreError.io(operation: "verify", path: key.rawValue, message: "source bytes do not match their SHA-256 name")
             }
             if let existing = try destination.info(key), existing.size == size, try verify(key, existing, sha256: sha256, md5: md5) {

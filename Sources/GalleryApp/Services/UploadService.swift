@@ -4,13 +4,13 @@ import Imaging
 import Logging
 import Postgres
 
-/// Turns uploaded bytes into photos: probes the JPEG header, stores the original under its
+/// Turns uploaded bytes into photos: probes the image header (JPEG, PNG, WebP, HEIC, AVIF), stores the original under its
 /// content address, records it, and creates the photo row with its processing job in one
 /// transaction. Used by the HTTP upload routes and by `galleryd import` alike.
 public final class UploadService: @unchecked Sendable {
     /// An uploaded file as recorded in the `files` table.
     public struct StoredFile: Sendable {
-        /// The Parse file name (`<sha256>.jpg`).
+        /// The Parse file name (`<sha256>.jpg`, `.png`, `.webp`, `.heic` or `.avif`).
         public var name: String
         /// The blob key of the original.
         public var key: BlobKey
@@ -47,7 +47,8 @@ public final class UploadService: @unchecked Sendable {
     }
 
     /// Probes the file at `path` (an upload's temporary file, which this call moves into the store
-    /// or leaves for the caller to delete), stores it under `originals/<sha256>.jpg` and records it,
+    /// or leaves for the caller to delete), stores it under `originals/<sha256>.<ext>` (the
+    /// extension of the format its bytes are: jpg, png, webp, heic, avif) and records it,
     /// with `uploader`'s upload of it (nil: the master key) under `originalFilename`. The same bytes
     /// stored twice, by anyone, give the same file (one blob); each uploader's upload is their own.
     /// On any failure nothing is left behind.
@@ -63,10 +64,13 @@ public final class UploadService: @unchecked Sendable {
         }
         // A body cut off in transit still probes (the header is whole): refuse it now rather than
         // store it and fail it later. Bytes after the end-of-image marker are allowed.
-        guard try JPEGEndOfImage.isComplete(fileAt: path) else {
-            throw GalleryError.unstorableImage("The image is truncated: it ends before the JPEG end-of-image marker.")
+        guard try ImageProbe.isComplete(fileAt: path, format: info.format) else {
+            throw GalleryError.unstorableImage(
+                info.format == .jpeg
+                    ? "The image is truncated: it ends before the JPEG end-of-image marker."
+                    : "The image is truncated: its \(info.format.rawValue.uppercased()) data ends early.")
         }
-        let key = try BlobKey.original(sha256: sha256)
+        let key = try BlobKey.original(sha256: sha256, extension: info.format.fileExtension)
         let name = key.lastComponent
         var storedNewBlob = false
         do {
@@ -170,7 +174,7 @@ public final class UploadService: @unchecked Sendable {
     /// A client-facing sentence for an image error.
     static func describe(_ error: ImageError) -> String {
         switch error {
-        case .unsupportedFormat: return "Unsupported file format: only JPEG images are accepted."
+        case .unsupportedFormat: return "Unsupported file format: only JPEG, PNG, WebP, HEIC and AVIF images are accepted."
         case .tooManyPixels(let width, let height, let limit):
             return "The image is \(width)x\(height) pixels, more than the limit of \(limit)."
         default: return "The image cannot be read: \(error)."

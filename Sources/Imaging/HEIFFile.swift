@@ -1,0 +1,144 @@
+import CHeif
+
+/// A HEIF or AVIF file opened with libheif: its boxes parsed, its primary image's handle taken,
+/// nothing decoded. Owns the libheif context and handle and frees them in `deinit`.
+///
+/// Only the primary image is ever used: never its thumbnail item (tiny), other top-level images,
+/// or its depth and alpha auxiliary images. Grid-tiled primaries (how phones store 12–48 MP
+/// photos) are assembled by libheif, and its `clap`, `irot` and `imir` transforms are applied
+/// while decoding, so the sizes here are as displayed.
+final class HEIFFile {
+    private let context: OpaquePointer
+    private let handle: OpaquePointer
+    /// The file's bytes when opened from memory (libheif reads them without a copy).
+    private let memory: UnsafeMutableRawBufferPointer?
+
+    /// Opens the file at `path` (libheif reads its boxes, not its image data).
+    convenience init(path: String) throws {
+        try self.init { context in heif_context_read_from_file(context, path, nil) }
+    }
+
+    /// Opens an in-memory file.
+    convenience init(bytes: [UInt8]) throws {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        memory.copyBytes(from: bytes)
+        try self.init(memory: memory) { context in
+            heif_context_read_from_memory_without_copy(context, memory.baseAddress, bytes.count, nil)
+        }
+    }
+
+    private init(memory: UnsafeMutableRawBufferPointer? = nil, read: (OpaquePointer) -> heif_error) throws {
+        guard let context = heif_context_alloc() else {
+            memory?.deallocate()
+            throw ImageError.decodeFailed("libheif could not allocate a context")
+        }
+        do {
+            try Self.check(read(context))
+            var handle: OpaquePointer?
+            try Self.check(heif_context_get_primary_image_handle(context, &handle))
+            guard let handle else { throw ImageError.corrupt("HEIF has no primary image") }
+            self.handle = handle
+        } catch {
+            heif_context_free(context)
+            memory?.deallocate()
+            throw error
+        }
+        self.context = context
+        self.memory = memory
+    }
+
+    deinit {
+        heif_image_handle_release(handle)
+        heif_context_free(context)
+        memory?.deallocate()
+    }
+
+    /// Size as displayed, EXIF date, ICC profile (`format`: HEIC or AVIF, from the brands); refused over the pixel limit. The coded size
+    /// (`ispe`, before `clap` crops it) is what the decoder allocates, so it is checked too.
+    func probe(limits: ImageLimits, format: ImageFormat) throws -> ImageInfo {
+        let width = Int(heif_image_handle_get_width(handle))
+        let height = Int(heif_image_handle_get_height(handle))
+        guard width > 0, height > 0 else { throw ImageError.corrupt("HEIF image size \(width)×\(height)") }
+        let codedWidth = Int(heif_image_handle_get_ispe_width(handle))
+        let codedHeight = Int(heif_image_handle_get_ispe_height(handle))
+        for (w, h) in [(width, height), (codedWidth, codedHeight)] where w * h > limits.maxPixels {
+            throw ImageError.tooManyPixels(width: w, height: h, limit: limits.maxPixels)
+        }
+        return ImageInfo(
+            width: width, height: height, components: 3, colorSpace: .rgb, isProgressive: false,
+            iccProfile: iccProfile(), takenAt: exif()?.takenAt,
+            format: format)
+    }
+
+    /// The `colr` ICC profile (`prof` or `rICC`), nil for nclx or none.
+    func iccProfile() -> [UInt8]? {
+        let type = heif_image_handle_get_color_profile_type(handle)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        guard size > 0 else { return nil }
+        var profile = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
+        return profile
+    }
+
+    /// The nclx colour primaries (ITU-T H.273 Table 2), nil when the colour is described by an ICC
+    /// profile or not at all (then sRGB is assumed).
+    func nclxPrimaries() -> Int? {
+        guard heif_image_handle_get_color_profile_type(handle) == heif_color_profile_type_nclx else { return nil }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        defer { heif_nclx_color_profile_free(nclx) }
+        return Int(nclx.pointee.color_primaries.rawValue)
+    }
+
+    /// The first `Exif` item of the primary image: a 4-byte offset to the TIFF header, then the
+    /// TIFF structure (ISO/IEC 23008-12 Annex A.2.1). Its orientation is informational only:
+    /// `irot`/`imir` rule.
+    private func exif() -> EXIFReader.Fields? {
+        var id: heif_item_id = 0
+        guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return nil }
+        let size = heif_image_handle_get_metadata_size(handle, id)
+        guard size > 4, size <= 4 << 20 else { return nil }
+        var data = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_metadata(handle, id, &data).code == heif_error_Ok else { return nil }
+        let offset = data.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        guard offset >= 0, offset < size - 4 else { return nil }
+        return EXIFReader.parse(app1: [0x45, 0x78, 0x69, 0x66, 0, 0] + data[(4 + offset)...])
+    }
+
+    /// Decodes the primary image (grid tiles assembled, transforms applied) to 8-bit interleaved
+    /// RGB; 10- and 12-bit images are reduced by libheif. Alpha, if any, is dropped.
+    func decode() throws -> DecodedRaster {
+        guard let options = heif_decoding_options_alloc() else { throw ImageError.decodeFailed("libheif options") }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options))
+        guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+            heif_image_release(image)
+            throw ImageError.decodeFailed("libheif returned no interleaved plane")
+        }
+        return DecodedRaster(
+            width: Int(heif_image_get_width(image, heif_channel_interleaved)),
+            height: Int(heif_image_get_height(image, heif_channel_interleaved)), stride: Int(stride), layout: .rgb,
+            pixels: plane, release: { heif_image_release(image) })
+    }
+
+    /// Throws the `ImageError` a libheif error stands for, with libheif's message.
+    static func check(_ error: heif_error) throws {
+        guard error.code != heif_error_Ok else { return }
+        let message = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
+        switch error.code {
+        case heif_error_Invalid_input where error.subcode == heif_suberror_End_of_data:
+            throw ImageError.truncated
+        case heif_error_Invalid_input, heif_error_Unsupported_filetype:
+            throw ImageError.corrupt("libheif: \(message)")
+        case heif_error_Input_does_not_exist:
+            throw ImageError.io("libheif: \(message)")
+        default:
+            throw ImageError.decodeFailed("libheif: \(message)")
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+
+/// PNG, WebP, HEIC and AVIF originals: decoded whole by their library (none of them can scale
+/// while decoding, as libjpeg's DCT does), then resampled and encoded exactly as a JPEG's
+/// derivatives are: Lanczos-3 to the same sizes, the same progressive, mozjpeg-table JPEGs.
+extension ImagePipeline {
+    /// Decodes the original of `info` (probed already) and makes its derivatives.
+    static func processRaster(
+        fileAt path: String?, bytes: [UInt8]?, info: ImageInfo, spec: DerivativeSpec, limits: ImageLimits,
+        clock: inout Stopwatch
+    ) throws -> ProcessedImage {
+        var primaries: Int?
+        let raster: DecodedRaster
+        switch info.format {
+        case .png:
+            raster = try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
+                ?? PNGDecoder.decode(bytes: bytes ?? [], limits: limits)
+        case .webp:
+            raster = try WebPDecoder.decode(bytes: bytes ?? readFile(path ?? ""), limits: limits)
+        case .heif, .avif:
+            let file = try path.map { try HEIFFile(path: $0) } ?? HEIFFile(bytes: bytes ?? [])
+            primaries = file.nclxPrimaries()
+            raster = try file.decode()
+        case .jpeg:
+            throw ImageError.unsupportedFormat
+        }
+        clock.lap("decode")
+        guard raster.width == info.width, raster.height == info.height else {
+            throw ImageError.corrupt("decoded \(raster.width)×\(raster.height), header said \(info.width)×\(info.height)")
+        }
+        let plan = DerivativePlan(info: info, spec: spec)
+        let (preview, thumbnail) = try resample(
+            raster, plan: plan, converter: RasterRowConverter(layout: raster.layout, nclxPrimaries: primaries))
+        clock.lap("resize")
+
+        // Derivatives carry the original's RGB ICC profile, as for JPEG originals; converted nclx
+        // colour is sRGB and needs none.
+        let icc = compatibleProfile(info.iccProfile, channels: 4)
+        let previewQuality = spec.previewQuality(keepsOriginalSize: false)
+        let previewTables = QuantizationTables(quality: previewQuality)
+        let thumbnailTables = QuantizationTables(
+            quality: spec.effectiveThumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+        var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
+            if task == 0 {
+                previewJPEG = Result {
+                    try JPEGEncoder.encode(
+                        preview, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc, tables: previewTables)
+                }
+            } else if let thumbnail {
+                thumbnailJPEG = Result {
+                    try JPEGEncoder.encode(
+                        thumbnail, quality: spec.effectiveThumbnailQuality, quantizer: spec.quantizer, iccProfile: icc,
+                        tables: thumbnailTables)
+                }
+            }
+        }
+        clock.lap("encode")
+        let previewBytes = try previewJPEG.get()
+        let thumbnailImage = thumbnail ?? preview
+        return ProcessedImage(
+            info: info,
+            thumbnail: EncodedImage(
+                jpeg: thumbnail == nil ? previewBytes : try thumbnailJPEG.get(), width: thumbnailImage.width,
+                height: thumbnailImage.height),
+            preview: EncodedImage(jpeg: previewBytes, width: preview.width, height: preview.height),
+            dominantColor: thumbnailImage.averageColorHex(), timings: clock.laps, thumbnailSource: plan.thumbnailSource)
+    }
+
+    /// One pass over the raster's rows into the preview's resampler (which feeds the thumbnail's
+    /// when the thumbnail comes from the preview) and, for small or elongated originals, the
+    /// thumbnail's own; the thumbnail is nil when it is the preview itself.
+    ///
+    /// When the thumbnail comes from the preview (every large original), the work is split over
+    /// two threads as the JPEG path splits it: this one converts rows and runs the preview's
+    /// horizontal pass, a second one (through a `RowBlockRing`) the vertical pass and the
+    /// thumbnail. Otherwise one thread does it all.
+    private static func resample(
+        _ raster: DecodedRaster, plan: DerivativePlan, converter: RasterRowConverter
+    ) throws -> (preview: PixelBuffer, thumbnail: PixelBuffer?) {
+        let fromPreview: StreamingResampler? =
+            plan.thumbnailSource == .preview
+            ? StreamingResampler(
+                sourceWidth: plan.preview.width, sourceHeight: plan.preview.height, targetWidth: plan.thumbnail.width,
+                targetHeight: plan.thumbnail.height, channels: 4) : nil
+        let fromDecode: StreamingResampler? =
+            plan.thumbnailSource == .decode
+            ? StreamingResampler(
+                sourceWidth: raster.width, sourceHeight: raster.height, targetWidth: plan.thumbnail.width,
+                targetHeight: plan.thumbnail.height, channels: 4) : nil
+        let split = fromDecode == nil
+        let previewResampler = StreamingResampler(
+            sourceWidth: raster.width, sourceHeight: raster.height, targetWidth: plan.preview.width,
+            targetHeight: plan.preview.height, channels: 4, downstream: fromPreview, verticalFirst: split ? false : nil)
+        let count = raster.width * 4
+        let row = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: count)
+        defer { UnsafeMutableRawPointer(row).deallocate() }
+        if split {
+            let floats = previewResampler.horizontalRowFloats
+            let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: 1, preparedFloats: floats)
+            let consumer = ring.consume(width: 1, channels: 1) { row in
+                previewResampler.push(horizontallyResampled: row.prepared!)
+            }
+            var y = 0
+            defer {
+                ring.close()
+                _ = consumer.wait()
+            }
+            while y < raster.height {
+                let first = y
+                y += try ring.produce { _, prepared, capacity in
+                    let rows = min(capacity, raster.height - first)
+                    for r in 0..<rows {
+                        converter.convert(raster.row(first + r), width: raster.width, into: row)
+                        previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
+                    }
+                    return rows
+                }
+            }
+        } else {
+            for y in 0..<raster.height {
+                converter.convert(raster.row(y), width: raster.width, into: row)
+                previewResampler.push(row: row)
+                fromDecode?.push(row: row)
+            }
+        }
+        return (previewResampler.finish(), fromPreview?.finish() ?? fromDecode?.finish())
+    }
+
+    /// The whole file (WebP is decoded from memory).
+    private static func readFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ImageError.io("\(path): cannot read") }
+        return [UInt8](data)
+    }
+}

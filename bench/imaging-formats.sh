@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Imaging bench for the formats phones make besides JPEG (#28): `galleryd process` against two
+# `vipsthumbnail` runs (preview, then thumbnail: two decodes, as bench/imaging.sh) on
+#   a 12 MP HEIC (4032×3024), a 1170×2532 PNG screenshot and a 4000×3000 WebP, made from a photo
+#   of PHOTO_DIR (default ../shared/photos next to the repo; SOURCE names the photo), and
+#   with BIG=1, a 48 MP HEIC (8064×6048) for peak RSS.
+# It prints, per file: median wall time of each side over RUNS alternating rounds (WARMUP first),
+# peak RSS (/usr/bin/time -f %M) of ours and of the larger vips run, the derivatives' bytes, and the
+# decode time alone: galleryd's own "decode" stage against `heif-convert` to Y4M / `dwebp -ppm`
+# (PNG: `vips copy` to .v). No SSIMULACRA2 here (bench/imaging.sh has it for JPEG originals).
+#   RUNS=5 WARMUP=1 BIG=1 FIXTURES=/tmp/formats bench/imaging-formats.sh [PHOTO_DIR]
+# Needs heif-enc/heif-convert (libheif-examples), cwebp/dwebp (webp), vips, jq, /usr/bin/time:
+# scripts/deps.sh --bench and scripts/deps.sh.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+photos=${1:-$repo/../shared/photos}
+source_photo=$photos/${SOURCE:-kleiber_6028x3391.jpg}
+runs=${RUNS:-5}
+warmup=${WARMUP:-1}
+bin=${GALLERYD:-$repo/.build/release/galleryd}
+
+for tool in vips vipsthumbnail heif-enc heif-convert cwebp dwebp jq; do
+  command -v "$tool" >/dev/null || { echo "imaging-formats.sh: $tool is missing (scripts/deps.sh --bench)" >&2; exit 1; }
+done
+[ -x "$bin" ] || (cd "$repo" && swift build -c release --static-swift-stdlib --product galleryd >&2)
+
+work=$(mktemp -d /tmp/imaging-formats.XXXXXX)
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+
+# Fixtures: the source photo cropped and scaled to each size, then encoded as a phone would; kept
+# in FIXTURES (default: the temporary directory) and made only when missing there.
+fixtures=${FIXTURES:-$work}
+mkdir -p "$fixtures"
+make_fixture() {  # NAME WIDTH HEIGHT ENCODER...
+  local name=$1 width=$2 height=$3; shift 3
+  [ -s "$fixtures/$name" ] && return
+  vips thumbnail "$source_photo" "$work/source.png" "$width" --height "$height" --crop centre --size force
+  "$@" "$work/source.png" "$fixtures/$name"
+}
+heic() { heif-enc -q 80 -o "$2" "$1" >/dev/null; }
+webp() { cwebp -quiet -q 80 "$1" -o "$2"; }
+make_fixture photo-12mp.heic 4032 3024 heic
+make_fixture screenshot-1170x2532.png 1170 2532 cp
+make_fixture photo-4000x3000.webp 4000 3000 webp
+files=("$fixtures/photo-12mp.heic" "$fixtures/screenshot-1170x2532.png" "$fixtures/photo-4000x3000.webp")
+if [ "${BIG:-0}" = 1 ]; then
+  make_fixture photo-48mp.heic 8064 6048 heic
+  files+=("$fixtures/photo-48mp.heic")
+fi
+
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2) / 1e3}'; }
+printf '%-28s %9s %9s %6s %9s %9s %9s %9s %9s %9s\n' file ours_ms vips_ms ratio rss_ours rss_vips kB_ours kB_vips dec_ours dec_tool
+for f in "${files[@]}"; do
+  name=$(basename "$f")
+  dir=$work/out-$name
+  mkdir -p "$dir/ours" "$dir/vips"
+  json=$("$bin" process "$f" --out "$dir/ours")
+  dw=$(jq -r .displayWidth <<<"$json")
+  dh=$(jq -r .displayHeight <<<"$json")
+  if [ "$dw" -ge "$dh" ]; then box="x400>"; else box="400x>"; fi
+  ours=("$bin" process "$f" --out "$dir/ours")
+  v1=(vipsthumbnail "$f" --size "2048x2048>" -o "$dir/vips/preview.jpg[Q=80,strip]")
+  v2=(vipsthumbnail "$f" --size "$box" -o "$dir/vips/thumbnail.jpg[Q=80,strip]")
+  case $name in
+    *.heic) decode=(heif-convert "$f" "$dir/decoded.y4m") ;;
+    *.webp) decode=(dwebp -quiet "$f" -ppm -o "$dir/decoded.ppm") ;;
+    *) decode=(vips copy "$f" "$dir/decoded.v") ;;
+  esac
+  for ((w = 0; w < warmup; w++)); do "${ours[@]}" >/dev/null; "${v1[@]}"; "${v2[@]}"; done
+  t_ours=(); t_vips=(); t_dec=(); d_ours=()
+  for ((r = 0; r < runs; r++)); do
+    s=${EPOCHREALTIME/./}; out=$("${ours[@]}"); e=${EPOCHREALTIME/./}; t_ours+=($((e - s)))
+    d_ours+=("$(jq '.ms.decode * 1000 | floor' <<<"$out")")
+    s=${EPOCHREALTIME/./}; "${v1[@]}"; "${v2[@]}"; e=${EPOCHREALTIME/./}; t_vips+=($((e - s)))
+    s=${EPOCHREALTIME/./}; "${decode[@]}" >/dev/null 2>&1; e=${EPOCHREALTIME/./}; t_dec+=($((e - s)))
+  done
+  /usr/bin/time -f %M -o "$dir/rss_ours" "${ours[@]}" >/dev/null
+  /usr/bin/time -f %M -o "$dir/rss_v1" "${v1[@]}"
+  /usr/bin/time -f %M -o "$dir/rss_v2" "${v2[@]}"
+  rss_vips=$(sort -n "$dir/rss_v1" "$dir/rss_v2" | tail -1)
+  kb_ours=$(( ($(stat -c %s "$dir/ours/preview.jpg") + $(stat -c %s "$dir/ours/thumbnail.jpg")) / 1024 ))
+  kb_vips=$(( ($(stat -c %s "$dir/vips/preview.jpg") + $(stat -c %s "$dir/vips/thumbnail.jpg")) / 1024 ))
+  wo=$(median "${t_ours[@]}"); wv=$(median "${t_vips[@]}")
+  printf '%-28s %9.0f %9.0f %6.2f %8sk %8sk %9s %9s %9.0f %9.0f\n' "$name" "$wo" "$wv" "$(awk "BEGIN {print $wo / $wv}")" \
+    "$(cat "$dir/rss_ours")" "$rss_vips" "$kb_ours" "$kb_vips" "$(median "${d_ours[@]}")" "$(median "${t_dec[@]}")"
+done
