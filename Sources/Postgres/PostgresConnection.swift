@@ -15,13 +15,13 @@ import Logging
 ///
 /// When the server went away (restart, terminated backend) a statement issued outside a transaction
 /// is re-run once on a fresh session (`PQreset`) only if re-running it cannot act twice: libpq could
-/// not send it at all, or it only reads (`isReadOnly`). A write that was sent may have committed
-/// before the connection dropped, and a second run would act on changed data (a trash `UPDATE`
-/// matching 0 rows the second time), so `connectionClosed` is thrown instead and the caller answers
-/// "try again" (503) to a client whose requests are idempotent. Before sending a write, the session
-/// is checked without blocking for a termination the server already announced, so a restart seen
-/// in time still costs nothing. Inside a transaction the error is always thrown, since the
-/// transaction is lost.
+/// not send it at all, or its caller said so (`retry: .safe`, for reads and `BEGIN`). A write that
+/// was sent may have committed before the connection dropped, and a second run would act on changed
+/// data (a trash `UPDATE` matching 0 rows the second time), so `connectionClosed` is thrown instead
+/// and the caller answers "try again" (503) to a client whose requests are idempotent. Before
+/// sending a `.never` statement, the session is checked without blocking for a termination the
+/// server already announced, so a restart seen in time still costs nothing. Inside a transaction
+/// the error is always thrown, since the transaction is lost.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private let settings: PostgresConnectionSettings
@@ -93,12 +93,15 @@ public final class PostgresConnection {
     // MARK: Statements
 
     /// Runs one statement with `binds` as `$1`, `$2`, … (`nil` is NULL) and returns its rows.
+    /// `retry: .safe` lets a statement that only reads, or is idempotent, be re-run on a fresh session
+    /// when the session died after it was sent (see `PostgresRetry`).
     /// Throws `server` for SQL errors, `connectionClosed` when the session died inside a transaction
-    /// (or could not be re-established), `invalidParameter` for text with a NUL byte.
+    /// (or could not be re-established, or the statement may have run), `invalidParameter` for text
+    /// with a NUL byte.
     @discardableResult
-    public func query(_ sql: String, _ binds: [PostgresBindable?] = []) throws -> PostgresResult {
+    public func query(_ sql: String, _ binds: [PostgresBindable?] = [], retry: PostgresRetry = .never) throws -> PostgresResult {
         let parameters = try PostgresParameters(binds)
-        return try withReconnect(sql) {
+        return try withReconnect(retry) {
             do {
                 return try run(sql, parameters)
             } catch let error as PostgresError where Self.isStalePlan(error) && !isInTransaction {
@@ -110,9 +113,9 @@ public final class PostgresConnection {
     }
 
     /// Runs parameterless SQL, possibly several statements separated by `;` (migrations, `BEGIN`).
-    /// Never pass values in here: use `query` with binds.
-    public func execute(_ sql: String) throws {
-        try withReconnect(sql) {
+    /// Never pass values in here: use `query` with binds. `retry` as for `query`.
+    public func execute(_ sql: String, retry: PostgresRetry = .never) throws {
+        try withReconnect(retry) {
             let handle = try openHandle()
             statementMayHaveRun = false
             let result = PQexec(handle, sql)
@@ -145,7 +148,7 @@ public final class PostgresConnection {
         isolation: PostgresIsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> T
     ) throws -> T {
         if isInTransaction { return try savepoint(body) }
-        try execute(isolation == .readCommitted ? "BEGIN" : "BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+        try execute(isolation == .readCommitted ? "BEGIN" : "BEGIN ISOLATION LEVEL \(isolation.rawValue)", retry: .safe)
         let value: T
         do {
             value = try body(self)
@@ -232,10 +235,10 @@ public final class PostgresConnection {
     }
 
     /// Runs `operation`; if the session died and no transaction was open, reconnects and runs it
-    /// once more, provided that cannot act twice: the statement never reached the server, or it is
-    /// re-runnable (`isRerunnable(sql)`). Otherwise the session is re-established for the next
+    /// once more, provided that cannot act twice: the statement never reached the server, or the
+    /// caller said it may (`retry == .safe`). Otherwise the session is re-established for the next
     /// caller and `connectionClosed` is thrown.
-    private func withReconnect<T>(_ sql: String, _ operation: () throws -> T) throws -> T {
+    private func withReconnect<T>(_ retry: PostgresRetry, _ operation: () throws -> T) throws -> T {
         guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
         if sessionEnded || PQstatus(handle) != CONNECTION_OK {
             if lostInsideTransaction {
@@ -243,10 +246,10 @@ public final class PostgresConnection {
                 throw PostgresError.connectionClosed(message: "the connection was lost inside a transaction")
             }
             try reconnect()
-        } else if reconnectsOnFailure && !Self.startsWithKeyword(sql, "select") && !isInTransaction && !isAliveBeforeSend() {
+        } else if retry == .never && reconnectsOnFailure && !isInTransaction && !isAliveBeforeSend() {
             // The server already said goodbye (restart, terminated backend): reconnect before a
-            // write is sent rather than lose its outcome.
-            postgresLogger.notice("PostgreSQL session ended while idle, reconnecting before a write")
+            // statement that cannot be re-run is sent rather than lose its outcome.
+            postgresLogger.notice("PostgreSQL session ended while idle, reconnecting before a statement that cannot be re-run")
             try reconnect()
         }
         let wasInTransaction = isInTransaction
@@ -259,9 +262,9 @@ public final class PostgresConnection {
                 lostInsideTransaction = wasInTransaction
                 throw error
             }
-            guard !statementMayHaveRun || Self.isRerunnable(sql) else {
+            guard !statementMayHaveRun || retry == .safe else {
                 postgresLogger.warning(
-                    "PostgreSQL connection lost after a write was sent; not re-running it", metadata: ["reason": "\(error)"])
+                    "PostgreSQL connection lost after a statement was sent; not re-running it", metadata: ["reason": "\(error)"])
                 // A fresh session for whoever uses this connection next; the write's outcome is unknown.
                 try? reconnect()
                 throw PostgresError.connectionClosed(
@@ -278,39 +281,6 @@ public final class PostgresConnection {
     private func isAliveBeforeSend() -> Bool {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
         return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
-    }
-
-    /// Whether running `sql` a second time cannot act twice: it only reads, or it is `BEGIN`.
-    static func isRerunnable(_ sql: String) -> Bool { isReadOnly(sql) || startsWithKeyword(sql, "begin") }
-
-    /// Whether `sql` only reads, so running it twice cannot change anything: a `SELECT` (or
-    /// `SHOW`, `VALUES`, `TABLE`) that calls no function known to write, locks no rows and has no
-    /// data-modifying `WITH`. Conservative: anything unsure counts as a write.
-    static func isReadOnly(_ sql: String) -> Bool {
-        guard ["select", "show", "values", "table"].contains(where: { startsWithKeyword(sql, $0) }) else { return false }
-        let lowered = sql.lowercased()
-        return !writingWords.contains { lowered.contains($0) }
-    }
-
-    /// Words whose presence makes a `SELECT` count as a write (notifications, sequences, row locks,
-    /// advisory locks, settings, and functions in migrations that change tables).
-    private static let writingWords = [
-        "pg_notify", "nextval", "setval", " for update", " for share", " for no key update", " for key share",
-        "pg_advisory", "set_config", "insert ", "update ", "delete ", "add_to_", "pg_terminate", "pg_cancel",
-    ]
-
-    /// Whether `sql`, after leading whitespace, starts with `keyword` (any case) as a whole word.
-    static func startsWithKeyword(_ sql: String, _ keyword: String) -> Bool {
-        let bytes = sql.utf8.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
-        guard bytes.count >= keyword.utf8.count else { return false }
-        var index = bytes.startIndex
-        for expected in keyword.utf8 {
-            guard bytes[index] | 0x20 == expected else { return false }
-            index = bytes.index(after: index)
-        }
-        guard index < bytes.endIndex else { return true }
-        let next = bytes[index]
-        return !(next == 0x5F || (next | 0x20 >= 0x61 && next | 0x20 <= 0x7A) || (next >= 0x30 && next <= 0x39))
     }
 
     private func run(_ sql: String, _ parameters: PostgresParameters) throws -> PostgresResult {

@@ -205,7 +205,7 @@ public struct JobQueue: Sendable {
     public func counts() throws -> [String: Int] {
         var counts = ["queued": 0, "running": 0, "failed": 0]
         for row in try pool.query(
-            "select state, count(*)::bigint as n from jobs where state <> 'done' group by state") {
+            "select state, count(*)::bigint as n from jobs where state <> 'done' group by state", retry: .safe) {
             counts[try row.decode(String.self, "state")] = try row.decode(Int.self, "n")
         }
         return counts

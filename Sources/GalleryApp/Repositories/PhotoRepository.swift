@@ -11,7 +11,7 @@ struct PhotoRepository: Sendable {
 
     /// The blob key of a photo's original, or nil when the photo no longer exists.
     func originalKey(of photoId: String) throws -> String? {
-        let rows = try pool.query("select original_key from photos where object_id = $1", [photoId])
+        let rows = try pool.query("select original_key from photos where object_id = $1", [photoId], retry: .safe)
         return try rows.first.map { try $0.decode(String.self, "original_key") }
     }
 
@@ -95,13 +95,13 @@ extension PhotoRepository {
     /// Whether `owner` (nil: ownerless) has a photo of these bytes, trashed or not.
     func exists(checksum: String, owner: String?, on connection: PostgresConnection) throws -> Bool {
         try connection.query(
-            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner]
+            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner], retry: .safe
         ).count > 0
     }
 
     /// Whether any photo (trashed ones too) refers to these bytes.
     func exists(checksum: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum]).count > 0
+        try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum], retry: .safe).count > 0
     }
 }
 
@@ -123,12 +123,12 @@ extension PhotoRepository {
 
     /// Whether the photo exists, trashed or not.
     func exists(_ objectId: String) throws -> Bool {
-        try pool.query("select 1 from photos where object_id = $1", [objectId]).count == 1
+        try pool.query("select 1 from photos where object_id = $1", [objectId], retry: .safe).count == 1
     }
 
     /// Which of `objectIds` are photos (trashed or not).
     func existingIds(among objectIds: [String]) throws -> Set<String> {
-        Set(try pool.query("select object_id from photos where object_id = any($1)", [objectIds])
+        Set(try pool.query("select object_id from photos where object_id = any($1)", [objectIds], retry: .safe)
             .map { try $0.decode(String.self, "object_id") })
     }
 
@@ -141,7 +141,7 @@ extension PhotoRepository {
             where deleted_at is not null and ($1::int is null or deleted_at < now() - make_interval(days => $1::int))
               and ($2::text is null or object_id > $2)
             order by object_id limit $3
-            """, [days, after, limit]
+            """, [days, after, limit], retry: .safe
         ).map { try $0.decode(String.self, "object_id") }
     }
 
@@ -191,7 +191,7 @@ extension PhotoRepository {
             select count(*) filter (where status in ('pending', 'processing'))::bigint as waiting,
                    count(*) filter (where status = 'failed')::bigint as failed
             from photos where object_id = any($1)
-            """, [objectIds]).first
+            """, [objectIds], retry: .safe).first
         else { return nil }
         return (try row.decode(Int.self, "waiting"), try row.decode(Int.self, "failed"))
     }
