@@ -3,9 +3,9 @@ import Foundation
 import Imaging
 import Postgres
 
-/// The `photos` table's statements for the job worker: where an original is, the `processing`
-/// mark, and the derivatives a finished job records. Callers decide the transactions; the
-/// statements that must run inside one take its connection.
+/// The `photos` table's statements for the job worker and queue: where an original is, the
+/// `processing` mark, the derivatives a finished job records, and the `failed` mark and its reset.
+/// Callers decide the transactions; the statements that must run inside one take its connection.
 struct PhotoRepository: Sendable {
     let pool: PostgresPool
 
@@ -41,6 +41,31 @@ struct PhotoRepository: Sendable {
              image.info.displayWidth, image.info.displayHeight,
              Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight))])
         return updated.affectedRows == 1
+    }
+
+    /// Marks photos failed, each with its reason, in the caller's transaction (their jobs failed
+    /// for good). Returns how many photos changed.
+    @discardableResult
+    func markFailed(_ failures: [(photoId: String, reason: String)], on connection: PostgresConnection) throws -> Int {
+        guard !failures.isEmpty else { return 0 }
+        return try connection.query(
+            """
+            update photos set status = 'failed', error = failed.reason
+            from unnest($1::text[], $2::text[]) as failed(object_id, reason)
+            where photos.object_id = failed.object_id
+            """, [failures.map { $0.photoId }, failures.map { $0.reason }]).affectedRows
+    }
+
+    /// Puts failed photos back to `pending` without their error, in the caller's transaction: those
+    /// of `photoIds` that are failed, or every failed photo when it is nil. Returns their ids.
+    func resetFailed(_ photoIds: [String]?, on connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            update photos set status = 'pending', error = null
+            where status = 'failed' and ($1::text[] is null or object_id = any($1::text[]))
+            returning object_id
+            """, [photoIds]
+        ).map { try $0.decode(String.self, "object_id") }
     }
 }
 
