@@ -10,8 +10,9 @@ import Logging
 /// use it from one thread at a time (`PostgresPool` hands each to one caller).
 ///
 /// Statements are prepared once per SQL text and parameter types and then executed by name
-/// (`PQprepare` + `PQexecPrepared`); the cache is bounded by `statementCacheCapacity`. Values are
-/// only ever sent as parameters, never spliced into SQL.
+/// (`PQprepare` + `PQexecPrepared`); `PostgresStatementCache` keeps their names, bounded by
+/// `statementCacheCapacity`. Values are only ever sent as parameters, never spliced into SQL.
+/// Transactions are in `PostgresConnection+Transactions.swift`.
 ///
 /// When the server went away (restart, terminated backend) a statement issued outside a transaction
 /// is re-run once on a fresh session (`PQreset`) only if re-running it cannot act twice: libpq could
@@ -25,15 +26,13 @@ import Logging
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private let settings: PostgresConnectionSettings
-    private var statements: [String: [PreparedStatement]] = [:]
-    private var statementCount = 0
-    private var statementCounter = 0
-    private var useCounter: UInt64 = 0
+    private var statements: PostgresStatementCache
     /// Set when the server ended the session with an error but libpq still reports the socket open.
     private var sessionEnded = false
     /// Set when the session died inside a transaction; the next call reports it once, then reconnects.
     private var lostInsideTransaction = false
-    private var savepointDepth = 0
+    /// How many savepoints deep the transaction in progress is (`transaction` inside `transaction`).
+    var savepointDepth = 0
     /// Whether the statement being run was handed to the server (libpq returned a result rather
     /// than failing to send): if the session then dies, the statement may have run.
     private var statementMayHaveRun = false
@@ -48,6 +47,7 @@ public final class PostgresConnection {
     /// Throws `connectFailed` with libpq's message.
     public init(url: String, settings: PostgresConnectionSettings = PostgresConnectionSettings()) throws {
         self.settings = settings
+        statements = PostgresStatementCache(capacity: settings.statementCacheCapacity)
         reconnectsOnFailure = settings.reconnectsOnFailure
         handle = Self.connect(url: url, connectTimeout: settings.connectTimeout)
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -66,7 +66,6 @@ public final class PostgresConnection {
         if let handle { PQfinish(handle) }
         handle = nil
         statements.removeAll()
-        statementCount = 0
     }
 
     /// Whether the session is believed alive (libpq's status, without a round trip).
@@ -88,7 +87,7 @@ public final class PostgresConnection {
     }
 
     /// Number of statements currently prepared on the session.
-    public var preparedStatementCount: Int { statementCount }
+    public var preparedStatementCount: Int { statements.count }
 
     // MARK: Statements
 
@@ -130,67 +129,6 @@ public final class PostgresConnection {
         try query("select pg_notify($1, $2)", [channel, payload])
     }
 
-    /// Cuts off each statement of the transaction in progress after `milliseconds`
-    /// (`SET LOCAL statement_timeout`): a tighter budget for some statements than the session's,
-    /// gone at the transaction's end.
-    public func setTransactionStatementTimeout(milliseconds: Int) throws {
-        try execute("set local statement_timeout = \(milliseconds)")
-    }
-
-    // MARK: Transactions
-
-    /// Runs `body` in a transaction: `BEGIN`, then `COMMIT`, or `ROLLBACK` when `body` throws (the
-    /// error is rethrown). Nested calls use savepoints. A body that swallowed a SQL error leaves the
-    /// transaction aborted: it is rolled back and `inFailedSQLTransaction` is thrown rather than
-    /// pretending it committed.
-    @discardableResult
-    public func transaction<T>(
-        isolation: PostgresIsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> T
-    ) throws -> T {
-        if isInTransaction { return try savepoint(body) }
-        try execute(isolation == .readCommitted ? "BEGIN" : "BEGIN ISOLATION LEVEL \(isolation.rawValue)", retry: .safe)
-        let value: T
-        do {
-            value = try body(self)
-            if let handle, PQtransactionStatus(handle) == PQTRANS_INERROR {
-                throw PostgresError.server(
-                    sqlState: .inFailedSQLTransaction,
-                    message: "the transaction was aborted by an earlier error and has been rolled back",
-                    detail: nil, constraint: nil)
-            }
-        } catch {
-            rollbackQuietly("ROLLBACK")
-            throw error
-        }
-        do {
-            try execute("COMMIT")
-        } catch {
-            rollbackQuietly("ROLLBACK")
-            throw error
-        }
-        return value
-    }
-
-    private func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        savepointDepth += 1
-        defer { savepointDepth -= 1 }
-        let name = "galleryd_savepoint_\(savepointDepth)"
-        try execute("SAVEPOINT \(name)")
-        do {
-            let value = try body(self)
-            try execute("RELEASE SAVEPOINT \(name)")
-            return value
-        } catch {
-            rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)")
-            throw error
-        }
-    }
-
-    private func rollbackQuietly(_ sql: String) {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, !sessionEnded else { return }
-        if let result = PQexec(handle, sql) { PQclear(result) }
-    }
-
     // MARK: Health
 
     /// When the pool last gave this connection back (monotonic nanoseconds).
@@ -210,7 +148,6 @@ public final class PostgresConnection {
     func reconnect() throws {
         guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
         statements.removeAll()
-        statementCount = 0
         sessionEnded = false
         lostInsideTransaction = false
         PQreset(handle)
@@ -305,50 +242,40 @@ public final class PostgresConnection {
 
     /// The name of the prepared statement for `sql` with these parameter types, preparing it if needed.
     private func preparedStatement(_ sql: String, _ parameters: PostgresParameters) throws -> String {
-        useCounter &+= 1
-        if let variants = statements[sql] {
-            for statement in variants where parameters.hasTypes(statement.types) {
-                statement.lastUse = useCounter
-                return statement.name
-            }
-        }
-        if statementCount >= settings.statementCacheCapacity { evictLeastRecentlyUsed() }
-        statementCounter += 1
-        let name = "galleryd_\(statementCounter)"
+        if let name = statements.name(for: sql, parameters) { return name }
+        if let evicted = statements.evictIfFull() { deallocate(evicted) }
+        let name = statements.nextName()
         let handle = try openHandle()
         let types = parameters.types
         _ = try types.withUnsafeBufferPointer { types in
             try check(PQprepare(handle, name, sql, Int32(parameters.count), types.baseAddress))
         }
-        statements[sql, default: []].append(PreparedStatement(name: name, types: types, lastUse: useCounter))
-        statementCount += 1
+        statements.insert(name, sql: sql, types: types)
         return name
-    }
-
-    private func evictLeastRecentlyUsed() {
-        var oldest: (sql: String, statement: PreparedStatement)?
-        for (sql, variants) in statements {
-            for statement in variants where oldest == nil || statement.lastUse < oldest!.statement.lastUse {
-                oldest = (sql, statement)
-            }
-        }
-        if let oldest { forgetStatement(oldest.sql, oldest.statement) }
     }
 
     /// Drops the statement for `sql` with `parameters`' types from the cache and the server.
     private func forgetStatement(_ sql: String, _ parameters: PostgresParameters) {
-        if let statement = statements[sql]?.first(where: { parameters.hasTypes($0.types) }) {
-            forgetStatement(sql, statement)
-        }
+        if let name = statements.remove(sql, parameters) { deallocate(name) }
     }
 
-    private func forgetStatement(_ sql: String, _ statement: PreparedStatement) {
-        statements[sql]?.removeAll { $0 === statement }
-        if statements[sql]?.isEmpty == true { statements[sql] = nil }
-        statementCount -= 1
+    private func deallocate(_ name: String) {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
         // Our own generated name, not a value. Fails harmlessly inside an aborted transaction.
-        if let result = PQexec(handle, "DEALLOCATE \(statement.name)") { PQclear(result) }
+        if let result = PQexec(handle, "DEALLOCATE \(name)") { PQclear(result) }
+    }
+
+    /// Whether the transaction in progress was aborted by an error (only `ROLLBACK` is accepted).
+    var isInFailedTransaction: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_INERROR
+    }
+
+    /// Sends `sql` (a rollback) if the session is alive, ignoring its outcome: the caller is already
+    /// throwing an error of its own.
+    func rollbackQuietly(_ sql: String) {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !sessionEnded else { return }
+        if let result = PQexec(handle, sql) { PQclear(result) }
     }
 
     /// The libpq handle, or `connectionClosed` after `close()`.
@@ -436,20 +363,6 @@ public final class PostgresConnection {
 
     private static func isStalePlan(_ error: PostgresError) -> Bool {
         error.sqlState == .featureNotSupported && (error.serverMessage?.contains("cached plan must not change result type") ?? false)
-    }
-}
-
-/// A statement prepared on the session. The same SQL with differently typed parameters is a
-/// different statement, so the cache keeps a short list of these per SQL text.
-private final class PreparedStatement {
-    let name: String
-    let types: [UInt32]
-    var lastUse: UInt64
-
-    init(name: String, types: [UInt32], lastUse: UInt64) {
-        self.name = name
-        self.types = types
-        self.lastUse = lastUse
     }
 }
 
