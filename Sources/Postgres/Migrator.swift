@@ -120,12 +120,12 @@ public final class Migrator: @unchecked Sendable {
     }
 
     private func tableExists(_ connection: PostgresConnection) throws -> Bool {
-        try connection.query("select to_regclass('schema_migrations') is not null as present")[0].decode(Bool.self, "present")
+        try connection.query("select to_regclass('schema_migrations') is not null as present", retry: .safe)[0].decode(Bool.self, "present")
     }
 
     private func appliedRecords(_ connection: PostgresConnection) throws -> [Int: Record] {
         var records: [Int: Record] = [:]
-        for row in try connection.query("select version, name, checksum, applied_at from schema_migrations") {
+        for row in try connection.query("select version, name, checksum, applied_at from schema_migrations", retry: .safe) {
             records[try row.decode(Int.self, "version")] = Record(
                 name: try row.decode(String.self, "name"), checksum: try row.decode(String.self, "checksum"),
                 appliedAt: try row.decode(Date.self, "applied_at"))
@@ -138,7 +138,7 @@ public final class Migrator: @unchecked Sendable {
         guard !migrations.isEmpty else { return [] }
         let result = try connection.query(
             "select encode(sha256(convert_to(sql, 'UTF8')), 'hex') as checksum from unnest($1::text[]) with ordinality as m(sql, n) order by n",
-            [migrations.map(\.sql)])
+            [migrations.map(\.sql)], retry: .safe)
         return try result.map { try $0.decode(String.self, "checksum") }
     }
 }

@@ -10,30 +10,29 @@ import Logging
 /// use it from one thread at a time (`PostgresPool` hands each to one caller).
 ///
 /// Statements are prepared once per SQL text and parameter types and then executed by name
-/// (`PQprepare` + `PQexecPrepared`); the cache is bounded by `statementCacheCapacity`. Values are
-/// only ever sent as parameters, never spliced into SQL.
+/// (`PQprepare` + `PQexecPrepared`); `PostgresStatementCache` keeps their names, bounded by
+/// `statementCacheCapacity`. Values are only ever sent as parameters, never spliced into SQL.
+/// Transactions are in `PostgresConnection+Transactions.swift`.
 ///
 /// When the server went away (restart, terminated backend) a statement issued outside a transaction
 /// is re-run once on a fresh session (`PQreset`) only if re-running it cannot act twice: libpq could
-/// not send it at all, or it only reads (`isReadOnly`). A write that was sent may have committed
-/// before the connection dropped, and a second run would act on changed data (a trash `UPDATE`
-/// matching 0 rows the second time), so `connectionClosed` is thrown instead and the caller answers
-/// "try again" (503) to a client whose requests are idempotent. Before sending a write, the session
-/// is checked without blocking for a termination the server already announced, so a restart seen
-/// in time still costs nothing. Inside a transaction the error is always thrown, since the
-/// transaction is lost.
+/// not send it at all, or its caller said so (`retry: .safe`, for reads and `BEGIN`). A write that
+/// was sent may have committed before the connection dropped, and a second run would act on changed
+/// data (a trash `UPDATE` matching 0 rows the second time), so `connectionClosed` is thrown instead
+/// and the caller answers "try again" (503) to a client whose requests are idempotent. Before
+/// sending a `.never` statement, the session is checked without blocking for a termination the
+/// server already announced, so a restart seen in time still costs nothing. Inside a transaction
+/// the error is always thrown, since the transaction is lost.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
     private let settings: PostgresConnectionSettings
-    private var statements: [String: [PreparedStatement]] = [:]
-    private var statementCount = 0
-    private var statementCounter = 0
-    private var useCounter: UInt64 = 0
+    private var statements: PostgresStatementCache
     /// Set when the server ended the session with an error but libpq still reports the socket open.
     private var sessionEnded = false
     /// Set when the session died inside a transaction; the next call reports it once, then reconnects.
     private var lostInsideTransaction = false
-    private var savepointDepth = 0
+    /// How many savepoints deep the transaction in progress is (`transaction` inside `transaction`).
+    var savepointDepth = 0
     /// Whether the statement being run was handed to the server (libpq returned a result rather
     /// than failing to send): if the session then dies, the statement may have run.
     private var statementMayHaveRun = false
@@ -48,6 +47,7 @@ public final class PostgresConnection {
     /// Throws `connectFailed` with libpq's message.
     public init(url: String, settings: PostgresConnectionSettings = PostgresConnectionSettings()) throws {
         self.settings = settings
+        statements = PostgresStatementCache(capacity: settings.statementCacheCapacity)
         reconnectsOnFailure = settings.reconnectsOnFailure
         handle = Self.connect(url: url, connectTimeout: settings.connectTimeout)
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -66,7 +66,6 @@ public final class PostgresConnection {
         if let handle { PQfinish(handle) }
         handle = nil
         statements.removeAll()
-        statementCount = 0
     }
 
     /// Whether the session is believed alive (libpq's status, without a round trip).
@@ -88,17 +87,20 @@ public final class PostgresConnection {
     }
 
     /// Number of statements currently prepared on the session.
-    public var preparedStatementCount: Int { statementCount }
+    public var preparedStatementCount: Int { statements.count }
 
     // MARK: Statements
 
     /// Runs one statement with `binds` as `$1`, `$2`, … (`nil` is NULL) and returns its rows.
+    /// `retry: .safe` lets a statement that only reads, or is idempotent, be re-run on a fresh session
+    /// when the session died after it was sent (see `PostgresRetry`).
     /// Throws `server` for SQL errors, `connectionClosed` when the session died inside a transaction
-    /// (or could not be re-established), `invalidParameter` for text with a NUL byte.
+    /// (or could not be re-established, or the statement may have run), `invalidParameter` for text
+    /// with a NUL byte.
     @discardableResult
-    public func query(_ sql: String, _ binds: [PostgresBindable?] = []) throws -> PostgresResult {
+    public func query(_ sql: String, _ binds: [PostgresBindable?] = [], retry: PostgresRetry = .never) throws -> PostgresResult {
         let parameters = try PostgresParameters(binds)
-        return try withReconnect(sql) {
+        return try withReconnect(retry) {
             do {
                 return try run(sql, parameters)
             } catch let error as PostgresError where Self.isStalePlan(error) && !isInTransaction {
@@ -110,9 +112,9 @@ public final class PostgresConnection {
     }
 
     /// Runs parameterless SQL, possibly several statements separated by `;` (migrations, `BEGIN`).
-    /// Never pass values in here: use `query` with binds.
-    public func execute(_ sql: String) throws {
-        try withReconnect(sql) {
+    /// Never pass values in here: use `query` with binds. `retry` as for `query`.
+    public func execute(_ sql: String, retry: PostgresRetry = .never) throws {
+        try withReconnect(retry) {
             let handle = try openHandle()
             statementMayHaveRun = false
             let result = PQexec(handle, sql)
@@ -125,67 +127,6 @@ public final class PostgresConnection {
     /// the surrounding transaction, if any, commits.
     public func notify(_ channel: String, _ payload: String = "") throws {
         try query("select pg_notify($1, $2)", [channel, payload])
-    }
-
-    /// Cuts off each statement of the transaction in progress after `milliseconds`
-    /// (`SET LOCAL statement_timeout`): a tighter budget for some statements than the session's,
-    /// gone at the transaction's end.
-    public func setTransactionStatementTimeout(milliseconds: Int) throws {
-        try execute("set local statement_timeout = \(milliseconds)")
-    }
-
-    // MARK: Transactions
-
-    /// Runs `body` in a transaction: `BEGIN`, then `COMMIT`, or `ROLLBACK` when `body` throws (the
-    /// error is rethrown). Nested calls use savepoints. A body that swallowed a SQL error leaves the
-    /// transaction aborted: it is rolled back and `inFailedSQLTransaction` is thrown rather than
-    /// pretending it committed.
-    @discardableResult
-    public func transaction<T>(
-        isolation: PostgresIsolationLevel = .readCommitted, _ body: (PostgresConnection) throws -> T
-    ) throws -> T {
-        if isInTransaction { return try savepoint(body) }
-        try execute(isolation == .readCommitted ? "BEGIN" : "BEGIN ISOLATION LEVEL \(isolation.rawValue)")
-        let value: T
-        do {
-            value = try body(self)
-            if let handle, PQtransactionStatus(handle) == PQTRANS_INERROR {
-                throw PostgresError.server(
-                    sqlState: .inFailedSQLTransaction,
-                    message: "the transaction was aborted by an earlier error and has been rolled back",
-                    detail: nil, constraint: nil)
-            }
-        } catch {
-            rollbackQuietly("ROLLBACK")
-            throw error
-        }
-        do {
-            try execute("COMMIT")
-        } catch {
-            rollbackQuietly("ROLLBACK")
-            throw error
-        }
-        return value
-    }
-
-    private func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        savepointDepth += 1
-        defer { savepointDepth -= 1 }
-        let name = "galleryd_savepoint_\(savepointDepth)"
-        try execute("SAVEPOINT \(name)")
-        do {
-            let value = try body(self)
-            try execute("RELEASE SAVEPOINT \(name)")
-            return value
-        } catch {
-            rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)")
-            throw error
-        }
-    }
-
-    private func rollbackQuietly(_ sql: String) {
-        guard let handle, PQstatus(handle) == CONNECTION_OK, !sessionEnded else { return }
-        if let result = PQexec(handle, sql) { PQclear(result) }
     }
 
     // MARK: Health
@@ -207,7 +148,6 @@ public final class PostgresConnection {
     func reconnect() throws {
         guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
         statements.removeAll()
-        statementCount = 0
         sessionEnded = false
         lostInsideTransaction = false
         PQreset(handle)
@@ -232,10 +172,10 @@ public final class PostgresConnection {
     }
 
     /// Runs `operation`; if the session died and no transaction was open, reconnects and runs it
-    /// once more, provided that cannot act twice: the statement never reached the server, or it is
-    /// re-runnable (`isRerunnable(sql)`). Otherwise the session is re-established for the next
+    /// once more, provided that cannot act twice: the statement never reached the server, or the
+    /// caller said it may (`retry == .safe`). Otherwise the session is re-established for the next
     /// caller and `connectionClosed` is thrown.
-    private func withReconnect<T>(_ sql: String, _ operation: () throws -> T) throws -> T {
+    private func withReconnect<T>(_ retry: PostgresRetry, _ operation: () throws -> T) throws -> T {
         guard let handle else { throw PostgresError.connectionClosed(message: "the connection was closed") }
         if sessionEnded || PQstatus(handle) != CONNECTION_OK {
             if lostInsideTransaction {
@@ -243,10 +183,10 @@ public final class PostgresConnection {
                 throw PostgresError.connectionClosed(message: "the connection was lost inside a transaction")
             }
             try reconnect()
-        } else if reconnectsOnFailure && !Self.startsWithKeyword(sql, "select") && !isInTransaction && !isAliveBeforeSend() {
+        } else if retry == .never && reconnectsOnFailure && !isInTransaction && !isAliveBeforeSend() {
             // The server already said goodbye (restart, terminated backend): reconnect before a
-            // write is sent rather than lose its outcome.
-            postgresLogger.notice("PostgreSQL session ended while idle, reconnecting before a write")
+            // statement that cannot be re-run is sent rather than lose its outcome.
+            postgresLogger.notice("PostgreSQL session ended while idle, reconnecting before a statement that cannot be re-run")
             try reconnect()
         }
         let wasInTransaction = isInTransaction
@@ -259,9 +199,9 @@ public final class PostgresConnection {
                 lostInsideTransaction = wasInTransaction
                 throw error
             }
-            guard !statementMayHaveRun || Self.isRerunnable(sql) else {
+            guard !statementMayHaveRun || retry == .safe else {
                 postgresLogger.warning(
-                    "PostgreSQL connection lost after a write was sent; not re-running it", metadata: ["reason": "\(error)"])
+                    "PostgreSQL connection lost after a statement was sent; not re-running it", metadata: ["reason": "\(error)"])
                 // A fresh session for whoever uses this connection next; the write's outcome is unknown.
                 try? reconnect()
                 throw PostgresError.connectionClosed(
@@ -278,39 +218,6 @@ public final class PostgresConnection {
     private func isAliveBeforeSend() -> Bool {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
         return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
-    }
-
-    /// Whether running `sql` a second time cannot act twice: it only reads, or it is `BEGIN`.
-    static func isRerunnable(_ sql: String) -> Bool { isReadOnly(sql) || startsWithKeyword(sql, "begin") }
-
-    /// Whether `sql` only reads, so running it twice cannot change anything: a `SELECT` (or
-    /// `SHOW`, `VALUES`, `TABLE`) that calls no function known to write, locks no rows and has no
-    /// data-modifying `WITH`. Conservative: anything unsure counts as a write.
-    static func isReadOnly(_ sql: String) -> Bool {
-        guard ["select", "show", "values", "table"].contains(where: { startsWithKeyword(sql, $0) }) else { return false }
-        let lowered = sql.lowercased()
-        return !writingWords.contains { lowered.contains($0) }
-    }
-
-    /// Words whose presence makes a `SELECT` count as a write (notifications, sequences, row locks,
-    /// advisory locks, settings, and functions in migrations that change tables).
-    private static let writingWords = [
-        "pg_notify", "nextval", "setval", " for update", " for share", " for no key update", " for key share",
-        "pg_advisory", "set_config", "insert ", "update ", "delete ", "add_to_", "pg_terminate", "pg_cancel",
-    ]
-
-    /// Whether `sql`, after leading whitespace, starts with `keyword` (any case) as a whole word.
-    static func startsWithKeyword(_ sql: String, _ keyword: String) -> Bool {
-        let bytes = sql.utf8.drop(while: { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 })
-        guard bytes.count >= keyword.utf8.count else { return false }
-        var index = bytes.startIndex
-        for expected in keyword.utf8 {
-            guard bytes[index] | 0x20 == expected else { return false }
-            index = bytes.index(after: index)
-        }
-        guard index < bytes.endIndex else { return true }
-        let next = bytes[index]
-        return !(next == 0x5F || (next | 0x20 >= 0x61 && next | 0x20 <= 0x7A) || (next >= 0x30 && next <= 0x39))
     }
 
     private func run(_ sql: String, _ parameters: PostgresParameters) throws -> PostgresResult {
@@ -335,50 +242,40 @@ public final class PostgresConnection {
 
     /// The name of the prepared statement for `sql` with these parameter types, preparing it if needed.
     private func preparedStatement(_ sql: String, _ parameters: PostgresParameters) throws -> String {
-        useCounter &+= 1
-        if let variants = statements[sql] {
-            for statement in variants where parameters.hasTypes(statement.types) {
-                statement.lastUse = useCounter
-                return statement.name
-            }
-        }
-        if statementCount >= settings.statementCacheCapacity { evictLeastRecentlyUsed() }
-        statementCounter += 1
-        let name = "galleryd_\(statementCounter)"
+        if let name = statements.name(for: sql, parameters) { return name }
+        if let evicted = statements.evictIfFull() { deallocate(evicted) }
+        let name = statements.nextName()
         let handle = try openHandle()
         let types = parameters.types
         _ = try types.withUnsafeBufferPointer { types in
             try check(PQprepare(handle, name, sql, Int32(parameters.count), types.baseAddress))
         }
-        statements[sql, default: []].append(PreparedStatement(name: name, types: types, lastUse: useCounter))
-        statementCount += 1
+        statements.insert(name, sql: sql, types: types)
         return name
-    }
-
-    private func evictLeastRecentlyUsed() {
-        var oldest: (sql: String, statement: PreparedStatement)?
-        for (sql, variants) in statements {
-            for statement in variants where oldest == nil || statement.lastUse < oldest!.statement.lastUse {
-                oldest = (sql, statement)
-            }
-        }
-        if let oldest { forgetStatement(oldest.sql, oldest.statement) }
     }
 
     /// Drops the statement for `sql` with `parameters`' types from the cache and the server.
     private func forgetStatement(_ sql: String, _ parameters: PostgresParameters) {
-        if let statement = statements[sql]?.first(where: { parameters.hasTypes($0.types) }) {
-            forgetStatement(sql, statement)
-        }
+        if let name = statements.remove(sql, parameters) { deallocate(name) }
     }
 
-    private func forgetStatement(_ sql: String, _ statement: PreparedStatement) {
-        statements[sql]?.removeAll { $0 === statement }
-        if statements[sql]?.isEmpty == true { statements[sql] = nil }
-        statementCount -= 1
+    private func deallocate(_ name: String) {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return }
         // Our own generated name, not a value. Fails harmlessly inside an aborted transaction.
-        if let result = PQexec(handle, "DEALLOCATE \(statement.name)") { PQclear(result) }
+        if let result = PQexec(handle, "DEALLOCATE \(name)") { PQclear(result) }
+    }
+
+    /// Whether the transaction in progress was aborted by an error (only `ROLLBACK` is accepted).
+    var isInFailedTransaction: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) == PQTRANS_INERROR
+    }
+
+    /// Sends `sql` (a rollback) if the session is alive, ignoring its outcome: the caller is already
+    /// throwing an error of its own.
+    func rollbackQuietly(_ sql: String) {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, !sessionEnded else { return }
+        if let result = PQexec(handle, sql) { PQclear(result) }
     }
 
     /// The libpq handle, or `connectionClosed` after `close()`.
@@ -466,20 +363,6 @@ public final class PostgresConnection {
 
     private static func isStalePlan(_ error: PostgresError) -> Bool {
         error.sqlState == .featureNotSupported && (error.serverMessage?.contains("cached plan must not change result type") ?? false)
-    }
-}
-
-/// A statement prepared on the session. The same SQL with differently typed parameters is a
-/// different statement, so the cache keeps a short list of these per SQL text.
-private final class PreparedStatement {
-    let name: String
-    let types: [UInt32]
-    var lastUse: UInt64
-
-    init(name: String, types: [UInt32], lastUse: UInt64) {
-        self.name = name
-        self.types = types
-        self.lastUse = lastUse
     }
 }
 

@@ -5,7 +5,8 @@ import Foundation
 /// Connections open lazily up to `size`. A caller that finds none free waits up to `acquireTimeout`
 /// and then gets `PostgresError.poolTimeout` ("database busy"). Connections whose session died
 /// (server restart) are noticed when handed out or given back and replaced; a statement that fails
-/// because its session died outside a transaction is re-run once on a fresh session.
+/// because its session died outside a transaction is re-run once on a fresh session when that cannot
+/// act twice (see `PostgresRetry`).
 ///
 /// All calls block the calling thread (libpq is blocking): call from request-handler or worker
 /// threads, never from socket threads.
@@ -105,13 +106,13 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Runs one statement on any free connection (see `PostgresConnection.query`).
     @discardableResult
-    public func query(_ sql: String, _ binds: [PostgresBindable?] = []) throws -> PostgresResult {
-        try withConnection { try $0.query(sql, binds) }
+    public func query(_ sql: String, _ binds: [PostgresBindable?] = [], retry: PostgresRetry = .never) throws -> PostgresResult {
+        try withConnection { try $0.query(sql, binds, retry: retry) }
     }
 
     /// Runs parameterless SQL on any free connection (see `PostgresConnection.execute`).
-    public func execute(_ sql: String) throws {
-        try withConnection { try $0.execute(sql) }
+    public func execute(_ sql: String, retry: PostgresRetry = .never) throws {
+        try withConnection { try $0.execute(sql, retry: retry) }
     }
 
     /// Sends a notification on any free connection (see `PostgresConnection.notify`).

@@ -141,14 +141,14 @@ import Testing
             let first = try pool.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             try TestDatabase.terminate(first, using: killer)
             // Idle in the pool when its backend died: noticed and replaced before use.
-            let second = try pool.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
+            let second = try pool.query("select pg_backend_pid() as pid", retry: .safe)[0].decode(Int.self, "pid")
             #expect(second != first)
 
-            // Dies while checked out, outside a transaction: the statement is re-run on a fresh session.
+            // Dies while checked out, outside a transaction: a safe statement is re-run on a fresh session.
             let third = try pool.withConnection { connection -> Int in
                 // Gone for certain before the statement is sent.
                 try TestDatabase.terminate(second, using: killer)
-                return try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
+                return try connection.query("select pg_backend_pid() as pid", retry: .safe)[0].decode(Int.self, "pid")
             }
             #expect(third != second)
         }

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import Postgres
 
-/// What the connection does when its session dies around a statement: a read is re-run on a fresh
-/// session, a write that was sent is not (it may have committed), and a session the server ended
-/// while idle is replaced before a write is sent.
+/// What the connection does when its session dies around a statement: one its caller marked
+/// `retry: .safe` is re-run on a fresh session, any other that was sent is not (it may have
+/// committed), whatever its text, and a session the server ended while idle is replaced before a
+/// statement that cannot be re-run is sent.
 @Suite struct PostgresReconnectTests {
     /// Terminates `pid`'s backend from another session as soon as it is running a `pg_sleep`. The
     /// sleeps are long (the terminate ends them), so a busy machine cannot make the killer miss one.
@@ -49,16 +50,48 @@ import Testing
         }
     }
 
-    @Test func read_IsReRun_WhenTheSessionDiesDuringIt() throws {
+    @Test func safeRead_IsReRun_WhenTheSessionDiesDuringIt() throws {
         try TestDatabase.withSchema { url in
             let connection = try PostgresConnection(url: url)
             let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             _ = Self.terminateWhenSleeping(pid, url: url)
             // The first run is terminated mid-sleep; the re-run, on a fresh session, does not sleep.
             #expect(try connection.query(
-                "select 7 as n from pg_sleep(case when pg_backend_pid() = $1::int then 60 else 0 end)", [pid]
+                "select 7 as n from pg_sleep(case when pg_backend_pid() = $1::int then 60 else 0 end)", [pid], retry: .safe
             )[0].decode(Int.self, "n") == 7)
             #expect(try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid") != pid)
+        }
+    }
+
+    @Test func read_IsNotReRun_WhenTheCallerDidNotSaySafe() throws {
+        try TestDatabase.withSchema { url in
+            let connection = try PostgresConnection(url: url)
+            let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
+            _ = Self.terminateWhenSleeping(pid, url: url)
+            // The same read as above, without `retry: .safe`: the default is never to re-send it.
+            #expect {
+                try connection.query(
+                    "select 7 as n from pg_sleep(case when pg_backend_pid() = $1::int then 60 else 0 end)", [pid])
+            } throws: { error in
+                guard case PostgresError.connectionClosed(let message) = error else { return false }
+                return message.contains("may or may not have run")
+            }
+            #expect(try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid") != pid)
+        }
+    }
+
+    @Test func write_IsReRun_WhenTheCallerSaysItIsSafe() throws {
+        try TestDatabase.withSchema { url in
+            let connection = try PostgresConnection(url: url)
+            try connection.execute("create table r (i int)")
+            let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
+            _ = Self.terminateWhenSleeping(pid, url: url)
+            // The caller's word, not the SQL text, decides: the aborted first run inserted nothing,
+            // the re-run on a fresh session (no sleep there) inserts the row.
+            try connection.query(
+                "insert into r select $1::int from pg_sleep(case when pg_backend_pid() = $2::int then 60 else 0 end)",
+                [1, pid], retry: .safe)
+            #expect(try connection.query("select count(*) from r")[0].decode(Int.self, 0) == 1)
         }
     }
 
@@ -73,21 +106,5 @@ import Testing
             try connection.query("insert into r values ($1)", [1])
             #expect(try killer.query("select count(*) from r")[0].decode(Int.self, 0) == 1)
         }
-    }
-
-    @Test func readOnly_CountsOnlyPlainReads() {
-        for sql in ["select 1", "  SELECT * from photos where a = $1", "show server_version", "values (1)", "table photos"] {
-            #expect(PostgresConnection.isReadOnly(sql), "\(sql)")
-        }
-        for sql in [
-            "insert into r values (1)", "update photos set x = 1", "delete from photos", "select pg_notify($1, $2)",
-            "select * from files where checksum = $1 for update", "select nextval('s')", "with d as (delete from r returning i) select * from d",
-            "selective", "begin", "",
-        ] {
-            #expect(!PostgresConnection.isReadOnly(sql), "\(sql)")
-        }
-        #expect(PostgresConnection.isRerunnable("BEGIN"))
-        #expect(PostgresConnection.isRerunnable("begin isolation level serializable"))
-        #expect(!PostgresConnection.isRerunnable("commit"))
     }
 }

@@ -5,6 +5,7 @@ import Postgres
 /// worker renews while it runs (`renew`), finishing, and retrying with exponential backoff. A job
 /// whose lease expired (its worker died) is claimable again. Transient faults (see `JobFault`) back
 /// off on their own schedule for hours without using up attempts; failed photos can be re-queued.
+/// The photos' own status changes are `PhotoRepository`'s statements, run in the queue's transactions.
 public struct JobQueue: Sendable {
     /// A claimed job.
     public struct Claim: Sendable {
@@ -22,6 +23,7 @@ public struct JobQueue: Sendable {
     public static let channel = "galleryd_jobs"
 
     let pool: PostgresPool
+    let photos: PhotoRepository
     /// Seconds a claim lasts.
     public var leaseSeconds: Int
     /// First retry delay, in milliseconds.
@@ -35,6 +37,7 @@ public struct JobQueue: Sendable {
 
     public init(pool: PostgresPool, leaseSeconds: Int, retryBaseMs: Int, maxAttempts: Int) {
         self.pool = pool
+        photos = PhotoRepository(pool: pool)
         self.leaseSeconds = leaseSeconds
         self.retryBaseMs = retryBaseMs
         self.maxAttempts = maxAttempts
@@ -93,18 +96,19 @@ public struct JobQueue: Sendable {
     /// killed each time), marking their photos failed with the reason. Returns how many.
     @discardableResult
     public func failAbandoned() throws -> Int {
-        try pool.query(
-            """
-            with abandoned as (
+        try pool.transaction { connection in
+            let abandoned = try connection.query(
+                """
                 update jobs set state = 'failed', lease_until = null, updated_at = now(),
                        last_error = 'processing never finished: the worker stopped during each of '
                                     || attempts || ' attempts (lease expired)'
                                     || coalesce('; last error: ' || last_error, '')
                 where state = 'running' and lease_until < now() and attempts >= $1
-                returning photo_id, last_error)
-            update photos set status = 'failed', error = abandoned.last_error
-            from abandoned where photos.object_id = abandoned.photo_id
-            """, [maxAttempts]).affectedRows
+                returning photo_id, last_error
+                """, [maxAttempts]
+            ).map { row in (photoId: try row.decode(String.self, "photo_id"), reason: try row.decode(String.self, "last_error")) }
+            return try photos.markFailed(abandoned, on: connection)
+        }
     }
 
     /// Records a failed attempt. A `.transient` fault re-queues the job after a delay that doubles
@@ -139,8 +143,7 @@ public struct JobQueue: Sendable {
                     where id = $1 and locked_by = $2 and state = 'running'
                     """, [claim.id, worker, finalReason])
                 if updated.affectedRows == 1 {
-                    try connection.query(
-                        "update photos set status = 'failed', error = $2 where object_id = $1", [claim.photoId, finalReason])
+                    try photos.markFailed([(claim.photoId, finalReason)], on: connection)
                 }
             } else {
                 try connection.query(
@@ -164,13 +167,7 @@ public struct JobQueue: Sendable {
     @discardableResult
     public func requeueFailed(photoIds: [String]?) throws -> [String] {
         let ids = try pool.transaction { connection -> [String] in
-            let photos = try connection.query(
-                """
-                update photos set status = 'pending', error = null
-                where status = 'failed' and ($1::text[] is null or object_id = any($1::text[]))
-                returning object_id
-                """, [photoIds])
-            let ids = try photos.map { try $0.decode(String.self, "object_id") }
+            let ids = try photos.resetFailed(photoIds, on: connection)
             guard !ids.isEmpty else { return [] }
             try Self.requeue(ids, on: connection)
             return ids
@@ -205,7 +202,7 @@ public struct JobQueue: Sendable {
     public func counts() throws -> [String: Int] {
         var counts = ["queued": 0, "running": 0, "failed": 0]
         for row in try pool.query(
-            "select state, count(*)::bigint as n from jobs where state <> 'done' group by state") {
+            "select state, count(*)::bigint as n from jobs where state <> 'done' group by state", retry: .safe) {
             counts[try row.decode(String.self, "state")] = try row.decode(Int.self, "n")
         }
         return counts

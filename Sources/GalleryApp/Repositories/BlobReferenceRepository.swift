@@ -14,7 +14,7 @@ struct BlobReferenceRepository: Sendable {
             union select thumbnail_key from photos where thumbnail_key is not null
             union select preview_key from photos where preview_key is not null
             order by 1
-            """
+            """, retry: .safe
         ).map { try $0.decode(String.self, "key") }
     }
 }

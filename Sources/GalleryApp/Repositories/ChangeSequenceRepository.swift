@@ -9,7 +9,7 @@ struct ChangeSequenceRepository: Sendable {
     /// Every class's current sequence.
     func all() throws -> [String: Int64] {
         var read: [String: Int64] = [:]
-        for row in try pool.query("select class_name, seq from class_change_sequences") {
+        for row in try pool.query("select class_name, seq from class_change_sequences", retry: .safe) {
             read[try row.decode(String.self, "class_name")] = try row.decode(Int64.self, "seq")
         }
         return read
@@ -20,7 +20,7 @@ struct ChangeSequenceRepository: Sendable {
     func scopes(after: Int64) throws -> (values: [String: Int64], highest: Int64) {
         var read: [String: Int64] = [:]
         var highest = after
-        for row in try pool.query("select scope, seq from change_scope_sequences where seq > $1", [after]) {
+        for row in try pool.query("select scope, seq from change_scope_sequences where seq > $1", [after], retry: .safe) {
             let seq = try row.decode(Int64.self, "seq")
             read[try row.decode(String.self, "scope")] = seq
             highest = max(highest, seq)

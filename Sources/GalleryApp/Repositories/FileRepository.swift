@@ -57,7 +57,7 @@ struct FileRepository: Sendable {
 
     /// Whether a file with these bytes is recorded.
     func exists(checksum: String) throws -> Bool {
-        try pool.query("select 1 from files where checksum = $1", [checksum]).count > 0
+        try pool.query("select 1 from files where checksum = $1", [checksum], retry: .safe).count > 0
     }
 
     /// Locks the file named `name` FOR UPDATE (the lock a release takes) and reads it; nil when
@@ -105,7 +105,7 @@ struct FileRepository: Sendable {
                 "delete from file_uploads where checksum = $1 and uploaded_at < now() - make_interval(hours => $2::int)",
                 [checksum, hours])
         }
-        let pending = try connection.query("select 1 from file_uploads where checksum = $1 limit 1", [checksum]).count > 0
+        let pending = try connection.query("select 1 from file_uploads where checksum = $1 limit 1", [checksum], retry: .safe).count > 0
         return (try file.decode(String.self, "key"), pending, try file.decode(Bool.self, "expired"))
     }
 
@@ -121,7 +121,7 @@ struct FileRepository: Sendable {
                               where u.checksum = f.checksum and u.uploaded_at >= now() - make_interval(hours => $1::int))
               and not exists (select 1 from photos p where p.checksum = f.checksum)
             order by checksum
-            """, [hours]
+            """, [hours], retry: .safe
         ).map { try $0.decode(String.self, "checksum") }
     }
 

@@ -32,13 +32,13 @@ struct GalleryRepository: Sendable {
     /// How many items a gallery has, trashed photos' items included.
     func itemCount(_ gallery: String, on connection: PostgresConnection) throws -> Int {
         try connection.query(
-            "select count(*)::bigint as n from gallery_items where gallery_id = $1", [gallery]).first!.decode(Int.self, "n")
+            "select count(*)::bigint as n from gallery_items where gallery_id = $1", [gallery], retry: .safe).first!.decode(Int.self, "n")
     }
 
     /// Whether the photo is already an item of the gallery.
     func contains(gallery: String, photo: String, on connection: PostgresConnection) throws -> Bool {
         try connection.query(
-            "select 1 from gallery_items where gallery_id = $1 and photo_id = $2", [gallery, photo]).count > 0
+            "select 1 from gallery_items where gallery_id = $1 and photo_id = $2", [gallery, photo], retry: .safe).count > 0
     }
 
     /// Shifts the items at `position` and after one place down, making room for an insert.
@@ -62,7 +62,7 @@ struct GalleryRepository: Sendable {
 
     /// An item's position, or nil when it does not exist.
     func position(ofItem objectId: String, on connection: PostgresConnection) throws -> Int? {
-        let rows = try connection.query("select position from gallery_items where object_id = $1", [objectId])
+        let rows = try connection.query("select position from gallery_items where object_id = $1", [objectId], retry: .safe)
         return try rows.first.map { try $0.decode(Int.self, "position") }
     }
 
@@ -97,7 +97,7 @@ struct GalleryRepository: Sendable {
 
     /// An item's `updatedAt`, or nil when it does not exist.
     func itemUpdatedAt(_ objectId: String) throws -> Date? {
-        try pool.query("select updated_at from gallery_items where object_id = $1", [objectId]).first
+        try pool.query("select updated_at from gallery_items where object_id = $1", [objectId], retry: .safe).first
             .map { try $0.decode(Date.self, "updated_at") }
     }
 
@@ -116,7 +116,7 @@ struct GalleryRepository: Sendable {
 
     /// An item's gallery and photo, or nil when it does not exist.
     func item(_ objectId: String, on connection: PostgresConnection) throws -> (gallery: String, photo: String)? {
-        let rows = try connection.query("select gallery_id, photo_id from gallery_items where object_id = $1", [objectId])
+        let rows = try connection.query("select gallery_id, photo_id from gallery_items where object_id = $1", [objectId], retry: .safe)
         guard let row = rows.first else { return nil }
         return (try row.decode(String.self, "gallery_id"), try row.decode(String.self, "photo_id"))
     }
@@ -137,7 +137,7 @@ extension GalleryRepository {
 
     /// Whether the gallery exists, trashed or not.
     func exists(_ objectId: String) throws -> Bool {
-        try pool.query("select 1 from galleries where object_id = $1", [objectId]).count == 1
+        try pool.query("select 1 from galleries where object_id = $1", [objectId], retry: .safe).count == 1
     }
 
     /// Deletes galleries in the trash (all, or those trashed more than `days` days ago) with their

@@ -7,6 +7,6 @@ struct HealthRepository: Sendable {
 
     /// Throws unless a pooled connection answers a trivial statement.
     func ping() throws {
-        _ = try pool.query("select 1")
+        _ = try pool.query("select 1", retry: .safe)
     }
 }

@@ -26,7 +26,9 @@ public struct OwnershipRepository: Sendable {
     /// --admin` calls it, and so do `migrate` and `serve` (docs/operations.md, "Upgrading to accounts").
     @discardableResult
     public func assignOwnerlessRowsToFirstAdmin() throws -> Assignment {
-        let row = try pool.query("select admin_id, photos, galleries, gallery_items from assign_ownerless_rows()").first
+        // Idempotent, so it may be re-run after a lost connection (the counts then say what the re-run did).
+        let row = try pool.query(
+            "select admin_id, photos, galleries, gallery_items from assign_ownerless_rows()", retry: .safe).first
         return Assignment(
             adminId: try row?.decode(String?.self, 0), photos: try row?.decode(Int64.self, 1) ?? 0,
             galleries: try row?.decode(Int64.self, 2) ?? 0, galleryItems: try row?.decode(Int64.self, 3) ?? 0)
@@ -38,12 +40,12 @@ public struct OwnershipRepository: Sendable {
             """
             select exists (select 1 from photos where owner_id = $1) or exists (select 1 from galleries where owner_id = $1)
                    or exists (select 1 from gallery_items where owner_id = $1)
-            """, [userId]
+            """, [userId], retry: .safe
         ).first?.decode(Bool.self, 0) ?? false
     }
 
     /// Whether a user with this objectId exists.
     func userExists(_ objectId: String) throws -> Bool {
-        try pool.query("select 1 from users where object_id = $1", [objectId]).count == 1
+        try pool.query("select 1 from users where object_id = $1", [objectId], retry: .safe).count == 1
     }
 }

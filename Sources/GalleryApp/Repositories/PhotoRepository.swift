@@ -3,15 +3,15 @@ import Foundation
 import Imaging
 import Postgres
 
-/// The `photos` table's statements for the job worker: where an original is, the `processing`
-/// mark, and the derivatives a finished job records. Callers decide the transactions; the
-/// statements that must run inside one take its connection.
+/// The `photos` table's statements for the job worker and queue: where an original is, the
+/// `processing` mark, the derivatives a finished job records, and the `failed` mark and its reset.
+/// Callers decide the transactions; the statements that must run inside one take its connection.
 struct PhotoRepository: Sendable {
     let pool: PostgresPool
 
     /// The blob key of a photo's original, or nil when the photo no longer exists.
     func originalKey(of photoId: String) throws -> String? {
-        let rows = try pool.query("select original_key from photos where object_id = $1", [photoId])
+        let rows = try pool.query("select original_key from photos where object_id = $1", [photoId], retry: .safe)
         return try rows.first.map { try $0.decode(String.self, "original_key") }
     }
 
@@ -41,6 +41,31 @@ struct PhotoRepository: Sendable {
              image.info.displayWidth, image.info.displayHeight,
              Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight))])
         return updated.affectedRows == 1
+    }
+
+    /// Marks photos failed, each with its reason, in the caller's transaction (their jobs failed
+    /// for good). Returns how many photos changed.
+    @discardableResult
+    func markFailed(_ failures: [(photoId: String, reason: String)], on connection: PostgresConnection) throws -> Int {
+        guard !failures.isEmpty else { return 0 }
+        return try connection.query(
+            """
+            update photos set status = 'failed', error = failed.reason
+            from unnest($1::text[], $2::text[]) as failed(object_id, reason)
+            where photos.object_id = failed.object_id
+            """, [failures.map { $0.photoId }, failures.map { $0.reason }]).affectedRows
+    }
+
+    /// Puts failed photos back to `pending` without their error, in the caller's transaction: those
+    /// of `photoIds` that are failed, or every failed photo when it is nil. Returns their ids.
+    func resetFailed(_ photoIds: [String]?, on connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            update photos set status = 'pending', error = null
+            where status = 'failed' and ($1::text[] is null or object_id = any($1::text[]))
+            returning object_id
+            """, [photoIds]
+        ).map { try $0.decode(String.self, "object_id") }
     }
 }
 
@@ -95,13 +120,13 @@ extension PhotoRepository {
     /// Whether `owner` (nil: ownerless) has a photo of these bytes, trashed or not.
     func exists(checksum: String, owner: String?, on connection: PostgresConnection) throws -> Bool {
         try connection.query(
-            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner]
+            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner], retry: .safe
         ).count > 0
     }
 
     /// Whether any photo (trashed ones too) refers to these bytes.
     func exists(checksum: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum]).count > 0
+        try connection.query("select 1 from photos where checksum = $1 limit 1", [checksum], retry: .safe).count > 0
     }
 }
 
@@ -123,12 +148,12 @@ extension PhotoRepository {
 
     /// Whether the photo exists, trashed or not.
     func exists(_ objectId: String) throws -> Bool {
-        try pool.query("select 1 from photos where object_id = $1", [objectId]).count == 1
+        try pool.query("select 1 from photos where object_id = $1", [objectId], retry: .safe).count == 1
     }
 
     /// Which of `objectIds` are photos (trashed or not).
     func existingIds(among objectIds: [String]) throws -> Set<String> {
-        Set(try pool.query("select object_id from photos where object_id = any($1)", [objectIds])
+        Set(try pool.query("select object_id from photos where object_id = any($1)", [objectIds], retry: .safe)
             .map { try $0.decode(String.self, "object_id") })
     }
 
@@ -141,7 +166,7 @@ extension PhotoRepository {
             where deleted_at is not null and ($1::int is null or deleted_at < now() - make_interval(days => $1::int))
               and ($2::text is null or object_id > $2)
             order by object_id limit $3
-            """, [days, after, limit]
+            """, [days, after, limit], retry: .safe
         ).map { try $0.decode(String.self, "object_id") }
     }
 
@@ -191,7 +216,7 @@ extension PhotoRepository {
             select count(*) filter (where status in ('pending', 'processing'))::bigint as waiting,
                    count(*) filter (where status = 'failed')::bigint as failed
             from photos where object_id = any($1)
-            """, [objectIds]).first
+            """, [objectIds], retry: .safe).first
         else { return nil }
         return (try row.decode(Int.self, "waiting"), try row.decode(Int.self, "failed"))
     }

@@ -75,7 +75,7 @@ struct SessionRepository: Sendable {
     /// The unexpired session with this token hash, in full (`GET /sessions/me`).
     func session(tokenHash: String) throws -> Session? {
         try pool.query(
-            "select \(Self.columns) from sessions where token_hash = $1 and expires_at > clock_timestamp()", [tokenHash]
+            "select \(Self.columns) from sessions where token_hash = $1 and expires_at > clock_timestamp()", [tokenHash], retry: .safe
         ).first.map(Self.session)
     }
 
@@ -86,7 +86,7 @@ struct SessionRepository: Sendable {
             select \(Self.columns) from sessions where user_id = $1 and expires_at > clock_timestamp()
             order by created_at desc, object_id
             """,
-            [userId]
+            [userId], retry: .safe
         ).map(Self.session)
     }
 
@@ -94,7 +94,7 @@ struct SessionRepository: Sendable {
     func all(limit: Int) throws -> [Session] {
         try pool.query(
             "select \(Self.columns) from sessions where expires_at > clock_timestamp() order by created_at desc, object_id limit $1",
-            [limit]
+            [limit], retry: .safe
         ).map(Self.session)
     }
 

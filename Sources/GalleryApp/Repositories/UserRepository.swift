@@ -35,27 +35,27 @@ struct UserRepository: Sendable {
 
     /// The user with this objectId.
     func find(objectId: String) throws -> User? {
-        try pool.query("select \(Self.columns) from users where object_id = $1", [objectId]).first.map(Self.user)
+        try pool.query("select \(Self.columns) from users where object_id = $1", [objectId], retry: .safe).first.map(Self.user)
     }
 
     /// The user with this username (case-sensitive, as Parse Server).
     func find(username: String) throws -> User? {
-        try pool.query("select \(Self.columns) from users where username = $1", [username]).first.map(Self.user)
+        try pool.query("select \(Self.columns) from users where username = $1", [username], retry: .safe).first.map(Self.user)
     }
 
     /// Every user, oldest first.
     func all() throws -> [User] {
-        try pool.query("select \(Self.columns) from users order by created_at, object_id").map(Self.user)
+        try pool.query("select \(Self.columns) from users order by created_at, object_id", retry: .safe).map(Self.user)
     }
 
     /// The id and stored hash of the user a login names: by username, or by email (case-insensitive).
     func credentials(username: String?, email: String?) throws -> Credentials? {
         let rows: PostgresResult
         if let username {
-            rows = try pool.query("select object_id, password_hash from users where username = $1", [username])
+            rows = try pool.query("select object_id, password_hash from users where username = $1", [username], retry: .safe)
         } else if let email {
             rows = try pool.query(
-                "select object_id, password_hash from users where lower(email) = lower($1) and email is not null", [email])
+                "select object_id, password_hash from users where lower(email) = lower($1) and email is not null", [email], retry: .safe)
         } else {
             return nil
         }

@@ -89,7 +89,7 @@ struct ParseAPI: Sendable {
     func require(_ need: ParseAccessNeed, _ schema: ParseClassSchema, _ objectId: String, _ access: ParseAccess) throws {
         if access.caller.isMaster { return }
         let check = ParseSQLCompiler.accessCheck(schema, objectId: objectId, access: access, need: need)
-        guard try pool.query(check.sql, check.binds.postgresBinds).count == 1 else { throw ParseError.objectNotFound() }
+        guard try pool.query(check.sql, check.binds.postgresBinds, retry: .safe).count == 1 else { throw ParseError.objectNotFound() }
     }
 
     /// The owner of an object `access` creates: the session's user; a user the master key names
@@ -160,10 +160,10 @@ struct ParseAPI: Sendable {
         var count: Int64?
         let run = { (connection: PostgresConnection) throws -> Void in
             if let select = compiled.select {
-                rows = Array(try connection.query(select.sql, select.binds.postgresBinds))
+                rows = Array(try connection.query(select.sql, select.binds.postgresBinds, retry: .safe))
             }
             if let countStatement = compiled.count {
-                count = try connection.query(countStatement.sql, countStatement.binds.postgresBinds).first?
+                count = try connection.query(countStatement.sql, countStatement.binds.postgresBinds, retry: .safe).first?
                     .decode(Int64.self, 0) ?? 0
             }
         }
@@ -186,7 +186,7 @@ struct ParseAPI: Sendable {
         query.access = access
         let compiled = ParseSQLCompiler.compile(query)
         guard let select = compiled.select,
-            let row = try pool.query(select.sql, select.binds.postgresBinds).first
+            let row = try pool.query(select.sql, select.binds.postgresBinds, retry: .safe).first
         else { throw ParseError.objectNotFound() }
         return Result(status: .ok, json: try encoder.object(row, projection: compiled.projection))
     }
