@@ -1,7 +1,7 @@
 /// A whole decoded 8-bit image as a C library handed it out (libheif's plane, libpng's or
 /// libwebp's buffer): rows of `stride` bytes, RGB or RGBA (straight, not premultiplied, alpha).
 /// `release` frees the memory when the raster goes away.
-final class DecodedRaster {
+final class DecodedRaster: RasterRows {
     /// How a pixel is laid out.
     enum Layout {
         /// Red, green, blue.
@@ -47,6 +47,8 @@ final class DecodedRaster {
 
     deinit { release() }
 
-    /// Row `y`.
-    func row(_ y: Int) -> UnsafePointer<UInt8> { pixels + y * stride }
+    /// The whole image as one run.
+    func forEachRun(_ run: (UnsafePointer<UInt8>, Int, Int) throws -> Void) throws {
+        try run(pixels, stride, height)
+    }
 }

@@ -39,9 +39,14 @@ struct DerivativePlan: Equatable {
         } else {
             thumbnailSource = .decode
         }
-        var needed = [preview]
-        if thumbnailSource == .decode { needed.append(thumbnail) }
+        let needed = thumbnailSource == .decode ? [preview, thumbnail] : [preview]
         scale = Self.scale(width: info.width, height: info.height, covering: needed)
+    }
+
+    /// The sizes the decoded pixels feed: the preview, and the thumbnail when it is resampled
+    /// from the decode rather than from the preview.
+    var decodeTargets: [(width: Int, height: Int)] {
+        thumbnailSource == .decode ? [preview, thumbnail] : [preview]
     }
 
     /// Output size of a libjpeg decode at `n`/8 (jdiv_round_up in jpeg_core_output_dimensions).
@@ -60,6 +65,25 @@ struct DerivativePlan: Equatable {
             if covers { return n }
         }
         return 8
+    }
+
+    /// The smallest size of `width`×`height`, one factor on both axes, that keeps ≥ `decodeMargin`×
+    /// every target (capped at full size): what a decoder that scales to any size (libwebp's
+    /// rescaler) decodes at. libwebp's rescaler averages areas, so it leaves no block seams, but the
+    /// same margin keeps the final Lanczos-3 pass doing the shaping, as for JPEG.
+    static func freelyScaledSize(
+        width: Int, height: Int, covering targets: [(width: Int, height: Int)]
+    ) -> (width: Int, height: Int) {
+        // Integers only: each target's axes, the other side rounded up to keep the aspect ratio.
+        var scaled = (width: 0, height: 0)
+        for target in targets {
+            let needWidth = decodeMargin * target.width
+            let needHeight = decodeMargin * target.height
+            scaled.width = max(scaled.width, needWidth, (width * needHeight + height - 1) / height)
+            scaled.height = max(scaled.height, needHeight, (height * needWidth + width - 1) / width)
+        }
+        guard scaled.width < width, scaled.height < height else { return (width, height) }
+        return scaled
     }
 
     /// Field-wise equality (tuples are not Equatable, so it is spelled out).

@@ -1,37 +1,41 @@
 import Dispatch
 import Foundation
 
-/// PNG, WebP, HEIC and AVIF originals: decoded whole by their library (none of them can scale
-/// while decoding, as libjpeg's DCT does), then resampled and encoded exactly as a JPEG's
-/// derivatives are: Lanczos-3 to the same sizes, the same progressive, mozjpeg-table JPEGs.
+/// PNG, WebP, HEIC and AVIF originals: decoded by their library (PNG and HEIF whole; a still
+/// WebP incrementally, shrunk while decoding when it is over three times the preview), then
+/// resampled and encoded exactly as a JPEG's derivatives are: Lanczos-3 to the same sizes, the
+/// same progressive, mozjpeg-table JPEGs.
 extension ImagePipeline {
     /// Decodes the original of `info` (probed already) and makes its derivatives.
     static func processRaster(
         fileAt path: String?, bytes: [UInt8]?, info: ImageInfo, spec: DerivativeSpec, limits: ImageLimits,
         clock: inout Stopwatch
     ) throws -> ProcessedImage {
+        let plan = DerivativePlan(info: info, spec: spec)
         var primaries: Int?
-        let raster: DecodedRaster
+        let rows: any RasterRows
         switch info.format {
         case .png:
-            raster = try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
+            rows = try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
                 ?? PNGDecoder.decode(bytes: bytes ?? [], limits: limits)
         case .webp:
-            raster = try WebPDecoder.decode(bytes: bytes ?? readFile(path ?? ""), limits: limits)
+            // Decoded while resampled: the "decode" lap holds only libwebp's header parse.
+            rows = try WebPDecoder.rows(
+                bytes: bytes ?? readFile(path ?? ""), limits: limits, covering: plan.decodeTargets)
         case .heif, .avif:
             let file = try path.map { try HEIFFile(path: $0) } ?? HEIFFile(bytes: bytes ?? [])
             primaries = file.nclxPrimaries()
-            raster = try file.decode()
+            rows = try file.decode()
         case .jpeg:
             throw ImageError.unsupportedFormat
         }
         clock.lap("decode")
-        guard raster.width == info.width, raster.height == info.height else {
-            throw ImageError.corrupt("decoded \(raster.width)×\(raster.height), header said \(info.width)×\(info.height)")
+        guard rows.fileSize == (info.width, info.height) else {
+            throw ImageError.corrupt(
+                "decoded \(rows.fileSize.width)×\(rows.fileSize.height), header said \(info.width)×\(info.height)")
         }
-        let plan = DerivativePlan(info: info, spec: spec)
         let (preview, thumbnail) = try resample(
-            raster, plan: plan, converter: RasterRowConverter(layout: raster.layout, nclxPrimaries: primaries))
+            rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries))
         clock.lap("resize")
 
         // Derivatives carry the original's RGB ICC profile, as for JPEG originals; converted nclx
@@ -69,16 +73,17 @@ extension ImagePipeline {
             dominantColor: thumbnailImage.averageColorHex(), timings: clock.laps, thumbnailSource: plan.thumbnailSource)
     }
 
-    /// One pass over the raster's rows into the preview's resampler (which feeds the thumbnail's
-    /// when the thumbnail comes from the preview) and, for small or elongated originals, the
-    /// thumbnail's own; the thumbnail is nil when it is the preview itself.
+    /// One pass over the decoded rows, as the decoder hands them out, into the preview's
+    /// resampler (which feeds the thumbnail's when the thumbnail comes from the preview) and, for
+    /// small or elongated originals, the thumbnail's own; the thumbnail is nil when it is the
+    /// preview itself.
     ///
     /// When the thumbnail comes from the preview (every large original), the work is split over
     /// two threads as the JPEG path splits it: this one converts rows and runs the preview's
     /// horizontal pass, a second one (through a `RowBlockRing`) the vertical pass and the
     /// thumbnail. Otherwise one thread does it all.
     private static func resample(
-        _ raster: DecodedRaster, plan: DerivativePlan, converter: RasterRowConverter
+        _ raster: any RasterRows, plan: DerivativePlan, converter: RasterRowConverter
     ) throws -> (preview: PixelBuffer, thumbnail: PixelBuffer?) {
         let fromPreview: StreamingResampler? =
             plan.thumbnailSource == .preview
@@ -104,27 +109,31 @@ extension ImagePipeline {
             let consumer = ring.consume(width: 1, channels: 1) { row in
                 previewResampler.push(horizontallyResampled: row.prepared!)
             }
-            var y = 0
             defer {
                 ring.close()
                 _ = consumer.wait()
             }
-            while y < raster.height {
-                let first = y
-                y += try ring.produce { _, prepared, capacity in
-                    let rows = min(capacity, raster.height - first)
-                    for r in 0..<rows {
-                        converter.convert(raster.row(first + r), width: raster.width, into: row)
-                        previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
+            try raster.forEachRun { first, stride, count in
+                var done = 0
+                while done < count {
+                    let start = done
+                    done += try ring.produce { _, prepared, capacity in
+                        let rows = min(capacity, count - start)
+                        for r in 0..<rows {
+                            converter.convert(first + (start + r) * stride, width: raster.width, into: row)
+                            previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
+                        }
+                        return rows
                     }
-                    return rows
                 }
             }
         } else {
-            for y in 0..<raster.height {
-                converter.convert(raster.row(y), width: raster.width, into: row)
-                previewResampler.push(row: row)
-                fromDecode?.push(row: row)
+            try raster.forEachRun { first, stride, count in
+                for r in 0..<count {
+                    converter.convert(first + r * stride, width: raster.width, into: row)
+                    previewResampler.push(row: row)
+                    fromDecode?.push(row: row)
+                }
             }
         }
         return (previewResampler.finish(), fromPreview?.finish() ?? fromDecode?.finish())

@@ -1,11 +1,17 @@
 import CWebP
 
-/// Decodes a WebP with libwebp to 8-bit RGB, or straight RGBA when it has alpha: lossy (VP8), lossless (VP8L), with or
-/// without alpha, and an animation's first frame as shown (libwebpdemux's `WebPAnimDecoder`
-/// composes it on its canvas). libwebp reports errors as status codes; nothing longjmps.
+/// Decodes a WebP with libwebp: a still (lossy VP8 or lossless VP8L, with or without alpha)
+/// through `WebPRowDecoder`, rows handed out as they are finished and shrunk while decoding
+/// when the derivatives need much less than the whole image; an animation's first frame whole,
+/// as shown (libwebpdemux's `WebPAnimDecoder` composes it on its canvas). libwebp reports errors
+/// as status codes; nothing longjmps.
 enum WebPDecoder {
-    /// Decodes the whole file held in `bytes`.
-    static func decode(bytes: [UInt8], limits: ImageLimits) throws -> DecodedRaster {
+    /// The rows of the file held in `bytes`, at least `DerivativePlan.decodeMargin` times every
+    /// size in `targets` (the full image when that is not smaller); the sizes are checked against
+    /// `limits` before any pixel is allocated.
+    static func rows(
+        bytes: [UInt8], limits: ImageLimits, covering targets: [(width: Int, height: Int)]
+    ) throws -> any RasterRows {
         var features = WebPBitstreamFeatures()
         let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
         guard status == VP8_STATUS_OK else { throw error(status) }
@@ -16,23 +22,11 @@ enum WebPDecoder {
             throw ImageError.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
         if features.has_animation != 0 { return try firstFrame(bytes: bytes, width: width, height: height) }
+        let size = DerivativePlan.freelyScaledSize(width: width, height: height, covering: targets)
         // Opaque images as RGB: a quarter less memory than RGBA.
-        let alpha = features.has_alpha != 0
-        let (raster, memory) = DecodedRaster.allocate(width: width, height: height, layout: alpha ? .rgba : .rgb)
-        let decoded = bytes.withUnsafeBufferPointer { input in
-            alpha
-                ? WebPDecodeRGBAInto(input.baseAddress, input.count, memory, raster.stride * height, Int32(raster.stride))
-                : WebPDecodeRGBInto(input.baseAddress, input.count, memory, raster.stride * height, Int32(raster.stride))
-        }
-        guard decoded != nil else {
-            // WebPDecode's own status says why (truncated data, a bad bitstream).
-            var config = WebPDecoderConfig()
-            _ = WebPInitDecoderConfig(&config)
-            let status = bytes.withUnsafeBufferPointer { WebPDecode($0.baseAddress, $0.count, &config) }
-            WebPFreeDecBuffer(&config.output)
-            throw error(status == VP8_STATUS_OK ? VP8_STATUS_BITSTREAM_ERROR : status)
-        }
-        return raster
+        return WebPRowDecoder(
+            bytes: bytes, originalWidth: width, originalHeight: height, width: size.width, height: size.height,
+            layout: features.has_alpha != 0 ? .rgba : .rgb)
     }
 
     /// The first frame of an animation, composed on the canvas as a viewer shows it.
@@ -59,7 +53,7 @@ enum WebPDecoder {
     }
 
     /// The `ImageError` for a libwebp status.
-    private static func error(_ status: VP8StatusCode) -> ImageError {
+    static func error(_ status: VP8StatusCode) -> ImageError {
         switch status {
         case VP8_STATUS_NOT_ENOUGH_DATA: return .truncated
         case VP8_STATUS_UNSUPPORTED_FEATURE: return .decodeFailed("libwebp: unsupported feature")

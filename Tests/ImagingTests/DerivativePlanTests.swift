@@ -56,4 +56,17 @@ import Testing
         #expect(plan.preview == (2048, 1152))
         #expect(plan.thumbnail == (711, 400))
     }
+
+    @Test func freelyScaledSize_KeepsThreeTimesEveryTarget_OrTheFullImage() {
+        // 4000×3000 with a 2048×1536 preview: three times is more than the image.
+        #expect(DerivativePlan.freelyScaledSize(width: 4000, height: 3000, covering: [(2048, 1536)]) == (4000, 3000))
+        // 8000×6000: 6144×4608, the aspect ratio kept.
+        #expect(DerivativePlan.freelyScaledSize(width: 8000, height: 6000, covering: [(2048, 1536)]) == (6144, 4608))
+        // The binding axis rules; the other side is rounded up.
+        #expect(DerivativePlan.freelyScaledSize(width: 960, height: 640, covering: [(64, 43)]) == (194, 129))
+        // Every target is covered: a thin thumbnail needs more height than the preview.
+        #expect(
+            DerivativePlan.freelyScaledSize(width: 9000, height: 1000, covering: [(1000, 111), (300, 300)])
+                == (8100, 900))
+    }
 }

@@ -1,3 +1,4 @@
+import CWebP
 import Testing
 
 @testable import Imaging
@@ -62,5 +63,81 @@ import Testing
         #expect(try ImageProbe.isComplete(fileAt: TestImages.temporaryFile(webp, name: "a.webp"), format: .webp))
         #expect(try !ImageProbe.isComplete(fileAt: TestImages.temporaryFile(cut, name: "a.webp"), format: .webp))
         #expect(throws: ImageError.self) { try ImagePipeline.process(bytes: cut) }
+    }
+
+    /// A `width`×`height` RGBA PNG of hashed noise (incompressible, so the WebP spans many chunks),
+    /// with alpha varying when `alpha`.
+    static func noisePNG(width: Int, height: Int, alpha: Bool = false) -> [UInt8] {
+        PNGWriter(width: width, height: height, colorType: .rgba) { x, y in
+            let h = (x &* 73_856_093) ^ (y &* 19_349_663)
+            return [h & 255, (h >> 8) & 255, (h >> 16) & 255, alpha ? (x + y) & 255 : 255]
+        }.encode()
+    }
+
+    /// Every row `rows` hands out, in order, and how many runs they came in.
+    static func collect(_ rows: any RasterRows) throws -> (pixels: [UInt8], runs: Int) {
+        var pixels: [UInt8] = []
+        var runs = 0
+        try rows.forEachRun { first, stride, count in
+            runs += 1
+            for r in 0..<count {
+                pixels += UnsafeBufferPointer(start: first + r * stride, count: rows.width * rows.layout.bytesPerPixel)
+            }
+        }
+        return (pixels, runs)
+    }
+
+    /// libwebp's one-shot decode of the whole image, the reference for the incremental one.
+    static func wholeDecode(_ webp: [UInt8], alpha: Bool) -> [UInt8] {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        let decoded = webp.withUnsafeBufferPointer { input in
+            alpha
+                ? WebPDecodeRGBA(input.baseAddress, input.count, &width, &height)
+                : WebPDecodeRGB(input.baseAddress, input.count, &width, &height)
+        }
+        guard let decoded else { return [] }
+        defer { WebPFree(decoded) }
+        return Array(UnsafeBufferPointer(start: decoded, count: Int(width * height) * (alpha ? 4 : 3)))
+    }
+
+    @Test(arguments: [(["-q", "90"], false), (["-q", "90", "-alpha_q", "100"], true), (["-lossless"], true)])
+    func rows_ComeInSeveralRuns_ByteIdenticalToAWholeDecode(options: [String], alpha: Bool) throws {
+        let webp = try FixtureTools.webp(Self.noisePNG(width: 320, height: 240, alpha: alpha), options: options)
+        // A 120×90 preview: three times is more than the image, so it is decoded at full size.
+        let rows = try WebPDecoder.rows(bytes: webp, limits: ImageLimits(), covering: [(120, 90)])
+        #expect((rows.width, rows.height, rows.layout) == (320, 240, alpha ? .rgba : .rgb))
+        let (pixels, runs) = try Self.collect(rows)
+        #expect(runs > 1, "the resampler starts before the decode ends")
+        #expect(pixels == Self.wholeDecode(webp, alpha: alpha))
+    }
+
+    @Test func rows_ShrinkWhileDecoding_ToThreeTimesThePreview() throws {
+        let colors = [TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow]
+        let png = PNGWriter(width: 960, height: 640, colorType: .rgb) { x, y in
+            let c = colors[(y < 320 ? 0 : 2) + (x < 480 ? 0 : 1)]
+            return [Int(c.0), Int(c.1), Int(c.2)]
+        }.encode()
+        let webp = try FixtureTools.webp(png, options: ["-q", "95"])
+        // A 64×43 preview needs 192×129 at three times: 960×640 shrinks by 0.2 to 194×129 (rounded up).
+        let rows = try WebPDecoder.rows(bytes: webp, limits: ImageLimits(), covering: [(64, 43)])
+        #expect((rows.width, rows.height) == (194, 129))
+        #expect(try Self.collect(rows).pixels.count == 194 * 129 * 3)
+        let result = try ImagePipeline.process(bytes: webp, spec: Self.spec)
+        #expect((result.info.width, result.info.height) == (960, 640))
+        try ImagePipelineTests.expectUprightQuadrants(result.preview.jpeg, width: 64, height: 43)
+        try ImagePipelineTests.expectUprightQuadrants(result.thumbnail.jpeg, width: 48, height: 32)
+    }
+
+    @Test func rows_ThrowTruncated_AfterHandingOutTheRowsThatCame() throws {
+        let webp = try FixtureTools.webp(Self.noisePNG(width: 320, height: 240), options: ["-q", "90"])
+        let cut = Array(webp.prefix(webp.count * 3 / 4))
+        var handedOut = 0
+        #expect(throws: ImageError.truncated) {
+            try WebPDecoder.rows(bytes: cut, limits: ImageLimits(), covering: [(64, 48)]).forEachRun { _, _, count in
+                handedOut += count
+            }
+        }
+        #expect(handedOut > 0 && handedOut < 240)
     }
 }
