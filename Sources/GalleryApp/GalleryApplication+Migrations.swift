@@ -15,4 +15,13 @@ extension GalleryApplication {
             pool: pool, directory: URL(fileURLWithPath: migrationsDirectory(configured: configuration.migrationsDir)))
         return (pool, migrator)
     }
+
+    /// The migrations directory: the configured one, `GALLERYD_MIGRATIONS_DIR`, or the first
+    /// `migrations/` holding `0001_initial.sql` that `ResourceDirectory` finds.
+    static func migrationsDirectory(configured: String) -> String {
+        if configured.isEmpty, let env = ProcessInfo.processInfo.environment["GALLERYD_MIGRATIONS_DIR"], !env.isEmpty {
+            return env
+        }
+        return ResourceDirectory.find("migrations", marker: "0001_initial.sql", configured: configured)
+    }
 }

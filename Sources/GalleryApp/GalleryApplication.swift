@@ -52,7 +52,7 @@ public final class GalleryApplication: @unchecked Sendable {
     /// Accounts and sessions: sign-up, login (throttled), logout, password changes.
     public let accounts: AccountService
     /// Parse LiveQuery over WebSocket at `/parse`, fed by the database's change notifications.
-    public private(set) var liveQuery: LiveQueryServer!
+    public internal(set) var liveQuery: LiveQueryServer!
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
@@ -95,11 +95,13 @@ public final class GalleryApplication: @unchecked Sendable {
         }
         let limits = ImageLimits(maxPixels: configuration.maxPixels)
         uploads = UploadService(pool: pool, store: blobs, limits: limits, logger: logger)
+        classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
         var jobs = JobQueue(
             pool: pool, leaseSeconds: configuration.jobLeaseSeconds, retryBaseMs: configuration.jobRetryBaseMs,
             maxAttempts: configuration.jobMaxAttempts)
         jobs.transientRetrySeconds = Double(configuration.jobTransientRetryHours) * 3600
         jobs.transientMaxDelay = Double(configuration.jobTransientMaxDelaySeconds)
+        jobs.classChanges = classChanges
         self.jobs = jobs
         var uploadLimits = UploadAdmission.Limits(
             maxSpoolBytes: configuration.maxSpoolBytes, minFreeBytes: Int64(configuration.minFreeBytes),
@@ -111,19 +113,21 @@ public final class GalleryApplication: @unchecked Sendable {
             slots: configuration.expensiveQueryLimit, waitTimeout: Double(configuration.poolTimeoutMs) / 1000,
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)
         trash = TrashService(pool: pool, store: blobs, logger: logger)
-        classChanges = ClassChangeSequences(pool: pool, databaseURL: configuration.databaseURL, logger: logger)
         manifestCache = ManifestCache(maxBytes: configuration.manifestCacheBytes)
         idempotency = ParseRequestIdempotency(pool: pool)
         sessions = SessionAuthenticator(sessions: SessionRepository(pool: pool))
         accounts = AccountService(
             pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger,
-            hasher: PasswordHasher(cost: configuration.passwordHashCost))
+            hasher: PasswordHasher(cost: configuration.passwordHashCost), classChanges: classChanges)
         router = HTTPRouter()
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
         }
         registerRoutes()
-        registerCollectors()
+        let collector = ServerStatsCollector(
+            pool: pool, blobs: blobs, jobs: jobs, proxy: bucketProxy,
+            accessLogDroppedLines: { [weak self] in self?.accessLogDroppedLines ?? 0 })
+        metrics.registry.addCollector { collector.collect() }
     }
 
     /// A worker pool over this application's queue, for `serve` (in-process) and `galleryd worker`.
@@ -143,128 +147,6 @@ public final class GalleryApplication: @unchecked Sendable {
         return WorkerPool(
             settings: settings, queue: jobs, processor: processor, trash: trash, databaseURL: configuration.databaseURL,
             logger: logger, metrics: metrics)
-    }
-
-    private func registerRoutes() {
-        let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
-        let api = ParseAPI(application: self)
-        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger)
-            .register(on: router)
-        BucketRoutes(
-            bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
-            proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
-            presignedSeconds: configuration.presignedURLSeconds,
-            access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
-        ).register(on: router)
-        ParseRoutes(
-            context: ParseRoutes.Context(
-                configuration: configuration, logger: logger, api: api, sessions: sessions,
-                classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
-                idempotency: idempotency,
-                currentPublicURL: { [unowned self] in self.publicURL },
-                currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
-                makeEncoder: { [unowned self] in self.makeEncoder() }),
-            keys: keys
-        ).register(on: router)
-        // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
-        UserRoutes(
-            accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
-            mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
-            publicURL: { [unowned self] in self.publicURL },
-            usersChanged: { [classChanges, logger] in ParseRoutes.writeDone(classChanges, logger: logger) }
-        ).register(on: router)
-        ParseJobRoutes(
-            jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,
-            maxJSONDepth: configuration.maxJSONDepth, keys: keys
-        ).register(on: router)
-        // Last: it decorates the routes registered above (CORS, the client developers' aids).
-        BrowserAccess(
-            cors: CORSPolicy(configured: configuration.corsOrigins),
-            simulation: RequestSimulation(
-                latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys)
-        ).install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
-        let configuration = self.configuration
-        var liveLimits = LiveQueryLimits()
-        liveLimits.connectTimeout = Double(configuration.liveQueryConnectTimeoutMs) / 1000
-        liveLimits.maxSubscriptions = configuration.liveQueryMaxSubscriptions
-        liveLimits.maxSocketsPerAddress = configuration.liveQueryMaxSocketsPerAddress
-        liveLimits.query.maxJSONDepth = configuration.maxJSONDepth
-        liveQuery = LiveQueryServer(
-            path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
-            sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
-            databaseURL: configuration.databaseURL,
-            logger: logger,
-            encoder: { [unowned self] in self.makeEncoder() })
-        router.add(liveQuery.route())
-        WebRoutes(
-            root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
-            livePath: liveQuery.path,
-            appID: configuration.appID, restKeyRequired: configuration.restKey != nil,
-            signupOpen: configuration.signupOpen,
-            pagePolicy: { [unowned self] in
-                SecurityHeaders.pagePolicy(publicURL: self.publicURL, assetURLPrefix: self.assetURLPrefix)
-            }
-        ).register(on: router)
-    }
-
-    private func registerCollectors() {
-        let pool = self.pool, store = self.blobs, jobs = self.jobs
-        metrics.registry.addCollector { [weak self] in
-            let stats = pool.stats
-            var out: [(name: String, help: String, type: String, samples: [(labels: String, value: Double)])] = [
-                ("galleryd_db_pool_size", "Database connections in the pool.", "gauge", [("", Double(stats.size))]),
-                ("galleryd_db_pool_in_use", "Database connections in use.", "gauge", [("", Double(stats.inUse))]),
-                ("galleryd_db_pool_waiting", "Callers waiting for a database connection.", "gauge", [("", Double(stats.waiting))]),
-                ("galleryd_blob_bytes_written_total", "Bytes written to the blob store by this process.", "counter",
-                 [("", Double(store.bytesWritten))]),
-                ("galleryd_access_log_dropped_total", "Access log lines dropped because the output was behind.", "counter",
-                 [("", Double(self?.accessLogDroppedLines ?? 0))]),
-            ]
-            if let proxy = self?.bucketProxy {
-                out.append(("galleryd_asset_proxy_streams", "Downloads streaming from S3 through the bucket endpoint now.", "gauge",
-                            [("", Double(proxy.activeStreams))]))
-                out.append(("galleryd_asset_proxy_bytes_total", "Bytes read from S3 for proxied downloads.", "counter",
-                            [("", Double(proxy.bytesFromStore))]))
-            }
-            if let counts = try? jobs.counts() {
-                out.append(("galleryd_jobs", "Processing jobs by state.", "gauge",
-                            counts.sorted { $0.key < $1.key }.map { (labels: "state=\"\($0.key)\"", value: Double($0.value)) }))
-            }
-            return out
-        }
-    }
-
-    /// The blob store `storage` names: the local directory store, or an `S3BlobStore` with the
-    /// secret from `s3_secret_access_key` or the file `s3_secret_access_key_file`.
-    public static func makeBlobStore(configuration: GalleryConfiguration, local: LocalBlobStore) throws -> any BlobStore {
-        guard configuration.storage == "s3" else { return local }
-        return S3BlobStore(configuration: try s3Configuration(configuration))
-    }
-
-    /// The S3 settings of `configuration` (`storage` aside), with the secret read from
-    /// `s3_secret_access_key` or the file `s3_secret_access_key_file`; throws naming the key that is
-    /// missing or does not fit.
-    public static func s3Configuration(_ configuration: GalleryConfiguration) throws -> S3Configuration {
-        var secret = configuration.s3SecretAccessKey ?? ""
-        if secret.isEmpty, !configuration.s3SecretAccessKeyFile.isEmpty {
-            guard let text = try? String(contentsOfFile: configuration.s3SecretAccessKeyFile, encoding: .utf8) else {
-                throw ConfigurationError.invalidValue(
-                    key: "s3_secret_access_key_file", value: configuration.s3SecretAccessKeyFile, reason: "cannot be read")
-            }
-            secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        guard let endpoint = URL(string: configuration.s3Endpoint), endpoint.host != nil else {
-            throw ConfigurationError.invalidValue(key: "s3_endpoint", value: configuration.s3Endpoint, reason: "storage = \"s3\" needs an endpoint URL")
-        }
-        guard !configuration.s3Bucket.isEmpty else {
-            throw ConfigurationError.invalidValue(key: "s3_bucket", value: "", reason: "storage = \"s3\" needs a bucket")
-        }
-        try configuration.validateMultipartParts()
-        return S3Configuration(
-            endpoint: endpoint, region: configuration.s3Region, bucket: configuration.s3Bucket,
-            accessKeyId: configuration.s3AccessKeyId, secretAccessKey: secret, pathStyle: configuration.s3PathStyle,
-            prefix: configuration.s3Prefix, multipartThreshold: Int64(configuration.s3MultipartBytes),
-            multipartPartSize: Int64(configuration.s3MultipartPartBytes))
     }
 
     /// Applies pending migrations; returns the names applied.
@@ -288,31 +170,10 @@ public final class GalleryApplication: @unchecked Sendable {
             let applied = try migrate()
             if !applied.isEmpty { logger.notice("applied migrations", metadata: ["names": "\(applied)"]) }
         }
-        var http = HTTPServerConfiguration()
-        http.host = configuration.host
-        http.port = configuration.port
-        http.maxConnections = configuration.maxConnections
-        http.handlerThreads = configuration.effectiveHandlerThreads
-        http.eventLoopThreads = configuration.eventLoops
-        http.ioBackend = HTTPIOBackend(rawValue: configuration.ioBackend) ?? .platformDefault
-        http.listenFileDescriptor = listenFileDescriptor
-        http.temporaryDirectory = store.spoolDirectory
-        http.limits.requestLineBytes = configuration.maxRequestLineBytes
-        http.limits.headerBytes = configuration.maxHeaderBytes
-        http.limits.headerCount = configuration.maxHeaderCount
-        http.limits.maxBodyBytes = configuration.maxBodyBytes
-        http.timeouts.headerRead = Double(configuration.headerTimeoutMs) / 1000
-        http.timeouts.idleKeepAlive = Double(configuration.idleTimeoutMs) / 1000
-        http.timeouts.bodyRead = Double(configuration.bodyTimeoutMs) / 1000
-        http.timeouts.minimumBodyRate = Double(configuration.minBodyRate)
-        http.timeouts.minimumResponseRate = Double(configuration.minResponseRate)
-        http.timeouts.minimumRateGrace = Double(configuration.rateGraceMs) / 1000
-        http.drainTimeout = Double(configuration.drainTimeoutMs) / 1000
-        http.defaultHeaders = SecurityHeaders.defaults
+        let http = HTTPServerConfiguration(
+            configuration, listenFileDescriptor: listenFileDescriptor, temporaryDirectory: store.spoolDirectory)
         // Before the first request: until it has read the sequences, finds simply get no 304.
         classChanges.start()
-        http.accessLog.format = HTTPAccessLogFormat(rawValue: configuration.accessLog) ?? .text
-        http.accessLog.bufferBytes = configuration.accessLogBuffer
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()
         self.server = server
@@ -396,41 +257,4 @@ public final class GalleryApplication: @unchecked Sendable {
         stopped.signal()
     }
 
-    /// The migrations directory: the configured one, or the first that exists of `migrations/`
-    /// beside the source tree the binary was built in, `/usr/local/share/galleryd/migrations`, `./migrations`.
-    static func migrationsDirectory(configured: String) -> String {
-        if !configured.isEmpty { return configured }
-        if let env = ProcessInfo.processInfo.environment["GALLERYD_MIGRATIONS_DIR"], !env.isEmpty { return env }
-        var candidates: [String] = []
-        // .build/<config>/galleryd → the repository's migrations/.
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
-        var directory = executable.deletingLastPathComponent()
-        for _ in 0..<4 {
-            candidates.append(directory.appendingPathComponent("migrations").path)
-            directory = directory.deletingLastPathComponent()
-        }
-        // The source tree this file was compiled from (tests, development builds).
-        candidates.append(
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("migrations").path)
-        candidates += ["/usr/local/share/galleryd/migrations", FileManager.default.currentDirectoryPath + "/migrations"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/0001_initial.sql") } ?? "migrations"
-    }
-}
-
-extension ParseAPI {
-    /// The operations wired from the application's pool, services and configuration.
-    init(application: GalleryApplication) {
-        var limits = ParseLimits()
-        limits.maxLimit = application.configuration.maxQueryLimit
-        limits.maxSkip = application.configuration.maxQuerySkip
-        limits.maxJSONDepth = application.configuration.maxJSONDepth
-        limits.maxBodyBytes = application.configuration.maxBodyBytes
-        self.init(
-            pool: application.pool, expensiveQueries: application.expensiveQueries, uploads: application.uploads,
-            trash: application.trash, publicURL: { application.publicURL },
-            bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
-            mountPath: application.configuration.mountPath, limits: limits)
-        assetSigner = application.assetSigner
-    }
 }

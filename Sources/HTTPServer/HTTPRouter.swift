@@ -33,9 +33,11 @@ public final class HTTPRouter: @unchecked Sendable {
     }
 
     private let root = Node()
-    /// Every route added, in order (a replaced route is replaced here too): for route listings,
-    /// the OpenAPI check, and decorating routes after they are registered.
+    /// Every route added, in order, as served (wrapped in its middleware): for route listings and
+    /// the OpenAPI check.
     public private(set) var routes: [HTTPRoute] = []
+    /// The router's own middleware, outermost first (`add(middleware:)`).
+    private var middleware: [any HTTPMiddleware] = []
     private var mounts: [(prefix: String, responder: HTTPErrorResponder)] = []
     /// The responder for paths under no mount.
     public var defaultErrorResponder: HTTPErrorResponder = PlainTextErrorResponder()
@@ -43,8 +45,40 @@ public final class HTTPRouter: @unchecked Sendable {
     /// An empty router.
     public init() {}
 
-    /// Adds a route. A later route for the same method and pattern replaces the earlier one.
+    /// Adds a route, wrapped in the middleware added to the router so far (`add(middleware:)`).
+    /// A second route for the same method and pattern is a programmer error: it stops the process
+    /// with both named (`HTTPRouterError.duplicateRoute`), rather than one silently replacing the other.
     public func add(_ route: HTTPRoute) {
+        insertOrFail(Self.wrap(route, in: middleware))
+    }
+
+    /// Adds `middleware` after (inside) the router's own: it applies to routes added from now on,
+    /// directly or through groups made from now on (`group`).
+    public func add(middleware: any HTTPMiddleware) {
+        self.middleware.append(middleware)
+    }
+
+    /// A group whose routes go through the router's middleware, then `middleware` (the first outermost).
+    public func group(_ middleware: any HTTPMiddleware...) -> HTTPRouteGroup {
+        HTTPRouteGroup(router: self, middleware: self.middleware + middleware)
+    }
+
+    /// `route` as served through `middleware`: the first listed ends up outermost. Built once, here.
+    static func wrap(_ route: HTTPRoute, in middleware: [any HTTPMiddleware]) -> HTTPRoute {
+        middleware.reversed().reduce(route) { route, middleware in middleware.wrap(route) }
+    }
+
+    /// `insert`, stopping the process on a duplicate route (a mistake in the code, not in input).
+    func insertOrFail(_ route: HTTPRoute) {
+        do {
+            try insert(route)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    /// Puts a route into the pattern tree, or throws when one for its method and pattern is there.
+    func insert(_ route: HTTPRoute) throws(HTTPRouterError) {
         var node = root
         let segments = Self.segments(route.pattern)
         for (index, segment) in segments.enumerated() {
@@ -77,16 +111,11 @@ public final class HTTPRouter: @unchecked Sendable {
                 }
             }
         }
-        if let index = node.routes.firstIndex(where: { $0.method == route.method }) {
-            node.routes[index].route = route
-        } else {
-            node.routes.append((route.method, route))
+        if let existing = node.route(for: route.method) {
+            throw .duplicateRoute(method: route.method, pattern: route.pattern, existing: existing.pattern)
         }
-        if let index = routes.firstIndex(where: { $0.method == route.method && $0.pattern == route.pattern }) {
-            routes[index] = route
-        } else {
-            routes.append(route)
-        }
+        node.routes.append((route.method, route))
+        routes.append(route)
     }
 
     /// Adds a route from its parts.

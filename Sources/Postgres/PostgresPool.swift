@@ -41,6 +41,8 @@ public final class PostgresPool: @unchecked Sendable {
     final class PinnedConnection: @unchecked Sendable {
         let pool: ObjectIdentifier
         let connection: PostgresConnection
+        /// What `afterCommit` deferred to the end of the transaction; only its own call chain touches it.
+        var afterCommit: [() -> Void] = []
 
         init(pool: ObjectIdentifier, connection: PostgresConnection) {
             self.pool = pool
@@ -58,10 +60,25 @@ public final class PostgresPool: @unchecked Sendable {
     /// that each use the pool.
     @discardableResult
     public func sharingTransaction<T>(_ body: () throws -> T) throws -> T {
-        try transaction { connection in
-            try Self.$pinned.withValue(PinnedConnection(pool: ObjectIdentifier(self), connection: connection)) {
-                try body()
-            }
+        var committed: [() -> Void] = []
+        let result = try transaction { connection in
+            let pinned = PinnedConnection(pool: ObjectIdentifier(self), connection: connection)
+            defer { committed = pinned.afterCommit }
+            return try Self.$pinned.withValue(pinned) { try body() }
+        }
+        // Nested in another sharing transaction of this pool: committed only when that one is.
+        for action in committed { afterCommit(action) }
+        return result
+    }
+
+    /// Runs `action` once what the caller wrote is committed: at once outside `sharingTransaction`
+    /// (each call on the pool commits by itself), else after that transaction's `COMMIT`, and never
+    /// when it rolls back. For work that must see the write, such as re-reading change sequences.
+    public func afterCommit(_ action: @escaping () -> Void) {
+        if let pinned = Self.pinned, pinned.pool == ObjectIdentifier(self) {
+            pinned.afterCommit.append(action)
+        } else {
+            action()
         }
     }
 

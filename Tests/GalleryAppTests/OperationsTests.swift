@@ -37,7 +37,7 @@ import Testing
         OperationsRoutes(
             configuration: GalleryConfiguration(), pool: pool, migrator: Migrator(pool: pool, migrations: []),
             metrics: GalleryMetrics(), keys: keys, logger: Logger(label: "test")
-        ).register(on: router)
+        ).register(on: router, mount: router.group())
         let route = try #require(router.route(method: .get, path: "/ready")).route
         func ready(_ headers: HTTPHeaders) throws -> (status: Int, reason: String) {
             let response = try route.handler.handle(HTTPRequest(method: .get, target: "/ready", headers: headers))

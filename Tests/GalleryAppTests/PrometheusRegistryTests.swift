@@ -14,7 +14,7 @@ import Testing
     latency.observe(0.05)
     latency.observe(0.5)
     latency.observe(5)
-    registry.addCollector { [(name: "pool_in_use", help: "In use.", type: "gauge", samples: [(labels: "", value: 2)])] }
+    registry.addCollector { [PrometheusScrapedFamily("pool_in_use", help: "In use.", type: "gauge", value: 2)] }
     let text = registry.render()
     #expect(text.contains("# TYPE http_requests_total counter\n"))
     #expect(text.contains("http_requests_total{route=\"/a\",status=\"200\"} 3\n"))

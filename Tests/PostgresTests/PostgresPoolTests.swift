@@ -56,6 +56,43 @@ import Testing
         }
     }
 
+    @Test func afterCommit_RunsOnceTheSharedTransactionCommits_AndNeverAfterARollback() throws {
+        try TestDatabase.withSchema { url in
+            let pool = TestDatabase.pool(url, size: 2)
+            let other = TestDatabase.pool(url, size: 1)
+            try pool.execute("create table r (i int primary key)")
+            // What the action sees, read on another pool: the write only once it is committed.
+            var seen: [Int] = []
+            func count() throws -> Int { try other.query("select count(*) from r")[0].decode(Int.self, 0) }
+            // Outside a shared transaction each call commits by itself: the action runs at once.
+            try pool.query("insert into r values ($1)", [1])
+            pool.afterCommit { seen.append((try? count()) ?? -1) }
+            #expect(seen == [1])
+            try pool.sharingTransaction {
+                try pool.query("insert into r values ($1)", [2])
+                pool.afterCommit { seen.append((try? count()) ?? -1) }
+                // Nested: deferred to the outer transaction's COMMIT, not the savepoint's release.
+                try pool.sharingTransaction {
+                    try pool.query("insert into r values ($1)", [3])
+                    pool.afterCommit { seen.append((try? count()) ?? -1) }
+                }
+                #expect(seen == [1])
+            }
+            #expect(seen == [1, 3, 3])
+            #expect(throws: Boom.self) {
+                try pool.sharingTransaction {
+                    try pool.query("insert into r values ($1)", [4])
+                    pool.afterCommit { seen.append(-2) }
+                    throw Boom()
+                }
+            }
+            #expect(seen == [1, 3, 3])
+            // Another pool's transaction does not hold this pool's actions.
+            try other.sharingTransaction { pool.afterCommit { seen.append(0) } }
+            #expect(seen == [1, 3, 3, 0])
+        }
+    }
+
     @Test func transaction_RefusesToCommit_WhenBodySwallowedAnError() throws {
         try TestDatabase.withSchema { url in
             let pool = TestDatabase.pool(url)

@@ -92,22 +92,9 @@ struct WebRoutes {
         }
     }
 
-    /// The web root: the configured one, or the first that exists of `web/` beside the binary
-    /// (up to four levels up, as `.build/<config>/galleryd` sits in the checkout), beside the source
-    /// tree it was built from, `/usr/local/share/galleryd/web`, `./web`.
+    /// The web root: the configured one, or the first `web/` holding `index.html` that
+    /// `ResourceDirectory` finds.
     static func directory(configured: String) -> String {
-        if !configured.isEmpty { return configured }
-        var candidates: [String] = []
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
-        var directory = executable.deletingLastPathComponent()
-        for _ in 0..<4 {
-            candidates.append(directory.appendingPathComponent("web").path)
-            directory = directory.deletingLastPathComponent()
-        }
-        candidates.append(
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("web").path)
-        candidates += ["/usr/local/share/galleryd/web", FileManager.default.currentDirectoryPath + "/web"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/index.html") } ?? "web"
+        ResourceDirectory.find("web", marker: "index.html", configured: configured)
     }
 }

@@ -34,6 +34,9 @@ public struct JobQueue: Sendable {
     public var transientRetrySeconds: Double = 24 * 3600
     /// Longest wait between retries after a transient fault, in seconds.
     public var transientMaxDelay: Double = 300
+    /// Re-read after `requeueFailed` (re-queued photos are pending again, a visible change), so
+    /// this server's next find sees it at once; nil where no finds are served (workers, commands).
+    public var classChanges: ClassChangeSequences? = nil
 
     public init(pool: PostgresPool, leaseSeconds: Int, retryBaseMs: Int, maxAttempts: Int) {
         self.pool = pool
@@ -166,6 +169,7 @@ public struct JobQueue: Sendable {
     /// and the workers are woken. Returns the ids re-queued.
     @discardableResult
     public func requeueFailed(photoIds: [String]?) throws -> [String] {
+        defer { classChanges?.refreshAfterWrite() }
         let ids = try pool.transaction { connection -> [String] in
             let ids = try photos.resetFailed(photoIds, on: connection)
             guard !ids.isEmpty else { return [] }

@@ -12,7 +12,7 @@ public final class PrometheusRegistry: @unchecked Sendable {
     public let collectorRegistry = PrometheusCollectorRegistry()
     private let lock = NSLock()
     private var families: [String: PrometheusFamily] = [:]
-    private var collectors: [@Sendable () -> [(name: String, help: String, type: String, samples: [(labels: String, value: Double)])]] = []
+    private var collectors: [@Sendable () -> [PrometheusScrapedFamily]] = []
 
     /// An empty registry.
     public init() {}
@@ -39,9 +39,7 @@ public final class PrometheusRegistry: @unchecked Sendable {
     }
 
     /// Adds a source of gauges computed at each scrape (for values owned elsewhere, like pool stats).
-    public func addCollector(
-        _ collect: @escaping @Sendable () -> [(name: String, help: String, type: String, samples: [(labels: String, value: Double)])]
-    ) {
+    public func addCollector(_ collect: @escaping @Sendable () -> [PrometheusScrapedFamily]) {
         lock.lock()
         collectors.append(collect)
         lock.unlock()

@@ -45,8 +45,9 @@ struct BucketRoutes {
     /// new validator, so clients may cache them for a year.
     static let cacheControl = "public, max-age=31536000, immutable"
 
-    /// Registers the routes and the S3 XML error format for the bucket's URL space.
-    func register(on router: HTTPRouter) {
+    /// Registers the routes through `router` (the bucket's group: browser access) and the S3 XML
+    /// error format for the bucket's URL space.
+    func register(on router: HTTPRouteGroup) {
         let prefix = "/" + bucket
         let errors = S3ErrorResponder(bucket: bucket, logger: logger)
         router.mount(prefix: prefix, errorResponder: errors)

@@ -14,7 +14,7 @@ import HTTPServer
 ///   on (the classes' change sequences, the query, the access level, the caller, the public URL
 ///   and the asset URLs' signing window), so the same tag means the same body: an unchanged page
 ///   is answered without PostgreSQL. A write anywhere moves a sequence (this server's own at once,
-///   `ParseRoutes.writeDone`; another instance's by `NOTIFY`), which gives another tag and a miss.
+///   `ClassChangeSequences.refreshAfterWrite`; another instance's by `NOTIFY`), which gives another tag and a miss.
 ///   Without a tag (the sequences unknown: listener down) nothing is read or stored. Bounded by
 ///   bytes (`manifest_cache_bytes`), least recently used first out; 0 keeps no bodies.
 final class ManifestCache: @unchecked Sendable {

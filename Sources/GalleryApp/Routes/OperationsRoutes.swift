@@ -15,14 +15,16 @@ struct OperationsRoutes {
 
     static let healthBody = Array("{\"status\":\"ok\"}".utf8)
 
-    func register(on router: HTTPRouter) {
+    /// Registers the routes: `/health`, `/ready` and `/metrics` on `router`, the Parse health path
+    /// through `mount` (the Parse mount's group: browser access).
+    func register(on router: HTTPRouter, mount: HTTPRouteGroup) {
         let health = HTTPClosureHandler { _ in .json(Self.healthBody) }
         router.add(HTTPRoute(.get, "/health", mayBlock: false, handler: health))
-        router.add(HTTPRoute(.get, configuration.mountPath + "/health", mayBlock: false, handler: health))
+        mount.add(HTTPRoute(.get, configuration.mountPath + "/health", mayBlock: false, handler: health))
         // Parse Server answers its health path for any method (ParseHealth.check() POSTs).
         let healthNotStored = HTTPClosureHandler { _ in HTTPResponse.json(Self.healthBody).notStored() }
         for method in [HTTPMethod.post, .put, .patch, .delete] {
-            router.add(HTTPRoute(method, configuration.mountPath + "/health", mayBlock: false, handler: healthNotStored))
+            mount.add(HTTPRoute(method, configuration.mountPath + "/health", mayBlock: false, handler: healthNotStored))
         }
 
         let database = HealthRepository(pool: pool), migrator = self.migrator, keys = self.keys, logger = self.logger

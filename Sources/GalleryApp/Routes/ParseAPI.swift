@@ -30,6 +30,8 @@ struct ParseAPI: Sendable {
     let bucket: String, publicAssetURL: String
     /// Signs file URLs (nil: `bucket_public`, plain URLs).
     var assetSigner: AssetURLSigner? = nil
+    /// Re-read after every write (`refreshAfterWrite`), so ETags follow this server's own writes at once.
+    var classChanges: ClassChangeSequences? = nil
     /// The Parse mount (`/parse`), for `Location`.
     let mountPath: String
     /// Query and body limits.
@@ -194,6 +196,7 @@ struct ParseAPI: Sendable {
     /// `POST /classes/<Class>`: 201 with `objectId` and `createdAt` (200 when an upload of the
     /// same bytes already was a photo, with that photo's id).
     func create(_ className: String, body: [UInt8], access: ParseAccess = .master) throws -> Result {
+        defer { classChanges?.refreshAfterWrite() }
         let schema = try Self.schema(className)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
         if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
@@ -245,6 +248,7 @@ struct ParseAPI: Sendable {
 
     /// `PUT /classes/<Class>/<objectId>`: `{"updatedAt"}`. Trashed objects can only be restored (119 otherwise).
     func update(_ className: String, objectId: String, body: [UInt8], access: ParseAccess = .master) throws -> Result {
+        defer { classChanges?.refreshAfterWrite() }
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
@@ -317,6 +321,7 @@ struct ParseAPI: Sendable {
     /// is `DELETE /purge/<Class>/<objectId>` (`purge(_:objectId:)`). A GalleryItem is removed and
     /// the gap closed. `{}`.
     func delete(_ className: String, objectId: String, access: ParseAccess = .master) throws -> Result {
+        defer { classChanges?.refreshAfterWrite() }
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
         // Trashing is the owner's; removing an item its gallery's editors'.
@@ -339,6 +344,7 @@ struct ParseAPI: Sendable {
     /// (a photo's blobs once unreferenced; a gallery's items, never its photos). `{}`. A live object
     /// is 119 (trash it first), one that does not exist (or was purged already) 101.
     func purge(_ className: String, objectId: String, access: ParseAccess = .master) throws -> Result {
+        defer { classChanges?.refreshAfterWrite() }
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
         guard schema.hasTrash else { throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.") }
@@ -364,6 +370,7 @@ struct ParseAPI: Sendable {
 
     /// `DELETE /purge/<Class>` (master key): empties Recently Deleted for the class now.
     func purgeTrash(_ className: String) throws -> Result {
+        defer { classChanges?.refreshAfterWrite() }
         let schema = try Self.schema(className)
         switch schema.className {
         case "Photo":

@@ -1,26 +1,21 @@
 import Foundation
 import HTTPServer
-import Logging
 
 /// Administration of the processing queue under the Parse mount (master key only):
 /// `POST /jobs/retry` re-queues failed photos, named (`{"photos":["id",…]}`) or all of them
 /// (`{"status":"failed"}`), and answers `{"requeued":N,"photos":[…]}`.
 struct ParseJobRoutes {
-    /// The queue whose failed jobs are re-queued.
+    /// The queue whose failed jobs are re-queued (it re-reads the change sequences after a retry:
+    /// re-queued photos are pending again, a visible change).
     let jobs: JobQueue
-    /// Re-read after a retry, so the writer's next conditional find sees the change.
-    let classChanges: ClassChangeSequences
-    let logger: Logger
     /// The Parse mount (`/parse`) and the body's JSON nesting limit.
     let mountPath: String, maxJSONDepth: Int
     let keys: KeyChecker
 
-    func register(on router: HTTPRouter) {
-        let (jobs, keys, depth, classChanges, logger) = (jobs, keys, maxJSONDepth, classChanges, logger)
-        router.add(HTTPRoute(.post, mountPath + "/jobs/retry") { request in
-            try ParseRoutes.require(.master, request, keys)
-            // Re-queued photos are pending again: a visible change.
-            defer { ParseRoutes.writeDone(classChanges, logger: logger) }
+    /// Registers the route through `routes` (the mount's group), behind the master key.
+    func register(on routes: HTTPRouteGroup) {
+        let (jobs, depth) = (jobs, maxJSONDepth)
+        routes.group(ParseKeyMiddleware(.master, keys: keys)).add(HTTPRoute(.post, mountPath + "/jobs/retry") { request in
             let ids = try Self.photoIds(try ParseRoutes.body(request), maxDepth: depth)
             let requeued = try jobs.requeueFailed(photoIds: ids)
             var json = ParseJSONWriter()

@@ -134,21 +134,4 @@ extension ParseRoutes {
         }
         return response
     }
-
-    /// After a write through this server: reads the sequences, so the writer's next conditional
-    /// find sees its own change even before the change's notification has arrived. After a failed
-    /// read the sequences are unknown (no tags, no 304s, no kept answers) until a read succeeds.
-    static func writeDone(_ context: Context) {
-        writeDone(context.classChanges, logger: context.logger)
-    }
-
-    /// `writeDone(_:)` with the two collaborators it uses.
-    static func writeDone(_ classChanges: ClassChangeSequences, logger: Logger) {
-        do {
-            try classChanges.refresh()
-        } catch {
-            classChanges.forgetUntilRefreshed()
-            logger.notice("class change sequences not re-read after a write", metadata: ["error": "\(error)"])
-        }
-    }
 }

@@ -41,50 +41,53 @@ struct ParseRoutes {
     let context: Context
     let keys: KeyChecker
 
-    func register(on router: HTTPRouter) {
+    /// Registers the routes through `routes` (the mount's group: browser access), each in the
+    /// group of the keys it needs (`ParseKeyMiddleware`), and Parse's error format for the mount.
+    func register(on routes: HTTPRouteGroup) {
         let mount = context.configuration.mountPath
-        router.mount(prefix: mount, errorResponder: ParseErrorResponder(logger: context.logger))
+        let router = routes.router
+        routes.mount(prefix: mount, errorResponder: ParseErrorResponder(logger: context.logger))
         let api = context.api
         let keys = self.keys
         let context = self.context
+        let client = routes.group(ParseKeyMiddleware(.client, keys: keys))
+        let master = routes.group(ParseKeyMiddleware(.master, keys: keys))
+        // The SDKs' method override may carry the keys in the body: checked here only when the
+        // headers carry an application id, else by the route once it has read the body.
+        let clientOrBody = routes.group(ParseKeyMiddleware(.client, keys: keys, from: .headersOrBody))
 
         // Keys, the caller and disk space are checked on the head, before a byte of the body is
         // spooled: a refused upload costs the server nothing but the answer (4xx or 507 at once).
         let admission = context.uploadAdmission
-        router.add(HTTPRoute(
+        client.add(HTTPRoute(
             .post, mount + "/files/:name", maxBodyBytes: context.configuration.maxUploadBytes,
             admission: { request in
-                try Self.require(.client, request, keys)
                 try Self.requireUploaderOnHead(request, keys, context)
                 let length = request.headers["Content-Length"].flatMap { Int($0) }
                 return SHA256BodyObserver(
                     reservation: try admission.admit(contentLength: length, from: Self.uploadSender(request, keys, context)))
             }
         ) { request in
-            try Self.require(.client, request, keys)
             let caller = try Self.requireUploader(request, keys, context)
             return try Self.upload(request, uploader: caller.userId, context: context)
         })
-        // Each class route: check the keys, run the ParseAPI operation, answer with its JSON.
+        // Each class route: run the ParseAPI operation (which re-reads the change sequences after
+        // a write), answer with its JSON.
         func classRoute(
-            _ method: HTTPMethod, _ path: String, _ level: KeyChecker.Access = .client,
+            _ method: HTTPMethod, _ path: String, on group: HTTPRouteGroup,
             _ operation: @escaping @Sendable (HTTPRequest, _ className: String, _ objectId: String, ParseAccess) throws -> ParseAPI.Result
         ) {
-            router.add(HTTPRoute(method, mount + path) { request in
-                try Self.require(level, request, keys)
+            group.add(HTTPRoute(method, mount + path) { request in
                 let access = try Self.access(request, keys, context)
-                // Every route here but GET writes: re-read the change sequences once it is done.
-                defer { if method != .get { Self.writeDone(context) } }
                 let parameters = request.pathParameters
                 return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? "", access), request)
             })
         }
         // Find and count: an ETag, and 304 for an unchanged answer (ParseRoutes+Conditional); an
         // unchanged answer known in memory is given on the event loop, without the pool.
-        router.add(HTTPRoute(
+        client.add(HTTPRoute(
             .get, mount + "/classes/:className", inlineAnswer: { request in Self.inlineFind(request, keys: keys, context: context) }
         ) { request in
-            try Self.require(.client, request, keys)
             let className = request.pathParameters["className"]!
             let access = keys.access(request)
             let caller = try Self.access(request, keys, context)
@@ -94,13 +97,13 @@ struct ParseRoutes {
                 cacheKey: ManifestCache.QueryKey(
                     className: className, query: request.query ?? "", access: access.rawValue, caller: caller.tagKey))
         })
-        classRoute(.get, "/classes/:className/:objectId") { request, className, objectId, access in
+        classRoute(.get, "/classes/:className/:objectId", on: client) { request, className, objectId, access in
             try api.get(className, objectId: objectId, items: try Self.queryItems(request), access: access)
         }
         // POST also carries the SDKs' method override and body keys (ParseMethodOverride).
         let depth = context.configuration.maxJSONDepth
         let idempotency = context.idempotency
-        router.add(HTTPRoute(.post, mount + "/classes/:className") { request in
+        clientOrBody.add(HTTPRoute(.post, mount + "/classes/:className") { request in
             let body = try Self.body(request)
             let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
             let className = request.pathParameters["className"]!
@@ -108,7 +111,6 @@ struct ParseRoutes {
             let access = try Self.access(request, keys, context, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
             switch override?.method {
             case nil, "POST"?:
-                defer { Self.writeDone(context) }
                 // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency),
                 // recorded with the object, so also after a 503 whose COMMIT went through.
                 let result = try idempotency.run(
@@ -125,7 +127,7 @@ struct ParseRoutes {
                 throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
             }
         })
-        router.add(HTTPRoute(.post, mount + "/classes/:className/:objectId") { request in
+        clientOrBody.add(HTTPRoute(.post, mount + "/classes/:className/:objectId") { request in
             let body = try Self.body(request)
             let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
             let parameters = request.pathParameters
@@ -140,39 +142,32 @@ struct ParseRoutes {
                         access: access),
                     request)
             case "PUT"?:
-                defer { Self.writeDone(context) }
                 return Self.respond(try api.update(className, objectId: objectId, body: override!.body, access: access), request)
             case "DELETE"?:
-                defer { Self.writeDone(context) }
                 return Self.respond(try api.delete(className, objectId: objectId, access: access), request)
             default:
                 throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
             }
         })
-        classRoute(.put, "/classes/:className/:objectId") { request, className, objectId, access in
+        classRoute(.put, "/classes/:className/:objectId", on: client) { request, className, objectId, access in
             try api.update(className, objectId: objectId, body: try Self.body(request), access: access)
         }
-        classRoute(.delete, "/classes/:className/:objectId") { _, className, objectId, access in
+        classRoute(.delete, "/classes/:className/:objectId", on: client) { _, className, objectId, access in
             try api.delete(className, objectId: objectId, access: access)
         }
-        classRoute(.delete, "/purge/:className", .master) { _, className, _, _ in
+        classRoute(.delete, "/purge/:className", on: master) { _, className, _, _ in
             try api.purgeTrash(className)
         }
         // Delete one trashed object for good: its owner (or, before accounts exist, the app's
         // keys), as they could trash it; the master key works too.
-        classRoute(.delete, "/purge/:className/:objectId") { _, className, objectId, access in
+        classRoute(.delete, "/purge/:className/:objectId", on: client) { _, className, objectId, access in
             try api.purge(className, objectId: objectId, access: access)
         }
         // Parse Server's FeaturesRouter: the version and what this server supports (master key).
-        router.add(HTTPRoute(.get, mount + "/serverInfo") { request in
-            try Self.require(.master, request, keys)
-            return HTTPResponse.json(ParseServerInfo.json)
-        })
+        master.add(HTTPRoute(.get, mount + "/serverInfo") { _ in HTTPResponse.json(ParseServerInfo.json) })
         // The batch runs user and session sub-requests through their routes (weak: the router holds this route).
-        router.add(HTTPRoute(.post, mount + "/batch") { [weak router] request in
-            try Self.require(.client, request, keys)
+        client.add(HTTPRoute(.post, mount + "/batch") { [weak router] request in
             let access = try Self.access(request, keys, context)
-            defer { Self.writeDone(context) }
             let body = try Self.body(request)
             let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access)) {
                 ParseAPI.Result(
@@ -214,11 +209,10 @@ struct ParseRoutes {
 
     /// The body's method override and keys. A body that does not parse is the client's error only
     /// once its headers are shown to carry valid keys; otherwise it is 403, as before any parsing.
+    /// (Keys in the headers were checked before the body was read: `ParseKeyMiddleware.headersOrBody`.)
     static func methodOverride(
         _ body: [UInt8], maxDepth: Int, _ request: HTTPRequest, _ keys: KeyChecker
     ) throws -> ParseMethodOverride? {
-        // With keys in the headers the body plays no part in them: check before parsing anything.
-        if request.headers["X-Parse-Application-Id"] != nil { try require(.client, request, keys) }
         do {
             return try ParseMethodOverride.parse(body, maxDepth: maxDepth)
         } catch {

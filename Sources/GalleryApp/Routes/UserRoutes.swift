@@ -19,10 +19,6 @@ struct UserRoutes {
     let maxJSONDepth: Int
     /// The server's base URL, for the `Location` of a sign-up.
     let publicURL: @Sendable () -> String
-    /// Called after a sign-up or a user's deletion, which change what requests without a session
-    /// read (the first account, the last one gone): `ParseRoutes.writeDone`, so this server's next
-    /// find has the new tag at once rather than a kept answer from before.
-    var usersChanged: @Sendable () -> Void = {}
 
     /// One request as these routes read it: its keys, session token and body fields.
     struct Call {
@@ -37,11 +33,14 @@ struct UserRoutes {
         let installationId: String?
     }
 
-    func register(on router: HTTPRouter) {
+    /// Registers the routes through `routes` (the mount's group); keys in the headers are checked
+    /// before the body is read (`ParseKeyMiddleware`), keys in the body by `call`.
+    func register(on routes: HTTPRouteGroup) {
         let mount = mountPath
         let idempotency = ParseRequestIdempotency()
+        let keyed = routes.group(ParseKeyMiddleware(.client, keys: keys, from: .headersOrBody))
         func route(_ method: HTTPMethod, _ path: String, _ handler: @escaping @Sendable (Call) throws -> ParseAPI.Result) {
-            router.add(HTTPRoute(method, mount + path) { request in
+            keyed.add(HTTPRoute(method, mount + path) { request in
                 let call = try self.call(request)
                 return ParseRoutes.respond(try handler(call), request)
             })
@@ -56,7 +55,6 @@ struct UserRoutes {
             route(.post, path) { call in
                 switch call.method {
                 case nil, "POST"?:
-                    defer { usersChanged() }
                     return try idempotency.run(
                         requestId: call.request.headers["X-Parse-Request-Id"], scope: Self.signUpScope(call.request)
                     ) { try self.signUp(call) }
@@ -70,17 +68,12 @@ struct UserRoutes {
             }
             route(.get, path + "/:objectId") { call in try self.getUser(call) }
             route(.put, path + "/:objectId") { call in try self.updateUser(call) }
-            route(.delete, path + "/:objectId") { call in
-                defer { usersChanged() }
-                return try self.deleteUser(call)
-            }
+            route(.delete, path + "/:objectId") { call in try self.deleteUser(call) }
             route(.post, path + "/:objectId") { call in
                 switch call.method {
                 case "GET"?: return try self.getUser(call)
                 case "PUT"?: return try self.updateUser(call)
-                case "DELETE"?:
-                    defer { usersChanged() }
-                    return try self.deleteUser(call)
+                case "DELETE"?: return try self.deleteUser(call)
                 default: throw ParseError.invalidJSON("POST to a user needs _method GET, PUT or DELETE in the body.")
                 }
             }
@@ -265,10 +258,9 @@ struct UserRoutes {
     // MARK: Requests and answers
 
     /// Reads the body (a JSON object or nothing), checks the keys (headers, or the body's when the
-    /// headers have none) and decides the caller from the session token (209 for a bad one).
+    /// headers have none) and decides the caller from the session token (209 for a bad one). Keys
+    /// in the headers were checked before the body was read (`ParseKeyMiddleware.headersOrBody`).
     private func call(_ request: HTTPRequest) throws -> Call {
-        // With keys in the headers the body plays no part in them: refuse before parsing anything.
-        if request.headers["X-Parse-Application-Id"] != nil { try ParseRoutes.require(.client, request, keys) }
         let bytes = try ParseRoutes.body(request)
         var fields = ParseJSONObject()
         var bookkeeping: [String: String] = [:]

@@ -153,6 +153,22 @@ public final class ClassChangeSequences: @unchecked Sendable {
         }
     }
 
+    /// After a write through this server, once it is committed (`PostgresPool.afterCommit`): reads
+    /// the sequences, so the writer's next conditional find sees its own change even before the
+    /// change's notification has arrived. Called by the services that write, so no route can forget
+    /// it. After a failed read the sequences are unknown (no tags, no 304s, no kept answers) until a
+    /// read succeeds.
+    public func refreshAfterWrite() {
+        pool.afterCommit { [self] in
+            do {
+                try refresh()
+            } catch {
+                forgetUntilRefreshed()
+                logger.notice("class change sequences not re-read after a write", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     /// Makes the values unknown until a refresh succeeds (the lookups retry it in the background,
     /// at most once per `retryInterval`): after a write through this server whose re-read failed,
     /// the values held may predate the write, and a tag made from them could answer for the old page.

@@ -38,11 +38,17 @@ public final class AccountService: @unchecked Sendable {
     let signupOpen: Bool
     let logger: Logger
     private let metrics: GalleryMetrics?
+    /// Re-read after a sign-up or a user's deletion, which change what requests without a session
+    /// read (the first account, the last one gone), so this server's next find has the new tag at
+    /// once rather than a kept answer from before; nil for the commands, which serve no finds.
+    private let classChanges: ClassChangeSequences?
 
     init(
         pool: PostgresPool, authenticator: SessionAuthenticator, configuration: GalleryConfiguration,
-        metrics: GalleryMetrics?, logger: Logger, hasher: PasswordHasher = PasswordHasher()
+        metrics: GalleryMetrics?, logger: Logger, hasher: PasswordHasher = PasswordHasher(),
+        classChanges: ClassChangeSequences? = nil
     ) {
+        self.classChanges = classChanges
         users = UserRepository(pool: pool)
         sessions = SessionRepository(pool: pool)
         ownership = OwnershipRepository(pool: pool)
@@ -73,6 +79,7 @@ public final class AccountService: @unchecked Sendable {
         username: String?, password: String?, email: String?, isMaster: Bool, installationId: String?
     ) throws -> (user: User, token: SessionToken) {
         guard isMaster || signupOpen else { throw AccountError.signupClosed }
+        defer { classChanges?.refreshAfterWrite() }
         return try slots.run {
             let user = try createUser(username: username, password: password, email: email, isAdmin: false)
             return (user, try openSession(userId: user.objectId, createdWith: "signup", installationId: installationId))
@@ -202,6 +209,7 @@ public final class AccountService: @unchecked Sendable {
 
     /// Deletes a user and its sessions; `notFound` when there is none.
     public func deleteUser(objectId: String) throws {
+        defer { classChanges?.refreshAfterWrite() }
         // Photos own blobs only the trash path releases: their owner purges them first (0014).
         if try ownership.ownsContent(objectId) { throw AccountError.ownsContent(userId: objectId) }
         let revoked = try sessions.deleteAll(userId: objectId)

@@ -1,0 +1,89 @@
+import BlobStore
+import Foundation
+import HTTPServer
+
+extension GalleryApplication {
+    /// Wires the routes: operations, the bucket, the Parse API, users, jobs, LiveQuery and the web
+    /// gallery, each URL space's route group with the middleware it needs (docs/decisions/029).
+    func registerRoutes() {
+        let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
+        let api = ParseAPI(application: self)
+        // The Parse mount and the bucket face browsers and client developers (CORS, simulation):
+        // their routes go through BrowserAccess, and each route through the keys it needs.
+        let browser = BrowserAccess(
+            cors: CORSPolicy(configured: configuration.corsOrigins),
+            simulation: RequestSimulation(
+                latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys))
+        let browserFacing = router.group(browser)
+        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger)
+            .register(on: router, mount: browserFacing)
+        BucketRoutes(
+            bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
+            proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
+            presignedSeconds: configuration.presignedURLSeconds,
+            access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
+        ).register(on: browserFacing)
+        ParseRoutes(
+            context: ParseRoutes.Context(
+                configuration: configuration, logger: logger, api: api, sessions: sessions,
+                classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
+                idempotency: idempotency,
+                currentPublicURL: { [unowned self] in self.publicURL },
+                currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
+                makeEncoder: { [unowned self] in self.makeEncoder() }),
+            keys: keys
+        ).register(on: browserFacing)
+        // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
+        UserRoutes(
+            accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
+            mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
+            publicURL: { [unowned self] in self.publicURL }
+        ).register(on: browserFacing)
+        ParseJobRoutes(
+            jobs: jobs, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth, keys: keys
+        ).register(on: browserFacing)
+        // Once their error responders are mounted: CORS on errors, and the preflight answers.
+        browser.install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
+        let configuration = self.configuration
+        var liveLimits = LiveQueryLimits()
+        liveLimits.connectTimeout = Double(configuration.liveQueryConnectTimeoutMs) / 1000
+        liveLimits.maxSubscriptions = configuration.liveQueryMaxSubscriptions
+        liveLimits.maxSocketsPerAddress = configuration.liveQueryMaxSocketsPerAddress
+        liveLimits.query.maxJSONDepth = configuration.maxJSONDepth
+        liveQuery = LiveQueryServer(
+            path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
+            sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
+            databaseURL: configuration.databaseURL,
+            logger: logger,
+            encoder: { [unowned self] in self.makeEncoder() })
+        router.add(liveQuery.route())
+        WebRoutes(
+            root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
+            livePath: liveQuery.path,
+            appID: configuration.appID, restKeyRequired: configuration.restKey != nil,
+            signupOpen: configuration.signupOpen,
+            pagePolicy: { [unowned self] in
+                SecurityHeaders.pagePolicy(publicURL: self.publicURL, assetURLPrefix: self.assetURLPrefix)
+            }
+        ).register(on: router)
+    }
+
+}
+
+extension ParseAPI {
+    /// The operations wired from the application's pool, services and configuration.
+    init(application: GalleryApplication) {
+        var limits = ParseLimits()
+        limits.maxLimit = application.configuration.maxQueryLimit
+        limits.maxSkip = application.configuration.maxQuerySkip
+        limits.maxJSONDepth = application.configuration.maxJSONDepth
+        limits.maxBodyBytes = application.configuration.maxBodyBytes
+        self.init(
+            pool: application.pool, expensiveQueries: application.expensiveQueries, uploads: application.uploads,
+            trash: application.trash, publicURL: { application.publicURL },
+            bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
+            mountPath: application.configuration.mountPath, limits: limits)
+        assetSigner = application.assetSigner
+        classChanges = application.classChanges
+    }
+}
