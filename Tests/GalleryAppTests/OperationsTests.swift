@@ -7,10 +7,10 @@ import Testing
 
 @Suite(.serialized) struct OperationsTests {
     @Test func health_IsOK_AtTheRootAndUnderTheMount() throws {
-        let server = try TestServer(workers: 0)
+        let server = try InProcessServer()
         defer { server.stop() }
         for path in ["/health", "/parse/health"] {
-            let r = try server.request("GET", path, appID: nil)
+            let r = server.request("GET", path, appID: nil)
             #expect(r.status == 200)
             #expect(r.json["status"] as? String == "ok")
         }
@@ -79,8 +79,8 @@ import Testing
     }
 
     @Test func metrics_ArePublic_WhenConfigured() throws {
-        let server = try TestServer(workers: 0) { $0.metricsPublic = true }
+        let server = try InProcessServer { $0.metricsPublic = true }
         defer { server.stop() }
-        #expect(try server.request("GET", "/metrics", appID: nil).status == 200)
+        #expect(server.request("GET", "/metrics", appID: nil).status == 200)
     }
 }

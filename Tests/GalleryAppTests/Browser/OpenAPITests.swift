@@ -12,9 +12,9 @@ import Testing
     }
 
     @Test func description_MatchesTheRegisteredRoutes_BothWays() throws {
-        let server = try TestServer(workers: 0)
+        let server = try InProcessServer()
         defer { server.stop() }
-        let r = try server.request("GET", "/openapi.json", appID: nil)
+        let r = server.request("GET", "/openapi.json", appID: nil)
         #expect(r.status == 200)
         #expect(r.header("Content-Type")?.hasPrefix("application/json") == true)
         let document = r.json
@@ -51,25 +51,25 @@ import Testing
     }
 
     @Test func page_IsServed_WithItsModules_AndConfigWithoutKeys() throws {
-        let server = try TestServer(workers: 0) { $0.restKey = "rest-key-123456" }
+        let server = try InProcessServer { $0.restKey = "rest-key-123456" }
         defer { server.stop() }
-        let page = try server.request("GET", "/", appID: nil)
+        let page = server.request("GET", "/", appID: nil)
         #expect(page.status == 200)
         #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
         #expect(page.text.contains("type=\"module\""))
-        let module = try server.request("GET", "/web/app.js", appID: nil)
+        let module = server.request("GET", "/web/app.js", appID: nil)
         #expect(module.status == 200)
         #expect(module.header("Content-Type")?.hasPrefix("text/javascript") == true)
         let etag = try #require(module.header("ETag"))
-        #expect(try server.request("GET", "/web/app.js", headers: ["If-None-Match": etag], appID: nil).status == 304)
-        let config = try server.request("GET", "/web/config.json", appID: nil)
+        #expect(server.request("GET", "/web/app.js", headers: ["If-None-Match": etag], appID: nil).status == 304)
+        let config = server.request("GET", "/web/config.json", appID: nil)
         #expect(config.json["appId"] as? String == "gallery")
         #expect(config.json["restKeyRequired"] as? Bool == true)
         #expect(!config.text.contains(TestServer.masterKey))
         #expect(!config.text.contains("rest-key-123456"))
         for bad in ["/web/../Package.swift", "/web/%2e%2e/Package.swift", "/web/.hidden", "/web/nope.js", "/web/"] {
-            #expect(try server.request("GET", bad, appID: nil).status == 404, "\(bad)")
+            #expect(server.request("GET", bad, appID: nil).status == 404, "\(bad)")
         }
-        #expect(try server.request("GET", "/health", appID: nil).status == 200)
+        #expect(server.request("GET", "/health", appID: nil).status == 200)
     }
 }

@@ -30,14 +30,14 @@ import Testing
     }
 
     @Test func config_SaysSignupOpen_WhenConfigured() throws {
-        let server = try TestServer(workers: 0) { $0.signupOpen = true }
+        let server = try InProcessServer { $0.signupOpen = true }
         defer { server.stop() }
-        let config = try server.request("GET", "/web/config.json", appID: nil)
+        let config = server.request("GET", "/web/config.json", appID: nil)
         #expect(config.json["signupOpen"] as? Bool == true)
     }
 
     @Test func config_IsReadOnly() throws {
-        let server = try TestServer(workers: 0)
+        let server = try InProcessServer()
         defer { server.stop() }
         let post = try server.json("POST", "/web/config.json", ["signupOpen": true], headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(post.status == 405)
