@@ -106,11 +106,12 @@ let package = Package(
 
         // What several test targets share: the raw-socket HTTP client, the PostgreSQL cluster lock,
         // the DATABASE_URL lookup (like Hummingbird's HummingbirdTesting). Not a product.
-        .target(name: "GalleryTestSupport", path: "Tests/GalleryTestSupport"),
+        .target(name: "GalleryTestSupport", dependencies: ["Postgres"], path: "Tests/GalleryTestSupport"),
 
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "GalleryTestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "GalleryTestSupport"]),
-        // The executable's systemd pieces (notify socket, watchdog health), tested in-process.
+        // The executable's commands run as an operator runs them (the built binary), and its systemd
+        // pieces (notify socket, watchdog health) in process.
         .testTarget(name: "gallerydTests", dependencies: ["galleryd", "HTTPServer", "Postgres", "GalleryTestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "CZlib"], resources: [.copy("Fixtures")]),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),

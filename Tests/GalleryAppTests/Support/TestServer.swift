@@ -16,10 +16,10 @@ final class TestServer: @unchecked Sendable {
     let adminURL: String
     let storage: String
     private let clusterLock: Int32
-    static let masterKey = "test-master-key-0123456789"
+    static let masterKey = TestKeys.masterKey
     /// The `url_signing_key` of every test server (and `galleryd` process a test starts).
-    static let urlSigningKey = "test-url-signing-key-0123456789abcdef"
-    static let appID = "gallery"
+    static let urlSigningKey = TestKeys.urlSigningKey
+    static let appID = TestKeys.appID
 
     var baseURL: String { "http://127.0.0.1:\(application.port)" }
 
@@ -30,23 +30,17 @@ final class TestServer: @unchecked Sendable {
 
     /// `url` with its database name replaced.
     static func url(_ url: String, database: String) -> String {
-        var components = URLComponents(string: url)!
-        components.path = "/" + database
-        return components.string!
+        ScratchDatabase.url(url, database: database)
     }
 
     /// Creates a fresh database and returns its URL.
     static func makeDatabase(prefix: String = "galleryd_test") throws -> (name: String, url: String, admin: String) {
-        let admin = try databaseURL()
-        let name = "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
-        let connection = try PostgresConnection(url: admin)
-        try connection.execute("create database \(name)")
-        return (name, url(admin, database: name), admin)
+        let database = try ScratchDatabase(prefix: prefix)
+        return (database.name, database.url, database.admin)
     }
 
     static func dropDatabase(_ name: String, admin: String) {
-        guard let connection = try? PostgresConnection(url: admin) else { return }
-        try? connection.execute("drop database if exists \(name) with (force)")
+        ScratchDatabase.drop(name, admin: admin)
     }
 
     init(workers: Int = 1, configure: (inout GalleryConfiguration) -> Void = { _ in }) throws {

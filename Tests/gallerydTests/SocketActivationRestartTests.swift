@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Testing
 
 /// `systemd-socket-activate` (Debian's systemd package, installed by scripts/deps.sh) holds the
@@ -7,10 +8,10 @@ import Testing
 /// second. (Before the fix, graceful stop shut the shared socket down and the connection was refused.)
 @Suite(.serialized) struct SocketActivationRestartTests {
     @Test func serve_LeavesActivatedSocketForTheNextInstance() throws {
-        let lock = try TestServer.lockClusterShared()
+        let lock = try ClusterLock.acquireFileDescriptor()
         defer { close(lock) }
-        let database = try TestServer.makeDatabase(prefix: "galleryd_activate")
-        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let database = try ScratchDatabase(prefix: "galleryd_activate")
+        defer { database.drop() }
         let directory = NSTemporaryDirectory() + "activate-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -27,8 +28,8 @@ import Testing
         activator.arguments = [
             "-l", "127.0.0.1:\(port)",
             "-E", "DATABASE_URL=\(database.url)", "-E", "GALLERYD_STORAGE_DIR=\(directory)/blobs",
-            "-E", "GALLERYD_MASTER_KEY=\(TestServer.masterKey)",
-            "-E", "GALLERYD_URL_SIGNING_KEY=\(TestServer.urlSigningKey)", "-E", "GALLERYD_LOG_LEVEL=warning",
+            "-E", "GALLERYD_MASTER_KEY=\(TestKeys.masterKey)",
+            "-E", "GALLERYD_URL_SIGNING_KEY=\(TestKeys.urlSigningKey)", "-E", "GALLERYD_LOG_LEVEL=warning",
             "-E", "PATH=/usr/bin:/bin", "/bin/sh", "-c", script,
         ]
         activator.standardOutput = FileHandle.nullDevice
@@ -67,7 +68,7 @@ import Testing
 
     /// The status of `GET /health` on a new connection (30 s receive timeout).
     static func health(port: Int) throws -> Int {
-        try RawHTTP.exchange(port: port, head: "GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").status
+        try RawHTTPClient.exchange(port: port, head: "GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").status
     }
 
     /// Whether something listens on `port` (the activator binds shortly after it starts).

@@ -1,16 +1,16 @@
 import Foundation
+import GalleryTestSupport
 import Postgres
 import Testing
-@testable import GalleryApp
 
 /// `galleryd migrate` and `check-config` need the database or nothing: they must not open the
 /// blob store, which would create `./.data/blobs/.tmp` wherever they happen to run.
 @Suite(.serialized) struct MigrateCommandTests {
     @Test func migrateAndCheckConfig_CreateNoStorageDirectory_InTheWorkingDirectory() throws {
-        let lock = try TestServer.lockClusterShared()
+        let lock = try ClusterLock.acquireFileDescriptor()
         defer { close(lock) }
-        let database = try TestServer.makeDatabase(prefix: "galleryd_migrate_cmd")
-        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let database = try ScratchDatabase(prefix: "galleryd_migrate_cmd")
+        defer { database.drop() }
         let directory = NSTemporaryDirectory() + "galleryd-migrate-cwd-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
