@@ -103,7 +103,7 @@ import Testing
 }
 
 @Test func exampleConfigFile_DocumentsEveryKey() throws {
-    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("config/galleryd.example.toml")
     let text = try String(contentsOf: example, encoding: .utf8)
     for key in ConfigurationKey.all {

@@ -16,7 +16,7 @@ import Testing
 
     /// `KEY=value` lines of an example file under the repository root.
     static func assignments(in path: String) throws -> [String: String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
         var values: [String: String] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {

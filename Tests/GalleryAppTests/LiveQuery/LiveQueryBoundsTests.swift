@@ -8,7 +8,7 @@ func runLiveQueryScript(_ name: String, _ arguments: [String]) throws -> (status
     let python = try #require(
         ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
         "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`")
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("e2e/\(name)").path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)

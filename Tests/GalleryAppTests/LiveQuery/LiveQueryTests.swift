@@ -109,7 +109,7 @@ struct LiveQueryTests {
         let jpegPath = NSTemporaryDirectory() + "live-\(UUID().uuidString).jpg"
         try Data(try TestJPEG.make(width: 160, height: 120, seed: 5)).write(to: URL(fileURLWithPath: jpegPath))
         defer { try? FileManager.default.removeItem(atPath: jpegPath) }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("e2e/live_query_e2e.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

@@ -488,7 +488,7 @@ struct OwnershipTests {
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let a = try server.makeUser("alice"), b = try server.makeUser("bob")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("e2e/live_query_owners_e2e.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
