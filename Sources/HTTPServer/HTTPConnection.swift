@@ -1,62 +1,53 @@
 import Foundation
 import Logging
 
-/// One client connection: reads and parses requests, routes them and admits their bodies, runs
-/// their handlers (inline or on the handler pool), answers in order, lingers after a refused
-/// request and hands an upgraded socket to its WebSocket. Lives on one event loop thread and is
-/// only touched there. What it writes is `HTTPResponseWriter`'s, when it times out
-/// `HTTPConnectionDeadline`'s, the format of its errors `HTTPErrorResponderChoice`'s.
+/// One client connection, as the driver of its `HTTPConnectionStateMachine`: it performs the
+/// machine's actions (reads, parses, routes and admits requests, runs their handlers inline or on
+/// the handler pool, writes their responses) and reports what each one did. Lives on one event loop
+/// thread and is only touched there. What it writes is `HTTPResponseWriter`'s, the format of its
+/// errors `HTTPErrorResponderChoice`'s; lingering close and the WebSocket hand-off are in
+/// `HTTPConnection+Lingering` and `HTTPConnection+Upgrade`, the writing of responses in `HTTPConnection+Response`, the errors it
+/// answers itself in `HTTPConnection+ServerErrors`.
 final class HTTPConnection {
-    /// `lingering`: the response is out and the write side shut down; the rest of a refused
-    /// request is read and dropped until the client closes or a linger limit passes.
-    /// `upgraded`: the socket speaks WebSocket now (`webSocket`).
-    private enum Phase { case head, body, handling, writing, lingering, upgraded, closed }
+    /// The machine's next step.
+    typealias Action = HTTPConnectionStateMachine.Action
 
     /// The connected socket.
     let fd: Int32
     /// The loop that owns this connection; every method runs on its thread. The loop keeps its
     /// connections and outlives them, so the reference needs no checking on each use.
     unowned(unsafe) let loop: EventLoop
-    private let server: HTTPServerCore
+    /// What the loops share: configuration, router, pool, logger, observers.
+    let server: HTTPServerCore
     /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
     let remoteAddress: String
 
-    private let buffer = ByteBuffer()
-    private var parser: HTTPRequestParser
-    private var phase = Phase.head
-    /// The current timeout and the transfer rates it watches.
-    private var timer: HTTPConnectionDeadline
-    private var peerClosed = false
-    private var drainedSocket = false
-    /// The last flush stopped on EAGAIN: the reactor must report when the socket takes more.
-    private var writeBlocked = false
-    /// epoll reported EPOLLRDHUP/EPOLLHUP: the peer's FIN (or a reset) is queued behind any data, and
-    /// being edge-triggered, epoll will not report it again, so reads go on until recv says so.
-    private var hangUpSeen = false
-    /// The reactor's `shortReadDrainsSocket`, read once.
-    private let shortReadDrainsSocket: Bool
+    /// Bytes read and not yet parsed.
+    let buffer = ByteBuffer()
+    /// The RFC 9112 parser over `buffer`.
+    var parser: HTTPRequestParser
+    /// The state, its flags and the deadline.
+    var machine: HTTPConnectionStateMachine
 
     // The exchange in progress.
-    private var request: HTTPRequest?
-    private var route: HTTPRoute?
-    private var responders: HTTPErrorResponderChoice
-    private var sink: RequestBodySink?
-    private var requestStart: UInt64 = 0
-    private var requestKeepAlive = true
-    private var closeAfterResponse = false
-    /// The response answers a request whose bytes were not all read (413, 431, 403 before the body …):
-    /// close with a lingering read so the client's pending send does not turn into a reset that
-    /// destroys the answer (RFC 9112 §9.6).
-    private var lingerAfterResponse = false
-    /// The bytes a lingering read dropped so far.
-    private var lingerDiscarded = 0
-    private var sentContinue = false
+    /// The request being read, handled or answered.
+    var request: HTTPRequest?
+    /// The route the request matched.
+    var route: HTTPRoute?
+    /// Which error responder answers for the request's URL space.
+    var responders: HTTPErrorResponderChoice
+    /// Where the body being read goes (memory, then a temporary file).
+    var sink: RequestBodySink?
+    /// When the request's head arrived, for its duration.
+    var requestStart: UInt64 = 0
     /// The WebSocket this connection became after an upgrade.
-    private var webSocket: WebSocketConnection?
+    var webSocket: WebSocketConnection?
 
     // The response being written.
-    private var writer = HTTPResponseWriter()
-    private var responseStatus = 0
+    /// Writes the response's head and body.
+    var writer = HTTPResponseWriter()
+    /// The response's status, for the log and metrics.
+    var responseStatus = 0
 
     /// Wraps an accepted, non-blocking socket.
     init(fd: Int32, loop: EventLoop, server: HTTPServerCore, remoteAddress: String) {
@@ -64,147 +55,145 @@ final class HTTPConnection {
         self.loop = loop
         self.server = server
         self.remoteAddress = remoteAddress
-        self.shortReadDrainsSocket = loop.shortReadDrainsSocket
         self.parser = HTTPRequestParser(limits: server.configuration.limits)
         self.responders = HTTPErrorResponderChoice(router: server.router)
-        self.timer = HTTPConnectionDeadline(timeouts: server.configuration.timeouts)
-        // The first request's head must arrive within headerRead of the accept.
-        timer.set(.header, now: loop.now)
+        self.machine = HTTPConnectionStateMachine(
+            limits: server.configuration.limits, timeouts: server.configuration.timeouts,
+            shortReadDrainsSocket: loop.shortReadDrainsSocket, now: loop.now)
     }
 
     /// Monotonic nanoseconds after which `timedOut()` runs; 0 for none.
-    var deadline: UInt64 { timer.at }
+    var deadline: UInt64 { machine.deadline }
 
     /// Whether the connection waits for a request and has none of it: shutdown closes these at once.
     /// An upgraded connection counts as idle: draining closes it (with 1001) rather than wait for it.
-    var isIdle: Bool { phase == .upgraded || (phase == .head && buffer.readableCount == 0 && parser.isIdle) }
+    var isIdle: Bool { machine.isIdle(requestStarted: requestStarted) }
+
+    /// Whether bytes of a request are buffered or the parser is inside one.
+    private var requestStarted: Bool { buffer.readableCount > 0 || !parser.isIdle }
 
     /// Whether the connection is still open.
-    var isOpen: Bool { phase != .closed }
+    var isOpen: Bool { machine.isOpen }
 
     /// Whether the connection reads now: waiting for a request, reading a body, or lingering.
-    var wantsRead: Bool {
-        switch phase {
-        case .head, .body, .lingering: return !peerClosed
-        case .upgraded: return webSocket?.wantsRead ?? false
-        case .handling, .writing, .closed: return false
-        }
-    }
+    var wantsRead: Bool { machine.state == .upgraded ? webSocket?.wantsRead ?? false : machine.wantsRead }
 
     /// Whether a response write stopped on a full send buffer and waits for room.
-    var wantsWrite: Bool { phase == .writing ? writeBlocked : phase == .upgraded && webSocket?.wantsWrite == true }
+    var wantsWrite: Bool { machine.state == .upgraded ? webSocket?.wantsWrite == true : machine.wantsWrite }
 
     /// Called with what the reactor saw on the socket.
     func handle(events: ReactorEvents) {
-        if events.contains(.readable) || events.contains(.hangUp) { drainedSocket = false }
-        if events.contains(.hangUp) { hangUpSeen = true }
+        machine.socketEvents(readable: events.contains(.readable), hangUp: events.contains(.hangUp))
         drive()
     }
 
     /// Runs the state machine until it must wait for the socket or a handler.
-    func drive() {
+    func drive() { run(machine.resume()) }
+
+    /// Performs `action` and the ones that follow from it until one says to wait.
+    func run(_ action: Action) {
+        var action = action
         while true {
-            switch phase {
-            case .closed, .handling:
+            switch action {
+            case .wait:
                 return
-            case .upgraded:
+            case .parse:
+                action = parseStep()
+            case .read(let minimum):
+                action = read(minimum: minimum)
+            case .sendContinue:
+                action = sendContinue()
+            case .dispatch:
+                dispatch()
+                action = machine.resume()
+            case .flush:
+                action = flush()
+            case .finishExchange:
+                action = finishExchange()
+            case .abortExchange:
+                return abortExchange()
+            case .startLingering:
+                action = startLingering()
+            case .discardInput:
+                action = discardInput()
+            case .driveWebSocket:
                 webSocket?.drive()
-                webSocketProgressed()
-                return
-            case .writing:
-                guard flush() else { return }
-                finishExchange()
-            case .lingering:
-                if !discardInput() { return }
-            case .head, .body:
-                if !parseStep() && !readMore() { return }
+                action = webSocketProgressed()
+            case .timeOutWebSocket:
+                webSocket?.timedOut()
+                action = webSocketProgressed()
+            case .respondTimeout(let cause):
+                respondTimeout(cause)
+                return close()
+            case .resetStalledWrite(let belowMinimumRate):
+                return resetStalledWrite(belowMinimumRate: belowMinimumRate)
+            case .close(let reason):
+                if reason == .peerClosedMidRequest {
+                    server.logger.notice("client closed mid-request", metadata: ["peer": "\(remoteAddress)"])
+                }
+                return close()
             }
         }
     }
 
     // MARK: - Reading
 
-    private func readMore() -> Bool {
-        if peerClosed {
-            // The client finished sending; nothing it sent forms another request.
-            if phase == .body || !isIdle {
-                server.logger.notice("client closed mid-request", metadata: ["peer": "\(remoteAddress)"])
-            }
-            close()
-            return false
-        }
-        if drainedSocket { return false }
-        let space = buffer.writableSpace(minimum: phase == .body ? 16 * 1024 : 4 * 1024)
+    private func read(minimum: Int) -> Action {
+        let space = buffer.writableSpace(minimum: minimum)
         let n = recv(fd, space.baseAddress, space.count, 0)
         if n > 0 {
             buffer.didWrite(n)
-            // A short read emptied the socket; with edge-triggered epoll the next byte brings a new event.
-            // Not so for an end of stream that was already reported: read on until recv returns 0.
-            if n < space.count && !hangUpSeen && shortReadDrainsSocket { drainedSocket = true }
-            switch timer.kind {
-            case .idle: timer.set(.header, now: loop.now)  // first byte of a request
-            case .body: timer.progressed(n, now: loop.now)
-            default: break
-            }
-            return true
+            return machine.bytesRead(n, room: space.count, now: loop.now)
         }
-        if n == 0 {
-            peerClosed = true
-            return true
-        }
+        if n == 0 { return machine.readEnded() }
         switch errno {
-        case EAGAIN, EWOULDBLOCK:
-            drainedSocket = true
-            return false
-        case EINTR:
-            return true
-        default:
-            close()
-            return false
+        case EAGAIN, EWOULDBLOCK: return machine.readWouldBlock()
+        case EINTR: return .parse
+        default: return machine.readFailed()
         }
     }
 
-    /// One parser step over the buffered bytes; false when it needs more input.
-    private func parseStep() -> Bool {
+    /// One parser step over the buffered bytes.
+    private func parseStep() -> Action {
         let input = buffer.readable
         let step: (event: HTTPRequestParser.Event?, consumed: Int)
         do {
             step = try parser.next(input)
         } catch {
             parseFailed(error as? HTTPParseError ?? .invalidRequestLine)
-            return true
+            return machine.resume()
         }
         guard let event = step.event else {
             if step.consumed > 0 {
                 buffer.consume(step.consumed)
-                return true
+                return .parse
             }
-            return false
+            return machine.parserNeedsInput(requestStarted: requestStarted)
         }
         switch event {
         case .head(let head):
             buffer.consume(step.consumed)
-            headReceived(head)
+            return headReceived(head)
         case .body(let range):
             do {
                 try sink?.append(UnsafeRawBufferPointer(rebasing: input[range]))
                 buffer.consume(step.consumed)
             } catch {
                 buffer.consume(step.consumed)
-                closeAfterResponse = true
-                lingerAfterResponse = true
+                machine.requestFailed(unreadBody: true)
                 sink?.discard()
                 sink = nil
                 respondWithError(error)
             }
+            return machine.resume()
         case .end(let trailers):
             buffer.consume(step.consumed)
-            bodyComplete(trailers: trailers)
+            return bodyComplete(trailers: trailers)
         }
-        return true
     }
 
-    private func headReceived(_ head: HTTPRequestHead) {
+    /// Routes a parsed head, admits its body or answers it at once.
+    private func headReceived(_ head: HTTPRequestHead) -> Action {
         requestStart = loop.now
         let id = loop.requestIDs.next()
         guard let (path, query) = HTTPRequest.splitTarget(head.target) else {
@@ -212,10 +201,10 @@ final class HTTPConnection {
             request!.routePattern = "unmatched"
             responders.choose(forUndecodable: head.target)
             parseFailed(.invalidTarget)
-            return
+            return machine.resume()
         }
         var request = HTTPRequest(head: head, path: path, query: query, remoteAddress: remoteAddress, requestID: id)
-        requestKeepAlive = head.keepAlive
+        machine.headReceived(keepAlive: head.keepAlive, expectContinue: head.expectContinue)
         let router = server.router
         switch router.match(method: head.method, path: path) {
         case .route(let route, let parameters):
@@ -234,7 +223,7 @@ final class HTTPConnection {
                     // Refused on the head alone (keys, disk space): answered now, the body never stored.
                     self.request = request
                     refuseBeforeBody(error, hasUnreadBody: head.hasBody)
-                    return
+                    return machine.resume()
                 }
             }
             let limit = route.maxBodyBytes ?? server.configuration.limits.maxBodyBytes
@@ -244,7 +233,7 @@ final class HTTPConnection {
                 server.logger.notice(
                     "request body too large", metadata: ["request": "\(id)", "length": "\(length)", "limit": "\(limit)"])
                 respondServerError(.contentTooLarge, "request body too large", hasUnreadBody: true)
-                return
+                return machine.resume()
             }
             parser.bodyLimit = limit
             if head.hasBody {
@@ -256,20 +245,13 @@ final class HTTPConnection {
                         directory: server.configuration.temporaryDirectory, observer: observer)
                 } catch {
                     self.request = request
-                    closeAfterResponse = true
-                    lingerAfterResponse = true
+                    machine.requestFailed(unreadBody: true)
                     respondWithError(error)
-                    return
+                    return machine.resume()
                 }
-                // RFC 9110 §10.1.1: answer 100 only when we intend to read the body, and only if the client
-                // has not started sending it anyway.
-                if head.expectContinue && buffer.readableCount == 0 { sendContinue() }
-                timer.startTransfer(.body, now: loop.now, transferred: buffer.readableCount)
-            } else {
-                timer.clear()
             }
             self.request = request
-            phase = .body
+            return machine.bodyWanted(hasBody: head.hasBody, buffered: buffer.readableCount, now: loop.now)
         case .methodNotAllowed(let allow):
             self.request = request
             respondServerError(.methodNotAllowed, "method not allowed", headers: ["Allow": allow], hasUnreadBody: head.hasBody)
@@ -277,42 +259,43 @@ final class HTTPConnection {
             self.request = request
             var response = HTTPResponse(status: .noContent)
             response.headers["Allow"] = allow
-            if head.hasBody {
-                closeAfterResponse = true
-                lingerAfterResponse = true
-            } else {
-                parser.discardEmptyBody()
-            }
+            machine.answeredBeforeBody(unreadBody: head.hasBody)
+            if !head.hasBody { parser.discardEmptyBody() }
             startResponse(response)
         case .notFound:
             self.request = request
             respondServerError(.notFound, "not found", hasUnreadBody: head.hasBody)
         }
+        return machine.resume()
     }
 
-    private func sendContinue() {
+    /// RFC 9110 §10.1.1: the route wants the body the client holds back for our answer.
+    private func sendContinue() -> Action {
         let line = "HTTP/1.1 100 Continue\r\n\r\n"
         let sent = line.utf8.withContiguousStorageIfAvailable { SystemCalls.send(fd, $0.baseAddress, $0.count) } ?? -1
-        if sent != line.utf8.count { closeAfterResponse = true }
-        sentContinue = true
+        return machine.continueSent(completely: sent == line.utf8.count)
     }
 
-    private func bodyComplete(trailers: HTTPHeaders) {
-        guard self.request != nil, let route else { return }
+    private func bodyComplete(trailers: HTTPHeaders) -> Action {
+        guard self.request != nil, route != nil else { return machine.resume() }
         // Changed in place: a copy here would make the request's storage shared and the write copy it.
         if trailers.count > 0 { self.request!.trailers = trailers }
         do {
             if let body = try sink?.finish() { self.request!.body = body }
         } catch {
             sink = nil
-            closeAfterResponse = true
+            machine.requestFailed(unreadBody: false)
             respondWithError(error)
-            return
+            return machine.resume()
         }
         sink = nil
-        let request = self.request!
-        phase = .handling
-        timer.clear()
+        return machine.bodyComplete()
+    }
+
+    /// Runs the complete request's handler: answered from memory on the loop, on the loop, or on
+    /// the handler pool (then `handlerFinished` carries on).
+    private func dispatch() {
+        guard let request, let route else { return }
         // Chosen from the path only if the handler fails (nil): most requests never need it.
         let responder = responders.chosen
         if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
@@ -334,8 +317,9 @@ final class HTTPConnection {
         }
     }
 
+    /// A handler that ran on the pool answered.
     private func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
-        guard phase == .handling else {
+        guard machine.state == .handling else {
             // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean,
             // and a streamed body's producer to stop.
             if case .file(let path, _) = request.body { unlink(path) }
@@ -347,345 +331,36 @@ final class HTTPConnection {
         loop.updateInterest(self)
     }
 
-    // MARK: - Errors made by the server
-
-    private func parseFailed(_ error: HTTPParseError) {
-        sink?.discard()
-        sink = nil
-        closeAfterResponse = true
-        if request == nil {
-            let line = parser.requestLine
-            var synthetic = HTTPRequest(
-                method: HTTPMethod(rawValue: line?.method ?? "GET"), target: "/", remoteAddress: remoteAddress,
-                requestID: loop.requestIDs.next())
-            synthetic.routePattern = "unmatched"
-            requestStart = loop.now
-            if let target = line?.target, let split = HTTPRequest.splitTarget(target) {
-                synthetic.target = target
-                synthetic.path = split.path
-                synthetic.query = split.query
-                responders.choose(forPath: synthetic.path)
-            } else {
-                responders.choose(forUndecodable: line?.target)
-            }
-            request = synthetic
-        }
-        server.logger.notice(
-            "bad request: \(error)",
-            metadata: ["request": "\(request!.requestID)", "peer": "\(remoteAddress)", "status": "\(error.status.code)"])
-        respondServerError(error.status, error.description, hasUnreadBody: true)
-    }
-
-    /// The error responder of the current request's URL space, chosen by its path when first needed.
-    private func currentResponder() -> HTTPErrorResponder { responders.responder(for: request) }
-
-    /// A status the server decided (404, 405, 413, parse errors), rendered by the URL space's responder.
-    private func respondServerError(
-        _ status: HTTPStatus, _ message: String, headers: HTTPHeaders = HTTPHeaders(), hasUnreadBody: Bool
-    ) {
-        guard let request else { return }
-        if hasUnreadBody {
-            closeAfterResponse = true
-            lingerAfterResponse = true
-        } else {
-            parser.discardEmptyBody()
-        }
-        var response = currentResponder().response(status: status, message: message, request: request)
-        for field in headers { response.headers[field.name] = field.value }
-        HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-        startResponse(response)
-    }
-
-    /// An error a route's admission threw on the head, rendered by the responder; a body the client
-    /// sends anyway is not stored, but read and discarded by a lingering close after the answer.
-    private func refuseBeforeBody(_ error: Error, hasUnreadBody: Bool) {
-        guard let request else { return close() }
-        if hasUnreadBody {
-            // The unread body is drained by a lingering close, so the client reads this answer.
-            closeAfterResponse = true
-            lingerAfterResponse = true
-        } else {
-            parser.discardEmptyBody()
-        }
-        var response = currentResponder().response(for: error, request: request)
-        HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-        startResponse(response)
-    }
-
-    /// An error thrown while receiving the body (temporary file trouble), rendered by the responder.
-    private func respondWithError(_ error: Error) {
-        guard let request else { return close() }
-        server.logger.error("request failed: \(error)", metadata: ["request": "\(request.requestID)"])
-        startResponse(currentResponder().response(for: error, request: request))
-    }
-
-    // MARK: - Writing
-
-    private func startResponse(_ response: HTTPResponse) {
-        guard phase != .closed, let request else { return }
-        writer.begin()
-        var response = response
-        let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(response.status.code)
-        if let unopened = writer.takeFile(of: response.body, sendsBody: sendsBody) {
-            server.logger.error("cannot open response file \(unopened)", metadata: ["request": "\(request.requestID)"])
-            response = currentResponder().response(status: .internalServerError, message: "internal server error", request: request)
-            switch response.body {
-            case .file, .descriptor: response.body = .empty
-            default: break
-            }
-        }
-        switch response.body {
-        case .bytes(let bytes) where sendsBody:
-            writer.setBody(bytes)
-        case .stream(let stream, let length):
-            if sendsBody && length > 0 {
-                writer.setStream(stream, length: length)
-                // Runs on the producer's thread when a `.pending` read has something new; strong on
-                // purpose: the cycle ends when the exchange cancels the stream (which drops the waker).
-                let loop = self.loop
-                stream.setWaker { [self] in loop.execute { self.streamReady(stream) } }
-            } else {
-                stream.cancel()
-            }
-        default:
-            break
-        }
-        let handlerClose = response.headers.containsToken("close", in: "Connection")
-        if handlerClose { closeAfterResponse = true }
-        let keepAlive = requestKeepAlive && !closeAfterResponse && !loop.draining
-        if !keepAlive { closeAfterResponse = true }
-        loop.encoder.encodeHead(
-            response, into: &writer.head, requestID: request.requestID, keepAlive: keepAlive, clientVersion: request.version)
-        responseStatus = response.status.code
-        phase = .writing
-        timer.startTransfer(.write, now: loop.now)
-    }
-
-    /// Writes what is pending; true once the whole response is out.
-    private func flush() -> Bool {
-        writeBlocked = false
-        let (outcome, written) = writer.flush(to: fd)
-        if written > 0 { timer.progressed(written, now: loop.now) }
-        switch outcome {
-        case .done:
-            return true
-        case .blocked:
-            writeBlocked = true
-            return false
-        case .fileEndedEarly:
-            server.logger.error("response file shorter than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
-            abortWrite()
-            return false
-        case .failed:
-            abortWrite()
-            return false
-        case .waitingForStream:
-            return false
-        case .streamFailed(let message):
-            server.logger.error("\(message)", metadata: ["request": "\(request?.requestID ?? "")"])
-            abortWrite()
-            return false
-        }
-    }
-
-    /// The stream has bytes (or an end) after a `.pending` read: carry on writing.
-    private func streamReady(_ ready: HTTPBodyStream) {
-        guard phase == .writing, writer.stream === ready else { return }
-        drive()
-        loop.updateInterest(self)
-    }
-
-    private func abortWrite() {
-        finishExchange(completed: false)
-        close()
-    }
-
-    /// After the response: metrics, access log, temporary file cleanup, then the next request or close.
-    private func finishExchange(completed: Bool = true) {
-        writer.finish()
-        let responseBytes = writer.bytesWritten
-        if let request {
-            let elapsed = monotonicNanoseconds() - requestStart
-            let seconds = Double(elapsed) / 1e9
-            server.observer?.requestFinished(
-                method: request.method, routePattern: request.routePattern, status: responseStatus,
-                durationSeconds: seconds, bytesSent: responseBytes)
-            if let accessLog = server.accessLog {
-                accessLog.buffers[loop.index % accessLog.buffers.count].record(
-                    remote: remoteAddress, method: request.method.rawValue, path: request.path,
-                    status: responseStatus, bytes: responseBytes, nanoseconds: elapsed,
-                    requestID: request.requestID, aborted: !completed)
-            }
-            if case .file(let path, _) = request.body { unlink(path) }
-        }
-        sink?.discard()
-        sink = nil
-        request = nil
-        route = nil
-        responders.reset()
-        sentContinue = false
-        guard completed else { return }
-        if closeAfterResponse || loop.draining {
-            if lingerAfterResponse && !peerClosed {
-                startLingering()
-            } else {
-                close()
-            }
-            return
-        }
-        phase = .head
-        if buffer.readableCount > 0 {
-            timer.set(.header, now: loop.now)
-        } else {
-            buffer.shrinkIfEmpty(above: 64 * 1024)
-            timer.set(.idle, now: loop.now)
-        }
-    }
-
-    // MARK: - Lingering close
-
-    /// Sends our FIN after the response and starts reading what the client still sends, bounded by
-    /// `lingerTimeout` per pause, `lingerTime` in all and `maxLingerBytes` (nginx's lingering_close).
-    private func startLingering() {
-        lingerAfterResponse = false
-        guard SystemCalls.shutdownWrite(fd) else { return close() }
-        phase = .lingering
-        lingerDiscarded = buffer.readableCount
-        buffer.consume(buffer.readableCount)
-        timer.startLingering(now: loop.now)
-    }
-
-    /// Reads and drops input while lingering; false when it must wait for the socket.
-    private func discardInput() -> Bool {
-        if lingerDiscarded > server.configuration.limits.maxLingerBytes {
-            close()
-            return false
-        }
-        if drainedSocket { return false }
-        let space = buffer.writableSpace(minimum: 16 * 1024)
-        let n = recv(fd, space.baseAddress, space.count, 0)
-        if n > 0 {
-            lingerDiscarded += n
-            timer.lingered(now: loop.now)
-            return true
-        }
-        if n < 0 && errno == EINTR { return true }
-        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-            drainedSocket = true
-            return false
-        }
-        // The client closed (or reset) after reading the answer: done.
-        close()
-        return false
-    }
-
     // MARK: - Timeouts and closing
 
-    /// The deadline passed: idle connections close quietly, slow requests get 408, stalled writes are dropped.
-    func timedOut() {
-        if phase == .upgraded {
-            webSocket?.timedOut()
-            return webSocketProgressed()
-        }
-        switch timer.kind {
-        case .idle, .linger:
-            close()
-        case .header, .body:
-            if !isIdle || timer.kind == .body {
-                let what = timer.kind == .header ? "head" : timer.isRate ? "body below the minimum rate" : "body stalled"
-                server.logger.notice("request timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
-                sendTimeoutResponse(message: timer.isRate ? "request body too slow" : "request timed out")
-            }
-            close()
-        case .write:
-            let what = timer.isRate ? "client reading below the minimum rate" : "client stopped reading"
-            server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
-            // Reset rather than close: a plain close would leave the unsent response queued in the
-            // kernel for the same slow client, holding the memory this timeout is meant to free.
-            var reset = linger(l_onoff: 1, l_linger: 0)
-            setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
-            abortWrite()
-        }
-    }
+    /// The deadline passed: the machine says what that means in the state the connection is in.
+    func timedOut() { run(machine.timerFired(requestStarted: requestStarted)) }
 
-    /// A best-effort 408 before closing: in the URL space's format when the request head is known
-    /// (Parse JSON under /parse), `HTTPResponse.requestHeadTimeout` otherwise. Never waits on the socket.
-    private func sendTimeoutResponse(message: String) {
-        let bytes: [UInt8]
-        if let request {
-            var response = currentResponder().response(status: .requestTimeout, message: message, request: request)
-            if case .bytes = response.body {} else { response.body = .empty }
-            bytes = loop.encoder.encode(response, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
-        } else {
-            bytes = loop.encoder.encode(
-                .requestHeadTimeout, requestID: loop.requestIDs.next(), keepAlive: false, clientVersion: .http11)
-        }
-        _ = bytes.withUnsafeBytes { SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true) }
+    /// The client stopped reading the response (or reads below the minimum rate).
+    private func resetStalledWrite(belowMinimumRate: Bool) {
+        let what = belowMinimumRate ? "client reading below the minimum rate" : "client stopped reading"
+        server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
+        // Reset rather than close: a plain close would leave the unsent response queued in the
+        // kernel for the same slow client, holding the memory this timeout is meant to free.
+        var reset = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        abortExchange()
     }
 
     /// Closes the socket and forgets the connection. Safe to call twice.
     func close() {
-        guard phase != .closed else { return }
-        let wasHandling = phase == .handling
-        if phase == .upgraded { webSocket?.abandon() }
+        guard machine.isOpen else { return }
+        let previous = machine.closed()
+        if previous == .upgraded { webSocket?.abandon() }
         webSocket = nil
-        phase = .closed
-        timer.clear()
         sink?.discard()
         sink = nil
         writer.closeFile()
         writer.cancelStream()
         // A running handler still owns the request's temporary file; handlerFinished removes it.
-        if !wasHandling, let request, case .file(let path, _) = request.body { unlink(path) }
+        if previous != .handling, let request, case .file(let path, _) = request.body { unlink(path) }
         request = nil
         loop.closeSocket(fd)
         loop.connectionClosed(self)
-    }
-
-    // MARK: - WebSocket upgrade
-
-    /// Answers a WebSocket handshake (RFC 6455 §4.2.2) on a route that accepts one, and hands the
-    /// socket to a `WebSocketConnection` on this same loop.
-    private func upgrade(_ request: HTTPRequest, route: HTTPRoute, hasBody: Bool) {
-        guard let accept = route.webSocket else { return }
-        guard request.method == .get, !hasBody, let key = WebSocketHandshake.key(request.headers) else {
-            // §4.2.2: a bad handshake gets a 400 and, for a wrong version, the one we speak.
-            server.logger.notice("bad websocket handshake", metadata: ["request": "\(request.requestID)"])
-            return respondServerError(
-                .badRequest, "bad websocket handshake", headers: ["Sec-WebSocket-Version": "13"], hasUnreadBody: hasBody)
-        }
-        let handler: WebSocketHandler
-        do {
-            handler = try accept(request)
-        } catch {
-            parser.discardEmptyBody()
-            var response = currentResponder().response(for: error, request: request)
-            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-            return startResponse(response)
-        }
-        server.logger.info("websocket opened \(request.path)", metadata: ["request": "\(request.requestID)"])
-        let connection = WebSocketConnection(
-            fd: fd, loop: loop, limits: route.webSocketLimits, handler: handler, logger: server.logger,
-            remoteAddress: remoteAddress, initial: WebSocketHandshake.switchingProtocols(key: key), leftover: buffer.readable)
-        buffer.consume(buffer.readableCount)
-        self.request = nil
-        self.route = nil
-        phase = .upgraded
-        webSocket = connection
-        connection.progressed = { [unowned(unsafe) self] in
-            self.webSocketProgressed()
-            self.loop.updateInterest(self)
-        }
-        connection.start()
-    }
-
-    /// After the WebSocket ran: its deadline becomes the connection's, or the socket closes.
-    private func webSocketProgressed() {
-        guard phase == .upgraded, let webSocket else { return }
-        if webSocket.isFinished {
-            close()
-        } else {
-            timer.follow(webSocket.deadline)
-        }
     }
 }

@@ -2,7 +2,7 @@
 /// idle time, a body read or a response write (a stall timeout, or sooner the minimum transfer
 /// rate), or a lingering close. The connection asks what to do when it passes; the event loop's
 /// tick compares `at` with its clock. Only ever touched on the connection's loop.
-struct HTTPConnectionDeadline {
+struct HTTPConnectionDeadline: Sendable {
     /// Which timeout the deadline stands for.
     enum Kind { case header, idle, body, write, linger }
 

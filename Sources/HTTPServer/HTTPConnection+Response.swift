@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+
+/// Writing a response: its head and body handed to `HTTPResponseWriter`, flushes reported to the
+/// state machine, and the exchange recorded (metrics, access log, temporary files) once it is out
+/// or aborted.
+extension HTTPConnection {
+    /// Starts writing `response` to the current request.
+    func startResponse(_ response: HTTPResponse) {
+        guard machine.isOpen, let request else { return }
+        writer.begin()
+        var response = response
+        let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(response.status.code)
+        if let unopened = writer.takeFile(of: response.body, sendsBody: sendsBody) {
+            server.logger.error("cannot open response file \(unopened)", metadata: ["request": "\(request.requestID)"])
+            response = currentResponder().response(status: .internalServerError, message: "internal server error", request: request)
+            switch response.body {
+            case .file, .descriptor: response.body = .empty
+            default: break
+            }
+        }
+        switch response.body {
+        case .bytes(let bytes) where sendsBody:
+            writer.setBody(bytes)
+        case .stream(let stream, let length):
+            if sendsBody && length > 0 {
+                writer.setStream(stream, length: length)
+                // Runs on the producer's thread when a `.pending` read has something new; strong on
+                // purpose: the cycle ends when the exchange cancels the stream (which drops the waker).
+                let loop = self.loop
+                stream.setWaker { [self] in loop.execute { self.streamReady(stream) } }
+            } else {
+                stream.cancel()
+            }
+        default:
+            break
+        }
+        let keepAlive = machine.responseStarted(
+            closeRequested: response.headers.containsToken("close", in: "Connection"), draining: loop.draining, now: loop.now)
+        loop.encoder.encodeHead(
+            response, into: &writer.head, requestID: request.requestID, keepAlive: keepAlive, clientVersion: request.version)
+        responseStatus = response.status.code
+    }
+
+    /// Writes what is pending of the response.
+    func flush() -> Action {
+        let (outcome, written) = writer.flush(to: fd)
+        let result: HTTPConnectionStateMachine.FlushResult
+        switch outcome {
+        case .done:
+            result = .done
+        case .blocked:
+            result = .blocked
+        case .waitingForStream:
+            result = .waitingForStream
+        case .fileEndedEarly:
+            server.logger.error("response file shorter than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
+            result = .failed
+        case .failed:
+            result = .failed
+        case .streamFailed(let message):
+            server.logger.error("\(message)", metadata: ["request": "\(request?.requestID ?? "")"])
+            result = .failed
+        }
+        return machine.flushed(written: written, result: result, now: loop.now)
+    }
+
+    /// The stream has bytes (or an end) after a `.pending` read: carry on writing.
+    func streamReady(_ ready: HTTPBodyStream) {
+        guard machine.state == .writing, writer.stream === ready else { return }
+        drive()
+        loop.updateInterest(self)
+    }
+
+    /// The response cannot be finished: logged as aborted, and the socket closed.
+    func abortExchange() {
+        recordExchange(completed: false)
+        close()
+    }
+
+    /// The response is out: the exchange is recorded, then the next request, a linger or a close.
+    func finishExchange() -> Action {
+        recordExchange(completed: true)
+        let action = machine.exchangeFinished(buffered: buffer.readableCount, draining: loop.draining, now: loop.now)
+        if case .parse = action { buffer.shrinkIfEmpty(above: 64 * 1024) }
+        return action
+    }
+
+    /// After the response: metrics, access log, temporary file cleanup.
+    private func recordExchange(completed: Bool) {
+        writer.finish()
+        let responseBytes = writer.bytesWritten
+        if let request {
+            let elapsed = monotonicNanoseconds() - requestStart
+            let seconds = Double(elapsed) / 1e9
+            server.observer?.requestFinished(
+                method: request.method, routePattern: request.routePattern, status: responseStatus,
+                durationSeconds: seconds, bytesSent: responseBytes)
+            if let accessLog = server.accessLog {
+                accessLog.buffers[loop.index % accessLog.buffers.count].record(
+                    remote: remoteAddress, method: request.method.rawValue, path: request.path,
+                    status: responseStatus, bytes: responseBytes, nanoseconds: elapsed,
+                    requestID: request.requestID, aborted: !completed)
+            }
+            if case .file(let path, _) = request.body { unlink(path) }
+        }
+        sink?.discard()
+        sink = nil
+        request = nil
+        route = nil
+        responders.reset()
+    }
+}
