@@ -173,6 +173,13 @@ public final class GalleryApplication: @unchecked Sendable {
             publicURL: { [unowned self] in self.publicURL },
             usersChanged: { [classChanges, logger] in ParseRoutes.writeDone(classChanges, logger: logger) }
         ).register(on: router)
+        // After ParseRoutes too: /classes/_Role, as /classes/_User.
+        RoleRoutes(
+            repository: RoleRepository(pool: pool), sessions: sessions, keys: keys, publicRead: configuration.publicRead,
+            mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
+            publicURL: { [unowned self] in self.publicURL },
+            rolesChanged: { [classChanges, logger] in ParseRoutes.writeDone(classChanges, logger: logger) }
+        ).register(on: router)
         ParseJobRoutes(
             jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,
             maxJSONDepth: configuration.maxJSONDepth, keys: keys
