@@ -82,3 +82,12 @@ begin
     return null;
 end
 $$;
+
+-- Parse Config (issue #27, item 6): `GET/PUT /parse/config`. One row per parameter; a
+-- `master_key_only` parameter is left out of the answer to anyone but the master key.
+create table parse_config (
+    name            text primary key,
+    value           jsonb not null,
+    master_key_only boolean not null default false,
+    updated_at      timestamptz not null default clock_timestamp()
+);

@@ -180,6 +180,11 @@ public final class GalleryApplication: @unchecked Sendable {
             publicURL: { [unowned self] in self.publicURL },
             rolesChanged: { [classChanges, logger] in ParseRoutes.writeDone(classChanges, logger: logger) }
         ).register(on: router)
+        ParseConfigRoutes(
+            repository: ParseConfigRepository(pool: pool), keys: keys, mountPath: configuration.mountPath,
+            maxJSONDepth: configuration.maxJSONDepth
+        ).register(on: router)
+        ParseCloudRoutes(keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth).register(on: router)
         ParseJobRoutes(
             jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,
             maxJSONDepth: configuration.maxJSONDepth, keys: keys
