@@ -185,6 +185,7 @@ public final class GalleryApplication: @unchecked Sendable {
             maxJSONDepth: configuration.maxJSONDepth
         ).register(on: router)
         ParseCloudRoutes(keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth).register(on: router)
+        ParseAggregateRoutes(pool: pool, keys: keys, mountPath: configuration.mountPath, limits: api.limits).register(on: router)
         ParseJobRoutes(
             jobs: jobs, classChanges: classChanges, logger: logger, mountPath: configuration.mountPath,
             maxJSONDepth: configuration.maxJSONDepth, keys: keys
