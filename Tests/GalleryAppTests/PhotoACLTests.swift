@@ -64,6 +64,43 @@ struct PhotoACLTests {
         }
     }
 
+    /// A member's Photo ETag moves when a photo is shared with their role and when it is
+    /// unshared, and not when the owner changes a photo no one else reads.
+    @Test func sharing_MovesTheReadersETag_Only() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let photos = try server.insertPhotos(2, owner: bob.objectId)
+        #expect(try server.json("POST", "/parse/roles", [
+            "name": "Friends", "ACL": [:] as [String: Any],
+            "users": ["__op": "AddRelation", "objects": [TestServer.pointer("_User", alice.objectId)]],
+        ]).status == 201)
+        func tag() throws -> String {
+            for _ in 0..<100 {
+                if let tag = try F.find(server, headers: alice.headers).header("ETag") { return tag }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            throw TestSetupError(description: "no ETag")
+        }
+        func revalidated(_ tag: String) throws -> Int {
+            try F.find(server, headers: alice.headers.merging(["If-None-Match": tag]) { $1 }).status
+        }
+        let before = try tag()
+        #expect(try revalidated(before) == 304)
+        #expect(try server.json("PUT", "/parse/classes/Photo/\(photos[1])", ["title": "private"], headers: bob.headers).status == 200)
+        #expect(try revalidated(before) == 304, "a photo alice cannot read changed")
+        // The Parse Swift SDK's private ACL (the owner alone) keeps it from her too.
+        #expect(try setACL(server, photos[1], [bob.objectId: ["read": true, "write": true]], bob).status == 200)
+        #expect(try revalidated(before) == 304)
+        #expect(try setACL(server, photos[0], ["role:Friends": ["read": true]], bob).status == 200)
+        #expect(try revalidated(before) == 200, "shared with her role")
+        let shared = try tag()
+        #expect(F.ids(try F.find(server, headers: alice.headers)) == [photos[0]])
+        #expect(try setACL(server, photos[0], [:] as [String: Any], bob).status == 200)
+        #expect(try revalidated(shared) == 200, "unshared")
+        #expect(F.ids(try F.find(server, headers: alice.headers)).isEmpty)
+    }
+
     @Test func publicPhoto_IsReadByTheAppIdAlone_WithPublicRead() throws {
         let server = try TestServer(workers: 0) { $0.publicRead = true }
         defer { server.stop() }
