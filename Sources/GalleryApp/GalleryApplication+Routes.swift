@@ -39,6 +39,21 @@ extension GalleryApplication {
             mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
             publicURL: { [unowned self] in self.publicURL }
         ).register(on: browserFacing)
+        // After ParseRoutes too: /classes/_Role, as /classes/_User.
+        RoleRoutes(
+            repository: RoleRepository(pool: pool), sessions: sessions, keys: keys, publicRead: configuration.publicRead,
+            mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
+            publicURL: { [unowned self] in self.publicURL },
+            rolesChanged: { [classChanges] in classChanges.refreshAfterWrite() }
+        ).register(on: browserFacing)
+        ParseConfigRoutes(
+            repository: ParseConfigRepository(pool: pool), keys: keys, mountPath: configuration.mountPath,
+            maxJSONDepth: configuration.maxJSONDepth
+        ).register(on: browserFacing)
+        ParseCloudRoutes(keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth)
+            .register(on: browserFacing)
+        ParseAggregateRoutes(pool: pool, keys: keys, mountPath: configuration.mountPath, limits: api.limits)
+            .register(on: browserFacing)
         ParseJobRoutes(
             jobs: jobs, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth, keys: keys
         ).register(on: browserFacing)

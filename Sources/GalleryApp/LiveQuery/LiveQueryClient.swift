@@ -162,7 +162,7 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
                     self?.sessionEnded(tokenHash: hash)
                 }
             }
-            return (ParseAccess(caller: .user(objectId: session.userId), publicRead: publicRead), hash)
+            return (try sessions.roles.access(for: .user(objectId: session.userId), publicRead: publicRead), hash)
         } catch let error as ParseError where error.code == ParseError.Code.invalidSessionToken {
             throw LiveQueryError.invalidSessionToken()
         } catch {

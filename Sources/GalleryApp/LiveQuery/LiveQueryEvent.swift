@@ -36,34 +36,40 @@ struct LiveQueryEvent {
     /// Whether `access` may read `row` (the row before or after the change): the rules of
     /// `ParseSQLCompiler+Access`, applied to the row the notification carries.
     func readable(_ row: [String: Any], by access: ParseAccess) -> Bool {
+        let principals = access.principals
         switch access.caller {
         case .master:
             return true
         case .anonymous:
             guard access.publicRead else { return false }
             switch schema.className {
-            case "Gallery": return Self.grants(row["acl"], to: "*")
-            case "GalleryItem": return Self.grants(gallery?["acl"], to: "*")
-            default: return false
+            case "Photo": return Self.live(row) && Self.grants(row["acl"], toAnyOf: principals)
+            case "Gallery": return Self.grants(row["acl"], toAnyOf: principals)
+            default: return Self.grants(gallery?["acl"], toAnyOf: principals)
             }
         case .user(let userId):
             switch schema.className {
             case "Photo":
-                return row["owner_id"] as? String == userId
+                // A trashed photo is its owner's alone.
+                return row["owner_id"] as? String == userId || (Self.live(row) && Self.grants(row["acl"], toAnyOf: principals))
             case "Gallery":
-                return row["owner_id"] as? String == userId || Self.grants(row["acl"], to: userId) || Self.grants(row["acl"], to: "*")
+                return row["owner_id"] as? String == userId || Self.grants(row["acl"], toAnyOf: principals)
             default:
                 guard let gallery else { return false }
-                return gallery["owner_id"] as? String == userId || Self.grants(gallery["acl"], to: userId)
-                    || Self.grants(gallery["acl"], to: "*")
+                return gallery["owner_id"] as? String == userId || Self.grants(gallery["acl"], toAnyOf: principals)
             }
         }
     }
 
-    /// Whether a stored ACL grants `grantee` read.
-    private static func grants(_ acl: Any?, to grantee: String) -> Bool {
-        guard let acl = acl as? [String: Any], let entry = acl[grantee] as? [String: Any] else { return false }
-        return entry["read"] as? Bool == true
+    /// Whether a row is out of the trash.
+    private static func live(_ row: [String: Any]) -> Bool {
+        row["deleted_at"] == nil || row["deleted_at"] is NSNull
+    }
+
+    /// Whether a stored ACL grants read to one of `principals` (`ParseAccess.principals`).
+    private static func grants(_ acl: Any?, toAnyOf principals: [String]) -> Bool {
+        guard let acl = acl as? [String: Any] else { return false }
+        return principals.contains { (acl[$0] as? [String: Any])?["read"] as? Bool == true }
     }
 
     func parseObject(_ row: [String: Any], keys: Set<String>?, encoder: ParseObjectEncoder) -> [String: Any] {

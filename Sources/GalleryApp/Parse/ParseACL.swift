@@ -1,9 +1,10 @@
 /// A Parse ACL as a write sends it: `{"<userId>":{"read":true,"write":true},"*":{"read":true}}`.
 /// Validated and normalized to the grants alone (false or missing permissions dropped, entries
 /// without any grant dropped, keys sorted), so the stored jsonb answers "may U read?" with one
-/// containment test (`acl @> {"U":{"read":true}}`). Roles (`"role:Name"`) are refused for now.
+/// containment test (`acl @> {"U":{"read":true}}`). A role is granted as `"role:<Name>"` (a valid
+/// role name, `ParseRoleName`; the role need not exist yet, as in Parse).
 public struct ParseACL: Equatable, Sendable {
-    /// One grantee: a user's objectId, or `*` for everyone.
+    /// One grantee: a user's objectId, `role:<Name>`, or `*` for everyone.
     public struct Grant: Equatable, Sendable {
         public var grantee: String
         public var read: Bool
@@ -16,20 +17,21 @@ public struct ParseACL: Equatable, Sendable {
     /// At most this many grantees (a gallery shared with a few people, not a mailing list).
     public static let maxGrantees = 1_000
 
-    /// Parses and checks an ACL value: 123 for anything malformed, 111 for a role.
+    /// Parses and checks an ACL value: 123 for anything malformed (a role key with an invalid name included).
     public static func parse(_ json: ParseJSONValue) throws -> ParseACL {
         guard case .object(let object) = json else { throw ParseError.invalidACL("ACL must be an object.") }
         guard object.members.count <= maxGrantees else {
-            throw ParseError.invalidACL("ACL may name at most \(maxGrantees) users.")
+            throw ParseError.invalidACL("ACL may name at most \(maxGrantees) users and roles.")
         }
         var grants: [Grant] = []
         for member in object.members {
             let grantee = member.key
             if grantee.hasPrefix("role:") {
-                throw ParseError.incorrectType("ACL roles are not supported yet: \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
-            }
-            guard grantee == "*" || ParseObjectID.isPlausible(grantee) else {
-                throw ParseError.invalidACL("ACL keys are user objectIds or \"*\": \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
+                guard ParseRoleName.isValid(String(grantee.dropFirst(5))) else {
+                    throw ParseError.invalidACL("ACL role names are letters, digits, _, - and spaces: \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
+                }
+            } else if grantee != "*" && !ParseObjectID.isPlausible(grantee) {
+                throw ParseError.invalidACL("ACL keys are user objectIds, \"role:<Name>\" or \"*\": \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
             }
             guard case .object(let permissions) = member.value else {
                 throw ParseError.invalidACL("ACL.\(grantee) must be an object like {\"read\":true,\"write\":true}.")

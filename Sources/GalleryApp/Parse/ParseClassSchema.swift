@@ -99,6 +99,8 @@ public struct ParseClassSchema: Sendable {
             ParseField("previewWidth", "preview_width", .int),
             ParseField("previewHeight", "preview_height", .int),
             owner,
+            // Grants beyond the owner, who always has every right (migration 0022).
+            ParseField("ACL", "acl", .acl, queryable: false, sortable: false, creatable: true, updatable: true),
         ],
         hasTrash: true, liveCountName: "photos_live", userCountName: "photos_live", searchColumn: "search",
         searchFields: ["filename", "title", "tags"])

@@ -2,11 +2,13 @@
 /// statement that reads or changes a row of Photo, Gallery or GalleryItem:
 ///
 /// - the master key: every row;
-/// - a user: their own photos (a Photo find never shows another's), galleries they own or whose ACL
-///   grants them (or `*`) read/write, and the items of galleries they may read/edit (photos reached
-///   through those items, with `include`, are readable with them);
+/// - a user: their own photos and those whose ACL grants them read (as themselves, `*` or one of
+///   their roles: `ParseAccess.principals`), galleries they own or whose ACL grants them read/write
+///   the same way, and the items of galleries they may read/edit (photos reached through those
+///   items, with `include`, are readable with them);
 /// - no session (the app's keys alone): nothing, whether or not accounts exist, unless the operator
-///   granted it: with `public_read`, the galleries whose ACL gives `*` read, and their items;
+///   granted it: with `public_read`, the galleries and photos whose ACL gives `*` read, and the
+///   galleries' items;
 /// - the trash is its owner's: a trashed row (or a GalleryItem's trashed photo or gallery expanded
 ///   with `include`) is shown to no one else, even where a get by id or a `where` on `deletedAt`
 ///   reaches it (`trashFilter`).
@@ -30,15 +32,18 @@ extension ParseSQLCompiler {
             let user = binds.add(.text(userId), cast: "text")
             switch schema.className {
             case "Photo":
-                return "\(alias).owner_id = \(user)"
+                return photoFilter(alias: alias, user: user, access: access, need: need, binds: &binds)
             case "Gallery":
-                return galleryFilter(alias: alias, user: user, need: need)
+                return aclFilter(alias: alias, user: user, access: access, need: need, binds: &binds)
             default:  // GalleryItem: its gallery's access (to edit for any change of the item)
-                let gallery = galleryFilter(alias: "ag", user: user, need: need == .read ? .read : .edit)
+                let gallery = aclFilter(alias: "ag", user: user, access: access, need: need == .read ? .read : .edit, binds: &binds)
                 return "exists (select 1 from galleries ag where ag.object_id = \(alias).gallery_id and \(gallery))"
             }
         case .anonymous:
-            guard access.publicRead, need == .read, schema.className != "Photo" else { return noRowsSQL }
+            guard access.publicRead, need == .read else { return noRowsSQL }
+            if schema.className == "Photo" {
+                return "(\(alias).readers <> '{}' and \(alias).readers @> '{*}')"
+            }
             if schema.className == "Gallery" {
                 return "\(alias).acl @> '{\"*\":{\"read\":true}}'"
             }
@@ -68,17 +73,43 @@ extension ParseSQLCompiler {
         }
     }
 
-    /// A gallery's test for a user (`user` is the bound placeholder): owner, or granted by its ACL.
-    private static func galleryFilter(alias: String, user: String, need: ParseAccessNeed) -> String {
+    /// A photo's test for a user (`user` is the bound placeholder): its owner may do anything; its
+    /// ACL grants others read (`readers`, GIN-indexed for the shared photos only, so the filter
+    /// names `readers <> '{}'`) or write (containment, tested on one row by id).
+    private static func photoFilter(
+        alias: String, user: String, access: ParseAccess, need: ParseAccessNeed, binds: inout Binds
+    ) -> String {
         let owner = "\(alias).owner_id = \(user)"
         switch need {
         case .own:
             return owner
-        case .read, .edit:
-            let permission = need == .read ? "read" : "write"
-            return "(\(owner) or \(alias).acl @> jsonb_build_object(\(user), '{\"\(permission)\":true}'::jsonb)"
-                + " or \(alias).acl @> '{\"*\":{\"\(permission)\":true}}')"
+        case .read:
+            let principals = binds.add(.textArray(access.principals), cast: "text[]")
+            return "(\(owner) or (\(alias).readers <> '{}' and \(alias).readers && \(principals)))"
+        case .edit:
+            return aclFilter(alias: alias, user: user, access: access, need: .edit, binds: &binds)
         }
+    }
+
+    /// An object's test for a user (`user` is the bound placeholder) through its owner and its
+    /// ACL: owner, or granted read/write (`need`) by the ACL as themselves, `*` or one of their
+    /// roles (one jsonb containment per principal: a user has few roles).
+    private static func aclFilter(
+        alias: String, user: String, access: ParseAccess, need: ParseAccessNeed, binds: inout Binds
+    ) -> String {
+        let owner = "\(alias).owner_id = \(user)"
+        guard need != .own else { return owner }
+        let permission = need == .read ? "read" : "write"
+        var terms = [
+            owner,
+            "\(alias).acl @> jsonb_build_object(\(user), '{\"\(permission)\":true}'::jsonb)",
+            "\(alias).acl @> '{\"*\":{\"\(permission)\":true}}'",
+        ]
+        for role in access.roleNames {
+            let key = binds.add(.text("role:" + role), cast: "text")
+            terms.append("\(alias).acl @> jsonb_build_object(\(key), '{\"\(permission)\":true}'::jsonb)")
+        }
+        return "(" + terms.joined(separator: " or ") + ")"
     }
 
     /// `select 1` when `access` may `need` the object `objectId` of `schema`, no row otherwise

@@ -30,7 +30,10 @@ public enum ParseSQLCompiler {
         let schema = query.schema
         let projection = query.projection
         var binds = Binds()
-        let whereSQL = whereClause(query, binds: &binds)
+        // A user's Photo page reads their own rows and the rows shared with them as two ordered
+        // branches (ParseSQLCompiler+SharedRows), so each keeps its index; the filter is inside.
+        let branches = sharedPhotoBranches(query, binds: &binds)
+        let whereSQL = branches == nil ? whereClause(query, binds: &binds) : ""
 
         var columns: [String] = []
         for field in projection.fields {
@@ -59,7 +62,7 @@ public enum ParseSQLCompiler {
             columns.append("ts_rank(t.\(searchColumn), websearch_to_tsquery('simple', \(placeholder))) as score")
         }
 
-        var sql = "select " + columns.joined(separator: ", ") + " from \(schema.table) t"
+        var sql = "select " + columns.joined(separator: ", ") + " from " + (branches ?? "\(schema.table) t")
         for join in joins { sql += " " + join }
         if !whereSQL.isEmpty { sql += " where " + whereSQL }
         sql += " order by " + orderClause(query)
@@ -81,13 +84,21 @@ public enum ParseSQLCompiler {
                 // The public rows.
                 return ParseSQLStatement(
                     sql: "select n from row_counts where name = '\(schema.publicLiveCountName!)'", binds: [])
-            case .anonymous where !query.access.publicRead || schema.className == "Photo":
+            case .anonymous where !query.access.publicRead:
                 // Nothing: no row answers 0.
                 return ParseSQLStatement(sql: "select n from row_counts where \(noRowsSQL)", binds: [])
-            case .user(let userId) where schema.userCountName != nil:
+            case .user(let userId) where schema.userCountName != nil && (schema.className == "Photo" || query.access.roleNames.isEmpty):
+                // (A gallery granted to a user's roles is counted for real below: the counters are
+                // per grantee, and one gallery may grant the user and several of their roles.)
                 let own = "select n from owner_row_counts where owner_id = $1::text and name = '\(schema.userCountName!)'"
                 guard let publicCounter = schema.publicLiveCountName else {
-                    return ParseSQLStatement(sql: own, binds: [.text(userId)])
+                    // Photo: the user's own, plus the others' photos shared with them (few, on
+                    // the partial index of shared photos).
+                    let shared = "select count(*) from photos t where t.deleted_at is null and t.readers <> '{}'"
+                        + " and t.readers && $2::text[] and t.owner_id is distinct from $1::text"
+                    return ParseSQLStatement(
+                        sql: "select coalesce((\(own)), 0) + (\(shared))",
+                        binds: [.text(userId), .textArray(query.access.principals)])
                 }
                 return ParseSQLStatement(
                     sql: "select coalesce((select n from row_counts where name = '\(publicCounter)'), 0) + coalesce((\(own)), 0)",
@@ -121,12 +132,13 @@ public enum ParseSQLCompiler {
     }
 
     /// The WHERE text (without the keyword): the condition and the implicit trash filter.
-    private static func whereClause(_ query: ParseQuery, binds: inout Binds) -> String {
+    /// `withAccess: false` leaves the access filter to the caller (`sharedPhotoBranches`).
+    static func whereClause(_ query: ParseQuery, binds: inout Binds, withAccess: Bool = true) -> String {
         var parts: [String] = []
         if let condition = query.condition {
             parts.append(conditionSQL(condition, schema: query.schema, binds: &binds))
         }
-        if let filter = accessFilter(query.schema, alias: "t", access: query.access, need: .read, binds: &binds) {
+        if withAccess, let filter = accessFilter(query.schema, alias: "t", access: query.access, need: .read, binds: &binds) {
             parts.append(filter)
         }
         if query.hidesTrashed {
@@ -140,7 +152,7 @@ public enum ParseSQLCompiler {
         return parts.joined(separator: " and ")
     }
 
-    private static func orderClause(_ query: ParseQuery) -> String {
+    static func orderClause(_ query: ParseQuery) -> String {
         var terms: [String] = []
         var hasObjectId = false
         var lastDescending = true

@@ -216,6 +216,10 @@ struct ParseAPI: Sendable {
             let photo = try uploads.createPhoto(
                 fileName: fileName, title: title, tags: tags, owner: owner, anyFile: access.caller.isMaster)
             (objectId, createdAt, isNew) = (photo.objectId, photo.createdAt, photo.isNew)
+            // Grants beyond the owner; until set, the photo is its owner's alone (the safe side).
+            if case .acl(let acl)? = write["ACL"] {
+                try pool.query("update photos set acl = $2::jsonb where object_id = $1::text", [objectId, acl.json])
+            }
         case "Gallery":
             guard case .string(let name)? = write["name"] else { throw ParseError.validationError("name is required.") }
             var acl: ParseACL?

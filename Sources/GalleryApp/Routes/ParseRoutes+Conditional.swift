@@ -71,9 +71,9 @@ extension ParseRoutes {
         guard request.method == .get else { return nil }
         let access = keys.access(request)
         guard access >= .client, let caller = context.sessions.rememberedCaller(request, access: access),
-            let className = request.pathParameters["className"], let stamp = context.classChanges.stamp()
+            let className = request.pathParameters["className"], let stamp = context.classChanges.stamp(),
+            let parseAccess = context.sessions.roles.rememberedAccess(for: caller, publicRead: context.configuration.publicRead)
         else { return nil }
-        let parseAccess = ParseAccess(caller: caller, publicRead: context.configuration.publicRead)
         let key = ManifestCache.QueryKey(
             className: className, query: request.query ?? "", access: access.rawValue, caller: parseAccess.tagKey)
         let version = ManifestCache.TagVersion(

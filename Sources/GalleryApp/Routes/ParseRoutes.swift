@@ -179,13 +179,13 @@ struct ParseRoutes {
     }
 
     /// The request's access: its caller (the master key, a session's user — 209 for a bad token —
-    /// or no session) and the `public_read` setting.
+    /// or no session), the user's roles (resolved once here) and the `public_read` setting.
     static func access(
         _ request: HTTPRequest, _ keys: KeyChecker, _ context: Context, bodyKeys: KeyChecker.Keys? = nil,
         bodyToken: String? = nil
     ) throws -> ParseAccess {
         let caller = try context.sessions.caller(request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: bodyToken)
-        return ParseAccess(caller: caller, publicRead: context.configuration.publicRead)
+        return try context.sessions.roles.access(for: caller, publicRead: context.configuration.publicRead)
     }
 
     /// Who sends an upload, for its caps on uploads at once, decided on the event loop without the

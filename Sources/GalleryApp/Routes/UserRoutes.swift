@@ -170,7 +170,7 @@ struct UserRoutes {
     }
 
     private func findUsers(_ call: Call, items: [(name: String, value: String)]) throws -> ParseAPI.Result {
-        try api.findUsers(items: items, access: ParseAccess(caller: call.caller, publicRead: publicRead))
+        try api.findUsers(items: try relatedUsers(items, caller: call.caller), access: ParseAccess(caller: call.caller, publicRead: publicRead))
     }
 
     /// What a sign-up's answer is remembered under besides its request id: the path and session

@@ -56,9 +56,10 @@ public final class ClassChangeSequences: @unchecked Sendable {
 
     /// The sequences whose changes can alter what `access` reads of `className`, and nothing else,
     /// so a tag does not move with another user's writes (migration 0020): a user's Photo find
-    /// reads their own photos (`Photo:<id>`); their Gallery and GalleryItem finds read the
+    /// reads their own photos and those shared with them (`Photo:<id>`, `Photo:*`,
+    /// `Photo:role:<Name>`, migration 0022); their Gallery and GalleryItem finds read the
     /// galleries they own or are granted, and public ones, with those galleries' items and photos
-    /// (`Reader:<id>`, `Reader:*`). A caller without a session reads public galleries, and
+    /// (`Reader:<id>`, `Reader:*`, `Reader:role:<Name>`). A caller without a session reads public galleries, and
     /// ownerless rows while no account exists (`Photo:`, `Reader:`, `Accounts`). The master key
     /// reads across owners and keeps the class-wide sequences (`dependencies(of:)`), as do
     /// finds of other classes (`_User`).
@@ -67,10 +68,13 @@ public final class ClassChangeSequences: @unchecked Sendable {
         switch access.caller {
         case .master:
             return dependencies(of: className)
-        case .user(let userId):
-            return className == "Photo" ? ["Photo:" + userId] : ["Reader:" + userId, "Reader:*"]
+        case .user:
+            // Their own rows and those granted to them as themselves, `*` or one of their roles.
+            let prefix = className == "Photo" ? "Photo:" : "Reader:"
+            return access.principals.map { prefix + $0 }
         case .anonymous:
-            return className == "Photo" ? ["Photo:", "Accounts"] : ["Reader:", "Reader:*", "Accounts"]
+            return className == "Photo"
+                ? ["Photo:", "Accounts"] + (access.publicRead ? ["Photo:*"] : []) : ["Reader:", "Reader:*", "Accounts"]
         }
     }
 

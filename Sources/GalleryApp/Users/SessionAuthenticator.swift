@@ -12,6 +12,8 @@ import HTTPServer
 public final class SessionAuthenticator: @unchecked Sendable {
     let sessions: SessionRepository
     let cacheSeconds: TimeInterval
+    /// The roles of the users sessions log in (`ParseAccess.roleNames`), remembered as long as sessions are.
+    public let roles: ParseRoleResolver
     private let lock = NSLock()
     private var cache: [String: (userId: String, until: TimeInterval)] = [:]
     private static let maxCached = 10_000
@@ -19,6 +21,7 @@ public final class SessionAuthenticator: @unchecked Sendable {
     init(sessions: SessionRepository, cacheSeconds: TimeInterval = 5) {
         self.sessions = sessions
         self.cacheSeconds = cacheSeconds
+        self.roles = ParseRoleResolver(pool: sessions.pool, cacheSeconds: cacheSeconds)
     }
 
     /// The caller for a request whose keys granted `access` (at least `.client`). The token is the

@@ -51,7 +51,7 @@ func runLiveQueryScript(_ name: String, _ arguments: [String]) throws -> (status
             #expect(LiveQuerySubscription.mayEverRead(className, by: ParseAccess(caller: .user(objectId: "u"))))
             #expect(LiveQuerySubscription.mayEverRead(className, by: .master))
         }
-        #expect(!LiveQuerySubscription.mayEverRead("Photo", by: publicReader))
+        #expect(LiveQuerySubscription.mayEverRead("Photo", by: publicReader))  // a photo whose ACL gives `*` read
         #expect(LiveQuerySubscription.mayEverRead("Gallery", by: publicReader))
         #expect(LiveQuerySubscription.mayEverRead("GalleryItem", by: publicReader))
     }

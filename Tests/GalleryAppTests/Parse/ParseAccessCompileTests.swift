@@ -13,19 +13,32 @@ import Testing
 
     private let alice = ParseAccess(caller: .user(objectId: "aliceId001"))
 
-    @Test func user_FindsOnlyOwnPhotos_AndCountsFromOwnCounter() throws {
+    @Test func user_FindsOwnAndSharedPhotos_InTwoBranches_AndCountsFromOwnCounter() throws {
         let find = try #require(try compiled(.photo, [("keys", "title"), ("count", "1")], alice).select)
+        let order = "order by t.created_at desc, t.object_id desc"
         #expect(
             find.sql
-                == "select t.object_id, t.created_at, t.updated_at, t.title from photos t where t.owner_id = $1::text"
-                + " and t.deleted_at is null order by t.created_at desc, t.object_id desc limit $2::bigint offset $3::bigint")
-        #expect(find.binds == [.text("aliceId001"), .int(100), .int(0)])
+                == "select t.object_id, t.created_at, t.updated_at, t.title from ("
+                + "(select t.* from photos t where t.deleted_at is null and t.owner_id = $1::text \(order) limit $3::bigint)"
+                + " union all (select t.* from photos t where t.deleted_at is null and t.readers <> '{}' and t.readers && $2::text[]"
+                + " and t.owner_id is distinct from $1::text \(order) limit $3::bigint)) t \(order) limit $4::bigint offset $5::bigint")
+        #expect(find.binds == [.text("aliceId001"), .textArray(["*", "aliceId001"]), .int(100), .int(100), .int(0)])
         let count = try #require(try compiled(.photo, [("count", "1"), ("limit", "0")], alice).count)
-        #expect(count.sql == "select n from owner_row_counts where owner_id = $1::text and name = 'photos_live'")
-        #expect(count.binds == [.text("aliceId001")])
-        // A filtered count counts the user's rows only.
+        #expect(count.sql == "select coalesce((select n from owner_row_counts where owner_id = $1::text and name = 'photos_live'), 0)"
+            + " + (select count(*) from photos t where t.deleted_at is null and t.readers <> '{}' and t.readers && $2::text[]"
+            + " and t.owner_id is distinct from $1::text)")
+        #expect(count.binds == [.text("aliceId001"), .textArray(["*", "aliceId001"])])
+        // A filtered count counts the user's rows and those shared with them.
         let filtered = try #require(try compiled(.photo, [("count", "1"), ("limit", "0"), ("where", #"{"width":1}"#)], alice).count)
-        #expect(filtered.sql.contains("t.owner_id = $2::text"))
+        #expect(filtered.sql.contains("(t.owner_id = $2::text or (t.readers <> '{}' and t.readers && $3::text[]))"), "\(filtered.sql)")
+        // Roles are principals: one bind, the same array.
+        let member = ParseAccess(caller: .user(objectId: "aliceId001"), roleNames: ["Admins", "Team A"])
+        #expect(member.principals == ["*", "aliceId001", "role:Admins", "role:Team A"])
+        let gallery = try #require(try compiled(.gallery, [], member).select)
+        #expect(gallery.sql.contains("t.acl @> jsonb_build_object($2::text, '{\"read\":true}'::jsonb)"), "\(gallery.sql)")
+        #expect(gallery.binds.contains(.text("role:Team A")))
+        // A member's gallery count is counted for real (a gallery may grant them and their roles).
+        #expect(try compiled(.gallery, [("count", "1"), ("limit", "0")], member).count?.sql.hasPrefix("select count(*)") == true)
     }
 
     @Test func master_IsUnfiltered_AndNoSessionReadsNothing_EvenWithoutAccounts() throws {
@@ -41,11 +54,11 @@ import Testing
         }
         #expect(try compiled(.gallery, [("count", "1"), ("limit", "0")], anonymous).count?.sql
             == "select n from row_counts where false")
-        // public_read: public galleries and their items, never the Photo class.
+        // public_read: public galleries, their items, and photos whose ACL gives `*` read.
         let publicRead = ParseAccess(caller: .anonymous, publicRead: true)
         #expect(try #require(try compiled(.gallery, [], publicRead).select).sql.contains(#"t.acl @> '{"*":{"read":true}}'"#))
         #expect(try #require(try compiled(.galleryItem, [], publicRead).select).sql.contains(#"ag.acl @> '{"*":{"read":true}}'"#))
-        #expect(!(try #require(try compiled(.photo, [], publicRead).select).sql.contains("acl")))
+        #expect(try #require(try compiled(.photo, [], publicRead).select).sql.contains("(t.readers <> '{}' and t.readers @> '{*}')"))
     }
 
     @Test func galleryCount_ReadsThePublicAndTheUsersCounters() throws {
@@ -103,6 +116,7 @@ import Testing
     @Test func acl_IsNormalizedToItsGrants() throws {
         let acl = try ParseACL.parse(try ParseJSONParser.parse(#"{"zed0000001":{"read":true,"write":false},"*":{"read":true},"off0000001":{"read":false}}"#, maxDepth: 8))
         #expect(acl.json == #"{"*":{"read":true},"zed0000001":{"read":true}}"#)
-        #expect(throws: ParseError.self) { try ParseACL.parse(try ParseJSONParser.parse(#"{"role:Admins":{"read":true}}"#, maxDepth: 8)) }
+        #expect(try ParseACL.parse(try ParseJSONParser.parse(#"{"role:Admins":{"read":true}}"#, maxDepth: 8)).json == #"{"role:Admins":{"read":true}}"#)
+        #expect(throws: ParseError.self) { try ParseACL.parse(try ParseJSONParser.parse(#"{"role:Ad/mins":{"read":true}}"#, maxDepth: 8)) }
     }
 }
