@@ -166,6 +166,8 @@ public final class GalleryApplication: @unchecked Sendable {
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
             keys: keys
         ).register(on: router)
+        SchemaRoutes(api: api, keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth)
+            .register(on: router)
         // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
         UserRoutes(
             accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
@@ -432,5 +434,7 @@ extension ParseAPI {
             bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
             mountPath: application.configuration.mountPath, limits: limits)
         assetSigner = application.assetSigner
+        customObjects = CustomObjectService(
+            schemas: schemas, limits: limits, allowClientClassCreation: application.configuration.allowClientClassCreation)
     }
 }
