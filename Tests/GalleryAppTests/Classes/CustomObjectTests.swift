@@ -50,7 +50,7 @@ import Testing
 
         // Find: where, order, keys, count; _method GET; batch; idempotent create.
         for n in 0..<5 { _ = try server.json("POST", "/parse/classes/Note", ["title": "n\(n)", "score": n]) }
-        let page = try server.request("GET", "/parse/classes/Note?where=%7B%22score%22%3A%7B%22%24gte%22%3A2%7D%7D&order=-score&keys=title&count=1")
+        let page = try server.request("GET", "/parse/classes/Note?where=%7B%22score%22%3A%7B%22%24gte%22%3A2%7D%7D&order=-score,-title&keys=title&count=1")
         let results = page.json["results"] as? [[String: Any]] ?? []
         #expect(results.map { $0["title"] as? String } == ["n4", "two", "n3", "n2"], "\(page.text)")
         #expect(results.first?["score"] == nil && page.json["count"] as? Int == 4)
