@@ -113,6 +113,35 @@ import Testing
         #expect(try server.request("DELETE", "/parse/classes/Post/\(id)").status == 200)
     }
 
+    @Test func saves_AddingOneFieldWithTwoTypesAtOnce_OneWins_TheOther111() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        #expect(try server.json("POST", "/parse/schemas/Mixed", [:]).status == 200)
+        for round in 0..<4 {
+            let statuses = Locked<[Int]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { i in
+                let value: Any = i % 2 == 0 ? "text" : 42
+                let response = try? server.json("POST", "/parse/classes/Mixed", ["f\(round)": value])
+                statuses.withValue { $0.append(response.map { $0.status == 201 ? 201 : $0.json["code"] as? Int ?? $0.status } ?? 0) }
+            }
+            // Whichever type came first, the two saves of the other type are 111, never a 500.
+            #expect(statuses.withValue { $0.sorted() } == [111, 111, 201, 201], "round \(round)")
+        }
+    }
+
+    @Test func clientClassCreation_WhenAllowed_MakesAPublicClass() throws {
+        let server = try TestServer(workers: 0) { $0.allowClientClassCreation = true }
+        defer { server.stop() }
+        let user = try server.makeUser("carol")
+        let made = try server.json("POST", "/parse/classes/Diary", ["entry": "day one"], headers: user.headers)
+        #expect(made.status == 201, "\(made.text)")
+        let clp = try server.request("GET", "/parse/schemas/Diary").json["classLevelPermissions"] as? [String: Any]
+        #expect((clp?["find"] as? [String: Bool]) == ["*": true])
+        #expect((try server.request("GET", "/parse/classes/Diary", headers: user.headers).json["results"] as? [Any])?.count == 1)
+        // A name Parse refuses is still 103.
+        #expect(try server.json("POST", "/parse/classes/_Diary", ["x": 1], headers: user.headers).json["code"] as? Int == 103)
+    }
+
     @Test func classLevelPermissions_Evaluation() throws {
         let json = try ParseJSONParser.parse(Array(#"{"find":{"*":true},"get":{"requiresAuthentication":true},"update":{"u1":true,"role:Mods":true}}"#.utf8), maxDepth: 8)
         let clp = try ClassLevelPermissions.parse(json)
