@@ -43,7 +43,7 @@ psql "$database_url" -Xq -v ON_ERROR_STOP=1 -v rows="$rows" -v owners=0 -f bench
 
 "$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
 server_pid=$!
-for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 1 1200); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
 base="http://127.0.0.1:$port/parse"
 h=(-H "X-Parse-Application-Id: galleryd" -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" -H "Content-Type: application/json")
 for class in Resource Small; do

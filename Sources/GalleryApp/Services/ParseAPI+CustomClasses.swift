@@ -3,12 +3,10 @@ import Foundation
 /// The class operations on custom classes: the same routes and batch as the built-in classes,
 /// their class-level permissions checked before anything runs.
 extension ParseAPI {
-    /// The schema reads compile against, with the custom class when it is one (103 for a class
-    /// that does not exist).
-    func resolve(_ className: String) throws -> (ParseClassSchema, CustomClass?) {
-        if let schema = ParseClassSchema.named(className) { return (schema, nil) }
-        guard let custom = try schemas.catalog.lookup(className) else { return (try Self.schema(className), nil) }
-        return (custom.schema, custom)
+    /// The class called `className` (103 when there is none).
+    func resolve(_ className: String) throws -> ParseClass {
+        if let schema = ParseClassSchema.named(className) { return .builtIn(schema) }
+        return .custom(try customClass(className))
     }
 
     /// Whether `className` is a custom class (its finds are not tagged for 304s: its permissions,

@@ -87,13 +87,10 @@ struct ParseAPI: Sendable {
 
     /// The validated query of `GET /classes/<Class>` (102 for anything unknown), for `access`.
     func findQuery(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws -> ParseQuery {
-        let (schema, custom) = try resolve(className)
-        var query = try ParseQuery.find(schema, items: items, limits: limits)
+        let parseClass = try resolve(className)
+        var query = try ParseQuery.find(parseClass.schema, items: items, limits: limits)
         query.access = access
-        if let custom {
-            let operation: ClassLevelPermissions.Operation = query.count && query.limit == 0 ? .count : .find
-            try custom.permissions.require(operation, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access.caller))
-        }
+        try parseClass.require(query.count && query.limit == 0 ? .count : .find, caller: access.caller)
         return query
     }
 
@@ -193,8 +190,9 @@ struct ParseAPI: Sendable {
     func get(
         _ className: String, objectId: String, items: [(name: String, value: String)], access: ParseAccess = .master
     ) throws -> Result {
-        let (schema, custom) = try resolve(className)
-        try custom?.permissions.require(.get, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access.caller))
+        let parseClass = try resolve(className)
+        try parseClass.require(.get, caller: access.caller)
+        let schema = parseClass.schema
         var query = try ParseQuery.get(schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
         query.access = access
         let compiled = ParseSQLCompiler.compile(query)
