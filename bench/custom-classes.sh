@@ -45,7 +45,7 @@ psql "$database_url" -Xq -v ON_ERROR_STOP=1 -v rows="$rows" -v owners=0 -f bench
 server_pid=$!
 for _ in $(seq 1 1200); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
 base="http://127.0.0.1:$port/parse"
-h=(-H "X-Parse-Application-Id: galleryd" -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" -H "Content-Type: application/json")
+h=(-H "X-Parse-Application-Id: gallery" -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" -H "Content-Type: application/json")
 for class in Resource Small; do
   curl -fsS "${h[@]}" -X POST "$base/schemas/$class" -d '{"fields":{"filename":{"type":"String"},
     "thumbnailURLString":{"type":"String"},"fileURLString":{"type":"String"},"rank":{"type":"Number"}},

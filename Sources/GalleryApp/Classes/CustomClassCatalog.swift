@@ -3,11 +3,14 @@ import Synchronization
 
 /// The custom classes, read from `custom_classes` and kept in memory by name. A name not held is
 /// read from the database (so a class another server made is found); every schema change made
-/// here replaces its entry after commit. Another server's change to a class this one holds is
-/// seen after `forget` or a restart (docs/decisions/031).
+/// here drops its entry once done, so the next lookup reads what was committed. A read that began
+/// before a change is not kept (`generation`). Another server's change to a class this one holds
+/// is seen after a change here or a restart (docs/decisions/031).
 final class CustomClassCatalog: Sendable {
     private let pool: PostgresPool
-    private let classes = Mutex<[String: CustomClass]>([:])
+    /// The classes held, and a number that moves with every change, so a lookup that read the
+    /// database before a change does not keep what it read.
+    private let state = Mutex<(generation: UInt64, classes: [String: CustomClass])>((0, [:]))
 
     /// The column list every read of `custom_classes` selects, in `decode(_:)`'s order.
     static let columns = "class_name, table_id, fields::text, next_column, clp::text, indexes::text"
@@ -19,33 +22,27 @@ final class CustomClassCatalog: Sendable {
 
     /// The class called `className`, or nil when there is none.
     func lookup(_ className: String) throws -> CustomClass? {
-        if let known = classes.withLock({ $0[className] }) { return known }
+        let (known, generation) = state.withLock { ($0.classes[className], $0.generation) }
+        if let known { return known }
         guard ParseClassName.isValidClassName(className) else { return nil }
         guard let row = try pool.query("select \(Self.columns) from custom_classes where class_name = $1", [className], retry: .safe).first
         else { return nil }
         let found = try Self.decode(row)
-        classes.withLock { $0[className] = found }
+        state.withLock { if $0.generation == generation { $0.classes[className] = found } }
         return found
     }
 
     /// Every custom class, by name, read from the database.
     func all() throws -> [CustomClass] {
-        let found = try pool.query("select \(Self.columns) from custom_classes order by class_name", retry: .safe).map(Self.decode)
-        classes.withLock { held in
-            held.removeAll()
-            for custom in found { held[custom.className] = custom }
-        }
-        return found
+        try pool.query("select \(Self.columns) from custom_classes order by class_name", retry: .safe).map(Self.decode)
     }
 
-    /// Holds `custom` (after the transaction that stored it committed).
-    func remember(_ custom: CustomClass) {
-        classes.withLock { $0[custom.className] = custom }
-    }
-
-    /// Drops the entry for `className`: the next lookup reads the database.
+    /// Drops the entry for `className` after a change: the next lookup reads the database.
     func forget(_ className: String) {
-        _ = classes.withLock { $0.removeValue(forKey: className) }
+        state.withLock {
+            $0.generation &+= 1
+            $0.classes[className] = nil
+        }
     }
 
     /// Reads the class row `columns` selected.

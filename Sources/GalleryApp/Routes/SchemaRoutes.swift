@@ -49,9 +49,8 @@ struct SchemaRoutes {
             }
             let permissions = try body["classLevelPermissions"].map { try ClassLevelPermissions.parse($0) } ?? .masterOnly
             let custom = try schemas.changing(className) { connection in
-                var custom = try schemas.createClass(on: connection, className, permissions: permissions)
-                custom = try Self.apply(body, to: custom, on: connection, schemas, creating: true)
-                return (custom, custom)
+                let custom = try schemas.createClass(on: connection, className, permissions: permissions)
+                return try Self.apply(body, to: custom, on: connection, schemas, creating: true)
             }
             var writer = ParseJSONWriter()
             custom.write(into: &writer)
@@ -65,9 +64,8 @@ struct SchemaRoutes {
                 throw ParseError(code: ParseError.Code.invalidClassName, message: "Class name mismatch between \(named.prefix(100)) and \(className.prefix(100)).")
             }
             let custom = try schemas.changing(className) { connection in
-                guard var custom = try schemas.lock(on: connection, className) else { throw Self.missing(className) }
-                custom = try Self.apply(body, to: custom, on: connection, schemas, creating: false)
-                return (custom, custom)
+                guard let custom = try schemas.lock(on: connection, className) else { throw Self.missing(className) }
+                return try Self.apply(body, to: custom, on: connection, schemas, creating: false)
             }
             var writer = ParseJSONWriter()
             custom.write(into: &writer)
@@ -80,7 +78,6 @@ struct SchemaRoutes {
             }
             try schemas.changing(className) { connection in
                 try schemas.deleteClass(on: connection, className)
-                return ((), nil)
             }
             return Array("{}".utf8)
         }

@@ -37,11 +37,9 @@ struct CustomObjectService: Sendable {
         return try schemas.changing(className) { connection in
             var current = custom
             var final = write
-            var changed: CustomClass?
             if current == nil || !write.newFields.isEmpty {
-                let (locked, added) = try withNewFields(on: connection, className, write.newFields, caller: caller)
+                let locked = try withNewFields(on: connection, className, write.newFields, caller: caller)
                 current = locked
-                changed = added
                 final = try CustomObjectWrite.parse(body, className: className, custom: locked, limits: limits)
             }
             var binds = ParseSQLCompiler.Binds()
@@ -53,7 +51,7 @@ struct CustomObjectService: Sendable {
             }
             let sql = "insert into \(current!.table) (\(columns.joined(separator: ", "))) values (\(values.joined(separator: ", "))) returning created_at"
             let createdAt = try connection.query(sql, binds.values.postgresBinds).first!.decode(Date.self, 0)
-            return ((objectId, createdAt), changed)
+            return (objectId, createdAt)
         }
     }
 
@@ -68,11 +66,9 @@ struct CustomObjectService: Sendable {
         return try schemas.changing(custom.className) { connection in
             var final = write
             var current = custom
-            var changed: CustomClass?
             if !write.newFields.isEmpty {
-                let (locked, added) = try withNewFields(on: connection, custom.className, write.newFields, caller: caller)
+                let locked = try withNewFields(on: connection, custom.className, write.newFields, caller: caller)
                 current = locked
-                changed = added
                 final = try CustomObjectWrite.parse(body, className: custom.className, custom: locked, limits: limits)
             }
             var binds = ParseSQLCompiler.Binds()
@@ -83,7 +79,7 @@ struct CustomObjectService: Sendable {
             let id = binds.add(.text(objectId), cast: "text")
             let sql = "update \(current.table) set \(sets.joined(separator: ", ")) where object_id = \(id) returning updated_at"
             guard let row = try connection.query(sql, binds.values.postgresBinds).first else { throw ParseError.objectNotFound() }
-            return (try row.decode(Date.self, 0), changed)
+            return try row.decode(Date.self, 0)
         }
     }
 
@@ -95,11 +91,10 @@ struct CustomObjectService: Sendable {
     }
 
     /// The class locked (created first when it does not exist), with `fields` added: 111 for a
-    /// field another write added meanwhile with another type. Returns the class and, when it
-    /// changed, the class to remember.
+    /// field another write added meanwhile with another type.
     private func withNewFields(
         on connection: PostgresConnection, _ className: String, _ fields: [(name: String, type: CustomFieldType)], caller: ParseCaller
-    ) throws -> (CustomClass, CustomClass?) {
+    ) throws -> CustomClass {
         var changed = false
         var custom: CustomClass
         if let locked = try schemas.lock(on: connection, className) {
@@ -121,6 +116,6 @@ struct CustomObjectService: Sendable {
             changed = true
         }
         if changed { try schemas.store(on: connection, custom) }
-        return (custom, changed ? custom : nil)
+        return custom
     }
 }

@@ -22,17 +22,12 @@ struct SchemaService: Sendable {
     /// The classes in memory, told of every change after commit.
     let catalog: CustomClassCatalog
 
-    /// Runs `body` in a transaction, then refreshes the catalog entry of `className` (also after
-    /// a failure: what the catalog held may be older than what the failure saw).
-    func changing<T>(_ className: String, _ body: (PostgresConnection) throws -> (T, CustomClass?)) throws -> T {
-        do {
-            let (result, changed) = try pool.transaction(body)
-            if let changed { catalog.remember(changed) } else { catalog.forget(className) }
-            return result
-        } catch {
-            catalog.forget(className)
-            throw error
-        }
+    /// Runs `body` in a transaction (a savepoint inside a caller's, such as an idempotent
+    /// create's), then drops the catalog entry of `className`, whatever the outcome: the next
+    /// lookup reads what was committed, never a change an outer transaction may still roll back.
+    func changing<T>(_ className: String, _ body: (PostgresConnection) throws -> T) throws -> T {
+        defer { catalog.forget(className) }
+        return try pool.transaction(body)
     }
 
     /// Creates `className` with no fields of its own (103 when it exists or is a built-in class,
