@@ -55,7 +55,7 @@ seed() {  # class rows: rows straight into the class's table, through its trigge
   local table; table="custom_$(q "select table_id from custom_classes where class_name = '$1'")"
   q "insert into $table (object_id, created_at, updated_at, c1, c2, c3, c4)
      select 'r' || lpad(n::text, 9, '0'), timestamptz '2024-01-01' - n * interval '1 second', now(),
-            'image' || n || '.jpg', 'https://cdn.example/t/' || n || '.jpg', 'https://cdn.example/p/' || n || '.jpg', (n * 7919) % 1000003
+            'image' || n || '.jpg', 'https://cdn.example/t/' || n || '.jpg', 'https://cdn.example/p/' || n || '.jpg', (n::bigint * 7919) % 1000003
        from generate_series(1, $2) n"
   q "analyze $table"
 }
