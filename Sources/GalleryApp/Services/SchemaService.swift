@@ -146,8 +146,10 @@ struct SchemaService: Sendable {
             columns.append(column + (key.direction < 0 ? " desc" : ""))
         }
         let sqlName = "\(custom.table)_i\(custom.nextColumn)"
-        // object_id last, as every order ends with it: one index scan serves a page.
-        try connection.execute("create index \(sqlName) on \(custom.table) (\(columns.joined(separator: ", ")), object_id)")
+        // object_id last, in the last key's direction, as every order ends with it so: one index
+        // scan serves a page (forward or backward).
+        let tieBreaker = request.keys.last!.direction < 0 ? "object_id desc" : "object_id"
+        try connection.execute("create index \(sqlName) on \(custom.table) (\(columns.joined(separator: ", ")), \(tieBreaker))")
         return CustomClass(
             className: custom.className, tableId: custom.tableId, fields: custom.fields, nextColumn: custom.nextColumn + 1,
             permissions: custom.permissions,
