@@ -33,6 +33,8 @@ extension GalleryApplication {
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
             keys: keys
         ).register(on: browserFacing)
+        SchemaRoutes(api: api, keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth)
+            .register(on: browserFacing)
         // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
         UserRoutes(
             accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
@@ -99,6 +101,8 @@ extension ParseAPI {
             bucket: application.configuration.bucket, publicAssetURL: application.configuration.publicAssetURL,
             mountPath: application.configuration.mountPath, limits: limits)
         assetSigner = application.assetSigner
+        customObjects = CustomObjectService(
+            schemas: schemas, limits: limits, allowClientClassCreation: application.configuration.allowClientClassCreation)
         classChanges = application.classChanges
     }
 }

@@ -200,6 +200,7 @@ public struct ConfigurationKey: Sendable {
         .int("drain_timeout_ms", \.drainTimeoutMs, "Time in-flight requests get on shutdown, in ms.", range: 0...600_000),
         .bool("metrics_public", \.metricsPublic, "Serve /metrics without the master key."),
         .bool("public_read", \.publicRead, "Requests without a session read public galleries (ACL \"*\" read), their items and photos."),
+        .bool("allow_client_class_creation", \.allowClientClassCreation, "Saving to a class that does not exist creates it (open to everyone) without the master key; off: 119."),
         .string("log_level", \.logLevel, "trace, debug, info, notice, warning, error or critical.",
             validate: { ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains($0) ? nil : "not a log level" }),
         .string("environment", \.environment, "production or development; production refuses simulate_latency_ms and simulate_error_rate.",

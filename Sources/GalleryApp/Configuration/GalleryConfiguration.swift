@@ -230,6 +230,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Whether requests without a session read public galleries (ACL `"*":{"read":true}`), their
     /// items and those items' photos. Off: no session reads nothing.
     public var publicRead = false
+    /// Whether a caller without the master key may create a class by saving to it (Parse
+    /// Server's `allowClientClassCreation`; off, the default: 119). Such a class is open to everyone.
+    public var allowClientClassCreation = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
     /// `production` or `development`: production refuses the client developers' aids

@@ -32,7 +32,7 @@ enum LiveQueryValue: Equatable {
             return (raw as? Bool).map { [.bool($0)] } ?? []
         case .stringArray:
             return (raw as? [Any])?.compactMap { ($0 as? String).map(LiveQueryValue.string) } ?? []
-        case .acl:
+        case .acl, .json:
             return []  // not queryable
         }
     }
@@ -58,7 +58,7 @@ enum LiveQueryValue: Equatable {
             if let iso = json as? String, let ms = ParseDate.parseMilliseconds(iso) { return .date(ms) }
         case .bool:
             if let flag = json as? Bool { return .bool(flag) }
-        case .acl:
+        case .acl, .json:
             break
         }
         throw LiveQueryError.invalidQuery("bad value for key \(field)")

@@ -24,14 +24,20 @@ public struct ParseClassSchema: Sendable {
     /// The fields folded into `searchColumn`; `$text` may be written on any of them.
     public let searchFields: [String]
 
+    /// Whether an app defined the class (`CustomClass`): its class-level permissions decide who
+    /// reads it, so statements add no row filter, and its unconditioned count is its counter for anyone.
+    public let isCustom: Bool
+
     private let fieldsByName: [String: Int]
 
     /// A class schema.
     public init(
         className: String, table: String, fields: [ParseField], hasTrash: Bool, liveCountName: String?,
         userCountName: String? = nil, publicLiveCountName: String? = nil,
-        hiddenWithTrashedTargets: [String] = [], searchColumn: String? = nil, searchFields: [String] = []
+        hiddenWithTrashedTargets: [String] = [], searchColumn: String? = nil, searchFields: [String] = [],
+        isCustom: Bool = false
     ) {
+        self.isCustom = isCustom
         self.className = className
         self.table = table
         self.fields = fields

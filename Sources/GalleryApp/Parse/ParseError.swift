@@ -66,6 +66,13 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         public static let sessionMissing = 206
         /// The session token is unknown, revoked or expired.
         public static let invalidSessionToken = 209
+        /// A Pointer or Relation field declared without `targetClass` (Parse's 135).
+        public static let missingTargetClass = 135
+        /// A field that no schema may add or delete (the default fields; Parse's 136).
+        public static let changedImmutableField = 136
+        /// A schema change that contradicts the stored schema: a field that exists with another
+        /// type, a missing field deleted, a class with objects dropped (Parse Server's 255).
+        public static let schemaConflict = 255
     }
 
     /// 102: the query is invalid.

@@ -19,6 +19,9 @@ public enum ParseFieldType: Equatable, Sendable {
     case bool
     /// A Parse ACL (`{"<userId>":{"read":true,"write":true},"*":{"read":true}}`), stored as jsonb.
     case acl
+    /// A custom class's Object, Array, File, GeoPoint or Bytes field (the Parse type name), stored
+    /// as jsonb in its Parse JSON form and written back as it is; only `$exists` queries it.
+    case json(String)
 
     /// The PostgreSQL type that bound values for this field are cast to.
     var sqlCast: String {
@@ -29,7 +32,7 @@ public enum ParseFieldType: Equatable, Sendable {
         case .date: return "timestamptz"
         case .stringArray: return "text[]"
         case .bool: return "boolean"
-        case .acl: return "jsonb"
+        case .acl, .json: return "jsonb"
         }
     }
 
@@ -44,6 +47,7 @@ public enum ParseFieldType: Equatable, Sendable {
         case .pointer(let className): return "Pointer<\(className)>"
         case .bool: return "Boolean"
         case .acl: return "ACL"
+        case .json(let name): return name
         }
     }
 }

@@ -106,7 +106,7 @@ public struct ParseObjectEncoder: Sendable {
                 guard let value = try row.bool(column) else { continue }
                 writer.key(json: field.jsonKey)
                 writer.bool(value)
-            case .acl:
+            case .acl, .json:
                 // jsonb's own text, a JSON object the server normalized on write.
                 _ = try row.withText(column) { json in
                     writer.key(json: field.jsonKey)

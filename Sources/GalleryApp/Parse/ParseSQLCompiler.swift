@@ -73,12 +73,13 @@ public enum ParseSQLCompiler {
 
     private static func countStatement(_ query: ParseQuery) -> ParseSQLStatement {
         let schema = query.schema
-        if query.condition == nil, query.hidesTrashed, let counter = schema.liveCountName {
+        if query.condition == nil, query.hidesTrashed || schema.isCustom, let counter = schema.liveCountName {
             // O(1): the counters the database keeps by trigger (the whole table's; a user's own
             // photos, or the galleries they may read: the public ones plus their own and those
             // granted to them, migrations/0014 and 0015). Names are schema constants. No row answers 0.
             switch query.access.caller {
-            case .master:
+            case _ where schema.isCustom, .master:
+                // A custom class's counter is named by the server (`custom_<n>`), never by a client.
                 return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
             case .anonymous where query.access.publicRead && schema.publicLiveCountName != nil:
                 // The public rows.

@@ -233,7 +233,7 @@ public struct ParseWhereParser {
         case .bool:
             guard case .bool(let bool) = value else { throw mismatch() }
             return .bool(bool)
-        case .acl:
+        case .acl, .json:
             throw mismatch()  // not queryable
         case .date:
             guard case .object(let object) = value, object["__type"] == .string("Date") else { throw mismatch() }

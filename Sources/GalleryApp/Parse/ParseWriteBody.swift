@@ -166,8 +166,8 @@ public struct ParseWriteBody: Sendable {
             guard case .object(let object) = json, object["__type"] == .string("File"), case .string(let name)? = object["name"]
             else { break }
             return .text(name)
-        case .acl:
-            break  // updatable: never an expectation
+        case .acl, .json:
+            break  // updatable, or no built-in class has one: never an expectation
         }
         return nil
     }
@@ -259,8 +259,8 @@ public struct ParseWriteBody: Sendable {
             return .file(name)
         case .acl:
             return .acl(try ParseACL.parse(json))
-        case .double, .date, .bool:
-            throw mismatch()  // no writable field of these types
+        case .double, .date, .bool, .json:
+            throw mismatch()  // no writable built-in field of these types
         }
     }
 

@@ -36,6 +36,10 @@ struct ParseAPI: Sendable {
     let mountPath: String
     /// Query and body limits.
     let limits: ParseLimits
+    /// The custom classes' schema changes (and their catalog).
+    let schemas: SchemaService
+    /// Writes to objects of custom classes.
+    var customObjects: CustomObjectService
 
     /// The operations with their collaborators.
     init(
@@ -53,6 +57,9 @@ struct ParseAPI: Sendable {
         self.publicAssetURL = publicAssetURL
         self.mountPath = mountPath
         self.limits = limits
+        let schemas = SchemaService(pool: pool, catalog: CustomClassCatalog(pool: pool))
+        self.schemas = schemas
+        self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
     }
 
 
@@ -82,8 +89,10 @@ struct ParseAPI: Sendable {
 
     /// The validated query of `GET /classes/<Class>` (102 for anything unknown), for `access`.
     func findQuery(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws -> ParseQuery {
-        var query = try ParseQuery.find(try Self.schema(className), items: items, limits: limits)
+        let parseClass = try resolve(className)
+        var query = try ParseQuery.find(parseClass.schema, items: items, limits: limits)
         query.access = access
+        try parseClass.require(query.count && query.limit == 0 ? .count : .find, access: access)
         return query
     }
 
@@ -183,7 +192,9 @@ struct ParseAPI: Sendable {
     func get(
         _ className: String, objectId: String, items: [(name: String, value: String)], access: ParseAccess = .master
     ) throws -> Result {
-        let schema = try Self.schema(className)
+        let parseClass = try resolve(className)
+        try parseClass.require(.get, access: access)
+        let schema = parseClass.schema
         var query = try ParseQuery.get(schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
         query.access = access
         let compiled = ParseSQLCompiler.compile(query)
@@ -197,7 +208,7 @@ struct ParseAPI: Sendable {
     /// same bytes already was a photo, with that photo's id).
     func create(_ className: String, body: [UInt8], access: ParseAccess = .master) throws -> Result {
         defer { classChanges?.refreshAfterWrite() }
-        let schema = try Self.schema(className)
+        guard let schema = ParseClassSchema.named(className) else { return try createCustom(className, body: body, access: access) }
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
         if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
         let owner = try self.owner(for: write, access)
@@ -253,7 +264,9 @@ struct ParseAPI: Sendable {
     /// `PUT /classes/<Class>/<objectId>`: `{"updatedAt"}`. Trashed objects can only be restored (119 otherwise).
     func update(_ className: String, objectId: String, body: [UInt8], access: ParseAccess = .master) throws -> Result {
         defer { classChanges?.refreshAfterWrite() }
-        let schema = try Self.schema(className)
+        guard let schema = ParseClassSchema.named(className) else {
+            return try updateCustom(className, objectId: objectId, body: body, access: access)
+        }
         let objectId = try Self.checkedObjectId(objectId)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
         let updatedAt: Date
@@ -326,7 +339,7 @@ struct ParseAPI: Sendable {
     /// the gap closed. `{}`.
     func delete(_ className: String, objectId: String, access: ParseAccess = .master) throws -> Result {
         defer { classChanges?.refreshAfterWrite() }
-        let schema = try Self.schema(className)
+        guard let schema = ParseClassSchema.named(className) else { return try deleteCustom(className, objectId: objectId, access: access) }
         let objectId = try Self.checkedObjectId(objectId)
         // Trashing is the owner's; removing an item its gallery's editors'.
         try require(schema.className == "GalleryItem" ? .edit : .own, schema, objectId, access)
