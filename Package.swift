@@ -7,8 +7,9 @@ import PackageDescription
 let package = Package(
     name: "galleryd",
     // Linux is built and tested; the macOS branches (Dispatch reactor, SystemCalls+Darwin) are written
-    // but unbuilt: there is no Mac on the build machine (README, "macOS").
-    platforms: [.macOS(.v13)],
+    // but unbuilt: there is no Mac on the build machine (README, "macOS"). macOS 15 for the
+    // standard library's Synchronization (Mutex, Atomic), the package's only locks.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "galleryd", targets: ["galleryd"])
     ],
@@ -19,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         // C libraries, found with pkg-config.
@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "CLinuxShim"),
 
         // Proleptic Gregorian day arithmetic: the one calendar of Postgres, Parse and EXIF dates.
-        .target(name: "CivilCalendar"),
+        .target(name: "CivilCalendar", swiftSettings: [.swiftLanguageMode(.v6)]),
 
         .target(
             name: "HTTPServer",
@@ -71,11 +71,8 @@ let package = Package(
             dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"]),
         .target(
             name: "BlobStore",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                // ManagedAtomic (macOS 10.15+), not Synchronization.Atomic (macOS 15).
-                .product(name: "Atomics", package: "swift-atomics"),
-            ]),
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(
             name: "GalleryApp",
             dependencies: [
