@@ -65,7 +65,8 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(
             name: "Postgres",
-            dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(
             name: "Imaging",
             dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"]),
