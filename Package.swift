@@ -69,7 +69,8 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(
             name: "Imaging",
-            dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"]),
+            dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         .target(
             name: "BlobStore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
