@@ -58,11 +58,16 @@ let package = Package(
             dependencies: [
                 "CZlib", .target(name: "CLinuxShim", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
+                // Insecure.SHA1 for the WebSocket handshake's Sec-WebSocket-Accept.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Every request touches the connection's stored properties dozens of times; in release
             // builds their dynamic exclusivity checks (swift_beginAccess) are left out. Debug builds,
             // and so the tests, keep them. Measured in docs/decisions/005-cpu-per-request.md.
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+            swiftSettings: [
+                .swiftLanguageMode(.v6),
+                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+            ]),
         .target(
             name: "Postgres",
             dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")],
