@@ -90,7 +90,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "galleryd",
             dependencies: [
