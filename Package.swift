@@ -99,7 +99,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]),
 
         .executableTarget(
             name: "galleryd-bench",
