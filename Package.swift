@@ -108,7 +108,8 @@ let package = Package(
                 "HTTPServer", "Postgres", "GalleryApp", "BlobStore",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            path: "bench/Sources"),
+            path: "bench/Sources",
+            swiftSettings: [.swiftLanguageMode(.v6)]),
 
         // What several test targets share: the raw-socket HTTP client, the PostgreSQL cluster lock,
         // the DATABASE_URL lookup (like Hummingbird's HummingbirdTesting). Not a product.
