@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "CLinuxShim"),
 
         // Proleptic Gregorian day arithmetic: the one calendar of Postgres, Parse and EXIF dates.
-        .target(name: "CivilCalendar", swiftSettings: [.swiftLanguageMode(.v6)]),
+        .target(name: "CivilCalendar"),
 
         .target(
             name: "HTTPServer",
@@ -64,22 +64,16 @@ let package = Package(
             // Every request touches the connection's stored properties dozens of times; in release
             // builds their dynamic exclusivity checks (swift_beginAccess) are left out. Debug builds,
             // and so the tests, keep them. Measured in docs/decisions/005-cpu-per-request.md.
-            swiftSettings: [
-                .swiftLanguageMode(.v6),
-                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-            ]),
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(
             name: "Postgres",
-            dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Imaging",
-            dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"]),
         .target(
             name: "BlobStore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "GalleryApp",
             dependencies: [
@@ -90,8 +84,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            ]),
         .executableTarget(
             name: "galleryd",
             dependencies: [
@@ -99,8 +92,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ],
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            ]),
 
         .executableTarget(
             name: "galleryd-bench",
@@ -108,8 +100,7 @@ let package = Package(
                 "HTTPServer", "Postgres", "GalleryApp", "BlobStore",
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            path: "bench/Sources",
-            swiftSettings: [.swiftLanguageMode(.v6)]),
+            path: "bench/Sources"),
 
         // What several test targets share: the raw-socket HTTP client, the PostgreSQL cluster lock,
         // the DATABASE_URL lookup (like Hummingbird's HummingbirdTesting). Not a product.
@@ -126,5 +117,6 @@ let package = Package(
             name: "GalleryAppTests",
             dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore", "GalleryTestSupport"]),
     ],
-    swiftLanguageModes: [.v5]
+    // Every target in Swift 6 mode: strict concurrency checking (docs/decisions/030).
+    swiftLanguageModes: [.v6]
 )

@@ -64,8 +64,7 @@ public struct PostgresListenerSettings: Sendable {
 
 /// The state the listener thread owns; separate from `PostgresListener` so that dropping the last
 /// reference to the listener stops the thread.
-// @unchecked: its flags are guarded by `condition` (waits need a condition variable, which Mutex has not);
-// `thread` is set once before the thread starts.
+// @unchecked: its flags are under `condition` (it waits, which Mutex cannot do); `thread` is set before it starts.
 private final class ListenerWorker: @unchecked Sendable {
     let url: String
     let channels: [String]
