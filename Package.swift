@@ -7,8 +7,9 @@ import PackageDescription
 let package = Package(
     name: "galleryd",
     // Linux is built and tested; the macOS branches (Dispatch reactor, SystemCalls+Darwin) are written
-    // but unbuilt: there is no Mac on the build machine (README, "macOS").
-    platforms: [.macOS(.v13)],
+    // but unbuilt: there is no Mac on the build machine (README, "macOS"). macOS 15 for the
+    // standard library's Synchronization (Mutex, Atomic), the package's only locks.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "galleryd", targets: ["galleryd"])
     ],
@@ -19,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         // C libraries, found with pkg-config.
@@ -58,6 +58,8 @@ let package = Package(
             dependencies: [
                 "CZlib", .target(name: "CLinuxShim", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
+                // Insecure.SHA1 for the WebSocket handshake's Sec-WebSocket-Accept.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Every request touches the connection's stored properties dozens of times; in release
             // builds their dynamic exclusivity checks (swift_beginAccess) are left out. Debug builds,
@@ -71,11 +73,7 @@ let package = Package(
             dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"]),
         .target(
             name: "BlobStore",
-            dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                // ManagedAtomic (macOS 10.15+), not Synchronization.Atomic (macOS 15).
-                .product(name: "Atomics", package: "swift-atomics"),
-            ]),
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "GalleryApp",
             dependencies: [
@@ -120,5 +118,6 @@ let package = Package(
             name: "GalleryAppTests",
             dependencies: ["GalleryApp", "HTTPServer", "Postgres", "Imaging", "BlobStore", "GalleryTestSupport"]),
     ],
-    swiftLanguageModes: [.v5]
+    // Every target in Swift 6 mode: strict concurrency checking (docs/decisions/030).
+    swiftLanguageModes: [.v6]
 )

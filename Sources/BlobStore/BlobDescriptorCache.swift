@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -14,7 +15,7 @@ import Darwin
 ///
 /// Ownership: entries are `BlobFile`s, shared with the readers; an evicted or invalidated entry's
 /// descriptor closes when the last response still sending from it is done.
-final class BlobDescriptorCache: @unchecked Sendable {
+final class BlobDescriptorCache: Sendable {
     private struct Entry {
         let file: BlobFile
         let inode: ino_t
@@ -25,13 +26,22 @@ final class BlobDescriptorCache: @unchecked Sendable {
     /// Most descriptors kept open.
     let capacity: Int
     private let revalidateNanoseconds: UInt64
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-    private var tick: UInt64 = 0
-    /// Bumped by every invalidation, so a reader that opened a file before a delete cannot put the
-    /// deleted file's descriptor into the cache after the delete has invalidated it.
-    private var generation: UInt64 = 0
-    private var hitCount = 0
+    private let state = Mutex(State())
+
+    /// What the mutex guards.
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var tick: UInt64 = 0
+        /// Bumped by every invalidation, so a reader that opened a file before a delete cannot put the
+        /// deleted file's descriptor into the cache after the delete has invalidated it.
+        var generation: UInt64 = 0
+        var hitCount = 0
+
+        mutating func evictOldest(_ n: Int) {
+            let victims = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(n)
+            for (key, _) in victims { entries[key] = nil }
+        }
+    }
 
     /// A cache of at most `capacity` descriptors, revalidated after `revalidateAfter` seconds.
     init(capacity: Int, revalidateAfter: Double = 1) {
@@ -40,65 +50,61 @@ final class BlobDescriptorCache: @unchecked Sendable {
     }
 
     /// Hits so far (tests and metrics).
-    var hits: Int { lock.withLock { hitCount } }
+    var hits: Int { state.withLock { $0.hitCount } }
 
     /// Descriptors held open now.
-    var count: Int { lock.withLock { entries.count } }
+    var count: Int { state.withLock { $0.entries.count } }
 
     /// The generation to pass to `insert` after opening a file.
-    var currentGeneration: UInt64 { lock.withLock { generation } }
+    var currentGeneration: UInt64 { state.withLock { $0.generation } }
 
     /// The cached file, or nil.
     func lookup(_ key: String) -> BlobFile? {
         let now = Self.now()
-        lock.lock()
-        defer { lock.unlock() }
-        guard var entry = entries[key] else { return nil }
-        if now &- entry.checked > revalidateNanoseconds {
-            var st = FileStatus()
-            guard fstat(entry.file.fd, &st) == 0, st.st_nlink > 0, st.st_ino == entry.inode else {
-                entries[key] = nil
-                return nil
+        return state.withLock { state -> BlobFile? in
+            guard var entry = state.entries[key] else { return nil }
+            if now &- entry.checked > revalidateNanoseconds {
+                var st = FileStatus()
+                guard fstat(entry.file.fd, &st) == 0, st.st_nlink > 0, st.st_ino == entry.inode else {
+                    state.entries[key] = nil
+                    return nil
+                }
+                entry.checked = now
             }
-            entry.checked = now
+            state.tick &+= 1
+            entry.lastUse = state.tick
+            state.entries[key] = entry
+            state.hitCount += 1
+            return entry.file
         }
-        tick &+= 1
-        entry.lastUse = tick
-        entries[key] = entry
-        hitCount += 1
-        return entry.file
     }
 
     /// Keeps `file` unless `key` was invalidated since `generation` was read; evicts the least
     /// recently used eighth when full.
     func insert(_ key: String, file: BlobFile, inode: ino_t, generation seen: UInt64) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard seen == generation, entries[key] == nil else { return }
-        if entries.count >= capacity { evictOldest(max(1, capacity / 8)) }
-        tick &+= 1
-        entries[key] = Entry(file: file, inode: inode, lastUse: tick, checked: Self.now())
+        let now = Self.now()
+        state.withLock { state in
+            guard seen == state.generation, state.entries[key] == nil else { return }
+            if state.entries.count >= capacity { state.evictOldest(max(1, capacity / 8)) }
+            state.tick &+= 1
+            state.entries[key] = Entry(file: file, inode: inode, lastUse: state.tick, checked: now)
+        }
     }
 
     /// Forgets `key` (after a write or delete of it).
     func invalidate(_ key: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        generation &+= 1
-        entries[key] = nil
+        state.withLock { state in
+            state.generation &+= 1
+            state.entries[key] = nil
+        }
     }
 
     /// Forgets every entry.
     func removeAll() {
-        lock.lock()
-        defer { lock.unlock() }
-        generation &+= 1
-        entries.removeAll()
-    }
-
-    private func evictOldest(_ n: Int) {
-        let victims = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(n)
-        for (key, _) in victims { entries[key] = nil }
+        state.withLock { state in
+            state.generation &+= 1
+            state.entries.removeAll()
+        }
     }
 
     private static func now() -> UInt64 {

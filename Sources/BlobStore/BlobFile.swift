@@ -9,7 +9,7 @@ import Darwin
 /// from it hold the same descriptor, which closes when the last of them lets go. A cache hit is
 /// then a reference count instead of a `dup(2)` and a `close(2)`; readers must send with explicit
 /// offsets (`sendfile` with an offset, `pread`), as the file position is shared.
-public final class BlobFile: @unchecked Sendable {
+public final class BlobFile: Sendable {
     /// The open descriptor; valid while this object lives. Never close it: the object does.
     public let fd: Int32
     /// Size, modification time and ETag from the `fstat` at open time.

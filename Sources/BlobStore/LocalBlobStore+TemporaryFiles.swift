@@ -89,7 +89,7 @@ extension LocalBlobStore {
     private static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "host" }
-        let name = String(cString: buffer).unicodeScalars.filter {
+        let name = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.unicodeScalars.filter {
             ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-" || $0 == "."
         }
         return name.isEmpty ? "host" : String(String.UnicodeScalarView(name.prefix(64)))

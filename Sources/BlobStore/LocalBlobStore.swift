@@ -1,5 +1,5 @@
 import Foundation
-import Atomics
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,7 +10,7 @@ import Darwin
 /// (same filesystem; each store has its own directory there, see `sweepTemporaryFiles`), is
 /// fsynced, renamed over the key's path, and the directory is fsynced, so a key is never visible
 /// half-written and an acknowledged write survives a power cut.
-public final class LocalBlobStore: BlobStore, @unchecked Sendable {
+public final class LocalBlobStore: BlobStore, Sendable {
     /// The root directory (absolute, no trailing slash).
     public let root: String
     /// `<root>/.tmp`: every store's temporary files, each store's in a directory of its own.
@@ -24,9 +24,9 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     /// than from `/` and no path string to build per read. Replaced when the root turns out to be
     /// another directory than the one opened (a volume mounted over it after start); the old
     /// descriptor is left open so a read racing the swap never uses a reused number.
-    private let rootFD: ManagedAtomic<Int32>
-    private let lock = NSLock()
-    private var written: Int64 = 0
+    private let rootFD: Atomic<Int32>
+    /// Bytes written through this store so far.
+    private let written = Atomic<Int64>(0)
     /// Descriptors of recently read blobs; nil when `openFileCacheEntries` is 0.
     private let openFiles: BlobDescriptorCache?
 
@@ -47,7 +47,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
             close(temporaryLock)
             throw error
         }
-        rootFD = ManagedAtomic(fd)
+        rootFD = Atomic(fd)
     }
 
     /// Closes the root and releases the temporary directory's lock: what is left in it is then
@@ -60,11 +60,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     /// The directory where uploads should be spooled so that `put(_:movingFileAt:)` is a rename.
     public var spoolDirectory: String { temporaryDirectory }
 
-    public var bytesWritten: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return written
-    }
+    public var bytesWritten: Int64 { written.load(ordering: .relaxed) }
 
     /// Reads answered from the open-file cache so far.
     public var openFileCacheHits: Int { openFiles?.hits ?? 0 }
@@ -254,9 +250,7 @@ public final class LocalBlobStore: BlobStore, @unchecked Sendable {
     }
 
     private func count(_ bytes: Int64) {
-        lock.lock()
-        written += bytes
-        lock.unlock()
+        written.add(bytes, ordering: .relaxed)
     }
 
     private func fileInfo(_ path: String) throws -> BlobInfo? {

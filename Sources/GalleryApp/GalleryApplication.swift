@@ -4,10 +4,12 @@ import HTTPServer
 import Imaging
 import Logging
 import Postgres
+import Synchronization
 
 /// The whole server, assembled from a configuration: database pool, blob store, routes,
 /// HTTP server and in-process workers. `galleryd serve` and the tests build it with the same
 /// `init`, so what the tests exercise is what runs in production.
+// @unchecked: `liveQuery` and `workers` are set in `init`, `server` once in `start()` before it serves.
 public final class GalleryApplication: @unchecked Sendable {
     /// The effective configuration.
     public let configuration: GalleryConfiguration
@@ -56,11 +58,10 @@ public final class GalleryApplication: @unchecked Sendable {
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
-    private let shutdownLock = NSLock()
     /// `publicURL` once the server has bound its port (it cannot change after that).
-    private var boundPublicURL: String?
-    private let publicURLLock = NSLock()
-    private var shuttingDown = false
+    private let boundPublicURL = Mutex<String?>(nil)
+    /// Set by the first `shutdown()`.
+    private let shuttingDown = Mutex(false)
     private let stopped = DispatchSemaphore(value: 0)
 
     /// Assembles the application; opens nothing on the network yet (see `start`).
@@ -179,7 +180,7 @@ public final class GalleryApplication: @unchecked Sendable {
         self.server = server
         // Fixed from now on (the port is bound): made once, not per find's ETag.
         let bound = configuration.publicURL.isEmpty ? "http://localhost:\(server.port)" : configuration.effectivePublicURL
-        publicURLLock.withLock { boundPublicURL = bound }
+        boundPublicURL.withLock { $0 = bound }
         liveQuery.start()
         workers?.start()
         logger.notice("galleryd listening", metadata: [
@@ -198,7 +199,7 @@ public final class GalleryApplication: @unchecked Sendable {
 
     /// The base URL of absolute file URLs.
     public var publicURL: String {
-        if let bound = publicURLLock.withLock({ boundPublicURL }) { return bound }
+        if let bound = boundPublicURL.withLock({ $0 }) { return bound }
         return configuration.publicURL.isEmpty ? "http://localhost:\(port)" : configuration.effectivePublicURL
     }
 
@@ -236,7 +237,7 @@ public final class GalleryApplication: @unchecked Sendable {
     /// Stops accepting, drains in-flight requests, lets the workers finish their current photo,
     /// then closes the database pool. Safe to call more than once; `wait()` returns after it.
     public func shutdown() {
-        let first = shutdownLock.withLock { () -> Bool in
+        let first = shuttingDown.withLock { shuttingDown in
             defer { shuttingDown = true }
             return !shuttingDown
         }

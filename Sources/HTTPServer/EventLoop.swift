@@ -1,10 +1,12 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// One event loop: its share of the listening socket, its connections and their deadlines,
 /// and the policy over them (accept limits, draining, the connection table). How socket
 /// readiness reaches it is its `Reactor`'s business: Dispatch sources on a serial queue, or an
 /// epoll thread (`HTTPIOBackend`). Everything here runs on the reactor's thread or queue.
+// @unchecked: thread-confined, all but `turn` touched only on the reactor's thread or queue (no lock per request).
 final class EventLoop: @unchecked Sendable {
     /// Position among the server's loops (part of request ids).
     let index: Int
@@ -30,12 +32,11 @@ final class EventLoop: @unchecked Sendable {
     /// How often deadlines are checked.
     let tickNanoseconds: UInt64
 
-    private let turnLock = Lock()
-    private var lastTurnValue = monotonicNanoseconds()
-    private var exitedFlag = false
+    /// The last tick and whether the loop has exited, read by the watchdog from other threads.
+    private let turn = Mutex((last: monotonicNanoseconds(), exited: false))
     /// Monotonic nanoseconds of the loop's last deadline tick (at least every 250 ms while it runs;
     /// a loop that stops turning is hung). Reads as "now" once the loop has exited.
-    var lastTurn: UInt64 { turnLock.withLock { exitedFlag ? monotonicNanoseconds() : lastTurnValue } }
+    var lastTurn: UInt64 { turn.withLock { $0.exited ? monotonicNanoseconds() : $0.last } }
 
     /// Signalled when the loop has stopped.
     let exited = DispatchSemaphore(value: 0)
@@ -98,7 +99,7 @@ final class EventLoop: @unchecked Sendable {
     /// The periodic tick: deadlines, paused accepting, the watchdog's "last turn".
     func tick() {
         let turned = now
-        turnLock.withLock { lastTurnValue = turned }
+        turn.withLock { $0.last = turned }
         checkDeadlines()
     }
 
@@ -110,7 +111,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// The reactor is done with the loop: `wait()` may return.
     func didExit() {
-        turnLock.withLock { exitedFlag = true }
+        turn.withLock { $0.exited = true }
         exited.signal()
     }
 
@@ -229,7 +230,7 @@ final class EventLoop: @unchecked Sendable {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
                     var addr = sin.pointee.sin_addr
                     inet_ntop(AF_INET, &addr, &host, socklen_t(host.count))
-                    return "\(String(cString: host)):\(UInt16(bigEndian: sin.pointee.sin_port))"
+                    return "\(host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }):\(UInt16(bigEndian: sin.pointee.sin_port))"
                 }
             }
         case AF_INET6:
@@ -237,7 +238,7 @@ final class EventLoop: @unchecked Sendable {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
                     var addr = sin6.pointee.sin6_addr
                     inet_ntop(AF_INET6, &addr, &host, socklen_t(host.count))
-                    return "[\(String(cString: host))]:\(UInt16(bigEndian: sin6.pointee.sin6_port))"
+                    return "[\(host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })]:\(UInt16(bigEndian: sin6.pointee.sin6_port))"
                 }
             }
         default:

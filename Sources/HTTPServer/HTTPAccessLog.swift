@@ -1,20 +1,25 @@
 import Foundation
+import Synchronization
 
 /// The access log: a buffer per event loop and one writer thread that empties them into the
 /// output at least every `flushInterval`, when a buffer is half full, and at shutdown. The loops
 /// never write to the output themselves, so a slow or blocked stderr/journald costs dropped lines
 /// (counted in `dropped`), never a stalled request.
-final class HTTPAccessLog: @unchecked Sendable {
+final class HTTPAccessLog: Sendable {
     /// One buffer per event loop, by loop index.
     let buffers: [HTTPAccessLogBuffer]
     private let configuration: HTTPAccessLogConfiguration
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    private let lock = Lock()
-    private var running = false
-    private var stopping = false
-    /// Lines the output refused (a write error other than a retryable one).
-    private var failedLines = 0
+    private let state = Mutex(State())
+
+    /// The writer's lifecycle and failures, under the mutex.
+    private struct State {
+        var running = false
+        var stopping = false
+        /// Lines the output refused (a write error other than a retryable one).
+        var failedLines = 0
+    }
 
     /// A log with one buffer for each of `loops` event loops; `start()` starts the writer.
     init(configuration: HTTPAccessLogConfiguration, loops: Int) {
@@ -26,13 +31,13 @@ final class HTTPAccessLog: @unchecked Sendable {
     }
 
     /// Lines dropped so far: buffers full while the writer was behind, or refused by the output.
-    var dropped: Int { buffers.reduce(0) { $0 + $1.dropped } + lock.withLock { failedLines } }
+    var dropped: Int { buffers.reduce(0) { $0 + $1.dropped } + state.withLock { $0.failedLines } }
 
     /// Starts the writer thread.
     func start() {
-        let go: Bool = lock.withLock {
-            if running || stopping { return false }
-            running = true
+        let go = state.withLock { state in
+            if state.running || state.stopping { return false }
+            state.running = true
             return true
         }
         guard go else { return }
@@ -44,10 +49,10 @@ final class HTTPAccessLog: @unchecked Sendable {
     /// Writes what is buffered and stops the writer, waiting at most `timeout` seconds for an output
     /// that does not take the bytes. Idempotent.
     func stop(timeout: Double = 2) {
-        let wasRunning: Bool = lock.withLock {
-            if stopping { return false }
-            stopping = true
-            return running
+        let wasRunning = state.withLock { state in
+            if state.stopping { return false }
+            state.stopping = true
+            return state.running
         }
         guard wasRunning else { return }
         wakeUp.signal()
@@ -62,7 +67,7 @@ final class HTTPAccessLog: @unchecked Sendable {
         let interval = max(0.01, configuration.flushInterval)
         while true {
             _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(interval * 1000)))
-            let last = lock.withLock { stopping }
+            let last = state.withLock { $0.stopping }
             flush(&chunk)
             if last { break }
         }
@@ -85,7 +90,7 @@ final class HTTPAccessLog: @unchecked Sendable {
                     if errno != EINTR { usleep(1000) }
                 } else {
                     let lost = raw[offset...].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-                    lock.withLock { failedLines += lost }
+                    state.withLock { $0.failedLines += lost }
                     return
                 }
             }

@@ -1,37 +1,45 @@
 import Foundation
+import Synchronization
 
 /// One event loop's access log buffer: lines are formatted on the loop thread into a scratch array
 /// (no Foundation formatting; the timestamp is formatted once a second, like the Date header) and
 /// appended under a lock the writer thread only takes to empty it. When the buffer is full, the
 /// line is dropped and counted instead of waiting for the writer.
+// @unchecked: `second` and `stamp` are touched only on its event loop's thread; the rest is under `shared`.
 final class HTTPAccessLogBuffer: @unchecked Sendable {
     private let format: HTTPAccessLogFormat
     private let capacity: Int
-    private let lock = Lock()
-    /// Lines waiting for the writer (under `lock`).
-    private var pending: [UInt8]
-    /// Lines dropped because `pending` was full (under `lock`).
-    private var droppedLines = 0
-    /// Whether the writer has been woken since it last emptied `pending` (under `lock`).
-    private var wakeRequested = false
+    /// What the loop and the writer share.
+    private let shared: Mutex<Shared>
     /// Wakes the writer when the buffer is half full, so a busy loop does not wait for the flush tick.
-    private let wake: () -> Void
+    private let wake: @Sendable () -> Void
+
+    /// The state under the mutex.
+    private struct Shared {
+        /// Lines waiting for the writer.
+        var pending: [UInt8]
+        /// Lines dropped because `pending` was full.
+        var droppedLines = 0
+        /// Whether the writer has been woken since it last emptied `pending`.
+        var wakeRequested = false
+    }
 
     // Loop thread only.
     private var second = -1
     private var stamp: [UInt8] = []
 
     /// A buffer of `capacity` bytes writing lines in `format`; `wake` asks the writer to come early.
-    init(format: HTTPAccessLogFormat, capacity: Int, wake: @escaping () -> Void) {
+    init(format: HTTPAccessLogFormat, capacity: Int, wake: @escaping @Sendable () -> Void) {
         self.format = format
         self.capacity = max(512, capacity)
-        self.pending = []
-        self.pending.reserveCapacity(self.capacity)
+        var pending: [UInt8] = []
+        pending.reserveCapacity(self.capacity)
+        self.shared = Mutex(Shared(pending: pending))
         self.wake = wake
     }
 
     /// Lines dropped so far because the writer was behind.
-    var dropped: Int { lock.withLock { droppedLines } }
+    var dropped: Int { shared.withLock { $0.droppedLines } }
 
     /// Formats one finished exchange and queues it; called on the loop thread. The line is written
     /// straight into the shared buffer under the lock (the writer only holds it to swap buffers),
@@ -47,18 +55,19 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
             stamp = Self.timestamp(now)
         }
         let micros = Int(nanoseconds / 1000)
-        let wakeNow: Bool = lock.withLock {
-            let start = pending.count
+        let stamp = self.stamp
+        let wakeNow = shared.withLock { shared in
+            let start = shared.pending.count
             Self.format(
-                format, into: &pending, stamp: stamp, remote: remote, method: method, path: path, status: status,
+                format, into: &shared.pending, stamp: stamp, remote: remote, method: method, path: path, status: status,
                 bytes: bytes, micros: micros, requestID: requestID, aborted: aborted)
-            if pending.count > capacity {
-                pending.removeSubrange(start...)
-                droppedLines += 1
+            if shared.pending.count > capacity {
+                shared.pending.removeSubrange(start...)
+                shared.droppedLines += 1
                 return false
             }
-            if !wakeRequested && pending.count >= capacity / 2 {
-                wakeRequested = true
+            if !shared.wakeRequested && shared.pending.count >= capacity / 2 {
+                shared.wakeRequested = true
                 return true
             }
             return false
@@ -119,14 +128,14 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     /// Hands the queued lines to the writer thread: swapped with `out` when that is empty (no copy;
     /// `out`'s storage becomes the next buffer), appended to it otherwise.
     func drain(into out: inout [UInt8]) {
-        lock.withLock {
+        shared.withLock { shared in
             if out.isEmpty && out.capacity >= capacity {
-                swap(&out, &pending)
+                swap(&out, &shared.pending)
             } else {
-                out.append(contentsOf: pending)
-                pending.removeAll(keepingCapacity: true)
+                out.append(contentsOf: shared.pending)
+                shared.pending.removeAll(keepingCapacity: true)
             }
-            wakeRequested = false
+            shared.wakeRequested = false
         }
     }
 

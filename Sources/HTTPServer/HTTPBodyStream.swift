@@ -9,6 +9,7 @@ import Foundation
 /// next `write` throws `HTTPBodyStream.Cancelled`, so it stops reading its source), and a producer
 /// that `fail`s makes the connection drop the client instead of leaving it waiting for bytes that
 /// will never come (the head already announced the length).
+// @unchecked: its state is guarded by `condition` (a full buffer makes `write` wait, which Mutex cannot do).
 public final class HTTPBodyStream: @unchecked Sendable {
     /// What the consumer gets from `read()`.
     enum Chunk {

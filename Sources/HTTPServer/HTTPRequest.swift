@@ -6,6 +6,7 @@ import Foundation
 /// router, the handler, the response writer and the access log, and each hand-over is then one
 /// reference count instead of one per field.
 public struct HTTPRequest: Sendable {
+    // @unchecked: copy-on-write; mutated only while uniquely referenced, copied before any shared change.
     private final class Storage: @unchecked Sendable {
         var method: HTTPMethod
         var target: String

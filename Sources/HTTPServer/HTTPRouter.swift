@@ -4,6 +4,7 @@
 /// `:name` captures one segment, a final `*name` captures the rest. Literals win over parameters,
 /// parameters over the rest-capture, with backtracking. No regular expressions.
 /// Configure it before `HTTPServer.start()`; it is read-only while serving.
+// @unchecked: configured before `HTTPServer.start()`, only read while serving (no lock per request).
 public final class HTTPRouter: @unchecked Sendable {
     /// A node of the pattern tree: one path segment.
     final class Node {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// galleryd's HTTP/1.1 server: BSD sockets, one epoll loop thread per core, handlers on a bounded pool.
 ///
@@ -10,17 +11,21 @@ import Logging
 /// server.shutdown()       // stop accepting, finish in-flight requests
 /// server.wait()           // returns when drained or after drainTimeout
 /// ```
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
     private let core: HTTPServerCore
-    private let lock = Lock()
-    private var loops: [EventLoop] = []
-    private var listener: ListenerHandle?
-    private var boundPort = 0
-    private var started = false
-    private var shutdownRequested = false
-    private var shutdownTime: UInt64 = 0
-    private var finished = false
+    private let state = Mutex(State())
     private let shutdownSignal = DispatchSemaphore(value: 0)
+
+    /// The server's lifecycle, under the mutex (taken at start, shutdown and wait, never per request).
+    private struct State {
+        var loops: [EventLoop] = []
+        var listener: ListenerHandle?
+        var boundPort = 0
+        var started = false
+        var shutdownRequested = false
+        var shutdownTime: UInt64 = 0
+        var finished = false
+    }
 
     /// A server that is not yet listening. `router` must not change after `start()`.
     public init(
@@ -31,11 +36,11 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// The port the server listens on (the kernel's choice when the configuration said 0); 0 before `start()`.
-    public var port: Int { lock.withLock { boundPort } }
+    public var port: Int { state.withLock { $0.boundPort } }
 
     /// How the loops and the handler pool are moving, for the systemd watchdog.
     public var progress: HTTPServerProgress {
-        let loops: [EventLoop] = lock.withLock { started && !finished ? self.loops : [] }
+        let loops = state.withLock { $0.started && !$0.finished ? $0.loops : [] }
         let now = monotonicNanoseconds()
         let oldest = loops.map { $0.lastTurn }.min().map { now > $0 ? Double(now - $0) / 1e9 : 0 } ?? 0
         let pool = core.pool.progress
@@ -48,8 +53,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// Binds (or adopts `listenFileDescriptor`), starts the event loops and returns.
     /// Also ignores SIGPIPE process-wide: sendfile has no MSG_NOSIGNAL.
     public func start() throws {
-        try lock.withLock {
-            guard !started else { throw SocketError.alreadyStarted }
+        try state.withLock { state in
+            guard !state.started else { throw SocketError.alreadyStarted }
             signal(SIGPIPE, SIG_IGN)
             let configuration = core.configuration
             let loopCount = max(1, configuration.eventLoopThreads)
@@ -71,10 +76,10 @@ public final class HTTPServer: @unchecked Sendable {
                 for _ in created.count..<loopCount { listener.release() }
                 throw error
             }
-            loops = created
-            self.listener = listener
-            boundPort = listener.port
-            started = true
+            state.loops = created
+            state.listener = listener
+            state.boundPort = listener.port
+            state.started = true
             core.accessLog?.start()
             for loop in created { loop.start() }
             core.logger.info(
@@ -86,15 +91,15 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops accepting, closes idle keep-alive connections and lets in-flight requests finish
     /// (their responses carry `Connection: close`). Thread-safe and idempotent; returns at once.
     public func shutdown() {
-        let loops: [EventLoop]? = lock.withLock {
-            if shutdownRequested { return nil }
-            shutdownRequested = true
-            shutdownTime = monotonicNanoseconds()
-            return self.loops
+        let loops: [EventLoop]? = state.withLock { state in
+            if state.shutdownRequested { return nil }
+            state.shutdownRequested = true
+            state.shutdownTime = monotonicNanoseconds()
+            return state.loops
         }
         guard let loops else { return }
         // Refuse new connections now; the loops deregister and close the socket as they drain.
-        lock.withLock { listener }?.stopAccepting()
+        state.withLock { $0.listener }?.stopAccepting()
         core.logger.info("shutting down", metadata: ["drainTimeout": "\(core.configuration.drainTimeout)"])
         for loop in loops { loop.execute { loop.beginDrain() } }
         shutdownSignal.signal()
@@ -104,11 +109,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// `drainTimeout` after the shutdown, when the remaining connections are closed by force.
     /// Returns at once for a server that never started.
     public func wait() {
-        let loops: [EventLoop] = lock.withLock { started ? self.loops : [] }
+        let loops = state.withLock { $0.started ? $0.loops : [] }
         if loops.isEmpty { return }
         shutdownSignal.wait()
         shutdownSignal.signal()  // let other waiters through
-        let deadline = lock.withLock { shutdownTime } + UInt64(max(0, core.configuration.drainTimeout) * 1e9)
+        let deadline = state.withLock { $0.shutdownTime } + UInt64(max(0, core.configuration.drainTimeout) * 1e9)
         for loop in loops {
             let now = monotonicNanoseconds()
             let remaining = deadline > now ? deadline - now : 0
@@ -119,9 +124,9 @@ public final class HTTPServer: @unchecked Sendable {
             }
             loop.exited.signal()  // keep it signalled for another wait()
         }
-        let first: Bool = lock.withLock {
-            defer { finished = true }
-            return !finished
+        let first = state.withLock { state in
+            defer { state.finished = true }
+            return !state.finished
         }
         if first {
             core.accessLog?.stop()

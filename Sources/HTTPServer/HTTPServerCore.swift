@@ -1,9 +1,10 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// What every event loop and connection of one server shares: configuration, router, logger,
 /// observer, the handler pool and the connection count. Immutable except for the counter.
-final class HTTPServerCore: @unchecked Sendable {
+final class HTTPServerCore: Sendable {
     /// The configuration given to the server.
     let configuration: HTTPServerConfiguration
     /// Routes and error responders (read-only while serving).
@@ -16,8 +17,8 @@ final class HTTPServerCore: @unchecked Sendable {
     let pool: HandlerPool
     /// The buffered access log, nil when it is off.
     let accessLog: HTTPAccessLog?
-    private let lock = Lock()
-    private var openConnections = 0
+    /// Connections open now (taken at accept, not per request).
+    private let openConnections = Mutex(0)
 
     /// Creates the shared state and starts the handler threads.
     init(configuration: HTTPServerConfiguration, router: HTTPRouter, logger: Logger, observer: HTTPServerObserver?) {
@@ -32,16 +33,16 @@ final class HTTPServerCore: @unchecked Sendable {
 
     /// Takes a connection slot; false when `maxConnections` are open.
     func reserveConnection() -> Bool {
-        lock.withLock {
-            if openConnections >= configuration.maxConnections { return false }
-            openConnections += 1
+        openConnections.withLock { open in
+            if open >= configuration.maxConnections { return false }
+            open += 1
             return true
         }
     }
 
     /// Gives a slot back.
     func releaseConnection() {
-        lock.withLock { openConnections -= 1 }
+        openConnections.withLock { $0 -= 1 }
     }
 
     /// Runs a handler, turning every thrown error into the responder's response. Errors that are not

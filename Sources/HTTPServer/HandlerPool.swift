@@ -2,6 +2,7 @@ import Foundation
 
 /// A fixed number of threads that run handlers which may block (database, disk), so they never
 /// stall the threads that read and write sockets. Work beyond the thread count queues.
+// @unchecked: its queue is guarded by `condition` (idle threads wait on it, which Mutex cannot do).
 final class HandlerPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []

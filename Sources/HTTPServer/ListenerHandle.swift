@@ -1,7 +1,8 @@
 import Foundation
+import Synchronization
 
 /// The listening socket, shared by every event loop; the last loop to let go closes it.
-final class ListenerHandle: @unchecked Sendable {
+final class ListenerHandle: Sendable {
     /// The listening descriptor.
     let fd: Int32
     /// The bound port (useful when 0 was asked for).
@@ -9,13 +10,13 @@ final class ListenerHandle: @unchecked Sendable {
     /// Whether the socket was handed to us (systemd socket activation): then its queue belongs to
     /// whoever holds the other copy, and stopping must only let go of our descriptor.
     let inherited: Bool
-    private let lock = Lock()
-    private var users: Int
+    /// Event loops still using the socket.
+    private let users: Mutex<Int>
 
     private init(fd: Int32, port: Int, users: Int, inherited: Bool) {
         self.fd = fd
         self.port = port
-        self.users = users
+        self.users = Mutex(users)
         self.inherited = inherited
     }
 
@@ -31,7 +32,7 @@ final class ListenerHandle: @unchecked Sendable {
 
     /// One event loop no longer uses the socket; the last release closes it.
     func release() {
-        let last: Bool = lock.withLock {
+        let last = users.withLock { users in
             users -= 1
             return users == 0
         }

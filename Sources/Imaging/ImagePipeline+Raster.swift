@@ -45,8 +45,9 @@ extension ImagePipeline {
         let previewTables = QuantizationTables(quality: previewQuality)
         let thumbnailTables = QuantizationTables(
             quality: spec.effectiveThumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
-        var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
-        var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.
+        nonisolated(unsafe) var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        nonisolated(unsafe) var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
         DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
             if task == 0 {
                 previewJPEG = Result {

@@ -79,17 +79,20 @@ public enum ImagePipeline {
         let preview = decoded.preview
         let dominantColor = thumbnail.averageColorHex()
 
-        // The preview's scans and the thumbnail are encoded on two threads.
-        var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
-        var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
-        var previewTime: UInt64 = 0
-        var thumbnailTime: UInt64 = 0
+        // The preview's scans and the thumbnail are encoded on two threads. Unchecked: each
+        // variable is written by one task only and read after `concurrentPerform` has joined them.
+        nonisolated(unsafe) var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        nonisolated(unsafe) var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        nonisolated(unsafe) var previewTime: UInt64 = 0
+        nonisolated(unsafe) var thumbnailTime: UInt64 = 0
+        // Unchecked: the decode that fed it has returned; only the preview task finishes it.
+        nonisolated(unsafe) let finishingEncoder = streamEncoder
         let encodeThumbnail = plan.thumbnailSource != .samePixels
         DispatchQueue.concurrentPerform(iterations: encodeThumbnail ? 2 : 1) { task in
             let start = Stopwatch.nanoseconds()
             if task == 0 {
                 previewJPEG = Result {
-                    if let streamEncoder { return try streamEncoder.finish() }
+                    if let finishingEncoder { return try finishingEncoder.finish() }
                     return try JPEGEncoder.encode(
                         preview!, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc,
                         tables: previewTables)

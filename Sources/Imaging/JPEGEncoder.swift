@@ -150,7 +150,7 @@ enum JPEGEncoder {
             }
         }
         guard status == GD_OK, let output else {
-            throw ImageError.encodeFailed(String(cString: message))
+            throw ImageError.encodeFailed(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         }
         defer { gd_free(output) }
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))

@@ -9,6 +9,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the block pointers and counts are handed over through the semaphores,
 /// which order every write before the matching read.
+// @unchecked: block pointers and counts are handed over through the semaphores (see above).
 final class RowBlockRing: @unchecked Sendable {
     /// One decoded row on the consumer side, with a float row to convert it into.
     struct Row {
@@ -119,6 +120,8 @@ final class RowBlockRing: @unchecked Sendable {
     /// the callers themselves run on the (bounded) global pool, a queued consumer might never
     /// get a thread.
     func consume(width: Int, channels: Int, _ body: @escaping (Row) -> Void) -> Consumer {
+        // Unchecked: `body` (and the resamplers it holds) runs on the consumer thread alone until `wait()`.
+        nonisolated(unsafe) let body = body
         let done = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             defer { done.signal() }

@@ -6,12 +6,12 @@ import Foundation
 /// Runs under a session advisory lock, so instances starting together apply each file once. An
 /// applied file whose SHA-256 changed is refused (`migrationChanged`) before anything new is applied.
 /// Checksums are computed by the database (`sha256()`), so this module needs no crypto library.
-public final class Migrator: @unchecked Sendable {
+public final class Migrator: Sendable {
     /// The `pg_advisory_lock` key: the bytes of "galleryd" as a bigint.
     public static let advisoryLockKey: Int64 = 0x6761_6C6C_6572_7964
 
     private let pool: PostgresPool
-    private let source: () throws -> [Migration]
+    private let source: @Sendable () throws -> [Migration]
 
     /// Migrates with the files in `directory`, read afresh on every call.
     public init(pool: PostgresPool, directory: URL) {

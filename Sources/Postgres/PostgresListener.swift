@@ -8,7 +8,7 @@ import Foundation
 /// (re)connect so the owner can catch up (e.g. look for queued jobs), and `onUnlisten` runs as soon
 /// as a session is found dead, before any reconnect, so an owner that keeps state current from the
 /// notifications can stop trusting it until `onListen` has caught up.
-public final class PostgresListener: @unchecked Sendable {
+public final class PostgresListener: Sendable {
     private let worker: ListenerWorker
 
     /// Starts listening to `channels` in a background thread. `handler(channel, payload)`,
@@ -64,6 +64,7 @@ public struct PostgresListenerSettings: Sendable {
 
 /// The state the listener thread owns; separate from `PostgresListener` so that dropping the last
 /// reference to the listener stops the thread.
+// @unchecked: its flags are under `condition` (it waits, which Mutex cannot do); `thread` is set before it starts.
 private final class ListenerWorker: @unchecked Sendable {
     let url: String
     let channels: [String]

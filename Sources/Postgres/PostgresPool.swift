@@ -10,6 +10,7 @@ import Foundation
 ///
 /// All calls block the calling thread (libpq is blocking): call from request-handler or worker
 /// threads, never from socket threads.
+// @unchecked: the pool's state is guarded by `condition` (acquire waits on it, which Mutex cannot do).
 public final class PostgresPool: @unchecked Sendable {
     /// The configuration the pool was made with.
     public let configuration: PostgresPoolConfiguration
@@ -38,6 +39,7 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     /// A connection bound to one pool for the code `sharingTransaction` runs.
+    // @unchecked: its connection is used only by the task that pinned it (through the task-local `pinned`).
     final class PinnedConnection: @unchecked Sendable {
         let pool: ObjectIdentifier
         let connection: PostgresConnection

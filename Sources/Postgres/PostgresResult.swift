@@ -6,6 +6,7 @@ import Foundation
 /// Immutable once built, so it may be read from any thread (libpq allows that for `PGresult`) and
 /// outlives the connection that produced it. Rows read values straight out of the `PGresult` and
 /// copy them into Swift values when decoded; nothing is copied for columns never read.
+// @unchecked: the PGresult is never changed after it is built, and libpq allows reading it from any thread.
 public final class PostgresResult: RandomAccessCollection, @unchecked Sendable {
     private let handle: OpaquePointer
     /// Number of rows.

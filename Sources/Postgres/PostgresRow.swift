@@ -2,7 +2,7 @@
 /// `try row.decode(String.self, "title")`, `try row.decode(Date?.self, "taken_at")`, `try row.decode(Int.self, 0)`.
 ///
 /// Keeps its result alive; values are copied out as they are decoded.
-public struct PostgresRow: @unchecked Sendable {
+public struct PostgresRow: Sendable {
     /// The result this row belongs to.
     public let result: PostgresResult
     /// The row's position in the result.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleryApp
+import Synchronization
 
 /// `galleryd import DIR…`: uploads every JPEG under the folders through the same service code as
 /// the HTTP API, several at a time, with a progress bar on a terminal and a summary at the end.
@@ -94,38 +95,37 @@ struct ImportCommand: ParsableCommand {
 }
 
 /// The per-file outcomes, written from the import threads.
-final class OutcomeBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outcomes: [ImportService.Outcome?]
+final class OutcomeBox: Sendable {
+    private let outcomes: Mutex<[ImportService.Outcome?]>
 
-    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+    init(count: Int) { outcomes = Mutex(Array(repeating: nil, count: count)) }
 
     func set(_ index: Int, _ outcome: ImportService.Outcome) {
-        lock.lock()
-        outcomes[index] = outcome
-        lock.unlock()
+        outcomes.withLock { $0[index] = outcome }
     }
 
     var all: [ImportService.Outcome?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return outcomes
+        outcomes.withLock { $0 }
     }
 }
 
 /// A progress bar on a terminal, plain lines otherwise.
-final class ProgressReporter: @unchecked Sendable {
+final class ProgressReporter: Sendable {
     private let total: Int
-    private var done = 0
-    private let lock = NSLock()
+    /// Files done; the line is written under the mutex too, so lines never interleave.
+    private let done = Mutex(0)
     private let isTerminal = isatty(STDERR_FILENO) == 1
 
     init(total: Int) { self.total = total }
 
     func advance(file: String, outcome: ImportService.Outcome) {
-        lock.lock()
-        defer { lock.unlock() }
-        done += 1
+        done.withLock { done in
+            done += 1
+            report(done: done, file: file, outcome: outcome)
+        }
+    }
+
+    private func report(done: Int, file: String, outcome: ImportService.Outcome) {
         if isTerminal {
             let width = 30
             let filled = total == 0 ? width : width * done / total

@@ -3,6 +3,7 @@ import Foundation
 import GalleryApp
 import Logging
 import Metrics
+import Synchronization
 
 /// `galleryd serve`: runs the HTTP server and the in-process workers until SIGTERM or SIGINT,
 /// then drains and exits 0. Speaks the systemd notify protocol when `NOTIFY_SOCKET` is set.
@@ -93,24 +94,17 @@ extension ServeCommand {
 }
 
 /// A flag set once, from any thread.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var isSet = false
+final class StopFlag: Sendable {
+    private let isSet = Atomic(false)
 
     /// Sets the flag; returns false if it was already set.
     func set() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if isSet { return false }
-        isSet = true
-        return true
+        isSet.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
     }
 
     /// Clears the flag so the next `set()` succeeds again.
     func clear() {
-        lock.lock()
-        isSet = false
-        lock.unlock()
+        isSet.store(false, ordering: .relaxed)
     }
 }
 
@@ -125,14 +119,18 @@ func bootstrapLogging(level: String) -> Logger {
 
 /// Runs `LoggingSystem.bootstrap` only once (it traps when called twice).
 enum LoggingBootstrap {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var done = false
+    /// Whether the bootstrap ran; held while it runs, so a second caller waits for it.
+    private static let done = Mutex(false)
 
     static func once(level: Logger.Level) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !done else { return }
-        done = true
+        done.withLock { done in
+            guard !done else { return }
+            done = true
+            bootstrap(level: level)
+        }
+    }
+
+    private static func bootstrap(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

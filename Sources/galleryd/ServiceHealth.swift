@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 
 /// Decides whether galleryd may ping the systemd watchdog: only while every event loop has turned
 /// recently, the handler pool gets through its queue and the database pool hands out connections.
 /// A process that is merely busy keeps pinging; one whose threads are all stuck stops, so systemd
 /// (`WatchdogSec=`) restarts it.
-final class ServiceHealth: @unchecked Sendable {
+final class ServiceHealth: Sendable {
     /// One look at the moving parts.
     struct Sample: Sendable {
         /// Seconds since the least recently turned event loop last ticked.
@@ -21,9 +22,14 @@ final class ServiceHealth: @unchecked Sendable {
     let loopStaleAfter: Double
     /// Work queued with no progress for this long means every thread of that pool is stuck.
     let progressStaleAfter: Double
-    private let lock = NSLock()
-    private var handlerMark: (started: Int, at: Double)?
-    private var databaseMark: (handedOut: Int, at: Double)?
+    /// When each pool's progress counter last moved (or its queue was last empty), under the mutex.
+    private let marks = Mutex(Marks())
+
+    /// What `marks` guards.
+    private struct Marks {
+        var handler: (started: Int, at: Double)?
+        var database: (handedOut: Int, at: Double)?
+    }
 
     /// Thresholds in seconds.
     init(loopStaleAfter: Double, progressStaleAfter: Double) {
@@ -33,23 +39,25 @@ final class ServiceHealth: @unchecked Sendable {
 
     /// What is wrong with `sample` taken at `now` (monotonic seconds): empty when healthy.
     func problems(_ sample: Sample, now: Double) -> [String] {
-        lock.lock()
-        defer { lock.unlock() }
+        marks.withLock { marks in problems(sample, now: now, marks: &marks) }
+    }
+
+    private func problems(_ sample: Sample, now: Double, marks: inout Marks) -> [String] {
         var problems: [String] = []
         if sample.oldestLoopTurnAge > loopStaleAfter {
             problems.append("an event loop has not turned for \(String(format: "%.1f", sample.oldestLoopTurnAge)) s")
         }
         // The clock of "no progress" starts when the counter last moved or the queue was last empty.
-        if handlerMark == nil || handlerMark!.started != sample.startedHandlers || sample.queuedHandlers == 0 {
-            handlerMark = (sample.startedHandlers, now)
-        } else if now - handlerMark!.at > progressStaleAfter {
-            problems.append("\(sample.queuedHandlers) handler jobs queued and none started for \(Int(now - handlerMark!.at)) s")
+        if marks.handler == nil || marks.handler!.started != sample.startedHandlers || sample.queuedHandlers == 0 {
+            marks.handler = (sample.startedHandlers, now)
+        } else if now - marks.handler!.at > progressStaleAfter {
+            problems.append("\(sample.queuedHandlers) handler jobs queued and none started for \(Int(now - marks.handler!.at)) s")
         }
-        if databaseMark == nil || databaseMark!.handedOut != sample.databaseHandedOut || sample.databaseWaiting == 0 {
-            databaseMark = (sample.databaseHandedOut, now)
-        } else if now - databaseMark!.at > progressStaleAfter {
+        if marks.database == nil || marks.database!.handedOut != sample.databaseHandedOut || sample.databaseWaiting == 0 {
+            marks.database = (sample.databaseHandedOut, now)
+        } else if now - marks.database!.at > progressStaleAfter {
             problems.append(
-                "\(sample.databaseWaiting) callers waiting for a database connection and none handed out for \(Int(now - databaseMark!.at)) s")
+                "\(sample.databaseWaiting) callers waiting for a database connection and none handed out for \(Int(now - marks.database!.at)) s")
         }
         return problems
     }

@@ -6,6 +6,7 @@ import Glibc
 /// Speaks systemd's notify protocol without libsystemd: datagrams such as `READY=1`,
 /// `STOPPING=1`, `WATCHDOG=1` and `STATUS=…` to the Unix socket named by `NOTIFY_SOCKET`
 /// (a path, or an abstract name starting with `@`). Does nothing when the variable is unset.
+// @unchecked: `watchdog` is set and cleared only by the serving command's own thread (start/stop).
 final class SystemdNotifier: @unchecked Sendable {
     private let address: String?
     private let fd: Int32

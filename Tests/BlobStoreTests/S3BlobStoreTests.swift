@@ -215,6 +215,7 @@ struct S3BlobStoreTests {
     /// GET with URLSession: body and status.
     static func fetch(_ url: URL) throws -> (Data, Int) {
         let semaphore = DispatchSemaphore(value: 0)
+        // @unchecked: written by the completion handler before it signals, read after the wait.
         final class Box: @unchecked Sendable {
             var data = Data()
             var status = 0

@@ -1,15 +1,15 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import BlobStore
 
 /// A minimal HTTP/1.1 server on a loopback socket that answers every request with the same
 /// keep-alive response and counts the connections it accepted (moto closes after each answer, so
 /// connection reuse is tested here).
-private final class KeepAliveServer: @unchecked Sendable {
+private final class KeepAliveServer: Sendable {
     let listener: Int32
     let port: Int
-    private let lock = NSLock()
-    private var accepted = 0
+    private let accepted = Atomic(0)
 
     init(response: String) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -27,18 +27,14 @@ private final class KeepAliveServer: @unchecked Sendable {
             while true {
                 let client = accept(listener, nil, nil)
                 if client < 0 { return }
-                lock.lock()
-                accepted += 1
-                lock.unlock()
+                accepted.add(1, ordering: .relaxed)
                 Thread.detachNewThread { Self.serve(client, answer) }
             }
         }
     }
 
     var connectionsAccepted: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return accepted
+        accepted.load(ordering: .relaxed)
     }
 
     private static func serve(_ client: Int32, _ answer: [UInt8]) {

@@ -1,18 +1,15 @@
-import Foundation
+import Synchronization
 
 /// A thread-safe box for values written from other threads (listener handlers, worker threads).
-public final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+public final class Locked<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
 
     /// Wraps `value`.
-    public init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = Mutex(value) }
 
     /// Runs `body` with exclusive access to the value.
-    public func withValue<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
+    public func withValue<T: Sendable>(_ body: (inout Value) -> T) -> T {
+        value.withLock { body(&$0) }
     }
 
     /// A copy of the value now.

@@ -323,6 +323,7 @@ func server_SendsLargeFileWithSendfile(backend: HTTPIOBackend) throws {
     }
 }
 
+// @unchecked: fed on the loop thread; the handler reads it after the body is complete.
 private final class CountingObserver: HTTPBodyObserver, @unchecked Sendable {
     var count = 0
     var sum: UInt64 = 0

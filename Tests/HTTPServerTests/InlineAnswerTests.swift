@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import HTTPServer
 
 /// `HTTPRoute.inlineAnswer`: a blocking route's answer from memory, given on the event loop; nil
@@ -22,11 +23,10 @@ private func inlineRoutes(_ router: HTTPRouter, handled: Counter) {
 }
 
 /// A thread-safe count.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
+final class Counter: Sendable {
+    private let count = Atomic(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func increment() { count.add(1, ordering: .relaxed) }
 }
 
 @Test(arguments: HTTPIOBackend.available)

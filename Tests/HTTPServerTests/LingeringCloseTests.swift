@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import HTTPServer
 
 // Lingering close (RFC 9112 §9.6, nginx's lingering_close): a client that sends a body the server
@@ -150,11 +151,10 @@ func server_EndsLingeringRead_AfterMaxLingerBytes(backend: HTTPIOBackend) throws
 }
 
 /// A counter shared with handler threads.
-final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+final class LockedCounter: Sendable {
+    private let count = Atomic(0)
     /// The count so far.
-    var value: Int { lock.withLock { count } }
+    var value: Int { count.load(ordering: .relaxed) }
     /// Adds one.
-    func increment() { lock.withLock { count += 1 } }
+    func increment() { count.add(1, ordering: .relaxed) }
 }

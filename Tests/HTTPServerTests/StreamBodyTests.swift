@@ -1,28 +1,28 @@
 import Foundation
 import GalleryTestSupport
 import Testing
+import Synchronization
 @testable import HTTPServer
 
 /// `HTTPResponseBody.stream`: bytes go out as a producer writes them, the producer waits while the
 /// client does not read, and either side failing ends the other.
-private final class Producer: @unchecked Sendable {
+private final class Producer: Sendable {
     let stream: HTTPBodyStream
-    private let lock = NSLock()
-    private var cancelledFlag = false
-    private var doneFlag = false
+    private let cancelledFlag = Atomic(false)
+    private let doneFlag = Atomic(false)
 
     init(capacity: Int) { stream = HTTPBodyStream(capacity: capacity) }
 
     /// Whether a write threw `Cancelled`.
-    var cancelled: Bool { lock.withLock { cancelledFlag } }
+    var cancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
     /// Whether the producing thread has returned.
-    var done: Bool { lock.withLock { doneFlag } }
+    var done: Bool { doneFlag.load(ordering: .relaxed) }
 
     /// Writes `total` bytes (byte i is i % 251) in `chunk`-sized pieces on its own thread, then
     /// finishes, or fails after `failAfter` bytes, or stops `short` bytes early.
     func start(total: Int, chunk: Int = 16 * 1024, failAfter: Int? = nil, short: Int = 0, pause: Double = 0) {
         Thread.detachNewThread { [self] in
-            defer { lock.withLock { doneFlag = true } }
+            defer { doneFlag.store(true, ordering: .relaxed) }
             var sent = 0
             let end = total - short
             while sent < end {
@@ -35,7 +35,7 @@ private final class Producer: @unchecked Sendable {
                 do {
                     try bytes.withUnsafeBytes { try stream.write($0) }
                 } catch {
-                    lock.withLock { cancelledFlag = error is HTTPBodyStream.Cancelled }
+                    cancelledFlag.store(error is HTTPBodyStream.Cancelled, ordering: .relaxed)
                     return
                 }
                 sent += n
@@ -59,15 +59,14 @@ private final class Producer: @unchecked Sendable {
 private func expected(_ range: Range<Int>) -> [UInt8] { range.map { UInt8($0 % 251) } }
 
 /// A route answering each request with a fresh producer's stream of `total` bytes.
-private final class StreamRoute: @unchecked Sendable {
-    private let lock = NSLock()
-    private var made: [Producer] = []
-    var producers: [Producer] { lock.withLock { made } }
+private final class StreamRoute: Sendable {
+    private let made = Mutex<[Producer]>([])
+    var producers: [Producer] { made.withLock { $0 } }
 
     func register(_ router: HTTPRouter, total: Int, capacity: Int = 64 * 1024, failAfter: Int? = nil, short: Int = 0, pause: Double = 0) {
         router.add(HTTPRoute(.get, "/stream", mayBlock: true) { [self] _ in
             let producer = Producer(capacity: capacity)
-            lock.withLock { made.append(producer) }
+            made.withLock { $0.append(producer) }
             producer.start(total: total, failAfter: failAfter, short: short, pause: pause)
             return HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: .stream(producer.stream, length: total))
         })

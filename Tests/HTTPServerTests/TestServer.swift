@@ -1,27 +1,30 @@
 import Foundation
 import Logging
+import Synchronization
 @testable import HTTPServer
 
 /// Records what the server reports, for assertions on metrics hooks.
-final class RecordingObserver: HTTPServerObserver, @unchecked Sendable {
-    struct Finished: Equatable {
+final class RecordingObserver: HTTPServerObserver, Sendable {
+    struct Finished: Equatable, Sendable {
         var method: String
         var pattern: String
         var status: Int
     }
-    private let lock = NSLock()
-    private var _opened = 0
-    private var _closed = 0
-    private var _finished: [Finished] = []
+    private struct Record {
+        var opened = 0
+        var closed = 0
+        var finished: [Finished] = []
+    }
+    private let record = Mutex(Record())
 
-    var opened: Int { lock.withLock { _opened } }
-    var closed: Int { lock.withLock { _closed } }
-    var finished: [Finished] { lock.withLock { _finished } }
+    var opened: Int { record.withLock { $0.opened } }
+    var closed: Int { record.withLock { $0.closed } }
+    var finished: [Finished] { record.withLock { $0.finished } }
 
-    func connectionOpened() { lock.withLock { _opened += 1 } }
-    func connectionClosed() { lock.withLock { _closed += 1 } }
+    func connectionOpened() { record.withLock { $0.opened += 1 } }
+    func connectionClosed() { record.withLock { $0.closed += 1 } }
     func requestFinished(method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
-        lock.withLock { _finished.append(Finished(method: method.rawValue, pattern: routePattern, status: status)) }
+        record.withLock { $0.finished.append(Finished(method: method.rawValue, pattern: routePattern, status: status)) }
     }
 }
 

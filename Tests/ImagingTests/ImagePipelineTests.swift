@@ -2,6 +2,7 @@ import Dispatch
 import CJPEG
 import Foundation
 import Testing
+import Synchronization
 
 @testable import Imaging
 
@@ -313,14 +314,13 @@ import Testing
         }
         let spec = DerivativeSpec(thumbnailShortEdge: 40, previewLongEdge: 120)
         let sequential = try inputs.map { try ImagePipeline.process(bytes: $0, spec: spec) }
-        let lock = NSLock()
-        var concurrent = [[UInt8]?](repeating: nil, count: 8)
+        let results = Mutex([[UInt8]?](repeating: nil, count: 8))
         DispatchQueue.concurrentPerform(iterations: 8) { i in
             let result = try? ImagePipeline.process(bytes: inputs[i % 4], spec: spec)
-            lock.lock()
-            concurrent[i] = result.map { $0.preview.jpeg + $0.thumbnail.jpeg }
-            lock.unlock()
+            let bytes = result.map { $0.preview.jpeg + $0.thumbnail.jpeg }
+            results.withLock { $0[i] = bytes }
         }
+        let concurrent = results.withLock { $0 }
         for i in 0..<8 {
             #expect(concurrent[i] == sequential[i % 4].preview.jpeg + sequential[i % 4].thumbnail.jpeg)
         }

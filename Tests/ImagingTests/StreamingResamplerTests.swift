@@ -42,12 +42,14 @@ import Testing
         let floats = resampler.horizontalRowFloats
         let prepared = UnsafeMutableBufferPointer<Float>.allocate(capacity: height * floats)
         defer { prepared.deallocate() }
+        // Unchecked: the horizontal pass only reads the resampler's weights; each row has its own slice.
+        nonisolated(unsafe) let horizontal = resampler, output = prepared
         DispatchQueue.concurrentPerform(iterations: 2) { part in  // rows split between two threads
             var row = [Float](repeating: 0, count: count)
             for y in stride(from: part, to: height, by: 2) {
                 for i in 0..<count { row[i] = Float(image.bytes[y * count + i]) }
                 row.withUnsafeBufferPointer {
-                    resampler.resampleHorizontally(row: $0.baseAddress!, into: prepared.baseAddress! + y * floats)
+                    horizontal.resampleHorizontally(row: $0.baseAddress!, into: output.baseAddress! + y * floats)
                 }
             }
         }

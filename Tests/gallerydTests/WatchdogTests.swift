@@ -2,14 +2,14 @@ import Foundation
 import HTTPServer
 import Logging
 import Testing
+import Synchronization
 @testable import galleryd
 
 /// A flag the test flips while the watchdog timer reads it.
-final class Switch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var on = true
-    var isOn: Bool { lock.withLock { on } }
-    func set(_ value: Bool) { lock.withLock { on = value } }
+final class Switch: Sendable {
+    private let on = Atomic(true)
+    var isOn: Bool { on.load(ordering: .relaxed) }
+    func set(_ value: Bool) { on.store(value, ordering: .relaxed) }
 }
 
 @Test func notifier_PingsWatchdog_OnlyWhileHealthy() throws {

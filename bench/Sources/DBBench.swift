@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 
 /// `galleryd-bench db --url URL [--clients 8] [--seconds 10] [--max-id N] [--sql SQL]`: runs
 /// primary-key SELECTs through a `PostgresPool` of `clients` connections from `clients` threads and
@@ -79,16 +80,17 @@ enum DBBench {
     }
 
     /// Per-thread counts, summed once at the end of each thread.
-    private final class Totals: @unchecked Sendable {
-        private let lock = NSLock()
-        private(set) var queries = 0
-        private(set) var errors = 0
+    private final class Totals: Sendable {
+        private let counts = Mutex((queries: 0, errors: 0))
+
+        var queries: Int { counts.withLock { $0.queries } }
+        var errors: Int { counts.withLock { $0.errors } }
 
         func add(queries: Int, errors: Int) {
-            lock.lock()
-            self.queries += queries
-            self.errors += errors
-            lock.unlock()
+            counts.withLock { counts in
+                counts.queries += queries
+                counts.errors += errors
+            }
         }
     }
 

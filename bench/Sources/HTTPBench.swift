@@ -62,7 +62,7 @@ enum HTTPBench {
             sources.append(source)
         }
         print("http-server listening on \(configuration.host):\(server.port)")
-        fflush(stdout)
+        fflush(nil)  // every output stream: `stdout` is a C global Swift 6 will not read unchecked
         server.wait()
         withExtendedLifetime(sources) {}
         exit(0)

@@ -2,6 +2,7 @@ import Foundation
 import GalleryApp
 import HTTPServer
 import Prometheus
+import Synchronization
 
 /// The request path's metrics cost: what `GalleryMetrics.requestFinished` costs per request, beside
 /// the same work written straight against swift-prometheus 2.x (a series cached per route, method
@@ -58,11 +59,10 @@ enum MetricsBench {
     }
 
     /// GalleryMetrics' request path written against swift-prometheus.
-    final class LibraryMetrics: @unchecked Sendable {
+    final class LibraryMetrics: Sendable {
         let registry = PrometheusCollectorRegistry()
         let bytes: Counter
-        private let lock = NSLock()
-        private var series: [Key: (Counter, ValueHistogram)] = [:]
+        private let series = Mutex<[Key: (Counter, ValueHistogram)]>([:])
 
         /// The same cache key GalleryMetrics uses, so only the registries differ.
         private struct Key: Hashable {
@@ -79,10 +79,9 @@ enum MetricsBench {
 
         func requestFinished(method: String, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
             let key = Key(route: routePattern, method: method, status: status)
-            lock.lock()
-            var entry = series[key]
-            if entry == nil {
-                entry = (
+            let entry = series.withLock { series in
+                if let found = series[key] { return found }
+                let made = (
                     registry.makeCounter(
                         descriptor: MetricNameDescriptor(
                             metricName: "galleryd_http_requests_total", unitName: "",
@@ -93,11 +92,11 @@ enum MetricsBench {
                             metricName: "galleryd_http_request_duration_seconds", unitName: "",
                             helpText: "HTTP request duration by route pattern."),
                         labels: [("route", routePattern)], buckets: buckets))
-                series[key] = entry
+                series[key] = made
+                return made
             }
-            lock.unlock()
-            entry!.0.increment()
-            entry!.1.record(durationSeconds)
+            entry.0.increment()
+            entry.1.record(durationSeconds)
             bytes.increment(by: Int64(bytesSent))
         }
     }

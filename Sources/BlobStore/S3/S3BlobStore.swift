@@ -1,14 +1,14 @@
 import Foundation
+import Synchronization
 
 /// A blob store in an S3-compatible bucket. A PUT is atomic in S3 (a key holds either the old or the
 /// complete new object), so the protocol's promise holds without temporary keys. Files above
 /// `multipartThreshold` go up as a multipart upload, aborted when any step fails so no parts are
 /// left behind. Every request is signed with our own SigV4 and retried per `S3RetryPolicy`.
-public final class S3BlobStore: BlobStore, @unchecked Sendable {
+public final class S3BlobStore: BlobStore, Sendable {
     /// The S3 calls underneath.
     public let client: S3Client
-    private let lock = NSLock()
-    private var written: Int64 = 0
+    private let written = Atomic<Int64>(0)
 
     /// A store on the bucket of `configuration` (the bucket must exist; nothing is created).
     public init(configuration: S3Configuration, transport: S3Transport? = nil) {
@@ -16,9 +16,7 @@ public final class S3BlobStore: BlobStore, @unchecked Sendable {
     }
 
     public var bytesWritten: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return written
+        written.load(ordering: .relaxed)
     }
 
     @discardableResult
@@ -163,9 +161,7 @@ public final class S3BlobStore: BlobStore, @unchecked Sendable {
     public func presignedURL(_ key: BlobKey, expires: Int) -> URL { client.presignedURL(key.rawValue, expires: expires) }
 
     private func count(_ bytes: Int64) {
-        lock.lock()
-        written += bytes
-        lock.unlock()
+        written.add(bytes, ordering: .relaxed)
     }
 
     private static func info(_ head: S3HTTPResponse) -> BlobInfo {

@@ -1,17 +1,17 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// The S3 REST calls galleryd needs, on object keys as plain strings (any UTF-8): signing with
 /// `S3Signer`, retries per `S3RetryPolicy`, S3 XML errors turned into `BlobStoreError.remote`.
 /// `S3BlobStore` builds on it; tests use it directly for keys a `BlobKey` would refuse.
-public final class S3Client: @unchecked Sendable {
+public final class S3Client: Sendable {
     /// The bucket and credentials.
     public let configuration: S3Configuration
     /// The HTTP client underneath.
     public let transport: S3Transport
     private let signer: S3Signer
-    private let lock = NSLock()
-    private var retried = 0
+    private let retried = Atomic<Int>(0)
 
     /// A client; the transport defaults to `S3SocketTransport` for `http:` endpoints and
     /// `S3URLSessionTransport` for `https:` (see docs/decisions/025-s3-object-storage.md).
@@ -32,9 +32,7 @@ public final class S3Client: @unchecked Sendable {
 
     /// Requests sent again after a retryable failure, since start (for metrics and tests).
     public var retries: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return retried
+        retried.load(ordering: .relaxed)
     }
 
     // MARK: Objects
@@ -298,9 +296,7 @@ public final class S3Client: @unchecked Sendable {
     }
 
     private func backOff(_ attempt: Int) {
-        lock.lock()
-        retried += 1
-        lock.unlock()
+        retried.add(1, ordering: .relaxed)
         Thread.sleep(forTimeInterval: configuration.retry.delay(afterAttempt: attempt))
     }
 

@@ -5,7 +5,8 @@ import Glibc
 
 /// One blocking TCP connection to the object store with a read buffer: owns the descriptor and
 /// closes it in `deinit`. Used by one request at a time (the transport's pool hands it out).
-final class S3SocketConnection {
+// @unchecked: its buffer is used by one request at a time; the pool passes it on under its mutex.
+final class S3SocketConnection: @unchecked Sendable {
     private let fd: Int32
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var start = 0
@@ -13,11 +14,11 @@ final class S3SocketConnection {
     /// Requests sent on this connection (more than one means keep-alive reuse).
     var requestCount = 0
     /// Runs once the descriptor is closed (the transport counts open connections).
-    private let onClose: () -> Void
+    private let onClose: @Sendable () -> Void
 
     /// Connects to `host:port` within `timeout` seconds; reads and writes then time out after
     /// `timeout` seconds of silence (`SO_RCVTIMEO`, `SO_SNDTIMEO`).
-    init(host: String, port: Int, timeout: Double, onClose: @escaping () -> Void = {}) throws {
+    init(host: String, port: Int, timeout: Double, onClose: @escaping @Sendable () -> Void = {}) throws {
         self.onClose = onClose
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC

@@ -1,17 +1,22 @@
 import Foundation
+import Synchronization
 
 /// A small blocking HTTP/1.1 client on plain sockets (RFC 9112 framing: Content-Length or chunked
 /// bodies, keep-alive), with a pool of idle connections reused across requests. `http:` only:
 /// there is no TLS here (an `https:` endpoint uses `S3URLSessionTransport`).
-public final class S3SocketTransport: S3Transport, @unchecked Sendable {
+public final class S3SocketTransport: S3Transport, Sendable {
     private let host: String
     private let port: Int
     private let timeout: Double
     private let maxIdle: Int
-    private let lock = NSLock()
-    private var idle: [S3SocketConnection] = []
-    private var opened = 0
-    private var live = 0
+    private let state = Mutex(State())
+
+    /// The pool and its counts, under the mutex.
+    private struct State {
+        var idle: [S3SocketConnection] = []
+        var opened = 0
+        var live = 0
+    }
 
     /// A transport to `host:port`; keeps at most `maxIdle` idle connections.
     public init(host: String, port: Int, timeout: Double, maxIdle: Int = 16) {
@@ -23,24 +28,18 @@ public final class S3SocketTransport: S3Transport, @unchecked Sendable {
 
     /// Connections opened so far (fewer than requests sent means keep-alive works).
     public var connectionsOpened: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return opened
+        state.withLock { $0.opened }
     }
 
     /// Connections open now, idle or in use: one more than the idle ones per request in flight, so
     /// with nothing in flight any surplus over `idleConnections` is a leak.
     public var connectionsOpen: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return live
+        state.withLock { $0.live }
     }
 
     /// Connections waiting in the pool for the next request.
     public var idleConnections: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return idle.count
+        state.withLock { $0.idle.count }
     }
 
     public func send(
@@ -156,32 +155,24 @@ public final class S3SocketTransport: S3Transport, @unchecked Sendable {
     }
 
     private func checkOut() throws -> (Bool, S3SocketConnection) {
-        lock.lock()
-        if let connection = idle.popLast() {
-            lock.unlock()
-            return (true, connection)
-        }
-        lock.unlock()
+        if let connection = state.withLock({ $0.idle.popLast() }) { return (true, connection) }
         return (false, try connect())
     }
 
     private func connect() throws -> S3SocketConnection {
         let connection = try S3SocketConnection(host: host, port: port, timeout: timeout) { [weak self] in
-            guard let self else { return }
-            self.lock.lock()
-            self.live -= 1
-            self.lock.unlock()
+            self?.state.withLock { $0.live -= 1 }
         }
-        lock.lock()
-        opened += 1
-        live += 1
-        lock.unlock()
+        state.withLock { state in
+            state.opened += 1
+            state.live += 1
+        }
         return connection
     }
 
     private func checkIn(_ connection: S3SocketConnection) {
-        lock.lock()
-        if idle.count < maxIdle { idle.append(connection) }
-        lock.unlock()
+        state.withLock { state in
+            if state.idle.count < maxIdle { state.idle.append(connection) }
+        }
     }
 }

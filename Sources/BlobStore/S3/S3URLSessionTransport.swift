@@ -6,7 +6,7 @@ import FoundationNetworking
 /// The object store through Foundation's URLSession (libcurl underneath on Linux): needed for
 /// `https:` endpoints, which `S3SocketTransport` cannot speak. Blocking: each call waits for its
 /// task. Bodies arrive whole, then go to the sink (URLSession buffers them).
-public final class S3URLSessionTransport: S3Transport, @unchecked Sendable {
+public final class S3URLSessionTransport: S3Transport, Sendable {
     private let base: URL
     private let session: URLSession
 
@@ -37,6 +37,7 @@ public final class S3URLSessionTransport: S3Transport, @unchecked Sendable {
             request.setValue(value, forHTTPHeaderField: name)
         }
         let semaphore = DispatchSemaphore(value: 0)
+        // @unchecked: written once by the completion handler before it signals, read after the wait.
         final class Box: @unchecked Sendable {
             var data: Data?
             var response: URLResponse?

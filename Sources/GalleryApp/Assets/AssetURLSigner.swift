@@ -1,5 +1,7 @@
-import Crypto
+// SymmetricKey is an immutable value that swift-crypto does not mark Sendable yet.
+@preconcurrency import Crypto
 import Foundation
+import Synchronization
 
 /// Signs the asset URLs galleryd hands out and checks them at the bucket endpoint, with no
 /// database access. The signature is in the path, `/<bucket>/s/<expires>/<sig>/<key>`, so clients
@@ -20,7 +22,7 @@ import Foundation
 /// (seven days) and at most that plus a window. An expiry later than any this server could have
 /// issued is refused before its signature is looked at. Because the URL is stable within a window,
 /// its signed segment is computed once per key and window and kept (`pathSegment(forKey:expires:)`).
-public final class AssetURLSigner: @unchecked Sendable {
+public final class AssetURLSigner: Sendable {
     /// The query parameter holding the expiry (Unix seconds) in URLs of the query form.
     public static let expiresParameter = "X-Gallery-Expires"
     /// The query parameter holding the signature in URLs of the query form.
@@ -44,9 +46,14 @@ public final class AssetURLSigner: @unchecked Sendable {
     public let validity: Int64
     private let key: SymmetricKey
     private let pathPrefix: [UInt8]
-    private let lock = NSLock()
-    private var cacheExpires: Int64 = 0
-    private var cache: [String: [UInt8]] = [:]
+    /// Signed segments of the current window, by key.
+    private let cache = Mutex(SegmentCache())
+
+    /// The window the cached segments expire at, and the segments.
+    private struct SegmentCache {
+        var expires: Int64 = 0
+        var segments: [String: [UInt8]] = [:]
+    }
 
     /// A signer keyed with `key` (at least `minimumKeyLength` characters, checked by the configuration).
     public init(key: String, bucket: String, windowSeconds: Int, validitySeconds: Int) {
@@ -82,23 +89,21 @@ public final class AssetURLSigner: @unchecked Sendable {
 
     /// The cached segment of `key` when it is for `expires`.
     private func cached(_ key: String, expires: Int64) -> [UInt8]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return expires == cacheExpires ? cache[key] : nil
+        cache.withLock { expires == $0.expires ? $0.segments[key] : nil }
     }
 
     /// Keeps a segment made for `expires`: a later window replaces the cache (the old window's
     /// segments are not asked for again), an earlier one is not kept.
     private func remember(_ key: String, expires: Int64, segment: [UInt8]) {
-        lock.lock()
-        defer { lock.unlock() }
-        if expires > cacheExpires {
-            cacheExpires = expires
-            cache.removeAll(keepingCapacity: true)
+        cache.withLock { cache in
+            if expires > cache.expires {
+                cache.expires = expires
+                cache.segments.removeAll(keepingCapacity: true)
+            }
+            guard expires == cache.expires else { return }
+            if cache.segments.count >= Self.maxCachedKeys { cache.segments.removeAll(keepingCapacity: true) }
+            cache.segments[key] = segment
         }
-        guard expires == cacheExpires else { return }
-        if cache.count >= Self.maxCachedKeys { cache.removeAll(keepingCapacity: true) }
-        cache[key] = segment
     }
 
     /// The base64url signature (no padding) of `key` with `expires`.

@@ -3,6 +3,7 @@ import Foundation
 /// Runs an action every `interval` seconds on its own queue until stopped, or until the action
 /// says there is no point going on: a running job's lease renewal, which cannot succeed again once
 /// the lease is lost. `stop()` waits for an action in progress, so nothing renews a job after it finished.
+// @unchecked: `stopped` and the timer are touched only on `queue`.
 final class Heartbeat: @unchecked Sendable {
     private let timer: DispatchSourceTimer
     private let queue = DispatchQueue(label: "galleryd.heartbeat")

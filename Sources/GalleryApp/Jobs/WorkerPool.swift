@@ -7,6 +7,7 @@ import Postgres
 /// Threads that take derivatives jobs from the queue: woken by `NOTIFY` on the jobs channel and
 /// polling as a fallback (a missed notification or a lease that expired). One of them also
 /// purges the trash past its retention period.
+// @unchecked: its state is guarded by `condition` (idle workers wait on it for a wake-up, which Mutex cannot do).
 public final class WorkerPool: @unchecked Sendable {
     /// What the pool needs to run.
     public struct Settings: Sendable {

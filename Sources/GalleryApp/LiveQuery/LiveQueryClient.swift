@@ -1,14 +1,15 @@
 import Foundation
 import HTTPServer
 import Logging
+import Synchronization
 
 /// One LiveQuery WebSocket client: its `connect`, its subscriptions, and the events sent to it.
 /// Messages arrive on the connection's event loop and are handled, in order, on the client's own
 /// queue (a session token may need a database lookup); events are matched on the listener thread;
-/// the lock keeps the subscriptions consistent between them. A socket that has not sent `connect`
+/// the mutex keeps the subscriptions consistent between them. A socket that has not sent `connect`
 /// within `limits.connectTimeout` is closed; it holds at most `limits.maxSubscriptions`, each
 /// `where` within the REST caps; a subscription made with a session ends when the session does.
-final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
+final class LiveQueryClient: WebSocketHandler, Sendable {
     /// The id sent in `connected` and every event.
     let clientId: Int
     private let keys: KeyChecker
@@ -16,18 +17,22 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     private let publicRead: Bool
     private let limits: LiveQueryLimits
     private let queue: DispatchQueue
-    /// The caller `connect` established (its keys and `sessionToken`).
-    private var access = ParseAccess(caller: .anonymous)
-    /// The hash of `connect`'s session token, while that session lasts.
-    private var accessSessionHash: String?
-    /// The sessions whose expiry is timed already (one timer per session, however often it subscribes).
-    private var timedSessions: Set<String> = []
     private let logger: Logger
     private let onClose: @Sendable (LiveQueryClient) -> Void
-    private let lock = NSLock()
-    private var connected = false
-    private var subscriptions: [Int: LiveQuerySubscription] = [:]
-    private var socket: WebSocket?
+    private let state = Mutex(State())
+
+    /// What the loop, the client's queue and the listener thread share, under the mutex.
+    private struct State {
+        /// The caller `connect` established (its keys and `sessionToken`).
+        var access = ParseAccess(caller: .anonymous)
+        /// The hash of `connect`'s session token, while that session lasts.
+        var accessSessionHash: String?
+        /// The sessions whose expiry is timed already (one timer per session, however often it subscribes).
+        var timedSessions: Set<String> = []
+        var connected = false
+        var subscriptions: [Int: LiveQuerySubscription] = [:]
+        var socket: WebSocket?
+    }
 
     init(
         clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
@@ -45,9 +50,9 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     }
 
     func opened(_ socket: WebSocket) {
-        lock.withLock { self.socket = socket }
+        state.withLock { $0.socket = socket }
         queue.asyncAfter(deadline: .now() + limits.connectTimeout) { [weak self] in
-            guard let self, !self.lock.withLock({ self.connected }) else { return }
+            guard let self, !self.state.withLock({ $0.connected }) else { return }
             self.logger.notice("live query socket closed: no connect in time", metadata: ["client": "\(self.clientId)"])
             self.send(error: LiveQueryError(1, "connect was not sent within \(Int(self.limits.connectTimeout)) s"), requestId: nil)
             socket.close(.policyViolation)
@@ -84,9 +89,9 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     }
 
     func closed(_ socket: WebSocket, code: WebSocketCloseCode) {
-        lock.withLock {
-            self.socket = nil
-            subscriptions = [:]
+        state.withLock { state in
+            state.socket = nil
+            state.subscriptions = [:]
         }
         onClose(self)
     }
@@ -101,16 +106,16 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
         let level = keys.access(presented)
         guard level > .none else { throw LiveQueryError.badKeys() }
         let (access, sessionHash) = try self.access(level: level, sessionToken: message["sessionToken"] as? String)
-        lock.withLock {
-            connected = true
-            self.access = access
-            accessSessionHash = sessionHash
+        state.withLock { state in
+            state.connected = true
+            state.access = access
+            state.accessSessionHash = sessionHash
         }
         send(["op": "connected", "clientId": clientId])
     }
 
     private func subscribe(_ message: [String: Any]) throws {
-        guard lock.withLock({ connected }) else { throw LiveQueryError.notConnected() }
+        guard state.withLock({ $0.connected }) else { throw LiveQueryError.notConnected() }
         guard let requestId = (message["requestId"] as? NSNumber)?.intValue else { throw LiveQueryError.badMessage("requestId is required") }
         guard let query = message["query"] as? [String: Any], let className = query["className"] as? String else {
             throw LiveQueryError.badMessage("query.className is required")
@@ -126,7 +131,7 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
         }
         let isUpdate = message["op"] as? String == "update"
         // A subscription's own sessionToken (Parse LiveQuery lets each carry one) beats connect's.
-        var (access, sessionHash) = lock.withLock { (self.access, accessSessionHash) }
+        var (access, sessionHash) = state.withLock { ($0.access, $0.accessSessionHash) }
         if let token = message["sessionToken"] as? String, !access.caller.isMaster {
             (access, sessionHash) = try self.access(level: .client, sessionToken: token)
         }
@@ -137,12 +142,12 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
         }
         let subscription = LiveQuerySubscription(
             requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access, sessionHash: sessionHash)
-        try lock.withLock {
+        try state.withLock { state in
             // Replacing one (`update`, or the same requestId) does not add to the count.
-            guard subscriptions[requestId] != nil || subscriptions.count < limits.maxSubscriptions else {
+            guard state.subscriptions[requestId] != nil || state.subscriptions.count < limits.maxSubscriptions else {
                 throw LiveQueryError(155, "A socket may hold at most \(limits.maxSubscriptions) subscriptions; unsubscribe one first.")
             }
-            subscriptions[requestId] = subscription
+            state.subscriptions[requestId] = subscription
         }
         send(["op": isUpdate ? "updated" : "subscribed", "clientId": clientId, "requestId": requestId])
     }
@@ -157,7 +162,7 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
             let token = SessionToken(sessionToken)
             let session = try sessions.liveSession(for: token)
             let hash = token.hash
-            if lock.withLock({ timedSessions.insert(hash).inserted }) {
+            if state.withLock({ $0.timedSessions.insert(hash).inserted }) {
                 queue.asyncAfter(deadline: .now() + max(0, session.expiresAt.timeIntervalSinceNow)) { [weak self] in
                     self?.sessionEnded(tokenHash: hash)
                 }
@@ -172,7 +177,7 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
 
     private func unsubscribe(_ message: [String: Any]) throws {
         guard let requestId = (message["requestId"] as? NSNumber)?.intValue else { throw LiveQueryError.badMessage("requestId is required") }
-        let removed = lock.withLock { subscriptions.removeValue(forKey: requestId) }
+        let removed = state.withLock { $0.subscriptions.removeValue(forKey: requestId) }
         guard removed != nil else { throw LiveQueryError(2, "Can not find subscription \(requestId)") }
         send(["op": "unsubscribed", "clientId": clientId, "requestId": requestId])
     }
@@ -181,12 +186,12 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     /// account deletion, expiry): the subscriptions it granted end with an error frame (209) each,
     /// and `connect`'s access falls back to no session when it was that one.
     func sessionEnded(tokenHash: String) {
-        let ended = lock.withLock { () -> [Int] in
-            let ids = subscriptions.values.filter { $0.sessionHash == tokenHash }.map(\.requestId)
-            for id in ids { subscriptions.removeValue(forKey: id) }
-            if accessSessionHash == tokenHash {
-                access = ParseAccess(caller: .anonymous, publicRead: publicRead)
-                accessSessionHash = nil
+        let ended = state.withLock { state -> [Int] in
+            let ids = state.subscriptions.values.filter { $0.sessionHash == tokenHash }.map(\.requestId)
+            for id in ids { state.subscriptions.removeValue(forKey: id) }
+            if state.accessSessionHash == tokenHash {
+                state.access = ParseAccess(caller: .anonymous, publicRead: publicRead)
+                state.accessSessionHash = nil
             }
             return ids.sorted()
         }
@@ -202,7 +207,7 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
     /// Sends what the event means to each matching subscription; returns how many messages went out.
     @discardableResult
     func deliver(_ rendering: LiveQueryRendering, of event: LiveQueryEvent) -> Int {
-        let (current, socket) = lock.withLock { (Array(subscriptions.values), self.socket) }
+        let (current, socket) = state.withLock { (Array($0.subscriptions.values), $0.socket) }
         guard let socket else { return 0 }
         var sent = 0
         for subscription in current {
@@ -215,13 +220,13 @@ final class LiveQueryClient: WebSocketHandler, @unchecked Sendable {
 
     private func send(error: LiveQueryError, requestId: Int?) {
         var message: [String: Any] = ["op": "error", "code": error.code, "error": error.message, "reconnect": false]
-        if lock.withLock({ connected }) { message["clientId"] = clientId }
+        if state.withLock({ $0.connected }) { message["clientId"] = clientId }
         if let requestId { message["requestId"] = requestId }
         send(message)
     }
 
     private func send(_ message: [String: Any]) {
-        guard let socket = lock.withLock({ self.socket }),
+        guard let socket = state.withLock({ $0.socket }),
             let data = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys]),
             let text = String(data: data, encoding: .utf8)
         else { return }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Logging
 import Postgres
+import Synchronization
 
 /// Parse LiveQuery over WebSocket: accepts upgrades at `path`, keeps the connected clients, and
 /// fans out the changes the database announces on `galleryd_live` (migration 0011) to the
@@ -9,7 +10,7 @@ import Postgres
 /// same connection hears `galleryd_sessions` (migration 0019): a session deleted by any instance
 /// ends the subscriptions its token made here and leaves this instance's session cache at once.
 /// Each client address may hold `limits.maxSocketsPerAddress` sockets at once.
-public final class LiveQueryServer: @unchecked Sendable {
+public final class LiveQueryServer: Sendable {
     /// The NOTIFY channel the trigger uses.
     public static let channel = "galleryd_live"
     /// The NOTIFY channel of ended sessions (their token hashes).
@@ -20,13 +21,17 @@ public final class LiveQueryServer: @unchecked Sendable {
     private let logger: Logger
     private let databaseURL: String
     private let encoder: @Sendable () -> ParseObjectEncoder
-    private let lock = NSLock()
-    private var clients: [Int: LiveQueryClient] = [:]
-    private var socketsByAddress: [String: Int] = [:]
     private let limits: LiveQueryLimits
-    private var lastClientId = 0
-    private var listener: PostgresListener?
-    private var delivered = 0
+    private let state = Mutex(State())
+
+    /// The connected clients and the listener, under the mutex.
+    private struct State {
+        var clients: [Int: LiveQueryClient] = [:]
+        var socketsByAddress: [String: Int] = [:]
+        var lastClientId = 0
+        var listener: PostgresListener?
+        var delivered = 0
+    }
 
     private let sessions: SessionAuthenticator?
     private let publicRead: Bool
@@ -49,10 +54,10 @@ public final class LiveQueryServer: @unchecked Sendable {
     }
 
     /// The number of connected clients.
-    public var clientCount: Int { lock.withLock { clients.count } }
+    public var clientCount: Int { state.withLock { $0.clients.count } }
 
     /// The number of event messages sent since start.
-    public var eventsDelivered: Int { lock.withLock { delivered } }
+    public var eventsDelivered: Int { state.withLock { $0.delivered } }
 
     /// The route that upgrades to LiveQuery; a plain GET gets a Parse JSON 400.
     func route() -> HTTPRoute {
@@ -70,29 +75,29 @@ public final class LiveQueryServer: @unchecked Sendable {
     /// A client for a socket from `address`, or 429 (Parse code 155) when the address holds its
     /// `maxSocketsPerAddress` already.
     private func makeClient(address: String) throws -> LiveQueryClient {
-        try lock.withLock {
-            let open = socketsByAddress[address] ?? 0
+        try state.withLock { state in
+            let open = state.socketsByAddress[address] ?? 0
             guard limits.maxSocketsPerAddress == 0 || open < limits.maxSocketsPerAddress else {
                 throw ParseError(
                     code: ParseError.Code.requestLimitExceeded,
                     message: "Too many LiveQuery connections from this address (at most \(limits.maxSocketsPerAddress)).")
             }
-            socketsByAddress[address] = open + 1
-            lastClientId += 1
+            state.socketsByAddress[address] = open + 1
+            state.lastClientId += 1
             let client = LiveQueryClient(
-                clientId: lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
+                clientId: state.lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
                 logger: logger
             ) { [weak self] client in self?.closed(client, address: address) }
-            clients[client.clientId] = client
+            state.clients[client.clientId] = client
             return client
         }
     }
 
     private func closed(_ client: LiveQueryClient, address: String) {
-        lock.withLock {
-            guard clients.removeValue(forKey: client.clientId) != nil else { return }
-            let left = (socketsByAddress[address] ?? 1) - 1
-            socketsByAddress[address] = left > 0 ? left : nil
+        state.withLock { state in
+            guard state.clients.removeValue(forKey: client.clientId) != nil else { return }
+            let left = (state.socketsByAddress[address] ?? 1) - 1
+            state.socketsByAddress[address] = left > 0 ? left : nil
         }
     }
 
@@ -105,20 +110,20 @@ public final class LiveQueryServer: @unchecked Sendable {
                 self?.dispatch(payload)
             }
         }
-        lock.withLock { self.listener = listener }
+        state.withLock { $0.listener = listener }
     }
 
     /// Waits until the LISTEN is in place (tests, benchmarks); returns whether it is.
     @discardableResult
     public func waitUntilListening(timeout: Double) -> Bool {
-        lock.withLock { listener }?.waitUntilListening(timeout: timeout) ?? false
+        state.withLock { $0.listener }?.waitUntilListening(timeout: timeout) ?? false
     }
 
     /// Stops listening.
     public func stop() {
-        let listener = lock.withLock { () -> PostgresListener? in
-            defer { self.listener = nil }
-            return self.listener
+        let listener = state.withLock { state in
+            defer { state.listener = nil }
+            return state.listener
         }
         listener?.stop()
     }
@@ -127,7 +132,7 @@ public final class LiveQueryServer: @unchecked Sendable {
     /// subscriptions it made here end.
     func sessionEnded(tokenHash: String) {
         sessions?.forget(hash: tokenHash)
-        let current = lock.withLock { Array(clients.values) }
+        let current = state.withLock { Array($0.clients.values) }
         for client in current { client.sessionEnded(tokenHash: tokenHash) }
     }
 
@@ -138,11 +143,11 @@ public final class LiveQueryServer: @unchecked Sendable {
             logger.warning("live query event skipped: \(problem ?? "")")
             return
         }
-        let current = lock.withLock { Array(clients.values) }
+        let current = state.withLock { Array($0.clients.values) }
         guard !current.isEmpty else { return }
         let rendering = LiveQueryRendering(event: event, encoder: encoder())
         var sent = 0
         for client in current { sent += client.deliver(rendering, of: event) }
-        lock.withLock { delivered += sent }
+        state.withLock { $0.delivered += sent }
     }
 }

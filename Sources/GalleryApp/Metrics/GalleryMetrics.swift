@@ -4,7 +4,7 @@ import Synchronization
 
 /// The metrics galleryd exposes at `/metrics`. Labels are route patterns, methods, statuses,
 /// stages and outcomes: bounded sets, never raw paths or ids.
-public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
+public final class GalleryMetrics: HTTPServerObserver, Sendable {
     /// The registry they live in.
     public let registry = PrometheusRegistry()
     /// Requests by route pattern, method and status.
@@ -112,23 +112,21 @@ public final class GalleryMetrics: HTTPServerObserver, @unchecked Sendable {
             return series
         }
         let key = RequestKey(route: route, method: method, status: status)
-        seriesLock.lock()
-        var entry = seriesByKey[key]
-        if entry == nil {
-            entry = (httpRequests.series(route, method, String(status)), httpDuration.series(route))
-            seriesByKey[key] = entry
+        let entry = seriesByKey.withLock { seriesByKey in
+            if let found = seriesByKey[key] { return found }
+            let made = (requests: httpRequests.series(route, method, String(status)), duration: httpDuration.series(route))
+            seriesByKey[key] = made
+            return made
         }
-        seriesLock.unlock()
         last.owner = identity
         last.route = route
         last.method = method
         last.status = status
         last.series = entry
-        return entry!
+        return entry
     }
 
-    private let seriesLock = NSLock()
-    private var seriesByKey: [RequestKey: RequestSeries] = [:]
+    private let seriesByKey = Mutex<[RequestKey: RequestSeries]>([:])
     /// Never reused (unlike an object's address), so a thread's remembered series can never be
     /// taken for another, later instance's.
     private let identity = GalleryMetrics.nextIdentity.wrappingAdd(1, ordering: .relaxed).newValue

@@ -1,12 +1,13 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// One named metric of a `PrometheusRegistry`: its swift-prometheus descriptor, label names and
 /// buckets, and the series made so far (one swift-prometheus collector per set of label values,
 /// looked up here so a label-value call does not build label tuples each time).
-final class PrometheusFamily: @unchecked Sendable {
+final class PrometheusFamily: Sendable {
     /// What kind of collector the family makes.
-    enum Kind { case counter, gauge, histogram }
+    enum Kind: Sendable { case counter, gauge, histogram }
 
     /// The metric name, as scraped.
     let name: String
@@ -17,11 +18,17 @@ final class PrometheusFamily: @unchecked Sendable {
     /// Histogram upper bounds (empty for the others).
     let buckets: [Double]
     private let registry: PrometheusCollectorRegistry
-    private let descriptor: MetricNameDescriptor
-    private let lock = NSLock()
-    private var counters: [[String]: Counter] = [:]
-    private var gauges: [[String]: Gauge] = [:]
-    private var histograms: [[String]: ValueHistogram] = [:]
+    /// The HELP text.
+    private let help: String
+    /// The series made so far, by label values, under the mutex.
+    private let series = Mutex(Series())
+
+    /// What `series` guards.
+    private struct Series {
+        var counters: [[String]: Counter] = [:]
+        var gauges: [[String]: Gauge] = [:]
+        var histograms: [[String]: ValueHistogram] = [:]
+    }
 
     /// A family in `registry`; one without labels registers its single series at once.
     init(registry: PrometheusCollectorRegistry, name: String, help: String, kind: Kind, labelNames: [String], buckets: [Double]) {
@@ -30,7 +37,7 @@ final class PrometheusFamily: @unchecked Sendable {
         self.kind = kind
         self.labelNames = labelNames
         self.buckets = buckets
-        descriptor = MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+        self.help = help
         // A family without labels has its one series from the start, so a scrape shows it at 0.
         if labelNames.isEmpty {
             switch kind {
@@ -41,6 +48,9 @@ final class PrometheusFamily: @unchecked Sendable {
         }
     }
 
+    /// swift-prometheus' name and help (made when a series is, as swift-prometheus does not mark it Sendable).
+    private var descriptor: MetricNameDescriptor { MetricNameDescriptor(metricName: name, unitName: "", helpText: help) }
+
     private func labels(_ values: [String]) -> [(String, String)] {
         precondition(values.count == labelNames.count, "\(name) takes \(labelNames.count) label values")
         return Array(zip(labelNames, values))
@@ -48,36 +58,36 @@ final class PrometheusFamily: @unchecked Sendable {
 
     /// The counter series with these label values, created on first use.
     func counter(_ values: [String]) -> Counter {
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = counters[values] { return existing }
-        let made = labelNames.isEmpty
-            ? registry.makeCounter(descriptor: descriptor) : registry.makeCounter(descriptor: descriptor, labels: labels(values))
-        counters[values] = made
-        return made
+        series.withLock { series in
+            if let existing = series.counters[values] { return existing }
+            let made = labelNames.isEmpty
+                ? registry.makeCounter(descriptor: descriptor) : registry.makeCounter(descriptor: descriptor, labels: labels(values))
+            series.counters[values] = made
+            return made
+        }
     }
 
     /// The gauge series with these label values, created on first use.
     func gauge(_ values: [String]) -> Gauge {
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = gauges[values] { return existing }
-        let made = labelNames.isEmpty
-            ? registry.makeGauge(descriptor: descriptor) : registry.makeGauge(descriptor: descriptor, labels: labels(values))
-        gauges[values] = made
-        return made
+        series.withLock { series in
+            if let existing = series.gauges[values] { return existing }
+            let made = labelNames.isEmpty
+                ? registry.makeGauge(descriptor: descriptor) : registry.makeGauge(descriptor: descriptor, labels: labels(values))
+            series.gauges[values] = made
+            return made
+        }
     }
 
     /// The histogram series with these label values, created on first use.
     func histogram(_ values: [String]) -> ValueHistogram {
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = histograms[values] { return existing }
-        let made = labelNames.isEmpty
-            ? registry.makeValueHistogram(descriptor: descriptor, buckets: buckets)
-            : registry.makeValueHistogram(descriptor: descriptor, labels: labels(values), buckets: buckets)
-        histograms[values] = made
-        return made
+        series.withLock { series in
+            if let existing = series.histograms[values] { return existing }
+            let made = labelNames.isEmpty
+                ? registry.makeValueHistogram(descriptor: descriptor, buckets: buckets)
+                : registry.makeValueHistogram(descriptor: descriptor, labels: labels(values), buckets: buckets)
+            series.histograms[values] = made
+            return made
+        }
     }
 
     /// The current value of a counter or gauge series, read back from the exposition text (tests

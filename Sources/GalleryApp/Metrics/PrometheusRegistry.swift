@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// galleryd's metrics, kept by swift-prometheus 2.x (`PrometheusCollectorRegistry`) and exposed in
 /// the Prometheus text format: counters, gauges and histograms with fixed label names, plus gauges
@@ -7,12 +8,11 @@ import Prometheus
 /// patterns, not raw paths). `metricsFactory` lets swift-metrics users (libraries, `MetricsSystem`)
 /// report into the same registry. docs/decisions/021-metrics-swift-prometheus.md has the
 /// measurement behind the switch from the hand-written registry.
-public final class PrometheusRegistry: @unchecked Sendable {
+public final class PrometheusRegistry: Sendable {
     /// The swift-prometheus registry every family lives in.
     public let collectorRegistry = PrometheusCollectorRegistry()
-    private let lock = NSLock()
-    private var families: [String: PrometheusFamily] = [:]
-    private var collectors: [@Sendable () -> [PrometheusScrapedFamily]] = []
+    private let families = Mutex<[String: PrometheusFamily]>([:])
+    private let collectors = Mutex<[@Sendable () -> [PrometheusScrapedFamily]]>([])
 
     /// An empty registry.
     public init() {}
@@ -40,26 +40,22 @@ public final class PrometheusRegistry: @unchecked Sendable {
 
     /// Adds a source of gauges computed at each scrape (for values owned elsewhere, like pool stats).
     public func addCollector(_ collect: @escaping @Sendable () -> [PrometheusScrapedFamily]) {
-        lock.lock()
-        collectors.append(collect)
-        lock.unlock()
+        collectors.withLock { $0.append(collect) }
     }
 
     private func family(_ name: String, help: String, kind: PrometheusFamily.Kind, labels: [String], buckets: [Double]) -> PrometheusFamily {
-        lock.lock()
-        defer { lock.unlock() }
-        if let existing = families[name] { return existing }
-        let family = PrometheusFamily(
-            registry: collectorRegistry, name: name, help: help, kind: kind, labelNames: labels, buckets: buckets)
-        families[name] = family
-        return family
+        families.withLock { families in
+            if let existing = families[name] { return existing }
+            let family = PrometheusFamily(
+                registry: collectorRegistry, name: name, help: help, kind: kind, labelNames: labels, buckets: buckets)
+            families[name] = family
+            return family
+        }
     }
 
     /// The exposition text of every metric.
     public func render() -> String {
-        lock.lock()
-        let sources = collectors
-        lock.unlock()
+        let sources = collectors.withLock { $0 }
         var out = collectorRegistry.emitToString()
         for source in sources {
             for metric in source() {

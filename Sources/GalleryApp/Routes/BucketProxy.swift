@@ -2,6 +2,7 @@ import BlobStore
 import Foundation
 import HTTPServer
 import Logging
+import Synchronization
 
 /// `asset_delivery = "proxy"`: the bucket's objects streamed from the S3 store to the client as
 /// they arrive. A pump thread per download GETs the object (with the client's Range) and writes
@@ -15,7 +16,7 @@ import Logging
 /// `If-Range`) are decided here with the same rules as local files (`HTTPFileResponse`) from a
 /// HEAD of the object, because S3 implementations differ in what they accept (lists, weak tags,
 /// `*`); the GET that follows, if any, is pinned to that ETag with `If-Match`.
-final class BucketProxy: @unchecked Sendable {
+final class BucketProxy: Sendable {
     /// The object store.
     let remote: S3BlobStore
     /// Downloads streaming at once at most; more are answered 503 SlowDown with `Retry-After`.
@@ -23,9 +24,10 @@ final class BucketProxy: @unchecked Sendable {
     /// Bytes each download buffers at most between the store and the client.
     let bufferBytes: Int
     private let logger: Logger
-    private let lock = NSLock()
-    private var active = 0
-    private var fromStore: Int64 = 0
+    /// Downloads whose pump is running.
+    private let active = Mutex(0)
+    /// Body bytes read from the store (counted per chunk, so an atomic rather than a lock).
+    private let fromStore = Atomic<Int64>(0)
 
     /// A proxy over `remote`.
     init(remote: S3BlobStore, maxStreams: Int, bufferBytes: Int, logger: Logger) {
@@ -37,16 +39,12 @@ final class BucketProxy: @unchecked Sendable {
 
     /// Downloads whose pump is running now (reading from the store or waiting for the client).
     var activeStreams: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return active
+        active.withLock { $0 }
     }
 
     /// Body bytes read from the store by this process's downloads, since start.
     var bytesFromStore: Int64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return fromStore
+        fromStore.load(ordering: .relaxed)
     }
 
     /// The request headers that make the answer depend on the object's validators.
@@ -129,14 +127,15 @@ final class BucketProxy: @unchecked Sendable {
             let answer = try remote.client.streamObject(key.rawValue, method: method, headers: headers, head: { _ in }, sink: { _ in })
             return (answer, HTTPBodyStream())
         }
-        lock.lock()
-        guard active < maxStreams else {
-            lock.unlock()
+        let admitted = active.withLock { active in
+            guard active < maxStreams else { return false }
+            active += 1
+            return true
+        }
+        guard admitted else {
             logger.warning("asset_proxy_streams (\(maxStreams)) reached: answering 503")
             throw HTTPError(.serviceUnavailable, "Too many downloads in progress. Please reduce your request rate.", headers: ["Retry-After": "1"])
         }
-        active += 1
-        lock.unlock()
         let stream = HTTPBodyStream(capacity: bufferBytes)
         let handoff = HeadHandoff()
         let remote = self.remote, logger = self.logger
@@ -186,15 +185,11 @@ final class BucketProxy: @unchecked Sendable {
     }
 
     private func counted(_ bytes: Int) {
-        lock.lock()
-        fromStore += Int64(bytes)
-        lock.unlock()
+        fromStore.add(Int64(bytes), ordering: .relaxed)
     }
 
     private func pumpEnded() {
-        lock.lock()
-        active -= 1
-        lock.unlock()
+        active.withLock { $0 -= 1 }
     }
 
     private static func contentLength(_ answer: S3HTTPResponse, key: BlobKey) throws -> Int {
@@ -206,30 +201,25 @@ final class BucketProxy: @unchecked Sendable {
     }
 
     /// The store's answer head, passed from the pump thread to the handler waiting for it.
-    private final class HeadHandoff: @unchecked Sendable {
+    private final class HeadHandoff: Sendable {
         private let semaphore = DispatchSemaphore(value: 0)
-        private let lock = NSLock()
-        private var result: Result<S3HTTPResponse, Error>?
+        private let result = Mutex<Result<S3HTTPResponse, any Error>?>(nil)
 
         /// Hands over the head or the failure; false when one was handed over already.
         @discardableResult
         func deliver(_ outcome: Result<S3HTTPResponse, Error>) -> Bool {
-            lock.lock()
-            guard result == nil else {
-                lock.unlock()
-                return false
+            let first = result.withLock { result in
+                guard result == nil else { return false }
+                result = outcome
+                return true
             }
-            result = outcome
-            lock.unlock()
-            semaphore.signal()
-            return true
+            if first { semaphore.signal() }
+            return first
         }
 
         func wait() throws -> S3HTTPResponse {
             semaphore.wait()
-            lock.lock()
-            defer { lock.unlock() }
-            return try result!.get()
+            return try result.withLock { $0! }.get()
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// What makes an unchanged find or count cheap (issue #17), in two bounded parts:
 ///
@@ -17,7 +18,7 @@ import HTTPServer
 ///   `ClassChangeSequences.refreshAfterWrite`; another instance's by `NOTIFY`), which gives another tag and a miss.
 ///   Without a tag (the sequences unknown: listener down) nothing is read or stored. Bounded by
 ///   bytes (`manifest_cache_bytes`), least recently used first out; 0 keeps no bodies.
-final class ManifestCache: @unchecked Sendable {
+final class ManifestCache: Sendable {
     /// A find's query string as one caller sends it.
     struct QueryKey: Hashable, Sendable {
         /// The class name as the path gives it.
@@ -98,13 +99,47 @@ final class ManifestCache: @unchecked Sendable {
 
     /// The bound on kept bodies, in bytes (bodies, gzip forms, tags and overhead); 0 keeps none.
     let maxBytes: Int
-    private let lock = NSLock()
-    private var inputs: [QueryKey: Remembered] = [:]
-    private var entries: [String: Node] = [:]
-    /// Most recently used first.
-    private var newest: Node?
-    private var oldest: Node?
-    private var stats = Stats()
+    private let state = Mutex(State())
+
+    /// The remembered inputs and the kept bodies with their LRU list, under the mutex.
+    private struct State {
+        var inputs: [QueryKey: Remembered] = [:]
+        var entries: [String: Node] = [:]
+        /// Most recently used first.
+        var newest: Node?
+        var oldest: Node?
+        var stats = Stats()
+
+        mutating func evictToBound(_ maxBytes: Int) {
+            while stats.bytes > maxBytes, let victim = oldest {
+                unlink(victim)
+                entries.removeValue(forKey: victim.tag)
+                stats.bytes -= victim.cost
+                stats.evictions += 1
+            }
+        }
+
+        mutating func moveToFront(_ node: Node) {
+            guard newest !== node else { return }
+            unlink(node)
+            linkAtFront(node)
+        }
+
+        mutating func linkAtFront(_ node: Node) {
+            node.older = newest
+            node.newer = nil
+            newest?.newer = node
+            newest = node
+            if oldest == nil { oldest = node }
+        }
+
+        mutating func unlink(_ node: Node) {
+            if let newer = node.newer { newer.older = node.older } else if newest === node { newest = node.older }
+            if let older = node.older { older.newer = node.newer } else if oldest === node { oldest = node.newer }
+            node.newer = nil
+            node.older = nil
+        }
+    }
 
     private final class Node {
         let tag: String
@@ -132,14 +167,14 @@ final class ManifestCache: @unchecked Sendable {
 
     /// The tag inputs remembered for a query string, or nil.
     func tagInputs(_ key: QueryKey) -> TagInputs? {
-        lock.withLock { inputs[key]?.inputs }
+        state.withLock { $0.inputs[key]?.inputs }
     }
 
     /// The tag inputs remembered for a query string, or nil, and the tag kept with them when it
     /// was made for `version` (else nil: make it, and `keep` it).
     func lookUp(_ key: QueryKey, version: TagVersion) -> (inputs: TagInputs, tag: KnownTag?)? {
-        lock.withLock {
-            guard let found = inputs[key] else { return nil }
+        state.withLock { state in
+            guard let found = state.inputs[key] else { return nil }
             guard let made = found.tag, made.version == version else { return (found.inputs, nil) }
             return (found.inputs, made.tag)
         }
@@ -147,15 +182,15 @@ final class ManifestCache: @unchecked Sendable {
 
     /// Keeps `tag`, made for `version`, beside the query string's inputs (if they are still remembered).
     func keep(_ tag: KnownTag, version: TagVersion, for key: QueryKey) {
-        lock.withLock { inputs[key]?.tag = (version, tag) }
+        state.withLock { $0.inputs[key]?.tag = (version, tag) }
     }
 
     /// Remembers a compiled query's tag inputs for its query string.
     func remember(_ value: TagInputs, for key: QueryKey) {
         guard key.query.utf8.count <= Self.maxQueryBytes else { return }
-        lock.withLock {
-            if inputs.count >= Self.maxQueries && inputs[key] == nil { inputs.removeAll(keepingCapacity: true) }
-            inputs[key] = Remembered(inputs: value)
+        state.withLock { state in
+            if state.inputs.count >= Self.maxQueries && state.inputs[key] == nil { state.inputs.removeAll(keepingCapacity: true) }
+            state.inputs[key] = Remembered(inputs: value)
         }
     }
 
@@ -164,13 +199,13 @@ final class ManifestCache: @unchecked Sendable {
     /// The body kept under `tag` (and its gzip form when made), the most recently used from now on; counts a hit or miss.
     func body(for tag: String) -> (body: [UInt8], gzip: [UInt8]?)? {
         guard keepsBodies else { return nil }
-        return lock.withLock {
-            guard let node = entries[tag] else {
-                stats.misses += 1
+        return state.withLock { state in
+            guard let node = state.entries[tag] else {
+                state.stats.misses += 1
                 return nil
             }
-            stats.hits += 1
-            moveToFront(node)
+            state.stats.hits += 1
+            state.moveToFront(node)
             return (node.body, node.gzip)
         }
     }
@@ -178,80 +213,48 @@ final class ManifestCache: @unchecked Sendable {
     /// Keeps `body` under `tag`, dropping the least recently used entries to stay within `maxBytes`.
     /// A body larger than a quarter of the bound is not kept (it would flush the others).
     func store(_ body: [UInt8], for tag: String) {
-        let node = Node(tag: tag, body: body)
-        guard keepsBodies, node.cost <= maxBytes / 4 else { return }
-        lock.withLock {
-            if let old = entries.removeValue(forKey: tag) {
-                unlink(old)
-                stats.bytes -= old.cost
+        guard keepsBodies, tag.utf8.count + body.count + Self.entryOverhead <= maxBytes / 4 else { return }
+        state.withLock { state in
+            let node = Node(tag: tag, body: body)  // made inside: it belongs to the guarded list
+            if let old = state.entries.removeValue(forKey: tag) {
+                state.unlink(old)
+                state.stats.bytes -= old.cost
             }
-            entries[tag] = node
-            linkAtFront(node)
-            stats.bytes += node.cost
-            evictToBound()
+            state.entries[tag] = node
+            state.linkAtFront(node)
+            state.stats.bytes += node.cost
+            state.evictToBound(maxBytes)
         }
     }
 
     /// Adds the gzip form of the body kept under `tag` (if it still is, and the bound allows).
     func storeGzip(_ gzip: [UInt8], for tag: String) {
         guard keepsBodies else { return }
-        lock.withLock {
-            guard let node = entries[tag], node.gzip == nil else { return }
+        state.withLock { state in
+            guard let node = state.entries[tag], node.gzip == nil else { return }
             node.gzip = gzip
-            stats.bytes += gzip.count
-            moveToFront(node)
-            evictToBound()
+            state.stats.bytes += gzip.count
+            state.moveToFront(node)
+            state.evictToBound(maxBytes)
         }
     }
 
     /// Forgets every body (the tag inputs stay: they depend on no data).
     func removeAllBodies() {
-        lock.withLock {
-            entries.removeAll()
-            newest = nil
-            oldest = nil
-            stats.bytes = 0
+        state.withLock { state in
+            state.entries.removeAll()
+            state.newest = nil
+            state.oldest = nil
+            state.stats.bytes = 0
         }
     }
 
     /// The counters now.
     var currentStats: Stats {
-        lock.withLock {
-            var now = stats
-            now.entries = entries.count
+        state.withLock { state in
+            var now = state.stats
+            now.entries = state.entries.count
             return now
         }
-    }
-
-    // MARK: - The LRU list (under the lock)
-
-    private func evictToBound() {
-        while stats.bytes > maxBytes, let victim = oldest {
-            unlink(victim)
-            entries.removeValue(forKey: victim.tag)
-            stats.bytes -= victim.cost
-            stats.evictions += 1
-        }
-    }
-
-    private func moveToFront(_ node: Node) {
-        guard newest !== node else { return }
-        unlink(node)
-        linkAtFront(node)
-    }
-
-    private func linkAtFront(_ node: Node) {
-        node.older = newest
-        node.newer = nil
-        newest?.newer = node
-        newest = node
-        if oldest == nil { oldest = node }
-    }
-
-    private func unlink(_ node: Node) {
-        if let newer = node.newer { newer.older = node.older } else if newest === node { newest = node.older }
-        if let older = node.older { older.newer = node.newer } else if oldest === node { oldest = node.newer }
-        node.newer = nil
-        node.older = nil
     }
 }

@@ -18,6 +18,7 @@ import Postgres
 /// A record is kept under the SHA-256 of its scope (which names the caller, session token
 /// included) and request id, never the scope itself: neither the table nor a backup of it holds a
 /// token. Expired records are deleted on a timer (`cleanupInterval`), whether or not creates come.
+// @unchecked: `entries` and `order` are guarded by `condition` (a run of a key waits for another, which Mutex cannot do).
 final class ParseRequestIdempotency: @unchecked Sendable {
     /// How long an answer is replayed (Parse Server's default idempotency TTL: 300 s).
     let ttl: TimeInterval

@@ -6,6 +6,7 @@ import HTTPServer
 /// known when the body has arrived, without reading the spooled file again. It lives as long as
 /// the request, so it also holds the upload's disk reservation, if any, until the request is done,
 /// and grows it as the bytes arrive (refusing the rest of the body when there is no room).
+// @unchecked: fed on the connection's loop thread; the handler reads it after the body is complete (no lock per chunk).
 public final class SHA256BodyObserver: HTTPBodyObserver, @unchecked Sendable {
     private var hasher = SHA256()
     private var finished: String?

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Postgres
+import Synchronization
 
 /// The database's change sequence of each Parse class (migration 0010), and of each owner's photos
 /// and each reader's galleries (0020), kept in memory so a conditional find or count is answered
@@ -12,7 +13,7 @@ import Postgres
 /// is disconnected notifications are lost: the values are then *unknown* (`current` answers nil,
 /// so no 304) from the moment the dead session is noticed until the table has been read again
 /// after `LISTEN` is back in place. A refresh that began under an earlier session is discarded.
-public final class ClassChangeSequences: @unchecked Sendable {
+public final class ClassChangeSequences: Sendable {
     /// The `NOTIFY` channel the migration's triggers send on.
     public static let channel = "galleryd_class_changes"
 
@@ -24,21 +25,33 @@ public final class ClassChangeSequences: @unchecked Sendable {
     private let pool: PostgresPool
     private let databaseURL: String
     private let logger: Logger
-    private let lock = NSLock()
-    private var values: [String: Int64] = [:]
-    /// The listener is connected and its `LISTEN` is in place.
-    private var listening = false
-    /// `values` were read after the current session's `LISTEN` (and kept current since).
-    private var known = false
-    /// Counts listener sessions (and losses), so a read begun under one session cannot vouch for another.
-    private var session: UInt64 = 0
-    /// Moves on every change of `values` or `known`: equal stamps mean equal sequences (`stamp()`).
-    private var generation: UInt64 = 0
-    /// The highest scope sequence a refresh has read: the next reads only rows above it.
-    private var scopesReadUpTo: Int64 = 0
-    private var lastRetry: Double = 0
-    private var retrying = false
-    private var listener: PostgresListener?
+    private let state = Mutex(State())
+
+    /// The sequences and the listener's standing, under the mutex.
+    private struct State {
+        var values: [String: Int64] = [:]
+        /// The listener is connected and its `LISTEN` is in place.
+        var listening = false
+        /// `values` were read after the current session's `LISTEN` (and kept current since).
+        var known = false
+        /// Counts listener sessions (and losses), so a read begun under one session cannot vouch for another.
+        var session: UInt64 = 0
+        /// Moves on every change of `values` or `known`: equal stamps mean equal sequences (`stamp()`).
+        var generation: UInt64 = 0
+        /// The highest scope sequence a refresh has read: the next reads only rows above it.
+        var scopesReadUpTo: Int64 = 0
+        var lastRetry: Double = 0
+        var retrying = false
+        var listener: PostgresListener?
+
+        /// A new listener session (connected or lost): nothing read before it vouches for the values.
+        mutating func newSession(listening: Bool) {
+            session &+= 1
+            self.listening = listening
+            known = false
+            generation &+= 1
+        }
+    }
 
     /// Sequences read through `pool`, listened to on a connection of its own to `databaseURL`.
     public init(pool: PostgresPool, databaseURL: String, logger: Logger) {
@@ -80,18 +93,19 @@ public final class ClassChangeSequences: @unchecked Sendable {
 
     /// Starts the listener (after the migrations, which create the table). Safe to call once.
     public func start(settings: PostgresListenerSettings = PostgresListenerSettings()) {
-        listener = PostgresListener(
+        let listener = PostgresListener(
             url: databaseURL, channels: [Self.channel], settings: settings,
             onListen: { [weak self] in self?.listenerConnected() },
             onUnlisten: { [weak self] in self?.listenerLost() }
         ) { [weak self] _, payload in
             self?.apply(payload)
         }
+        state.withLock { $0.listener = listener }
     }
 
     /// Stops the listener; the values are unknown from then on.
     public func stop() {
-        listener?.stop()
+        state.withLock { $0.listener }?.stop()
         listenerLost()
     }
 
@@ -104,56 +118,55 @@ public final class ClassChangeSequences: @unchecked Sendable {
     /// while they are unknown: a tag made from these sequences holds for as long as `stamp()` is
     /// the same.
     public func currentStamped(_ classes: [String]) -> (sequences: [Int64], stamp: UInt64)? {
-        whenKnown { (classes.map { values[$0] ?? 0 }, generation) }
+        whenKnown { state in (classes.map { state.values[$0] ?? 0 }, state.generation) }
     }
 
     /// A number that changes whenever any sequence changes or they become unknown, or nil while
     /// they are unknown: what a revalidation compares, without reading (or allocating) the sequences.
     public func stamp() -> UInt64? {
-        whenKnown { generation }
+        whenKnown { $0.generation }
     }
 
     /// `read` under the lock while the values are known; else nil, and a background refresh
     /// started at most once per `retryInterval` while the listener is up.
-    private func whenKnown<Value>(_ read: () -> Value) -> Value? {
-        var startRetry = false
-        let result = lock.withLock { () -> Value? in
-            if known { return read() }
+    private func whenKnown<Value: Sendable>(_ read: (State) -> Value) -> Value? {
+        let (result, startRetry) = state.withLock { state -> (Value?, Bool) in
+            if state.known { return (read(state), false) }
             let now = Date().timeIntervalSinceReferenceDate
-            if listening && !retrying && now - lastRetry >= Self.retryInterval {
-                retrying = true
-                lastRetry = now
-                startRetry = true
+            if state.listening && !state.retrying && now - state.lastRetry >= Self.retryInterval {
+                state.retrying = true
+                state.lastRetry = now
+                return (nil, true)
             }
-            return nil
+            return (nil, false)
         }
         if startRetry {
             DispatchQueue.global().async { [self] in
                 try? refresh()
-                lock.withLock { retrying = false }
+                state.withLock { $0.retrying = false }
             }
         }
         return result
     }
 
     /// Whether the values are known (the listener is up and has caught up).
-    public var isKnown: Bool { lock.withLock { known } }
+    public var isKnown: Bool { state.withLock { $0.known } }
 
     /// Reads the table and merges it in: called after each write this server makes, so its own
     /// writes show at once (their notifications are delivered a moment after the commit), and
     /// after reconnecting. Makes the values known only if the listener was listening throughout.
     public func refresh() throws {
-        let started = lock.withLock { (session, listening, scopesReadUpTo) }
+        let started = state.withLock { ($0.session, $0.listening, $0.scopesReadUpTo) }
         let repository = ChangeSequenceRepository(pool: pool)
         let read = try repository.all()
         let scopes = try repository.scopes(after: started.2)
-        lock.withLock {
-            guard started.1, listening, session == started.0 else { return }
-            for (name, seq) in read { values[name] = max(values[name] ?? 0, seq) }
-            for (name, seq) in scopes.values { values[name] = max(values[name] ?? 0, seq) }
-            scopesReadUpTo = max(scopesReadUpTo, scopes.highest)
-            known = true
-            generation &+= 1
+        state.withLock { state in
+            guard started.1, state.listening, state.session == started.0 else { return }
+            for (name, seq) in read { state.values[name] = max(state.values[name] ?? 0, seq) }
+            for (name, seq) in scopes.values { state.values[name] = max(state.values[name] ?? 0, seq) }
+            state.scopesReadUpTo = max(state.scopesReadUpTo, scopes.highest)
+            state.known = true
+            state.generation &+= 1
         }
     }
 
@@ -177,21 +190,16 @@ public final class ClassChangeSequences: @unchecked Sendable {
     /// at most once per `retryInterval`): after a write through this server whose re-read failed,
     /// the values held may predate the write, and a tag made from them could answer for the old page.
     public func forgetUntilRefreshed() {
-        lock.withLock {
-            session &+= 1
-            known = false
-            generation &+= 1
+        state.withLock { state in
+            state.session &+= 1
+            state.known = false
+            state.generation &+= 1
         }
     }
 
     /// The listener is listening again: a new session, unknown until the table has been read.
     private func listenerConnected() {
-        lock.withLock {
-            session &+= 1
-            listening = true
-            known = false
-            generation &+= 1
-        }
+        state.withLock { $0.newSession(listening: true) }
         // On the listener's thread: notifications wait in the socket until this returns, and
         // anything committed after the read below is notified (LISTEN came first).
         var pause = 0.05
@@ -212,12 +220,7 @@ public final class ClassChangeSequences: @unchecked Sendable {
 
     /// The session died: notifications may be lost from now on.
     private func listenerLost() {
-        lock.withLock {
-            session &+= 1
-            listening = false
-            known = false
-            generation &+= 1
-        }
+        state.withLock { $0.newSession(listening: false) }
     }
 
     /// A notification "<Class> <seq>".
@@ -227,10 +230,10 @@ public final class ClassChangeSequences: @unchecked Sendable {
             return
         }
         let name = String(payload[..<space])
-        lock.withLock {
-            guard listening else { return }
-            values[name] = max(values[name] ?? 0, seq)
-            generation &+= 1
+        state.withLock { state in
+            guard state.listening else { return }
+            state.values[name] = max(state.values[name] ?? 0, seq)
+            state.generation &+= 1
         }
     }
 }

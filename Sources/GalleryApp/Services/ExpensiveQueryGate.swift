@@ -4,7 +4,7 @@ import Postgres
 /// A few slots for expensive queries (see `ParseQuery.isExpensive`), and a shorter statement
 /// timeout for them, so a handful of unanchored regexes or deep skips cannot hold every pooled
 /// connection for the full statement timeout while the first page and the bucket wait.
-public final class ExpensiveQueryGate: @unchecked Sendable {
+public final class ExpensiveQueryGate: Sendable {
     /// Expensive queries allowed at once.
     public let slots: Int
     /// Longest a query waits for a slot before 503, in seconds.

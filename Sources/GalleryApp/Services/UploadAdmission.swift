@@ -1,5 +1,6 @@
 import BlobStore
 import Foundation
+import Synchronization
 
 /// Decides from an upload's head whether its body may be spooled, and keeps count while it does:
 /// enough free space on the store's file system (`min_free_bytes`); room in the budget of bytes
@@ -8,7 +9,7 @@ import Foundation
 /// sent, not the upload limit; and at most `max_uploads_per_user` uploads at once for one user and
 /// `max_uploads_per_address` for one client address. Runs on event-loop threads, so it only does
 /// a `statvfs` and locked arithmetic.
-public final class UploadAdmission: @unchecked Sendable {
+public final class UploadAdmission: Sendable {
     /// The numbers, each with its reason.
     public struct Limits: Sendable {
         /// Most bytes uploads in progress may spool together.
@@ -49,6 +50,7 @@ public final class UploadAdmission: @unchecked Sendable {
 
     /// Bytes and upload slots held by one admitted upload; given back when the reservation is
     /// released (with its request).
+    // @unchecked: `bytes` changes only in `cover`, called on the request's event loop thread.
     public final class Reservation: @unchecked Sendable {
         /// Bytes reserved so far (at least those received).
         public private(set) var bytes: Int
@@ -76,9 +78,15 @@ public final class UploadAdmission: @unchecked Sendable {
 
     let store: LocalBlobStore
     let limits: Limits
-    private let lock = NSLock()
-    private var spooling = 0
-    private var uploadsByKey: [String: Int] = [:]
+    private let state = Mutex(State())
+
+    /// What the uploads in progress hold, under the mutex.
+    private struct State {
+        /// Bytes reserved by uploads in progress.
+        var spooling = 0
+        /// Uploads in progress per capped key (`user:…`, `address:…`).
+        var uploadsByKey: [String: Int] = [:]
+    }
 
     /// An admission over `store` with the configured limits.
     public init(store: LocalBlobStore, limits: Limits) {
@@ -92,7 +100,7 @@ public final class UploadAdmission: @unchecked Sendable {
     }
 
     /// Bytes reserved by uploads in progress.
-    public var spoolingBytes: Int { lock.withLock { spooling } }
+    public var spoolingBytes: Int { state.withLock { $0.spooling } }
 
     /// Free bytes on the store's file system, or nil when unknown (then nothing is refused for it).
     public var freeBytes: Int64? { store.availableBytes() }
@@ -119,18 +127,18 @@ public final class UploadAdmission: @unchecked Sendable {
         var capped: [(key: String, cap: Int)] = []
         if let user = sender.user, limits.maxPerUser > 0 { capped.append(("user:" + user, limits.maxPerUser)) }
         if let address = sender.address, limits.maxPerAddress > 0 { capped.append(("address:" + address, limits.maxPerAddress)) }
-        try lock.withLock {
-            if let full = capped.first(where: { (uploadsByKey[$0.key] ?? 0) >= $0.cap }) {
+        try state.withLock { state in
+            if let full = capped.first(where: { (state.uploadsByKey[$0.key] ?? 0) >= $0.cap }) {
                 throw TooManyUploads(
                     "Too many uploads in progress for this \(full.key.hasPrefix("user:") ? "user" : "address") "
                         + "(at most \(full.cap) at once). Try again when one has finished.")
             }
             // One upload alone always fits, however large the budget is set against the upload limit.
-            guard spooling == 0 || spooling + bytes <= limits.maxSpoolBytes else {
+            guard state.spooling == 0 || state.spooling + bytes <= limits.maxSpoolBytes else {
                 throw InsufficientStorage("Insufficient storage: too many uploads in progress. Try again shortly.")
             }
-            spooling += bytes
-            for entry in capped { uploadsByKey[entry.key, default: 0] += 1 }
+            state.spooling += bytes
+            for entry in capped { state.uploadsByKey[entry.key, default: 0] += 1 }
         }
         return Reservation(bytes: bytes, keys: capped.map(\.key), owner: self)
     }
@@ -138,21 +146,21 @@ public final class UploadAdmission: @unchecked Sendable {
     /// Adds `extra` bytes to a reservation of `held` bytes, or throws `InsufficientStorage`.
     fileprivate func grow(from held: Int, by extra: Int) throws {
         try checkFreeSpace(needing: extra)
-        try lock.withLock {
+        try state.withLock { state in
             // Alone, an upload may grow to the upload limit whatever the budget.
-            guard spooling == held || spooling + extra <= limits.maxSpoolBytes else {
+            guard state.spooling == held || state.spooling + extra <= limits.maxSpoolBytes else {
                 throw InsufficientStorage("Insufficient storage: too many uploads in progress. Try again shortly.")
             }
-            spooling += extra
+            state.spooling += extra
         }
     }
 
     fileprivate func release(_ bytes: Int, keys: [String]) {
-        lock.withLock {
-            spooling -= bytes
+        state.withLock { state in
+            state.spooling -= bytes
             for key in keys {
-                let left = (uploadsByKey[key] ?? 1) - 1
-                uploadsByKey[key] = left > 0 ? left : nil
+                let left = (state.uploadsByKey[key] ?? 1) - 1
+                state.uploadsByKey[key] = left > 0 ? left : nil
             }
         }
     }

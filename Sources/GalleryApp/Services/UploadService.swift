@@ -7,7 +7,7 @@ import Postgres
 /// Turns uploaded bytes into photos: probes the image header (JPEG, PNG, WebP, HEIC, AVIF), stores the original under its
 /// content address, records it, and creates the photo row with its processing job in one
 /// transaction. Used by the HTTP upload routes and by `galleryd import` alike.
-public final class UploadService: @unchecked Sendable {
+public final class UploadService: Sendable {
     /// An uploaded file as recorded in the `files` table.
     public struct StoredFile: Sendable {
         /// The Parse file name (`<sha256>.jpg`, `.png`, `.webp`, `.heic` or `.avif`).

@@ -7,7 +7,7 @@ import Postgres
 /// with scrypt (`PasswordHasher`) outside any database connection, so a burst of logins cannot
 /// hold the pool; they are never logged and never returned. Logins, sign-ups and password changes
 /// run in `LoginSlots`, so they never hold more than half the handler threads.
-public final class AccountService: @unchecked Sendable {
+public final class AccountService: Sendable {
     /// A user as shown to clients and operators (no password, no hash).
     public typealias User = UserAccount
     /// A session as `GET /sessions` shows it.

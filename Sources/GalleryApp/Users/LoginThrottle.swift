@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Login back-off: failed logins are counted per account and per client address in PostgreSQL
 /// (`LoginFailureRepository`), so the back-off holds across instances and restarts. The account
@@ -11,7 +12,7 @@ import Foundation
 /// gives back the address's count; an address's failures are forgotten after `forgetAfter` seconds
 /// without one, so an attacker with one valid account cannot reset its address's count between
 /// guesses at other accounts.
-final class LoginThrottle: @unchecked Sendable {
+final class LoginThrottle: Sendable {
     /// The throttle's numbers, each with its reason.
     struct Limits: Sendable {
         /// Failures for one username before the back-off starts: enough for a few typos.
@@ -31,8 +32,8 @@ final class LoginThrottle: @unchecked Sendable {
     let failures: LoginFailureRepository
     let limits: Limits
     private let metrics: GalleryMetrics?
-    private let lock = NSLock()
-    private var failuresSeen = 0
+    /// Failures recorded by this process (every 100th sweeps stale rows).
+    private let failuresSeen = Atomic<Int>(0)
 
     init(failures: LoginFailureRepository, limits: Limits, metrics: GalleryMetrics?) {
         self.failures = failures
@@ -89,10 +90,7 @@ final class LoginThrottle: @unchecked Sendable {
         for failure in attempt.failures {
             if let delay = delay(failures: failure.count, free: failure.free) { try failures.block(key: failure.key, seconds: delay) }
         }
-        let sweep = lock.withLock { () -> Bool in
-            failuresSeen += 1
-            return failuresSeen % 100 == 0
-        }
+        let sweep = failuresSeen.add(1, ordering: .relaxed).newValue % 100 == 0
         if sweep { try failures.deleteStale(forgetAfter: limits.forgetAfter) }
     }
 

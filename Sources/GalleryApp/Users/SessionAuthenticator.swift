@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Synchronization
 
 /// Decides a request's `ParseCaller` from its keys and session token: the master key wins, a
 /// session token must name a live session (else 209, as Parse Server answers), and app keys alone
@@ -9,13 +10,13 @@ import HTTPServer
 /// client paging through its library costs one session lookup per `cacheSeconds`, not one per page.
 /// A logout or revocation through this process forgets the token at once (`forget`); one made
 /// through another instance takes effect here within `cacheSeconds`.
-public final class SessionAuthenticator: @unchecked Sendable {
+public final class SessionAuthenticator: Sendable {
     let sessions: SessionRepository
     let cacheSeconds: TimeInterval
     /// The roles of the users sessions log in (`ParseAccess.roleNames`), remembered as long as sessions are.
     public let roles: ParseRoleResolver
-    private let lock = NSLock()
-    private var cache: [String: (userId: String, until: TimeInterval)] = [:]
+    /// Token hash → user and cache expiry (system uptime).
+    private let cache = Mutex<[String: (userId: String, until: TimeInterval)]>([:])
     private static let maxCached = 10_000
 
     init(sessions: SessionRepository, cacheSeconds: TimeInterval = 5) {
@@ -42,7 +43,7 @@ public final class SessionAuthenticator: @unchecked Sendable {
         guard token.isPlausible else { return nil }
         let hash = token.hash
         let now = ProcessInfo.processInfo.systemUptime
-        guard let cached = lock.withLock({ cache[hash] }), cached.until > now else { return nil }
+        guard let cached = cache.withLock({ $0[hash] }), cached.until > now else { return nil }
         return .user(objectId: cached.userId)
     }
 
@@ -51,14 +52,14 @@ public final class SessionAuthenticator: @unchecked Sendable {
         guard token.isPlausible else { throw ParseError.invalidSessionToken() }
         let hash = token.hash
         let now = ProcessInfo.processInfo.systemUptime
-        if let cached = lock.withLock({ cache[hash] }), cached.until > now { return cached.userId }
+        if let cached = cache.withLock({ $0[hash] }), cached.until > now { return cached.userId }
         guard let found = try sessions.find(tokenHash: hash) else {
-            lock.withLock { _ = cache.removeValue(forKey: hash) }
+            cache.withLock { _ = $0.removeValue(forKey: hash) }
             throw ParseError.invalidSessionToken()
         }
         // Never cache past the session's own expiry.
         let until = now + min(cacheSeconds, max(0, found.expiresAt.timeIntervalSinceNow))
-        lock.withLock {
+        cache.withLock { cache in
             if cache.count >= Self.maxCached { cache.removeAll(keepingCapacity: true) }
             cache[hash] = (found.userId, until)
         }
@@ -80,11 +81,11 @@ public final class SessionAuthenticator: @unchecked Sendable {
     /// Forgets a token by the hash the database keeps (a session revoked by its objectId, or one of
     /// the sessions a password change revokes).
     func forget(hash: String) {
-        lock.withLock { _ = cache.removeValue(forKey: hash) }
+        cache.withLock { _ = $0.removeValue(forKey: hash) }
     }
 
     /// Forgets every cached token (a user deleted, all of a user's sessions revoked).
     func forgetAll() {
-        lock.withLock { cache.removeAll() }
+        cache.withLock { $0.removeAll() }
     }
 }

@@ -9,10 +9,12 @@ import Foundation
 /// handler runs, or its response is being written) is suspended, or a pipelined request would
 /// fire it without end. A descriptor is closed only in the cancel handler of its last source,
 /// as Dispatch requires (closing earlier lets a new socket reuse the number under a live source).
-final class DispatchReactor: Reactor {
+// @unchecked: thread-confined; everything is touched only on its serial `queue`.
+final class DispatchReactor: Reactor, @unchecked Sendable {
     /// A connection's sources and whether each is suspended (Dispatch counts suspensions, so
     /// every suspend must be matched by exactly one resume).
-    private final class Watch {
+    // @unchecked: touched only on the reactor's serial queue.
+    private final class Watch: @unchecked Sendable {
         let read: DispatchSourceRead
         var readSuspended = false
         var write: DispatchSourceWrite?
@@ -213,9 +215,10 @@ final class DispatchReactor: Reactor {
     }
 
     func post(_ task: @escaping () -> Void) {
+        let task = LoopTask(run: task)
         queue.async { [self, loop = self.loop] in
             loop.updateClock()
-            task()
+            task.run()
             afterEvent()
         }
     }

@@ -1,12 +1,14 @@
 #if os(Linux)
 import Foundation
+import Synchronization
 
 /// Readiness from an edge-triggered epoll instance on a thread of its own: the listener with
 /// EPOLLEXCLUSIVE (one loop wakes per new connection), each connection registered once for
 /// input, output and peer hang-up, and an eventfd for tasks posted from other threads.
 /// Edge-triggered, so `interest` has nothing to do: a connection reads until EAGAIN and the
 /// next byte or free buffer space brings a new event.
-final class EpollReactor: Reactor {
+// @unchecked: thread-confined; all but `posted` is touched only on its epoll thread.
+final class EpollReactor: Reactor, @unchecked Sendable {
     private static let listenerToken = UInt64.max - 1
     private static let wakeToken = UInt64.max
     private static let maxEvents: Int32 = 256
@@ -16,10 +18,15 @@ final class EpollReactor: Reactor {
     private let wakeFD: Int32
     private var listenerWatched = false
 
-    private let taskLock = Lock()
-    private var tasks: [() -> Void] = []
-    private var wakePending = false
-    private var stopped = false
+    /// Tasks posted from other threads, under the mutex (taken per post and per wake-up).
+    private let posted = Mutex(PostedTasks())
+
+    /// What `posted` guards.
+    private struct PostedTasks {
+        var tasks: [LoopTask] = []
+        var wakePending = false
+        var stopped = false
+    }
 
     /// Edge-triggered with EPOLLRDHUP: a short read means the socket is empty until the next event.
     let shortReadDrainsSocket = true
@@ -86,15 +93,15 @@ final class EpollReactor: Reactor {
     func unwatchAndClose(_ fd: Int32) { SystemCalls.close(fd) }
 
     func post(_ task: @escaping () -> Void) {
-        var wake = false
-        let inline: Bool = taskLock.withLock {
-            if stopped { return true }
-            tasks.append(task)
-            if !wakePending {
-                wakePending = true
-                wake = true
+        let posting = LoopTask(run: task)
+        let (inline, wake) = posted.withLock { posted -> (Bool, Bool) in
+            if posted.stopped { return (true, false) }
+            posted.tasks.append(posting)
+            if !posted.wakePending {
+                posted.wakePending = true
+                return (false, true)
             }
-            return false
+            return (false, false)
         }
         if inline {
             task()
@@ -139,12 +146,12 @@ final class EpollReactor: Reactor {
             }
         }
         loop.finish()
-        let leftovers: [() -> Void] = taskLock.withLock {
-            stopped = true
-            defer { tasks = [] }
-            return tasks
+        let leftovers = posted.withLock { posted in
+            posted.stopped = true
+            defer { posted.tasks = [] }
+            return posted.tasks
         }
-        for task in leftovers { task() }
+        for task in leftovers { task.run() }
         loop.didExit()
     }
 
@@ -160,12 +167,12 @@ final class EpollReactor: Reactor {
     private func runTasks() {
         var value: UInt64 = 0
         _ = SystemCalls.read(wakeFD, &value, 8)
-        let batch: [() -> Void] = taskLock.withLock {
-            wakePending = false
-            defer { tasks.removeAll(keepingCapacity: true) }
-            return tasks
+        let batch = posted.withLock { posted in
+            posted.wakePending = false
+            defer { posted.tasks.removeAll(keepingCapacity: true) }
+            return posted.tasks
         }
-        for task in batch { task() }
+        for task in batch { task.run() }
     }
 }
 #endif

@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 
 /// A handle on one upgraded connection, safe to use from any thread: sends hop onto the
 /// connection's event loop, and are dropped once the connection has closed.
+// @unchecked: `connection` is read and written only on `loop`'s thread; the rest is immutable.
 public final class WebSocket: @unchecked Sendable, Hashable {
     /// A number unique within the process, for logs and maps.
     public let id: Int
@@ -11,16 +13,13 @@ public final class WebSocket: @unchecked Sendable, Hashable {
     /// Only read and written on `loop`.
     weak var connection: WebSocketConnection?
 
-    private static let counter = Lock()
-    nonisolated(unsafe) private static var lastID = 0
+    /// The last id handed out.
+    private static let lastID = Atomic<Int>(0)
 
     init(loop: EventLoop, remoteAddress: String) {
         self.loop = loop
         self.remoteAddress = remoteAddress
-        id = Self.counter.withLock {
-            Self.lastID += 1
-            return Self.lastID
-        }
+        id = Self.lastID.add(1, ordering: .relaxed).newValue
     }
 
     /// Sends a text message.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The opening handshake (RFC 6455 §4.2): whether a request asks for an upgrade and the
@@ -23,7 +24,7 @@ enum WebSocketHandshake {
 
     /// `Sec-WebSocket-Accept`: base64(SHA-1(key + GUID)) (§4.2.2 item 5.4).
     static func accept(key: String) -> String {
-        Data(SHA1.digest(Array((key + guid).utf8))).base64EncodedString()
+        Data(Insecure.SHA1.hash(data: Array((key + guid).utf8))).base64EncodedString()
     }
 
     /// The whole 101 response head.

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import Synchronization
 @testable import GalleryApp
 
 /// The processing queue against a real database: leases that outlive a dead worker, retries with
@@ -285,21 +286,16 @@ import Testing
 }
 
 /// Results written from concurrent upload threads.
-final class UploadResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Result<String, Error>?]
+final class UploadResults: Sendable {
+    private let results: Mutex<[Result<String, Error>?]>
 
-    init(count: Int) { results = Array(repeating: nil, count: count) }
+    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
 
     func set(_ index: Int, _ result: Result<String, Error>) {
-        lock.lock()
-        results[index] = result
-        lock.unlock()
+        results.withLock { $0[index] = result }
     }
 
     var all: [Result<String, Error>?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return results
+        results.withLock { $0 }
     }
 }

@@ -7,8 +7,8 @@ import Testing
 /// The app log's fields cannot forge lines: control characters become `\xNN`.
 @Suite struct ControlEscapingLogHandlerTests {
     /// Keeps what it is asked to log, as a line `message key=value…` per event.
+    // @unchecked: `lines` is behind its Mutex; the rest is set before the handler is shared.
     final class Capture: LogHandler, @unchecked Sendable {
-        // @unchecked: `lines` is behind its Mutex; the rest is set before the handler is shared.
         let lines = Mutex<[String]>([])
         var metadata: Logger.Metadata = [:]
         var logLevel: Logger.Level = .trace

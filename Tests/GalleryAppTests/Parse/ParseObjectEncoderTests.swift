@@ -6,13 +6,15 @@ import Testing
 @Suite struct ParseObjectEncoderTests {
     let encoder = ParseObjectEncoder(publicURL: "https://photos.example/", bucket: "bucket")
 
-    static let photoRow = DictionaryRow([
-        "object_id": "AbCdEf1234", "created_at": isoDate("2024-05-06T07:08:09.123Z"), "updated_at": isoDate("2024-05-06T07:08:10.456Z"),
-        "filename": "IMG_0001.JPG", "title": "Sunset \"beach\"\n\u{1}é🌅", "tags": ["sea", "sun"], "content_type": "image/jpeg",
-        "byte_size": 123_456, "checksum": "abc", "width": 4032, "height": 3024, "aspect_ratio": 1.3333333333333333,
-        "taken_at": isoDate("2023-12-31T23:59:59.999Z"), "status": "ready", "dominant_color": "#aabbcc",
-        "original_key": "originals/abc.jpg", "thumbnail_key": "thumbnails/AbCdEf1234.jpg", "thumbnail_width": 400, "thumbnail_height": 300,
-    ])
+    static var photoRow: DictionaryRow {
+        DictionaryRow([
+            "object_id": "AbCdEf1234", "created_at": isoDate("2024-05-06T07:08:09.123Z"), "updated_at": isoDate("2024-05-06T07:08:10.456Z"),
+            "filename": "IMG_0001.JPG", "title": "Sunset \"beach\"\n\u{1}é🌅", "tags": ["sea", "sun"], "content_type": "image/jpeg",
+            "byte_size": 123_456, "checksum": "abc", "width": 4032, "height": 3024, "aspect_ratio": 1.3333333333333333,
+            "taken_at": isoDate("2023-12-31T23:59:59.999Z"), "status": "ready", "dominant_color": "#aabbcc",
+            "original_key": "originals/abc.jpg", "thumbnail_key": "thumbnails/AbCdEf1234.jpg", "thumbnail_width": 400, "thumbnail_height": 300,
+        ])
+    }
 
     static let photoJSON =
         #"{"objectId":"AbCdEf1234","createdAt":"2024-05-06T07:08:09.123Z","updatedAt":"2024-05-06T07:08:10.456Z","#

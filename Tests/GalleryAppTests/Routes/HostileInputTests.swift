@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import GalleryApp
 
 /// Regression tests for what bench/fuzz/http_fuzz.py found in the app: each sends the input that
@@ -96,12 +97,13 @@ import Testing
                 "POST", "/parse/files/same.jpg", body: Data(try TestJPEG.make(width: 16, height: 16, seed: 40 + seed)),
                 headers: ["Content-Type": "image/jpeg"])
             let name = try #require(upload.json["name"] as? String)
-            let lock = NSLock()
-            nonisolated(unsafe) var answers: [(Int, String?)] = []
+            let collected = Mutex<[(Int, String?)]>([])
             DispatchQueue.concurrentPerform(iterations: attempts) { _ in
                 let r = try? server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]])
-                lock.withLock { answers.append((r?.status ?? 0, r?.json["objectId"] as? String)) }
+                let answer = (r?.status ?? 0, r?.json["objectId"] as? String)
+                collected.withLock { $0.append(answer) }
             }
+            let answers = collected.withLock { $0 }
             #expect(answers.filter { $0.0 == 201 }.count == 1, "\(answers.map { $0.0 })")
             #expect(answers.filter { $0.0 == 200 }.count == attempts - 1)
             #expect(Set(answers.map { $0.1 }).count == 1)
@@ -121,12 +123,13 @@ import Testing
         let attempts = 12
         for seed in 0..<4 as Range<UInt64> {
             let jpeg = Data(try TestJPEG.make(width: 16, height: 16, seed: 60 + seed))
-            let lock = NSLock()
-            nonisolated(unsafe) var statuses: [Int] = []
+            let collected = Mutex<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: attempts) { _ in
                 let r = try? server.request("POST", "/parse/files/same.jpg", body: jpeg, headers: ["Content-Type": "image/jpeg"])
-                lock.withLock { statuses.append(r?.status ?? 0) }
+                let status = r?.status ?? 0
+                collected.withLock { $0.append(status) }
             }
+            let statuses = collected.withLock { $0 }
             #expect(statuses.allSatisfy { $0 == 201 }, "\(statuses)")
         }
         let jpeg = try TestJPEG.make(width: 16, height: 16, seed: 70)

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import Synchronization
 @testable import GalleryApp
 
 /// Rendered find and count answers kept by their ETag (`ManifestCache`, issue #17): an unchanged
@@ -276,11 +277,10 @@ import Testing
 }
 
 /// A flag set once, read from several threads.
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+final class LockedFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
 }
 
 /// `ManifestCache` on its own: the byte bound, least recently used first out, the tag inputs' bound.

@@ -5,7 +5,7 @@ import Testing
 /// One photo through the Parse API: fetch, change, Recently Deleted, purge and batch.
 @Suite struct ManifestObjectTests {
     typealias F = ManifestFixtures
-    static let isoDate = #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/#
+    static var isoDate: Regex<Substring> { #/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/# }
 
     /// The path under the server of an absolute asset URL that starts with `publicURL`.
     static func localPath(_ url: String, publicURL: String) -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import GalleryApp
 
 /// Keyset paging through the manifest while photos keep arriving.
@@ -7,16 +8,20 @@ import Testing
     typealias F = ManifestFixtures
 
     /// A flag and a counter shared with the inserting thread.
-    final class Inserter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stopped = false
-        private(set) var inserted = 0
-        private(set) var failure: String?
+    final class Inserter: Sendable {
+        private struct State {
+            var stopped = false
+            var inserted = 0
+            var failure: String?
+        }
+        private let state = Mutex(State())
 
-        var isStopped: Bool { lock.withLock { stopped } }
-        func stop() { lock.withLock { stopped = true } }
-        func record(_ count: Int) { lock.withLock { inserted += count } }
-        func fail(_ message: String) { lock.withLock { failure = message } }
+        var inserted: Int { state.withLock { $0.inserted } }
+        var failure: String? { state.withLock { $0.failure } }
+        var isStopped: Bool { state.withLock { $0.stopped } }
+        func stop() { state.withLock { $0.stopped = true } }
+        func record(_ count: Int) { state.withLock { $0.inserted += count } }
+        func fail(_ message: String) { state.withLock { $0.failure = message } }
     }
 
     /// The keyset cursor after `row` for `order=-createdAt` (objectId breaks ties, descending).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import GalleryApp
 
 /// Many clients changing one gallery at once, over HTTP from separate threads: the order must
@@ -14,27 +15,22 @@ import Testing
     }
 
     /// Results filled in by several threads, under a lock.
-    final class Results<T>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var values: [Result<T, Error>?]
+    final class Results<T: Sendable>: Sendable {
+        private let values: Mutex<[Result<T, Error>?]>
 
-        init(count: Int) { values = Array(repeating: nil, count: count) }
+        init(count: Int) { values = Mutex(Array(repeating: nil, count: count)) }
 
         func set(_ index: Int, _ value: Result<T, Error>) {
-            lock.lock()
-            values[index] = value
-            lock.unlock()
+            values.withLock { $0[index] = value }
         }
 
         var all: [Result<T, Error>] {
-            lock.lock()
-            defer { lock.unlock() }
-            return values.map { $0! }
+            values.withLock { $0.map { $0! } }
         }
     }
 
     /// Runs `operations` at once, each on its own thread, started together; returns their outcomes.
-    static func runConcurrently<T>(_ operations: [() throws -> T]) -> [Result<T, Error>] {
+    static func runConcurrently<T: Sendable>(_ operations: [@Sendable () throws -> T]) -> [Result<T, Error>] {
         let results = Results<T>(count: operations.count)
         let start = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
@@ -62,11 +58,12 @@ import Testing
         let gallery = try server.createGallery("Busy")
         var itemOf: [String: String] = [:]
         for photo in initial { itemOf[photo] = try server.addedItem(gallery: gallery, photo: photo) }
+        let itemIDs = itemOf  // fixed from here on: the operations run on other threads
 
         // 17 inserts of distinct photos (random position or the end), 15 deletes of distinct
         // initial items, 15 moves of random initial items (which may be deleted meanwhile: 101),
         // and 3 inserts of a photo another insert also adds (exactly one of each pair wins, 137).
-        var operations: [() throws -> Outcome] = []
+        var operations: [@Sendable () throws -> Outcome] = []
         for (index, photo) in newcomers.enumerated() {
             let position: Int? = index % 3 == 0 ? nil : Int.random(in: 0...45, using: &generator)
             operations.append {
@@ -84,7 +81,7 @@ import Testing
         }
         for photo in initial.shuffled(using: &generator).prefix(15) {
             operations.append {
-                let r = try server.request("DELETE", "/parse/classes/GalleryItem/\(itemOf[photo]!)")
+                let r = try server.request("DELETE", "/parse/classes/GalleryItem/\(itemIDs[photo]!)")
                 if r.status == 200 { return .removed(photo: photo) }
                 return .refused(code: r.json["code"] as? Int ?? -r.status)
             }
@@ -93,7 +90,7 @@ import Testing
             let photo = initial.randomElement(using: &generator)!
             let position = Int.random(in: 0...40, using: &generator)
             operations.append {
-                let r = try server.moveItem(itemOf[photo]!, to: position)
+                let r = try server.moveItem(itemIDs[photo]!, to: position)
                 if r.status == 200 { return .moved }
                 return .refused(code: r.json["code"] as? Int ?? -r.status)
             }
@@ -154,18 +151,19 @@ import Testing
             itemsInFirst[photo] = try server.addedItem(gallery: first, photo: photo)
             _ = try server.addedItem(gallery: second, photo: photo, position: 0)
         }
+        let firstItems = itemsInFirst  // fixed from here on: the operations run on other threads
         // Some photos start in the trash, to be purged for good meanwhile.
         let doomed = Array(shared.suffix(4))
         for photo in doomed { #expect(try server.request("DELETE", "/parse/classes/Photo/\(photo)").status == 200) }
 
-        var operations: [() throws -> Int] = []
+        var operations: [@Sendable () throws -> Int] = []
         for photo in shared.prefix(6) {
             operations.append { try server.request("DELETE", "/parse/classes/Photo/\(photo)").status }
             operations.append { try server.json("PUT", "/parse/classes/Photo/\(photo)", ["deletedAt": ["__op": "Delete"]]).status }
         }
         for photo in doomed {
             operations.append { try server.request("DELETE", "/parse/purge/Photo/\(photo)").status }
-            operations.append { try server.request("DELETE", "/parse/classes/GalleryItem/\(itemsInFirst[photo]!)").status }
+            operations.append { try server.request("DELETE", "/parse/classes/GalleryItem/\(firstItems[photo]!)").status }
         }
         for (index, photo) in extra.enumerated() {
             let gallery = index % 2 == 0 ? first : second
@@ -174,10 +172,10 @@ import Testing
         }
         for photo in shared.prefix(8) {
             let position = Int.random(in: 0...24, using: &generator)
-            operations.append { try server.moveItem(itemsInFirst[photo]!, to: position).status }
+            operations.append { try server.moveItem(firstItems[photo]!, to: position).status }
         }
         for photo in shared[6..<8] {
-            operations.append { try server.request("DELETE", "/parse/classes/GalleryItem/\(itemsInFirst[photo]!)").status }
+            operations.append { try server.request("DELETE", "/parse/classes/GalleryItem/\(firstItems[photo]!)").status }
         }
         operations.shuffle(using: &generator)
         for outcome in Self.runConcurrently(operations) {

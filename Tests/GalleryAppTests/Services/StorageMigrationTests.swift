@@ -2,6 +2,7 @@ import BlobStore
 import Crypto
 import Foundation
 import Testing
+import Synchronization
 @testable import GalleryApp
 
 /// `galleryd storage migrate`: local → S3 cut off midway and resumed, a damaged copy found and
@@ -108,13 +109,17 @@ struct StorageMigrationTests {
 
     /// GETs from a serving instance in a loop on its own thread (an original from the bucket and a
     /// manifest page, by turns), counting answers that are not 200.
-    final class ServingProbe: @unchecked Sendable {
+    final class ServingProbe: Sendable {
         private let port: Int
         private let paths: [(String, String)]
-        private let lock = NSLock()
-        private var running = true
-        private(set) var answered = 0
-        private(set) var failures: [String] = []
+        private struct Tally {
+            var running = true
+            var answered = 0
+            var failures: [String] = []
+        }
+        private let tally = Mutex(Tally())
+        var answered: Int { tally.withLock { $0.answered } }
+        var failures: [String] { tally.withLock { $0.failures } }
         private let finished = DispatchSemaphore(value: 0)
 
         init(port: Int, paths: [(path: String, headers: String)]) {
@@ -122,7 +127,7 @@ struct StorageMigrationTests {
             self.paths = paths
             Thread.detachNewThread { [self] in
                 var index = 0
-                while lock.withLock({ running }) {
+                while tally.withLock({ $0.running }) {
                     let (path, headers) = self.paths[index % self.paths.count]
                     index += 1
                     let outcome: String?
@@ -133,9 +138,9 @@ struct StorageMigrationTests {
                     } catch {
                         outcome = "\(path): \(error)"
                     }
-                    lock.withLock {
-                        answered += 1
-                        if let outcome { failures.append(outcome) }
+                    tally.withLock { tally in
+                        tally.answered += 1
+                        if let outcome { tally.failures.append(outcome) }
                     }
                     Thread.sleep(forTimeInterval: 0.01)
                 }
@@ -145,9 +150,9 @@ struct StorageMigrationTests {
 
         /// Stops the loop and waits for its last request.
         func stop() -> (answered: Int, failures: [String]) {
-            lock.withLock { running = false }
+            tally.withLock { $0.running = false }
             finished.wait()
-            return lock.withLock { (answered, failures) }
+            return tally.withLock { ($0.answered, $0.failures) }
         }
     }
 

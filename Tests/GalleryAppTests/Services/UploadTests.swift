@@ -153,7 +153,7 @@ import Testing
     }
 
     /// Bodies the upload must refuse with 400 and Parse code 130.
-    static let unreadable: [(name: String, bytes: () throws -> [UInt8])] = [
+    static let unreadable: [(name: String, bytes: @Sendable () throws -> [UInt8])] = [
         ("png", { [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + [UInt8](repeating: 7, count: 200) }),
         ("text", { Array("hello, this is not a picture at all\n".utf8) }),
         ("corrupt", { [0xFF, 0xD8] + [UInt8](repeating: 0x42, count: 500) }),

@@ -1,18 +1,21 @@
 import Foundation
+import Synchronization
 
 /// A TCP relay in front of a real server (moto) that can cut every connection once the server has
 /// sent `cutAfter` bytes on it: the object store dying in the middle of a body, for real, without
 /// stopping the server other tests share. Threads and blocking sockets; `stop()` ends it.
-final class CuttingTCPProxy: @unchecked Sendable {
+final class CuttingTCPProxy: Sendable {
     /// The port to point clients at (127.0.0.1).
     let port: Int
     private let listener: Int32
     private let upstreamHost: String
     private let upstreamPort: Int
-    private let lock = NSLock()
-    private var limit: Int?
-    private var stopped = false
-    private var cutCount = 0
+    private struct State {
+        var limit: Int?
+        var stopped = false
+        var cutCount = 0
+    }
+    private let state = Mutex(State())
 
     /// A relay to `upstreamHost:upstreamPort` that passes everything until `cut(after:)`.
     init(upstreamHost: String, upstreamPort: Int) throws {
@@ -44,23 +47,17 @@ final class CuttingTCPProxy: @unchecked Sendable {
     /// From now on, a connection is cut (both ways) once the server has sent `bytes` bytes on it;
     /// nil passes everything again.
     func cut(after bytes: Int?) {
-        lock.lock()
-        limit = bytes
-        lock.unlock()
+        state.withLock { $0.limit = bytes }
     }
 
     /// Connections cut so far.
     var cuts: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return cutCount
+        state.withLock { $0.cutCount }
     }
 
     /// Stops accepting; relays in progress end when either side closes.
     func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
+        state.withLock { $0.stopped = true }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -69,9 +66,7 @@ final class CuttingTCPProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                lock.lock()
-                let done = stopped
-                lock.unlock()
+                let done = state.withLock { $0.stopped }
                 if done || errno == EBADF || errno == EINVAL { return }
                 continue
             }
@@ -101,14 +96,10 @@ final class CuttingTCPProxy: @unchecked Sendable {
         while true {
             var want = buffer.count
             if counted {
-                lock.lock()
-                let limit = self.limit
-                lock.unlock()
+                let limit = state.withLock { $0.limit }
                 if let limit {
                     if sent >= limit {
-                        lock.lock()
-                        cutCount += 1
-                        lock.unlock()
+                        state.withLock { $0.cutCount += 1 }
                         return
                     }
                     want = min(want, limit - sent)
@@ -143,11 +134,10 @@ final class CuttingTCPProxy: @unchecked Sendable {
     }
 
     /// Closes both descriptors once both directions are done.
-    private final class Pair: @unchecked Sendable {
+    private final class Pair: Sendable {
         let client: Int32
         let upstream: Int32
-        private let lock = NSLock()
-        private var finished = 0
+        private let finished = Atomic(0)
 
         init(client: Int32, upstream: Int32) {
             self.client = client
@@ -155,10 +145,7 @@ final class CuttingTCPProxy: @unchecked Sendable {
         }
 
         func done() {
-            lock.lock()
-            finished += 1
-            let last = finished == 2
-            lock.unlock()
+            let last = finished.add(1, ordering: .acquiringAndReleasing).newValue == 2
             if last {
                 close(client)
                 close(upstream)

@@ -10,7 +10,7 @@ import Testing
 /// A real galleryd on 127.0.0.1 with a random port, its own fresh database (created from
 /// `DATABASE_URL`, dropped at stop) and its own blob directory. Tests fail loudly without
 /// `DATABASE_URL`: run them with `make test`, which starts a throwaway PostgreSQL.
-final class TestServer: @unchecked Sendable {
+final class TestServer: Sendable {
     let application: GalleryApplication
     let databaseName: String
     let adminURL: String

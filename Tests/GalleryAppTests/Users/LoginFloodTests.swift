@@ -23,9 +23,11 @@ import Testing
         let group = DispatchGroup()
         for (index, body) in bodies.enumerated() {
             group.enter()
+            // Unchecked: JSON values, read by this one thread only.
+            nonisolated(unsafe) let loginBody = body
             let thread = Thread {
                 Thread.sleep(forTimeInterval: Double(Int.random(in: 0...jitterMs)) / 1000)
-                let status = (try? rawLogin(server, body))?.status ?? -1
+                let status = (try? rawLogin(server, loginBody))?.status ?? -1
                 statuses.withValue { $0[index] = status }
                 group.leave()
             }
