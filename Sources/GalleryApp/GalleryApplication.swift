@@ -53,6 +53,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let accounts: AccountService
     /// Parse LiveQuery over WebSocket at `/parse`, fed by the database's change notifications.
     public private(set) var liveQuery: LiveQueryServer!
+    /// Display sizes (Flickr's ladder): URLs, and renditions made on first request.
+    public private(set) var sizes: SizeService!
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
@@ -119,6 +121,13 @@ public final class GalleryApplication: @unchecked Sendable {
             pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger,
             hasher: PasswordHasher(cost: configuration.passwordHashCost))
         router = HTTPRouter()
+        sizes = SizeService(
+            repository: SizeRepository(pool: pool), store: blobs, spool: store,
+            spec: DerivativeSpec(
+                quality: configuration.jpegQuality, quantizer: JPEGQuantizer(rawValue: configuration.jpegQuantizer) ?? .libjpeg),
+            limits: limits,
+            cacheBytes: Int64(configuration.sizeCacheBytes), registry: metrics.registry, logger: logger,
+            makeEncoder: { [unowned self] in self.makeEncoder() })
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
         }
@@ -150,12 +159,13 @@ public final class GalleryApplication: @unchecked Sendable {
         let api = ParseAPI(application: self)
         OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger)
             .register(on: router)
-        BucketRoutes(
+        let bucketRoutes = BucketRoutes(
             bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
             proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
             presignedSeconds: configuration.presignedURLSeconds,
-            access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
-        ).register(on: router)
+            access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger)
+        bucketRoutes.register(on: router)
+        SizeRoutes(bucket: bucketRoutes, sizes: sizes).register(on: router)
         ParseRoutes(
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,

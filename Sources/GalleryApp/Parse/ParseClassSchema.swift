@@ -90,6 +90,7 @@ public struct ParseClassSchema: Sendable {
             ParseField("status", "status", .string),
             ParseField("error", "error", .string),
             ParseField("dominantColor", "dominant_color", .string),
+            ParseField("thumbhash", "thumbhash", .string, sortable: false),
             deletedAt,
             ParseField("original", "original_key", .file, sortable: false, creatable: true, requiredOnCreate: true),
             ParseField("thumbnail", "thumbnail_key", .file, sortable: false),
