@@ -69,13 +69,25 @@ public final class SizeService: Sendable {
     /// Where `size` of `photo` is (or will be once rendered), and its pixel size; nil while the
     /// photo has no preview yet (not processed), except for the original.
     public func location(photo: SizedPhoto, size: DisplaySize) -> (key: String, width: Int, height: Int)? {
-        let dimensions = size.dimensions(width: photo.width, height: photo.height)
-        if size == .o { return (photo.originalKey, dimensions.width, dimensions.height) }
-        guard let previewKey = photo.previewKey, let preview = photo.previewSize else { return nil }
-        if !size.isSquare && dimensions.width >= preview.width && dimensions.height >= preview.height {
-            return (previewKey, preview.width, preview.height)
+        if size == .o {
+            let dimensions = size.dimensions(width: photo.width, height: photo.height)
+            return (photo.originalKey, dimensions.width, dimensions.height)
         }
-        guard let key = try? Self.renditionKey(objectId: photo.objectId, size: size) else { return nil }
+        guard let previewKey = photo.previewKey, let preview = photo.previewSize else { return nil }
+        return Self.location(objectId: photo.objectId, preview: (previewKey, preview.width, preview.height), size: size)
+    }
+
+    /// Where a size other than the original is, from the photo's preview alone (what the manifest
+    /// selects): its pixel size is fitted to the preview's (the preview is the original fitted to
+    /// 2048, so this is the original's size fitted, up to the preview's rounding), and a size
+    /// with exactly the preview's pixels is the preview itself.
+    static func location(
+        objectId: String, preview: (key: String, width: Int, height: Int), size: DisplaySize
+    ) -> (key: String, width: Int, height: Int)? {
+        guard size != .o else { return nil }
+        let dimensions = size.dimensions(width: preview.width, height: preview.height)
+        if !size.isSquare && dimensions == (preview.width, preview.height) { return (preview.key, preview.width, preview.height) }
+        guard let key = try? renditionKey(objectId: objectId, size: size) else { return nil }
         return (key.rawValue, dimensions.width, dimensions.height)
     }
 

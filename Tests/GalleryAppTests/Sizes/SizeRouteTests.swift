@@ -126,6 +126,27 @@ import Testing
         #expect(try rows() == 0)
     }
 
+    @Test func manifest_AddsSizesOnlyWhenKeysNamesThem_AndTheirURLsServe() throws {
+        let plain = try server.request("GET", "/parse/classes/Photo/\(photoId)")
+        #expect(plain.json["sizes"] == nil, "the default record is unchanged")
+        let found = try server.request("GET", "/parse/classes/Photo?keys=sizes,thumbhash&limit=1")
+        let record = try #require((found.json["results"] as? [[String: Any]])?.first)
+        let sizes = try #require(record["sizes"] as? [String: [String: Any]])
+        #expect(Set(sizes.keys) == Set(DisplaySize.rendered.map(\.rawValue)))
+        #expect(sizes["s"]?["width"] as? Int == 240 && sizes["s"]?["height"] as? Int == 180)
+        #expect(sizes["sq"]?["width"] as? Int == 75)
+        #expect(sizes["k"]?["width"] as? Int == 1200, "never enlarged: the preview")
+        #expect(record["thumbhash"] is String && record["title"] == nil)
+        let text = try #require(sizes["n"]?["url"] as? String)
+        let url = try #require(URL(string: text))
+        let image = try get(url.path)
+        #expect(image.status == 200)
+        let info = try ImageProbe.probe(bytes: [UInt8](image.body))
+        #expect(info.width == 320 && info.height == 240)
+        // Not a field to query or sort by.
+        #expect(try server.request("GET", "/parse/classes/Photo?order=sizes").status == 400)
+    }
+
     @Test func record_CarriesTheThumbHash() throws {
         let record = try server.request("GET", "/parse/classes/Photo/\(photoId)")
         let text = try #require(record.json["thumbhash"] as? String)
