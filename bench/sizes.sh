@@ -5,8 +5,8 @@
 #     includes the request, the photo lookup and the cache bookkeeping, so it bounds the render from above;
 #  2. 200 concurrent cold requests for one photo's `z`: how many renders galleryd_size_renders_total counts;
 #  3. warm `s` GET against nginx serving the same file: bench/bucket.sh with SIZE=s (alternating rounds).
-# Usage: bench/sizes.sh [seconds for the warm rounds] — needs ImageMagick's convert (the 3000×2000
-#   original), curl, and for step 3 wrk and nginx (scripts/deps.sh --bench). PostgreSQL via scripts/pg.sh.
+# Usage: bench/sizes.sh [seconds for the warm rounds] — needs cjpeg (libjpeg-turbo-progs: the 3000×2000
+#   original), curl, psql, and for step 3 wrk and nginx (scripts/deps.sh --bench). PostgreSQL via scripts/pg.sh.
 # Env: GALLERYD (a built binary; default: a release build), COLD (15), CONCURRENT (200), WARM (1: run step 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ cold_runs="${COLD:-15}"
 concurrent="${CONCURRENT:-200}"
 port="${OURS_PORT:-18121}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55621}"
-command -v convert >/dev/null || { echo "sizes.sh: ImageMagick convert missing" >&2; exit 1; }
+command -v cjpeg >/dev/null || { echo "sizes.sh: cjpeg missing (apt-get install libjpeg-turbo-progs)" >&2; exit 1; }
 if [ -z "${GALLERYD:-}" ]; then swift build -c release --product galleryd >&2; fi
 galleryd="${GALLERYD:-$(swift build -c release --show-bin-path)/galleryd}"
 
@@ -44,8 +44,21 @@ sql() { psql -X -q -t -A "$database_url" -c "$1"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 renders() { parse "http://127.0.0.1:$port/metrics" | awk -v s="size=\"$1\"" 'index($0, "galleryd_size_renders_total{" s "}") == 1 {print $2}'; }
 
-# A 3000×2000 photo with detail everywhere (plasma noise), so the preview is a real 2048×1365 JPEG.
-convert -size 3000x2000 plasma:fractal -quality 90 "$tmp/original.jpg"
+# A 3000×2000 photo with detail everywhere (gradients, rings and noise), so the preview is a real
+# 2048×1365 JPEG with a photo's entropy.
+python3 - "$tmp/original.ppm" <<'PY'
+import math, random, sys
+w, h = 3000, 2000
+rng = random.Random(29)
+rows = bytearray()
+for y in range(h):
+    for x in range(w):
+        ring = int(60 * (1 + math.sin(math.hypot(x - 1400, y - 900) / 23)))
+        n = rng.randrange(24)
+        rows += bytes(((x * 255 // w + n) & 255, (y * 255 // h + ring) & 255, (ring * 2 + n) & 255))
+open(sys.argv[1], "wb").write(b"P6\n%d %d\n255\n" % (w, h) + bytes(rows))
+PY
+cjpeg -quality 90 -optimize "$tmp/original.ppm" > "$tmp/original.jpg"
 name="$(parse -H "Content-Type: image/jpeg" --data-binary "@$tmp/original.jpg" "http://127.0.0.1:$port/parse/files/original.jpg" | json_field name)"
 id="$(parse -H "Content-Type: application/json" -d "{\"original\":{\"__type\":\"File\",\"name\":\"$name\"}}" \
   "http://127.0.0.1:$port/parse/classes/Photo" | json_field objectId)"
