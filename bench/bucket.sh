@@ -12,7 +12,8 @@
 #      PIN (1: servers on the last core, wrk on the others; 0: no pinning; see bench/pin.sh),
 #      COMPARE (another build, run beside this one on the first backend in every round: paired CPU/req),
 #      HIGH_CONNECTIONS (1000: one more round at this many connections, for p99 under a crowd; 0: none),
-#      ACCESS_LOG (on: galleryd's default text access log and nginx's buffered one; off: neither).
+#      ACCESS_LOG (on: galleryd's default text access log and nginx's buffered one; off: neither),
+#      SIZE (a display size, e.g. s: serve sizes/<id>/<size>.jpg, rendered by a first GET, instead of the thumbnail).
 # Prints per server the median req/s and CPU µs per request (utime+stime from /proc over the run),
 # every round with its p99 latency, and the ratios to nginx: of medians and paired per round.
 set -euo pipefail
@@ -98,7 +99,11 @@ for _ in $(seq 600); do
 done
 [ "$status" = ready ] || { echo "bucket.sh: photo $photo_id is '$status', not ready" >&2; exit 1; }
 key="thumbnails/$photo_id.jpg"
-echo "thumbnail: $key, $(stat -c %s "$storage/$key") bytes" >&2
+if [ -n "${SIZE:-}" ]; then
+  key="sizes/$photo_id/$SIZE.jpg"
+  curl -fsS -o /dev/null "http://127.0.0.1:$ours_port/bucket/$key"  # the first GET renders it
+fi
+echo "served: $key, $(stat -c %s "$storage/$key") bytes" >&2
 
 write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
   "  sendfile on;

@@ -2,11 +2,26 @@
 // final size (painted with dominantColor) before any image byte arrives; endless scrolling with the
 // keyset cursor on (-createdAt, -objectId), which costs the same at any depth and never repeats a row.
 import { find, date } from "./api.js";
+import { thumbHashDataURL } from "./thumbhash.js";
 
 export const PAGE_SIZE = 30;
 const ROW_HEIGHT = 200;
 const GAP = 4;
-const KEYS = "title,aspectRatio,dominantColor,thumbnail,preview,status,width,height,createdAt,deletedAt";
+const KEYS = "title,aspectRatio,dominantColor,thumbhash,sizes,thumbnail,preview,status,width,height,createdAt,deletedAt";
+/** The display sizes a tile may pick from (longest edge 100 to 1024), for `srcset`. */
+const SRCSET_SIZES = ["t", "s", "n", "w", "m", "z", "c", "b"];
+
+/**
+ * `srcset` from a record's `sizes` (`keys=sizes`): each size's URL with its width, once per width (the
+ * large sizes of a small photo are all its preview); "" without sizes.
+ */
+export function srcset(sizes) {
+  if (!sizes) return "";
+  const seen = new Set();
+  return SRCSET_SIZES.map((name) => sizes[name])
+    .filter((size) => size && !seen.has(size.width) && seen.add(size.width))
+    .map((size) => `${size.url} ${size.width}w`).join(", ");
+}
 
 /** The `where` for the page after `last` (the keyset cursor), combined with a filter. */
 export function afterCursor(filter, last) {
@@ -166,10 +181,22 @@ export class PhotoGrid {
     cell.dataset.status = photo.status || "";
     cell.style.width = `${Math.floor(width)}px`;
     cell.style.background = photo.dominantColor || "#ccc";
+    // The ThumbHash, a blurred preview of the photo, painted over the colour before the image loads.
+    const placeholder = thumbHashDataURL(photo.thumbhash);
+    if (placeholder) {
+      cell.style.backgroundImage = `url(${placeholder})`;
+      cell.style.backgroundSize = "cover";
+    }
     const title = photo.title || "Untitled photo";
     cell.setAttribute("aria-label", isSettled(photo) ? title : `${title} (processing)`);
     if (photo.thumbnail && photo.thumbnail.url) {
       const img = document.createElement("img");
+      // The browser picks the smallest size that fills the tile at the screen's pixel density.
+      const set = srcset(photo.sizes);
+      if (set) {
+        img.srcset = set;
+        img.sizes = `${Math.floor(width)}px`;
+      }
       img.src = photo.thumbnail.url;
       img.alt = title;
       img.loading = "lazy";

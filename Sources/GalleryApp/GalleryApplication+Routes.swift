@@ -17,12 +17,13 @@ extension GalleryApplication {
         let browserFacing = router.group(browser)
         OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger)
             .register(on: router, mount: browserFacing)
-        BucketRoutes(
+        let bucketRoutes = BucketRoutes(
             bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
             proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
             presignedSeconds: configuration.presignedURLSeconds,
-            access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger
-        ).register(on: browserFacing)
+            access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger)
+        bucketRoutes.register(on: browserFacing)
+        SizeRoutes(bucket: bucketRoutes, sizes: sizes).register(on: browserFacing)
         ParseRoutes(
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,

@@ -55,6 +55,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let accounts: AccountService
     /// Parse LiveQuery over WebSocket at `/parse`, fed by the database's change notifications.
     public internal(set) var liveQuery: LiveQueryServer!
+    /// Display sizes (Flickr's ladder): URLs, and renditions made on first request.
+    public private(set) var sizes: SizeService!
     /// In-process workers (nil when `workers` is 0).
     public private(set) var workers: WorkerPool?
     private var server: HTTPServer?
@@ -121,6 +123,13 @@ public final class GalleryApplication: @unchecked Sendable {
             pool: pool, authenticator: sessions, configuration: configuration, metrics: metrics, logger: logger,
             hasher: PasswordHasher(cost: configuration.passwordHashCost), classChanges: classChanges)
         router = HTTPRouter()
+        sizes = SizeService(
+            repository: SizeRepository(pool: pool), store: blobs, spool: store,
+            spec: DerivativeSpec(
+                quality: configuration.jpegQuality, quantizer: JPEGQuantizer(rawValue: configuration.jpegQuantizer) ?? .libjpeg),
+            limits: limits,
+            cacheBytes: Int64(configuration.sizeCacheBytes), registry: metrics.registry, logger: logger,
+            makeEncoder: { [unowned self] in self.makeEncoder() })
         if configuration.workers > 0 {
             workers = makeWorkerPool(threads: configuration.workers)
         }

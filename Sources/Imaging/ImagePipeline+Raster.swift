@@ -71,7 +71,8 @@ extension ImagePipeline {
                 jpeg: thumbnail == nil ? previewBytes : try thumbnailJPEG.get(), width: thumbnailImage.width,
                 height: thumbnailImage.height),
             preview: EncodedImage(jpeg: previewBytes, width: preview.width, height: preview.height),
-            dominantColor: thumbnailImage.averageColorHex(), timings: clock.laps, thumbnailSource: plan.thumbnailSource)
+            dominantColor: thumbnailImage.averageColorHex(), timings: clock.laps, thumbnailSource: plan.thumbnailSource,
+            thumbHash: ThumbHash.encode(thumbnailImage))
     }
 
     /// One pass over the decoded rows, as the decoder hands them out, into the preview's

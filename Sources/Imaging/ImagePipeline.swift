@@ -78,6 +78,7 @@ public enum ImagePipeline {
         let thumbnail = decoded.thumbnail ?? decoded.preview!
         let preview = decoded.preview
         let dominantColor = thumbnail.averageColorHex()
+        let thumbHash = ThumbHash.encode(thumbnail)
 
         // The preview's scans and the thumbnail are encoded on two threads. Unchecked: each
         // variable is written by one task only and read after `concurrentPerform` has joined them.
@@ -118,7 +119,8 @@ public enum ImagePipeline {
             preview: EncodedImage(
                 jpeg: previewBytes, width: info.orientationSwapsAxes ? plan.preview.height : plan.preview.width,
                 height: info.orientationSwapsAxes ? plan.preview.width : plan.preview.height),
-            dominantColor: dominantColor, timings: clock.laps, thumbnailSource: plan.thumbnailSource)
+            dominantColor: dominantColor, timings: clock.laps, thumbnailSource: plan.thumbnailSource,
+            thumbHash: thumbHash)
     }
 
     /// One pass over the decoded rows: this thread runs libjpeg while a second thread converts

@@ -8,6 +8,9 @@ public struct ProcessedImage: Sendable {
     public var preview: EncodedImage
     /// Average colour as `#rrggbb`, a placeholder to paint before the thumbnail arrives.
     public var dominantColor: String
+    /// The ThumbHash of the thumbnail's pixels (`ThumbHash`, about 25 bytes): the placeholder a
+    /// grid paints before any image byte arrives.
+    public var thumbHash: [UInt8]
     /// Milliseconds per stage, in order, for logs, metrics and the bench.
     public var timings: [(stage: String, milliseconds: Double)]
     /// Which pixels the thumbnail was resampled from.
@@ -16,8 +19,10 @@ public struct ProcessedImage: Sendable {
     /// Creates a result.
     public init(
         info: ImageInfo, thumbnail: EncodedImage, preview: EncodedImage, dominantColor: String,
-        timings: [(stage: String, milliseconds: Double)], thumbnailSource: ThumbnailSource = .preview
+        timings: [(stage: String, milliseconds: Double)], thumbnailSource: ThumbnailSource = .preview,
+        thumbHash: [UInt8] = []
     ) {
+        self.thumbHash = thumbHash
         self.info = info
         self.thumbnail = thumbnail
         self.preview = preview

@@ -242,11 +242,18 @@ def main():
         pages = int(driver.find_element(By.ID, "grid").get_attribute("data-pages"))
         assert pages < 3 and len(tiles()) == 30 * pages, f"{len(tiles())} tiles in {pages} pages before any scrolling"
         first = driver.execute_script("""const t = document.querySelector('#grid .tile');
-            return {id: t.dataset.id, alt: t.querySelector('img').alt, background: t.style.background}""")
+            return {id: t.dataset.id, alt: t.querySelector('img').alt, background: t.style.background,
+                    srcset: t.querySelector('img').srcset, placeholder: t.style.backgroundImage}""")
         newest = server.api("/classes/Photo", {"order": "-createdAt,-objectId", "limit": 1})["results"][0]
         assert first["id"] == newest["objectId"], "grid does not start with the newest photo"
         assert first["alt"] == newest["title"], "alt is not the title"
         assert first["background"], "no dominantColor placeholder"
+        # srcset from the record's display sizes (keys=sizes): t … b with their widths, signed size URLs.
+        candidates = [c.strip().split(" ") for c in first["srcset"].split(",")]
+        assert len(candidates) >= 4, f"srcset has too few sizes: {first['srcset']!r}"
+        assert all(len(c) == 2 and c[1].endswith("w") for c in candidates), f"srcset without widths: {first['srcset']!r}"
+        assert any(f"/sizes/{first['id']}/s.jpg" in c[0] for c in candidates), f"no 240 px size in srcset: {first['srcset']!r}"
+        assert first["placeholder"].startswith('url("data:image/png'), "no ThumbHash placeholder painted"
         # Justified: every full row is as wide as the grid (within rounding).
         grid_width = driver.execute_script("return document.getElementById('grid').clientWidth")
         widths = driver.execute_script("""return [...document.querySelectorAll('#grid .row')].slice(0, -1)

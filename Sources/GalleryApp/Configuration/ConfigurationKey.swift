@@ -212,6 +212,7 @@ public struct ConfigurationKey: Sendable {
         .double("simulate_error_rate", \.simulateErrorRate, "Share of API and bucket requests answered with a simulated error, 0 to 1 (0: off; not in production).", range: 0...1),
         .int("open_file_cache", \.openFileCache, "Recently served blobs kept open for the bucket route (0: off).", range: 0...100_000),
         .int("manifest_cache_bytes", \.manifestCacheBytes, "Bytes of rendered find and count answers kept by their ETag, answered without the database until a change (0: off).", range: 0...4_294_967_296),
+        .int("size_cache_bytes", \.sizeCacheBytes, "Bytes of rendered display sizes (Flickr's ladder, sizes/ in the blob store) kept, least recently used removed first.", range: 0...1_099_511_627_776),
         .string("access_log", \.accessLog, "Access log format: text, json (one object per line) or off.",
             validate: { ["text", "json", "off"].contains($0) ? nil : "not text, json or off" }),
         .int("access_log_buffer", \.accessLogBuffer, "Access log bytes buffered per event loop before lines are dropped (and counted).", range: 4096...16_777_216),

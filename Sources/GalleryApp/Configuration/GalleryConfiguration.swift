@@ -258,6 +258,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Bytes of rendered find and count answers kept by their ETag, so an unchanged page is
     /// answered without the database (`ManifestCache`); 0 turns it off.
     public var manifestCacheBytes = 32 * 1024 * 1024
+    /// Bytes of rendered display sizes kept in the blob store (`SizeCache`), least recently used
+    /// removed first; the newest rendition always stays, so 0 keeps one.
+    public var sizeCacheBytes = 1 << 30
     /// Access log format: `text`, `json` (one object per line) or `off`; independent of `logLevel`.
     public var accessLog = "text"
     /// Bytes of access log each event loop buffers; past it lines are dropped and counted.

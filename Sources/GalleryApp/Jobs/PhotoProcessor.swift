@@ -74,6 +74,8 @@ public struct PhotoProcessor: Sendable {
             _ = try? store.delete(previewKey)
             return Outcome(timings: image.timings, photoGone: true)
         }
+        // Re-processed pixels: the display sizes made from the old ones go (rendered again on request).
+        try SizeCache.remove(photoId: claim.photoId, repository: SizeRepository(pool: pool), store: store)
         return Outcome(timings: image.timings, photoGone: false)
     }
 }

@@ -96,6 +96,8 @@ public struct ParseClassSchema: Sendable {
             ParseField("status", "status", .string),
             ParseField("error", "error", .string),
             ParseField("dominantColor", "dominant_color", .string),
+            ParseField("thumbhash", "thumbhash", .string, sortable: false),
+            ParseField("sizes", .string, source: .displaySizes, queryable: false, sortable: false),
             deletedAt,
             ParseField("original", "original_key", .file, sortable: false, creatable: true, requiredOnCreate: true),
             ParseField("thumbnail", "thumbnail_key", .file, sortable: false),

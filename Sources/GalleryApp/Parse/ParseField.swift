@@ -12,6 +12,10 @@ public final class ParseField: Sendable {
         /// A column shown only on the caller's own row and to the master key (`_User.email`, the
         /// field Parse Server protects by default); null, so left out, on everyone else's.
         case selfOnly(String)
+        /// A Photo's display sizes (`DisplaySize`), written as `{"t":{"url","width","height"},…}`
+        /// from its id and preview, selected as one text value (`SizeColumns`). Only when `keys`
+        /// names it: the default record stays as it was.
+        case displaySizes
     }
 
     /// The Parse field name (`takenAt`).
@@ -56,6 +60,7 @@ public final class ParseField: Sendable {
         switch source {
         case .column(let column), .selfOnly(let column): self.column = column
         case .coverPhoto: self.column = "cover_photo_id"
+        case .displaySizes: self.column = "display_sizes"
         }
         self.isQueryable = queryable
         self.isSortable = sortable
@@ -91,6 +96,9 @@ public final class ParseField: Sendable {
 
     /// Whether the field is always part of an object (objectId, createdAt, updatedAt), whatever
     /// `keys` and `excludeKeys` say.
+    /// Whether the field is written only when `keys` names it (the display sizes).
+    public var isOptIn: Bool { source == .displaySizes }
+
     public var isAlwaysSelected: Bool {
         name == "objectId" || name == "createdAt" || name == "updatedAt"
     }

@@ -93,6 +93,10 @@ public struct ParseObjectEncoder: Sendable {
         }
         for (index, field) in projection.fields.enumerated() {
             guard let column = columns.fields[index] else { continue }
+            if field.source == .displaySizes {
+                _ = try row.withText(column) { text in writeSizes(String(decoding: text, as: UTF8.self), into: &writer) }
+                continue
+            }
             switch field.type {
             case .string:
                 _ = try row.writeString(column, as: field.jsonKey, into: &writer)

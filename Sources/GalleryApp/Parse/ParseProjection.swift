@@ -29,8 +29,8 @@ public struct ParseProjection: Sendable {
         self.columnPrefix = columnPrefix
     }
 
-    /// Every field of `schema`, nothing expanded.
+    /// Every field of `schema` but those written only on request (`isOptIn`), nothing expanded.
     public static func all(_ schema: ParseClassSchema, columnPrefix: String = "") -> ParseProjection {
-        ParseProjection(schema: schema, fields: schema.fields, columnPrefix: columnPrefix)
+        ParseProjection(schema: schema, fields: schema.fields.filter { !$0.isOptIn }, columnPrefix: columnPrefix)
     }
 }

@@ -321,7 +321,7 @@ public struct ParseQuery: Sendable {
         }
         let fields = schema.fields.filter { field in
             field.isAlwaysSelected
-                || ((topKeys?.contains(field.name) ?? true || includeRoots.contains(field.name)) && !excluded.contains(field.name))
+                || ((topKeys?.contains(field.name) ?? !field.isOptIn || includeRoots.contains(field.name)) && !excluded.contains(field.name))
         }
         var includes: [String: ParseProjection] = [:]
         for field in fields where includeRoots.contains(field.name) {
@@ -331,7 +331,8 @@ public struct ParseQuery: Sendable {
             let only = nestedKeys[field.name]
             let without = nestedExcluded[field.name] ?? []
             let targetFields = target.fields.filter { targetField in
-                targetField.isAlwaysSelected || ((only?.contains(targetField.name) ?? true) && !without.contains(targetField.name))
+                targetField.isAlwaysSelected
+                    || ((only?.contains(targetField.name) ?? !targetField.isOptIn) && !without.contains(targetField.name))
             }
             includes[field.name] = ParseProjection(schema: target, fields: targetFields, columnPrefix: alias + "__")
         }

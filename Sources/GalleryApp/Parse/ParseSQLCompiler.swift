@@ -203,6 +203,10 @@ public enum ParseSQLCompiler {
         switch field.source {
         case .column(let column), .selfOnly(let column):
             return prefix.isEmpty ? "\(table).\(column)" : "\(table).\(column) as \(prefix)\(column)"
+        case .displaySizes:
+            // What `ParseObjectEncoder` needs to write every size: id, preview key and size.
+            return "concat_ws(' ', \(table).object_id, \(table).preview_key, \(table).preview_width, \(table).preview_height)"
+                + " as \(prefix)\(field.column)"
         case .coverPhoto:
             if included, let alias = field.joinAlias {
                 return "\(alias).object_id as \(prefix)\(field.column)"
@@ -400,8 +404,8 @@ extension ParseSQLCompiler {
                 case .file: current = "substring(t.\(column) from '[^/]*$')"
                 default: current = "t.\(column)"
                 }
-            case .coverPhoto:
-                // The select-list expression without its trailing ` as cover_photo_id`.
+            case .coverPhoto, .displaySizes:
+                // The select-list expression without its trailing ` as <column>`.
                 let expression = selectExpression(field, table: "t", prefix: "", included: false)
                 current = String(expression.dropLast(" as \(field.column)".count))
             }

@@ -33,13 +33,14 @@ struct PhotoRepository: Sendable {
             update photos set status = 'ready', error = null,
                    thumbnail_key = $2, thumbnail_width = $3, thumbnail_height = $4,
                    preview_key = $5, preview_width = $6, preview_height = $7,
-                   dominant_color = $8, width = $9, height = $10, aspect_ratio = $11
+                   dominant_color = $8, width = $9, height = $10, aspect_ratio = $11, thumbhash = $12
             where object_id = $1
             """,
             [photoId, thumbnailKey.rawValue, image.thumbnail.width, image.thumbnail.height,
              previewKey.rawValue, image.preview.width, image.preview.height, image.dominantColor,
              image.info.displayWidth, image.info.displayHeight,
-             Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight))])
+             Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight)),
+             image.thumbHash.isEmpty ? nil : Data(image.thumbHash).base64EncodedString()])
         return updated.affectedRows == 1
     }
 

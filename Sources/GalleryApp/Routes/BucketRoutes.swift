@@ -76,10 +76,12 @@ struct BucketRoutes {
     /// have passed nor lie beyond what this server issues (`AssetURLError`, a 403 `AccessDenied`).
     /// A hash (or a cache hit) and a clock read, no database. A signed answer may be kept only by
     /// the client, and only until its signature expires; a public one by anyone, for a year.
+    /// `captured` is the path after the bucket when the route splits it into several parameters
+    /// (the size routes); by default the `*key` capture.
     static func authorize(
-        _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders
+        _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders, captured: String? = nil
     ) throws -> (key: String, headers: HTTPHeaders) {
-        let captured = request.pathParameters["key"] ?? ""
+        let captured = captured ?? request.pathParameters["key"] ?? ""
         guard case .signed(let signer) = access else { return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders) }
         guard let signer else { throw AssetURLError.noSigningKey }
         let now = Int64(time(nil))

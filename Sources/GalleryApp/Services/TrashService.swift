@@ -116,6 +116,10 @@ public struct TrashService: Sendable {
             for key in [row.thumbnailKey, row.previewKey] {
                 if let key { _ = try? store.delete(BlobKey(key)) }
             }
+            // Its display sizes (their `photo_sizes` rows went with the photo's).
+            for size in DisplaySize.rendered {
+                if let key = try? SizeService.renditionKey(objectId: row.objectId, size: size) { _ = try? store.delete(key) }
+            }
         }
         for checksum in Set(checksums).sorted() {
             try releaseFile(checksum: checksum, pendingOlderThanHours: nil)

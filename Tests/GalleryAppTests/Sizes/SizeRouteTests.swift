@@ -1,0 +1,212 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import GalleryTestSupport
+import Imaging
+import Postgres
+import Testing
+@testable import GalleryApp
+
+/// Display sizes over HTTP: rendered on first request, then served as the bucket serves a
+/// thumbnail; one render however many cold requests; bounded; gone with re-processing and purge.
+@Suite(.serialized) final class SizeRouteTests {
+    let server: TestServer
+    let photoId: String
+
+    init() throws {
+        server = try TestServer(workers: 1) { $0.sizeCacheBytes = 1 << 30 }
+        photoId = try server.uploadPhoto(TestJPEG.make(width: 1200, height: 900, seed: 77))
+        #expect(try server.waitForProcessing(photoId) == "ready")
+    }
+
+    deinit { server.stop() }
+
+    var sizes: SizeService { server.application.sizes! }
+
+    func photo() throws -> SizedPhoto {
+        let found = try sizes.repository.photo(photoId)
+        return try #require(found)
+    }
+
+    /// The path of `size`'s URL (the server's host and port stripped).
+    func path(_ size: DisplaySize) throws -> String {
+        let rendition = try #require(sizes.rendition(photo: photo(), size: size))
+        return try #require(URL(string: rendition.url)).path
+    }
+
+    func get(_ path: String, headers: [String: String] = [:]) throws -> TestServer.Response {
+        try server.request("GET", path, headers: headers, appID: nil)
+    }
+
+    func rows() throws -> Int {
+        let rows = try server.application.pool.query("select count(*)::bigint as n from photo_sizes where photo_id = $1", [photoId])
+        return Int(try rows[0].decode(Int64.self, "n"))
+    }
+
+    @Test func firstRequest_RendersTheSize_ThenItIsServedLikeAThumbnail() throws {
+        let path = try path(.s)
+        #expect(path == "/bucket/sizes/\(photoId)/s.jpg")
+        let first = try get(path)
+        #expect(first.status == 200)
+        #expect(first.header("Content-Type") == "image/jpeg")
+        let info = try ImageProbe.probe(bytes: [UInt8](first.body))
+        #expect(info.width == 240 && info.height == 180)
+        #expect(sizes.metrics.renders.value("s") == 1)
+        let etag = try #require(first.header("ETag"))
+        // Warm: the same file, no new render; validators, ranges and 304 as the bucket's.
+        let again = try get(path)
+        #expect(again.body == first.body && again.header("ETag") == etag)
+        #expect(try get(path, headers: ["If-None-Match": etag]).status == 304)
+        let range = try get(path, headers: ["Range": "bytes=0-9"])
+        #expect(range.status == 206 && [UInt8](range.body) == Array([UInt8](first.body)[0..<10]))
+        #expect(sizes.metrics.renders.value("s") == 1)
+        #expect(try rows() == 1)
+    }
+
+    @Test func squaresAndLargeSizes_HaveTheirDimensions_AndKIsThePreview() throws {
+        let square = try get(path(.sq))
+        let info = try ImageProbe.probe(bytes: [UInt8](square.body))
+        #expect(info.width == 75 && info.height == 75)
+        // 1200×900 is smaller than 2048: `k` (and `h`) is the preview itself, nothing rendered.
+        let k = try #require(sizes.rendition(photo: photo(), size: .k))
+        #expect(k.key == "previews/\(photoId).jpg" && k.width == 1200 && k.height == 900)
+        #expect(try get(path(.h)).status == 200)
+        #expect(sizes.metrics.renders.value("h") == 0)
+        let original = try #require(sizes.rendition(photo: photo(), size: .o))
+        #expect(original.key.hasPrefix("originals/"))
+    }
+
+    @Test func concurrentColdRequests_MakeExactlyOneRender() throws {
+        let path = try path(.z)
+        let url = URL(string: server.baseURL + path)!
+        let statuses = Locked<[Int]>([])
+        let bodies = Locked<Set<Data>>([])
+        DispatchQueue.concurrentPerform(iterations: 200) { _ in
+            let response = try? TestServer.send(URLRequest(url: url))
+            statuses.withValue { $0.append(response?.status ?? -1) }
+            if let body = response?.body { bodies.withValue { _ = $0.insert(body) } }
+        }
+        #expect(statuses.current == Array(repeating: 200, count: 200))
+        #expect(bodies.current.count == 1)
+        #expect(sizes.metrics.renders.value("z") == 1)
+    }
+
+    @Test func unknownSize_Is400_AndAMissingPhoto404_InS3XML() throws {
+        let unknown = try get("/bucket/sizes/\(photoId)/xl.jpg")
+        #expect(unknown.status == 400)
+        #expect(unknown.text.contains("<Code>InvalidRequest</Code>") && unknown.text.contains("Unknown display size"))
+        #expect(try get("/bucket/sizes/\(photoId)/o.jpg").status == 400)
+        #expect(try get("/bucket/sizes/\(photoId)/s.png").status == 400)
+        let missing = try get("/bucket/sizes/NoSuchPhoto1/s.jpg")
+        #expect(missing.status == 404 && missing.text.contains("NoSuchKey"))
+    }
+
+    @Test func reprocessing_RemovesThePhotosSizes() throws {
+        #expect(try get(path(.t)).status == 200)
+        let file = server.storage + "/sizes/\(photoId)/t.jpg"
+        #expect(FileManager.default.fileExists(atPath: file))
+        try server.application.pool.transaction { try JobQueue.requeue([photoId], on: $0) }
+        let deadline = Date().addingTimeInterval(30)
+        while try rows() > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(try rows() == 0)
+        #expect(!FileManager.default.fileExists(atPath: file))
+        // Asked again, it is rendered again.
+        #expect(try get(path(.t)).status == 200)
+        #expect(sizes.metrics.renders.value("t") == 2)
+    }
+
+    @Test func purge_RemovesThePhotosSizes() throws {
+        #expect(try get(path(.n)).status == 200)
+        let file = server.storage + "/sizes/\(photoId)/n.jpg"
+        #expect(FileManager.default.fileExists(atPath: file))
+        #expect(try server.request("DELETE", "/parse/classes/Photo/\(photoId)").status == 200)
+        #expect(try server.application.trash.deletePhotos([photoId]) == [photoId])
+        #expect(!FileManager.default.fileExists(atPath: file))
+        #expect(try rows() == 0)
+    }
+
+    @Test func manifest_AddsSizesOnlyWhenKeysNamesThem_AndTheirURLsServe() throws {
+        let plain = try server.request("GET", "/parse/classes/Photo/\(photoId)")
+        #expect(plain.json["sizes"] == nil, "the default record is unchanged")
+        let found = try server.request("GET", "/parse/classes/Photo?keys=sizes,thumbhash&limit=1")
+        let record = try #require((found.json["results"] as? [[String: Any]])?.first)
+        let sizes = try #require(record["sizes"] as? [String: [String: Any]])
+        #expect(Set(sizes.keys) == Set(DisplaySize.rendered.map(\.rawValue)))
+        #expect(sizes["s"]?["width"] as? Int == 240 && sizes["s"]?["height"] as? Int == 180)
+        #expect(sizes["sq"]?["width"] as? Int == 75)
+        #expect(sizes["k"]?["width"] as? Int == 1200, "never enlarged: the preview")
+        #expect(record["thumbhash"] is String && record["title"] == nil)
+        let text = try #require(sizes["n"]?["url"] as? String)
+        let url = try #require(URL(string: text))
+        let image = try get(url.path)
+        #expect(image.status == 200)
+        let info = try ImageProbe.probe(bytes: [UInt8](image.body))
+        #expect(info.width == 320 && info.height == 240)
+        // Not a field to query or sort by.
+        #expect(try server.request("GET", "/parse/classes/Photo?order=sizes").status == 400)
+    }
+
+    @Test func record_CarriesTheThumbHash() throws {
+        let record = try server.request("GET", "/parse/classes/Photo/\(photoId)")
+        let text = try #require(record.json["thumbhash"] as? String)
+        let hash = try #require(Data(base64Encoded: text))
+        #expect(hash.count >= 20 && hash.count <= 25)
+        let ratio = try #require(ThumbHash.aspectRatio([UInt8](hash)))
+        #expect(ratio > 1)
+    }
+}
+
+/// The bound: least recently used out first, never the newest; and a signed bucket's sizes.
+@Suite(.serialized) final class SizeCacheTests {
+    @Test func cache_EvictsTheLeastRecentlyUsed_AndCountsIt() throws {
+        // sq, t and n of this photo take about 0.9, 1.3 and 6.5 kB: the bound holds two of them.
+        let server = try TestServer(workers: 1) { $0.sizeCacheBytes = 8000 }
+        defer { server.stop() }
+        let id = try server.uploadPhoto(TestJPEG.make(width: 800, height: 600, seed: 78))
+        #expect(try server.waitForProcessing(id) == "ready")
+        let sizes = server.application.sizes!
+        let found = try sizes.repository.photo(id)
+        let photo = try #require(found)
+        func fetch(_ size: DisplaySize) throws {
+            let rendition = try #require(sizes.rendition(photo: photo, size: size))
+            let url = try #require(URL(string: rendition.url))
+            #expect(try server.request("GET", url.path, appID: nil).status == 200)
+        }
+        try fetch(.sq)
+        try fetch(.t)
+        try fetch(.sq)  // sq is now more recently used than t
+        try fetch(.n)  // over the bound: t goes first
+        let kept = try server.application.pool.query("select size from photo_sizes where photo_id = $1 order by size", [id])
+            .map { try $0.decode(String.self, "size") }
+        #expect(!kept.contains("t"), "kept: \(kept)")
+        #expect(kept.contains("n"))
+        #expect(!FileManager.default.fileExists(atPath: server.storage + "/sizes/\(id)/t.jpg"))
+        #expect(sizes.metrics.evictions.value() >= 1)
+        #expect(sizes.metrics.cacheBytes.value() <= 8000)
+    }
+
+    @Test func signedBucket_ServesTheSignedURL_AndRefusesABadSignatureAsTheBucketDoes() throws {
+        let server = try TestServer(workers: 1) { $0.bucketPublic = false }
+        defer { server.stop() }
+        let id = try server.uploadPhoto(TestJPEG.make(width: 640, height: 480, seed: 79))
+        #expect(try server.waitForProcessing(id) == "ready")
+        let sizes = server.application.sizes!
+        let found = try sizes.repository.photo(id)
+        let photo = try #require(found)
+        let rendition = try #require(sizes.rendition(photo: photo, size: .s))
+        let path = try #require(URL(string: rendition.url)).path
+        #expect(path.hasPrefix("/bucket/s/") && path.hasSuffix("/sizes/\(id)/s.jpg"))
+        let signed = try server.request("GET", path, appID: nil)
+        #expect(signed.status == 200)
+        #expect(signed.header("Cache-Control")?.hasPrefix("private") == true)
+        // One character of the signature changed.
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        parts[4] = (parts[4].first == "A" ? "B" : "A") + parts[4].dropFirst()
+        let forged = try server.request("GET", parts.joined(separator: "/"), appID: nil)
+        #expect(forged.status == 403 && forged.text.contains("AccessDenied"))
+        let unsigned = try server.request("GET", "/bucket/sizes/\(id)/s.jpg", appID: nil)
+        #expect(unsigned.status == 403)
+        #expect(sizes.metrics.renders.value("s") == 1)
+    }
+}
