@@ -115,7 +115,7 @@ public struct ParseAggregatePipeline: Sendable {
     private static func column(_ field: ParseField) -> String? {
         switch field.source {
         case .column(let column), .selfOnly(let column): return column
-        case .coverPhoto: return nil
+        case .coverPhoto, .displaySizes: return nil
         }
     }
 
