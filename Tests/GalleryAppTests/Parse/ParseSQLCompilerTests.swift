@@ -35,8 +35,9 @@ import Testing
 
     @Test func compiler_SelectsEveryColumn_WhenNoKeysAreGiven() throws {
         let select = try #require(try compileFind(.photo, []).select)
-        let expectedColumns = ParseClassSchema.photo.fields.map { field -> String in
-            guard case .column(let column) = field.source else { return "" }
+        // Every stored column, in the schema's order (computed and opt-in fields select nothing).
+        let expectedColumns = ParseClassSchema.photo.fields.compactMap { field -> String? in
+            guard case .column(let column) = field.source else { return nil }
             return "t." + column
         }
         #expect(select.sql.hasPrefix("select " + expectedColumns.joined(separator: ", ") + " from photos t "))
