@@ -197,7 +197,13 @@ import Testing
         #expect(hostile.status == 400 && !hostile.text.contains("alert"))
         let format = try get("method=flickr.test.echo&api_key=\(TestServer.appID)&format=xmlrpc")
         #expect(format.text.contains("<err code=\"111\""))
-        #expect(try get("method=flickr.test.echo&api_key=%ZZ").status == 400)
+        // Arguments that are not percent-encoding (in a form body: URLSession re-encodes a query's `%`).
+        var broken = URLRequest(url: URL(string: server.baseURL + "/services/rest/")!)
+        broken.httpMethod = "POST"
+        broken.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        broken.httpBody = Data("method=flickr.test.echo&api_key=%ZZ".utf8)
+        let undecodable = try TestServer.send(broken)
+        #expect(undecodable.status == 400 && undecodable.text.contains("<err code=\"2\""), "\(undecodable.text)")
         for arguments in ["photo_id=../../etc", "photo_id=" + String(repeating: "a", count: 5000)] {
             #expect(try call("flickr.photos.getSizes", arguments)["code"] as? Int == 1)
         }
