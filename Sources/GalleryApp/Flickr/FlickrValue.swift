@@ -85,6 +85,12 @@ enum FlickrValue: Sendable {
     /// `text` as a JSON string literal (RFC 8259 §7), appended.
     static func appendJSONString(_ text: String, to out: inout String) {
         out += "\""
+        // Most strings (ids, URLs, titles) need no escape: appended whole, not scalar by scalar.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+            out += text
+            out += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -109,6 +115,10 @@ enum FlickrValue: Sendable {
     /// `text` escaped for an XML attribute or text; characters XML 1.0 cannot carry (controls other
     /// than tab, newline and return) become U+FFFD, line breaks are kept as character references.
     static func xmlEscaped(_ text: String) -> String {
+        // 0xEF leads U+FFFE and U+FFFF; 0x22 0x26 0x27 0x3C 0x3E are " & ' < >.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x26 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E || $0 == 0xEF }) {
+            return text
+        }
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
