@@ -24,6 +24,17 @@ extension GalleryApplication {
             access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger)
         bucketRoutes.register(on: browserFacing)
         SizeRoutes(bucket: bucketRoutes, sizes: sizes).register(on: browserFacing)
+        // Flickr's REST API and its Flickr-shaped photo URLs (docs/decisions/034-flickr-api.md).
+        let flickrSecrets = configuration.urlSigningKey.flatMap {
+            $0.count >= AssetURLSigner.minimumKeyLength ? FlickrSecrets(key: $0) : nil
+        }
+        FlickrAssetRoutes(bucket: bucketRoutes, sizes: sizes, secrets: flickrSecrets).register(on: router)
+        FlickrRoutes(
+            api: FlickrAPI(
+                repository: FlickrRepository(pool: pool, publicRead: configuration.publicRead), sizes: sizes,
+                urls: FlickrAssetURLs(secrets: flickrSecrets, publicURL: { [unowned self] in self.publicURL })),
+            sessions: sessions, appID: configuration.appID, logger: logger
+        ).register(on: router)
         ParseRoutes(
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
