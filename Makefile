@@ -1,7 +1,7 @@
 # galleryd — `make run` serves on :8080, `make demo` also imports sample photos, `make test` runs the whole test suite.
 # Both install the Debian packages they need when missing (scripts/deps.sh).
 
-.PHONY: all deps build release run demo test bench clean stop-db
+.PHONY: all deps build release run demo test lint format bench clean stop-db
 
 all: build
 
@@ -24,8 +24,16 @@ demo: release
 	@scripts/deps.sh --demo
 	scripts/demo.sh
 
+# Lint first: a tree that `swift format` would change fails here, before the suite runs.
 test: deps
+	scripts/lint.sh
 	scripts/test.sh
+
+lint:
+	scripts/lint.sh
+
+format:
+	scripts/format.sh
 
 bench: release
 	@scripts/deps.sh --bench
