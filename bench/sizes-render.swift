@@ -25,4 +25,7 @@ for _ in 0..<31 {
     precondition(image.width == 240)
 }
 samples.sort()
-print(String(format: "cold s render CPU: median %.2f ms, min %.2f, max %.2f over %d", samples[15], samples[0], samples[30], samples.count))
+print(
+    String(
+        format: "cold s render CPU: median %.2f ms, min %.2f, max %.2f over %d", samples[15], samples[0], samples[30],
+        samples.count))

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Recently read blobs kept open with their `fstat` results, like nginx's `open_file_cache`: a

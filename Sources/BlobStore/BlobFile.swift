@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An open blob shared by whoever reads it: the open-file cache and every response being sent
@@ -45,7 +46,7 @@ public final class BlobFile: Sendable {
 }
 
 #if canImport(Glibc)
-typealias FileTime = Glibc.tm
+    typealias FileTime = Glibc.tm
 #else
-typealias FileTime = Darwin.tm
+    typealias FileTime = Darwin.tm
 #endif

@@ -14,7 +14,8 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
     public init(_ rawValue: String) throws {
         guard !rawValue.isEmpty else { throw BlobStoreError.invalidKey(rawValue, reason: "empty key") }
         guard rawValue.utf8.count <= Self.maxLength else {
-            throw BlobStoreError.invalidKey(String(rawValue.prefix(64)), reason: "key longer than \(Self.maxLength) bytes")
+            throw BlobStoreError.invalidKey(
+                String(rawValue.prefix(64)), reason: "key longer than \(Self.maxLength) bytes")
         }
         guard !rawValue.hasPrefix("/") else { throw BlobStoreError.invalidKey(rawValue, reason: "absolute path") }
         // One pass over the bytes, segment by segment: every bucket GET validates its key.
@@ -26,9 +27,11 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
                 segmentStart = index + 1
             } else {
                 if index == segmentStart && byte == UInt8(ascii: ".") {
-                    throw BlobStoreError.invalidKey(rawValue, reason: "segment starting with '.' (., .. or a hidden name)")
+                    throw BlobStoreError.invalidKey(
+                        rawValue, reason: "segment starting with '.' (., .. or a hidden name)")
                 }
-                let allowed = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A)
+                let allowed =
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A)
                     || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F || byte == 0x2E
                 guard allowed else {
                     throw BlobStoreError.invalidKey(rawValue, reason: "character outside A-Z a-z 0-9 - _ .")
@@ -43,7 +46,8 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
     private static func checkSegment(_ rawValue: String, length: Int) throws {
         guard length > 0 else { throw BlobStoreError.invalidKey(rawValue, reason: "empty path segment") }
         guard length <= maxSegmentLength else {
-            throw BlobStoreError.invalidKey(String(rawValue.prefix(64)), reason: "path segment longer than \(maxSegmentLength) bytes")
+            throw BlobStoreError.invalidKey(
+                String(rawValue.prefix(64)), reason: "path segment longer than \(maxSegmentLength) bytes")
         }
     }
 

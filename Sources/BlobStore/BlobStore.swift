@@ -28,7 +28,8 @@ public protocol BlobStore: Sendable {
     /// Runs `body` with the path of a local file holding the blob: the store's own file for a local
     /// store, a temporary copy in `spoolDirectory` (refused over `maxBytes`, removed afterwards) for a
     /// remote one. Returns nil when the blob is absent.
-    func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T) throws -> T?
+    func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T) throws
+        -> T?
 }
 
 extension BlobStore {
@@ -37,7 +38,9 @@ extension BlobStore {
         try put(key, movingFileAt: path)
     }
 
-    public func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T) throws -> T? {
+    public func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T)
+        throws -> T?
+    {
         guard let path = try localPath(key) else { return nil }
         return try body(path)
     }

@@ -23,7 +23,8 @@ public enum BlobStoreError: Error, CustomStringConvertible, Equatable {
         case .io(let operation, let path, let message): return "\(operation) \(path): \(message)"
         case .insufficientStorage(let operation, let path): return "\(operation) \(path): no space left on device"
         case .remote(let operation, let key, let status, let code, let message):
-            return "\(operation) \(key): object store answered \(status) \(code)\(message.isEmpty ? "" : ": " + message)"
+            return
+                "\(operation) \(key): object store answered \(status) \(code)\(message.isEmpty ? "" : ": " + message)"
         case .unavailable(let operation, let key, let message):
             return "\(operation) \(key): object store unavailable: \(message)"
         }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Temporary files: where each store writes them, and the one sweep that removes what was abandoned.
@@ -36,7 +37,8 @@ extension LocalBlobStore {
             // Taken: its owner is gone. Refused (or locks unsupported): it lives, or might.
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }
             let directory = temporaryRoot + "/" + name.dropLast(Self.lockSuffix.count)
-            for file in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where unlink(directory + "/" + file) == 0 {
+            for file in (try? manager.contentsOfDirectory(atPath: directory)) ?? []
+            where unlink(directory + "/" + file) == 0 {
                 removed += 1
             }
             rmdir(directory)
@@ -47,7 +49,9 @@ extension LocalBlobStore {
             let path = temporaryRoot + "/" + name
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            let files = isDirectory.boolValue ? ((try? manager.contentsOfDirectory(atPath: path)) ?? []).map { path + "/" + $0 } : [path]
+            let files =
+                isDirectory.boolValue
+                ? ((try? manager.contentsOfDirectory(atPath: path)) ?? []).map { path + "/" + $0 } : [path]
             for file in files where Self.isOlder(file, than: cutoff) && unlink(file) == 0 {
                 removed += 1
             }

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A blob store in a local directory. Each write goes to a temporary file under `<root>/.tmp`
@@ -217,7 +218,8 @@ public final class LocalBlobStore: BlobStore, Sendable {
         else { return nil }
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        let (exchanged, original) = rootFD.compareExchange(expected: current, desired: fd, ordering: .acquiringAndReleasing)
+        let (exchanged, original) = rootFD.compareExchange(
+            expected: current, desired: fd, ordering: .acquiringAndReleasing)
         if !exchanged {
             close(fd)  // another thread reopened it first
             return original

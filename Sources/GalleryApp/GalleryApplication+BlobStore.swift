@@ -5,7 +5,8 @@ import Foundation
 extension GalleryApplication {
     /// The blob store `storage` names: the local directory store, or an `S3BlobStore` with the
     /// secret from `s3_secret_access_key` or the file `s3_secret_access_key_file`.
-    public static func makeBlobStore(configuration: GalleryConfiguration, local: LocalBlobStore) throws -> any BlobStore {
+    public static func makeBlobStore(configuration: GalleryConfiguration, local: LocalBlobStore) throws -> any BlobStore
+    {
         guard configuration.storage == "s3" else { return local }
         return S3BlobStore(configuration: try s3Configuration(configuration))
     }
@@ -18,15 +19,18 @@ extension GalleryApplication {
         if secret.isEmpty, !configuration.s3SecretAccessKeyFile.isEmpty {
             guard let text = try? String(contentsOfFile: configuration.s3SecretAccessKeyFile, encoding: .utf8) else {
                 throw ConfigurationError.invalidValue(
-                    key: "s3_secret_access_key_file", value: configuration.s3SecretAccessKeyFile, reason: "cannot be read")
+                    key: "s3_secret_access_key_file", value: configuration.s3SecretAccessKeyFile,
+                    reason: "cannot be read")
             }
             secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard let endpoint = URL(string: configuration.s3Endpoint), endpoint.host != nil else {
-            throw ConfigurationError.invalidValue(key: "s3_endpoint", value: configuration.s3Endpoint, reason: "storage = \"s3\" needs an endpoint URL")
+            throw ConfigurationError.invalidValue(
+                key: "s3_endpoint", value: configuration.s3Endpoint, reason: "storage = \"s3\" needs an endpoint URL")
         }
         guard !configuration.s3Bucket.isEmpty else {
-            throw ConfigurationError.invalidValue(key: "s3_bucket", value: "", reason: "storage = \"s3\" needs a bucket")
+            throw ConfigurationError.invalidValue(
+                key: "s3_bucket", value: "", reason: "storage = \"s3\" needs a bucket")
         }
         try configuration.validateMultipartParts()
         return S3Configuration(

@@ -7,10 +7,11 @@ extension GalleryApplication {
     /// `storage_dir`, `./.data/blobs` by default, in whatever directory the command runs in),
     /// registers no routes and starts no workers. Shut the pool down when done.
     public static func makeMigrator(configuration: GalleryConfiguration) -> (pool: PostgresPool, migrator: Migrator) {
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(
-            url: configuration.databaseURL, size: 1,
-            acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,
-            statementTimeout: Double(configuration.statementTimeoutMs) / 1000))
+        let pool = PostgresPool(
+            configuration: PostgresPoolConfiguration(
+                url: configuration.databaseURL, size: 1,
+                acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,
+                statementTimeout: Double(configuration.statementTimeoutMs) / 1000))
         let migrator = Migrator(
             pool: pool, directory: URL(fileURLWithPath: migrationsDirectory(configured: configuration.migrationsDir)))
         return (pool, migrator)

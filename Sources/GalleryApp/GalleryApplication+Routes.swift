@@ -6,7 +6,8 @@ extension GalleryApplication {
     /// Wires the routes: operations, the bucket, the Parse API, users, jobs, LiveQuery and the web
     /// gallery, each URL space's route group with the middleware it needs (docs/decisions/029).
     func registerRoutes() {
-        let keys = KeyChecker(appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
+        let keys = KeyChecker(
+            appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
         let api = ParseAPI(application: self)
         // The Parse mount and the bucket face browsers and client developers (CORS, simulation):
         // their routes go through BrowserAccess, and each route through the keys it needs.
@@ -15,8 +16,10 @@ extension GalleryApplication {
             simulation: RequestSimulation(
                 latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys))
         let browserFacing = router.group(browser)
-        OperationsRoutes(configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger)
-            .register(on: router, mount: browserFacing)
+        OperationsRoutes(
+            configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger
+        )
+        .register(on: router, mount: browserFacing)
         let bucketRoutes = BucketRoutes(
             bucket: configuration.bucket, store: store, remote: blobs as? S3BlobStore,
             proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
@@ -38,7 +41,8 @@ extension GalleryApplication {
         ParseRoutes(
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
-                classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission, uploads: uploads, store: store,
+                classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission,
+                uploads: uploads, store: store,
                 idempotency: idempotency,
                 currentPublicURL: { [unowned self] in self.publicURL },
                 currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
@@ -55,7 +59,8 @@ extension GalleryApplication {
         ).register(on: browserFacing)
         // After ParseRoutes too: /classes/_Role, as /classes/_User.
         RoleRoutes(
-            repository: RoleRepository(pool: pool), sessions: sessions, keys: keys, publicRead: configuration.publicRead,
+            repository: RoleRepository(pool: pool), sessions: sessions, keys: keys,
+            publicRead: configuration.publicRead,
             mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
             publicURL: { [unowned self] in self.publicURL },
             rolesChanged: { [classChanges] in classChanges.refreshAfterWrite() }
@@ -80,7 +85,8 @@ extension GalleryApplication {
         liveLimits.maxSocketsPerAddress = configuration.liveQueryMaxSocketsPerAddress
         liveLimits.query.maxJSONDepth = configuration.maxJSONDepth
         liveQuery = LiveQueryServer(
-            path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath, keys: keys,
+            path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath,
+            keys: keys,
             sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
             databaseURL: configuration.databaseURL,
             logger: logger,
@@ -114,7 +120,8 @@ extension ParseAPI {
             mountPath: application.configuration.mountPath, limits: limits)
         assetSigner = application.assetSigner
         customObjects = CustomObjectService(
-            schemas: schemas, limits: limits, allowClientClassCreation: application.configuration.allowClientClassCreation)
+            schemas: schemas, limits: limits,
+            allowClientClassCreation: application.configuration.allowClientClassCreation)
         classChanges = application.classChanges
     }
 }

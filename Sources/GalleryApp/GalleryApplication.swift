@@ -75,23 +75,28 @@ public final class GalleryApplication: @unchecked Sendable {
         let removed = store.sweepTemporaryFiles(olderThan: Double(configuration.tmpSweepMinutes) * 60)
         if removed > 0 { logger.notice("removed abandoned temporary files", metadata: ["count": "\(removed)"]) }
         blobs = try Self.makeBlobStore(configuration: configuration, local: store)
-        if !configuration.bucketPublic, let key = configuration.urlSigningKey, key.count >= AssetURLSigner.minimumKeyLength {
+        if !configuration.bucketPublic, let key = configuration.urlSigningKey,
+            key.count >= AssetURLSigner.minimumKeyLength
+        {
             assetSigner = AssetURLSigner(
                 key: key, bucket: configuration.bucket, windowSeconds: configuration.urlWindowSeconds,
                 validitySeconds: configuration.urlValiditySeconds)
         } else {
             assetSigner = nil
         }
-        pool = PostgresPool(configuration: PostgresPoolConfiguration(
-            url: configuration.databaseURL, size: configuration.poolSize,
-            acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,
-            statementTimeout: Double(configuration.statementTimeoutMs) / 1000))
+        pool = PostgresPool(
+            configuration: PostgresPoolConfiguration(
+                url: configuration.databaseURL, size: configuration.poolSize,
+                acquireTimeout: Double(configuration.poolTimeoutMs) / 1000,
+                statementTimeout: Double(configuration.statementTimeoutMs) / 1000))
         migrator = Migrator(
-            pool: pool, directory: URL(fileURLWithPath: Self.migrationsDirectory(configured: configuration.migrationsDir)))
+            pool: pool,
+            directory: URL(fileURLWithPath: Self.migrationsDirectory(configured: configuration.migrationsDir)))
         metrics = GalleryMetrics()
         if let remote = blobs as? S3BlobStore, configuration.assetDelivery == "proxy" {
             bucketProxy = BucketProxy(
-                remote: remote, maxStreams: configuration.assetProxyStreams, bufferBytes: configuration.assetProxyBufferBytes,
+                remote: remote, maxStreams: configuration.assetProxyStreams,
+                bufferBytes: configuration.assetProxyBufferBytes,
                 logger: logger)
         } else {
             bucketProxy = nil
@@ -126,7 +131,8 @@ public final class GalleryApplication: @unchecked Sendable {
         sizes = SizeService(
             repository: SizeRepository(pool: pool), store: blobs, spool: store,
             spec: DerivativeSpec(
-                quality: configuration.jpegQuality, quantizer: JPEGQuantizer(rawValue: configuration.jpegQuantizer) ?? .libjpeg),
+                quality: configuration.jpegQuality,
+                quantizer: JPEGQuantizer(rawValue: configuration.jpegQuantizer) ?? .libjpeg),
             limits: limits,
             cacheBytes: Int64(configuration.sizeCacheBytes), registry: metrics.registry, logger: logger,
             makeEncoder: { [unowned self] in self.makeEncoder() })
@@ -148,7 +154,8 @@ public final class GalleryApplication: @unchecked Sendable {
                 thumbnailShortEdge: configuration.thumbnailSize, previewLongEdge: configuration.previewSize,
                 quality: configuration.jpegQuality,
                 quantizer: JPEGQuantizer(rawValue: configuration.jpegQuantizer) ?? .libjpeg),
-            limits: ImageLimits(maxPixels: configuration.maxPixels), maxOriginalBytes: Int64(configuration.maxUploadBytes))
+            limits: ImageLimits(maxPixels: configuration.maxPixels),
+            maxOriginalBytes: Int64(configuration.maxUploadBytes))
         var settings = WorkerPool.Settings(threads: threads, trashRetentionDays: configuration.trashRetentionDays)
         settings.pollInterval = 2
         settings.orphanGraceHours = configuration.orphanGraceHours
@@ -168,8 +175,11 @@ public final class GalleryApplication: @unchecked Sendable {
         if !assigned.isEmpty {
             logger.notice(
                 "gave ownerless rows to the first admin",
-                metadata: ["admin": "\(assigned.adminId ?? "")", "photos": "\(assigned.photos)", "galleries": "\(assigned.galleries)",
-                           "galleryItems": "\(assigned.galleryItems)"])
+                metadata: [
+                    "admin": "\(assigned.adminId ?? "")", "photos": "\(assigned.photos)",
+                    "galleries": "\(assigned.galleries)",
+                    "galleryItems": "\(assigned.galleryItems)",
+                ])
         }
         return applied
     }
@@ -188,13 +198,16 @@ public final class GalleryApplication: @unchecked Sendable {
         try server.start()
         self.server = server
         // Fixed from now on (the port is bound): made once, not per find's ETag.
-        let bound = configuration.publicURL.isEmpty ? "http://localhost:\(server.port)" : configuration.effectivePublicURL
+        let bound =
+            configuration.publicURL.isEmpty ? "http://localhost:\(server.port)" : configuration.effectivePublicURL
         boundPublicURL.withLock { $0 = bound }
         liveQuery.start()
         workers?.start()
-        logger.notice("galleryd listening", metadata: [
-            "host": "\(configuration.host)", "port": "\(server.port)", "publicURL": "\(publicURL)",
-        ])
+        logger.notice(
+            "galleryd listening",
+            metadata: [
+                "host": "\(configuration.host)", "port": "\(server.port)", "publicURL": "\(publicURL)",
+            ])
     }
 
     /// How the HTTP server's loops and handler pool are moving (nil before `start`), for the watchdog.
@@ -224,7 +237,8 @@ public final class GalleryApplication: @unchecked Sendable {
     /// `assetURLPrefix`, signed unless `bucket_public`.
     public func makeEncoder() -> ParseObjectEncoder {
         ParseObjectEncoder(
-            publicURL: publicURL, bucket: configuration.bucket, assetURL: configuration.publicAssetURL, signer: assetSigner)
+            publicURL: publicURL, bucket: configuration.bucket, assetURL: configuration.publicAssetURL,
+            signer: assetSigner)
     }
 
     /// What the asset URLs of an answer given now depend on besides the public URL: the signed

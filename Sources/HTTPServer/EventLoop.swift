@@ -89,7 +89,9 @@ final class EventLoop: @unchecked Sendable {
     /// Tells the reactor what a connection waits for now (after it ran outside a socket event).
     @inline(__always)
     func updateInterest(_ connection: HTTPConnection) {
-        if connection.isOpen { reactor.interest(connection.fd, read: connection.wantsRead, write: connection.wantsWrite) }
+        if connection.isOpen {
+            reactor.interest(connection.fd, read: connection.wantsRead, write: connection.wantsWrite)
+        }
     }
 
     /// Closes a connection's socket through the reactor (which may still have sources on it).
@@ -193,7 +195,8 @@ final class EventLoop: @unchecked Sendable {
             guard server.reserveConnection() else {
                 // Over maxConnections: a quick 503 instead of an unbounded number of open sockets.
                 let id = requestIDs.next()
-                let answer = encoder.encode(.tooManyConnections, requestID: id, keepAlive: false, clientVersion: .http11)
+                let answer = encoder.encode(
+                    .tooManyConnections, requestID: id, keepAlive: false, clientVersion: .http11)
                 _ = answer.withUnsafeBytes { SystemCalls.send(fd, $0.baseAddress, $0.count, dontWait: true) }
                 SystemCalls.close(fd)
                 server.logger.warning(
@@ -205,7 +208,8 @@ final class EventLoop: @unchecked Sendable {
             let connection = HTTPConnection(fd: fd, loop: self, server: server, remoteAddress: Self.describe(&address))
             let slot = Int(fd)
             if slot >= connections.count {
-                connections.append(contentsOf: repeatElement(nil, count: max(slot + 1 - connections.count, connections.count)))
+                connections.append(
+                    contentsOf: repeatElement(nil, count: max(slot + 1 - connections.count, connections.count)))
             }
             connections[slot] = connection
             connectionCount += 1
@@ -230,7 +234,8 @@ final class EventLoop: @unchecked Sendable {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
                     var addr = sin.pointee.sin_addr
                     inet_ntop(AF_INET, &addr, &host, socklen_t(host.count))
-                    return "\(host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }):\(UInt16(bigEndian: sin.pointee.sin_port))"
+                    return
+                        "\(host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }):\(UInt16(bigEndian: sin.pointee.sin_port))"
                 }
             }
         case AF_INET6:
@@ -238,7 +243,8 @@ final class EventLoop: @unchecked Sendable {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
                     var addr = sin6.pointee.sin6_addr
                     inet_ntop(AF_INET6, &addr, &host, socklen_t(host.count))
-                    return "[\(host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })]:\(UInt16(bigEndian: sin6.pointee.sin6_port))"
+                    return
+                        "[\(host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })]:\(UInt16(bigEndian: sin6.pointee.sin6_port))"
                 }
             }
         default:

@@ -13,7 +13,8 @@ extension HTTPConnection {
         let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(response.status.code)
         if let unopened = writer.takeFile(of: response.body, sendsBody: sendsBody) {
             server.logger.error("cannot open response file \(unopened)", metadata: ["request": "\(request.requestID)"])
-            response = currentResponder().response(status: .internalServerError, message: "internal server error", request: request)
+            response = currentResponder().response(
+                status: .internalServerError, message: "internal server error", request: request)
             switch response.body {
             case .file, .descriptor: response.body = .empty
             default: break
@@ -36,9 +37,11 @@ extension HTTPConnection {
             break
         }
         let keepAlive = machine.responseStarted(
-            closeRequested: response.headers.containsToken("close", in: "Connection"), draining: loop.draining, now: loop.now)
+            closeRequested: response.headers.containsToken("close", in: "Connection"), draining: loop.draining,
+            now: loop.now)
         loop.encoder.encodeHead(
-            response, into: &writer.head, requestID: request.requestID, keepAlive: keepAlive, clientVersion: request.version)
+            response, into: &writer.head, requestID: request.requestID, keepAlive: keepAlive,
+            clientVersion: request.version)
         responseStatus = response.status.code
     }
 
@@ -54,7 +57,8 @@ extension HTTPConnection {
         case .waitingForStream:
             result = .waitingForStream
         case .fileEndedEarly:
-            server.logger.error("response file shorter than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
+            server.logger.error(
+                "response file shorter than its Content-Length", metadata: ["request": "\(request?.requestID ?? "")"])
             result = .failed
         case .failed:
             result = .failed

@@ -30,7 +30,9 @@ extension HTTPConnection {
         }
         server.logger.notice(
             "bad request: \(error)",
-            metadata: ["request": "\(request!.requestID)", "peer": "\(remoteAddress)", "status": "\(error.status.code)"])
+            metadata: [
+                "request": "\(request!.requestID)", "peer": "\(remoteAddress)", "status": "\(error.status.code)",
+            ])
         respondServerError(error.status, error.description, hasUnreadBody: true)
     }
 
@@ -83,7 +85,8 @@ extension HTTPConnection {
         if let request {
             var response = currentResponder().response(status: .requestTimeout, message: message, request: request)
             if case .bytes = response.body {} else { response.body = .empty }
-            bytes = loop.encoder.encode(response, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
+            bytes = loop.encoder.encode(
+                response, requestID: request.requestID, keepAlive: false, clientVersion: request.version)
         } else {
             bytes = loop.encoder.encode(
                 .requestHeadTimeout, requestID: loop.requestIDs.next(), keepAlive: false, clientVersion: .http11)

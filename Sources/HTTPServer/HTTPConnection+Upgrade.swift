@@ -12,7 +12,8 @@ extension HTTPConnection {
             // §4.2.2: a bad handshake gets a 400 and, for a wrong version, the one we speak.
             server.logger.notice("bad websocket handshake", metadata: ["request": "\(request.requestID)"])
             respondServerError(
-                .badRequest, "bad websocket handshake", headers: ["Sec-WebSocket-Version": "13"], hasUnreadBody: hasBody)
+                .badRequest, "bad websocket handshake", headers: ["Sec-WebSocket-Version": "13"], hasUnreadBody: hasBody
+            )
             return machine.resume()
         }
         let handler: WebSocketHandler
@@ -28,7 +29,8 @@ extension HTTPConnection {
         server.logger.info("websocket opened \(request.path)", metadata: ["request": "\(request.requestID)"])
         let connection = WebSocketConnection(
             fd: fd, loop: loop, limits: route.webSocketLimits, handler: handler, logger: server.logger,
-            remoteAddress: remoteAddress, initial: WebSocketHandshake.switchingProtocols(key: key), leftover: buffer.readable)
+            remoteAddress: remoteAddress, initial: WebSocketHandshake.switchingProtocols(key: key),
+            leftover: buffer.readable)
         buffer.consume(buffer.readableCount)
         self.request = nil
         self.route = nil

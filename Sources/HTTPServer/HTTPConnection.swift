@@ -197,7 +197,8 @@ final class HTTPConnection {
         requestStart = loop.now
         let id = loop.requestIDs.next()
         guard let (path, query) = HTTPRequest.splitTarget(head.target) else {
-            request = HTTPRequest(method: head.method, target: "/", version: head.version, remoteAddress: remoteAddress, requestID: id)
+            request = HTTPRequest(
+                method: head.method, target: "/", version: head.version, remoteAddress: remoteAddress, requestID: id)
             request!.routePattern = "unmatched"
             responders.choose(forUndecodable: head.target)
             parseFailed(.invalidTarget)
@@ -231,7 +232,8 @@ final class HTTPConnection {
                 // Refused before reading it (and without 100 Continue); the unread body forces a close.
                 self.request = request
                 server.logger.notice(
-                    "request body too large", metadata: ["request": "\(id)", "length": "\(length)", "limit": "\(limit)"])
+                    "request body too large",
+                    metadata: ["request": "\(id)", "length": "\(length)", "limit": "\(limit)"])
                 respondServerError(.contentTooLarge, "request body too large", hasUnreadBody: true)
                 return machine.resume()
             }
@@ -241,7 +243,8 @@ final class HTTPConnection {
                 request.bodyObserver = observer
                 do {
                     sink = try RequestBodySink(
-                        expectedLength: head.contentLength, threshold: server.configuration.limits.inMemoryBodyThreshold,
+                        expectedLength: head.contentLength,
+                        threshold: server.configuration.limits.inMemoryBodyThreshold,
                         directory: server.configuration.temporaryDirectory, observer: observer)
                 } catch {
                     self.request = request
@@ -254,7 +257,8 @@ final class HTTPConnection {
             return machine.bodyWanted(hasBody: head.hasBody, buffered: buffer.readableCount, now: loop.now)
         case .methodNotAllowed(let allow):
             self.request = request
-            respondServerError(.methodNotAllowed, "method not allowed", headers: ["Allow": allow], hasUnreadBody: head.hasBody)
+            respondServerError(
+                .methodNotAllowed, "method not allowed", headers: ["Allow": allow], hasUnreadBody: head.hasBody)
         case .options(let allow):
             self.request = request
             var response = HTTPResponse(status: .noContent)

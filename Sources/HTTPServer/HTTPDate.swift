@@ -7,7 +7,9 @@ struct HTTPDate {
     private(set) var bytes: [UInt8] = []
 
     private static let days: [String] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months: [String] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let months: [String] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     /// The formatted current time, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
     mutating func current() -> [UInt8] {
@@ -22,9 +24,10 @@ struct HTTPDate {
     private static let dayLetters: StaticString = "SunMonTueWedThuFriSat"
     private static let monthLetters: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
     private static let gmtLetters: StaticString = "GMT"
-    private static let separators: [(Int, UInt8)] = ([
-        (3, ","), (4, " "), (7, " "), (11, " "), (16, " "), (19, ":"), (22, ":"), (25, " "),
-    ] as [(Int, Unicode.Scalar)]).map { ($0.0, UInt8(ascii: $0.1)) }
+    private static let separators: [(Int, UInt8)] =
+        ([
+            (3, ","), (4, " "), (7, " "), (11, " "), (16, " "), (19, ":"), (22, ":"), (25, " "),
+        ] as [(Int, Unicode.Scalar)]).map { ($0.0, UInt8(ascii: $0.1)) }
 
     /// Formats seconds since 1970 as IMF-fixdate. Written byte by byte into one 29-byte string:
     /// every file response carries a Last-Modified, so this is on the hot path.

@@ -48,7 +48,9 @@ public enum HTTPFileResponse {
     /// 416 with `Content-Range: bytes */size` for an unsatisfiable range.
     /// `headers` (e.g. `Cache-Control`) are added to every answer; they must not set the fields
     /// this function sets.
-    public static func make(for request: HTTPRequest, file: File, headers extra: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    public static func make(for request: HTTPRequest, file: File, headers extra: HTTPHeaders = HTTPHeaders())
+        -> HTTPResponse
+    {
         var headers = extra
         headers.reserve(extra.count + 6)
         headers.add("ETag", file.etag)
@@ -61,7 +63,8 @@ public enum HTTPFileResponse {
                 return HTTPResponse(status: .preconditionFailed, headers: headers)
             }
         } else if let since = request.headers["If-Unmodified-Since"], let date = parseHTTPDate(since),
-            seconds > date.timeIntervalSince1970 {
+            seconds > date.timeIntervalSince1970
+        {
             return HTTPResponse(status: .preconditionFailed, headers: headers)
         }
         if let ifNoneMatch = request.headers["If-None-Match"] {
@@ -69,7 +72,8 @@ public enum HTTPFileResponse {
                 return HTTPResponse(status: .notModified, headers: headers)
             }
         } else if let since = request.headers["If-Modified-Since"], let date = parseHTTPDate(since),
-            seconds <= date.timeIntervalSince1970 {
+            seconds <= date.timeIntervalSince1970
+        {
             return HTTPResponse(status: .notModified, headers: headers)
         }
 
@@ -106,7 +110,8 @@ public enum HTTPFileResponse {
             headers.add("Content-Type", file.contentType)
             headers.add("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(file.size)")
             return HTTPResponse(
-                status: .partialContent, headers: headers, body: file.body(offset: range.lowerBound, length: range.count))
+                status: .partialContent, headers: headers,
+                body: file.body(offset: range.lowerBound, length: range.count))
         }
     }
 

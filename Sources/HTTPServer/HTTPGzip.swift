@@ -70,7 +70,9 @@ public enum HTTPGzip {
         equalsIgnoringCase(bytes, at: bytes.count - suffix.utf8CodeUnitCount, suffix)
     }
 
-    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ lower: StaticString) -> Bool {
+    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, _ lower: StaticString)
+        -> Bool
+    {
         let count = lower.utf8CodeUnitCount
         guard offset >= 0, offset + count <= bytes.count else { return false }
         let letters = lower.utf8Start

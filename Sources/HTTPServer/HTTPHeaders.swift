@@ -45,7 +45,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public func containsToken(_ token: String, in name: String) -> Bool {
         // Runs for every request and response (Connection), so it scans bytes instead of splitting.
         for field in fields where field.name.caseInsensitiveEquals(name) {
-            let found = field.value.utf8.withContiguousStorageIfAvailable { Self.list($0, contains: token) }
+            let found =
+                field.value.utf8.withContiguousStorageIfAvailable { Self.list($0, contains: token) }
                 ?? Array(field.value.utf8).withUnsafeBufferPointer { Self.list($0, contains: token) }
             if found { return true }
         }
@@ -60,7 +61,8 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
             // The element's token: up to any ';' parameters, without surrounding spaces and tabs.
             var tokenEnd = start
             while tokenEnd < end && value[tokenEnd] != UInt8(ascii: ";") { tokenEnd += 1 }
-            var a = start, b = tokenEnd
+            var a = start
+            var b = tokenEnd
             while a < b && (value[a] == 0x20 || value[a] == 0x09) { a += 1 }
             while b > a && (value[b - 1] == 0x20 || value[b - 1] == 0x09) { b -= 1 }
             if b - a == token.utf8.count {
@@ -96,7 +98,8 @@ extension String {
     /// ASCII case-insensitive comparison, as header names and tokens need (RFC 9110 §5.1).
     @inlinable
     public func caseInsensitiveEquals(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
+        let a = utf8
+        let b = other.utf8
         guard a.count == b.count else { return false }
         for (x, y) in zip(a, b) where x != y {
             let lx = (x >= 65 && x <= 90) ? x | 0x20 : x

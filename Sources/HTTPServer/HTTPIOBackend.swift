@@ -12,18 +12,18 @@ public enum HTTPIOBackend: String, Sendable, CaseIterable {
     /// default and Dispatch the default (and only backend) elsewhere.
     public static var platformDefault: HTTPIOBackend {
         #if os(Linux)
-        return .epoll
+            return .epoll
         #else
-        return .dispatch
+            return .dispatch
         #endif
     }
 
     /// The backends this platform has, default first.
     public static var available: [HTTPIOBackend] {
         #if os(Linux)
-        return [platformDefault] + allCases.filter { $0 != platformDefault }
+            return [platformDefault] + allCases.filter { $0 != platformDefault }
         #else
-        return [.dispatch]
+            return [.dispatch]
         #endif
     }
 }

@@ -214,8 +214,11 @@ public struct HTTPRequest: Sendable {
         }
         if mark == bytes.count && !escaped { return .split(path: target, query: nil) }
         // '?' is ASCII, so both parts are whole UTF-8.
-        let query = mark < bytes.count ? String(decoding: UnsafeBufferPointer(rebasing: bytes[(mark + 1)...]), as: UTF8.self) : nil
-        let rawPath = mark < bytes.count ? String(decoding: UnsafeBufferPointer(rebasing: bytes[..<mark]), as: UTF8.self) : target
+        let query =
+            mark < bytes.count
+            ? String(decoding: UnsafeBufferPointer(rebasing: bytes[(mark + 1)...]), as: UTF8.self) : nil
+        let rawPath =
+            mark < bytes.count ? String(decoding: UnsafeBufferPointer(rebasing: bytes[..<mark]), as: UTF8.self) : target
         guard escaped else { return .split(path: rawPath, query: query) }
         guard let decoded = rawPath.removingPercentEncoding else { return .invalid }
         return .split(path: decoded, query: query)

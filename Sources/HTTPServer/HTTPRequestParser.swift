@@ -210,7 +210,10 @@ struct HTTPRequestParser {
         while i < end, p[i] > 0x20, p[i] < 0x7F, p[i] != 0x3F { i += 1 }
         // Nor may a percent-escape cut in half at the limit.
         if i == end {
-            for back in 1...2 where i - back > targetStart && p[i - back] == 0x25 { i -= back; break }
+            for back in 1...2 where i - back > targetStart && p[i - back] == 0x25 {
+                i -= back
+                break
+            }
         }
         if i > targetStart {
             requestLine = (Self.string(p, 0, methodEnd), Self.string(p, targetStart, i))
@@ -228,7 +231,8 @@ struct HTTPRequestParser {
         var i = 0
         while i < end, Self.isTchar(p[i]) { i += 1 }
         guard i < end, p[i] == Self.sp else {
-            throw i < end && p[i] > Self.sp && p[i] != 0x7F ? HTTPParseError.invalidMethod : HTTPParseError.invalidRequestLine
+            throw i < end && p[i] > Self.sp && p[i] != 0x7F
+                ? HTTPParseError.invalidMethod : HTTPParseError.invalidRequestLine
         }
         guard i > 0 else { throw HTTPParseError.invalidRequestLine }
         let methodEnd = i

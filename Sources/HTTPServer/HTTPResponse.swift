@@ -26,7 +26,9 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A UTF-8 text response.
-    public static func text(_ text: String, status: HTTPStatus = .ok, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+    public static func text(_ text: String, status: HTTPStatus = .ok, contentType: String = "text/plain; charset=utf-8")
+        -> HTTPResponse
+    {
         HTTPResponse(status: status, contentType: contentType, bytes: Array(text.utf8))
     }
 

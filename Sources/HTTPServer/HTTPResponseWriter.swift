@@ -118,7 +118,8 @@ struct HTTPResponseWriter {
             }
         }
         while fileRemaining > 0 {
-            let n = SystemCalls.sendfile(socket: fd, file: fileFD, offset: &fileOffset, count: min(fileRemaining, 1 << 30))
+            let n = SystemCalls.sendfile(
+                socket: fd, file: fileFD, offset: &fileOffset, count: min(fileRemaining, 1 << 30))
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { return (.blocked, written) }
@@ -194,7 +195,8 @@ struct HTTPResponseWriter {
 
     /// One `sendmsg` of what is left of the head and the in-memory body.
     private func sendHeadAndBody(_ fd: Int32) -> Int {
-        let headSent = self.headSent, bodySent = self.bodySent
+        let headSent = self.headSent
+        let bodySent = self.bodySent
         // No signal: a vanished client is an EPIPE, not a SIGPIPE. More follows when a file does
         // (not for a stream: its next chunk may be a while, and the kernel would hold this one).
         let flags = SystemCalls.noSignal | (fileRemaining > 0 ? SystemCalls.moreFollows : 0)

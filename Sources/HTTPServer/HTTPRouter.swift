@@ -145,7 +145,9 @@ public final class HTTPRouter: @unchecked Sendable {
             if mount.prefix == "/" { return mount.responder }
             let prefix = mount.prefix.utf8
             guard utf8.count >= prefix.count, utf8.starts(with: prefix) else { continue }
-            if utf8.count == prefix.count || utf8[utf8.index(utf8.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "/") {
+            if utf8.count == prefix.count
+                || utf8[utf8.index(utf8.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "/")
+            {
                 return mount.responder
             }
         }
@@ -178,7 +180,8 @@ public final class HTTPRouter: @unchecked Sendable {
         }
         if let found {
             let route = found.route(for: method) ?? found.route(for: .get)!
-            return .route(route, parameters: captures.isEmpty ? HTTPPathParameters() : HTTPPathParameters(captures: captures))
+            return .route(
+                route, parameters: captures.isEmpty ? HTTPPathParameters() : HTTPPathParameters(captures: captures))
         }
         guard let node = firstPathMatch else { return .notFound }
         let allow = Self.allow(node)
@@ -207,7 +210,9 @@ public final class HTTPRouter: @unchecked Sendable {
         let next: String.Index? = end == utf8.endIndex ? nil : utf8.index(after: end)
         // A node below which only a parameter or rest-capture follows (`/bucket/*key`) has no
         // literals: skip hashing the segment for nothing (#17).
-        if !node.literals.isEmpty, let child = node.literals[segment], let hit = search(child, path, next, &captures, accept) {
+        if !node.literals.isEmpty, let child = node.literals[segment],
+            let hit = search(child, path, next, &captures, accept)
+        {
             return hit
         }
         if let (name, child) = node.parameter, !segment.isEmpty {

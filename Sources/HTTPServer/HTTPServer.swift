@@ -63,7 +63,8 @@ public final class HTTPServer: Sendable {
                 listener = try ListenerHandle.adopt(fd: fd, users: loopCount)
             } else {
                 listener = try ListenerHandle.bind(
-                    host: configuration.host, port: configuration.port, backlog: configuration.backlog, users: loopCount)
+                    host: configuration.host, port: configuration.port, backlog: configuration.backlog, users: loopCount
+                )
             }
             let prefix = HTTPRequestIDGenerator.randomServerPrefix()
             var created: [EventLoop] = []

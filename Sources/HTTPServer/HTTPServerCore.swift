@@ -27,7 +27,8 @@ final class HTTPServerCore: Sendable {
         self.logger = logger
         self.observer = observer
         self.pool = HandlerPool(threads: configuration.handlerThreads)
-        self.accessLog = configuration.accessLog.format == .off
+        self.accessLog =
+            configuration.accessLog.format == .off
             ? nil : HTTPAccessLog(configuration: configuration.accessLog, loops: max(1, configuration.eventLoopThreads))
     }
 
@@ -54,7 +55,8 @@ final class HTTPServerCore: Sendable {
         } catch let error as HTTPError {
             return (responder ?? router.errorResponder(for: request.path)).response(for: error, request: request)
         } catch {
-            let response = (responder ?? router.errorResponder(for: request.path)).response(for: error, request: request)
+            let response = (responder ?? router.errorResponder(for: request.path)).response(
+                for: error, request: request)
             // Client errors are the responder's to log (at notice); a 5xx is ours, so log it here
             // with the request id the client was shown.
             let metadata: Logger.Metadata = [

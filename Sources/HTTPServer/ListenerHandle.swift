@@ -129,7 +129,9 @@ final class ListenerHandle: Sendable {
             }
         case AF_INET6:
             port = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
         default:
             port = 0

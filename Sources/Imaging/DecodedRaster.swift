@@ -26,7 +26,10 @@ final class DecodedRaster: RasterRows {
     private let release: () -> Void
 
     /// Wraps decoded memory, freed by `release` in `deinit`.
-    init(width: Int, height: Int, stride: Int, layout: Layout, pixels: UnsafePointer<UInt8>, release: @escaping () -> Void) {
+    init(
+        width: Int, height: Int, stride: Int, layout: Layout, pixels: UnsafePointer<UInt8>,
+        release: @escaping () -> Void
+    ) {
         self.width = width
         self.height = height
         self.stride = stride

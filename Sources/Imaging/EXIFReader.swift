@@ -98,7 +98,8 @@ struct EXIFReader {
 
     private func u16(at offset: Int) -> UInt16? {
         guard offset >= 0, offset + 2 <= tiff.count else { return nil }
-        let a = UInt16(tiff[offset]), b = UInt16(tiff[offset + 1])
+        let a = UInt16(tiff[offset])
+        let b = UInt16(tiff[offset + 1])
         return littleEndian ? a | b << 8 : a << 8 | b
     }
 

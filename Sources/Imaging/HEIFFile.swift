@@ -86,7 +86,9 @@ final class HEIFFile {
     func nclxPrimaries() -> Int? {
         guard heif_image_handle_get_color_profile_type(handle) == heif_color_profile_type_nclx else { return nil }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else {
+            return nil
+        }
         defer { heif_nclx_color_profile_free(nclx) }
         return Int(nclx.pointee.color_primaries.rawValue)
     }

@@ -25,19 +25,19 @@ public enum ImageError: Error, Equatable, CustomStringConvertible, Sendable {
         switch self {
         case .unsupportedFormat:
             return "unsupported format: not a JPEG, PNG, WebP, HEIC or AVIF image"
-        case let .tooManyPixels(width, height, limit):
+        case .tooManyPixels(let width, let height, let limit):
             return "image is \(width)×\(height) (\(width * height) pixels), more than the limit of \(limit) pixels"
-        case let .tooManyScans(count):
+        case .tooManyScans(let count):
             return "JPEG has more scans (\(count)) than the limit allows"
         case .truncated:
             return "image data is truncated (premature end of file)"
-        case let .corrupt(detail):
+        case .corrupt(let detail):
             return "image data is corrupt: \(detail)"
-        case let .decodeFailed(detail):
+        case .decodeFailed(let detail):
             return "decoding failed: \(detail)"
-        case let .encodeFailed(detail):
+        case .encodeFailed(let detail):
             return "JPEG encoding failed: \(detail)"
-        case let .io(detail):
+        case .io(let detail):
             return "I/O error: \(detail)"
         }
     }

@@ -74,9 +74,11 @@ enum ImageOrientation {
     /// Every orientation is an affine map of indices: stored index = c0 + dx·ax + dy·ay. The copy
     /// runs in square tiles so the quarter turns read and write within a few cache lines.
     private static func transform<Pixel>(_ orientation: Int, _ image: PixelBuffer, as: Pixel.Type) -> PixelBuffer {
-        let w = image.width, h = image.height
+        let w = image.width
+        let h = image.height
         let swaps = orientation >= 5
-        let outWidth = swaps ? h : w, outHeight = swaps ? w : h
+        let outWidth = swaps ? h : w
+        let outHeight = swaps ? w : h
         let last = (h - 1) * w
         let (c0, ax, ay): (Int, Int, Int)
         switch orientation {

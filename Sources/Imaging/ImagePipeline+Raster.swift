@@ -16,7 +16,8 @@ extension ImagePipeline {
         let rows: any RasterRows
         switch info.format {
         case .png:
-            rows = try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
+            rows =
+                try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
                 ?? PNGDecoder.decode(bytes: bytes ?? [], limits: limits)
         case .webp:
             // Decoded while resampled: the "decode" lap holds only libwebp's header parse.
@@ -52,7 +53,8 @@ extension ImagePipeline {
             if task == 0 {
                 previewJPEG = Result {
                     try JPEGEncoder.encode(
-                        preview, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc, tables: previewTables)
+                        preview, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc,
+                        tables: previewTables)
                 }
             } else if let thumbnail {
                 thumbnailJPEG = Result {

@@ -62,7 +62,8 @@ public enum ImagePipeline {
             (keepsSize ? QuantizationTables(aligningTo: info, quality: previewQuality) : nil)
             ?? QuantizationTables(quality: previewQuality, gray: gray)
         let thumbnailTables = QuantizationTables(
-            quality: spec.effectiveThumbnailQuality, gray: gray, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+            quality: spec.effectiveThumbnailQuality, gray: gray, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost
+        )
         // Orientations that keep the row order (1, and 2 which mirrors each row) let the preview be
         // encoded while it is produced; the others need the whole image to turn it.
         let streamsPreview = info.orientation <= 2 && plan.thumbnailSource != .samePixels
@@ -178,7 +179,8 @@ public enum ImagePipeline {
         let directEncoder = previewIsDecode ? previewEncoder : nil
         let directWriter =
             previewIsDecode && previewEncoder == nil
-            ? OrientedRowWriter(width: size.width, height: size.height, channels: channels, orientation: info.orientation)
+            ? OrientedRowWriter(
+                width: size.width, height: size.height, channels: channels, orientation: info.orientation)
             : nil
         let mirrorRow: UnsafeMutablePointer<UInt8>? =
             directEncoder != nil && info.orientation == 2 ? .allocate(capacity: size.width * channels) : nil

@@ -40,7 +40,8 @@ public enum ImageProbe {
         case .png, .webp, .heif, .avif:
             var status = stat()
             guard stat(path, &status) == 0 else { throw ImageError.io("\(path): \(String(cString: strerror(errno)))") }
-            return try ContainerEnd.isComplete(source: FileByteSource(path: path), format: format, fileSize: Int(status.st_size))
+            return try ContainerEnd.isComplete(
+                source: FileByteSource(path: path), format: format, fileSize: Int(status.st_size))
         }
     }
 

@@ -24,7 +24,9 @@ enum PNGDecoder {
         }
     }
 
-    private static func decode(limits: ImageLimits, begin: (UnsafeMutablePointer<png_image>) -> Int32) throws -> DecodedRaster {
+    private static func decode(limits: ImageLimits, begin: (UnsafeMutablePointer<png_image>) -> Int32) throws
+        -> DecodedRaster
+    {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         guard begin(&image) != 0 else { throw failure(&image) }

@@ -41,7 +41,8 @@ enum PNGHeader {
             case "iCCP" where length <= maxChunk && profile == nil:
                 profile = inflateProfile(try source.read(at: dataOffset, count: length))
             case "eXIf" where length <= maxChunk && exif == nil:
-                exif = EXIFReader.parse(app1: [0x45, 0x78, 0x69, 0x66, 0, 0] + (try source.read(at: dataOffset, count: length)))
+                exif = EXIFReader.parse(
+                    app1: [0x45, 0x78, 0x69, 0x66, 0, 0] + (try source.read(at: dataOffset, count: length)))
             case "IDAT", "IEND":
                 guard let size else { throw ImageError.corrupt("PNG without IHDR") }
                 guard type == "IDAT" else { throw ImageError.corrupt("PNG without image data") }
@@ -57,7 +58,9 @@ enum PNGHeader {
     /// iCCP: a profile name (1–79 bytes), a NUL, the compression method (0, zlib) and the zlib
     /// stream. Nil when any of it is malformed: the image is still shown, in sRGB.
     static func inflateProfile(_ data: ArraySlice<UInt8>) -> [UInt8]? {
-        guard let nul = data.prefix(80).firstIndex(of: 0), nul + 1 < data.endIndex, data[nul + 1] == 0 else { return nil }
+        guard let nul = data.prefix(80).firstIndex(of: 0), nul + 1 < data.endIndex, data[nul + 1] == 0 else {
+            return nil
+        }
         let compressed = Array(data[(nul + 2)...])
         var capacity = 64 << 10
         while capacity <= maxProfile {

@@ -76,7 +76,8 @@ struct QuantizationTables: Equatable {
                 && cb.steps == cr.steps && whole(16)
         }
         let alignedLuma = lumaAligned ? Self.aligned(ours, to: y.steps, transposed: transposes) : nil
-        let alignedChroma = chromaAligned ? Self.aligned(oursChroma, to: components[1].steps, transposed: transposes) : nil
+        let alignedChroma =
+            chromaAligned ? Self.aligned(oursChroma, to: components[1].steps, transposed: transposes) : nil
         guard alignedLuma != nil || alignedChroma != nil else { return nil }
         luma = alignedLuma ?? ours
         chroma = color ? alignedChroma ?? oursChroma : nil

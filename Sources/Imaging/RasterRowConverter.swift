@@ -31,7 +31,9 @@ struct RasterRowConverter {
         case 12:  // SMPTE EG 432-1: Display P3 (D65)
             toSRGB = [1.2249401, -0.2249404, 0, -0.0420569, 1.0420571, 0, -0.0196376, -0.0786361, 1.0982735]
         case 9:  // BT.2020 / BT.2100
-            toSRGB = [1.6604910, -0.5876411, -0.0728499, -0.1245505, 1.1328999, -0.0083494, -0.0181508, -0.1005789, 1.1187297]
+            toSRGB = [
+                1.6604910, -0.5876411, -0.0728499, -0.1245505, 1.1328999, -0.0083494, -0.0181508, -0.1005789, 1.1187297,
+            ]
         default:
             toSRGB = nil
         }
@@ -42,9 +44,13 @@ struct RasterRowConverter {
         let step = layout.bytesPerPixel
         for x in 0..<width {
             let p = source + x * step
-            var r = Float(Int32(p[0])), g = Float(Int32(p[1])), b = Float(Int32(p[2]))
+            var r = Float(Int32(p[0]))
+            var g = Float(Int32(p[1]))
+            var b = Float(Int32(p[2]))
             if let m = toSRGB {
-                let lr = Self.linear[Int(p[0])], lg = Self.linear[Int(p[1])], lb = Self.linear[Int(p[2])]
+                let lr = Self.linear[Int(p[0])]
+                let lg = Self.linear[Int(p[1])]
+                let lb = Self.linear[Int(p[2])]
                 r = Self.encode(m[0] * lr + m[1] * lg + m[2] * lb)
                 g = Self.encode(m[3] * lr + m[4] * lg + m[5] * lb)
                 b = Self.encode(m[6] * lr + m[7] * lg + m[8] * lb)

@@ -20,8 +20,10 @@ struct RowConverter {
         case .cmyk:
             let scale: Float = 1 / 255
             for i in 0..<width {
-                var c = Float(Int32(source[4 * i])), m = Float(Int32(source[4 * i + 1]))
-                var y = Float(Int32(source[4 * i + 2])), k = Float(Int32(source[4 * i + 3]))
+                var c = Float(Int32(source[4 * i]))
+                var m = Float(Int32(source[4 * i + 1]))
+                var y = Float(Int32(source[4 * i + 2]))
+                var k = Float(Int32(source[4 * i + 3]))
                 if !invertedCMYK {
                     c = 255 - c
                     m = 255 - m

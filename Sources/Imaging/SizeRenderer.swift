@@ -33,7 +33,8 @@ public enum SizeRenderer {
     }
 
     private static func render(
-        info: ImageInfo, width: Int, height: Int, square: Bool, spec: DerivativeSpec, makeDecoder: () throws -> JPEGDecoder
+        info: ImageInfo, width: Int, height: Int, square: Bool, spec: DerivativeSpec,
+        makeDecoder: () throws -> JPEGDecoder
     ) throws -> EncodedImage {
         guard info.format == .jpeg, info.colorSpace == .ycbcr || info.colorSpace == .grayscale else {
             throw ImageError.unsupportedFormat
@@ -51,7 +52,10 @@ public enum SizeRenderer {
         let scaledSide = min(size.width, size.height)
         let crop =
             square
-            ? (x: (size.width - scaledSide) / 2, y: (size.height - scaledSide) / 2, width: scaledSide, height: scaledSide)
+            ? (
+                x: (size.width - scaledSide) / 2, y: (size.height - scaledSide) / 2, width: scaledSide,
+                height: scaledSide
+            )
             : (x: 0, y: 0, width: size.width, height: size.height)
         let channels = format.bytesPerPixel
         let converter = RowConverter(format: format, invertedCMYK: false)

@@ -202,7 +202,10 @@ final class StreamingResampler {
                         for i in 0..<targetWidth {
                             let s = src + starts[i]
                             // Four independent sums: a single one would wait on every add's latency.
-                            var a0 = SIMD4<Float>(), a1 = SIMD4<Float>(), a2 = SIMD4<Float>(), a3 = SIMD4<Float>()
+                            var a0 = SIMD4<Float>()
+                            var a1 = SIMD4<Float>()
+                            var a2 = SIMD4<Float>()
+                            var a3 = SIMD4<Float>()
                             var k = 0
                             while k + 4 <= taps {
                                 a0 += w[k] * s[k]
@@ -248,7 +251,10 @@ final class StreamingResampler {
     ) {
         var x = 0
         while x + 32 <= n {
-            var a0 = SIMD8<Float>(), a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
+            var a0 = SIMD8<Float>()
+            var a1 = SIMD8<Float>()
+            var a2 = SIMD8<Float>()
+            var a3 = SIMD8<Float>()
             for k in 0..<taps {
                 let weight = w[k]
                 let row = UnsafeRawPointer(rows[k] + x)

@@ -30,7 +30,10 @@ public enum ThumbHash {
         let lLimit = hasAlpha ? 5 : 7
         let lx = max(1, round(Double(lLimit * w) / Double(max(w, h))))
         let ly = max(1, round(Double(lLimit * h) / Double(max(w, h))))
-        var l = [Double](repeating: 0, count: w * h), p = l, q = l, a = l
+        var l = [Double](repeating: 0, count: w * h)
+        var p = l
+        var q = l
+        var a = l
         // Composited over the average colour, then to luminance, yellow−blue and red−green.
         for i in 0..<(w * h) {
             let alpha = Double(rgba[4 * i + 3]) / 255
@@ -128,14 +131,23 @@ public enum ThumbHash {
             let qAC = channel(3, 3, qScale * 1.25), let aAC = hasAlpha ? channel(5, 5, aScale) : []
         else { return nil }
         let ratio = aspectRatio(hash) ?? 1
-        let w = round(ratio > 1 ? 32 : 32 * ratio), h = round(ratio > 1 ? 32 / ratio : 32)
+        let w = round(ratio > 1 ? 32 : 32 * ratio)
+        let h = round(ratio > 1 ? 32 / ratio : 32)
         var rgba = [UInt8](repeating: 0, count: w * h * 4)
-        var fx = [Double](repeating: 0, count: 7), fy = fx
+        var fx = [Double](repeating: 0, count: 7)
+        var fy = fx
         for y in 0..<h {
             for x in 0..<w {
-                var l = lDC, p = pDC, q = qDC, a = aDC
-                for cx in 0..<max(lx, hasAlpha ? 5 : 3) { fx[cx] = cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx)) }
-                for cy in 0..<max(ly, hasAlpha ? 5 : 3) { fy[cy] = cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy)) }
+                var l = lDC
+                var p = pDC
+                var q = qDC
+                var a = aDC
+                for cx in 0..<max(lx, hasAlpha ? 5 : 3) {
+                    fx[cx] = cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx))
+                }
+                for cy in 0..<max(ly, hasAlpha ? 5 : 3) {
+                    fy[cy] = cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy))
+                }
                 l += sum(lAC, lx, ly, fx, fy)
                 p += sum(pAC, 3, 3, fx, fy)
                 q += sum(qAC, 3, 3, fx, fy)
@@ -153,7 +165,8 @@ public enum ThumbHash {
     /// Width over height of the hashed image, roughly; nil for bytes too short.
     public static func aspectRatio(_ hash: [UInt8]) -> Double? {
         guard hash.count >= 5 else { return nil }
-        let hasAlpha = hash[2] & 0x80 != 0, isLandscape = hash[4] & 0x80 != 0
+        let hasAlpha = hash[2] & 0x80 != 0
+        let isLandscape = hash[4] & 0x80 != 0
         let lx = isLandscape ? (hasAlpha ? 5 : 7) : Int(hash[3] & 7)
         let ly = isLandscape ? Int(hash[3] & 7) : (hasAlpha ? 5 : 7)
         return Double(lx) / Double(ly)
@@ -163,7 +176,9 @@ public enum ThumbHash {
     private static func encodeChannel(
         _ channel: [Double], width w: Int, height h: Int, nx: Int, ny: Int
     ) -> (Double, [Double], Double) {
-        var dc = 0.0, ac: [Double] = [], scale = 0.0
+        var dc = 0.0
+        var ac: [Double] = []
+        var scale = 0.0
         var fx = [Double](repeating: 0, count: w)
         for cy in 0..<ny {
             var cx = 0
@@ -190,7 +205,8 @@ public enum ThumbHash {
 
     /// The AC terms of one channel evaluated at a pixel (`fx`, `fy` its cosines).
     private static func sum(_ ac: [Double], _ nx: Int, _ ny: Int, _ fx: [Double], _ fy: [Double]) -> Double {
-        var total = 0.0, j = 0
+        var total = 0.0
+        var j = 0
         for cy in 0..<ny {
             var cx = cy > 0 ? 0 : 1
             let fy2 = fy[cy] * 2

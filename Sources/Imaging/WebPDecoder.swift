@@ -32,7 +32,9 @@ enum WebPDecoder {
     /// The first frame of an animation, composed on the canvas as a viewer shows it.
     private static func firstFrame(bytes: [UInt8], width: Int, height: Int) throws -> DecodedRaster {
         var options = WebPAnimDecoderOptions()
-        guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw ImageError.decodeFailed("libwebp version mismatch") }
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else {
+            throw ImageError.decodeFailed("libwebp version mismatch")
+        }
         options.color_mode = MODE_RGBA
         options.use_threads = 0
         return try bytes.withUnsafeBufferPointer { input in

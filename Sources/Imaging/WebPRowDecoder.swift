@@ -32,7 +32,8 @@ final class WebPRowDecoder: RasterRows {
 
     /// A decoder of `bytes` (already checked: a still image of `originalWidth`×`originalHeight`
     /// within the pixel limit) to `width`×`height`.
-    init(bytes: [UInt8], originalWidth: Int, originalHeight: Int, width: Int, height: Int, layout: DecodedRaster.Layout) {
+    init(bytes: [UInt8], originalWidth: Int, originalHeight: Int, width: Int, height: Int, layout: DecodedRaster.Layout)
+    {
         self.bytes = bytes
         fileSize = (originalWidth, originalHeight)
         self.width = width

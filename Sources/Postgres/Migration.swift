@@ -27,20 +27,24 @@ public struct Migration: Sendable, Equatable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw PostgresError.invalidMigration(file: directory.path, reason: "cannot list the directory: \(error.localizedDescription)")
+            throw PostgresError.invalidMigration(
+                file: directory.path, reason: "cannot list the directory: \(error.localizedDescription)")
         }
         var migrations: [Migration] = []
         for file in names where file.hasSuffix(".sql") {
             guard let (version, name) = parse(fileName: file) else {
-                throw PostgresError.invalidMigration(file: file, reason: "the name must be NNNN_name.sql (digits, underscore, letters, digits or underscores)")
+                throw PostgresError.invalidMigration(
+                    file: file,
+                    reason: "the name must be NNNN_name.sql (digits, underscore, letters, digits or underscores)")
             }
             guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(file).path),
-                  let sql = String(data: data, encoding: .utf8)
+                let sql = String(data: data, encoding: .utf8)
             else {
                 throw PostgresError.invalidMigration(file: file, reason: "cannot be read as UTF-8 text")
             }
             if let other = migrations.first(where: { $0.version == version }) {
-                throw PostgresError.invalidMigration(file: file, reason: "version \(version) is also used by \(other.file)")
+                throw PostgresError.invalidMigration(
+                    file: file, reason: "version \(version) is also used by \(other.file)")
             }
             migrations.append(Migration(version: version, name: name, sql: sql, file: file))
         }
@@ -62,7 +66,7 @@ public struct Migration: Sendable, Equatable {
         let digits = stem[..<underscore]
         let name = stem[stem.index(after: underscore)...]
         guard digits.count >= 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let version = Int(digits),
-              !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+            !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
         else { return nil }
         return (version, String(name))
     }

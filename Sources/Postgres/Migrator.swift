@@ -60,7 +60,8 @@ public final class Migrator: Sendable {
             for (migration, checksum) in zip(migrations, checksums) {
                 if let record = applied[migration.version] {
                     guard record.checksum == checksum else {
-                        throw PostgresError.migrationChanged(file: migration.file, recorded: record.checksum, current: checksum)
+                        throw PostgresError.migrationChanged(
+                            file: migration.file, recorded: record.checksum, current: checksum)
                     }
                 } else {
                     pending.append((migration, checksum))
@@ -94,13 +95,17 @@ public final class Migrator: Sendable {
             var statuses: [MigrationStatus] = []
             for (migration, checksum) in zip(migrations, checksums) {
                 let record = applied[migration.version]
-                statuses.append(MigrationStatus(
-                    version: migration.version, name: migration.name, applied: record != nil, appliedAt: record?.appliedAt,
-                    changed: record.map { $0.checksum != checksum } ?? false, missingFile: false))
+                statuses.append(
+                    MigrationStatus(
+                        version: migration.version, name: migration.name, applied: record != nil,
+                        appliedAt: record?.appliedAt,
+                        changed: record.map { $0.checksum != checksum } ?? false, missingFile: false))
             }
             for (version, record) in applied where !migrations.contains(where: { $0.version == version }) {
-                statuses.append(MigrationStatus(
-                    version: version, name: record.name, applied: true, appliedAt: record.appliedAt, changed: false, missingFile: true))
+                statuses.append(
+                    MigrationStatus(
+                        version: version, name: record.name, applied: true, appliedAt: record.appliedAt, changed: false,
+                        missingFile: true))
             }
             return statuses.sorted { $0.version < $1.version }
         }
@@ -120,12 +125,15 @@ public final class Migrator: Sendable {
     }
 
     private func tableExists(_ connection: PostgresConnection) throws -> Bool {
-        try connection.query("select to_regclass('schema_migrations') is not null as present", retry: .safe)[0].decode(Bool.self, "present")
+        try connection.query("select to_regclass('schema_migrations') is not null as present", retry: .safe)[0].decode(
+            Bool.self, "present")
     }
 
     private func appliedRecords(_ connection: PostgresConnection) throws -> [Int: Record] {
         var records: [Int: Record] = [:]
-        for row in try connection.query("select version, name, checksum, applied_at from schema_migrations", retry: .safe) {
+        for row in try connection.query(
+            "select version, name, checksum, applied_at from schema_migrations", retry: .safe)
+        {
             records[try row.decode(Int.self, "version")] = Record(
                 name: try row.decode(String.self, "name"), checksum: try row.decode(String.self, "checksum"),
                 appliedAt: try row.decode(Date.self, "applied_at"))

@@ -31,7 +31,9 @@ extension Int: PostgresBindable {
     /// `bigint`; compares with and assigns to `integer` and `smallint` columns too.
     public var postgresType: PostgresType { .int8 }
     /// Decimal digits.
-    public func encodePostgresText(into buffer: inout [UInt8]) { PostgresTextFormat.appendInteger(Int64(self), to: &buffer) }
+    public func encodePostgresText(into buffer: inout [UInt8]) {
+        PostgresTextFormat.appendInteger(Int64(self), to: &buffer)
+    }
 }
 
 extension Int64: PostgresBindable {
@@ -45,14 +47,18 @@ extension Int32: PostgresBindable {
     /// `integer`.
     public var postgresType: PostgresType { .int4 }
     /// Decimal digits.
-    public func encodePostgresText(into buffer: inout [UInt8]) { PostgresTextFormat.appendInteger(Int64(self), to: &buffer) }
+    public func encodePostgresText(into buffer: inout [UInt8]) {
+        PostgresTextFormat.appendInteger(Int64(self), to: &buffer)
+    }
 }
 
 extension Int16: PostgresBindable {
     /// `smallint`.
     public var postgresType: PostgresType { .int2 }
     /// Decimal digits.
-    public func encodePostgresText(into buffer: inout [UInt8]) { PostgresTextFormat.appendInteger(Int64(self), to: &buffer) }
+    public func encodePostgresText(into buffer: inout [UInt8]) {
+        PostgresTextFormat.appendInteger(Int64(self), to: &buffer)
+    }
 }
 
 extension Double: PostgresBindable {
@@ -74,7 +80,9 @@ extension Bool: PostgresBindable {
     /// `boolean`.
     public var postgresType: PostgresType { .bool }
     /// `t` or `f`.
-    public func encodePostgresText(into buffer: inout [UInt8]) { buffer.append(self ? UInt8(ascii: "t") : UInt8(ascii: "f")) }
+    public func encodePostgresText(into buffer: inout [UInt8]) {
+        buffer.append(self ? UInt8(ascii: "t") : UInt8(ascii: "f"))
+    }
 }
 
 extension Date: PostgresBindable {

@@ -98,7 +98,9 @@ public final class PostgresConnection {
     /// (or could not be re-established, or the statement may have run), `invalidParameter` for text
     /// with a NUL byte.
     @discardableResult
-    public func query(_ sql: String, _ binds: [PostgresBindable?] = [], retry: PostgresRetry = .never) throws -> PostgresResult {
+    public func query(_ sql: String, _ binds: [PostgresBindable?] = [], retry: PostgresRetry = .never) throws
+        -> PostgresResult
+    {
         let parameters = try PostgresParameters(binds)
         return try withReconnect(retry) {
             do {
@@ -162,11 +164,17 @@ public final class PostgresConnection {
     private func setUpSession() throws {
         let handle = try openHandle()
         // Constant SQL: dates come back in UTC ISO format, floats with all their digits.
-        _ = try check(PQexec(handle, "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET extra_float_digits TO 3; SET client_encoding TO 'UTF8'"))
+        _ = try check(
+            PQexec(
+                handle,
+                "SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET extra_float_digits TO 3; SET client_encoding TO 'UTF8'"
+            ))
         if let timeout = settings.statementTimeout {
             let parameters = try PostgresParameters(["\(Int((timeout * 1000).rounded()))"])
             _ = try parameters.withValues { values in
-                try check(PQexecParams(handle, "select set_config('statement_timeout', $1, false)", 1, nil, values, nil, nil, 0))
+                try check(
+                    PQexecParams(
+                        handle, "select set_config('statement_timeout', $1, false)", 1, nil, values, nil, nil, 0))
             }
         }
     }
@@ -186,7 +194,8 @@ public final class PostgresConnection {
         } else if retry == .never && reconnectsOnFailure && !isInTransaction && !isAliveBeforeSend() {
             // The server already said goodbye (restart, terminated backend): reconnect before a
             // statement that cannot be re-run is sent rather than lose its outcome.
-            postgresLogger.notice("PostgreSQL session ended while idle, reconnecting before a statement that cannot be re-run")
+            postgresLogger.notice(
+                "PostgreSQL session ended while idle, reconnecting before a statement that cannot be re-run")
             try reconnect()
         }
         let wasInTransaction = isInTransaction
@@ -201,11 +210,13 @@ public final class PostgresConnection {
             }
             guard !statementMayHaveRun || retry == .safe else {
                 postgresLogger.warning(
-                    "PostgreSQL connection lost after a statement was sent; not re-running it", metadata: ["reason": "\(error)"])
+                    "PostgreSQL connection lost after a statement was sent; not re-running it",
+                    metadata: ["reason": "\(error)"])
                 // A fresh session for whoever uses this connection next; the write's outcome is unknown.
                 try? reconnect()
                 throw PostgresError.connectionClosed(
-                    message: "the connection was lost after the statement was sent; it may or may not have run (\(error))")
+                    message:
+                        "the connection was lost after the statement was sent; it may or may not have run (\(error))")
             }
             postgresLogger.notice("PostgreSQL connection lost, reconnecting", metadata: ["reason": "\(error)"])
             try reconnect()
@@ -226,7 +237,8 @@ public final class PostgresConnection {
             return try parameters.withValues { values in
                 try parameters.types.withUnsafeBufferPointer { types in
                     // libpq returns no result only when it could not send the statement (PQexec's contract).
-                    let result = PQexecParams(handle, sql, Int32(parameters.count), types.baseAddress, values, nil, nil, 0)
+                    let result = PQexecParams(
+                        handle, sql, Int32(parameters.count), types.baseAddress, values, nil, nil, 0)
                     statementMayHaveRun = result != nil
                     return try check(result)
                 }
@@ -324,8 +336,8 @@ public final class PostgresConnection {
         let cKeywords = keywords.map { strdup($0) }
         let cValues = values.map { strdup($0) }
         defer {
-            cKeywords.forEach { free($0) }
-            cValues.forEach { free($0) }
+            for pointer in cKeywords { free(pointer) }
+            for pointer in cValues { free(pointer) }
         }
         var keywordPointers = cKeywords.map { UnsafePointer($0) } + [nil]
         var valuePointers = cValues.map { UnsafePointer($0) } + [nil]
@@ -362,7 +374,8 @@ public final class PostgresConnection {
     }
 
     private static func isStalePlan(_ error: PostgresError) -> Bool {
-        error.sqlState == .featureNotSupported && (error.serverMessage?.contains("cached plan must not change result type") ?? false)
+        error.sqlState == .featureNotSupported
+            && (error.serverMessage?.contains("cached plan must not change result type") ?? false)
     }
 }
 

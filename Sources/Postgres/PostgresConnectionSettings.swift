@@ -15,7 +15,10 @@ public struct PostgresConnectionSettings: Sendable {
     public var reconnectsOnFailure: Bool
 
     /// Settings with the defaults above, overridable one by one.
-    public init(connectTimeout: Int = 10, statementTimeout: Double? = nil, statementCacheCapacity: Int = 256, reconnectsOnFailure: Bool = true) {
+    public init(
+        connectTimeout: Int = 10, statementTimeout: Double? = nil, statementCacheCapacity: Int = 256,
+        reconnectsOnFailure: Bool = true
+    ) {
         self.connectTimeout = connectTimeout
         self.statementTimeout = statementTimeout
         self.statementCacheCapacity = statementCacheCapacity

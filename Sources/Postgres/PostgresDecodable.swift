@@ -84,7 +84,8 @@ extension Int32: PostgresDecodable {
 extension Int16: PostgresDecodable {
     /// Accepts `smallint` only.
     public static func decode(from cell: PostgresCell) throws -> Int16 {
-        guard cell.type == .int2, let value = PostgresTextFormat.parseInteger(cell.bytes), let int = Int16(exactly: value)
+        guard cell.type == .int2, let value = PostgresTextFormat.parseInteger(cell.bytes),
+            let int = Int16(exactly: value)
         else { throw cell.mismatch(Int16.self) }
         return int
     }
@@ -96,7 +97,9 @@ extension Double: PostgresDecodable {
         switch cell.type {
         case .float8, .float4, .numeric:
             // libpq NUL-terminates every value, so strtod can read the bytes in place.
-            guard let start = cell.bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else { throw cell.mismatch(Double.self) }
+            guard let start = cell.bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else {
+                throw cell.mismatch(Double.self)
+            }
             var end: UnsafeMutablePointer<CChar>?
             let value = strtod(start, &end)
             guard let end, end == UnsafeMutablePointer(mutating: start) + cell.bytes.count, cell.bytes.count > 0 else {
@@ -137,13 +140,16 @@ extension Date: PostgresDecodable {
 extension Array: PostgresDecodable where Element: PostgresArrayDecodable {
     /// Accepts one-dimensional arrays of `Element`'s column types; a NULL element is a mismatch.
     public static func decode(from cell: PostgresCell) throws -> [Element] {
-        guard Element.postgresArrayTypes.contains(cell.type), let elements = PostgresTextFormat.parseArray(cell.bytes) else {
+        guard Element.postgresArrayTypes.contains(cell.type), let elements = PostgresTextFormat.parseArray(cell.bytes)
+        else {
             throw cell.mismatch([Element].self)
         }
         var result: [Element] = []
         result.reserveCapacity(elements.count)
         for element in elements {
-            guard let element, let value = Element(postgresArrayElement: element) else { throw cell.mismatch([Element].self) }
+            guard let element, let value = Element(postgresArrayElement: element) else {
+                throw cell.mismatch([Element].self)
+            }
             result.append(value)
         }
         return result

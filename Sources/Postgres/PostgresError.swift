@@ -60,7 +60,8 @@ public enum PostgresError: Error, CustomStringConvertible, Sendable {
         case .unexpectedResult(let status): return "unexpected PostgreSQL result: \(status)"
         case .invalidMigration(let file, let reason): return "migration \(file): \(reason)"
         case .migrationChanged(let file, let recorded, let current):
-            return "migration \(file) was edited after it was applied (checksum \(recorded.prefix(12))… now \(current.prefix(12))…)"
+            return
+                "migration \(file) was edited after it was applied (checksum \(recorded.prefix(12))… now \(current.prefix(12))…)"
         case .migrationFailed(let file, let underlying): return "migration \(file) failed: \(underlying)"
         }
     }

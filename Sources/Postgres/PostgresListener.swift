@@ -19,7 +19,8 @@ public final class PostgresListener: Sendable {
         handler: @escaping @Sendable (_ channel: String, _ payload: String) -> Void
     ) {
         worker = ListenerWorker(
-            url: url, channels: channels, settings: settings, onListen: onListen, onUnlisten: onUnlisten, handler: handler)
+            url: url, channels: channels, settings: settings, onListen: onListen, onUnlisten: onUnlisten,
+            handler: handler)
         let thread = Thread { [worker] in worker.run() }
         thread.name = "postgres-listener"
         worker.thread = thread
@@ -54,7 +55,10 @@ public struct PostgresListenerSettings: Sendable {
     public var connectTimeout: Int
 
     /// Settings with the defaults above.
-    public init(initialBackoff: Double = 0.1, maximumBackoff: Double = 5, healthCheckInterval: Double = 30, connectTimeout: Int = 10) {
+    public init(
+        initialBackoff: Double = 0.1, maximumBackoff: Double = 5, healthCheckInterval: Double = 30,
+        connectTimeout: Int = 10
+    ) {
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
         self.healthCheckInterval = healthCheckInterval
@@ -158,7 +162,9 @@ private final class ListenerWorker: @unchecked Sendable {
             do {
                 connection = try connectAndListen()
             } catch {
-                postgresLogger.warning("PostgreSQL listener could not connect, retrying", metadata: ["error": "\(error)", "in": "\(backoff)s"])
+                postgresLogger.warning(
+                    "PostgreSQL listener could not connect, retrying",
+                    metadata: ["error": "\(error)", "in": "\(backoff)s"])
                 sleepUnlessStopped(backoff)
                 backoff = min(backoff * 2, settings.maximumBackoff)
                 continue
@@ -181,7 +187,8 @@ private final class ListenerWorker: @unchecked Sendable {
     private func connectAndListen() throws -> PostgresConnection {
         let connection = try PostgresConnection(
             url: url,
-            settings: PostgresConnectionSettings(connectTimeout: settings.connectTimeout, statementCacheCapacity: 0, reconnectsOnFailure: false))
+            settings: PostgresConnectionSettings(
+                connectTimeout: settings.connectTimeout, statementCacheCapacity: 0, reconnectsOnFailure: false))
         for channel in channels {
             try connection.execute("LISTEN \(try connection.quoteIdentifier(channel))")
         }
@@ -193,7 +200,10 @@ private final class ListenerWorker: @unchecked Sendable {
         guard let socket = try? connection.socketDescriptor() else { return }
         let interval = Int32(min(settings.healthCheckInterval * 1000, Double(Int32.max)))
         while !isStopping {
-            var fds = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, interval)
             if ready < 0 && errno == EINTR { continue }
             if isStopping { return }

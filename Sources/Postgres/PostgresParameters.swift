@@ -25,7 +25,10 @@ struct PostgresParameters {
             bind.encodePostgresText(into: &buffer)
             // libpq sends text parameters as C strings: a NUL would silently cut the value short.
             let hasNUL = buffer.withUnsafeBufferPointer { memchr($0.baseAddress! + start, 0, $0.count - start) != nil }
-            if hasNUL { throw PostgresError.invalidParameter(index: index, reason: "text contains a NUL byte, which PostgreSQL cannot store") }
+            if hasNUL {
+                throw PostgresError.invalidParameter(
+                    index: index, reason: "text contains a NUL byte, which PostgreSQL cannot store")
+            }
             buffer.append(0)
             slots.append((start, bind.postgresType.oid))
         }
@@ -43,7 +46,8 @@ struct PostgresParameters {
         guard !slots.isEmpty else { return try body(nil) }
         return try buffer.withUnsafeBytes { bytes in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
-            return try withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: slots.count) { pointers in
+            return try withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: slots.count) {
+                pointers in
                 for (index, slot) in slots.enumerated() {
                     pointers[index] = slot.offset < 0 ? nil : base + slot.offset
                 }

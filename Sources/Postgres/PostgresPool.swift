@@ -35,7 +35,8 @@ public final class PostgresPool: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return PostgresPoolStats(
-            size: configuration.size, open: open, inUse: inUse, idle: idle.count, waiting: waiting, handedOut: handedOut)
+            size: configuration.size, open: open, inUse: inUse, idle: idle.count, waiting: waiting, handedOut: handedOut
+        )
     }
 
     /// A connection bound to one pool for the code `sharingTransaction` runs.
@@ -115,7 +116,8 @@ public final class PostgresPool: @unchecked Sendable {
             do {
                 return try withConnection { try $0.transaction(isolation: isolation, body) }
             } catch let error as PostgresError
-                where attempt < retries && (error.sqlState == .serializationFailure || error.sqlState == .deadlockDetected)
+                where attempt < retries
+                && (error.sqlState == .serializationFailure || error.sqlState == .deadlockDetected)
             {
                 attempt += 1
                 usleep(UInt32.random(in: 1_000...5_000) * UInt32(attempt))
@@ -125,7 +127,9 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// Runs one statement on any free connection (see `PostgresConnection.query`).
     @discardableResult
-    public func query(_ sql: String, _ binds: [PostgresBindable?] = [], retry: PostgresRetry = .never) throws -> PostgresResult {
+    public func query(_ sql: String, _ binds: [PostgresBindable?] = [], retry: PostgresRetry = .never) throws
+        -> PostgresResult
+    {
         try withConnection { try $0.query(sql, binds, retry: retry) }
     }
 
@@ -149,7 +153,7 @@ public final class PostgresPool: @unchecked Sendable {
         open -= closing.count
         condition.broadcast()
         condition.unlock()
-        closing.forEach { $0.close() }
+        for connection in closing { connection.close() }
     }
 
     // MARK: Acquire and release

@@ -52,7 +52,9 @@ public final class PostgresResult: RandomAccessCollection, @unchecked Sendable {
         return name.withUTF8 { bytes -> Int? in
             for column in 0..<Int32(columnCount) {
                 guard let candidate = PQfname(handle, column) else { continue }
-                if strlen(candidate) == bytes.count && (bytes.count == 0 || memcmp(candidate, bytes.baseAddress!, bytes.count) == 0) {
+                if strlen(candidate) == bytes.count
+                    && (bytes.count == 0 || memcmp(candidate, bytes.baseAddress!, bytes.count) == 0)
+                {
                     return Int(column)
                 }
             }
@@ -90,7 +92,9 @@ public final class PostgresResult: RandomAccessCollection, @unchecked Sendable {
         let c = Int32(column)
         let type = PostgresType(oid: PQftype(handle, c))
         if PQgetisnull(handle, r, c) == 1 {
-            return try T.decodeNull(from: PostgresCell(bytes: UnsafeRawBufferPointer(start: nil, count: 0), type: type, result: self, columnIndex: column))
+            return try T.decodeNull(
+                from: PostgresCell(
+                    bytes: UnsafeRawBufferPointer(start: nil, count: 0), type: type, result: self, columnIndex: column))
         }
         let bytes = UnsafeRawBufferPointer(start: PQgetvalue(handle, r, c), count: Int(PQgetlength(handle, r, c)))
         return try T.decode(from: PostgresCell(bytes: bytes, type: type, result: self, columnIndex: column))

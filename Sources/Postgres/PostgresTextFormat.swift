@@ -9,7 +9,10 @@ enum PostgresTextFormat {
 
     /// Appends `value` in decimal.
     static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
-        if value == 0 { buffer.append(UInt8(ascii: "0")); return }
+        if value == 0 {
+            buffer.append(UInt8(ascii: "0"))
+            return
+        }
         var magnitude = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var count = 0
@@ -19,7 +22,10 @@ enum PostgresTextFormat {
                 count += 1
             }
             if value < 0 { buffer.append(UInt8(ascii: "-")) }
-            while count > 0 { count -= 1; buffer.append(digits[count]) }
+            while count > 0 {
+                count -= 1
+                buffer.append(digits[count])
+            }
         }
     }
 
@@ -28,7 +34,12 @@ enum PostgresTextFormat {
         var index = 0
         var negative = false
         guard !bytes.isEmpty else { return nil }
-        if bytes[0] == UInt8(ascii: "-") { negative = true; index = 1 } else if bytes[0] == UInt8(ascii: "+") { index = 1 }
+        if bytes[0] == UInt8(ascii: "-") {
+            negative = true
+            index = 1
+        } else if bytes[0] == UInt8(ascii: "+") {
+            index = 1
+        }
         guard index < bytes.count else { return nil }
         // Accumulate negatively so Int64.min parses.
         var result: Int64 = 0
@@ -104,14 +115,14 @@ enum PostgresTextFormat {
     private static func parseTimestampParts(_ bytes: UnsafeRawBufferPointer) -> (days: Int64, microseconds: Int64)? {
         var reader = ByteReader(bytes: bytes)
         guard var year = reader.number(minDigits: 4, maxDigits: 7), reader.skip("-"),
-              let month = reader.number(minDigits: 2, maxDigits: 2), reader.skip("-"),
-              let day = reader.number(minDigits: 2, maxDigits: 2)
+            let month = reader.number(minDigits: 2, maxDigits: 2), reader.skip("-"),
+            let day = reader.number(minDigits: 2, maxDigits: 2)
         else { return nil }
         var microseconds: Int64 = 0
         if reader.skip(" ") && !reader.peek("B") {
             guard let hour = reader.number(minDigits: 2, maxDigits: 2), reader.skip(":"),
-                  let minute = reader.number(minDigits: 2, maxDigits: 2), reader.skip(":"),
-                  let second = reader.number(minDigits: 2, maxDigits: 2)
+                let minute = reader.number(minDigits: 2, maxDigits: 2), reader.skip(":"),
+                let second = reader.number(minDigits: 2, maxDigits: 2)
             else { return nil }
             microseconds = (hour * 3600 + minute * 60 + second) * 1_000_000
             if reader.skip(".") {
@@ -166,7 +177,8 @@ enum PostgresTextFormat {
     }
 
     /// Appends `{1,2,3}`.
-    static func appendIntegerArray<S: Sequence>(_ elements: S, to buffer: inout [UInt8]) where S.Element: BinaryInteger {
+    static func appendIntegerArray<S: Sequence>(_ elements: S, to buffer: inout [UInt8])
+    where S.Element: BinaryInteger {
         buffer.append(UInt8(ascii: "{"))
         var first = true
         for element in elements {
@@ -200,7 +212,10 @@ enum PostgresTextFormat {
                 quoted = true
                 index += 1
                 while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                    if bytes[index] == UInt8(ascii: "\\") { index += 1; guard index < bytes.count else { return nil } }
+                    if bytes[index] == UInt8(ascii: "\\") {
+                        index += 1
+                        guard index < bytes.count else { return nil }
+                    }
                     scratch.append(bytes[index])
                     index += 1
                 }
@@ -209,7 +224,10 @@ enum PostgresTextFormat {
             } else {
                 while index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}") {
                     if bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "\"") { return nil }
-                    if bytes[index] == UInt8(ascii: "\\") { index += 1; guard index < bytes.count else { return nil } }
+                    if bytes[index] == UInt8(ascii: "\\") {
+                        index += 1
+                        guard index < bytes.count else { return nil }
+                    }
                     scratch.append(bytes[index])
                     index += 1
                 }
@@ -230,14 +248,20 @@ enum PostgresTextFormat {
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (quotient: Int64, remainder: Int64) {
         var quotient = a / b
         var remainder = a % b
-        if remainder < 0 { quotient -= 1; remainder += b }
+        if remainder < 0 {
+            quotient -= 1
+            remainder += b
+        }
         return (quotient, remainder)
     }
 
     private static func appendPadded(_ value: Int64, width: Int, to buffer: inout [UInt8]) {
         var digits = 1
         var limit: Int64 = 10
-        while value >= limit && digits < 19 { digits += 1; limit *= 10 }
+        while value >= limit && digits < 19 {
+            digits += 1
+            limit *= 10
+        }
         for _ in digits..<max(width, digits) { buffer.append(UInt8(ascii: "0")) }
         appendInteger(value, to: &buffer)
     }
@@ -274,7 +298,10 @@ private struct ByteReader {
     mutating func number(minDigits: Int, maxDigits: Int) -> Int64? {
         var value: Int64 = 0
         var count = 0
-        while count < maxDigits, let digit = digit() { value = value * 10 + digit; count += 1 }
+        while count < maxDigits, let digit = digit() {
+            value = value * 10 + digit
+            count += 1
+        }
         return count >= minDigits ? value : nil
     }
 }

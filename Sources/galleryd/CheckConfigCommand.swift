@@ -10,7 +10,10 @@ struct CheckConfigCommand: ParsableCommand {
 
     @OptionGroup var options: ConfigOptions
 
-    @Flag(help: "Also check what `serve` needs (database URL, master key length; with storage = s3, that the endpoint answers, the credentials are accepted and the bucket exists).")
+    @Flag(
+        help:
+            "Also check what `serve` needs (database URL, master key length; with storage = s3, that the endpoint answers, the credentials are accepted and the bucket exists)."
+    )
     var serving = false
 
     @Flag(help: "Print the built-in defaults instead, ignoring the file, environment and flags.")

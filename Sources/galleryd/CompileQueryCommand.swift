@@ -42,7 +42,8 @@ struct CompileQueryCommand: ParsableCommand {
             compiled = try ParseCompiledQuery.find(
                 className: className, rawQuery: query, configuration: options.load(), access: access)
         } catch let error as ParseError {
-            FileHandle.standardError.write(Data("galleryd compile-query: Parse error \(error.code): \(error.message)\n".utf8))
+            FileHandle.standardError.write(
+                Data("galleryd compile-query: Parse error \(error.code): \(error.message)\n".utf8))
             throw ExitCode.failure
         }
         for (name, statement) in [("select", compiled.select), ("count", compiled.count)] {

@@ -8,9 +8,11 @@ struct Galleryd: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "galleryd",
         abstract: "A self-hosted photo gallery backend: Parse-compatible API, S3-style bucket, thumbnail worker.",
-        subcommands: [ServeCommand.self, MigrateCommand.self, WorkerCommand.self, ImportCommand.self,
-                      ProcessCommand.self, CheckConfigCommand.self, JobsCommand.self, StorageCommand.self, UsersCommand.self,
-                      CompileQueryCommand.self],
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, WorkerCommand.self, ImportCommand.self,
+            ProcessCommand.self, CheckConfigCommand.self, JobsCommand.self, StorageCommand.self, UsersCommand.self,
+            CompileQueryCommand.self,
+        ],
         defaultSubcommand: nil)
 }
 

@@ -29,7 +29,9 @@ struct ImportCommand: ParsableCommand {
             fail("import: \(error)", code: 1)
         }
         let (files, missing) = ImportService.findJPEGs(in: paths)
-        for path in missing { FileHandle.standardError.write(Data("galleryd: import: \(path): no such file or directory\n".utf8)) }
+        for path in missing {
+            FileHandle.standardError.write(Data("galleryd: import: \(path): no such file or directory\n".utf8))
+        }
         let service = ImportService(uploads: application.uploads, spoolDirectory: application.store.spoolDirectory)
         let progress = ProgressReporter(total: files.count)
         let started = Date()
@@ -57,7 +59,8 @@ struct ImportCommand: ParsableCommand {
             fail("import: giving the photos to the first admin: \(error)", code: 1)
         }
 
-        var imported = 0, duplicates = 0
+        var imported = 0
+        var duplicates = 0
         var failures: [(String, String)] = []
         for (index, outcome) in results.all.enumerated() {
             switch outcome {
@@ -87,8 +90,9 @@ struct ImportCommand: ParsableCommand {
             }
         }
         let seconds = Date().timeIntervalSince(started)
-        print("import: \(files.count) file(s) in \(String(format: "%.1f", seconds)) s: \(imported) imported, "
-              + "\(duplicates) duplicate(s) skipped, \(failures.count) failed")
+        print(
+            "import: \(files.count) file(s) in \(String(format: "%.1f", seconds)) s: \(imported) imported, "
+                + "\(duplicates) duplicate(s) skipped, \(failures.count) failed")
         for (file, reason) in failures { print("  failed: \(file): \(reason)") }
         if !failures.isEmpty || !missing.isEmpty { throw ExitCode(1) }
     }

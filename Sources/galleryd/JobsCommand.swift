@@ -15,7 +15,8 @@ struct JobsRetryCommand: ParsableCommand {
 
     @OptionGroup var options: ConfigOptions
     @Flag(help: "Re-queue every failed photo.") var failed = false
-    @Option(name: .customLong("photo"), help: "Re-queue this failed photo (objectId); repeatable.") var photos: [String] = []
+    @Option(name: .customLong("photo"), help: "Re-queue this failed photo (objectId); repeatable.") var photos:
+        [String] = []
 
     func validate() throws {
         guard failed != !photos.isEmpty else { throw ValidationError("give either --failed or one or more --photo ID") }
@@ -30,7 +31,9 @@ struct JobsRetryCommand: ParsableCommand {
             let application = try GalleryApplication(configuration: configuration, logger: logger)
             defer { application.pool.shutdown() }
             let requeued = try application.jobs.requeueFailed(photoIds: failed ? nil : photos)
-            print("jobs: re-queued \(requeued.count) photo(s)" + (requeued.isEmpty ? "" : ": " + requeued.joined(separator: " ")))
+            print(
+                "jobs: re-queued \(requeued.count) photo(s)"
+                    + (requeued.isEmpty ? "" : ": " + requeued.joined(separator: " ")))
         } catch {
             fail("jobs retry: \(error)", code: 1)
         }

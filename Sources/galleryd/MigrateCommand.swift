@@ -4,7 +4,8 @@ import GalleryApp
 
 /// `galleryd migrate [--status]`: applies pending migrations, or lists them with their state.
 struct MigrateCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "migrate", abstract: "Apply pending database migrations.")
+    static let configuration = CommandConfiguration(
+        commandName: "migrate", abstract: "Apply pending database migrations.")
 
     @OptionGroup var options: ConfigOptions
     @Flag(help: "List migrations and whether each is applied, without applying any.") var status = false
@@ -20,12 +21,15 @@ struct MigrateCommand: ParsableCommand {
         do {
             if status {
                 for migration in try migrator.status() {
-                    let state = migration.appliedAt.map { "applied \(ISO8601DateFormatter().string(from: $0))" } ?? "pending"
+                    let state =
+                        migration.appliedAt.map { "applied \(ISO8601DateFormatter().string(from: $0))" } ?? "pending"
                     print(String(format: "%04d", migration.version) + "  \(migration.name)  \(state)")
                 }
             } else {
                 let applied = try migrator.migrate()
-                print(applied.isEmpty ? "migrations: up to date" : "migrations: applied \(applied.joined(separator: ", "))")
+                print(
+                    applied.isEmpty
+                        ? "migrations: up to date" : "migrations: applied \(applied.joined(separator: ", "))")
             }
         } catch {
             fail("migrate: \(error)", code: 1)

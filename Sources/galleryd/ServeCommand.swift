@@ -8,14 +8,18 @@ import Synchronization
 /// `galleryd serve`: runs the HTTP server and the in-process workers until SIGTERM or SIGINT,
 /// then drains and exits 0. Speaks the systemd notify protocol when `NOTIFY_SOCKET` is set.
 struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve the API, the bucket and the workers.")
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the API, the bucket and the workers.")
 
     @OptionGroup var options: ConfigOptions
     @Option(help: "Address to listen on (GALLERYD_HOST).") var host: String?
     @Option(help: "Port to listen on (GALLERYD_PORT).") var port: Int?
-    @Option(name: .customLong("public-url"), help: "Base URL for absolute file URLs (GALLERYD_PUBLIC_URL).") var publicURL: String?
+    @Option(name: .customLong("public-url"), help: "Base URL for absolute file URLs (GALLERYD_PUBLIC_URL).")
+    var publicURL: String?
     @Option(help: "In-process worker threads, 0 for none (GALLERYD_WORKERS).") var workers: Int?
-    @Option(name: .customLong("io-backend"), help: "How event loops wait for sockets: dispatch or epoll (GALLERYD_IO_BACKEND).")
+    @Option(
+        name: .customLong("io-backend"),
+        help: "How event loops wait for sockets: dispatch or epoll (GALLERYD_IO_BACKEND).")
     var ioBackend: String?
     @Flag(name: .customLong("no-migrate"), help: "Do not apply pending migrations at start.") var noMigrate = false
 
@@ -86,7 +90,8 @@ extension ServeCommand {
                 return true
             }
             if reported.set() {
-                logger.critical("watchdog: not pinging systemd", metadata: ["problems": "\(problems.joined(separator: "; "))"])
+                logger.critical(
+                    "watchdog: not pinging systemd", metadata: ["problems": "\(problems.joined(separator: "; "))"])
             }
             return false
         }

@@ -51,13 +51,16 @@ final class ServiceHealth: Sendable {
         if marks.handler == nil || marks.handler!.started != sample.startedHandlers || sample.queuedHandlers == 0 {
             marks.handler = (sample.startedHandlers, now)
         } else if now - marks.handler!.at > progressStaleAfter {
-            problems.append("\(sample.queuedHandlers) handler jobs queued and none started for \(Int(now - marks.handler!.at)) s")
+            problems.append(
+                "\(sample.queuedHandlers) handler jobs queued and none started for \(Int(now - marks.handler!.at)) s")
         }
-        if marks.database == nil || marks.database!.handedOut != sample.databaseHandedOut || sample.databaseWaiting == 0 {
+        if marks.database == nil || marks.database!.handedOut != sample.databaseHandedOut || sample.databaseWaiting == 0
+        {
             marks.database = (sample.databaseHandedOut, now)
         } else if now - marks.database!.at > progressStaleAfter {
             problems.append(
-                "\(sample.databaseWaiting) callers waiting for a database connection and none handed out for \(Int(now - marks.database!.at)) s")
+                "\(sample.databaseWaiting) callers waiting for a database connection and none handed out for \(Int(now - marks.database!.at)) s"
+            )
         }
         return problems
     }

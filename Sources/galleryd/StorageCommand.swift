@@ -54,8 +54,9 @@ struct StorageCommand: ParsableCommand {
                 fail("storage migrate: \(error)", code: 1)
             }
             if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
-            print("storage migrate --to \(to): \(report.total) blobs, \(report.copied) copied, \(report.skipped) already there, "
-                + "\(report.missing) missing at the source, \(report.failed.count) failed")
+            print(
+                "storage migrate --to \(to): \(report.total) blobs, \(report.copied) copied, \(report.skipped) already there, "
+                    + "\(report.missing) missing at the source, \(report.failed.count) failed")
             for (key, reason) in report.failed.sorted(by: { $0.key < $1.key }) {
                 FileHandle.standardError.write(Data("galleryd: storage migrate: \(key): \(reason)\n".utf8))
             }

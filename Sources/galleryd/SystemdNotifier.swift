@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Speaks systemd's notify protocol without libsystemd: datagrams such as `READY=1`,
@@ -18,7 +19,8 @@ final class SystemdNotifier: @unchecked Sendable {
         self.address = address
         fd = address == nil ? -1 : socket(AF_UNIX, Self.datagramSocketType, 0)
         if let usec = environment["WATCHDOG_USEC"].flatMap(Int.init), usec > 0,
-            environment["WATCHDOG_PID"].map({ Int32($0) == getpid() }) ?? true {
+            environment["WATCHDOG_PID"].map({ Int32($0) == getpid() }) ?? true
+        {
             watchdogInterval = Double(usec) / 1_000_000
         } else {
             watchdogInterval = nil

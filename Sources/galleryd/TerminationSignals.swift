@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGTERM and SIGINT for `serve` and `worker`: blocked in every thread and taken by one thread

@@ -7,7 +7,9 @@ import Postgres
 struct UsersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "Create, list, reset and delete user accounts.",
-        subcommands: [UsersCreateCommand.self, UsersListCommand.self, UsersResetPasswordCommand.self, UsersDeleteCommand.self])
+        subcommands: [
+            UsersCreateCommand.self, UsersListCommand.self, UsersResetPasswordCommand.self, UsersDeleteCommand.self,
+        ])
 }
 
 /// Where a command reads a password from: a file (its first line), standard input (all of it, less
@@ -20,7 +22,9 @@ struct PasswordOptions: ParsableArguments {
     var passwordStdin = false
 
     func validate() throws {
-        if passwordFile != nil && passwordStdin { throw ValidationError("give --password-file or --password-stdin, not both") }
+        if passwordFile != nil && passwordStdin {
+            throw ValidationError("give --password-file or --password-stdin, not both")
+        }
     }
 
     /// The password, and whether it was generated (and must be shown to the operator).
@@ -29,7 +33,9 @@ struct PasswordOptions: ParsableArguments {
             guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
                 fail("users: cannot read --password-file \(passwordFile)", code: 1)
             }
-            return (String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""), false)
+            return (
+                String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""), false
+            )
         }
         if passwordStdin {
             var text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
@@ -48,7 +54,9 @@ private func withAccounts(_ options: ConfigOptions, _ what: String, _ body: (Acc
 }
 
 /// `withAccounts` with the pool too (for the ownership upgrade after `create --admin`).
-private func withAccounts(_ options: ConfigOptions, _ what: String, _ body: (AccountService, PostgresPool) throws -> Void) {
+private func withAccounts(
+    _ options: ConfigOptions, _ what: String, _ body: (AccountService, PostgresPool) throws -> Void
+) {
     var configuration = options.load()
     configuration.workers = 0
     guard !configuration.databaseURL.isEmpty else { fail("config: database_url: not set (DATABASE_URL)") }
@@ -83,7 +91,9 @@ struct UsersCreateCommand: ParsableCommand {
             if admin {
                 let assigned = try OwnershipRepository(pool: pool).assignOwnerlessRowsToFirstAdmin()
                 if !assigned.isEmpty, let adminId = assigned.adminId {
-                    print("users: gave \(assigned.photos) photo(s), \(assigned.galleries) gallery(ies) and \(assigned.galleryItems) item(s) without an owner to the first admin (\(adminId))")
+                    print(
+                        "users: gave \(assigned.photos) photo(s), \(assigned.galleries) gallery(ies) and \(assigned.galleryItems) item(s) without an owner to the first admin (\(adminId))"
+                    )
                 }
             }
         }
@@ -102,8 +112,11 @@ struct UsersListCommand: ParsableCommand {
             let formatter = ISO8601DateFormatter()
             print("objectId    username  email  admin  created")
             for user in users {
-                print([user.objectId, user.username, user.email ?? "-", user.isAdmin ? "admin" : "-",
-                       formatter.string(from: user.createdAt)].joined(separator: "  "))
+                print(
+                    [
+                        user.objectId, user.username, user.email ?? "-", user.isAdmin ? "admin" : "-",
+                        formatter.string(from: user.createdAt),
+                    ].joined(separator: "  "))
             }
             print("users: \(users.count) account(s)")
         }
@@ -137,14 +150,17 @@ struct UsersResetPasswordCommand: ParsableCommand {
 
 /// `galleryd users delete <username>`: the account and its sessions.
 struct UsersDeleteCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an account and its sessions.")
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete an account and its sessions.")
 
     @OptionGroup var options: ConfigOptions
     @Argument(help: "The username.") var username: String
 
     func run() throws {
         withAccounts(options, "delete") { accounts in
-            guard let user = try accounts.user(username: username) else { fail("users delete: no user named \(username)", code: 1) }
+            guard let user = try accounts.user(username: username) else {
+                fail("users delete: no user named \(username)", code: 1)
+            }
             try accounts.deleteUser(objectId: user.objectId)
             print("users: deleted \(username)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BlobStore
 
 /// A store with an open-file cache in a fresh temporary directory, removed by the caller.
@@ -23,7 +24,9 @@ private func readAll(_ blob: LocalBlobStore.OpenBlob) -> [UInt8] {
 private func descriptors(under root: String) -> Int {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     return names.filter { name in
-        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else { return false }
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name) else {
+            return false
+        }
         return target.hasPrefix(root + "/") && !target.hasPrefix(root + "/.tmp/")
     }.count
 }

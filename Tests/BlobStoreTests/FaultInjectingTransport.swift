@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 @testable import BlobStore
 
 /// Wraps a real transport and answers some requests itself instead: the first `failFirst` with
@@ -16,7 +17,10 @@ final class FaultInjectingTransport: S3Transport, Sendable {
     /// The requests seen so far, as "METHOD target".
     var requests: [String] { seen.withLock { $0 } }
 
-    init(_ wrapped: S3Transport, failFirst: Int = 0, status: Int = 503, code: String = "SlowDown", failTargetsContaining: String? = nil) {
+    init(
+        _ wrapped: S3Transport, failFirst: Int = 0, status: Int = 503, code: String = "SlowDown",
+        failTargetsContaining: String? = nil
+    ) {
         self.wrapped = wrapped
         self.failFirst = failFirst
         self.status = status
@@ -37,10 +41,14 @@ final class FaultInjectingTransport: S3Transport, Sendable {
             return requests.count
         }
         if count <= failFirst {
-            return S3HTTPResponse(status: status, headers: [:], errorBody: Array("<Error><Code>\(code)</Code><Message>injected</Message></Error>".utf8))
+            return S3HTTPResponse(
+                status: status, headers: [:],
+                errorBody: Array("<Error><Code>\(code)</Code><Message>injected</Message></Error>".utf8))
         }
         if let marker = failTargetsContaining, target.contains(marker) {
-            return S3HTTPResponse(status: 400, headers: [:], errorBody: Array("<Error><Code>InvalidPart</Code><Message>injected</Message></Error>".utf8))
+            return S3HTTPResponse(
+                status: 400, headers: [:],
+                errorBody: Array("<Error><Code>InvalidPart</Code><Message>injected</Message></Error>".utf8))
         }
         return try wrapped.send(method: method, target: target, headers: headers, body: body, head: head, sink: sink)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BlobStore
 
 /// A fresh store in its own temporary directory, removed by the caller.
@@ -9,15 +10,19 @@ private func makeStore() throws -> (LocalBlobStore, String) {
 }
 
 @Test func blobKey_RejectsKeys_ThatCouldEscapeTheRoot() {
-    for bad in ["", "/etc/passwd", "../x", "a/../../b", "a//b", "a/./b", "a/", ".hidden", "a/.tmp/x",
-                "a\u{0}b", "thumbnails/x y.jpg", "a\\b", "%2e%2e/x", String(repeating: "a", count: 1025)] {
+    for bad in [
+        "", "/etc/passwd", "../x", "a/../../b", "a//b", "a/./b", "a/", ".hidden", "a/.tmp/x",
+        "a\u{0}b", "thumbnails/x y.jpg", "a\\b", "%2e%2e/x", String(repeating: "a", count: 1025),
+    ] {
         #expect(throws: BlobStoreError.self, "\(bad.debugDescription) must be refused") { try BlobKey(bad) }
     }
 }
 
 @Test func blobKey_AcceptsTheKeysTheAppUses() throws {
     #expect(try BlobKey.thumbnail(objectId: "Ab3dE5fG7h").rawValue == "thumbnails/Ab3dE5fG7h.jpg")
-    #expect(try BlobKey.original(sha256: String(repeating: "ab", count: 32)).lastComponent == String(repeating: "ab", count: 32) + ".jpg")
+    #expect(
+        try BlobKey.original(sha256: String(repeating: "ab", count: 32)).lastComponent == String(
+            repeating: "ab", count: 32) + ".jpg")
     #expect(try BlobKey("a-b_c.d/e").rawValue == "a-b_c.d/e")
 }
 
@@ -140,7 +145,8 @@ private func makeStore() throws -> (LocalBlobStore, String) {
     var other: LocalBlobStore? = try LocalBlobStore(root: root)
     let spool = try #require(other?.spoolDirectory)
     #expect(spool != store.spoolDirectory)
-    let writing = spool + "/upload-writing", stale = spool + "/upload-stale"
+    let writing = spool + "/upload-writing"
+    let stale = spool + "/upload-stale"
     #expect(FileManager.default.createFile(atPath: writing, contents: Data("in progress".utf8)))
     #expect(FileManager.default.createFile(atPath: stale, contents: Data("client gone".utf8)))
     try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: stale)
@@ -164,6 +170,10 @@ private func makeStore() throws -> (LocalBlobStore, String) {
     #expect(store.sweepTemporaryFiles(olderThan: 3600) == 0)
     #expect(FileManager.default.fileExists(atPath: mine))
     try store.put(try BlobKey("a/b.bin"), movingFileAt: mine)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/.tmp").sorted()
-        == [(store.spoolDirectory as NSString).lastPathComponent, (store.spoolDirectory as NSString).lastPathComponent + ".lock"].sorted())
+    #expect(
+        try FileManager.default.contentsOfDirectory(atPath: root + "/.tmp").sorted()
+            == [
+                (store.spoolDirectory as NSString).lastPathComponent,
+                (store.spoolDirectory as NSString).lastPathComponent + ".lock",
+            ].sorted())
 }

@@ -1,10 +1,12 @@
 import Crypto
 import Foundation
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+
 @testable import BlobStore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `S3BlobStore` and `S3Client` against the real moto server that scripts/test.sh starts with
 /// authentication on; boto3 checks independently what landed.
@@ -77,8 +79,10 @@ struct S3BlobStoreTests {
         // The presigned URL carries the signature botocore computes for the same request and time
         // (moto cannot check presigned URLs while IAM authentication is on).
         let url = client.presignedURL(key, expires: 60)
-        #expect(try S3TestServer.botocorePresignedSignature(of: url) == URLComponents(url: url, resolvingAgainstBaseURL: false)?
-            .queryItems?.first { $0.name == "X-Amz-Signature" }?.value)
+        #expect(
+            try S3TestServer.botocorePresignedSignature(of: url)
+                == URLComponents(url: url, resolvingAgainstBaseURL: false)?
+                .queryItems?.first { $0.name == "X-Amz-Signature" }?.value)
         try client.deleteObject(key)
         #expect(try S3TestServer.boto3Keys(prefix: configuration.prefix).isEmpty)
     }
@@ -115,10 +119,14 @@ struct S3BlobStoreTests {
     }
 
     @Test func persistent503s_GiveUpAfterMaxAttempts() throws {
-        let configuration = S3TestServer.configuration(retry: S3RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
+        let configuration = S3TestServer.configuration(
+            retry: S3RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.02))
         let faults = FaultInjectingTransport(S3Client(configuration: configuration).transport, failFirst: 100)
         let store = S3BlobStore(configuration: configuration, transport: faults)
-        #expect(throws: BlobStoreError.remote(operation: "put", key: "previews/x.jpg", status: 503, code: "SlowDown", message: "injected")) {
+        #expect(
+            throws: BlobStoreError.remote(
+                operation: "put", key: "previews/x.jpg", status: 503, code: "SlowDown", message: "injected")
+        ) {
             try store.put(BlobKey("previews/x.jpg"), bytes: [1])
         }
         #expect(faults.requestCount == 3)
@@ -132,9 +140,13 @@ struct S3BlobStoreTests {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
         listen(listener, 16)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
         let port = Int(UInt16(bigEndian: address.sin_port))
         let configuration = S3Configuration(
             endpoint: URL(string: "http://127.0.0.1:\(port)")!, bucket: "b", accessKeyId: "k", secretAccessKey: "s",
@@ -164,7 +176,8 @@ struct S3BlobStoreTests {
 
     @Test func multipart_IsAborted_WhenAPartFails() throws {
         let configuration = S3TestServer.configuration(multipartThreshold: 6 << 20)
-        let faults = FaultInjectingTransport(S3Client(configuration: configuration).transport, failTargetsContaining: "partNumber=2")
+        let faults = FaultInjectingTransport(
+            S3Client(configuration: configuration).transport, failTargetsContaining: "partNumber=2")
         let store = S3BlobStore(configuration: configuration, transport: faults)
         let path = try temporaryFile(randomBytes(11 << 20))
         defer { unlink(path) }
@@ -187,7 +200,6 @@ struct S3BlobStoreTests {
         #expect(try S3TestServer.boto3Keys(prefix: configuration.prefix).isEmpty)
     }
 
-
     @Test func download_SpoolsToAFile_AndRefusesBlobsOverTheLimit() throws {
         let store = S3BlobStore(configuration: S3TestServer.configuration())
         let bytes = randomBytes(50_000)
@@ -204,7 +216,8 @@ struct S3BlobStoreTests {
     @Test func urlSessionTransport_SpeaksTheSameProtocol() throws {
         let configuration = S3TestServer.configuration()
         let store = S3BlobStore(
-            configuration: configuration, transport: S3URLSessionTransport(endpoint: configuration.endpoint, timeout: 10))
+            configuration: configuration,
+            transport: S3URLSessionTransport(endpoint: configuration.endpoint, timeout: 10))
         let bytes = randomBytes(20_000)
         let key = try BlobKey("previews/us.jpg")
         try store.put(key, bytes: bytes)

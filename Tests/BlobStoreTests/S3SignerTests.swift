@@ -1,21 +1,25 @@
 import Foundation
 import Testing
+
 @testable import BlobStore
 
 /// The worked examples of the S3 API reference ("Signature Calculations for the Authorization
 /// Header" and "Authenticating Requests: Using Query Parameters"), which any correct SigV4 reproduces.
 private let exampleSigner = S3Signer(
-    accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", region: "us-east-1")
+    accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    region: "us-east-1")
 private let exampleDate = Date(timeIntervalSince1970: 1_369_353_600)  // 2013-05-24T00:00:00Z
 
 @Test func signer_ReproducesTheAWSExample_ForAHeaderSignedGet() throws {
     var headers = [("Host", "examplebucket.s3.amazonaws.com"), ("Range", "bytes=0-9")]
     exampleSigner.sign(
-        method: "GET", path: "/test.txt", query: [], headers: &headers, payloadHash: S3Signer.emptyPayloadHash, date: exampleDate)
+        method: "GET", path: "/test.txt", query: [], headers: &headers, payloadHash: S3Signer.emptyPayloadHash,
+        date: exampleDate)
     let authorization = try #require(headers.first { $0.0 == "Authorization" }?.1)
-    #expect(authorization == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
-        + "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
-        + "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+    #expect(
+        authorization == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
+            + "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
+            + "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
 }
 
 @Test func signer_ReproducesTheAWSExample_ForAPresignedURL() throws {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import BlobStore
 
 /// A minimal HTTP/1.1 server on a loopback socket that answers every request with the same
@@ -17,9 +18,13 @@ private final class KeepAliveServer: Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         listen(fd, 16)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         listener = fd
         port = Int(UInt16(bigEndian: address.sin_port))
         let answer = Array(response.utf8)
@@ -67,7 +72,8 @@ private final class KeepAliveServer: Sendable {
     let transport = S3SocketTransport(host: "127.0.0.1", port: server.port, timeout: 5)
     let client = S3Client(
         configuration: S3Configuration(
-            endpoint: URL(string: "http://127.0.0.1:\(server.port)")!, bucket: "b", accessKeyId: "k", secretAccessKey: "s"),
+            endpoint: URL(string: "http://127.0.0.1:\(server.port)")!, bucket: "b", accessKeyId: "k",
+            secretAccessKey: "s"),
         transport: transport)
     for _ in 0..<10 {
         #expect(try client.getObjectBytes("x.jpg") == Array("hello".utf8))
@@ -82,7 +88,8 @@ private final class KeepAliveServer: Sendable {
         response: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n1;ext=1\r\n!\r\n0\r\n\r\n")
     let client = S3Client(
         configuration: S3Configuration(
-            endpoint: URL(string: "http://127.0.0.1:\(server.port)")!, bucket: "b", accessKeyId: "k", secretAccessKey: "s"))
+            endpoint: URL(string: "http://127.0.0.1:\(server.port)")!, bucket: "b", accessKeyId: "k",
+            secretAccessKey: "s"))
     #expect(try client.getObjectBytes("x.jpg") == Array("hello!".utf8))
     #expect(try client.getObjectBytes("x.jpg") == Array("hello!".utf8))
     #expect(server.connectionsAccepted == 1)

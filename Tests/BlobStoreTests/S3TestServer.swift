@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BlobStore
 
 /// The moto S3 server that scripts/test.sh starts (authentication on), and boto3 as an independent
@@ -15,12 +16,14 @@ enum S3TestServer {
 
     /// A configuration for the test bucket under a fresh prefix, so tests never see each other's keys.
     static func configuration(
-        secret: String? = nil, multipartThreshold: Int64 = 64 << 20, retry: S3RetryPolicy = S3RetryPolicy(baseDelay: 0.01, maxDelay: 0.05)
+        secret: String? = nil, multipartThreshold: Int64 = 64 << 20,
+        retry: S3RetryPolicy = S3RetryPolicy(baseDelay: 0.01, maxDelay: 0.05)
     ) -> S3Configuration {
         S3Configuration(
             endpoint: URL(string: value("GALLERYD_TEST_S3_ENDPOINT")!)!, region: "us-east-1",
             bucket: value("GALLERYD_TEST_S3_BUCKET") ?? "galleryd-test",
-            accessKeyId: value("GALLERYD_TEST_S3_ACCESS_KEY") ?? "", secretAccessKey: secret ?? value("GALLERYD_TEST_S3_SECRET_KEY") ?? "",
+            accessKeyId: value("GALLERYD_TEST_S3_ACCESS_KEY") ?? "",
+            secretAccessKey: secret ?? value("GALLERYD_TEST_S3_SECRET_KEY") ?? "",
             pathStyle: true, prefix: "t-\(UUID().uuidString.prefix(8))/", multipartThreshold: multipartThreshold,
             multipartPartSize: 5 << 20, retry: retry)
     }
@@ -44,13 +47,16 @@ enum S3TestServer {
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw S3TestFailure("boto3 exited with \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw S3TestFailure("boto3 exited with \(process.terminationStatus)")
+        }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// SHA-256 (hex) of the object as boto3 reads it, or "absent".
     static func boto3SHA256(_ fullKey: String) throws -> String {
-        try boto3("""
+        try boto3(
+            """
             try:
                 print(hashlib.sha256(s3.get_object(Bucket=bucket, Key=args[0])["Body"].read()).hexdigest())
             except s3.exceptions.NoSuchKey:
@@ -60,7 +66,8 @@ enum S3TestServer {
 
     /// The keys boto3 lists under a prefix.
     static func boto3Keys(prefix: String) throws -> [String] {
-        let text = try boto3("""
+        let text = try boto3(
+            """
             r = s3.list_objects_v2(Bucket=bucket, Prefix=args[0])
             print(json.dumps([o["Key"] for o in r.get("Contents", [])]))
             """, [prefix])
@@ -70,7 +77,8 @@ enum S3TestServer {
     /// The `X-Amz-Signature` botocore's own presigner (`S3SigV4QueryAuth`) computes for the
     /// method-less GET of `url` at the `X-Amz-Date` and `X-Amz-Expires` that `url` names.
     static func botocorePresignedSignature(of url: URL) throws -> String {
-        try boto3("""
+        try boto3(
+            """
             import datetime, urllib.parse
             import botocore.auth, botocore.awsrequest, botocore.credentials
             url = urllib.parse.urlsplit(args[0])

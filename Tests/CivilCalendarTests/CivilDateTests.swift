@@ -1,5 +1,5 @@
-import Testing
 import CivilCalendar
+import Testing
 
 /// The calendar arithmetic that Postgres, Parse and EXIF dates all use, tested here once.
 @Suite struct CivilDateTests {
@@ -18,7 +18,8 @@ import CivilCalendar
             let date = CivilDate(daysSince1970: days)
             #expect(date.daysSince1970 == days)
             // Consecutive days: the next day of the month, or the first of the next month.
-            let next = previous.day < CivilDate.daysInMonth(year: previous.year, month: previous.month)
+            let next =
+                previous.day < CivilDate.daysInMonth(year: previous.year, month: previous.month)
                 ? CivilDate(year: previous.year, month: previous.month, day: previous.day + 1)
                 : (previous.month == 12
                     ? CivilDate(year: previous.year + 1, month: 1, day: 1)

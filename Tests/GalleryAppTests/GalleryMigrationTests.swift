@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// migrations/0003_galleries.sql on a database that already has galleries: counts made with the
@@ -18,7 +19,9 @@ import Testing
         try Migrator(pool: pool, migrations: all.filter { $0.version < 3 }).migrate()
 
         // Before 0003: items of a trashed photo are counted, and deleting a photo leaves a hole.
-        for (id, deleted) in [("photoAAAAA", false), ("photoBBBBB", true), ("photoCCCCC", false), ("photoDDDDD", false)] {
+        for (id, deleted) in [
+            ("photoAAAAA", false), ("photoBBBBB", true), ("photoCCCCC", false), ("photoDDDDD", false),
+        ] {
             try pool.query(
                 """
                 insert into photos (object_id, filename, byte_size, checksum, width, height, aspect_ratio, original_key, deleted_at)

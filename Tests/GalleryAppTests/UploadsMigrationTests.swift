@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// migrations/0020 on a database with uploads: a file pending before it becomes the master key's
@@ -34,7 +35,8 @@ struct UploadsMigrationTests {
         #expect(try uploads.first?.decode(String?.self, "uploader_id") == nil)
         #expect(try uploads.first?.decode(String.self, "original_filename") == "holiday-aa.jpg")
         let columns = try pool.query(
-            "select column_name from information_schema.columns where table_name = 'files' and column_name in ('pending_since', 'original_filename')")
+            "select column_name from information_schema.columns where table_name = 'files' and column_name in ('pending_since', 'original_filename')"
+        )
         #expect(columns.count == 0)
         // The file pending an hour is not an orphan within a day's grace; the attached one, without a photo, is.
         #expect(try FileRepository(pool: pool).unattachedChecksums(olderThanHours: 24) == ["bb"])

@@ -27,7 +27,8 @@ public final class RawHTTPClient {
     /// reader really is slow; `sendBuffer` shrinks SO_SNDBUF, so a large write cannot hide in the
     /// kernel as it does on loopback.
     public init(
-        port: Int, host: String = "127.0.0.1", receiveBuffer: Int? = nil, sendBuffer: Int? = nil, receiveTimeout: Int = 10
+        port: Int, host: String = "127.0.0.1", receiveBuffer: Int? = nil, sendBuffer: Int? = nil,
+        receiveTimeout: Int = 10
     ) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -107,7 +108,9 @@ public final class RawHTTPClient {
     public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if n <= 0 { return false }
             offset += n
         }
@@ -153,7 +156,8 @@ public final class RawHTTPClient {
     /// for answers to HEAD.
     public func readResponse(bodyless: Bool = false) throws -> Response {
         let head = try readHead()
-        let status = head.status, headers = head.headers
+        let status = head.status
+        let headers = head.headers
         if bodyless || status < 200 || status == 204 || status == 304 {
             return head
         }
@@ -176,7 +180,9 @@ public final class RawHTTPClient {
             let line = try readLine()
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: ":") else { throw ClientError.malformed(line) }
-            headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
+            headers.add(
+                String(line[..<colon]),
+                String(line[line.index(after: colon)...]).trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
         }
         return Response(status: status, headers: headers, body: [])
     }

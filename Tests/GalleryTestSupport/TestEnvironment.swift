@@ -9,7 +9,9 @@ public enum TestEnvironment {
     public static func databaseURL() throws -> String {
         guard let url = value("DATABASE_URL") else {
             throw TestSetupError(
-                description: "DATABASE_URL is not set: run the tests with `make test` (scripts/test.sh), which starts PostgreSQL")
+                description:
+                    "DATABASE_URL is not set: run the tests with `make test` (scripts/test.sh), which starts PostgreSQL"
+            )
         }
         return url
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 /// A pipe the access log writes into; the test reads what arrived without blocking.
@@ -14,7 +15,8 @@ private final class LogPipe {
         readFD = fds[0]
         writeFD = fds[1]
         _ = fcntl(readFD, F_SETFL, fcntl(readFD, F_GETFL) | O_NONBLOCK)
-        if let capacity { _ = fcntl(writeFD, 1031 /* F_SETPIPE_SZ */, capacity) }
+        // 1031: F_SETPIPE_SZ.
+        if let capacity { _ = fcntl(writeFD, 1031, capacity) }
     }
 
     deinit {
@@ -49,10 +51,13 @@ private func accessLogRoutes(_ router: HTTPRouter) {
 func accessLog_WritesTextLineWithFields(backend: HTTPIOBackend) throws {
     let pipe = try LogPipe()
     var requestID = ""
-    try withServer(backend: backend, configure: {
-        $0.accessLog.format = .text
-        $0.accessLog.fileDescriptor = pipe.writeFD
-    }, routes: accessLogRoutes) { server in
+    try withServer(
+        backend: backend,
+        configure: {
+            $0.accessLog.format = .text
+            $0.accessLog.fileDescriptor = pipe.writeFD
+        }, routes: accessLogRoutes
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/items/7"))
         let response = try client.readResponse()
@@ -77,10 +82,13 @@ func accessLog_WritesTextLineWithFields(backend: HTTPIOBackend) throws {
 @Test(arguments: HTTPIOBackend.available)
 func accessLog_WritesValidJSONLines_EscapingThePath(backend: HTTPIOBackend) throws {
     let pipe = try LogPipe()
-    try withServer(backend: backend, configure: {
-        $0.accessLog.format = .json
-        $0.accessLog.fileDescriptor = pipe.writeFD
-    }, routes: accessLogRoutes) { server in
+    try withServer(
+        backend: backend,
+        configure: {
+            $0.accessLog.format = .json
+            $0.accessLog.fileDescriptor = pipe.writeFD
+        }, routes: accessLogRoutes
+    ) { server in
         let client = try RawClient(port: server.port)
         for path in ["/items/1", "/items/a%22b%5C%0A%01", "/missing"] {
             client.send(get(path))
@@ -105,11 +113,13 @@ func accessLog_WritesValidJSONLines_EscapingThePath(backend: HTTPIOBackend) thro
 @Test
 func accessLog_FlushesAtShutdown_NotPerRequest() throws {
     let pipe = try LogPipe()
-    try withServer(configure: {
-        $0.accessLog.format = .text
-        $0.accessLog.flushInterval = 3600
-        $0.accessLog.fileDescriptor = pipe.writeFD
-    }, routes: accessLogRoutes) { server in
+    try withServer(
+        configure: {
+            $0.accessLog.format = .text
+            $0.accessLog.flushInterval = 3600
+            $0.accessLog.fileDescriptor = pipe.writeFD
+        }, routes: accessLogRoutes
+    ) { server in
         let client = try RawClient(port: server.port)
         for i in 0..<5 {
             client.send(get("/items/\(i)"))
@@ -128,12 +138,15 @@ func accessLog_DropsAndCounts_WhenOutputIsBlocked(backend: HTTPIOBackend) throws
     // A 4 KiB pipe nobody reads: the writer thread blocks in write(2) almost at once; the loops must
     // go on answering and drop lines once their own 4 KiB buffers are full.
     let pipe = try LogPipe(capacity: 4096)
-    try withServer(backend: backend, configure: {
-        $0.accessLog.format = .text
-        $0.accessLog.bufferBytes = 4096
-        $0.accessLog.flushInterval = 0.01
-        $0.accessLog.fileDescriptor = pipe.writeFD
-    }, routes: accessLogRoutes) { server in
+    try withServer(
+        backend: backend,
+        configure: {
+            $0.accessLog.format = .text
+            $0.accessLog.bufferBytes = 4096
+            $0.accessLog.flushInterval = 0.01
+            $0.accessLog.fileDescriptor = pipe.writeFD
+        }, routes: accessLogRoutes
+    ) { server in
         let client = try RawClient(port: server.port)
         for i in 0..<2000 {
             client.send(get("/items/\(i)"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 private let second: UInt64 = 1_000_000_000

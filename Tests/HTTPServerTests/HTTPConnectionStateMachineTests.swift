@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 // The connection's state machine without a socket: each test plays the events a connection would
@@ -36,13 +37,17 @@ private func machine(
 }
 
 /// A request without a body taken from the buffer through to its handler.
-private func receiveBodylessRequest(_ m: inout HTTPConnectionStateMachine, buffered: Int, keepAlive: Bool = true) -> [HTTPConnectionStateMachine.Action] {
+private func receiveBodylessRequest(_ m: inout HTTPConnectionStateMachine, buffered: Int, keepAlive: Bool = true)
+    -> [HTTPConnectionStateMachine.Action]
+{
     m.headReceived(keepAlive: keepAlive, expectContinue: false)
     return [m.bodyWanted(hasBody: false, buffered: buffered, now: start), m.bodyComplete(), m.resume()]
 }
 
 /// The response to the current request written in one flush.
-private func answer(_ m: inout HTTPConnectionStateMachine, buffered: Int, now: UInt64 = start) -> [HTTPConnectionStateMachine.Action] {
+private func answer(_ m: inout HTTPConnectionStateMachine, buffered: Int, now: UInt64 = start)
+    -> [HTTPConnectionStateMachine.Action]
+{
     let keepAlive = m.responseStarted(closeRequested: false, draining: false, now: now)
     return [
         keepAlive ? .wait : .close(.afterResponse), m.resume(), m.flushed(written: 100, result: .done, now: now),

@@ -1,11 +1,14 @@
 import Testing
+
 @testable import HTTPServer
 
 /// A responder that says which mount it is.
 private struct NamedResponder: HTTPErrorResponder {
     let name: String
     func response(for error: Error, request: HTTPRequest) -> HTTPResponse { .text(name) }
-    func response(status: HTTPStatus, message: String, request: HTTPRequest) -> HTTPResponse { .text(name, status: status) }
+    func response(status: HTTPStatus, message: String, request: HTTPRequest) -> HTTPResponse {
+        .text(name, status: status)
+    }
 }
 
 private func name(_ responder: HTTPErrorResponder) -> String? { (responder as? NamedResponder)?.name }

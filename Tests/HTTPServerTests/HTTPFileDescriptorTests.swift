@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 /// How many of this process's descriptors are open on `path` (read from /proc/self/fd), so a test
 /// sees its own file's descriptors whatever other tests running alongside have open.
 private func openDescriptors(on path: String) -> Int {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return -1 }
-    return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
+    return entries.filter {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path
+    }.count
 }
 
 @Test(arguments: HTTPIOBackend.available)
@@ -16,21 +19,24 @@ func server_SendsFromOpenedDescriptor_AndClosesItAfterEveryKindOfAnswer(backend:
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
     let etag = "\"v1\""
-    try withServer(backend: backend, routes: { router in
-        router.add(.get, "/file", mayBlock: false) { request in
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return .text("cannot open", status: .internalServerError) }
-            let file = HTTPFileResponse.File(
-                path: path, size: bytes.count, etag: etag, lastModified: Date(timeIntervalSince1970: 1_700_000_000),
-                contentType: "application/octet-stream", descriptor: HTTPFileDescriptor(owning: fd))
-            return HTTPFileResponse.make(for: request, file: file)
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.add(.get, "/file", mayBlock: false) { request in
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { return .text("cannot open", status: .internalServerError) }
+                let file = HTTPFileResponse.File(
+                    path: path, size: bytes.count, etag: etag, lastModified: Date(timeIntervalSince1970: 1_700_000_000),
+                    contentType: "application/octet-stream", descriptor: HTTPFileDescriptor(owning: fd))
+                return HTTPFileResponse.make(for: request, file: file)
+            }
+            // Opens a descriptor and then answers something else: dropping the response must close it.
+            router.add(.get, "/dropped", mayBlock: true) { _ in
+                _ = HTTPFileDescriptor(owning: open(path, O_RDONLY | O_CLOEXEC))
+                return .text("replaced")
+            }
         }
-        // Opens a descriptor and then answers something else: dropping the response must close it.
-        router.add(.get, "/dropped", mayBlock: true) { _ in
-            _ = HTTPFileDescriptor(owning: open(path, O_RDONLY | O_CLOEXEC))
-            return .text("replaced")
-        }
-    }) { server in
+    ) { server in
         let client = try RawClient(port: server.port)
         for _ in 0..<20 {
             client.send(get("/file"))
@@ -64,7 +70,8 @@ func server_SendsFromOpenedDescriptor_AndClosesItAfterEveryKindOfAnswer(backend:
 
 @Test func httpDate_FormatsLikeStrftime_AcrossTheFourDigitYears() {
     var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    var samples: [Int] = [0, 59, 951_782_400, 1_709_164_800, 4_107_542_400, 253_402_300_799]  // 1970, 2000-02-29, 2024-02-29, 2100-03-01, 9999-12-31
+    // 1970, 2000-02-29, 2024-02-29, 2100-03-01, 9999-12-31
+    var samples: [Int] = [0, 59, 951_782_400, 1_709_164_800, 4_107_542_400, 253_402_300_799]
     for _ in 0..<2000 {
         state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         samples.append(Int(state >> 24) % 253_402_300_800)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 private let modified = Date(timeIntervalSince1970: 1_700_000_000)
@@ -56,7 +57,8 @@ private func bodyRange(_ response: HTTPResponse) -> (Int, Int)? {
     #expect(respond([("If-Modified-Since", "Tue, 14 Nov 2023 22:13:20 GMT")]).status == .notModified)
     #expect(respond([("If-Modified-Since", "Tue, 14 Nov 2023 22:13:19 GMT")]).status == .ok)
     // If-None-Match wins over If-Modified-Since (RFC 9110 §13.2.2).
-    #expect(respond([("If-None-Match", "\"other\""), ("If-Modified-Since", "Tue, 14 Nov 2023 22:13:20 GMT")]).status == .ok)
+    #expect(
+        respond([("If-None-Match", "\"other\""), ("If-Modified-Since", "Tue, 14 Nov 2023 22:13:20 GMT")]).status == .ok)
     #expect(respond([("If-Match", "\"other\"")]).status == .preconditionFailed)
     #expect(respond([("If-Match", "\"abc-3e8\"")]).status == .ok)
     #expect(respond([("If-Unmodified-Since", "Tue, 14 Nov 2023 22:13:19 GMT")]).status == .preconditionFailed)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 /// One message as the parser saw it, normalised so that different splits of the input compare equal.
@@ -58,7 +59,8 @@ private func parse(_ chunks: [[UInt8]], limits: HTTPLimits = HTTPLimits(), bodyL
 
 /// SwiftNIO's decoder-verifier idea: whole, byte by byte and three times in one buffer must agree.
 private func verify(
-    _ text: String, limits: HTTPLimits = HTTPLimits(), bodyLimit: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ text: String, limits: HTTPLimits = HTTPLimits(), bodyLimit: Int? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) -> Outcome {
     let bytes = Array(text.utf8)
     let whole = parse([bytes], limits: limits, bodyLimit: bodyLimit)
@@ -66,7 +68,9 @@ private func verify(
     #expect(whole == byByte, "byte-by-byte differs", sourceLocation: sourceLocation)
     let tripled = parse([bytes + bytes + bytes], limits: limits, bodyLimit: bodyLimit)
     if whole.error == nil {
-        #expect(tripled.messages == whole.messages + whole.messages + whole.messages, "pipelined differs", sourceLocation: sourceLocation)
+        #expect(
+            tripled.messages == whole.messages + whole.messages + whole.messages, "pipelined differs",
+            sourceLocation: sourceLocation)
     } else {
         #expect(tripled == whole, "pipelined differs", sourceLocation: sourceLocation)
     }
@@ -124,8 +128,12 @@ private func expectError(
 @Test func parser_AppliesKeepAliveRulesOfEachVersion() throws {
     #expect(try #require(verify("GET / HTTP/1.0\r\n\r\n").messages.first).keepAlive == false)
     #expect(try #require(verify("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n").messages.first).keepAlive)
-    #expect(try #require(verify("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n").messages.first).keepAlive == false)
-    #expect(try #require(verify("GET / HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, CLOSE\r\n\r\n").messages.first).keepAlive == false)
+    #expect(
+        try #require(verify("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n").messages.first).keepAlive == false
+    )
+    #expect(
+        try #require(verify("GET / HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, CLOSE\r\n\r\n").messages.first).keepAlive
+            == false)
 }
 
 @Test func parser_IgnoresEmptyLinesBeforeRequestLine() throws {
@@ -135,8 +143,13 @@ private func expectError(
 }
 
 @Test func parser_NotesExpectContinueOnlyForHTTP11() throws {
-    #expect(try #require(verify("PUT / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx").messages.first).expectContinue)
-    #expect(try #require(verify("PUT / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx").messages.first).expectContinue == false)
+    #expect(
+        try #require(
+            verify("PUT / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx").messages.first
+        ).expectContinue)
+    #expect(
+        try #require(verify("PUT / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx").messages.first)
+            .expectContinue == false)
 }
 
 @Test func parser_WaitsForMoreInput_WhenHeadIncomplete() {
@@ -153,14 +166,18 @@ private func expectError(
 
 @Test func parser_RejectsRequest_WhenContentLengthsConflict() {
     expectError("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 6\r\n\r\n", .invalidContentLength, status: 400)
-    expectError("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", .invalidContentLength, status: 400)
+    expectError(
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n", .invalidContentLength,
+        status: 400)
 }
 
 @Test func parser_RejectsRequest_WhenContentLengthMalformed() {
     expectError("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 12a\r\n\r\n", .invalidContentLength, status: 400)
     expectError("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n", .invalidContentLength, status: 400)
     expectError("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: +5\r\n\r\n", .invalidContentLength, status: 400)
-    expectError("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n", .invalidContentLength, status: 400)
+    expectError(
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n", .invalidContentLength, status: 400
+    )
 }
 
 @Test func parser_RejectsRequest_WhenHeaderNameHasInvalidCharacters() {
@@ -206,9 +223,14 @@ private func expectError(
 }
 
 @Test func parser_RejectsRequest_WhenTransferCodingUnknownOrMisplaced() {
-    expectError("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", .unsupportedTransferCoding, status: 501)
-    expectError("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", .unsupportedTransferCoding, status: 501)
-    expectError("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", .invalidTransferEncoding, status: 400)
+    expectError(
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", .unsupportedTransferCoding, status: 501)
+    expectError(
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", .unsupportedTransferCoding,
+        status: 501)
+    expectError(
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", .invalidTransferEncoding,
+        status: 400)
     expectError("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", .invalidTransferEncoding, status: 400)
 }
 
@@ -220,7 +242,9 @@ private func expectError(
 @Test func parser_RejectsRequest_WhenRequestLineTooLong() {
     var limits = HTTPLimits()
     limits.requestLineBytes = 64
-    expectError("GET /" + String(repeating: "a", count: 100) + " HTTP/1.1\r\nHost: h\r\n\r\n", .requestLineTooLong, status: 414, limits: limits)
+    expectError(
+        "GET /" + String(repeating: "a", count: 100) + " HTTP/1.1\r\nHost: h\r\n\r\n", .requestLineTooLong, status: 414,
+        limits: limits)
     // Also without the line end ever arriving.
     expectError("GET /" + String(repeating: "a", count: 100), .requestLineTooLong, status: 414, limits: limits)
 }
@@ -229,8 +253,12 @@ private func expectError(
     var limits = HTTPLimits()
     limits.headerBytes = 128
     limits.headerCount = 5
-    expectError("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "a", count: 200) + "\r\n\r\n", .headerSectionTooLarge, status: 431, limits: limits)
-    expectError("GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "a", count: 200), .headerSectionTooLarge, status: 431, limits: limits)
+    expectError(
+        "GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "a", count: 200) + "\r\n\r\n", .headerSectionTooLarge,
+        status: 431, limits: limits)
+    expectError(
+        "GET / HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "a", count: 200), .headerSectionTooLarge, status: 431,
+        limits: limits)
     let many = (0..<6).map { "X-\($0): 1\r\n" }.joined()
     expectError("GET / HTTP/1.1\r\nHost: h\r\n" + many + "\r\n", .tooManyHeaderFields, status: 431, limits: limits)
 }
@@ -265,8 +293,9 @@ private func expectError(
         HTTPRequest.splitTarget(target).map { [$0.path, $0.query] }
     }
     #expect(split("/bucket/thumbnails/a.jpg") == ["/bucket/thumbnails/a.jpg", nil])
-    #expect(split("/bucket/a.jpg?X-Gallery-Expires=1796083200&X-Gallery-Signature=s687vJVvot5C-_")
-        == ["/bucket/a.jpg", "X-Gallery-Expires=1796083200&X-Gallery-Signature=s687vJVvot5C-_"])
+    #expect(
+        split("/bucket/a.jpg?X-Gallery-Expires=1796083200&X-Gallery-Signature=s687vJVvot5C-_")
+            == ["/bucket/a.jpg", "X-Gallery-Expires=1796083200&X-Gallery-Signature=s687vJVvot5C-_"])
     #expect(split("/") == ["/", nil])
     #expect(split("/?") == ["/", ""])
     #expect(split("/p?") == ["/p", ""])

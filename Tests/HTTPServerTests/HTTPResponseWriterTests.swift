@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 /// A connected pair of local stream sockets: `server` non-blocking with a small send buffer (what
@@ -11,7 +12,9 @@ private final class SocketPair {
 
     init(sendBuffer: Int32 = 16 * 1024) throws {
         var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw SocketError.socketFailed("socketpair") }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
+            throw SocketError.socketFailed("socketpair")
+        }
         server = fds[0]
         client = fds[1]
         var size = sendBuffer
@@ -163,13 +166,17 @@ func writer_SaysWhatItCannotOpen_AndTakesDescriptorsEvenWithoutABody() throws {
     writer.finish()
     #expect(openDescriptorCount(on: path) == 0)
     // Taken once: a second response naming the same descriptor cannot send it.
-    #expect(writer.takeFile(of: .descriptor(descriptor, offset: 0, length: 10), sendsBody: true) == "a descriptor already sent")
+    #expect(
+        writer.takeFile(of: .descriptor(descriptor, offset: 0, length: 10), sendsBody: true)
+            == "a descriptor already sent")
 }
 
 /// How many of this process's descriptors are open on `path`.
 private func openDescriptorCount(on path: String) -> Int {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return -1 }
-    return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
+    return entries.filter {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path
+    }.count
 }
 
 @Test

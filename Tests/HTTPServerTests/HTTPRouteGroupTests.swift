@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import HTTPServer
 
 /// Appends its name to the `X-Trace` header on the way in (on the request) and out (on the response).
@@ -79,10 +80,11 @@ private func echo(_ pattern: String) -> HTTPRoute {
 @Test func routeGroup_MiddlewareThatThrows_KeepsTheHandlerFromRunning() throws {
     let router = HTTPRouter()
     let ran = Mutex(false)
-    router.group(Refusing()).add(HTTPRoute(.get, "/guarded") { _ in
-        ran.withLock { $0 = true }
-        return .text("ran")
-    })
+    router.group(Refusing()).add(
+        HTTPRoute(.get, "/guarded") { _ in
+            ran.withLock { $0 = true }
+            return .text("ran")
+        })
     #expect(throws: HTTPError.self) { try get(router, "/guarded") }
     #expect(ran.withLock { $0 } == false)
 }
@@ -91,14 +93,17 @@ private func echo(_ pattern: String) -> HTTPRoute {
     let router = HTTPRouter()
     try router.insert(echo("/parse/classes/:className"))
     try router.insert(HTTPRoute(.post, "/parse/classes/:className") { _ in .text("") })
-    #expect(throws: HTTPRouterError.duplicateRoute(
-        method: .get, pattern: "/parse/classes/:className", existing: "/parse/classes/:className")
+    #expect(
+        throws: HTTPRouterError.duplicateRoute(
+            method: .get, pattern: "/parse/classes/:className", existing: "/parse/classes/:className")
     ) {
         try router.insert(echo("/parse/classes/:className"))
     }
     // Another parameter name matches the same paths: still the same route.
     let error = #expect(throws: HTTPRouterError.self) { try router.insert(echo("/parse/classes/:name")) }
-    #expect(error?.description == "duplicate route: GET /parse/classes/:name is already registered as /parse/classes/:className")
+    #expect(
+        error?.description
+            == "duplicate route: GET /parse/classes/:name is already registered as /parse/classes/:className")
     // The first route stays, and is listed once.
     #expect(router.routes.count == 2)
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HTTPServer
 
 private func route(_ method: HTTPMethod, _ pattern: String) -> HTTPRoute {
@@ -25,7 +26,8 @@ private func pattern(_ match: HTTPRouter.Match) -> String? {
 @Test func router_MatchesLiteralsBeforeParameters() {
     let router = makeRouter()
     #expect(pattern(router.match(method: .get, path: "/parse/classes/Photo/count")) == "/parse/classes/Photo/count")
-    #expect(pattern(router.match(method: .get, path: "/parse/classes/Photo/abc")) == "/parse/classes/:className/:objectId")
+    #expect(
+        pattern(router.match(method: .get, path: "/parse/classes/Photo/abc")) == "/parse/classes/:className/:objectId")
     #expect(pattern(router.match(method: .get, path: "/")) == "/")
 }
 
@@ -46,8 +48,11 @@ private func pattern(_ match: HTTPRouter.Match) -> String? {
 @Test func router_BacktracksToRouteWithTheMethod() {
     let router = makeRouter()
     // The literal "special" only has DELETE; GET must fall back to the :objectId route.
-    #expect(pattern(router.match(method: .get, path: "/parse/classes/Photo/special")) == "/parse/classes/:className/:objectId")
-    #expect(pattern(router.match(method: .delete, path: "/parse/classes/Photo/special")) == "/parse/classes/Photo/special")
+    #expect(
+        pattern(router.match(method: .get, path: "/parse/classes/Photo/special"))
+            == "/parse/classes/:className/:objectId")
+    #expect(
+        pattern(router.match(method: .delete, path: "/parse/classes/Photo/special")) == "/parse/classes/Photo/special")
 }
 
 @Test func router_AnswersHeadWithGetRoute() {
@@ -83,7 +88,9 @@ private func pattern(_ match: HTTPRouter.Match) -> String? {
 private struct TaggedResponder: HTTPErrorResponder {
     let tag: String
     func response(for error: Error, request: HTTPRequest) -> HTTPResponse { .text(tag, status: .internalServerError) }
-    func response(status: HTTPStatus, message: String, request: HTTPRequest) -> HTTPResponse { .text(tag, status: status) }
+    func response(status: HTTPStatus, message: String, request: HTTPRequest) -> HTTPResponse {
+        .text(tag, status: status)
+    }
 }
 
 @Test func router_PicksLongestMountedPrefix() {
@@ -103,7 +110,8 @@ private struct TaggedResponder: HTTPErrorResponder {
     let found = try #require(router.route(method: .get, path: "/parse/classes/Gallery/abc"))
     #expect(found.route.pattern == "/parse/classes/:className/:objectId")
     #expect(found.parameters["className"] == "Gallery" && found.parameters["objectId"] == "abc")
-    #expect(router.route(method: .get, path: "/parse/classes/Photo/count")?.route.pattern == "/parse/classes/Photo/count")
+    #expect(
+        router.route(method: .get, path: "/parse/classes/Photo/count")?.route.pattern == "/parse/classes/Photo/count")
     // A path without the method, or no path at all, is nil (405 and 404 are the server's answers, not the caller's).
     #expect(router.route(method: .delete, path: "/parse/classes/Photo/abc") == nil)
     #expect(router.route(method: .get, path: "/nowhere/at/all") == nil)

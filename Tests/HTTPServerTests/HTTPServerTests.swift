@@ -1,10 +1,11 @@
 import CZlib
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 private func echoRoutes(_ router: HTTPRouter) {
@@ -40,14 +41,17 @@ func server_ReusesKeepAliveConnection(backend: HTTPIOBackend) throws {
 
 @Test(arguments: HTTPIOBackend.available)
 func server_AnswersPipelinedRequestsInOrder(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, routes: { router in
-        router.add(.get, "/slow/:n") { request in
-            let n = Int(request.pathParameters["n"]!)!
-            usleep(UInt32((3 - n) * 30_000))  // earlier requests take longer
-            return .text("slow \(n)")
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.add(.get, "/slow/:n") { request in
+                let n = Int(request.pathParameters["n"]!)!
+                usleep(UInt32((3 - n) * 30_000))  // earlier requests take longer
+                return .text("slow \(n)")
+            }
+            router.add(.get, "/fast", mayBlock: false) { _ in .text("fast") }
         }
-        router.add(.get, "/fast", mayBlock: false) { _ in .text("fast") }
-    }) { server in
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/slow/0") + get("/fast") + get("/slow/1") + get("/slow/2") + get("/missing"))
         #expect(try client.readResponse().text == "slow 0")
@@ -60,10 +64,13 @@ func server_AnswersPipelinedRequestsInOrder(backend: HTTPIOBackend) throws {
 
 @Test(arguments: HTTPIOBackend.available)
 func server_ReceivesChunkedUpload(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, routes: { router in
-        echoRoutes(router)
-        router.add(.post, "/trailer") { request in .text(request.trailers["X-Trailer"] ?? "none") }
-    }) { server in
+    try withServer(
+        backend: backend,
+        routes: { router in
+            echoRoutes(router)
+            router.add(.post, "/trailer") { request in .text(request.trailers["X-Trailer"] ?? "none") }
+        }
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
         client.send("6\r\nhello \r\n")
@@ -71,17 +78,22 @@ func server_ReceivesChunkedUpload(backend: HTTPIOBackend) throws {
         let response = try client.readResponse()
         #expect(response.status == 200)
         #expect(response.text == "hello world")
-        client.send("POST /trailer HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-Trailer: yes\r\n\r\n")
+        client.send(
+            "POST /trailer HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-Trailer: yes\r\n\r\n"
+        )
         #expect(try client.readResponse().text == "yes")
     }
 }
 
 @Test(arguments: HTTPIOBackend.available)
 func server_ClosesIdleConnections_AndTimesOutStalledBodies(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, configure: { configuration in
-        configuration.timeouts.idleKeepAlive = 0.3
-        configuration.timeouts.bodyRead = 0.3
-    }, routes: echoRoutes) { server in
+    try withServer(
+        backend: backend,
+        configure: { configuration in
+            configuration.timeouts.idleKeepAlive = 0.3
+            configuration.timeouts.bodyRead = 0.3
+        }, routes: echoRoutes
+    ) { server in
         let idle = try RawClient(port: server.port)
         idle.send(get("/hello"))
         #expect(try idle.readResponse().status == 200)
@@ -123,10 +135,13 @@ func server_Answers413WithoutContinue_WhenBodyTooLargeForRoute(backend: HTTPIOBa
 
 @Test(arguments: HTTPIOBackend.available)
 func server_RejectsBadRequestsWithTheirStatus(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, configure: { configuration in
-        configuration.limits.requestLineBytes = 256
-        configuration.limits.headerBytes = 512
-    }, routes: echoRoutes) { server in
+    try withServer(
+        backend: backend,
+        configure: { configuration in
+            configuration.limits.requestLineBytes = 256
+            configuration.limits.headerBytes = 512
+        }, routes: echoRoutes
+    ) { server in
         let cases: [(String, Int)] = [
             ("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
             ("GET /" + String(repeating: "x", count: 300) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414),
@@ -223,9 +238,12 @@ func server_FinishesInFlightRequest_OnShutdown(backend: HTTPIOBackend) throws {
 
 @Test(arguments: HTTPIOBackend.available)
 func server_AnswersHeadWithoutBody(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, routes: { router in
-        router.add(.get, "/doc") { _ in .text(String(repeating: "d", count: 100)) }
-    }) { server in
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.add(.get, "/doc") { _ in .text(String(repeating: "d", count: 100)) }
+        }
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send("HEAD /doc HTTP/1.1\r\nHost: t\r\n\r\n")
         let head = try client.readResponse(bodyless: true)
@@ -265,10 +283,15 @@ private func gunzip(_ data: [UInt8]) -> [UInt8]? {
 @Test(arguments: HTTPIOBackend.available)
 func server_GzipsCompressibleBodies_WhenClientAccepts(backend: HTTPIOBackend) throws {
     let json = "[" + (0..<500).map { "{\"objectId\":\"p\($0)\",\"title\":\"photo\"}" }.joined(separator: ",") + "]"
-    try withServer(backend: backend, routes: { router in
-        router.add(.get, "/json") { _ in .json(Array(json.utf8)) }
-        router.add(.get, "/jpeg") { _ in HTTPResponse(status: .ok, contentType: "image/jpeg", bytes: Array(json.utf8)) }
-    }) { server in
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.add(.get, "/json") { _ in .json(Array(json.utf8)) }
+            router.add(.get, "/jpeg") { _ in
+                HTTPResponse(status: .ok, contentType: "image/jpeg", bytes: Array(json.utf8))
+            }
+        }
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/json", headers: "Accept-Encoding: br, gzip;q=0.8\r\n"))
         let compressed = try client.readResponse()
@@ -300,14 +323,19 @@ func server_SendsLargeFileWithSendfile(backend: HTTPIOBackend) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
     let fileLength = bytes.count
-    try withServer(backend: backend, routes: { router in
-        router.add(.get, "/file") { _ in
-            HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: .file(path: path, offset: 0, length: fileLength))
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.add(.get, "/file") { _ in
+                HTTPResponse(
+                    status: .ok, headers: ["Content-Type": "application/octet-stream"],
+                    body: .file(path: path, offset: 0, length: fileLength))
+            }
+            router.add(.get, "/range") { _ in
+                HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000))
+            }
         }
-        router.add(.get, "/range") { _ in
-            HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000))
-        }
-    }) { server in
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/file"))
         // Read slowly at first so the socket buffer fills and sendfile hits EAGAIN.
@@ -340,15 +368,22 @@ func server_StreamsLargeBodyToFile_AndObserverSeesEveryByte(backend: HTTPIOBacke
     let tempDir = NSTemporaryDirectory() + "galleryd-body-test-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: tempDir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: tempDir) }
-    try withServer(backend: backend, configure: { $0.temporaryDirectory = tempDir }, routes: { router in
-        router.add(HTTPRoute(.post, "/upload", maxBodyBytes: 1 << 20, bodyObserverFactory: { CountingObserver() }) { request in
-            guard case .file(let path, let length) = request.body else { throw HTTPError(.badRequest, "not a file body") }
-            let observer = request.bodyObserver as! CountingObserver
-            let onDisk = try Data(contentsOf: URL(fileURLWithPath: path))
-            let sameBytes = Array(onDisk) == payload
-            return .text("\(length) \(observer.count) \(observer.sum) \(sameBytes) \(path.hasPrefix(tempDir))")
-        })
-    }) { server in
+    try withServer(
+        backend: backend, configure: { $0.temporaryDirectory = tempDir },
+        routes: { router in
+            router.add(
+                HTTPRoute(.post, "/upload", maxBodyBytes: 1 << 20, bodyObserverFactory: { CountingObserver() }) {
+                    request in
+                    guard case .file(let path, let length) = request.body else {
+                        throw HTTPError(.badRequest, "not a file body")
+                    }
+                    let observer = request.bodyObserver as! CountingObserver
+                    let onDisk = try Data(contentsOf: URL(fileURLWithPath: path))
+                    let sameBytes = Array(onDisk) == payload
+                    return .text("\(length) \(observer.count) \(observer.sum) \(sameBytes) \(path.hasPrefix(tempDir))")
+                })
+        }
+    ) { server in
         for chunked in [false, true] {
             let client = try RawClient(port: server.port)
             if chunked {
@@ -407,12 +442,15 @@ private struct Boom: Error {}
 
 @Test(arguments: HTTPIOBackend.available)
 func server_RoutesErrorsThroughMountedResponder(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, routes: { router in
-        router.mount(prefix: "/api", errorResponder: JSONErrors())
-        router.add(.get, "/api/boom") { _ in throw Boom() }
-        router.add(.get, "/boom") { _ in throw Boom() }
-        router.add(.get, "/teapot") { _ in throw HTTPError(HTTPStatus(418, "I'm a teapot"), "short and stout") }
-    }) { server in
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.mount(prefix: "/api", errorResponder: JSONErrors())
+            router.add(.get, "/api/boom") { _ in throw Boom() }
+            router.add(.get, "/boom") { _ in throw Boom() }
+            router.add(.get, "/teapot") { _ in throw HTTPError(HTTPStatus(418, "I'm a teapot"), "short and stout") }
+        }
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/api/missing"))
         let missing = try client.readResponse()
@@ -494,7 +532,8 @@ func server_ServesOnInheritedListeningSocket(backend: HTTPIOBackend) throws {
 @Test(arguments: HTTPIOBackend.available)
 func server_ThrowsSocketError_WhenPortTaken(backend: HTTPIOBackend) throws {
     try withServer(backend: backend, routes: echoRoutes) { server in
-        let second = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), router: HTTPRouter())
+        let second = HTTPServer(
+            configuration: HTTPServerConfiguration(host: "127.0.0.1", port: server.port), router: HTTPRouter())
         #expect(throws: SocketError.self) { try second.start() }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 // Regression tests for what bench/fuzz/http_fuzz.py found in the HTTP layer: each sends the bytes
@@ -127,17 +128,22 @@ func server_IgnoresConditionalDates_WithAbsurdYears(backend: HTTPIOBackend) thro
     let path = NSTemporaryDirectory() + "galleryd-hostile-\(UUID().uuidString)"
     try Data("hello file".utf8).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
-    try withServer(backend: backend, routes: { router in
-        router.add(.get, "/file", mayBlock: false) { request in
-            HTTPFileResponse.make(
-                for: request,
-                file: .init(path: path, size: 10, etag: "\"e\"", lastModified: Date(timeIntervalSince1970: 1_700_000_000),
-                            contentType: "text/plain"))
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.add(.get, "/file", mayBlock: false) { request in
+                HTTPFileResponse.make(
+                    for: request,
+                    file: .init(
+                        path: path, size: 10, etag: "\"e\"", lastModified: Date(timeIntervalSince1970: 1_700_000_000),
+                        contentType: "text/plain"))
+            }
         }
-    }) { server in
+    ) { server in
         let dates = [
             "Fri, 31 Dec 99999999999 23:59:59 GMT", "Fri, 31 Dec 2147485547 23:59:59 GMT",
-            "Fri, 31 Dec 10000 23:59:59 GMT", "Fri, 31 Dec -1 23:59:59 GMT", "Fri, 99999999999999999999 Dec 2024 23:59:59 GMT",
+            "Fri, 31 Dec 10000 23:59:59 GMT", "Fri, 31 Dec -1 23:59:59 GMT",
+            "Fri, 99999999999999999999 Dec 2024 23:59:59 GMT",
         ]
         for date in dates {
             for header in ["If-Modified-Since", "If-Unmodified-Since", "If-Range"] {

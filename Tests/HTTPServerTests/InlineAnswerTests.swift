@@ -1,25 +1,27 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import HTTPServer
 
 /// `HTTPRoute.inlineAnswer`: a blocking route's answer from memory, given on the event loop; nil
 /// sends the request to the handler on the pool as before. Answers stay in request order.
 private func inlineRoutes(_ router: HTTPRouter, handled: Counter) {
-    router.add(HTTPRoute(
-        .get, "/page/:n",
-        inlineAnswer: { request in
-            guard request.headers["X-Known"] == "yes" else { return nil }
-            var response = HTTPResponse.text("inline \(request.pathParameters["n"] ?? "?")")
-            response.headers["X-Answered"] = "loop"
-            return response
-        }
-    ) { request in
-        handled.increment()
-        let n = Int(request.pathParameters["n"] ?? "") ?? 0
-        usleep(UInt32(max(0, 3 - n) * 20_000))  // earlier requests take longer
-        return .text("handler \(n)")
-    })
+    router.add(
+        HTTPRoute(
+            .get, "/page/:n",
+            inlineAnswer: { request in
+                guard request.headers["X-Known"] == "yes" else { return nil }
+                var response = HTTPResponse.text("inline \(request.pathParameters["n"] ?? "?")")
+                response.headers["X-Answered"] = "loop"
+                return response
+            }
+        ) { request in
+            handled.increment()
+            let n = Int(request.pathParameters["n"] ?? "") ?? 0
+            usleep(UInt32(max(0, 3 - n) * 20_000))  // earlier requests take longer
+            return .text("handler \(n)")
+        })
 }
 
 /// A thread-safe count.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import HTTPServer
 
 // Lingering close (RFC 9112 §9.6, nginx's lingering_close): a client that sends a body the server
@@ -26,13 +27,14 @@ private func refusingRoutes(_ router: HTTPRouter) {
     router.add(.post, "/api/small", maxBodyBytes: 10) { request in .text("got \(request.body.count)") }
     router.add(.post, "/api/echo", maxBodyBytes: 8 << 20) { request in .text("got \(request.body.count)") }
     // The upload shape: keys checked from the head, before any of the body is read.
-    router.add(HTTPRoute(
-        .post, "/api/upload", maxBodyBytes: 1 << 30,
-        admission: { request in
-            guard request.headers["X-App-Key"] == "right" else { throw HTTPError(.forbidden, "unauthorized") }
-            return nil
-        }
-    ) { request in .text("stored \(request.body.count)") })
+    router.add(
+        HTTPRoute(
+            .post, "/api/upload", maxBodyBytes: 1 << 30,
+            admission: { request in
+                guard request.headers["X-App-Key"] == "right" else { throw HTTPError(.forbidden, "unauthorized") }
+                return nil
+            }
+        ) { request in .text("stored \(request.body.count)") })
 }
 
 private let body = [UInt8](repeating: 0x61, count: 3 * 1024 * 1024)
@@ -89,7 +91,8 @@ func server_AnswersLongTarget_WhenABodyFollows(backend: HTTPIOBackend) throws {
 func server_AnswersMalformedRequest_WhenABodyFollows(backend: HTTPIOBackend) throws {
     try withServer(backend: backend, routes: refusingRoutes) { server in
         // RFC 9112 §6.1: Content-Length with Transfer-Encoding is refused.
-        let head = "POST /api/echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let head =
+            "POST /api/echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\nTransfer-Encoding: chunked\r\n\r\n"
         let statuses = try refusedStatuses(port: server.port, head: head)
         #expect(statuses == Array(repeating: 400, count: 100))
     }
@@ -98,15 +101,22 @@ func server_AnswersMalformedRequest_WhenABodyFollows(backend: HTTPIOBackend) thr
 @Test(arguments: HTTPIOBackend.available)
 func server_RefusesUploadWithBadKey_BeforeReadingTheBody(backend: HTTPIOBackend) throws {
     let uploads = LockedCounter()
-    try withServer(backend: backend, routes: { router in
-        refusingRoutes(router)
-        router.add(HTTPRoute(.post, "/api/counted", maxBodyBytes: 1 << 30, admission: { _ in
-            throw HTTPError(.forbidden, "unauthorized")
-        }) { _ in
-            uploads.increment()
-            return .text("stored")
-        })
-    }) { server in
+    try withServer(
+        backend: backend,
+        routes: { router in
+            refusingRoutes(router)
+            router.add(
+                HTTPRoute(
+                    .post, "/api/counted", maxBodyBytes: 1 << 30,
+                    admission: { _ in
+                        throw HTTPError(.forbidden, "unauthorized")
+                    }
+                ) { _ in
+                    uploads.increment()
+                    return .text("stored")
+                })
+        }
+    ) { server in
         let head = "POST /api/upload HTTP/1.1\r\nHost: t\r\nX-App-Key: wrong\r\nContent-Length: \(body.count)\r\n\r\n"
         let statuses = try refusedStatuses(port: server.port, head: head)
         #expect(statuses == Array(repeating: 403, count: 100))
@@ -138,7 +148,8 @@ func server_EndsLingeringRead_WhenClientStaysSilent(backend: HTTPIOBackend) thro
 
 @Test(arguments: HTTPIOBackend.available)
 func server_EndsLingeringRead_AfterMaxLingerBytes(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, configure: { $0.limits.maxLingerBytes = 64 * 1024 }, routes: refusingRoutes) { server in
+    try withServer(backend: backend, configure: { $0.limits.maxLingerBytes = 64 * 1024 }, routes: refusingRoutes) {
+        server in
         let client = try RawClient(port: server.port)
         client.send("POST /api/small HTTP/1.1\r\nHost: t\r\nContent-Length: 900000000\r\n\r\n")
         #expect(try client.readResponse().status == 413)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 // The traps of event notification, written down as tests and run against both reactors:
@@ -100,13 +101,16 @@ func reactor_CleansUp_WhenConnectionClosesWhileItsHandlerRuns(backend: HTTPIOBac
 @Test(arguments: HTTPIOBackend.available)
 func reactor_ForceClosesConnection_WhileItsHandlerRuns(backend: HTTPIOBackend) throws {
     let finished = LockedCounter()
-    try withServer(backend: backend, configure: { $0.drainTimeout = 0.1 }, routes: { router in
-        router.add(.get, "/stuck") { _ in
-            usleep(500_000)
-            finished.increment()
-            return .text("late")
+    try withServer(
+        backend: backend, configure: { $0.drainTimeout = 0.1 },
+        routes: { router in
+            router.add(.get, "/stuck") { _ in
+                usleep(500_000)
+                finished.increment()
+                return .text("late")
+            }
         }
-    }) { server in
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send(get("/stuck"))
         usleep(50_000)

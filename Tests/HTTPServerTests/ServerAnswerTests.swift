@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 /// A response read strictly off the wire (RFC 9112 §2.1, §4, §5): a status line, then
@@ -10,21 +11,33 @@ private struct WireResponse {
     var fields: [(name: String, value: String)]
     var body: [UInt8]
 
-    enum Malformed: Error { case noEndOfHead, bareLineBreak(String), badStatusLine(String), badField(String), badLength }
+    enum Malformed: Error {
+        case noEndOfHead
+        case bareLineBreak(String)
+        case badStatusLine(String)
+        case badField(String)
+        case badLength
+    }
 
     init(_ bytes: [UInt8]) throws {
         let end = Array("\r\n\r\n".utf8)
-        guard let headEnd = (0...max(0, bytes.count - 4)).first(where: { Array(bytes[$0..<min($0 + 4, bytes.count)]) == end })
+        guard
+            let headEnd = (0...max(0, bytes.count - 4)).first(where: {
+                Array(bytes[$0..<min($0 + 4, bytes.count)]) == end
+            })
         else { throw Malformed.noEndOfHead }
         let head = String(decoding: bytes[..<headEnd], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")
         for line in lines where line.contains("\r") || line.contains("\n") { throw Malformed.bareLineBreak(line) }
         statusLine = lines.removeFirst()
-        guard statusLine.range(of: #"^HTTP/1\.1 [1-5][0-9][0-9] [A-Za-z ]+$"#, options: .regularExpression) != nil else {
+        guard statusLine.range(of: #"^HTTP/1\.1 [1-5][0-9][0-9] [A-Za-z ]+$"#, options: .regularExpression) != nil
+        else {
             throw Malformed.badStatusLine(statusLine)
         }
         fields = try lines.map { line in
-            guard line.range(of: #"^[A-Za-z0-9-]+: [^ \t].*[^ \t]$|^[A-Za-z0-9-]+: [^ \t]$"#, options: .regularExpression) != nil,
+            guard
+                line.range(of: #"^[A-Za-z0-9-]+: [^ \t].*[^ \t]$|^[A-Za-z0-9-]+: [^ \t]$"#, options: .regularExpression)
+                    != nil,
                 let colon = line.firstIndex(of: ":")
             else { throw Malformed.badField(line) }
             return (String(line[..<colon]), String(line[line.index(colon, offsetBy: 2)...]))
@@ -54,7 +67,9 @@ private func expectServerFields(_ response: WireResponse) {
     formatter.timeZone = TimeZone(identifier: "GMT")
     formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
     #expect(response["Date"].flatMap(formatter.date(from:)) != nil, "Date: \(response["Date"] ?? "none")")
-    #expect(response["X-Request-Id"]?.range(of: #"^[0-9a-z]{1,4}-[0-9a-z]+\.[0-9a-z]+$"#, options: .regularExpression) != nil)
+    #expect(
+        response["X-Request-Id"]?.range(of: #"^[0-9a-z]{1,4}-[0-9a-z]+\.[0-9a-z]+$"#, options: .regularExpression)
+            != nil)
 }
 
 @Test(arguments: HTTPIOBackend.available)
@@ -115,9 +130,11 @@ func encoder_WritesTheServersOwnAnswers_HeadAndBodyInOneBuffer() throws {
 @Test
 func encoder_AddsTheDefaultHeaders_UnlessTheResponseSetsThem_AndNeverOneWithALineBreak() throws {
     var encoder = HTTPResponseEncoder(defaultHeaders: [
-        "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'", "X-Split": "a\r\nInjected: yes",
+        "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'",
+        "X-Split": "a\r\nInjected: yes",
     ])
-    let plain = try WireResponse(encoder.encode(.tooManyConnections, requestID: "ab-0.3", keepAlive: false, clientVersion: .http11))
+    let plain = try WireResponse(
+        encoder.encode(.tooManyConnections, requestID: "ab-0.3", keepAlive: false, clientVersion: .http11))
     #expect(plain["X-Content-Type-Options"] == "nosniff")
     #expect(plain["Content-Security-Policy"] == "default-src 'none'")
     #expect(plain["X-Split"] == nil && plain["Injected"] == nil)

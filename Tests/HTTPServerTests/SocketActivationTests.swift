@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import HTTPServer
 
 // systemd socket activation: systemd holds the listening socket and passes a copy to each
@@ -15,7 +16,9 @@ private func holdListeningSocket() throws -> (fd: Int32, port: Int) {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
     }
     guard bound, listen(fd, 128) == 0 else { throw SocketError.listenFailed(SocketError.errnoText) }
     return (fd, Int(UInt16(bigEndian: address.sin_port)))

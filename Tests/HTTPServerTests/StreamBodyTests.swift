@@ -1,7 +1,8 @@
 import Foundation
 import GalleryTestSupport
-import Testing
 import Synchronization
+import Testing
+
 @testable import HTTPServer
 
 /// `HTTPResponseBody.stream`: bytes go out as a producer writes them, the producer waits while the
@@ -63,13 +64,19 @@ private final class StreamRoute: Sendable {
     private let made = Mutex<[Producer]>([])
     var producers: [Producer] { made.withLock { $0 } }
 
-    func register(_ router: HTTPRouter, total: Int, capacity: Int = 64 * 1024, failAfter: Int? = nil, short: Int = 0, pause: Double = 0) {
-        router.add(HTTPRoute(.get, "/stream", mayBlock: true) { [self] _ in
-            let producer = Producer(capacity: capacity)
-            made.withLock { $0.append(producer) }
-            producer.start(total: total, failAfter: failAfter, short: short, pause: pause)
-            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/octet-stream"], body: .stream(producer.stream, length: total))
-        })
+    func register(
+        _ router: HTTPRouter, total: Int, capacity: Int = 64 * 1024, failAfter: Int? = nil, short: Int = 0,
+        pause: Double = 0
+    ) {
+        router.add(
+            HTTPRoute(.get, "/stream", mayBlock: true) { [self] _ in
+                let producer = Producer(capacity: capacity)
+                made.withLock { $0.append(producer) }
+                producer.start(total: total, failAfter: failAfter, short: short, pause: pause)
+                return HTTPResponse(
+                    status: .ok, headers: ["Content-Type": "application/octet-stream"],
+                    body: .stream(producer.stream, length: total))
+            })
     }
 }
 
@@ -128,7 +135,8 @@ func streamBody_ProducerWaits_WhileTheClientDoesNotRead_AndIsCancelledWhenItGoes
 @Test(arguments: HTTPIOBackend.available)
 func streamBody_ProducerFailingMidBody_ClosesTheConnection(backend: HTTPIOBackend) throws {
     let route = StreamRoute()
-    try withServer(backend: backend, routes: { route.register($0, total: 1_000_000, failAfter: 6 * 16 * 1024) }) { server in
+    try withServer(backend: backend, routes: { route.register($0, total: 1_000_000, failAfter: 6 * 16 * 1024) }) {
+        server in
         let client = try RawClient(port: server.port, receiveTimeout: 10)
         client.send(get("/stream"))
         let head = try client.readHead()

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+
 @testable import HTTPServer
 
 /// Records what the server reports, for assertions on metrics hooks.
@@ -23,7 +24,8 @@ final class RecordingObserver: HTTPServerObserver, Sendable {
 
     func connectionOpened() { record.withLock { $0.opened += 1 } }
     func connectionClosed() { record.withLock { $0.closed += 1 } }
-    func requestFinished(method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
+    func requestFinished(method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int)
+    {
         record.withLock { $0.finished.append(Finished(method: method.rawValue, pattern: routePattern, status: status)) }
     }
 }

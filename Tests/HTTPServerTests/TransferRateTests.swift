@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 private func uploadRoutes(_ router: HTTPRouter) {
@@ -8,11 +9,14 @@ private func uploadRoutes(_ router: HTTPRouter) {
 
 @Test(arguments: HTTPIOBackend.available)
 func server_Answers408_ToABodyTrickledBelowTheMinimumRate(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, configure: { configuration in
-        configuration.timeouts.bodyRead = 5  // each byte arrives well inside the stall timeout
-        configuration.timeouts.minimumBodyRate = 1000
-        configuration.timeouts.minimumRateGrace = 0.5
-    }, routes: uploadRoutes) { server in
+    try withServer(
+        backend: backend,
+        configure: { configuration in
+            configuration.timeouts.bodyRead = 5  // each byte arrives well inside the stall timeout
+            configuration.timeouts.minimumBodyRate = 1000
+            configuration.timeouts.minimumRateGrace = 0.5
+        }, routes: uploadRoutes
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n")
         let start = Date()
@@ -33,10 +37,13 @@ func server_Answers408_ToABodyTrickledBelowTheMinimumRate(backend: HTTPIOBackend
 
 @Test(arguments: HTTPIOBackend.available)
 func server_AcceptsASlowButSteadyBody_AboveTheMinimumRate(backend: HTTPIOBackend) throws {
-    try withServer(backend: backend, configure: { configuration in
-        configuration.timeouts.minimumBodyRate = 1000
-        configuration.timeouts.minimumRateGrace = 0.2
-    }, routes: uploadRoutes) { server in
+    try withServer(
+        backend: backend,
+        configure: { configuration in
+            configuration.timeouts.minimumBodyRate = 1000
+            configuration.timeouts.minimumRateGrace = 0.2
+        }, routes: uploadRoutes
+    ) { server in
         let client = try RawClient(port: server.port)
         client.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 8000\r\n\r\n")
         // 8000 bytes over about 1.6 s: 5000 B/s, five times the minimum.
@@ -56,13 +63,19 @@ func server_DropsAClientReadingBelowTheMinimumRate(backend: HTTPIOBackend) throw
     let size = 32 << 20
     try Data(count: size).write(to: URL(fileURLWithPath: path))
     defer { unlink(path) }
-    try withServer(backend: backend, configure: { configuration in
-        configuration.timeouts.write = 10  // the reader keeps making progress; only the rate stops it
-        configuration.timeouts.minimumResponseRate = 4_000_000
-        configuration.timeouts.minimumRateGrace = 0.5
-    }, routes: { router in
-        router.add(.get, "/big", mayBlock: false) { _ in HTTPResponse(body: .file(path: path, offset: 0, length: size)) }
-    }) { server in
+    try withServer(
+        backend: backend,
+        configure: { configuration in
+            configuration.timeouts.write = 10  // the reader keeps making progress; only the rate stops it
+            configuration.timeouts.minimumResponseRate = 4_000_000
+            configuration.timeouts.minimumRateGrace = 0.5
+        },
+        routes: { router in
+            router.add(.get, "/big", mayBlock: false) { _ in
+                HTTPResponse(body: .file(path: path, offset: 0, length: size))
+            }
+        }
+    ) { server in
         let client = try RawClient(port: server.port, receiveBuffer: 4096)
         client.send(get("/big"))
         let start = Date()

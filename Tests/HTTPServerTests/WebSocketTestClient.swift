@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+
 @testable import HTTPServer
 
 /// A raw WebSocket client over `RawClient`: the handshake, and frames built byte by byte so a test
@@ -31,7 +33,8 @@ final class WebSocketTestClient {
 
     /// Sends one frame; `mask` nil sends it unmasked (illegal from a client).
     func send(
-        opcode: UInt8, _ payload: [UInt8], fin: Bool = true, mask: [UInt8]? = [0x37, 0xFA, 0x21, 0x3D], declaredLength: UInt64? = nil
+        opcode: UInt8, _ payload: [UInt8], fin: Bool = true, mask: [UInt8]? = [0x37, 0xFA, 0x21, 0x3D],
+        declaredLength: UInt64? = nil
     ) {
         var bytes: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         let length = declaredLength ?? UInt64(payload.count)
@@ -78,5 +81,3 @@ final class WebSocketTestClient {
         return nil
     }
 }
-
-import Testing

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import HTTPServer
 
 /// Echoes every message back from another thread (as event fan-out does) and records close codes.
@@ -29,15 +30,18 @@ private func webSocketRoutes(_ handler: EchoHandler) -> (HTTPRouter) -> Void {
         var limits = WebSocketLimits()
         limits.maxFrameBytes = 1024
         limits.maxMessageBytes = 4096
-        router.add(HTTPRoute(.get, "/ws", mayBlock: false, webSocket: { _ in handler }, webSocketLimits: limits,
-                             handler: HTTPClosureHandler { _ in .text("upgrade required", status: .badRequest) }))
+        router.add(
+            HTTPRoute(
+                .get, "/ws", mayBlock: false, webSocket: { _ in handler }, webSocketLimits: limits,
+                handler: HTTPClosureHandler { _ in .text("upgrade required", status: .badRequest) }))
         router.add(.get, "/hello", mayBlock: false) { _ in .text("hello") }
     }
 }
 
 /// The server is still up and answering plain HTTP.
 private func expectServerUp(_ port: Int) throws {
-    let response = try RawClient.exchange(port: port, head: "GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    let response = try RawClient.exchange(
+        port: port, head: "GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
     #expect(response.status == 200)
 }
 
@@ -100,7 +104,8 @@ func webSocket_RefusesBadHandshake_WithBadRequest(backend: HTTPIOBackend) throws
         #expect(ws.handshake.status == 400)
         #expect(ws.handshake.headers["Sec-WebSocket-Version"] == "13")
         // Without Upgrade the route is plain HTTP.
-        let plain = try RawClient.exchange(port: server.port, head: "GET /ws HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        let plain = try RawClient.exchange(
+            port: server.port, head: "GET /ws HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         #expect(plain.status == 400)
         try expectServerUp(server.port)
     }
@@ -114,7 +119,9 @@ struct HostileFrame: CustomStringConvertible, Sendable {
 }
 
 private let hostileFrames: [HostileFrame] = [
-    HostileFrame(description: "unmasked client frame", code: 1002) { $0.send(opcode: 0x1, Array("hi".utf8), mask: nil) },
+    HostileFrame(description: "unmasked client frame", code: 1002) {
+        $0.send(opcode: 0x1, Array("hi".utf8), mask: nil)
+    },
     HostileFrame(description: "declared length over the frame limit", code: 1009) {
         $0.send(opcode: 0x2, [], declaredLength: 1 << 40)
     },
@@ -132,7 +139,9 @@ private let hostileFrames: [HostileFrame] = [
         $0.send(opcode: 0x0, [0x41])
     },
     HostileFrame(description: "fragmented ping", code: 1002) { $0.send(opcode: 0x9, [1], fin: false) },
-    HostileFrame(description: "ping over 125 bytes", code: 1002) { $0.send(opcode: 0x9, [UInt8](repeating: 0, count: 126)) },
+    HostileFrame(description: "ping over 125 bytes", code: 1002) {
+        $0.send(opcode: 0x9, [UInt8](repeating: 0, count: 126))
+    },
     HostileFrame(description: "continuation without a message", code: 1002) { $0.send(opcode: 0x0, [1]) },
     HostileFrame(description: "new message inside a fragmented one", code: 1002) {
         $0.send(opcode: 0x1, [0x61], fin: false)
@@ -170,8 +179,10 @@ func webSocket_PingsIdleClient_AndDropsOneThatNeverAnswers(backend: HTTPIOBacken
             var limits = WebSocketLimits()
             limits.pingInterval = 0.2
             limits.pongTimeout = 0.2
-            router.add(HTTPRoute(.get, "/ws", mayBlock: false, webSocket: { _ in EchoHandler() }, webSocketLimits: limits,
-                                 handler: HTTPClosureHandler { _ in .text("no") }))
+            router.add(
+                HTTPRoute(
+                    .get, "/ws", mayBlock: false, webSocket: { _ in EchoHandler() }, webSocketLimits: limits,
+                    handler: HTTPClosureHandler { _ in .text("no") }))
         }
     ) { server in
         let ws = try WebSocketTestClient(port: server.port)

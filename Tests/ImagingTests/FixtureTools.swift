@@ -9,8 +9,11 @@ enum FixtureTools {
 
     /// Writes `inputs` to a temporary directory, runs `tool` with `arguments` (the inputs' paths
     /// substituted for `{0}`, `{1}`…, the output's for `{out}`), and returns the output file.
-    static func run(_ tool: String, _ arguments: [String], inputs: [(name: String, bytes: [UInt8])], output: String) throws -> [UInt8] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("imaging-tools-\(UUID().uuidString)")
+    static func run(_ tool: String, _ arguments: [String], inputs: [(name: String, bytes: [UInt8])], output: String)
+        throws -> [UInt8]
+    {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "imaging-tools-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var paths: [String] = []
@@ -22,11 +25,15 @@ enum FixtureTools {
         let out = directory.appendingPathComponent(output).path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments.map { argument in
-            var text = argument.replacingOccurrences(of: "{out}", with: out)
-            for (index, path) in paths.enumerated() { text = text.replacingOccurrences(of: "{\(index)}", with: path) }
-            return text
-        }
+        process.arguments =
+            [tool]
+            + arguments.map { argument in
+                var text = argument.replacingOccurrences(of: "{out}", with: out)
+                for (index, path) in paths.enumerated() {
+                    text = text.replacingOccurrences(of: "{\(index)}", with: path)
+                }
+                return text
+            }
         let log = Pipe()
         process.standardOutput = log
         process.standardError = log
@@ -40,9 +47,12 @@ enum FixtureTools {
     }
 
     /// `heif-enc` on a PNG (or JPEG), with extra options.
-    static func heic(_ input: [UInt8], inputName: String = "in.png", options: [String] = [], avif: Bool = false) throws -> [UInt8] {
+    static func heic(_ input: [UInt8], inputName: String = "in.png", options: [String] = [], avif: Bool = false) throws
+        -> [UInt8]
+    {
         try run(
-            "heif-enc", options + ["-o", "{out}", "{0}"], inputs: [(inputName, input)], output: avif ? "out.avif" : "out.heic")
+            "heif-enc", options + ["-o", "{out}", "{0}"], inputs: [(inputName, input)],
+            output: avif ? "out.avif" : "out.heic")
     }
 
     /// `cwebp` on a PNG.

@@ -49,7 +49,8 @@ enum HEIFAssembler {
     /// `width`×`height` grid, or the single tile itself when `grid` is false; the tiles' `ispe`
     /// and the grid's size are written as given (a bomb declares a huge grid).
     static func assemble(
-        tiles: [Tile], columns: Int = 1, grid: Bool, width: Int? = nil, height: Int? = nil, transforms: [Transform] = [],
+        tiles: [Tile], columns: Int = 1, grid: Bool, width: Int? = nil, height: Int? = nil,
+        transforms: [Transform] = [],
         colour: Colour? = nil
     ) -> [UInt8] {
         let rows = tiles.count / columns
@@ -70,10 +71,10 @@ enum HEIFAssembler {
         let gridISPE = properties.count
         var transformIndices: [Int] = []
         switch colour {
-        case let .nclx(primaries)?:
+        case .nclx(let primaries)?:
             properties.append(box("colr", Array("nclx".utf8) + u16(primaries) + u16(13) + u16(6) + [0x80]))
             transformIndices.append(properties.count)
-        case let .icc(profile)?:
+        case .icc(let profile)?:
             properties.append(box("colr", Array("prof".utf8) + profile))
             transformIndices.append(properties.count)
         case nil:
@@ -81,11 +82,11 @@ enum HEIFAssembler {
         }
         for transform in transforms {
             switch transform {
-            case let .clap(w, h):
+            case .clap(let w, let h):
                 properties.append(box("clap", u32(w) + u32(1) + u32(h) + u32(1) + u32(0) + u32(1) + u32(0) + u32(1)))
-            case let .irot(quarters):
+            case .irot(let quarters):
                 properties.append(box("irot", [UInt8(quarters & 3)]))
-            case let .imir(axis):
+            case .imir(let axis):
                 properties.append(box("imir", [UInt8(axis & 1)]))
             }
             transformIndices.append(properties.count)
@@ -108,7 +109,8 @@ enum HEIFAssembler {
         if grid { infos.append(fullBox("infe", u16(gridID) + u16(0) + Array("grid".utf8) + [0], version: 2)) }
         let iinf = fullBox("iinf", u16(infos.count) + infos.flatMap { $0 })
         let iref =
-            grid ? fullBox("iref", box("dimg", u16(gridID) + u16(tiles.count) + tiles.indices.flatMap { u16($0 + 1) })) : []
+            grid
+            ? fullBox("iref", box("dimg", u16(gridID) + u16(tiles.count) + tiles.indices.flatMap { u16($0 + 1) })) : []
         let items: [[UInt8]] = tiles.map(\.data) + (grid ? [gridData] : [])
 
         let ftyp = box("ftyp", Array("heic".utf8) + u32(0) + Array("mif1heic".utf8))
@@ -128,10 +130,14 @@ enum HEIFAssembler {
         return ftyp + meta(dataStart: dataStart) + box("mdat", items.flatMap { $0 })
     }
 
-    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] { u32(payload.count + 8) + Array(type.utf8) + payload }
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        u32(payload.count + 8) + Array(type.utf8) + payload
+    }
     static func fullBox(_ type: String, _ payload: [UInt8], version: UInt8 = 0) -> [UInt8] {
         box(type, [version, 0, 0, 0] + payload)
     }
     static func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-    static func u32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func u32(_ v: Int) -> [UInt8] {
+        [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
 }

@@ -15,10 +15,14 @@ import Testing
     static func quadrants(_ jpeg: [UInt8]) throws -> [(r: UInt8, g: UInt8, b: UInt8)] {
         let image = try TestImages.decode(jpeg)
         let (w, h) = (image.width, image.height)
-        return [(w / 4, h / 4), (3 * w / 4, h / 4), (w / 4, 3 * h / 4), (3 * w / 4, 3 * h / 4)].map { image.rgb(x: $0.0, y: $0.1) }
+        return [(w / 4, h / 4), (3 * w / 4, h / 4), (w / 4, 3 * h / 4), (3 * w / 4, 3 * h / 4)].map {
+            image.rgb(x: $0.0, y: $0.1)
+        }
     }
 
-    static func expectQuadrants(_ jpeg: [UInt8], _ expected: [RGB], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectQuadrants(_ jpeg: [UInt8], _ expected: [RGB], sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         for (pixel, color) in zip(try quadrants(jpeg), expected) {
             #expect(ImagePipelineTests.close(pixel, color), "\(pixel) is not \(color)", sourceLocation: sourceLocation)
         }
@@ -42,7 +46,8 @@ import Testing
         let (r, g, b, y) = (TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow)
         let tiles = try [r, g, b, y].map { color in
             HEIFAssembler.Tile(
-                heifEncOutput: try FixtureTools.heic(Self.solidPNG(color), options: ["-q", "90"]), width: 64, height: 64)
+                heifEncOutput: try FixtureTools.heic(Self.solidPNG(color), options: ["-q", "90"]), width: 64, height: 64
+            )
         }
         // 2×2 tiles of 64 cropped to 120×100 by the grid's output size, as phones crop 512-pixel tiles.
         let heic = HEIFAssembler.assemble(tiles: tiles, columns: 2, grid: true, width: 120, height: 100)
@@ -78,7 +83,8 @@ import Testing
         // A transformed grid: rotated like a portrait photo.
         let tiles = try [r, g, b, y].map { color in
             HEIFAssembler.Tile(
-                heifEncOutput: try FixtureTools.heic(Self.solidPNG(color), options: ["-q", "90"]), width: 64, height: 64)
+                heifEncOutput: try FixtureTools.heic(Self.solidPNG(color), options: ["-q", "90"]), width: 64, height: 64
+            )
         }
         let portrait = HEIFAssembler.assemble(tiles: tiles, columns: 2, grid: true, transforms: [.irot(quarters: 1)])
         let result = try ImagePipeline.process(bytes: portrait, spec: Self.spec)
@@ -88,7 +94,9 @@ import Testing
     @Test func probe_ReadsEXIFButOrientationThereIsInformational() throws {
         let jpeg = TestImages.inserting(
             TestImages.exifSegment(orientation: 6, littleEndian: false, date: "2024:05:06 07:08:09"),
-            into: try TestImages.baseline(TestImages.quadrants(width: 96, height: 64, TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow)))
+            into: try TestImages.baseline(
+                TestImages.quadrants(
+                    width: 96, height: 64, TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow)))
         let heic = try FixtureTools.heic(jpeg, inputName: "in.jpg", options: ["-q", "90"])
         let result = try ImagePipeline.process(bytes: heic, spec: Self.spec)
         #expect(result.info.takenAt?.timeIntervalSince1970 == 1_714_979_289)
@@ -100,7 +108,8 @@ import Testing
     @Test func process_ConvertsDisplayP3ToSRGB() throws {
         // nclx primaries 12 (Display P3): (200, 100, 50) in P3 is about (216, 92, 30) in sRGB.
         let tile = HEIFAssembler.Tile(
-            heifEncOutput: try FixtureTools.heic(Self.solidPNG((200, 100, 50)), options: ["-q", "98", "-p", "chroma=444"]),
+            heifEncOutput: try FixtureTools.heic(
+                Self.solidPNG((200, 100, 50)), options: ["-q", "98", "-p", "chroma=444"]),
             width: 64, height: 64)
         let p3 = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: 12))
         let srgb = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: 1))
@@ -113,7 +122,8 @@ import Testing
     @Test func process_CarriesTheICCProfile() throws {
         let profile = TestImages.iccProfile(size: 700)
         let tile = HEIFAssembler.Tile(
-            heifEncOutput: try FixtureTools.heic(Self.solidPNG((200, 100, 50)), options: ["-q", "90"]), width: 64, height: 64)
+            heifEncOutput: try FixtureTools.heic(Self.solidPNG((200, 100, 50)), options: ["-q", "90"]), width: 64,
+            height: 64)
         let heic = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .icc(profile))
         let result = try ImagePipeline.process(bytes: heic, spec: Self.spec)
         #expect(result.info.iccProfile == profile)
@@ -136,7 +146,9 @@ import Testing
 
         let two = try FixtureTools.run(
             "heif-enc", ["-q", "90", "-o", "{out}", "{0}", "{1}"],
-            inputs: [("a.png", PNGTests.quadrantsPNG()), ("b.png", Self.solidPNG(TestImages.blue, width: 32, height: 32))],
+            inputs: [
+                ("a.png", PNGTests.quadrantsPNG()), ("b.png", Self.solidPNG(TestImages.blue, width: 32, height: 32)),
+            ],
             output: "out.heic")
         let first = try ImagePipeline.process(bytes: two, spec: Self.spec)
         #expect((first.info.width, first.info.height) == (96, 64))
@@ -150,7 +162,8 @@ import Testing
 
     @Test func probe_RefusesOversizedImagesBeforeDecoding() throws {
         let tile = HEIFAssembler.Tile(
-            heifEncOutput: try FixtureTools.heic(Self.solidPNG(TestImages.red), options: ["-q", "50"]), width: 64, height: 64)
+            heifEncOutput: try FixtureTools.heic(Self.solidPNG(TestImages.red), options: ["-q", "50"]), width: 64,
+            height: 64)
         // One 64×64 tile stretched to a declared 60000×60000 grid.
         let bomb = HEIFAssembler.assemble(tiles: [tile], grid: true, width: 60000, height: 60000)
         #expect(throws: ImageError.self) { try ImageProbe.probe(bytes: bomb) }

@@ -25,7 +25,9 @@ import Testing
         #expect(ImageFormat.recognize(Self.ftyp("isom", ["iso2", "mp41"])[...]) == nil)
         #expect(ImageFormat.recognize([0x49, 0x49, 0x2A, 0]) == nil)
         #expect(ImageFormat.recognize([]) == nil)
-        #expect(throws: ImageError.unsupportedFormat) { try ImageProbe.probe(bytes: Array("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8)) }
+        #expect(throws: ImageError.unsupportedFormat) {
+            try ImageProbe.probe(bytes: Array("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8))
+        }
     }
 
     @Test func probe_IgnoresTheExtension() throws {

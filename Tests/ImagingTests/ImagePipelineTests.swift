@@ -1,8 +1,8 @@
-import Dispatch
 import CJPEG
+import Dispatch
 import Foundation
-import Testing
 import Synchronization
+import Testing
 
 @testable import Imaging
 
@@ -15,14 +15,20 @@ import Synchronization
     }
 
     /// Checks the four quadrant centres of a decoded output against the upright layout.
-    static func expectUprightQuadrants(_ jpeg: [UInt8], width: Int, height: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectUprightQuadrants(
+        _ jpeg: [UInt8], width: Int, height: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let image = try TestImages.decode(jpeg)
         #expect(image.width == width && image.height == height, sourceLocation: sourceLocation)
-        let points = [(width / 4, height / 4), (3 * width / 4, height / 4), (width / 4, 3 * height / 4), (3 * width / 4, 3 * height / 4)]
+        let points = [
+            (width / 4, height / 4), (3 * width / 4, height / 4), (width / 4, 3 * height / 4),
+            (3 * width / 4, 3 * height / 4),
+        ]
         let colors = [TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow]
         for (point, color) in zip(points, colors) {
             let pixel = image.rgb(x: point.0, y: point.1)
-            #expect(close(pixel, color), "pixel at \(point) is \(pixel), expected \(color)", sourceLocation: sourceLocation)
+            #expect(
+                close(pixel, color), "pixel at \(point) is \(pixel), expected \(color)", sourceLocation: sourceLocation)
         }
     }
 
@@ -62,7 +68,8 @@ import Synchronization
 
     @Test func process_KeepsGray_WhenInputIsGrayscale() throws {
         let jpeg = try TestImages.baseline(TestImages.solid(width: 120, height: 90, (100, 100, 100), gray: true))
-        let result = try ImagePipeline.process(bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 20, previewLongEdge: 60))
+        let result = try ImagePipeline.process(
+            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 20, previewLongEdge: 60))
         let preview = try TestImages.decode(result.preview.jpeg)
         #expect(preview.channels == 1)
         #expect(try ImageProbe.probe(bytes: result.thumbnail.jpeg).colorSpace == .grayscale)
@@ -177,7 +184,8 @@ import Synchronization
         let jpeg = try TestImages.inserting(
             TestImages.exifSegment(orientation: 8, littleEndian: true),
             into: TestImages.baseline(TestImages.solid(width: 300, height: 200, (10, 20, 30))))
-        let result = try ImagePipeline.process(bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 256))
+        let result = try ImagePipeline.process(
+            bytes: jpeg, spec: DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 256))
         #expect((result.info.displayWidth, result.info.displayHeight) == (200, 300))
         #expect((result.preview.width, result.preview.height) == (171, 256))
         #expect((result.thumbnail.width, result.thumbnail.height) == (100, 150))
@@ -204,7 +212,9 @@ import Synchronization
         let whole = try ImagePipeline.process(bytes: jpeg, spec: spec)
         #expect(whole.timings.contains { $0.stage == "previewRows" } == (width == 600))
         for cut in [jpeg.count / 3, jpeg.count - 2] {
-            #expect(throws: ImageError.truncated) { try ImagePipeline.process(bytes: Array(jpeg.prefix(cut)), spec: spec) }
+            #expect(throws: ImageError.truncated) {
+                try ImagePipeline.process(bytes: Array(jpeg.prefix(cut)), spec: spec)
+            }
         }
         var corrupt = jpeg
         corrupt[jpeg.count / 2] = 0xFF
@@ -279,7 +289,10 @@ import Synchronization
                 output == result.preview.jpeg
                 ? try #require(QuantizationTables(aligningTo: result.info, quality: 82))
                 : QuantizationTables(quality: 82, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
-            #expect(info.componentQuantization.map { $0.steps.map(UInt32.init) } == [expected.luma, expected.chroma!, expected.chroma!])
+            #expect(
+                info.componentQuantization.map { $0.steps.map(UInt32.init) } == [
+                    expected.luma, expected.chroma!, expected.chroma!,
+                ])
             #expect(info.isProgressive)
             #expect(info.iccProfile == profile)
             #expect(info.takenAt == nil)
@@ -304,7 +317,9 @@ import Synchronization
         let hex = result.dominantColor
         #expect(hex.count == 7 && hex.hasPrefix("#"))
         let value = try #require(Int(hex.dropFirst(), radix: 16))
-        #expect(Self.close((UInt8(value >> 16), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)), (51, 102, 204), tolerance: 4))
+        #expect(
+            Self.close(
+                (UInt8(value >> 16), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)), (51, 102, 204), tolerance: 4))
         #expect(result.timings.map(\.stage).contains("decode"))
     }
 

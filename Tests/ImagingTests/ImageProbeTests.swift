@@ -75,7 +75,8 @@ import Testing
                 payload.append(UInt8(truncatingIfNeeded: state >> 40))
             }
             let segment = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
-            let jpeg = try TestImages.inserting(segment, into: TestImages.baseline(TestImages.noise(width: 8, height: 8)))
+            let jpeg = try TestImages.inserting(
+                segment, into: TestImages.baseline(TestImages.noise(width: 8, height: 8)))
             let info = try ImageProbe.probe(bytes: jpeg)
             #expect((1...8).contains(info.orientation))
         }

@@ -7,8 +7,10 @@ import Testing
 /// memory and through the file reader's refills; trailing bytes after EOI are allowed.
 struct JPEGEndOfImageTests {
     @Test func endOfImage_IsFound_InBaselineAndProgressiveJPEGs_AndMissingWhenCut() throws {
-        for jpeg in [try TestImages.baseline(TestImages.noise(width: 96, height: 64)),
-                     try TestImages.progressive(TestImages.noise(width: 96, height: 64))] {
+        for jpeg in [
+            try TestImages.baseline(TestImages.noise(width: 96, height: 64)),
+            try TestImages.progressive(TestImages.noise(width: 96, height: 64)),
+        ] {
             #expect(JPEGEndOfImage.isComplete(bytes: jpeg))
             #expect(JPEGEndOfImage.isComplete(bytes: jpeg + [0xFF, 0xFF, 0x00, 0x12, 0x34]), "trailer after EOI")
             for cut in [jpeg.count - 1, jpeg.count - 2, jpeg.count / 2, 20] {

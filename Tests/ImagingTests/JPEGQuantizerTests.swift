@@ -20,7 +20,8 @@ import Testing
             for x in 0..<width {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 let noise = Double(Int(state >> 60)) - 7.5
-                let fx = Double(x) / Double(max(width - 1, 1)), fy = Double(y) / Double(max(height - 1, 1))
+                let fx = Double(x) / Double(max(width - 1, 1))
+                let fy = Double(y) / Double(max(height - 1, 1))
                 let texture = 30 * sin(Double(x) * 0.7) * cos(Double(y) * 0.4)
                 let edge: Double = x > width / 2 ? 40 : 0
                 let values = [
@@ -116,7 +117,8 @@ import Testing
                                 * cos(Double(2 * y + 1) * Double(v) * .pi / 16)
                         }
                     }
-                    let cu = u == 0 ? 1 / 2.0.squareRoot() : 1, cv = v == 0 ? 1 / 2.0.squareRoot() : 1
+                    let cu = u == 0 ? 1 / 2.0.squareRoot() : 1
+                    let cv = v == 0 ? 1 / 2.0.squareRoot() : 1
                     let exact = 8 * 0.25 * cu * cv * sum
                     worst = max(worst, abs(exact - Double(transformed[v * 8 + u])))
                 }
@@ -173,7 +175,8 @@ import Testing
     @Test func trellis_IsDeterministic() throws {
         let image = Self.scene(width: 97, height: 61)
         for layout in Layout.allCases {
-            let source = layout == .gray || layout == .grayBaseline ? Self.scene(width: 97, height: 61, gray: true) : image
+            let source =
+                layout == .gray || layout == .grayBaseline ? Self.scene(width: 97, height: 61, gray: true) : image
             let first = try Self.encode(source, layout, quantizer: .trellis)
             let second = try Self.encode(source, layout, quantizer: .trellis)
             #expect(first == second, "\(layout)")
@@ -201,7 +204,8 @@ import Testing
     }
 
     @Test func streamEncoder_Throws_WhenRowsAreMissing() throws {
-        let stream = try JPEGStreamEncoder(width: 20, height: 20, channels: 4, quality: 80, quantizer: .trellis, iccProfile: nil)
+        let stream = try JPEGStreamEncoder(
+            width: 20, height: 20, channels: 4, quality: 80, quantizer: .trellis, iccProfile: nil)
         var row = [UInt8](repeating: 128, count: 80)
         try row.withUnsafeMutableBufferPointer { try stream.write(row: $0.baseAddress!) }
         #expect(throws: ImageError.self) { try stream.finish() }
@@ -231,7 +235,8 @@ import Testing
             ("progressive", try TestImages.progressive(Self.scene(width: 301, height: 203)), false),
             ("baseline gray", try TestImages.baseline(Self.scene(width: 123, height: 250, gray: true)), true),
             (
-                "cmyk", try TestImages.cmyk(
+                "cmyk",
+                try TestImages.cmyk(
                     TestImages.quadrants(
                         width: 150, height: 100, TestImages.red, TestImages.green, TestImages.blue,
                         TestImages.yellow), flavor: .adobeInverted), false
@@ -248,7 +253,8 @@ import Testing
                 // Quadrant colours survive the CMYK → RGB → trellis round trip.
                 let preview = try TestImages.decode(result.preview.jpeg)
                 let pixel = preview.rgb(x: preview.width / 4, y: preview.height / 4)
-                #expect(abs(Int(pixel.r) - Int(TestImages.red.0)) < 16 && abs(Int(pixel.g) - Int(TestImages.red.1)) < 16)
+                #expect(
+                    abs(Int(pixel.r) - Int(TestImages.red.0)) < 16 && abs(Int(pixel.g) - Int(TestImages.red.1)) < 16)
             }
         }
     }

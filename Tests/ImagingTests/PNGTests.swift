@@ -49,13 +49,34 @@ import Testing
         var writer = PNGWriter(width: 40, height: 30, colorType: .rgb) { _, _ in rgb }
         var expected: RGB = (200, 100, 50)
         switch kind {
-        case "gray8": writer.colorType = .gray; writer.pixel = { _, _ in [128] }; expected = (128, 128, 128)
-        case "gray16": writer.colorType = .gray; writer.bitDepth = 16; writer.pixel = { _, _ in [128 * 257] }; expected = (128, 128, 128)
-        case "rgb16": writer.bitDepth = 16; writer.pixel = { _, _ in rgb.map { $0 * 257 } }
-        case "palette": writer.colorType = .palette; writer.palette = [(0, 0, 0, 255), (200, 100, 50, 255)]; writer.pixel = { _, _ in [1] }
-        case "grayAlpha": writer.colorType = .grayAlpha; writer.pixel = { _, _ in [128, 255] }; expected = (128, 128, 128)
-        case "rgba16": writer.colorType = .rgba; writer.bitDepth = 16; writer.pixel = { _, _ in rgb.map { $0 * 257 } + [65535] }
-        default: writer.bitDepth = 16; writer.interlaced = true; writer.pixel = { _, _ in rgb.map { $0 * 257 } }
+        case "gray8":
+            writer.colorType = .gray
+            writer.pixel = { _, _ in [128] }
+            expected = (128, 128, 128)
+        case "gray16":
+            writer.colorType = .gray
+            writer.bitDepth = 16
+            writer.pixel = { _, _ in [128 * 257] }
+            expected = (128, 128, 128)
+        case "rgb16":
+            writer.bitDepth = 16
+            writer.pixel = { _, _ in rgb.map { $0 * 257 } }
+        case "palette":
+            writer.colorType = .palette
+            writer.palette = [(0, 0, 0, 255), (200, 100, 50, 255)]
+            writer.pixel = { _, _ in [1] }
+        case "grayAlpha":
+            writer.colorType = .grayAlpha
+            writer.pixel = { _, _ in [128, 255] }
+            expected = (128, 128, 128)
+        case "rgba16":
+            writer.colorType = .rgba
+            writer.bitDepth = 16
+            writer.pixel = { _, _ in rgb.map { $0 * 257 } + [65535] }
+        default:
+            writer.bitDepth = 16
+            writer.interlaced = true
+            writer.pixel = { _, _ in rgb.map { $0 * 257 } }
         }
         let result = try ImagePipeline.process(bytes: writer.encode(), spec: Self.spec)
         let color = try Self.meanColor(result.preview.jpeg)
@@ -69,7 +90,8 @@ import Testing
         #expect(result.dominantColor == "#ffffff")
         #expect(ImagePipelineTests.close(try Self.meanColor(result.preview.jpeg), (255, 255, 255), tolerance: 2))
         // Half-transparent red through a palette's tRNS: halfway to white.
-        let half = PNGWriter(width: 40, height: 30, colorType: .palette, palette: [(255, 0, 0, 128)]) { _, _ in [0] }.encode()
+        let half = PNGWriter(width: 40, height: 30, colorType: .palette, palette: [(255, 0, 0, 128)]) { _, _ in [0] }
+            .encode()
         let blended = try ImagePipeline.process(bytes: half, spec: Self.spec)
         #expect(blended.dominantColor == "#ff7f7f")
     }
@@ -83,7 +105,8 @@ import Testing
 
     @Test func process_CarriesTheICCProfile() throws {
         let profile = TestImages.iccProfile(size: 700)
-        let png = PNGWriter(width: 40, height: 30, colorType: .rgb, iccProfile: profile) { _, _ in [200, 100, 50] }.encode()
+        let png = PNGWriter(width: 40, height: 30, colorType: .rgb, iccProfile: profile) { _, _ in [200, 100, 50] }
+            .encode()
         #expect(try ImageProbe.probe(bytes: png).iccProfile == profile)
         let result = try ImagePipeline.process(bytes: png, spec: Self.spec)
         for jpeg in [result.preview.jpeg, result.thumbnail.jpeg] {
@@ -94,7 +117,8 @@ import Testing
 
     @Test func probe_ReadsTheEXIFDate() throws {
         let app1 = TestImages.exifSegment(orientation: 1, littleEndian: false, date: "2024:05:06 07:08:09")
-        let png = PNGWriter(width: 8, height: 8, colorType: .gray, exif: Array(app1.dropFirst(10))) { _, _ in [0] }.encode()
+        let png = PNGWriter(width: 8, height: 8, colorType: .gray, exif: Array(app1.dropFirst(10))) { _, _ in [0] }
+            .encode()
         #expect(try ImageProbe.probe(bytes: png).takenAt?.timeIntervalSince1970 == 1_714_979_289)
     }
 

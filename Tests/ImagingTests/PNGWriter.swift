@@ -6,7 +6,11 @@ import CZlib
 struct PNGWriter {
     /// PNG colour types (§11.2.2 Table 8).
     enum ColorType: UInt8 {
-        case gray = 0, rgb = 2, palette = 3, grayAlpha = 4, rgba = 6
+        case gray = 0
+        case rgb = 2
+        case palette = 3
+        case grayAlpha = 4
+        case rgba = 6
 
         /// Samples per pixel.
         var channels: Int { [1, 0, 3, 1, 2, 0, 4][Int(rawValue)] }
@@ -36,7 +40,9 @@ struct PNGWriter {
             "IHDR",
             Self.u32(width) + Self.u32(height) + [UInt8(bitDepth), colorType.rawValue, 0, 0, interlaced ? 1 : 0])
         if let gamma { file += Self.chunk("gAMA", Self.u32(Int(gamma))) }
-        if let iccProfile { file += Self.chunk("iCCP", Array("test profile".utf8) + [0, 0] + Self.deflate(iccProfile)) }
+        if let iccProfile {
+            file += Self.chunk("iCCP", Array("test profile".utf8) + [0, 0] + Self.deflate(iccProfile))
+        }
         if let exif { file += Self.chunk("eXIf", exif) }
         if colorType == .palette {
             file += Self.chunk("PLTE", palette.flatMap { [$0.0, $0.1, $0.2] })
@@ -60,7 +66,11 @@ struct PNGWriter {
                 data.append(0)
                 for x in stride(from: x0, to: width, by: dx) {
                     for sample in pixel(x, y) {
-                        if bitDepth == 16 { data += [UInt8(sample >> 8), UInt8(sample & 0xFF)] } else { data.append(UInt8(sample)) }
+                        if bitDepth == 16 {
+                            data += [UInt8(sample >> 8), UInt8(sample & 0xFF)]
+                        } else {
+                            data.append(UInt8(sample))
+                        }
                     }
                 }
             }
@@ -68,7 +78,9 @@ struct PNGWriter {
         return data
     }
 
-    static func u32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func u32(_ v: Int) -> [UInt8] {
+        [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
 
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data

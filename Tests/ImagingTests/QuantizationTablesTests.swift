@@ -48,7 +48,8 @@ import Testing
     /// Robidoux's table scaled like libjpeg, chroma 3 qualities up, the luma DC step 4 up.
     @Test func standard_ScalesRobidouxWithAFinerLumaDCStep() {
         let tables = QuantizationTables(quality: 80)
-        #expect(Array(tables.luma[1...]) == Array(QuantizationTables.scaled(JPEGEncoder.robidouxTable, quality: 80)[1...]))
+        #expect(
+            Array(tables.luma[1...]) == Array(QuantizationTables.scaled(JPEGEncoder.robidouxTable, quality: 80)[1...]))
         #expect(tables.luma[0] == 5)  // 16 at quality 84; 6 at 80
         #expect(tables.chroma == QuantizationTables.scaled(JPEGEncoder.robidouxTable, quality: 83))
         #expect(QuantizationTables(quality: 80, gray: true).chroma == nil)
@@ -74,7 +75,8 @@ import Testing
         let tables = try #require(QuantizationTables(aligningTo: Self.info(orientation: orientation), quality: 80))
         let ours = QuantizationTables(quality: 80).luma
         let oursChroma = QuantizationTables(quality: 80).chroma!
-        let original = orientation >= 5
+        let original =
+            orientation >= 5
             ? (0..<64).map { Self.annexKLuma60[($0 % 8) * 8 + $0 / 8] } : Self.annexKLuma60
         #expect((tables.luma != ours) == luma)
         #expect((tables.chroma != oursChroma) == chroma)
@@ -90,7 +92,8 @@ import Testing
     }
 
     @Test func init_AlignsLumaOnly_WhenTheOriginalIsNotFourTwoZero() throws {
-        let tables = try #require(QuantizationTables(aligningTo: Self.info(sampling: [(1, 1), (1, 1), (1, 1)]), quality: 80))
+        let tables = try #require(
+            QuantizationTables(aligningTo: Self.info(sampling: [(1, 1), (1, 1), (1, 1)]), quality: 80))
         #expect(tables.chroma == QuantizationTables(quality: 80).chroma)
         #expect(tables.luma != QuantizationTables(quality: 80).luma)
     }
@@ -98,7 +101,10 @@ import Testing
     @Test func init_HandlesGray_AndRefusesCMYKOrMissingTables() {
         let gray = QuantizationTables(aligningTo: Self.info(sampling: [(1, 1)], colorSpace: .grayscale), quality: 80)
         #expect(gray != nil && gray?.chroma == nil)
-        #expect(QuantizationTables(aligningTo: Self.info(sampling: [(1, 1), (1, 1), (1, 1), (1, 1)], colorSpace: .cmyk), quality: 80) == nil)
+        #expect(
+            QuantizationTables(
+                aligningTo: Self.info(sampling: [(1, 1), (1, 1), (1, 1), (1, 1)], colorSpace: .cmyk), quality: 80)
+                == nil)
         var missing = Self.info()
         missing.componentQuantization = []
         #expect(QuantizationTables(aligningTo: missing, quality: 80) == nil)
@@ -201,6 +207,7 @@ import Testing
         let plainError = Self.meanAbsoluteDifference(try TestImages.decode(plain), decoded)
         #expect(alignedError < 0.75 * plainError, "aligned \(alignedError), plain \(plainError)")
         #expect(result.preview.jpeg.count < plain.count)
-        #expect(try ImageProbe.probe(bytes: result.preview.jpeg).componentQuantization[0].steps[0] == Self.annexKLuma60[0])
+        #expect(
+            try ImageProbe.probe(bytes: result.preview.jpeg).componentQuantization[0].steps[0] == Self.annexKLuma60[0])
     }
 }

@@ -43,7 +43,8 @@ import Testing
         let prepared = UnsafeMutableBufferPointer<Float>.allocate(capacity: height * floats)
         defer { prepared.deallocate() }
         // Unchecked: the horizontal pass only reads the resampler's weights; each row has its own slice.
-        nonisolated(unsafe) let horizontal = resampler, output = prepared
+        nonisolated(unsafe) let horizontal = resampler
+        nonisolated(unsafe) let output = prepared
         DispatchQueue.concurrentPerform(iterations: 2) { part in  // rows split between two threads
             var row = [Float](repeating: 0, count: count)
             for y in stride(from: part, to: height, by: 2) {

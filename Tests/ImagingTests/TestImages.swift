@@ -20,7 +20,8 @@ enum TestImages {
         var image = PixelBuffer(width: width, height: height, channels: 4)
         for y in 0..<height {
             for x in 0..<width {
-                let top = y < height / 2, left = x < width / 2
+                let top = y < height / 2
+                let left = x < width / 2
                 let c = top ? (left ? tl : tr) : (left ? bl : br)
                 let i = (y * width + x) * 4
                 image.bytes[i] = c.0
@@ -88,7 +89,8 @@ enum TestImages {
     static func cmyk(_ image: PixelBuffer, flavor: CMYKFlavor) throws -> [UInt8] {
         var cmyk = PixelBuffer(width: image.width, height: image.height, channels: 4)
         for i in 0..<image.width * image.height {
-            let r = Double(image.bytes[4 * i]) / 255, g = Double(image.bytes[4 * i + 1]) / 255
+            let r = Double(image.bytes[4 * i]) / 255
+            let g = Double(image.bytes[4 * i + 1]) / 255
             let b = Double(image.bytes[4 * i + 2]) / 255
             let k = 1 - max(r, g, b)
             let scale = k < 1 ? 1 / (1 - k) : 0
@@ -112,7 +114,9 @@ enum TestImages {
     static func exifSegment(
         orientation: UInt16, littleEndian: Bool, date: String? = nil, offset: String? = nil, subSeconds: String? = nil
     ) -> [UInt8] {
-        func u16(_ v: UInt16) -> [UInt8] { littleEndian ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)] }
+        func u16(_ v: UInt16) -> [UInt8] {
+            littleEndian ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)]
+        }
         func u32(_ v: UInt32) -> [UInt8] {
             let b = [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
             return littleEndian ? b.reversed() : b
@@ -139,7 +143,9 @@ enum TestImages {
         for entry in exifEntries {
             let bytes = Array(entry.text.utf8) + [0]
             if bytes.count <= 4 {
-                tiff += u16(entry.tag) + u16(2) + u32(UInt32(bytes.count)) + bytes + [UInt8](repeating: 0, count: 4 - bytes.count)
+                tiff +=
+                    u16(entry.tag) + u16(2) + u32(UInt32(bytes.count)) + bytes
+                    + [UInt8](repeating: 0, count: 4 - bytes.count)
             } else {
                 tiff += u16(entry.tag) + u16(2) + u32(UInt32(bytes.count)) + u32(UInt32(dataOffset))
                 data += bytes
@@ -157,7 +163,10 @@ enum TestImages {
     /// that promises a huge image in a few dozen bytes.
     static func headerOnly(width: Int, height: Int) -> [UInt8] {
         var bytes: [UInt8] = [0xFF, 0xD8]
-        bytes += [0xFF, 0xC0, 0x00, 17, 8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
+        bytes += [
+            0xFF, 0xC0, 0x00, 17, 8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF),
+            3,
+        ]
         bytes += [1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
         bytes += [0xFF, 0xDA, 0x00, 12, 3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]
         return bytes
@@ -206,16 +215,24 @@ enum TestImages {
         var result: [(UInt8, ArraySlice<UInt8>)] = []
         var i = 2
         while i + 4 <= jpeg.count {
-            guard jpeg[i] == 0xFF else { i += 1; continue }
+            guard jpeg[i] == 0xFF else {
+                i += 1
+                continue
+            }
             let code = jpeg[i + 1]
             if code == 0xD9 { break }
-            if code == 0x00 || code == 0xFF || (0xD0...0xD7).contains(code) { i += 1; continue }
+            if code == 0x00 || code == 0xFF || (0xD0...0xD7).contains(code) {
+                i += 1
+                continue
+            }
             let length = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
             result.append((code, jpeg[(i + 4)..<min(jpeg.count, i + 2 + length)]))
             i += 2 + length
             if code == 0xDA {
                 // Skip entropy-coded data to the next marker that is not a stuffed byte or RST.
-                while i + 1 < jpeg.count && !(jpeg[i] == 0xFF && jpeg[i + 1] != 0 && !(0xD0...0xD7).contains(jpeg[i + 1])) {
+                while i + 1 < jpeg.count
+                    && !(jpeg[i] == 0xFF && jpeg[i + 1] != 0 && !(0xD0...0xD7).contains(jpeg[i + 1]))
+                {
                     i += 1
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Imaging
 
 /// ThumbHash against the reference (evanw/thumbhash, js/thumbhash.js run under Node on the same
@@ -30,7 +31,8 @@ struct ThumbHashTests {
 
     @Test func encode_MatchesTheReference_Landscape_Portrait_AndAlpha() {
         for c in Self.reference {
-            let hash = ThumbHash.encode(width: c.w, height: c.h, rgba: Self.pixels(width: c.w, height: c.h, alpha: c.alpha))
+            let hash = ThumbHash.encode(
+                width: c.w, height: c.h, rgba: Self.pixels(width: c.w, height: c.h, alpha: c.alpha))
             #expect(Data(hash).base64EncodedString() == c.hash, "\(c.w)×\(c.h) alpha \(c.alpha)")
         }
     }
@@ -59,7 +61,8 @@ struct ThumbHashTests {
         let decoded = try #require(ThumbHash.decode(hash))
         #expect(decoded.width == 32 && decoded.height < 32)
         let row = decoded.height / 2 * decoded.width * 4
-        let left = row + 2 * 4, right = row + (decoded.width - 3) * 4
+        let left = row + 2 * 4
+        let right = row + (decoded.width - 3) * 4
         #expect(decoded.rgba[left] > decoded.rgba[left + 2] + 60)
         #expect(decoded.rgba[right + 2] > decoded.rgba[right] + 60)
     }
@@ -72,8 +75,9 @@ struct ThumbHashTests {
     }
 
     @Test func pipeline_HashesTheThumbnail() throws {
-        let jpeg = try TestImages.baseline(TestImages.quadrants(
-            width: 300, height: 200, TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow))
+        let jpeg = try TestImages.baseline(
+            TestImages.quadrants(
+                width: 300, height: 200, TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow))
         let image = try ImagePipeline.process(bytes: jpeg)
         #expect(image.thumbHash.count >= 20 && image.thumbHash.count <= 25)
         let decoded = try #require(ThumbHash.decode(image.thumbHash))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// migrations/0001_initial.sql: it applies, and its triggers keep counters and timestamps right.
@@ -8,7 +9,9 @@ import Testing
         try pool.query("select n from row_counts where name = $1", [name])[0].decode(Int.self, "n")
     }
 
-    private func insertPhoto(_ connection: PostgresConnection, _ id: String, title: String = "", tags: [String] = []) throws {
+    private func insertPhoto(_ connection: PostgresConnection, _ id: String, title: String = "", tags: [String] = [])
+        throws
+    {
         try connection.query(
             """
             insert into photos (object_id, filename, title, tags, byte_size, checksum, width, height, aspect_ratio, original_key)
@@ -30,7 +33,8 @@ import Testing
             #expect(try count(pool, "photos_live") == 3)
             #expect(try count(pool, "photos_trashed") == 0)
 
-            try pool.query("update photos set deleted_at = now() where object_id = any($1)", [["p000000001", "p000000002"]])
+            try pool.query(
+                "update photos set deleted_at = now() where object_id = any($1)", [["p000000001", "p000000002"]])
             #expect(try count(pool, "photos_live") == 1)
             #expect(try count(pool, "photos_trashed") == 2)
 
@@ -56,13 +60,16 @@ import Testing
             try Migrator(pool: pool, directory: TestDatabase.migrationsDirectory).migrate()
             try pool.transaction { connection in
                 for id in ["p000000001", "p000000002", "p000000003"] { try insertPhoto(connection, id) }
-                try connection.query("insert into galleries (object_id, name) values ($1, $2), ($3, $4)", ["g000000001", "Trip", "g000000002", "Other"])
+                try connection.query(
+                    "insert into galleries (object_id, name) values ($1, $2), ($3, $4)",
+                    ["g000000001", "Trip", "g000000002", "Other"])
                 try connection.query(
                     "insert into gallery_items (object_id, gallery_id, photo_id, position) select 'i' || p, $1, 'p00000000' || p, p - 1 from generate_series(1, 3) p",
                     ["g000000001"])
             }
             func photoCount(_ gallery: String) throws -> Int {
-                try pool.query("select photo_count from galleries where object_id = $1", [gallery])[0].decode(Int.self, 0)
+                try pool.query("select photo_count from galleries where object_id = $1", [gallery])[0].decode(
+                    Int.self, 0)
             }
             #expect(try photoCount("g000000001") == 3)
             #expect(try count(pool, "galleries_live") == 2)
@@ -72,13 +79,16 @@ import Testing
             #expect(try photoCount("g000000001") == 2)
 
             // Moving an item to another gallery.
-            try pool.query("update gallery_items set gallery_id = $1, position = 0 where object_id = $2", ["g000000002", "i3"])
+            try pool.query(
+                "update gallery_items set gallery_id = $1, position = 0 where object_id = $2", ["g000000002", "i3"])
             #expect(try photoCount("g000000001") == 1)
             #expect(try photoCount("g000000002") == 1)
 
             // Positions may collide inside a transaction (deferred unique), not after it.
             try pool.transaction { connection in
-                try connection.query("insert into gallery_items (object_id, gallery_id, photo_id, position) values ($1, $2, $3, $4)", ["i9", "g000000002", "p000000001", 0])
+                try connection.query(
+                    "insert into gallery_items (object_id, gallery_id, photo_id, position) values ($1, $2, $3, $4)",
+                    ["i9", "g000000002", "p000000001", 0])
                 try connection.query("update gallery_items set position = 1 where object_id = $1", ["i3"])
             }
             #expect {
@@ -90,7 +100,9 @@ import Testing
             #expect(try count(pool, "galleries_trashed") == 1)
             try pool.query("delete from galleries where object_id = $1", ["g000000002"])
             #expect(try count(pool, "galleries_trashed") == 0)
-            #expect(try pool.query("select count(*) from gallery_items where gallery_id = $1", ["g000000002"])[0].decode(Int.self, 0) == 0)
+            #expect(
+                try pool.query("select count(*) from gallery_items where gallery_id = $1", ["g000000002"])[0].decode(
+                    Int.self, 0) == 0)
         }
     }
 
@@ -98,7 +110,9 @@ import Testing
         try TestDatabase.withSchema { url in
             let pool = TestDatabase.pool(url)
             try Migrator(pool: pool, directory: TestDatabase.migrationsDirectory).migrate()
-            try pool.withConnection { try insertPhoto($0, "p000000001", title: "Sunset at the beach", tags: ["holiday", "Küste"]) }
+            try pool.withConnection {
+                try insertPhoto($0, "p000000001", title: "Sunset at the beach", tags: ["holiday", "Küste"])
+            }
             let before = try pool.query("select created_at, updated_at from photos")[0]
             #expect(try before.decode(Date.self, "created_at") == (try before.decode(Date.self, "updated_at")))
             usleep(20_000)
@@ -117,7 +131,9 @@ import Testing
             #expect(try pool.query(search, ["sunrise"])[0].decode(Int.self, 0) == 1)
             #expect(try pool.query(search, ["küste"])[0].decode(Int.self, 0) == 1)
             #expect(try pool.query(search, ["sunset"])[0].decode(Int.self, 0) == 0)
-            #expect(try pool.query("select count(*) from photos where tags @> $1", [["holiday"]])[0].decode(Int.self, 0) == 1)
+            #expect(
+                try pool.query("select count(*) from photos where tags @> $1", [["holiday"]])[0].decode(Int.self, 0)
+                    == 1)
         }
     }
 
@@ -126,7 +142,9 @@ import Testing
             let pool = TestDatabase.pool(url)
             try Migrator(pool: pool, directory: TestDatabase.migrationsDirectory).migrate()
             try pool.withConnection { try insertPhoto($0, "p000000001") }
-            #expect { try pool.query("update photos set status = $1", ["weird"]) } throws: { ($0 as? PostgresError)?.sqlState == .checkViolation }
+            #expect { try pool.query("update photos set status = $1", ["weird"]) } throws: {
+                ($0 as? PostgresError)?.sqlState == .checkViolation
+            }
             #expect {
                 try pool.query(
                     "insert into photos (object_id, filename, byte_size, checksum, width, height, aspect_ratio, original_key) values ($1, $2, $3, $4, $5, $6, $7, $8)",

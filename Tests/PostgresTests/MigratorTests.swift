@@ -1,12 +1,14 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// Migrations from generated directories: order, idempotence, edits, concurrency, failures.
 @Suite struct MigratorTests {
     /// A temporary directory holding `files` (name → SQL), removed by the caller.
     private func directory(_ files: [String: String]) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("galleryd-migrations-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "galleryd-migrations-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         for (name, sql) in files {
             try sql.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8)
@@ -39,9 +41,10 @@ import Testing
             #expect(status.map(\.version) == [1, 2, 10])
             #expect(status.map(\.name) == ["first", "second", "third"])
             #expect(status.allSatisfy { $0.applied && $0.appliedAt != nil && !$0.changed })
-            let checksum = try pool.query("select checksum from schema_migrations where version = 1")[0].decode(String.self, 0)
+            let checksum = try pool.query("select checksum from schema_migrations where version = 1")[0].decode(
+                String.self, 0)
             // sha256 of the file's bytes, as `sha256sum` prints it.
-            
+
             #expect(checksum.count == 64 && checksum.allSatisfy { $0.isHexDigit })
         }
     }
@@ -52,8 +55,10 @@ import Testing
             defer { try? FileManager.default.removeItem(at: dir) }
             let migrator = Migrator(pool: TestDatabase.pool(url), directory: dir)
             try migrator.migrate()
-            try "create table a (i bigint);".write(to: dir.appendingPathComponent("0001_first.sql"), atomically: true, encoding: .utf8)
-            try "create table d (i int);".write(to: dir.appendingPathComponent("0011_fourth.sql"), atomically: true, encoding: .utf8)
+            try "create table a (i bigint);".write(
+                to: dir.appendingPathComponent("0001_first.sql"), atomically: true, encoding: .utf8)
+            try "create table d (i int);".write(
+                to: dir.appendingPathComponent("0011_fourth.sql"), atomically: true, encoding: .utf8)
             #expect {
                 try migrator.migrate()
             } throws: { error in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// A single connection against the real server: binding, decoding, errors, the statement cache.
@@ -36,9 +37,19 @@ import Testing
                 """)
             let date = Date(timeIntervalSince1970: 1_700_000_000.123)
             let insert = "insert into v values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-            try connection.query(insert, [1, "text 🙂", Int64.max, Int32.min, Int16.max, 0.1, true, date, ["a", "b,c", "\"", "NULL", ""], [Int64.min, 0, 42]])
+            try connection.query(
+                insert,
+                [
+                    1, "text 🙂", Int64.max, Int32.min, Int16.max, 0.1, true, date, ["a", "b,c", "\"", "NULL", ""],
+                    [Int64.min, 0, 42],
+                ])
             try connection.query(insert, [2, nil, nil, nil, nil, nil, nil, nil, nil, nil])
-            try connection.query(insert, [3, "", Int64.min, Int32.max, Int16.min, -1e-300, false, Date(timeIntervalSince1970: -86_400.5), [String](), [Int64]()])
+            try connection.query(
+                insert,
+                [
+                    3, "", Int64.min, Int32.max, Int16.min, -1e-300, false, Date(timeIntervalSince1970: -86_400.5),
+                    [String](), [Int64](),
+                ])
 
             let rows = try connection.query("select * from v order by id")
             #expect(rows.count == 3)
@@ -81,17 +92,22 @@ import Testing
     @Test func text_RoundTrips_Verbatim_IncludingInjectionAttempts() throws {
         try TestDatabase.withSchema { url in
             let connection = try PostgresConnection(url: url)
-            try connection.execute("create table things (id int primary key, name text not null, names text[] not null)")
+            try connection.execute(
+                "create table things (id int primary key, name text not null, names text[] not null)")
             for (index, value) in Self.awkwardStrings.enumerated() {
-                try connection.query("insert into things (id, name, names) values ($1, $2, $3)", [index, value, [value, value]])
+                try connection.query(
+                    "insert into things (id, name, names) values ($1, $2, $3)", [index, value, [value, value]])
             }
             let rows = try connection.query("select name, names from things order by id")
             #expect(try rows.map { try $0.decode(String.self, "name") } == Self.awkwardStrings)
             #expect(try rows.map { try $0.decode([String].self, "names") } == Self.awkwardStrings.map { [$0, $0] })
             // The table survived every "drop table".
-            #expect(try connection.query("select count(*) from things")[0].decode(Int.self, 0) == Self.awkwardStrings.count)
+            #expect(
+                try connection.query("select count(*) from things")[0].decode(Int.self, 0) == Self.awkwardStrings.count)
             // And a value compared as a parameter matches only itself.
-            #expect(try connection.query("select count(*) from things where name = $1", ["' OR ''='"])[0].decode(Int.self, 0) == 1)
+            #expect(
+                try connection.query("select count(*) from things where name = $1", ["' OR ''='"])[0].decode(
+                    Int.self, 0) == 1)
         }
     }
 
@@ -112,7 +128,10 @@ import Testing
     @Test func doubles_RoundTripExactly() throws {
         try TestDatabase.withSchema { url in
             let connection = try PostgresConnection(url: url)
-            let values: [Double] = [0, -0.0, .pi, 1e308, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1.0 / 3, .infinity, -.infinity, 123_456_789.123_456_79]
+            let values: [Double] = [
+                0, -0.0, .pi, 1e308, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1.0 / 3, .infinity, -.infinity,
+                123_456_789.123_456_79,
+            ]
             for value in values {
                 #expect(try connection.query("select $1::float8 as d", [value])[0].decode(Double.self, "d") == value)
             }
@@ -124,11 +143,14 @@ import Testing
     @Test func decode_ThrowsTypeMismatch_WhenColumnTypeDiffers() throws {
         try TestDatabase.withSchema { url in
             let connection = try PostgresConnection(url: url)
-            let row = try connection.query("select 1::int as n, 'x'::text as s, null::text as missing, 5000000000::bigint as big")[0]
+            let row = try connection.query(
+                "select 1::int as n, 'x'::text as s, null::text as missing, 5000000000::bigint as big")[0]
             #expect {
                 try row.decode(String.self, "n")
             } throws: { error in
-                guard case PostgresError.typeMismatch(let column, let expected, let actual) = error else { return false }
+                guard case PostgresError.typeMismatch(let column, let expected, let actual) = error else {
+                    return false
+                }
                 return column == "n" && expected == "String" && actual == "integer"
             }
             #expect(throws: PostgresError.self) { try row.decode(Int.self, "s") }
@@ -143,7 +165,9 @@ import Testing
                 guard case PostgresError.typeMismatch("missing", "String", "NULL") = error else { return false }
                 return true
             }
-            #expect(throws: PostgresError.self) { try connection.query("select array[null]::text[] as a")[0].decode([String].self, "a") }
+            #expect(throws: PostgresError.self) {
+                try connection.query("select array[null]::text[] as a")[0].decode([String].self, "a")
+            }
         }
     }
 
@@ -159,8 +183,12 @@ import Testing
                 return state == .uniqueViolation && constraint == "u_k_key" && detail != nil
             }
             #expect { try connection.query("selec 1") } throws: { ($0 as? PostgresError)?.sqlState == .syntaxError }
-            #expect { try connection.query("select 'abc'::int") } throws: { ($0 as? PostgresError)?.sqlState == .invalidTextRepresentation }
-            #expect { try connection.query("select * from no_such_table") } throws: { ($0 as? PostgresError)?.sqlState == .undefinedTable }
+            #expect { try connection.query("select 'abc'::int") } throws: {
+                ($0 as? PostgresError)?.sqlState == .invalidTextRepresentation
+            }
+            #expect { try connection.query("select * from no_such_table") } throws: {
+                ($0 as? PostgresError)?.sqlState == .undefinedTable
+            }
             #expect(try connection.query("select count(*) from u")[0].decode(Int.self, 0) == 1)
         }
     }
@@ -190,7 +218,8 @@ import Testing
 
     @Test func statementCache_StaysWithinCapacity() throws {
         try TestDatabase.withSchema { url in
-            let connection = try PostgresConnection(url: url, settings: PostgresConnectionSettings(statementCacheCapacity: 3))
+            let connection = try PostgresConnection(
+                url: url, settings: PostgresConnectionSettings(statementCacheCapacity: 3))
             for index in 0..<10 {
                 #expect(try connection.query("select \(index) + $1 as n", [1])[0].decode(Int.self, "n") == index + 1)
             }
@@ -222,8 +251,11 @@ import Testing
 
     @Test func statementTimeout_CancelsLongQueries() throws {
         try TestDatabase.withSchema { url in
-            let connection = try PostgresConnection(url: url, settings: PostgresConnectionSettings(statementTimeout: 0.05))
-            #expect { try connection.query("select pg_sleep(5)") } throws: { ($0 as? PostgresError)?.sqlState == .queryCanceled }
+            let connection = try PostgresConnection(
+                url: url, settings: PostgresConnectionSettings(statementTimeout: 0.05))
+            #expect { try connection.query("select pg_sleep(5)") } throws: {
+                ($0 as? PostgresError)?.sqlState == .queryCanceled
+            }
             #expect(try connection.query("select 1 as one")[0].decode(Int.self, "one") == 1)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// LISTEN/NOTIFY through `PostgresListener`.
@@ -47,7 +48,8 @@ import Testing
             let channel = "galleryd_unlisten_\(UInt32.random(in: 0...UInt32.max))"
             let events = Locked([String]())
             let listener = PostgresListener(
-                url: url, channels: [channel], settings: PostgresListenerSettings(initialBackoff: 0.01, maximumBackoff: 0.05),
+                url: url, channels: [channel],
+                settings: PostgresListenerSettings(initialBackoff: 0.01, maximumBackoff: 0.05),
                 onListen: { events.withValue { $0.append("listen") } },
                 onUnlisten: { events.withValue { $0.append("unlisten") } }
             ) { _, _ in }
@@ -66,7 +68,8 @@ import Testing
     @Test func listener_KeepsRetrying_WhileServerIsUnreachable() throws {
         let listener = PostgresListener(
             url: "postgresql://nobody@/nodb?host=/nonexistent-galleryd&port=1", channels: ["x"],
-            settings: PostgresListenerSettings(initialBackoff: 0.01, maximumBackoff: 0.05)) { _, _ in }
+            settings: PostgresListenerSettings(initialBackoff: 0.01, maximumBackoff: 0.05)
+        ) { _, _ in }
         #expect(!listener.waitUntilListening(timeout: 0.3))
         listener.stop()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// The pool: transactions, concurrency, the busy error, replacing dead connections.
@@ -51,7 +52,10 @@ import Testing
                 _ = try? pool.transaction { try $0.query("insert into r values ($1)", [3]) }
                 try pool.query("insert into r values ($1)", [4])
             }
-            #expect(try pool.query("select array_agg(i order by i)::bigint[] as a from r")[0].decode([Int].self, "a") == [3, 4])
+            #expect(
+                try pool.query("select array_agg(i order by i)::bigint[] as a from r")[0].decode([Int].self, "a") == [
+                    3, 4,
+                ])
             #expect(pool.stats.inUse == 0)
         }
     }
@@ -119,7 +123,10 @@ import Testing
                 }
                 try connection.query("insert into r values ($1)", [3])
             }
-            #expect(try pool.query("select array_agg(i order by i)::bigint[] as a from r")[0].decode([Int].self, "a") == [1, 3])
+            #expect(
+                try pool.query("select array_agg(i order by i)::bigint[] as a from r")[0].decode([Int].self, "a") == [
+                    1, 3,
+                ])
         }
     }
 
@@ -215,10 +222,14 @@ import Testing
     @Test func transaction_RetriesSerializationFailures() throws {
         try TestDatabase.withSchema { url in
             let pool = TestDatabase.pool(url, size: 2)
-            try pool.execute("create table counter (id int primary key, v int not null); insert into counter values (1, 1)")
+            try pool.execute(
+                "create table counter (id int primary key, v int not null); insert into counter values (1, 1)")
             let attempts = Locked(0)
             try pool.transaction(isolation: .repeatableRead, retryingSerializationFailures: 3) { connection in
-                let attempt = attempts.withValue { $0 += 1; return $0 }
+                let attempt = attempts.withValue {
+                    $0 += 1
+                    return $0
+                }
                 _ = try connection.query("select v from counter where id = $1", [1])
                 if attempt == 1 {
                     // Another session changes the row after this transaction took its snapshot.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// What the connection does when its session dies around a statement: one its caller marked
@@ -14,9 +15,11 @@ import Testing
             guard let killer = try? PostgresConnection(url: url) else { return }
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
-                let active = (try? killer.query(
-                    "select 1 from pg_stat_activity where pid = $1::int and state = 'active' and query like '%pg_sleep%'", [pid]
-                ).count) ?? 0
+                let active =
+                    (try? killer.query(
+                        "select 1 from pg_stat_activity where pid = $1::int and state = 'active' and query like '%pg_sleep%'",
+                        [pid]
+                    ).count) ?? 0
                 if active == 1 {
                     _ = try? killer.query("select pg_terminate_backend($1::int)", [pid])
                     return
@@ -56,9 +59,11 @@ import Testing
             let pid = try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid")
             _ = Self.terminateWhenSleeping(pid, url: url)
             // The first run is terminated mid-sleep; the re-run, on a fresh session, does not sleep.
-            #expect(try connection.query(
-                "select 7 as n from pg_sleep(case when pg_backend_pid() = $1::int then 60 else 0 end)", [pid], retry: .safe
-            )[0].decode(Int.self, "n") == 7)
+            #expect(
+                try connection.query(
+                    "select 7 as n from pg_sleep(case when pg_backend_pid() = $1::int then 60 else 0 end)", [pid],
+                    retry: .safe
+                )[0].decode(Int.self, "n") == 7)
             #expect(try connection.query("select pg_backend_pid() as pid")[0].decode(Int.self, "pid") != pid)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// Restarts the test cluster (`$GALLERYD_TEST_PGCTL restart`) while a pool and a listener are in

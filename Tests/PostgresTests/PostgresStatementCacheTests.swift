@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Postgres
 
 /// The prepared-statement cache on its own, without a server: a name per SQL text and parameter

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Postgres
 
 /// The byte-level codecs, without a server.
@@ -17,7 +18,9 @@ import Testing
     @Test func timestamp_IsWrittenInUTCWithMilliseconds() {
         let date = Date(timeIntervalSince1970: 1_709_642_096.7894)
         #expect(text { PostgresTextFormat.appendTimestamp(date, to: &$0) } == "2024-03-05 12:34:56.789+00")
-        #expect(text { PostgresTextFormat.appendTimestamp(Date(timeIntervalSince1970: -1.5), to: &$0) } == "1969-12-31 23:59:58.500+00")
+        #expect(
+            text { PostgresTextFormat.appendTimestamp(Date(timeIntervalSince1970: -1.5), to: &$0) }
+                == "1969-12-31 23:59:58.500+00")
     }
 
     @Test func timestamp_BeforeYearOne_GetsBCSuffix() {
@@ -53,13 +56,15 @@ import Testing
 
     @Test func array_QuotesEveryElement() {
         let elements = ["a", "b c", "\"q\"", "back\\slash", "NULL", "", "{x,y}"]
-        #expect(text { PostgresTextFormat.appendTextArray(elements, to: &$0) }
-            == #"{"a","b c","\"q\"","back\\slash","NULL","","{x,y}"}"#)
+        #expect(
+            text { PostgresTextFormat.appendTextArray(elements, to: &$0) }
+                == #"{"a","b c","\"q\"","back\\slash","NULL","","{x,y}"}"#)
     }
 
     @Test func array_ParsesServerOutput() {
-        #expect(parse(#"{a,"b c","\"q\"","back\\slash",NULL,"NULL",""}"#, PostgresTextFormat.parseArray)
-            == ["a", "b c", "\"q\"", "back\\slash", nil, "NULL", ""])
+        #expect(
+            parse(#"{a,"b c","\"q\"","back\\slash",NULL,"NULL",""}"#, PostgresTextFormat.parseArray)
+                == ["a", "b c", "\"q\"", "back\\slash", nil, "NULL", ""])
         #expect(parse("{}", PostgresTextFormat.parseArray) == [])
         #expect(parse("[0:1]={1,2}", PostgresTextFormat.parseArray) == ["1", "2"])
         #expect(parse("{{1,2},{3,4}}", PostgresTextFormat.parseArray) == nil)

@@ -1,6 +1,7 @@
-@_exported import GalleryTestSupport
 import Foundation
+@_exported import GalleryTestSupport
 import Testing
+
 @testable import Postgres
 
 /// The PostgreSQL the tests run against (`DATABASE_URL`, set by `make test`), with a fresh schema
@@ -44,7 +45,8 @@ enum TestDatabase {
 
     /// The repository's `migrations/` directory.
     static var migrationsDirectory: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("migrations", isDirectory: true)
     }
 
@@ -58,7 +60,7 @@ enum TestDatabase {
         let strings: [String] = ["/bin/sh", "-c", command]
         var arguments: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         arguments.append(nil)
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, arguments, environ)
         try #require(spawned == 0, "cannot run the cluster control command: \(spawned)")
         var status: Int32 = 0
@@ -74,7 +76,8 @@ enum TestDatabase {
     static func terminate(_ pid: Int, using killer: PostgresConnection) throws {
         _ = try killer.query("select pg_terminate_backend($1::int)", [pid])
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, try killer.query("select 1 from pg_stat_activity where pid = $1::int", [pid]).count > 0 {
+        while Date() < deadline, try killer.query("select 1 from pg_stat_activity where pid = $1::int", [pid]).count > 0
+        {
             usleep(5_000)
         }
     }

@@ -26,12 +26,14 @@ import Testing
             try process.run()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0, "galleryd \(arguments.joined(separator: " ")) failed")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty,
-                    "galleryd \(arguments.joined(separator: " ")) left files in its working directory")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty,
+                "galleryd \(arguments.joined(separator: " ")) left files in its working directory")
         }
         // And the migrations really ran.
         let connection = try PostgresConnection(url: database.url)
-        let applied = try connection.query("select count(*)::bigint as n from schema_migrations").first!.decode(Int.self, "n")
+        let applied = try connection.query("select count(*)::bigint as n from schema_migrations").first!.decode(
+            Int.self, "n")
         #expect(applied >= 4)
     }
 }

@@ -55,7 +55,8 @@ import Testing
         }
 
         // The first connection starts the shell and the first instance.
-        #expect(Self.eventually { (try? Self.connects(port: port)) == true }, "systemd-socket-activate is not listening")
+        #expect(
+            Self.eventually { (try? Self.connects(port: port)) == true }, "systemd-socket-activate is not listening")
         #expect(try Self.health(port: port) == 200)
         let first = try #require(Self.pid(in: "\(directory)/1.pid"))
         kill(first, SIGTERM)
@@ -68,7 +69,8 @@ import Testing
 
     /// The status of `GET /health` on a new connection (30 s receive timeout).
     static func health(port: Int) throws -> Int {
-        try RawHTTPClient.exchange(port: port, head: "GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").status
+        try RawHTTPClient.exchange(port: port, head: "GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            .status
     }
 
     /// Whether something listens on `port` (the activator binds shortly after it starts).
@@ -80,13 +82,18 @@ import Testing
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 
     static func pid(in path: String) -> Int32? {
         var text: String?
-        _ = eventually { text = try? String(contentsOfFile: path, encoding: .utf8); return text?.isEmpty == false }
+        _ = eventually {
+            text = try? String(contentsOfFile: path, encoding: .utf8)
+            return text?.isEmpty == false
+        }
         return text.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
@@ -108,7 +115,9 @@ import Testing
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard ok else { throw TestSetupError(description: "no free port") }
         return Int(UInt16(bigEndian: address.sin_port))

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPServer
 import Logging
-import Testing
 import Synchronization
+import Testing
+
 @testable import galleryd
 
 /// A flag the test flips while the watchdog timer reads it.
@@ -31,15 +32,20 @@ final class Switch: Sendable {
     let systemd = try FakeNotifySocket()
     SystemdNotifier(environment: ["NOTIFY_SOCKET": systemd.path]).notify("READY=1")
     #expect(systemd.messages(for: 0.2) == ["READY=1"])
-    let other = SystemdNotifier(environment: ["NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "100000", "WATCHDOG_PID": "1"])
+    let other = SystemdNotifier(environment: [
+        "NOTIFY_SOCKET": systemd.path, "WATCHDOG_USEC": "100000", "WATCHDOG_PID": "1",
+    ])
     #expect(other.watchdogInterval == nil)
 }
 
 @Test func health_FlagsHandlerPool_WhenQueuedWorkStopsMoving() {
     let health = ServiceHealth(loopStaleAfter: 1, progressStaleAfter: 5)
-    func sample(queued: Int, started: Int, waiting: Int = 0, handedOut: Int = 0, loopAge: Double = 0.1) -> ServiceHealth.Sample {
-        .init(oldestLoopTurnAge: loopAge, queuedHandlers: queued, startedHandlers: started,
-              databaseWaiting: waiting, databaseHandedOut: handedOut)
+    func sample(queued: Int, started: Int, waiting: Int = 0, handedOut: Int = 0, loopAge: Double = 0.1)
+        -> ServiceHealth.Sample
+    {
+        .init(
+            oldestLoopTurnAge: loopAge, queuedHandlers: queued, startedHandlers: started,
+            databaseWaiting: waiting, databaseHandedOut: handedOut)
     }
     #expect(health.problems(sample(queued: 0, started: 10), now: 0).isEmpty)
     #expect(health.problems(sample(queued: 3, started: 10), now: 1).isEmpty)
@@ -86,8 +92,9 @@ final class Switch: Sendable {
     func problems() -> [String] {
         let progress = server.progress
         return health.problems(
-            .init(oldestLoopTurnAge: progress.oldestLoopTurnAge, queuedHandlers: progress.queuedHandlers,
-                  startedHandlers: progress.startedHandlers, databaseWaiting: 0, databaseHandedOut: 0),
+            .init(
+                oldestLoopTurnAge: progress.oldestLoopTurnAge, queuedHandlers: progress.queuedHandlers,
+                startedHandlers: progress.startedHandlers, databaseWaiting: 0, databaseHandedOut: 0),
             now: ServiceHealth.monotonicSeconds())
     }
     #expect(problems().isEmpty)
@@ -100,7 +107,9 @@ final class Switch: Sendable {
             address.sin_port = UInt16(server.port).bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             let text = "GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n"
             _ = text.withCString { send(fd, $0, strlen($0), 0) }

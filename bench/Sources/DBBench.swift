@@ -24,7 +24,9 @@ enum DBBench {
             default: usage("unknown option \(flag)")
             }
         }
-        guard !url.isEmpty, clients > 0, seconds > 0 else { usage("--url, a positive --clients and --seconds are required") }
+        guard !url.isEmpty, clients > 0, seconds > 0 else {
+            usage("--url, a positive --clients and --seconds are required")
+        }
 
         let pool = PostgresPool(configuration: PostgresPoolConfiguration(url: url, size: clients, acquireTimeout: 30))
         do {
@@ -51,7 +53,9 @@ enum DBBench {
         }
     }
 
-    private static func measure(_ pool: PostgresPool, clients: Int, seconds: Double, sql: String, rows: Int) -> (Int, Int) {
+    private static func measure(_ pool: PostgresPool, clients: Int, seconds: Double, sql: String, rows: Int) -> (
+        Int, Int
+    ) {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         let totals = Totals()
         let group = DispatchGroup()
@@ -95,7 +99,10 @@ enum DBBench {
     }
 
     private static func usage(_ problem: String) -> Never {
-        FileHandle.standardError.write(Data("galleryd-bench db: \(problem)\nusage: galleryd-bench db --url URL [--clients 8] [--seconds 10] [--max-id N] [--sql SQL]\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "galleryd-bench db: \(problem)\nusage: galleryd-bench db --url URL [--clients 8] [--seconds 10] [--max-id N] [--sql SQL]\n"
+                    .utf8))
         exit(2)
     }
 }

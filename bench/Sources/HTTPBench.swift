@@ -25,7 +25,9 @@ enum HTTPBench {
                 configuration.accessLog.format = format
             default:
                 FileHandle.standardError.write(
-                    Data("usage: galleryd-bench http-server --port N [--host H] [--loops N] [--io-backend dispatch|epoll] [--access-log text|json|off]\n".utf8))
+                    Data(
+                        "usage: galleryd-bench http-server --port N [--host H] [--loops N] [--io-backend dispatch|epoll] [--access-log text|json|off]\n"
+                            .utf8))
                 exit(2)
             }
             index += 2
@@ -38,13 +40,15 @@ enum HTTPBench {
         let router = HTTPRouter()
         router.add(HTTPRoute(.get, "/fixed", mayBlock: false) { _ in fixed })
         // `GET /file?path=P` sends a file with sendfile and nothing else: isolates the file path's cost.
-        router.add(HTTPRoute(.get, "/file", mayBlock: false) { request in
-            let path = String(request.query?.dropFirst(5) ?? "")
-            var st = stat()
-            guard stat(path, &st) == 0 else { return HTTPResponse(status: .notFound) }
-            return HTTPResponse(status: .ok, headers: ["Content-Type": "image/jpeg"],
-                                body: .file(path: path, offset: 0, length: Int(st.st_size)))
-        })
+        router.add(
+            HTTPRoute(.get, "/file", mayBlock: false) { request in
+                let path = String(request.query?.dropFirst(5) ?? "")
+                var st = stat()
+                guard stat(path, &st) == 0 else { return HTTPResponse(status: .notFound) }
+                return HTTPResponse(
+                    status: .ok, headers: ["Content-Type": "image/jpeg"],
+                    body: .file(path: path, offset: 0, length: Int(st.st_size)))
+            })
 
         let server = HTTPServer(configuration: configuration, router: router, logger: logger)
         do {

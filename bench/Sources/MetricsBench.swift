@@ -32,9 +32,11 @@ enum MetricsBench {
                         method: "GET", routePattern: routes[i & 3], status: statuses[(i >> 2) & 3],
                         durationSeconds: Double(i & 1023) / 100_000, bytesSent: 2048)
                 }
-                print(String(
-                    format: "metrics: threads=%d round=%d GalleryMetrics %.1f ns/request, swift-prometheus direct %.1f ns/request",
-                    threads, round, galleryNs, libraryNs))
+                print(
+                    String(
+                        format:
+                            "metrics: threads=%d round=%d GalleryMetrics %.1f ns/request, swift-prometheus direct %.1f ns/request",
+                        threads, round, galleryNs, libraryNs))
             }
         }
     }
@@ -70,14 +72,19 @@ enum MetricsBench {
             let method: String
             let status: Int
         }
-        private let buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+        private let buckets: [Double] = [
+            0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+        ]
 
         init() {
-            bytes = registry.makeCounter(descriptor: MetricNameDescriptor(
-                metricName: "galleryd_http_response_bytes_total", unitName: "", helpText: "Response body bytes sent."))
+            bytes = registry.makeCounter(
+                descriptor: MetricNameDescriptor(
+                    metricName: "galleryd_http_response_bytes_total", unitName: "",
+                    helpText: "Response body bytes sent."))
         }
 
-        func requestFinished(method: String, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
+        func requestFinished(method: String, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int)
+        {
             let key = Key(route: routePattern, method: method, status: status)
             let entry = series.withLock { series in
                 if let found = series[key] { return found }
@@ -91,7 +98,8 @@ enum MetricsBench {
                         descriptor: MetricNameDescriptor(
                             metricName: "galleryd_http_request_duration_seconds", unitName: "",
                             helpText: "HTTP request duration by route pattern."),
-                        labels: [("route", routePattern)], buckets: buckets))
+                        labels: [("route", routePattern)], buckets: buckets)
+                )
                 series[key] = made
                 return made
             }

@@ -11,16 +11,21 @@ enum S3Bench {
         for index in stride(from: 0, to: arguments.count - 1, by: 2) {
             options[arguments[index]] = arguments[index + 1]
         }
-        guard let endpointText = options["--endpoint"], let endpoint = URL(string: endpointText), let key = options["--key"],
-            let accessKey = options["--access-key"], let secret = options["--secret"], let count = Int(options["--count"]!)
+        guard let endpointText = options["--endpoint"], let endpoint = URL(string: endpointText),
+            let key = options["--key"],
+            let accessKey = options["--access-key"], let secret = options["--secret"],
+            let count = Int(options["--count"]!)
         else {
-            FileHandle.standardError.write(Data(
-                "usage: galleryd-bench s3-get --endpoint URL --bucket B --access-key K --secret S --key KEY --transport socket|urlsession [--count N]\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "usage: galleryd-bench s3-get --endpoint URL --bucket B --access-key K --secret S --key KEY --transport socket|urlsession [--count N]\n"
+                        .utf8))
             exit(2)
         }
         let configuration = S3Configuration(
             endpoint: endpoint, bucket: options["--bucket"]!, accessKeyId: accessKey, secretAccessKey: secret)
-        let transport: S3Transport = options["--transport"] == "urlsession"
+        let transport: S3Transport =
+            options["--transport"] == "urlsession"
             ? S3URLSessionTransport(endpoint: endpoint, timeout: 30)
             : S3SocketTransport(host: endpoint.host ?? "127.0.0.1", port: endpoint.port ?? 80, timeout: 30)
         let client = S3Client(configuration: configuration, transport: transport)
@@ -39,10 +44,11 @@ enum S3Bench {
         }
         let elapsed = Date().timeIntervalSince(start)
         let cpu = cpuSeconds() - cpuBefore
-        print(String(
-            format: "%@: %d GETs of %d bytes in %.2f s: %.0f GET/s, %.1f MB/s, %.3f ms CPU per GET",
-            options["--transport"]!, count, bytes / max(count, 1), elapsed, Double(count) / elapsed,
-            Double(bytes) / elapsed / 1e6, cpu / Double(count) * 1000))
+        print(
+            String(
+                format: "%@: %d GETs of %d bytes in %.2f s: %.0f GET/s, %.1f MB/s, %.3f ms CPU per GET",
+                options["--transport"]!, count, bytes / max(count, 1), elapsed, Double(count) / elapsed,
+                Double(bytes) / elapsed / 1e6, cpu / Double(count) * 1000))
     }
 
     private static func cpuSeconds() -> Double {

@@ -36,7 +36,8 @@ public final class S3BlobStore: BlobStore, Sendable {
         } else {
             let hash = try sha256 ?? S3Client.sha256Hex(file: path)
             etag = try client.putObject(
-                key.rawValue, body: .file(path: path, offset: 0, length: size), payloadHash: hash, contentType: Self.contentType(key))
+                key.rawValue, body: .file(path: path, offset: 0, length: size), payloadHash: hash,
+                contentType: Self.contentType(key))
         }
         unlink(path)
         count(size)
@@ -46,7 +47,8 @@ public final class S3BlobStore: BlobStore, Sendable {
     @discardableResult
     public func put(_ key: BlobKey, bytes: [UInt8]) throws -> BlobInfo {
         let etag = try client.putObject(
-            key.rawValue, body: .bytes(bytes), payloadHash: S3Client.sha256Hex(bytes), contentType: Self.contentType(key))
+            key.rawValue, body: .bytes(bytes), payloadHash: S3Client.sha256Hex(bytes),
+            contentType: Self.contentType(key))
         count(Int64(bytes.count))
         return BlobInfo(size: Int64(bytes.count), modified: Date(), etag: etag)
     }
@@ -58,7 +60,9 @@ public final class S3BlobStore: BlobStore, Sendable {
         guard parts <= S3Limits.maxParts else {
             throw BlobStoreError.io(
                 operation: "multipart-upload", path: key.rawValue,
-                message: "\(size) bytes in parts of \(partSize) would be \(parts) parts; S3 allows \(S3Limits.maxParts) (raise s3_multipart_part_bytes)")
+                message:
+                    "\(size) bytes in parts of \(partSize) would be \(parts) parts; S3 allows \(S3Limits.maxParts) (raise s3_multipart_part_bytes)"
+            )
         }
         let uploadId = try client.createMultipartUpload(key.rawValue, contentType: Self.contentType(key))
         do {
@@ -67,9 +71,10 @@ public final class S3BlobStore: BlobStore, Sendable {
             while offset < size {
                 let length = min(partSize, size - offset)
                 let hash = try S3Client.sha256Hex(file: path, offset: offset, length: length)
-                etags.append(try client.uploadPart(
-                    key.rawValue, uploadId: uploadId, number: etags.count + 1,
-                    body: .file(path: path, offset: offset, length: length), payloadHash: hash))
+                etags.append(
+                    try client.uploadPart(
+                        key.rawValue, uploadId: uploadId, number: etags.count + 1,
+                        body: .file(path: path, offset: offset, length: length), payloadHash: hash))
                 offset += length
             }
             return try client.completeMultipartUpload(key.rawValue, uploadId: uploadId, partETags: etags)
@@ -99,13 +104,16 @@ public final class S3BlobStore: BlobStore, Sendable {
         let failures = try client.deleteObjects(keys.map(\.rawValue))
         if let (key, code) = failures.first {
             throw BlobStoreError.remote(
-                operation: "delete-objects", key: key, status: 200, code: code, message: "\(failures.count) keys not deleted")
+                operation: "delete-objects", key: key, status: 200, code: code,
+                message: "\(failures.count) keys not deleted")
         }
     }
 
     /// Streams the blob (or `range`, e.g. `bytes=0-99`) to `sink` chunk by chunk; returns the
     /// answer's head (status 200 or 206, `content-length`, `content-range`, `etag`), or nil when absent.
-    public func read(_ key: BlobKey, range: String? = nil, sink: (UnsafeRawBufferPointer) throws -> Void) throws -> S3HTTPResponse? {
+    public func read(_ key: BlobKey, range: String? = nil, sink: (UnsafeRawBufferPointer) throws -> Void) throws
+        -> S3HTTPResponse?
+    {
         try client.getObject(key.rawValue, range: range, sink: sink)
     }
 
@@ -120,33 +128,43 @@ public final class S3BlobStore: BlobStore, Sendable {
             guard let head = try client.headObject(key.rawValue) else { return nil }
             let size = Self.info(head).size
             guard size <= maxBytes else {
-                throw BlobStoreError.io(operation: "download", path: key.rawValue, message: "blob of \(size) bytes is over the spool limit \(maxBytes)")
+                throw BlobStoreError.io(
+                    operation: "download", path: key.rawValue,
+                    message: "blob of \(size) bytes is over the spool limit \(maxBytes)")
             }
         }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw BlobStoreError.io(operation: "open", path: path, message: String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            throw BlobStoreError.io(operation: "open", path: path, message: String(cString: strerror(errno)))
+        }
         defer { close(fd) }
         var received: Int64 = 0
-        let response = try client.getObject(key.rawValue, sink: { chunk in
-            received += Int64(chunk.count)
-            guard received <= maxBytes else {
-                throw BlobStoreError.io(operation: "download", path: key.rawValue, message: "more than \(maxBytes) bytes")
-            }
-            var offset = 0
-            while offset < chunk.count {
-                let n = write(fd, chunk.baseAddress! + offset, chunk.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw BlobStoreError.io(operation: "write", path: path, message: String(cString: strerror(errno)))
+        let response = try client.getObject(
+            key.rawValue,
+            sink: { chunk in
+                received += Int64(chunk.count)
+                guard received <= maxBytes else {
+                    throw BlobStoreError.io(
+                        operation: "download", path: key.rawValue, message: "more than \(maxBytes) bytes")
                 }
-                offset += n
-            }
-        })
+                var offset = 0
+                while offset < chunk.count {
+                    let n = write(fd, chunk.baseAddress! + offset, chunk.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw BlobStoreError.io(
+                            operation: "write", path: path, message: String(cString: strerror(errno)))
+                    }
+                    offset += n
+                }
+            })
         guard let response else { return nil }
         return Self.info(response)
     }
 
-    public func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T) throws -> T? {
+    public func withLocalFile<T>(_ key: BlobKey, spoolDirectory: String, maxBytes: Int64, _ body: (String) throws -> T)
+        throws -> T?
+    {
         let path = spoolDirectory + "/s3-" + UUID().uuidString
         defer { unlink(path) }
         guard try download(key, toFileAt: path, maxBytes: maxBytes) != nil else { return nil }
@@ -154,11 +172,15 @@ public final class S3BlobStore: BlobStore, Sendable {
     }
 
     /// The blobs whose keys start with `prefix` (e.g. `thumbnails/`), with their modification times.
-    public func list(prefix: String) throws -> [(key: String, modified: Date)] { try client.listObjects(prefix: prefix) }
+    public func list(prefix: String) throws -> [(key: String, modified: Date)] {
+        try client.listObjects(prefix: prefix)
+    }
 
     /// A presigned GET URL for the blob, valid for `expires` seconds (what `asset_delivery =
     /// "redirect"` answers with).
-    public func presignedURL(_ key: BlobKey, expires: Int) -> URL { client.presignedURL(key.rawValue, expires: expires) }
+    public func presignedURL(_ key: BlobKey, expires: Int) -> URL {
+        client.presignedURL(key.rawValue, expires: expires)
+    }
 
     private func count(_ bytes: Int64) {
         written.add(bytes, ordering: .relaxed)
@@ -166,12 +188,15 @@ public final class S3BlobStore: BlobStore, Sendable {
 
     private static func info(_ head: S3HTTPResponse) -> BlobInfo {
         let size: Int64
-        if let range = head.header("content-range"), let total = range.split(separator: "/").last, let value = Int64(total) {
+        if let range = head.header("content-range"), let total = range.split(separator: "/").last,
+            let value = Int64(total)
+        {
             size = value
         } else {
             size = Int64(head.header("content-length") ?? "0") ?? 0
         }
-        let modified = head.header("last-modified").flatMap { httpDateFormatter.date(from: $0) } ?? Date(timeIntervalSince1970: 0)
+        let modified =
+            head.header("last-modified").flatMap { httpDateFormatter.date(from: $0) } ?? Date(timeIntervalSince1970: 0)
         return BlobInfo(size: size, modified: modified, etag: head.header("etag") ?? "")
     }
 
@@ -189,7 +214,9 @@ public final class S3BlobStore: BlobStore, Sendable {
 
     private static func fileSize(_ path: String) throws -> Int64 {
         var st = stat()
-        guard stat(path, &st) == 0 else { throw BlobStoreError.io(operation: "stat", path: path, message: String(cString: strerror(errno))) }
+        guard stat(path, &st) == 0 else {
+            throw BlobStoreError.io(operation: "stat", path: path, message: String(cString: strerror(errno)))
+        }
         return Int64(st.st_size)
     }
 }

@@ -18,7 +18,8 @@ public final class S3Client: Sendable {
     public init(configuration: S3Configuration, transport: S3Transport? = nil) {
         self.configuration = configuration
         self.signer = S3Signer(
-            accessKeyId: configuration.accessKeyId, secretAccessKey: configuration.secretAccessKey, region: configuration.region)
+            accessKeyId: configuration.accessKeyId, secretAccessKey: configuration.secretAccessKey,
+            region: configuration.region)
         if let transport {
             self.transport = transport
         } else if configuration.endpoint.scheme == "http" {
@@ -26,7 +27,8 @@ public final class S3Client: Sendable {
                 host: configuration.endpoint.host ?? "127.0.0.1", port: configuration.endpoint.port ?? 80,
                 timeout: configuration.retry.timeout)
         } else {
-            self.transport = S3URLSessionTransport(endpoint: configuration.endpoint, timeout: configuration.retry.timeout)
+            self.transport = S3URLSessionTransport(
+                endpoint: configuration.endpoint, timeout: configuration.retry.timeout)
         }
     }
 
@@ -76,7 +78,8 @@ public final class S3Client: Sendable {
     ) throws -> S3HTTPResponse {
         do {
             return try perform(
-                S3HTTPRequest(method: method, path: path(key), headers: headers), payloadHash: S3Signer.emptyPayloadHash,
+                S3HTTPRequest(method: method, path: path(key), headers: headers),
+                payloadHash: S3Signer.emptyPayloadHash,
                 operation: method == "HEAD" ? "head" : "get", key: key, accept: [304, 412, 416], head: head, sink: sink)
         } catch BlobStoreError.remote(_, _, 404, _, _) {
             throw BlobStoreError.notFound(key)
@@ -89,7 +92,9 @@ public final class S3Client: Sendable {
     /// `NoSuchBucket`, `AccessDenied` …) or `.unavailable`.
     public func checkBucket() throws {
         _ = try perform(
-            S3HTTPRequest(method: "GET", path: path(nil), query: [("list-type", "2"), ("max-keys", "1"), ("prefix", configuration.prefix)]),
+            S3HTTPRequest(
+                method: "GET", path: path(nil),
+                query: [("list-type", "2"), ("max-keys", "1"), ("prefix", configuration.prefix)]),
             payloadHash: S3Signer.emptyPayloadHash, operation: "list", key: configuration.bucket)
     }
 
@@ -104,7 +109,8 @@ public final class S3Client: Sendable {
     public func headObject(_ key: String) throws -> S3HTTPResponse? {
         do {
             return try perform(
-                S3HTTPRequest(method: "HEAD", path: path(key)), payloadHash: S3Signer.emptyPayloadHash, operation: "head", key: key)
+                S3HTTPRequest(method: "HEAD", path: path(key)), payloadHash: S3Signer.emptyPayloadHash,
+                operation: "head", key: key)
         } catch BlobStoreError.remote(_, _, 404, _, _) {
             return nil
         }
@@ -113,7 +119,8 @@ public final class S3Client: Sendable {
     /// DELETE of an object (S3 answers 204 whether or not it existed).
     public func deleteObject(_ key: String) throws {
         _ = try perform(
-            S3HTTPRequest(method: "DELETE", path: path(key)), payloadHash: S3Signer.emptyPayloadHash, operation: "delete", key: key)
+            S3HTTPRequest(method: "DELETE", path: path(key)), payloadHash: S3Signer.emptyPayloadHash,
+            operation: "delete", key: key)
     }
 
     /// DeleteObjects (`POST ?delete`), at most 1000 keys per request: returns the keys the store
@@ -140,7 +147,8 @@ public final class S3Client: Sendable {
             let text = String(decoding: answer, as: UTF8.self)
             for error in S3XML.elements("Error", in: text) {
                 if let key = S3XML.value("Key", in: error) {
-                    failures[String(key.dropFirst(key.hasPrefix(configuration.prefix) ? configuration.prefix.count : 0))] =
+                    failures[
+                        String(key.dropFirst(key.hasPrefix(configuration.prefix) ? configuration.prefix.count : 0))] =
                         S3XML.value("Code", in: error) ?? ""
                 }
             }
@@ -167,7 +175,8 @@ public final class S3Client: Sendable {
                 let modified = Self.isoFractional.date(from: stamp) ?? Self.iso.date(from: stamp) ?? Date()
                 found.append((String(key.dropFirst(configuration.prefix.count)), modified))
             }
-            token = S3XML.value("IsTruncated", in: text) == "true" ? S3XML.value("NextContinuationToken", in: text) : nil
+            token =
+                S3XML.value("IsTruncated", in: text) == "true" ? S3XML.value("NextContinuationToken", in: text) : nil
         } while token != nil
         return found
     }
@@ -181,10 +190,13 @@ public final class S3Client: Sendable {
 
     /// A presigned URL for `method` on `key`, valid for `expires` seconds.
     public func presignedURL(method: String = "GET", _ key: String, expires: Int) -> URL {
-        let query = signer.presignedQuery(method: method, host: configuration.hostHeader, path: path(key), expires: expires)
+        let query = signer.presignedQuery(
+            method: method, host: configuration.hostHeader, path: path(key), expires: expires)
         var components = URLComponents()
         components.scheme = configuration.endpoint.scheme
-        components.host = configuration.pathStyle ? configuration.endpoint.host : configuration.bucket + "." + (configuration.endpoint.host ?? "")
+        components.host =
+            configuration.pathStyle
+            ? configuration.endpoint.host : configuration.bucket + "." + (configuration.endpoint.host ?? "")
         components.port = configuration.endpoint.port
         components.percentEncodedPath = S3Signer.encodePath(path(key))
         components.percentEncodedQuery = query.map {
@@ -196,21 +208,29 @@ public final class S3Client: Sendable {
     // MARK: Multipart upload
 
     /// CreateMultipartUpload: returns the upload id.
-    public func createMultipartUpload(_ key: String, contentType: String = "application/octet-stream") throws -> String {
+    public func createMultipartUpload(_ key: String, contentType: String = "application/octet-stream") throws -> String
+    {
         var answer = [UInt8]()
         _ = try perform(
-            S3HTTPRequest(method: "POST", path: path(key), query: [("uploads", "")], headers: [("content-type", contentType)]),
-            payloadHash: S3Signer.emptyPayloadHash, operation: "create-multipart", key: key, sink: { answer.append(contentsOf: $0) })
+            S3HTTPRequest(
+                method: "POST", path: path(key), query: [("uploads", "")], headers: [("content-type", contentType)]),
+            payloadHash: S3Signer.emptyPayloadHash, operation: "create-multipart", key: key,
+            sink: { answer.append(contentsOf: $0) })
         guard let id = S3XML.value("UploadId", in: String(decoding: answer, as: UTF8.self)) else {
-            throw BlobStoreError.remote(operation: "create-multipart", key: key, status: 200, code: "MalformedAnswer", message: "no UploadId")
+            throw BlobStoreError.remote(
+                operation: "create-multipart", key: key, status: 200, code: "MalformedAnswer", message: "no UploadId")
         }
         return id
     }
 
     /// UploadPart: returns the part's ETag.
-    public func uploadPart(_ key: String, uploadId: String, number: Int, body: S3HTTPRequest.Body, payloadHash: String) throws -> String {
+    public func uploadPart(_ key: String, uploadId: String, number: Int, body: S3HTTPRequest.Body, payloadHash: String)
+        throws -> String
+    {
         let response = try perform(
-            S3HTTPRequest(method: "PUT", path: path(key), query: [("partNumber", String(number)), ("uploadId", uploadId)], body: body),
+            S3HTTPRequest(
+                method: "PUT", path: path(key), query: [("partNumber", String(number)), ("uploadId", uploadId)],
+                body: body),
             payloadHash: payloadHash, operation: "upload-part", key: key)
         return response.header("etag") ?? ""
     }
@@ -227,12 +247,14 @@ public final class S3Client: Sendable {
         var answer = [UInt8]()
         _ = try perform(
             S3HTTPRequest(method: "POST", path: path(key), query: [("uploadId", uploadId)], body: .bytes(body)),
-            payloadHash: Self.sha256Hex(body), operation: "complete-multipart", key: key, sink: { answer.append(contentsOf: $0) })
+            payloadHash: Self.sha256Hex(body), operation: "complete-multipart", key: key,
+            sink: { answer.append(contentsOf: $0) })
         // S3 may answer 200 with an <Error> document when completion fails late.
         let text = String(decoding: answer, as: UTF8.self)
         if text.contains("<Error>") {
             throw BlobStoreError.remote(
-                operation: "complete-multipart", key: key, status: 200, code: S3XML.value("Code", in: text) ?? "InternalError",
+                operation: "complete-multipart", key: key, status: 200,
+                code: S3XML.value("Code", in: text) ?? "InternalError",
                 message: S3XML.value("Message", in: text) ?? "")
         }
         return S3XML.value("ETag", in: text) ?? ""
@@ -249,10 +271,13 @@ public final class S3Client: Sendable {
     public func listMultipartUploads() throws -> [(key: String, uploadId: String)] {
         var answer = [UInt8]()
         _ = try perform(
-            S3HTTPRequest(method: "GET", path: path(nil), query: [("uploads", "")]), payloadHash: S3Signer.emptyPayloadHash,
+            S3HTTPRequest(method: "GET", path: path(nil), query: [("uploads", "")]),
+            payloadHash: S3Signer.emptyPayloadHash,
             operation: "list-multipart", key: configuration.bucket, sink: { answer.append(contentsOf: $0) })
         return S3XML.elements("Upload", in: String(decoding: answer, as: UTF8.self)).compactMap { upload in
-            guard let key = S3XML.value("Key", in: upload), let id = S3XML.value("UploadId", in: upload) else { return nil }
+            guard let key = S3XML.value("Key", in: upload), let id = S3XML.value("UploadId", in: upload) else {
+                return nil
+            }
             return (key, id)
         }
     }
@@ -269,12 +294,15 @@ public final class S3Client: Sendable {
         var attempt = 1
         while true {
             var headers = [("host", configuration.hostHeader)] + request.headers
-            signer.sign(method: request.method, path: request.path, query: request.query, headers: &headers, payloadHash: payloadHash)
+            signer.sign(
+                method: request.method, path: request.path, query: request.query, headers: &headers,
+                payloadHash: payloadHash)
             let query = S3Signer.canonicalQuery(request.query)
             let target = S3Signer.encodePath(request.path) + (query.isEmpty ? "" : "?" + query)
             do {
                 let response = try transport.send(
-                    method: request.method, target: target, headers: headers, body: request.body, head: head, sink: sink)
+                    method: request.method, target: target, headers: headers, body: request.body, head: head, sink: sink
+                )
                 if response.isSuccess || accept.contains(response.status) { return response }
                 let text = String(decoding: response.errorBody, as: UTF8.self)
                 let code = S3XML.value("Code", in: text) ?? Self.defaultCode(response.status)
@@ -284,7 +312,8 @@ public final class S3Client: Sendable {
                     attempt += 1
                     continue
                 }
-                throw BlobStoreError.remote(operation: operation, key: key, status: response.status, code: code, message: message)
+                throw BlobStoreError.remote(
+                    operation: operation, key: key, status: response.status, code: code, message: message)
             } catch let error as S3TransportError {
                 if error.bodyStarted || attempt >= policy.maxAttempts {
                     throw BlobStoreError.unavailable(operation: operation, key: key, message: error.message)

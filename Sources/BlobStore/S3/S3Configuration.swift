@@ -46,7 +46,9 @@ public struct S3Configuration: Sendable, Equatable {
     var hostHeader: String {
         let host = endpoint.host ?? "localhost"
         let base = pathStyle ? host : bucket + "." + host
-        if let port = endpoint.port, !(endpoint.scheme == "http" && port == 80), !(endpoint.scheme == "https" && port == 443) {
+        if let port = endpoint.port, !(endpoint.scheme == "http" && port == 80),
+            !(endpoint.scheme == "https" && port == 443)
+        {
             return base + ":" + String(port)
         }
         return base

@@ -32,7 +32,10 @@ public struct S3HTTPRequest: Sendable {
     public var body: Body
 
     /// A request; `query`, `headers` and `body` default to empty.
-    public init(method: String, path: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: Body = .none) {
+    public init(
+        method: String, path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+        body: Body = .none
+    ) {
         self.method = method
         self.path = path
         self.query = query

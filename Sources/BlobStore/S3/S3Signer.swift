@@ -42,10 +42,11 @@ public struct S3Signer: Sendable {
         ].joined(separator: "\n")
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let signature = self.signature(request: request, amzDate: amzDate, day: day, scope: scope)
-        headers.append((
-            "Authorization",
-            "AWS4-HMAC-SHA256 Credential=\(accessKeyId)/\(scope), SignedHeaders=\(canonical.signed), Signature=\(signature)"
-        ))
+        headers.append(
+            (
+                "Authorization",
+                "AWS4-HMAC-SHA256 Credential=\(accessKeyId)/\(scope), SignedHeaders=\(canonical.signed), Signature=\(signature)"
+            ))
     }
 
     /// The query parameters of a presigned URL for `method` on `path` at `host`, valid for
@@ -62,7 +63,8 @@ public struct S3Signer: Sendable {
         parameters.append(("X-Amz-Expires", String(min(max(expires, 1), 604_800))))
         parameters.append(("X-Amz-SignedHeaders", "host"))
         let request = [
-            method, Self.encodePath(path), Self.canonicalQuery(parameters), "host:\(host)\n", "host", Self.unsignedPayload,
+            method, Self.encodePath(path), Self.canonicalQuery(parameters), "host:\(host)\n", "host",
+            Self.unsignedPayload,
         ].joined(separator: "\n")
         parameters.append(("X-Amz-Signature", signature(request: request, amzDate: amzDate, day: day, scope: scope)))
         return parameters
@@ -136,7 +138,10 @@ public struct S3Signer: Sendable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ v: Int?) -> String { let v = v ?? 0; return v < 10 ? "0\(v)" : String(v) }
+        func two(_ v: Int?) -> String {
+            let v = v ?? 0
+            return v < 10 ? "0\(v)" : String(v)
+        }
         let day = String(c.year ?? 1970) + two(c.month) + two(c.day)
         return (day + "T" + two(c.hour) + two(c.minute) + two(c.second) + "Z", day)
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One blocking TCP connection to the object store with a read buffer: owns the descriptor and
@@ -34,8 +35,13 @@ final class S3SocketConnection: @unchecked Sendable {
         var connected: Int32 = -1
         while let info = candidate {
             candidate = info.pointee.ai_next
-            let s = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.pointee.ai_protocol)
-            if s < 0 { lastError = String(cString: strerror(errno)); continue }
+            let s = socket(
+                info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
+                info.pointee.ai_protocol)
+            if s < 0 {
+                lastError = String(cString: strerror(errno))
+                continue
+            }
             if Self.connect(s, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout: timeout) {
                 connected = s
                 break
@@ -58,7 +64,9 @@ final class S3SocketConnection: @unchecked Sendable {
     }
 
     /// A non-blocking connect bounded by `poll`, then back to blocking mode.
-    private static func connect(_ s: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t, timeout: Double) -> Bool {
+    private static func connect(_ s: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t, timeout: Double)
+        -> Bool
+    {
         let flags = fcntl(s, F_GETFL)
         _ = fcntl(s, F_SETFL, flags | O_NONBLOCK)
         var result = Glibc.connect(s, address, length)

@@ -54,7 +54,8 @@ public final class S3SocketTransport: S3Transport, Sendable {
 
         let (reused, connection) = try checkOut()
         do {
-            let response = try exchange(connection, method: method, head: headBytes, body: body, onHead: onHead, sink: sink)
+            let response = try exchange(
+                connection, method: method, head: headBytes, body: body, onHead: onHead, sink: sink)
             return response
         } catch let error as S3TransportError where reused && !connection.receivedAny && !error.bodyStarted {
             // The server closed the idle connection meanwhile: nothing was processed, try a fresh one.
@@ -138,7 +139,9 @@ public final class S3SocketTransport: S3Transport, Sendable {
     }
 
     /// Chunked transfer coding (RFC 9112 §7.1): hex size lines, data, CRLF, then trailers.
-    private func readChunked(_ connection: S3SocketConnection, into deliver: (UnsafeRawBufferPointer) throws -> Void) throws {
+    private func readChunked(_ connection: S3SocketConnection, into deliver: (UnsafeRawBufferPointer) throws -> Void)
+        throws
+    {
         while true {
             let sizeLine = try connection.readLine()
             let sizeText = sizeLine.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The object store through Foundation's URLSession (libcurl underneath on Linux): needed for
@@ -30,7 +31,9 @@ public final class S3URLSessionTransport: S3Transport, Sendable {
         method: String, target: String, headers: [(String, String)], body: S3HTTPRequest.Body,
         head: (S3HTTPResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> S3HTTPResponse {
-        guard let url = URL(string: base.absoluteString + target) else { throw S3TransportError("bad request target \(target)") }
+        guard let url = URL(string: base.absoluteString + target) else {
+            throw S3TransportError("bad request target \(target)")
+        }
         var request = URLRequest(url: url)
         request.httpMethod = method
         for (name, value) in headers where name.lowercased() != "host" {
@@ -66,7 +69,9 @@ public final class S3URLSessionTransport: S3Transport, Sendable {
         task.resume()
         semaphore.wait()
         if let error = box.error { throw S3TransportError("\(method) \(target): \(error.localizedDescription)") }
-        guard let http = box.response as? HTTPURLResponse else { throw S3TransportError("\(method) \(target): no HTTP response") }
+        guard let http = box.response as? HTTPURLResponse else {
+            throw S3TransportError("\(method) \(target): no HTTP response")
+        }
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }

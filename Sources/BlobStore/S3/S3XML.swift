@@ -3,7 +3,8 @@
 enum S3XML {
     /// The unescaped text of the first `<name>` element, or nil.
     static func value(_ name: String, in text: String) -> String? {
-        guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+        guard let open = text.range(of: "<\(name)>"),
+            let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
         else { return nil }
         return unescape(String(text[open.upperBound..<close.lowerBound]))
     }
@@ -12,7 +13,9 @@ enum S3XML {
     static func elements(_ name: String, in text: String) -> [String] {
         var found: [String] = []
         var rest = text[...]
-        while let open = rest.range(of: "<\(name)>"), let close = rest.range(of: "</\(name)>", range: open.upperBound..<rest.endIndex) {
+        while let open = rest.range(of: "<\(name)>"),
+            let close = rest.range(of: "</\(name)>", range: open.upperBound..<rest.endIndex)
+        {
             found.append(String(rest[open.upperBound..<close.lowerBound]))
             rest = rest[close.upperBound...]
         }

@@ -19,7 +19,9 @@ public enum AssetURLError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .missing: return "no signature in the path nor \(AssetURLSigner.expiresParameter) and \(AssetURLSigner.signatureParameter)"
+        case .missing:
+            return
+                "no signature in the path nor \(AssetURLSigner.expiresParameter) and \(AssetURLSigner.signatureParameter)"
         case .malformed(let reason): return "malformed signed URL: \(reason)"
         case .signatureMismatch: return "signature does not match"
         case .expired(let expires): return "signed URL expired at \(expires)"

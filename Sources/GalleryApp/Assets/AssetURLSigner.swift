@@ -157,7 +157,9 @@ public final class AssetURLSigner: Sendable {
     /// The checks both forms share, the cheap ones first: an expiry no URL of this server can
     /// carry, then the signature, then whether it has passed.
     private func check(key: String, expires: Int64, given: UnsafeBufferPointer<UInt8>, now: Int64) throws {
-        guard expires <= now + window + validity + Self.clockSkewSeconds else { throw AssetURLError.expiryTooLate(expires) }
+        guard expires <= now + window + validity + Self.clockSkewSeconds else {
+            throw AssetURLError.expiryTooLate(expires)
+        }
         let expected: [UInt8]
         var isNew = false
         if let cached = cached(key, expires: expires) {
@@ -166,7 +168,9 @@ public final class AssetURLSigner: Sendable {
             expected = Self.pathSegment(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
             isNew = true
         }
-        guard given.count == Self.signatureLength, let givenBase = given.baseAddress else { throw AssetURLError.signatureMismatch }
+        guard given.count == Self.signatureLength, let givenBase = given.baseAddress else {
+            throw AssetURLError.signatureMismatch
+        }
         // The segment ends with the signature and a slash. Compared eight bytes at a time (the
         // last word overlapping), every byte whatever the first difference.
         let difference = expected.withUnsafeBytes { segment -> UInt64 in
@@ -174,12 +178,14 @@ public final class AssetURLSigner: Sendable {
             let candidate = UnsafeRawPointer(givenBase)
             var difference: UInt64 = 0
             for offset in stride(from: 0, to: Self.signatureLength - 8, by: 8) {
-                difference |= signature.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                difference |=
+                    signature.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                     ^ candidate.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             }
             let last = Self.signatureLength - 8
-            return difference | (signature.loadUnaligned(fromByteOffset: last, as: UInt64.self)
-                ^ candidate.loadUnaligned(fromByteOffset: last, as: UInt64.self))
+            return difference
+                | (signature.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+                    ^ candidate.loadUnaligned(fromByteOffset: last, as: UInt64.self))
         }
         guard difference == 0 else { throw AssetURLError.signatureMismatch }
         guard now <= expires else { throw AssetURLError.expired(expires) }
@@ -207,7 +213,9 @@ public final class AssetURLSigner: Sendable {
             expires = expires * 10 + Int64(byte - 48)
             i += 1
         }
-        guard i > 2 && i < bytes.count else { throw AssetURLError.malformed("the expiry in the path is not a Unix time") }
+        guard i > 2 && i < bytes.count else {
+            throw AssetURLError.malformed("the expiry in the path is not a Unix time")
+        }
         let signature = (i + 1)..<(i + 1 + signatureLength)
         guard signature.upperBound < bytes.count - 1 && bytes[signature.upperBound] == UInt8(ascii: "/") else {
             throw AssetURLError.malformed("the path has no signature and key after the expiry")
@@ -222,23 +230,33 @@ public final class AssetURLSigner: Sendable {
         var signature: Range<Int>?
         var start = 0
         while start < count {
-            let end = memchr(base + start, Int32(UInt8(ascii: "&")), count - start)
+            let end =
+                memchr(base + start, Int32(UInt8(ascii: "&")), count - start)
                 .map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
             let length = end - start
-            let e = expiresPrefix.utf8CodeUnitCount, s = signaturePrefix.utf8CodeUnitCount
+            let e = expiresPrefix.utf8CodeUnitCount
+            let s = signaturePrefix.utf8CodeUnitCount
             if length >= e && memcmp(base + start, expiresPrefix.utf8Start, e) == 0 {
-                guard expires == nil else { throw AssetURLError.malformed("\(expiresParameter) is given more than once") }
+                guard expires == nil else {
+                    throw AssetURLError.malformed("\(expiresParameter) is given more than once")
+                }
                 let digits = length - e
-                guard digits >= 1 && digits <= maxExpiryDigits else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
+                guard digits >= 1 && digits <= maxExpiryDigits else {
+                    throw AssetURLError.malformed("\(expiresParameter) is not a Unix time")
+                }
                 var value: Int64 = 0
                 for i in (start + e)..<end {
                     let byte = base[i]
-                    guard byte >= 48 && byte <= 57 else { throw AssetURLError.malformed("\(expiresParameter) is not a Unix time") }
+                    guard byte >= 48 && byte <= 57 else {
+                        throw AssetURLError.malformed("\(expiresParameter) is not a Unix time")
+                    }
                     value = value * 10 + Int64(byte - 48)
                 }
                 expires = value
             } else if length >= s && memcmp(base + start, signaturePrefix.utf8Start, s) == 0 {
-                guard signature == nil else { throw AssetURLError.malformed("\(signatureParameter) is given more than once") }
+                guard signature == nil else {
+                    throw AssetURLError.malformed("\(signatureParameter) is given more than once")
+                }
                 signature = (start + s)..<end
             }
             start = end + 1
@@ -264,7 +282,10 @@ public final class AssetURLSigner: Sendable {
         var i = 0
         while i + 3 <= bytes.count {
             let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out += [alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            out += [
+                alphabet[Int(n >> 18 & 63)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)],
+                alphabet[Int(n & 63)],
+            ]
             i += 3
         }
         let rest = bytes.count - i

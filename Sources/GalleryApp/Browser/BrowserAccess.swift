@@ -38,7 +38,9 @@ struct BrowserAccess: HTTPMiddleware {
     /// CORS headers on their errors too, and the preflight answers.
     func install(on router: HTTPRouter, prefixes: [String]) {
         for prefix in prefixes {
-            router.mount(prefix: prefix, errorResponder: CORSErrorResponder(inner: router.errorResponder(for: prefix), cors: cors))
+            router.mount(
+                prefix: prefix,
+                errorResponder: CORSErrorResponder(inner: router.errorResponder(for: prefix), cors: cors))
             let cors = self.cors
             for pattern in [prefix, prefix + "/*path"] {
                 router.add(HTTPRoute(.options, pattern, mayBlock: false) { request in cors.preflight(request) })

@@ -20,7 +20,8 @@ struct BrowserFacingHandler: HTTPHandler {
         }
         if plan.isActive {
             do {
-                try simulation.perform(maySleep ? plan : RequestSimulation.Plan(latencyMs: 0, errorRate: plan.errorRate))
+                try simulation.perform(
+                    maySleep ? plan : RequestSimulation.Plan(latencyMs: 0, errorRate: plan.errorRate))
             } catch is SimulatedFailure {
                 throw HTTPError(
                     .serviceUnavailable, "Simulated failure (X-Gallery-Simulate or simulate_error_rate); try again.",

@@ -36,7 +36,9 @@ public struct CORSPolicy: Sendable {
 
     /// A policy from the `cors_origins` setting (`*`, or origins separated by commas).
     public init(configured: String) {
-        let list = configured.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let list = configured.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
         allowsAnyOrigin = list.contains("*")
         origins = allowsAnyOrigin ? [] : list.map { Self.normalized($0) }
     }

@@ -39,7 +39,7 @@ public struct RequestSimulation: Sendable {
     }
 
     /// The plan for a request: the header's (master key only), else the configured one.
-/// A malformed header from the master key is an error, not silently ignored.
+    /// A malformed header from the master key is an error, not silently ignored.
     public func plan(for request: HTTPRequest) throws -> Plan {
         guard let value = request.headers[Self.header], keys.isMaster(request) else { return configured }
         return try Self.parse(value)
@@ -50,11 +50,14 @@ public struct RequestSimulation: Sendable {
     public static func parse(_ value: String) throws -> Plan {
         var plan = Plan(latencyMs: 0, errorRate: 0)
         for part in value.split(separator: ";") {
-            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let pair = part.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
             guard pair.count == 2 else { throw SimulationHeaderError(value: value, reason: "expected name=value") }
             switch pair[0] {
             case "latency":
-                var text = pair[1], scale = 1.0
+                var text = pair[1]
+                var scale = 1.0
                 if text.hasSuffix("ms") {
                     text.removeLast(2)
                 } else if text.hasSuffix("s") {
@@ -62,7 +65,8 @@ public struct RequestSimulation: Sendable {
                     scale = 1000
                 }
                 guard let number = Double(text), number.isFinite, number >= 0,
-                      number * scale <= Double(maxLatencyMs) else {
+                    number * scale <= Double(maxLatencyMs)
+                else {
                     throw SimulationHeaderError(value: value, reason: "latency must be 0 to \(maxLatencyMs)ms")
                 }
                 plan.latencyMs = Int(number * scale)

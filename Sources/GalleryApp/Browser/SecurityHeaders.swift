@@ -23,7 +23,8 @@ enum SecurityHeaders {
     /// host (`public_asset_url`), API calls and the LiveQuery socket to its own origin (and the
     /// public URL's `ws`/`wss` origin, for browsers whose `'self'` leaves WebSockets out).
     static func pagePolicy(publicURL: String, assetURLPrefix: String) -> String {
-        let server = origin(publicURL), assets = origin(assetURLPrefix)
+        let server = origin(publicURL)
+        let assets = origin(assetURLPrefix)
         let images = ["'self'", server, assets, "blob:"].compactMap { $0 }
         var connect = ["'self'"]
         if let components = URLComponents(string: publicURL), let host = components.host, origin(publicURL) != nil {
@@ -31,7 +32,8 @@ enum SecurityHeaders {
             let bracketed = host.contains(":") ? "[\(host)]" : host
             connect.append((components.scheme == "https" ? "wss://" : "ws://") + bracketed + port)
         }
-        return "default-src 'none'; script-src 'self'; style-src 'self'; img-src \(Set(images).sorted().joined(separator: " ")); "
+        return
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src \(Set(images).sorted().joined(separator: " ")); "
             + "connect-src \(connect.joined(separator: " ")); manifest-src 'self'; base-uri 'none'; form-action 'self'; "
             + "frame-ancestors 'none'"
     }

@@ -24,40 +24,48 @@ struct WebRoutes {
 
     /// Registers the routes; files are a stat and a sendfile, so they run on the event loop.
     func register(on router: HTTPRouter) {
-        let root = self.root, pagePolicy = self.pagePolicy
-        router.add(HTTPRoute(.get, "/", mayBlock: false) { request in
-            var page = try Self.file("index.html", root: root, request)
-            page.headers["Content-Security-Policy"] = pagePolicy()
-            return page
-        })
-        router.add(HTTPRoute(.get, "/openapi.json", mayBlock: false) { request in
-            try Self.file("openapi.json", root: root, request)
-        })
-        router.add(HTTPRoute(.get, "/web/*file", mayBlock: false) { request in
-            try Self.file(request.pathParameters["file"] ?? "", root: root, request)
-        })
-        let appID = appID, mountPath = mountPath, livePath = livePath, restKeyRequired = restKeyRequired
+        let root = self.root
+        let pagePolicy = self.pagePolicy
+        router.add(
+            HTTPRoute(.get, "/", mayBlock: false) { request in
+                var page = try Self.file("index.html", root: root, request)
+                page.headers["Content-Security-Policy"] = pagePolicy()
+                return page
+            })
+        router.add(
+            HTTPRoute(.get, "/openapi.json", mayBlock: false) { request in
+                try Self.file("openapi.json", root: root, request)
+            })
+        router.add(
+            HTTPRoute(.get, "/web/*file", mayBlock: false) { request in
+                try Self.file(request.pathParameters["file"] ?? "", root: root, request)
+            })
+        let appID = appID
+        let mountPath = mountPath
+        let livePath = livePath
+        let restKeyRequired = restKeyRequired
         let signupOpen = signupOpen
         // Only what the page needs to call the API; it says nothing of who may read what: every
         // page starts at its login form until it holds a valid session.
-        router.add(HTTPRoute(.get, "/web/config.json", mayBlock: false) { _ in
-            var json = ParseJSONWriter()
-            json.beginObject()
-            json.key("appId")
-            json.string(appID)
-            json.key("mountPath")
-            json.string(mountPath)
-            json.key("livePath")
-            json.string(livePath)
-            json.key("restKeyRequired")
-            json.bool(restKeyRequired)
-            json.key("signupOpen")
-            json.bool(signupOpen)
-            json.endObject()
-            var response = HTTPResponse.json(json.bytes)
-            response.headers["Cache-Control"] = "no-cache"
-            return response
-        })
+        router.add(
+            HTTPRoute(.get, "/web/config.json", mayBlock: false) { _ in
+                var json = ParseJSONWriter()
+                json.beginObject()
+                json.key("appId")
+                json.string(appID)
+                json.key("mountPath")
+                json.string(mountPath)
+                json.key("livePath")
+                json.string(livePath)
+                json.key("restKeyRequired")
+                json.bool(restKeyRequired)
+                json.key("signupOpen")
+                json.bool(signupOpen)
+                json.endObject()
+                var response = HTTPResponse.json(json.bytes)
+                response.headers["Cache-Control"] = "no-cache"
+                return response
+            })
     }
 
     /// Answers a file below the root with validators (so reloads are 304s), or 404 for names that
@@ -69,10 +77,13 @@ struct WebRoutes {
         }
         let path = root + "/" + name
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw HTTPError(.notFound, "not found") }
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw HTTPError(.notFound, "not found")
+        }
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec))
         let file = HTTPFileResponse.File(
-            path: path, size: Int(info.st_size), etag: "\"\(String(info.st_mtim.tv_sec, radix: 16))-\(String(info.st_size, radix: 16))\"",
+            path: path, size: Int(info.st_size),
+            etag: "\"\(String(info.st_mtim.tv_sec, radix: 16))-\(String(info.st_size, radix: 16))\"",
             lastModified: modified, contentType: contentType(name))
         return HTTPFileResponse.make(for: request, file: file, headers: ["Cache-Control": "no-cache"])
     }

@@ -49,7 +49,8 @@ struct ClassLevelPermissions: Equatable, Sendable {
     /// unknown operation, a value that is not an object, a key that is not `*`,
     /// `requiresAuthentication`, an objectId or `role:<Name>`, or a permission other than `true`.
     /// Operations not named keep their permissions from `base`.
-    static func parse(_ json: ParseJSONValue, base: ClassLevelPermissions = .masterOnly) throws -> ClassLevelPermissions {
+    static func parse(_ json: ParseJSONValue, base: ClassLevelPermissions = .masterOnly) throws -> ClassLevelPermissions
+    {
         guard case .object(let object) = json else {
             throw ParseError.invalidJSON("classLevelPermissions must be an object")
         }
@@ -67,17 +68,21 @@ struct ClassLevelPermissions: Equatable, Sendable {
                 throw ParseError.invalidJSON("\(key) is not a valid operation for class level permissions")
             }
             guard case .object(let grants) = member.value else {
-                throw ParseError.invalidJSON("'\(member.value.typeName)' is not a valid value for class level permissions \(key) - must be an object")
+                throw ParseError.invalidJSON(
+                    "'\(member.value.typeName)' is not a valid value for class level permissions \(key) - must be an object"
+                )
             }
             var grantees: Set<String> = []
             for grant in grants.members {
                 let grantee = grant.key
                 guard isValidGrantee(grantee) else {
-                    throw ParseError.invalidJSON("'\(grantee.prefix(100))' is not a valid key for class level permissions")
+                    throw ParseError.invalidJSON(
+                        "'\(grantee.prefix(100))' is not a valid key for class level permissions")
                 }
                 guard grant.value == .bool(true) else {
                     throw ParseError.invalidJSON(
-                        "'\(grant.value.typeName)' is not a valid value for class level permissions \(key):\(grantee.prefix(100))")
+                        "'\(grant.value.typeName)' is not a valid value for class level permissions \(key):\(grantee.prefix(100))"
+                    )
                 }
                 grantees.insert(grantee)
             }
@@ -93,17 +98,23 @@ struct ClassLevelPermissions: Equatable, Sendable {
         guard key.hasPrefix("role:") else { return false }
         let name = key.utf8.dropFirst(5)
         return !name.isEmpty && name.count <= 100
-            && name.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 || $0 == 45 || $0 == 32 }
+            && name.allSatisfy {
+                ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 95 || $0 == 45
+                    || $0 == 32
+            }
     }
 
     private static func parseProtectedFields(_ json: ParseJSONValue) throws -> [String: [String]] {
         guard case .object(let object) = json else {
-            throw ParseError.invalidJSON("'\(json.typeName)' is not a valid value for class level permissions protectedFields - must be an object")
+            throw ParseError.invalidJSON(
+                "'\(json.typeName)' is not a valid value for class level permissions protectedFields - must be an object"
+            )
         }
         var result: [String: [String]] = [:]
         for member in object.members {
             guard member.key == "*" || member.key == "authenticated" || isValidGrantee(member.key) else {
-                throw ParseError.invalidJSON("'\(member.key.prefix(100))' is not a valid key for class level permissions")
+                throw ParseError.invalidJSON(
+                    "'\(member.key.prefix(100))' is not a valid key for class level permissions")
             }
             guard case .array(let elements) = member.value else {
                 throw ParseError.invalidJSON("protectedFields[\(member.key.prefix(100))] - expected an array.")

@@ -36,7 +36,10 @@ struct CustomClass: Sendable {
     let schema: ParseClassSchema
 
     /// A class as stored.
-    init(className: String, tableId: Int64, fields: [Field], nextColumn: Int, permissions: ClassLevelPermissions, indexes: [Index]) {
+    init(
+        className: String, tableId: Int64, fields: [Field], nextColumn: Int, permissions: ClassLevelPermissions,
+        indexes: [Index]
+    ) {
         self.className = className
         self.tableId = tableId
         self.fields = fields
@@ -55,7 +58,9 @@ struct CustomClass: Sendable {
 
     /// The same class with other permissions.
     func with(permissions: ClassLevelPermissions) -> CustomClass {
-        CustomClass(className: className, tableId: tableId, fields: fields, nextColumn: nextColumn, permissions: permissions, indexes: indexes)
+        CustomClass(
+            className: className, tableId: tableId, fields: fields, nextColumn: nextColumn, permissions: permissions,
+            indexes: indexes)
     }
 
     /// The field named `name`, or nil.
@@ -137,14 +142,19 @@ struct CustomClass: Sendable {
     static func decode(
         className: String, tableId: Int64, fieldsJSON: String, nextColumn: Int, clpJSON: String, indexesJSON: String
     ) throws -> CustomClass {
-        func parse(_ text: String) throws -> ParseJSONValue { try ParseJSONParser.parse(Array(text.utf8), maxDepth: 16) }
+        func parse(_ text: String) throws -> ParseJSONValue {
+            try ParseJSONParser.parse(Array(text.utf8), maxDepth: 16)
+        }
         var fields: [Field] = []
         if case .array(let elements) = try parse(fieldsJSON) {
             for case .object(let object) in elements {
                 guard case .string(let name)? = object["name"], case .string(let kind)? = object["type"],
                     let type = CustomFieldType.Kind(rawValue: kind)
                 else { throw ParseError.internalServerError("custom_classes.fields of \(className) unreadable") }
-                fields.append(Field(name: name, type: CustomFieldType(type, targetClass: object["targetClass"]?.stringValue), column: object["column"]?.stringValue))
+                fields.append(
+                    Field(
+                        name: name, type: CustomFieldType(type, targetClass: object["targetClass"]?.stringValue),
+                        column: object["column"]?.stringValue))
             }
         }
         var indexes: [Index] = []
@@ -154,7 +164,8 @@ struct CustomClass: Sendable {
                     case .array(let keys)? = object["keys"]
                 else { continue }
                 let parsed = keys.compactMap { json -> (field: String, direction: Int)? in
-                    guard case .object(let key) = json, case .string(let field)? = key["field"], case .int(let direction)? = key["direction"]
+                    guard case .object(let key) = json, case .string(let field)? = key["field"],
+                        case .int(let direction)? = key["direction"]
                     else { return nil }
                     return (field: field, direction: Int(direction))
                 }

@@ -25,7 +25,10 @@ final class CustomClassCatalog: Sendable {
         let (known, generation) = state.withLock { ($0.classes[className], $0.generation) }
         if let known { return known }
         guard ParseClassName.isValidClassName(className) else { return nil }
-        guard let row = try pool.query("select \(Self.columns) from custom_classes where class_name = $1", [className], retry: .safe).first
+        guard
+            let row = try pool.query(
+                "select \(Self.columns) from custom_classes where class_name = $1", [className], retry: .safe
+            ).first
         else { return nil }
         let found = try Self.decode(row)
         state.withLock { if $0.generation == generation { $0.classes[className] = found } }

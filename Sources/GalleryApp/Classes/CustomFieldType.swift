@@ -3,9 +3,18 @@
 struct CustomFieldType: Equatable, Sendable {
     /// Parse's schema types.
     enum Kind: String, CaseIterable, Sendable {
-        case string = "String", number = "Number", boolean = "Boolean", date = "Date", object = "Object"
-        case array = "Array", pointer = "Pointer", relation = "Relation", file = "File", geoPoint = "GeoPoint"
-        case bytes = "Bytes", acl = "ACL"
+        case string = "String"
+        case number = "Number"
+        case boolean = "Boolean"
+        case date = "Date"
+        case object = "Object"
+        case array = "Array"
+        case pointer = "Pointer"
+        case relation = "Relation"
+        case file = "File"
+        case geoPoint = "GeoPoint"
+        case bytes = "Bytes"
+        case acl = "ACL"
     }
 
     /// The kind.
@@ -30,10 +39,13 @@ struct CustomFieldType: Equatable, Sendable {
             throw ParseError.incorrectType("invalid field type: \(name.prefix(100))")
         }
         for member in object.members where !["type", "targetClass", "required", "defaultValue"].contains(member.key) {
-            throw ParseError.invalidJSON("invalid JSON: unknown key \(member.key.prefix(100)) in the field \(field.prefix(100))")
+            throw ParseError.invalidJSON(
+                "invalid JSON: unknown key \(member.key.prefix(100)) in the field \(field.prefix(100))")
         }
         guard kind == .pointer || kind == .relation else {
-            guard object["targetClass"] == nil else { throw ParseError.invalidJSON("invalid JSON: targetClass on a \(name) field") }
+            guard object["targetClass"] == nil else {
+                throw ParseError.invalidJSON("invalid JSON: targetClass on a \(name) field")
+            }
             return CustomFieldType(kind)
         }
         guard let target = object["targetClass"] else {
@@ -63,7 +75,9 @@ struct CustomFieldType: Equatable, Sendable {
                 case "GeoPoint": return CustomFieldType(.geoPoint)
                 case "Bytes": return CustomFieldType(.bytes)
                 case "Pointer":
-                    guard case .string(let target)? = object["className"] else { throw ParseError.invalidPointer("invalid Pointer") }
+                    guard case .string(let target)? = object["className"] else {
+                        throw ParseError.invalidPointer("invalid Pointer")
+                    }
                     return CustomFieldType(.pointer, targetClass: target)
                 default: throw ParseError.incorrectType("This is not a valid \(type.prefix(100))")
                 }

@@ -15,7 +15,9 @@ struct CustomObjectWrite: Sendable {
         /// `{"__op":"Increment","amount":n}` on a Number.
         case increment(Double)
         /// `Add`, `AddUnique` or `Remove` on an Array: the objects as a JSON array.
-        case add(String), addUnique(String), remove(String)
+        case add(String)
+        case addUnique(String)
+        case remove(String)
     }
 
     /// The changes, by column, in body order (a Relation's operations are not stored: no column).
@@ -24,7 +26,9 @@ struct CustomObjectWrite: Sendable {
     let newFields: [(name: String, type: CustomFieldType)]
 
     /// Parses `body` against `custom` (nil: a class the write is about to create).
-    static func parse(_ body: [UInt8], className: String, custom: CustomClass?, limits: ParseLimits) throws -> CustomObjectWrite {
+    static func parse(_ body: [UInt8], className: String, custom: CustomClass?, limits: ParseLimits) throws
+        -> CustomObjectWrite
+    {
         guard body.count <= limits.maxBodyBytes else {
             throw ParseError.invalidJSON("request body is larger than \(limits.maxBodyBytes) bytes")
         }
@@ -54,7 +58,8 @@ struct CustomObjectWrite: Sendable {
                 continue
             }
             guard let column = field.column else {
-                throw ParseError.incorrectType("\(name) is a Relation: AddRelation and RemoveRelation are not supported yet.")
+                throw ParseError.incorrectType(
+                    "\(name) is a Relation: AddRelation and RemoveRelation are not supported yet.")
             }
             changes.append((column, try change(member.value, field: field, className: className)))
         }
@@ -62,7 +67,9 @@ struct CustomObjectWrite: Sendable {
     }
 
     private static func isDelete(_ json: ParseJSONValue) -> Bool {
-        if case .object(let object) = json, object["__op"] == .string("Delete"), object.members.count == 1 { return true }
+        if case .object(let object) = json, object["__op"] == .string("Delete"), object.members.count == 1 {
+            return true
+        }
         return false
     }
 
@@ -70,7 +77,8 @@ struct CustomObjectWrite: Sendable {
     private static func change(_ json: ParseJSONValue, field: CustomClass.Field, className: String) throws -> Change {
         let mismatch = {
             ParseError.incorrectType(
-                "schema mismatch for \(className).\(field.name); expected \(field.type.description) but got \(describe(json))")
+                "schema mismatch for \(className).\(field.name); expected \(field.type.description) but got \(describe(json))"
+            )
         }
         if json == .null || isDelete(json) { return .clear }
         if case .object(let object) = json, case .string(let op)? = object["__op"] {
@@ -107,11 +115,13 @@ struct CustomObjectWrite: Sendable {
         case .date:
             guard case .object(let object) = json, object["__type"] == .string("Date") else { throw mismatch() }
             guard case .string(let iso)? = object["iso"], let date = ParseDate.parse(iso) else {
-                throw ParseError.incorrectType("invalid Date for \(field.name): expected {\"__type\":\"Date\",\"iso\":\"…\"}")
+                throw ParseError.incorrectType(
+                    "invalid Date for \(field.name): expected {\"__type\":\"Date\",\"iso\":\"…\"}")
             }
             return .set(.timestamp(date), cast: "timestamptz")
         case .pointer:
-            guard case .object(let object) = json, object["__type"] == .string("Pointer") || object["__type"] == .string("Object"),
+            guard case .object(let object) = json,
+                object["__type"] == .string("Pointer") || object["__type"] == .string("Object"),
                 object["className"] == .string(field.type.targetClass ?? "")
             else { throw mismatch() }
             guard case .string(let objectId)? = object["objectId"], ParseObjectID.isPlausible(objectId) else {
@@ -125,7 +135,8 @@ struct CustomObjectWrite: Sendable {
             guard case .array = json else { throw mismatch() }
             return .set(.text(jsonText(json)), cast: "jsonb")
         case .file:
-            guard case .object(let object) = json, object["__type"] == .string("File"), case .string(let name)? = object["name"],
+            guard case .object(let object) = json, object["__type"] == .string("File"),
+                case .string(let name)? = object["name"],
                 !name.isEmpty, name.utf8.count <= 255
             else { throw mismatch() }
             var file = ParseJSONWriter()
@@ -145,11 +156,14 @@ struct CustomObjectWrite: Sendable {
                 let latitude = number(object["latitude"]), let longitude = number(object["longitude"])
             else { throw mismatch() }
             guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-                throw ParseError(code: 107, message: "GeoPoint latitude must be within -90 and 90, longitude within -180 and 180")
+                throw ParseError(
+                    code: 107, message: "GeoPoint latitude must be within -90 and 90, longitude within -180 and 180")
             }
-            return .set(.text(#"{"__type":"GeoPoint","latitude":\#(latitude),"longitude":\#(longitude)}"#), cast: "jsonb")
+            return .set(
+                .text(#"{"__type":"GeoPoint","latitude":\#(latitude),"longitude":\#(longitude)}"#), cast: "jsonb")
         case .bytes:
-            guard case .object(let object) = json, object["__type"] == .string("Bytes"), case .string(let base64)? = object["base64"],
+            guard case .object(let object) = json, object["__type"] == .string("Bytes"),
+                case .string(let base64)? = object["base64"],
                 Data(base64Encoded: base64) != nil
             else { throw mismatch() }
             return .set(.text(jsonText(json)), cast: "jsonb")
@@ -194,7 +208,8 @@ struct CustomObjectWrite: Sendable {
         switch change {
         case .set(let value, let cast): return binds.add(value, cast: cast)
         case .clear: return "null"
-        case .increment(let amount): return (column.map { "coalesce(\($0), 0)" } ?? "0") + " + " + binds.add(.double(amount), cast: "float8")
+        case .increment(let amount):
+            return (column.map { "coalesce(\($0), 0)" } ?? "0") + " + " + binds.add(.double(amount), cast: "float8")
         case .add(let objects): return "\(array) || " + binds.add(.text(objects), cast: "jsonb")
         case .addUnique(let objects):
             // The objects not held yet, each once, in the order sent.
@@ -204,7 +219,8 @@ struct CustomObjectWrite: Sendable {
                 + " order by e, ord) d), '[]'::jsonb)"
         case .remove(let objects):
             let list = binds.add(.text(objects), cast: "jsonb")
-            return "coalesce((select jsonb_agg(e order by ord) from jsonb_array_elements(\(array)) with ordinality x(e, ord)"
+            return
+                "coalesce((select jsonb_agg(e order by ord) from jsonb_array_elements(\(array)) with ordinality x(e, ord)"
                 + " where e <> all(array(select jsonb_array_elements(\(list))))), '[]'::jsonb)"
         }
     }

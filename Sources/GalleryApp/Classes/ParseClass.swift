@@ -18,6 +18,7 @@ enum ParseClass: Sendable {
     /// `operation`. Built-in classes answer here for nothing: their statements carry the caller's filter.
     func require(_ operation: ClassLevelPermissions.Operation, access: ParseAccess) throws {
         guard case .custom(let custom) = self else { return }
-        try custom.permissions.require(operation, on: custom.className, caller: access.caller, roles: CustomObjectService.roles(of: access))
+        try custom.permissions.require(
+            operation, on: custom.className, caller: access.caller, roles: CustomObjectService.roles(of: access))
     }
 }

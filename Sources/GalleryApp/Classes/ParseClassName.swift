@@ -44,7 +44,9 @@ enum ParseClassName {
     static func invalidClassNameError(_ name: String) -> ParseError {
         ParseError(
             code: ParseError.Code.invalidClassName,
-            message: "Invalid classname: \(name.prefix(maxLength)), classnames can only have alphanumeric characters and _, and must start with an alpha character ")
+            message:
+                "Invalid classname: \(name.prefix(maxLength)), classnames can only have alphanumeric characters and _, and must start with an alpha character "
+        )
     }
 
     /// 105 `invalid field name: <name>`.

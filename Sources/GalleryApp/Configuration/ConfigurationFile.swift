@@ -39,7 +39,8 @@ enum ConfigurationFile {
                 guard ConfigurationKey.named(key) != nil else {
                     throw ConfigurationError.unknownKey(key: key, file: file, line: line)
                 }
-                throw ConfigurationError.syntax(file: file, line: line, reason: "\(key) is a table; galleryd's settings are top-level keys")
+                throw ConfigurationError.syntax(
+                    file: file, line: line, reason: "\(key) is a table; galleryd's settings are top-level keys")
             case .array, .date, .time, .dateTime:
                 guard ConfigurationKey.named(key) != nil else {
                     throw ConfigurationError.unknownKey(key: key, file: file, line: line)
@@ -63,7 +64,8 @@ enum ConfigurationFile {
                 if rest.hasPrefix("=") { return index + 1 }
             }
             if line.hasPrefix("[") {
-                let name = line.drop { $0 == "[" }.prefix { $0 != "]" && $0 != "." }.trimmingCharacters(in: .whitespaces)
+                let name = line.drop { $0 == "[" }.prefix { $0 != "]" && $0 != "." }.trimmingCharacters(
+                    in: .whitespaces)
                 if forms.contains(name) { return index + 1 }
             }
         }

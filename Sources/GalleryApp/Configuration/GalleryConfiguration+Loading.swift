@@ -43,21 +43,27 @@ extension GalleryConfiguration {
     func validateSimulation() throws {
         guard environment == "production" else { return }
         if simulateLatencyMs != 0 {
-            throw ConfigurationError.invalid(key: "simulate_latency_ms", reason: "not allowed when environment = \"production\"")
+            throw ConfigurationError.invalid(
+                key: "simulate_latency_ms", reason: "not allowed when environment = \"production\"")
         }
         if simulateErrorRate != 0 {
-            throw ConfigurationError.invalid(key: "simulate_error_rate", reason: "not allowed when environment = \"production\"")
+            throw ConfigurationError.invalid(
+                key: "simulate_error_rate", reason: "not allowed when environment = \"production\"")
         }
     }
 
     /// Checks what `serve` needs beyond each value's own range; secrets must also pass `SecretPolicy`.
     public func validateForServing() throws {
         guard !databaseURL.isEmpty else {
-            throw ConfigurationError.invalid(key: "database_url", reason: "not set (DATABASE_URL or database_url in the config file)")
+            throw ConfigurationError.invalid(
+                key: "database_url", reason: "not set (DATABASE_URL or database_url in the config file)")
         }
         guard let masterKey, masterKey.count >= 16 else {
             throw ConfigurationError.invalid(
-                key: "master_key", reason: "must be at least 16 characters (GALLERYD_MASTER_KEY); \(SecretPolicy.howToGenerate), or let `make run` do it")
+                key: "master_key",
+                reason:
+                    "must be at least 16 characters (GALLERYD_MASTER_KEY); \(SecretPolicy.howToGenerate), or let `make run` do it"
+            )
         }
         if let problem = SecretPolicy.problem(with: masterKey) {
             throw ConfigurationError.invalid(key: "master_key", reason: problem)
@@ -78,7 +84,8 @@ extension GalleryConfiguration {
             throw ConfigurationError.invalid(
                 key: "url_signing_key",
                 reason: "must be at least \(AssetURLSigner.minimumKeyLength) characters while bucket_public = false "
-                    + "(GALLERYD_URL_SIGNING_KEY; `make run` generates one), or set bucket_public = true to serve assets to anyone")
+                    + "(GALLERYD_URL_SIGNING_KEY; `make run` generates one), or set bucket_public = true to serve assets to anyone"
+            )
         }
         if let problem = SecretPolicy.problem(with: urlSigningKey) {
             throw ConfigurationError.invalid(key: "url_signing_key", reason: problem)
@@ -93,7 +100,8 @@ extension GalleryConfiguration {
             let needed = (Int64(maxUploadBytes) + S3Limits.maxParts - 1) / S3Limits.maxParts
             throw ConfigurationError.invalid(
                 key: "s3_multipart_part_bytes",
-                reason: "\(s3MultipartPartBytes) bytes makes \(parts) parts of a max_upload_bytes (\(maxUploadBytes)) upload; "
+                reason:
+                    "\(s3MultipartPartBytes) bytes makes \(parts) parts of a max_upload_bytes (\(maxUploadBytes)) upload; "
                     + "S3 allows 10,000: use at least \(needed)")
         }
     }

@@ -19,20 +19,26 @@ extension GalleryConfiguration {
             let said = "the store answered \(status) \(code)" + (message.isEmpty ? "" : ": \(message)")
             switch code {
             case "InvalidAccessKeyId":
-                throw ConfigurationError.invalid(key: "s3_access_key_id", reason: "\"\(s3AccessKeyId)\" is not a key the store knows (\(said))")
+                throw ConfigurationError.invalid(
+                    key: "s3_access_key_id", reason: "\"\(s3AccessKeyId)\" is not a key the store knows (\(said))")
             case "SignatureDoesNotMatch":
                 throw ConfigurationError.invalid(
                     key: "s3_secret_access_key", reason: "not accepted for access key \"\(s3AccessKeyId)\" (\(said))")
             case "NoSuchBucket":
-                throw ConfigurationError.invalid(key: "s3_bucket", reason: "\"\(s3Bucket)\" does not exist at \(s3Endpoint) (\(said))")
+                throw ConfigurationError.invalid(
+                    key: "s3_bucket", reason: "\"\(s3Bucket)\" does not exist at \(s3Endpoint) (\(said))")
             case "AuthorizationHeaderMalformed", "PermanentRedirect", "IllegalLocationConstraintException":
-                throw ConfigurationError.invalid(key: "s3_region", reason: "\"\(s3Region)\" is not the bucket's region (\(said))")
+                throw ConfigurationError.invalid(
+                    key: "s3_region", reason: "\"\(s3Region)\" is not the bucket's region (\(said))")
             case "AccessDenied", "AllAccessDisabled":
                 throw ConfigurationError.invalid(
                     key: "s3_access_key_id",
-                    reason: "\"\(s3AccessKeyId)\" may not list bucket \"\(s3Bucket)\" (s3:ListBucket; see docker/s3-policy.json) (\(said))")
+                    reason:
+                        "\"\(s3AccessKeyId)\" may not list bucket \"\(s3Bucket)\" (s3:ListBucket; see docker/s3-policy.json) (\(said))"
+                )
             default:
-                throw ConfigurationError.invalid(key: "s3_endpoint", reason: "\(s3Endpoint): bucket \"\(s3Bucket)\": \(said)")
+                throw ConfigurationError.invalid(
+                    key: "s3_endpoint", reason: "\(s3Endpoint): bucket \"\(s3Bucket)\": \(said)")
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Imaging
 import HTTPServer
+import Imaging
 
 /// Every setting of galleryd, with its default. Loaded from a config file, then environment
 /// variables, then command-line flags (each stronger than the one before); see `ConfigurationKey.all`

@@ -6,7 +6,9 @@ extension FlickrAPI {
     /// `page` and `per_page` of the photoset methods: 500 by default and at most.
     private func photosetPaging(_ parameters: FlickrParameters) -> (page: Int, perPage: Int) {
         var paging = FlickrSearch.paging(parameters)
-        if parameters["per_page"].flatMap({ Int($0) }).map({ $0 < 1 }) ?? true { paging.perPage = Self.photosetPageSize }
+        if parameters["per_page"].flatMap({ Int($0) }).map({ $0 < 1 }) ?? true {
+            paging.perPage = Self.photosetPageSize
+        }
         return paging
     }
 
@@ -25,14 +27,22 @@ extension FlickrAPI {
         let (sets, total) = try repository.photosets(ownerId: owner, caller: caller, page: page, perPage: perPage)
         let items: [FlickrValue] = sets.map { photoset in
             .object([
-                ("id", .string(photoset.id)), ("owner", .string(photoset.ownerId)), ("username", .string(photoset.ownerName)),
-                ("primary", .string(photoset.primary ?? "")), ("secret", .string(photoset.primary.map(urls.secret) ?? "")),
+                ("id", .string(photoset.id)), ("owner", .string(photoset.ownerId)),
+                ("username", .string(photoset.ownerName)),
+                ("primary", .string(photoset.primary ?? "")),
+                ("secret", .string(photoset.primary.map(urls.secret) ?? "")),
                 ("server", .string(FlickrAssetURLs.server)), ("farm", .int(FlickrAssetURLs.farm)),
-                ("photos", .int(photoset.count)), ("videos", .int(0)), ("title", .text(photoset.title)), ("description", .text("")),
+                ("photos", .int(photoset.count)), ("videos", .int(0)), ("title", .text(photoset.title)),
+                ("description", .text("")),
                 ("date_create", .string(String(photoset.created))), ("date_update", .string(String(photoset.updated))),
             ])
         }
-        return [("photosets", .object(Self.paging(page: page, perPage: perPage, total: total) + [("photoset", .list(items))]))]
+        return [
+            (
+                "photosets",
+                .object(Self.paging(page: page, perPage: perPage, total: total) + [("photoset", .list(items))])
+            )
+        ]
     }
 
     /// `flickr.photosets.getPhotos`: a page of a gallery's photos in its order, with `extras`;
@@ -47,9 +57,12 @@ extension FlickrAPI {
         let items = photos.map { listed($0, extras: extras, isPrimary: $0.id == photoset.primary) }
         let total = photoset.count
         let entries: [FlickrValue.Entry] = [
-            ("id", .string(photoset.id)), ("primary", .string(photoset.primary ?? "")), ("owner", .string(photoset.ownerId)),
-            ("ownername", .string(photoset.ownerName)), ("photo", .list(items)), ("page", .int(page)), ("per_page", .int(perPage)),
-            ("perpage", .int(perPage)), ("pages", .int((total + perPage - 1) / perPage)), ("title", .string(photoset.title)),
+            ("id", .string(photoset.id)), ("primary", .string(photoset.primary ?? "")),
+            ("owner", .string(photoset.ownerId)),
+            ("ownername", .string(photoset.ownerName)), ("photo", .list(items)), ("page", .int(page)),
+            ("per_page", .int(perPage)),
+            ("perpage", .int(perPage)), ("pages", .int((total + perPage - 1) / perPage)),
+            ("title", .string(photoset.title)),
             ("total", .int(total)),
         ]
         return [("photoset", .object(entries))]

@@ -55,7 +55,9 @@ struct FlickrAPI: Sendable {
 
     /// `flickr.people.getPublicPhotos`: a user's public photos, whoever asks (code 1 for no such user).
     func publicPhotos(_ parameters: FlickrParameters) throws -> [FlickrValue.Entry] {
-        guard let user = parameters.nonEmpty("user_id"), try repository.username(user) != nil else { throw FlickrError.userNotFound }
+        guard let user = parameters.nonEmpty("user_id"), try repository.username(user) != nil else {
+            throw FlickrError.userNotFound
+        }
         var search = FlickrSearch(FlickrParameters([]), me: nil)
         search.userId = user
         (search.page, search.perPage) = FlickrSearch.paging(parameters)
@@ -63,23 +65,35 @@ struct FlickrAPI: Sendable {
     }
 
     /// A `photos` page: `page`, `pages`, `perpage`, `total` and the photos with their extras.
-    private func photosPage(_ search: FlickrSearch, _ parameters: FlickrParameters, caller: ParseCaller) throws -> [FlickrValue.Entry] {
+    private func photosPage(_ search: FlickrSearch, _ parameters: FlickrParameters, caller: ParseCaller) throws
+        -> [FlickrValue.Entry]
+    {
         let (photos, total) = try repository.search(search, caller: caller)
         let extras = FlickrExtras(parameters["extras"])
         let items = photos.map { listed($0, extras: extras) }
-        return [("photos", .object(Self.paging(page: search.page, perPage: search.perPage, total: total) + [("photo", .list(items))]))]
+        return [
+            (
+                "photos",
+                .object(
+                    Self.paging(page: search.page, perPage: search.perPage, total: total) + [("photo", .list(items))])
+            )
+        ]
     }
 
     /// Flickr's paging numbers.
     static func paging(page: Int, perPage: Int, total: Int) -> [FlickrValue.Entry] {
-        [("page", .int(page)), ("pages", .int((total + perPage - 1) / perPage)), ("perpage", .int(perPage)), ("total", .int(total))]
+        [
+            ("page", .int(page)), ("pages", .int((total + perPage - 1) / perPage)), ("perpage", .int(perPage)),
+            ("total", .int(total)),
+        ]
     }
 
     /// A photo as a list shows it: Flickr's fixed fields, then the `extras` asked for.
     func listed(_ photo: FlickrPhoto, extras: FlickrExtras, isPrimary: Bool? = nil) -> FlickrValue {
         var entries: [FlickrValue.Entry] = [
             ("id", .string(photo.id)), ("owner", .string(photo.ownerId)), ("secret", .string(urls.secret(photo.id))),
-            ("server", .string(FlickrAssetURLs.server)), ("farm", .int(FlickrAssetURLs.farm)), ("title", .string(photo.title)),
+            ("server", .string(FlickrAssetURLs.server)), ("farm", .int(FlickrAssetURLs.farm)),
+            ("title", .string(photo.title)),
         ]
         if let isPrimary { entries.append(("isprimary", .string(isPrimary ? "1" : "0"))) }
         entries += [("ispublic", .int(photo.isPublic ? 1 : 0)), ("isfriend", .int(0)), ("isfamily", .int(0))]
@@ -88,15 +102,21 @@ struct FlickrAPI: Sendable {
         if extras.contains("last_update") { entries.append(("lastupdate", .string(String(photo.updated)))) }
         if extras.contains("date_taken") {
             entries += [
-                ("datetaken", .string(photo.taken ?? Self.mysqlDate(photo.uploaded))), ("datetakengranularity", .int(0)),
+                ("datetaken", .string(photo.taken ?? Self.mysqlDate(photo.uploaded))),
+                ("datetakengranularity", .int(0)),
                 ("datetakenunknown", .string(photo.taken == nil ? "1" : "0")),
             ]
         }
         if extras.contains("owner_name") { entries.append(("ownername", .string(photo.ownerName))) }
         if extras.contains("original_format") {
-            entries += [("originalsecret", .string(urls.originalSecret(photo.id))), ("originalformat", .string(urls.format(photo)))]
+            entries += [
+                ("originalsecret", .string(urls.originalSecret(photo.id))),
+                ("originalformat", .string(urls.format(photo))),
+            ]
         }
-        if extras.contains("o_dims") { entries += [("o_width", .int(photo.sized.width)), ("o_height", .int(photo.sized.height))] }
+        if extras.contains("o_dims") {
+            entries += [("o_width", .int(photo.sized.width)), ("o_height", .int(photo.sized.height))]
+        }
         if extras.contains("tags") { entries.append(("tags", .string(photo.tags.joined(separator: " ")))) }
         for size in extras.sizes {
             guard let location = sizes.location(photo: photo.sized, size: size) else { continue }
@@ -112,9 +132,12 @@ struct FlickrAPI: Sendable {
     /// starting with a digit, `-` or `.`, at most 64 characters.
     static func isElementName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard let first = bytes.first, bytes.count <= 64, !(48...57).contains(first), first != 45, first != 46 else { return false }
+        guard let first = bytes.first, bytes.count <= 64, !(48...57).contains(first), first != 45, first != 46 else {
+            return false
+        }
         return bytes.allSatisfy { byte in
-            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 95 || byte == 45 || byte == 46
+            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 95
+                || byte == 45 || byte == 46
         }
     }
 

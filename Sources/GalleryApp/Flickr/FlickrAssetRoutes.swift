@@ -23,21 +23,27 @@ struct FlickrAssetRoutes: Sendable {
     /// Registers the route.
     func register(on router: HTTPRouter) {
         let routes = self
-        router.add(HTTPRoute(
-            .get, FlickrAssetURLs.prefix + "/:server/:file", mayBlock: true,
-            handler: HTTPClosureHandler { request in routes.serve(request) }))
+        router.add(
+            HTTPRoute(
+                .get, FlickrAssetURLs.prefix + "/:server/:file", mayBlock: true,
+                handler: HTTPClosureHandler { request in routes.serve(request) }))
     }
 
     /// The photo id, secret and size a file name names, or the 400 answer.
     static func parse(_ file: String) -> Result<(id: String, secret: String, size: DisplaySize), HTTPError> {
-        guard let dot = file.lastIndex(of: ".") else { return .failure(HTTPError(.badRequest, "Not a photo file name.")) }
+        guard let dot = file.lastIndex(of: ".") else {
+            return .failure(HTTPError(.badRequest, "Not a photo file name."))
+        }
         let parts = file[..<dot].split(separator: "_", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2 || parts.count == 3, ParseObjectID.isPlausible(parts[0]), !parts[1].isEmpty else {
             return .failure(HTTPError(.badRequest, "Not a photo file name: <id>_<secret>[_<suffix>].jpg."))
         }
         let suffix = parts.count == 3 ? parts[2] : ""
         guard let size = DisplaySize(fileSuffix: suffix) else {
-            return .failure(HTTPError(.badRequest, "Unknown size suffix _\(suffix.prefix(16)): one of s, q, t, m, n, w, z, c, b, h, k, o, or none."))
+            return .failure(
+                HTTPError(
+                    .badRequest,
+                    "Unknown size suffix _\(suffix.prefix(16)): one of s, q, t, m, n, w, z, c, b, h, k, o, or none."))
         }
         guard size == .o || file[dot...].lowercased() == ".jpg" else {
             return .failure(HTTPError(.badRequest, "Display sizes are .jpg files."))
@@ -61,14 +67,17 @@ struct FlickrAssetRoutes: Sendable {
             let errors = S3ErrorResponder(bucket: bucket.bucket, logger: bucket.logger)
             if let remote = bucket.remote {
                 return try BucketRoutes.getRemote(
-                    request, key: key.rawValue, headers: headers, remote: remote, proxy: bucket.redirect ? nil : bucket.proxy,
+                    request, key: key.rawValue, headers: headers, remote: remote,
+                    proxy: bucket.redirect ? nil : bucket.proxy,
                     presignedSeconds: bucket.presignedSeconds, errors: errors)
             }
-            return try BucketRoutes.get(request, key: key.rawValue, headers: headers, store: bucket.store, errors: errors)
+            return try BucketRoutes.get(
+                request, key: key.rawValue, headers: headers, store: bucket.store, errors: errors)
         } catch BlobStoreError.notFound(_) {
             return .text("No such photo, or not processed yet.\n", status: .notFound)
         } catch {
-            bucket.logger.error("flickr asset failed", metadata: ["request": "\(request.requestID)", "error": "\(error)"])
+            bucket.logger.error(
+                "flickr asset failed", metadata: ["request": "\(request.requestID)", "error": "\(error)"])
             return .text("The photo could not be served.\n", status: .serviceUnavailable)
         }
     }

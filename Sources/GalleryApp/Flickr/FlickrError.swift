@@ -40,6 +40,7 @@ struct FlickrError: Error, Sendable, Equatable {
 
     /// A `jsoncallback` that is not a JavaScript identifier: a 400, never echoed into a script.
     static let invalidCallback = FlickrError(
-        code: 114, message: "Invalid jsoncallback: a JavaScript identifier ([A-Za-z_$][A-Za-z0-9_$]*, up to 64 characters)",
+        code: 114,
+        message: "Invalid jsoncallback: a JavaScript identifier ([A-Za-z_$][A-Za-z0-9_$]*, up to 64 characters)",
         status: 400)
 }

@@ -31,7 +31,8 @@ enum FlickrFormat: Sendable, Equatable {
         let bytes = Array(name.utf8)
         guard let first = bytes.first, bytes.count <= 64, !(48...57).contains(first) else { return false }
         return bytes.allSatisfy { byte in
-            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 95 || byte == 36
+            (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 95
+                || byte == 36
         }
     }
 
@@ -56,23 +57,29 @@ enum FlickrFormat: Sendable, Equatable {
         switch self {
         case .rest:
             let message = FlickrValue.xmlEscaped(error.message)
-            let out = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"fail\">\n"
+            let out =
+                "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"fail\">\n"
                 + "\t<err code=\"\(error.code)\" msg=\"\(message)\" />\n</rsp>\n"
             return Self.response(out, contentType: "text/xml; charset=utf-8", status: status)
         case .json(let callback):
             var out = ""
-            FlickrValue.object([("stat", .string("fail")), ("code", .int(error.code)), ("message", .string(error.message))])
-                .json(into: &out)
+            FlickrValue.object([
+                ("stat", .string("fail")), ("code", .int(error.code)), ("message", .string(error.message)),
+            ])
+            .json(into: &out)
             return Self.json(out, callback: error.status == 200 ? callback : nil, status: status)
         }
     }
 
     private static func json(_ body: String, callback: String?, status: HTTPStatus) -> HTTPResponse {
-        guard let callback else { return response(body, contentType: "application/json; charset=utf-8", status: status) }
+        guard let callback else {
+            return response(body, contentType: "application/json; charset=utf-8", status: status)
+        }
         return response(callback + "(" + body + ")", contentType: "text/javascript; charset=utf-8", status: status)
     }
 
     private static func response(_ body: String, contentType: String, status: HTTPStatus) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: contentType, bytes: Array(body.utf8), headers: ["Cache-Control": "no-store"])
+        HTTPResponse(
+            status: status, contentType: contentType, bytes: Array(body.utf8), headers: ["Cache-Control": "no-store"])
     }
 }

@@ -17,7 +17,8 @@ struct FlickrParameters: Sendable {
         items = query
         let type = request.headers["Content-Type"]?.lowercased() ?? ""
         if request.method == .post, type.hasPrefix("application/x-www-form-urlencoded") || type.isEmpty {
-            guard let body = try? request.body.data(), let form = Self.decode(String(decoding: body, as: UTF8.self)) else {
+            guard let body = try? request.body.data(), let form = Self.decode(String(decoding: body, as: UTF8.self))
+            else {
                 return nil
             }
             items += form
@@ -59,7 +60,9 @@ struct FlickrParameters: Sendable {
         var items: [(name: String, value: String)] = []
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decoded(_ part: Substring) -> String? { part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            func decoded(_ part: Substring) -> String? {
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
             guard let name = decoded(parts[0]), let value = parts.count > 1 ? decoded(parts[1]) : "" else { return nil }
             items.append((name, value))
         }

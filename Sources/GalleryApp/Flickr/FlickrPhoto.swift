@@ -39,8 +39,10 @@ struct FlickrPhoto: Sendable {
 
     /// The photo of a row selected with `columns(publicSQL:)`.
     init(row: PostgresRow) throws {
-        let previewWidth = try row.decode(Int?.self, "preview_width"), previewHeight = try row.decode(Int?.self, "preview_height")
-        let thumbWidth = try row.decode(Int?.self, "thumbnail_width"), thumbHeight = try row.decode(Int?.self, "thumbnail_height")
+        let previewWidth = try row.decode(Int?.self, "preview_width")
+        let previewHeight = try row.decode(Int?.self, "preview_height")
+        let thumbWidth = try row.decode(Int?.self, "thumbnail_width")
+        let thumbHeight = try row.decode(Int?.self, "thumbnail_height")
         sized = SizedPhoto(
             objectId: try row.decode(String.self, "object_id"), width: try row.decode(Int.self, "width"),
             height: try row.decode(Int.self, "height"), originalKey: try row.decode(String.self, "original_key"),
@@ -52,7 +54,8 @@ struct FlickrPhoto: Sendable {
         ownerName = try row.decode(String.self, "owner_name")
         title = try row.decode(String.self, "title")
         let tagText = try row.decode(String.self, "tags")
-        tags = tagText.isEmpty ? [] : tagText.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+        tags =
+            tagText.isEmpty ? [] : tagText.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
         uploaded = Int(try row.decode(Int64.self, "uploaded"))
         updated = Int(try row.decode(Int64.self, "updated"))
         taken = try row.decode(String?.self, "taken")

@@ -18,7 +18,9 @@ struct FlickrRepository: Sendable {
     /// SQL true when `caller` may see photo `p` through a gallery item.
     private func throughGallery(_ caller: ParseCaller, binds: inout Binds) -> String {
         let access = ParseAccess(caller: caller, publicRead: publicRead)
-        let filter = ParseSQLCompiler.accessFilter(.galleryItem, alias: "gi", access: access, need: .read, binds: &binds) ?? "true"
+        let filter =
+            ParseSQLCompiler.accessFilter(.galleryItem, alias: "gi", access: access, need: .read, binds: &binds)
+            ?? "true"
         return "exists (select 1 from gallery_items gi join galleries gg on gg.object_id = gi.gallery_id"
             + " and gg.deleted_at is null where gi.photo_id = p.object_id and \(filter))"
     }
@@ -30,7 +32,8 @@ struct FlickrRepository: Sendable {
         case .master:
             break
         case .user(let id):
-            parts.append("(p.owner_id = \(binds.add(.text(id), cast: "text")) or \(throughGallery(caller, binds: &binds)))")
+            parts.append(
+                "(p.owner_id = \(binds.add(.text(id), cast: "text")) or \(throughGallery(caller, binds: &binds)))")
         case .anonymous:
             parts.append(throughGallery(caller, binds: &binds))
         }
@@ -53,7 +56,8 @@ struct FlickrRepository: Sendable {
             if search.sort == .relevance { order = "ts_rank(p.search, \(query)) desc, " + order }
         }
         if !search.tags.isEmpty {
-            conditions.append("p.tags \(search.allTags ? "@>" : "&&") \(binds.add(.textArray(search.tags), cast: "text[]"))")
+            conditions.append(
+                "p.tags \(search.allTags ? "@>" : "&&") \(binds.add(.textArray(search.tags), cast: "text[]"))")
         }
         if let user = search.userId { conditions.append("p.owner_id = \(binds.add(.text(user), cast: "text"))") }
         for (date, sql) in [
@@ -83,7 +87,8 @@ struct FlickrRepository: Sendable {
         }
         // A page past the last: the total still counts.
         let count = try pool.query(
-            "select count(*)::bigint as total from photos p where \(whereSQL)", Array(binds.values.postgresBinds.dropLast(2)),
+            "select count(*)::bigint as total from photos p where \(whereSQL)",
+            Array(binds.values.postgresBinds.dropLast(2)),
             retry: .safe)
         return ([], Int(try count[0].decode(Int64.self, "total")))
     }
@@ -93,13 +98,16 @@ struct FlickrRepository: Sendable {
         var binds = Binds()
         let idSQL = binds.add(.text(id), cast: "text")
         let visible = visible(caller, binds: &binds)
-        let sql = "select \(FlickrPhoto.columns(publicSQL: isPublic(binds: &binds))) from photos p"
+        let sql =
+            "select \(FlickrPhoto.columns(publicSQL: isPublic(binds: &binds))) from photos p"
             + " left join users u on u.object_id = p.owner_id where p.object_id = \(idSQL) and \(visible)"
         return try pool.query(sql, binds.values.postgresBinds, retry: .safe).first.map(FlickrPhoto.init(row:))
     }
 
     /// The galleries `caller` may read, of `ownerId` when given, newest first.
-    func photosets(ownerId: String?, caller: ParseCaller, page: Int, perPage: Int) throws -> (sets: [FlickrPhotoset], total: Int) {
+    func photosets(ownerId: String?, caller: ParseCaller, page: Int, perPage: Int) throws -> (
+        sets: [FlickrPhotoset], total: Int
+    ) {
         var binds = Binds()
         var conditions = [gallerySQL(caller, binds: &binds)]
         if let ownerId { conditions.append("g.owner_id = \(binds.add(.text(ownerId), cast: "text"))") }
@@ -151,7 +159,8 @@ struct FlickrRepository: Sendable {
     /// SQL true for the live galleries `g` that `caller` may read.
     private func gallerySQL(_ caller: ParseCaller, binds: inout Binds) -> String {
         let access = ParseAccess(caller: caller, publicRead: publicRead)
-        let filter = ParseSQLCompiler.accessFilter(.gallery, alias: "g", access: access, need: .read, binds: &binds) ?? "true"
+        let filter =
+            ParseSQLCompiler.accessFilter(.gallery, alias: "g", access: access, need: .read, binds: &binds) ?? "true"
         return "g.deleted_at is null and \(filter)"
     }
 }

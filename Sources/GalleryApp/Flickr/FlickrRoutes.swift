@@ -23,9 +23,10 @@ struct FlickrRoutes: Sendable {
         let routes = self
         for path in ["/services/rest", "/services/rest/"] {
             for method in [HTTPMethod.get, .post] {
-                router.add(HTTPRoute(
-                    method, path, maxBodyBytes: FlickrParameters.maxBodyBytes, mayBlock: true,
-                    handler: HTTPClosureHandler { request in routes.answer(request) }))
+                router.add(
+                    HTTPRoute(
+                        method, path, maxBodyBytes: FlickrParameters.maxBodyBytes, mayBlock: true,
+                        handler: HTTPClosureHandler { request in routes.answer(request) }))
             }
         }
     }
@@ -33,7 +34,8 @@ struct FlickrRoutes: Sendable {
     /// The answer to one call; never throws (every failure is a Flickr error).
     func answer(_ request: HTTPRequest) -> HTTPResponse {
         guard let parameters = FlickrParameters(request) else {
-            return FlickrFormat.rest.failure(FlickrError(code: 2, message: "Arguments are not valid percent-encoding", status: 400))
+            return FlickrFormat.rest.failure(
+                FlickrError(code: 2, message: "Arguments are not valid percent-encoding", status: 400))
         }
         let format: FlickrFormat
         switch FlickrFormat.parse(parameters) {
@@ -41,7 +43,8 @@ struct FlickrRoutes: Sendable {
         case .failure(let error): return (error.status == 200 ? FlickrFormat.rest : .json(callback: nil)).failure(error)
         }
         do {
-            let key = parameters["api_key"] ?? parameters["oauth_consumer_key"]
+            let key =
+                parameters["api_key"] ?? parameters["oauth_consumer_key"]
                 ?? FlickrParameters.oauthParameter("oauth_consumer_key", in: request.headers["Authorization"])
             guard let key, Self.equal(key, appID) else {
                 throw FlickrError.invalidAPIKey
@@ -63,7 +66,8 @@ struct FlickrRoutes: Sendable {
 
     /// Whether `a` equals `b`, in time that does not depend on where they differ.
     static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         var difference = UInt8(x.count == y.count ? 0 : 1)
         for index in 0..<max(x.count, y.count) {
             difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)

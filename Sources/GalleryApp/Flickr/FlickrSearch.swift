@@ -50,7 +50,9 @@ struct FlickrSearch: Sendable {
     init(_ parameters: FlickrParameters, me: String?) {
         text = parameters.nonEmpty("text")?.trimmingCharacters(in: .whitespaces)
         if text?.isEmpty == true { text = nil }
-        tags = (parameters["tags"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        tags = (parameters["tags"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
         allTags = parameters["tag_mode"] == "all"
         if let user = parameters.nonEmpty("user_id") { userId = user == "me" ? (me ?? "") : user }
         minUploaded = Self.date(parameters["min_upload_date"])

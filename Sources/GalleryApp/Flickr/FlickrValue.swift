@@ -61,7 +61,8 @@ enum FlickrValue: Sendable {
             for item in items { item.xml(named: name, into: &out) }
         case .object(let entries):
             out += "<" + name
-            var children = "", text = ""
+            var children = ""
+            var text = ""
             for entry in entries {
                 switch entry.value {
                 case .string(let value) where entry.name == Self.content:
@@ -116,7 +117,9 @@ enum FlickrValue: Sendable {
     /// than tab, newline and return) become U+FFFD, line breaks are kept as character references.
     static func xmlEscaped(_ text: String) -> String {
         // 0xEF leads U+FFFE and U+FFFF; 0x22 0x26 0x27 0x3C 0x3E are " & ' < >.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x26 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E || $0 == 0xEF }) {
+        if !text.utf8.contains(where: {
+            $0 < 0x20 || $0 == 0x22 || $0 == 0x26 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E || $0 == 0xEF
+        }) {
             return text
         }
         var out = ""

@@ -54,7 +54,8 @@ public struct JobQueue: Sendable {
             """
             update jobs set lease_until = now() + make_interval(secs => $3)
             where id = $1 and locked_by = $2 and state = 'running'
-            """, [claim.id, worker, Double(leaseSeconds)]).affectedRows == 1
+            """, [claim.id, worker, Double(leaseSeconds)]
+        ).affectedRows == 1
     }
 
     /// Claims the next due job for `worker`, or nil when none is due. A job whose lease expired is
@@ -92,7 +93,8 @@ public struct JobQueue: Sendable {
             update jobs set state = 'done', lease_until = null, last_error = null, updated_at = now(),
                    transient_failures = 0, transient_since = null
             where id = $1 and locked_by = $2 and state = 'running'
-            """, [claim.id, worker]).affectedRows == 1
+            """, [claim.id, worker]
+        ).affectedRows == 1
     }
 
     /// Fails the jobs whose lease expired on their last attempt (their worker stopped or was
@@ -109,7 +111,9 @@ public struct JobQueue: Sendable {
                 where state = 'running' and lease_until < now() and attempts >= $1
                 returning photo_id, last_error
                 """, [maxAttempts]
-            ).map { row in (photoId: try row.decode(String.self, "photo_id"), reason: try row.decode(String.self, "last_error")) }
+            ).map { row in
+                (photoId: try row.decode(String.self, "photo_id"), reason: try row.decode(String.self, "last_error"))
+            }
             return try photos.markFailed(abandoned, on: connection)
         }
     }
@@ -121,8 +125,10 @@ public struct JobQueue: Sendable {
     /// fails and the photo is marked failed with the reason.
     public func fail(_ claim: Claim, worker: String, reason: String, fault: JobFault = .retryable) throws {
         let reason = String(reason.prefix(2000))
-        let finalReason = fault == .transient
-            ? "gave up after transient faults for more than \(Int(transientRetrySeconds / 3600)) h; last: " + reason : reason
+        let finalReason =
+            fault == .transient
+            ? "gave up after transient faults for more than \(Int(transientRetrySeconds / 3600)) h; last: " + reason
+            : reason
         try pool.transaction { connection in
             if fault == .transient {
                 let requeued = try connection.query(
@@ -206,7 +212,8 @@ public struct JobQueue: Sendable {
     public func counts() throws -> [String: Int] {
         var counts = ["queued": 0, "running": 0, "failed": 0]
         for row in try pool.query(
-            "select state, count(*)::bigint as n from jobs where state <> 'done' group by state", retry: .safe) {
+            "select state, count(*)::bigint as n from jobs where state <> 'done' group by state", retry: .safe)
+        {
             counts[try row.decode(String.self, "state")] = try row.decode(Int.self, "n")
         }
         return counts

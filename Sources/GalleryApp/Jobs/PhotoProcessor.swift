@@ -19,7 +19,8 @@ public struct PhotoProcessor: Sendable {
 
     /// A processor reading and writing `store`; `spool` defaults to `store` when that is local.
     public init(
-        pool: PostgresPool, store: any BlobStore, spool: LocalBlobStore? = nil, spec: DerivativeSpec, limits: ImageLimits,
+        pool: PostgresPool, store: any BlobStore, spool: LocalBlobStore? = nil, spec: DerivativeSpec,
+        limits: ImageLimits,
         maxOriginalBytes: Int64 = 1 << 36
     ) {
         self.pool = pool
@@ -48,7 +49,9 @@ public struct PhotoProcessor: Sendable {
         }
         let originalKey = try BlobKey(original)
         // A remote original is copied into a bounded temporary file for the decoder, removed afterwards.
-        let processed = try store.withLocalFile(originalKey, spoolDirectory: spool.spoolDirectory, maxBytes: maxOriginalBytes) { path in
+        let processed = try store.withLocalFile(
+            originalKey, spoolDirectory: spool.spoolDirectory, maxBytes: maxOriginalBytes
+        ) { path in
             try photos.markProcessing(claim.photoId)
             return try ImagePipeline.process(fileAt: path, spec: spec, limits: limits)
         }

@@ -8,7 +8,9 @@ extension WorkerPool {
         do {
             let collected = try OrphanCollector(trash: trash).collect(graceHours: settings.orphanGraceHours)
             if collected.uploads > 0 { metrics?.orphansRemoved.increment(Double(collected.uploads), "upload") }
-            if collected.derivatives > 0 { metrics?.orphansRemoved.increment(Double(collected.derivatives), "derivative") }
+            if collected.derivatives > 0 {
+                metrics?.orphansRemoved.increment(Double(collected.derivatives), "derivative")
+            }
             return collected
         } catch {
             logger.error("orphan collection failed: \(error)")

@@ -63,7 +63,10 @@ public final class WorkerPool: @unchecked Sendable {
     /// Starts the listener and the worker threads.
     public func start() {
         condition.lock()
-        guard !running else { condition.unlock(); return }
+        guard !running else {
+            condition.unlock()
+            return
+        }
         running = true
         condition.unlock()
         // Notifications sent while the listener was (re)connecting are lost, so each time it is
@@ -193,19 +196,23 @@ public final class WorkerPool: @unchecked Sendable {
             }
             metrics?.processingSeconds.observe(seconds, "total")
             metrics?.jobsFinished.increment(1, "done")
-            logger.info("processed photo", metadata: [
-                "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)",
-                "ms": "\(Int(seconds * 1000))",
-            ])
+            logger.info(
+                "processed photo",
+                metadata: [
+                    "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)",
+                    "ms": "\(Int(seconds * 1000))",
+                ])
         } catch {
             heartbeat.stop()
             let fault = JobFault.classify(error)
             let final = fault == .permanent || (fault == .retryable && claim.attempt >= claim.maxAttempts)
             metrics?.jobsFinished.increment(1, final ? "failed" : "retry")
-            logger.warning("processing failed", metadata: [
-                "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)/\(claim.maxAttempts)",
-                "fault": "\(fault)", "error": "\(error)",
-            ])
+            logger.warning(
+                "processing failed",
+                metadata: [
+                    "objectId": "\(claim.photoId)", "attempt": "\(claim.attempt)/\(claim.maxAttempts)",
+                    "fault": "\(fault)", "error": "\(error)",
+                ])
             try queue.fail(claim, worker: worker, reason: "\(error)", fault: fault)
         }
         return true

@@ -54,7 +54,9 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         queue.asyncAfter(deadline: .now() + limits.connectTimeout) { [weak self] in
             guard let self, !self.state.withLock({ $0.connected }) else { return }
             self.logger.notice("live query socket closed: no connect in time", metadata: ["client": "\(self.clientId)"])
-            self.send(error: LiveQueryError(1, "connect was not sent within \(Int(self.limits.connectTimeout)) s"), requestId: nil)
+            self.send(
+                error: LiveQueryError(1, "connect was not sent within \(Int(self.limits.connectTimeout)) s"),
+                requestId: nil)
             socket.close(.policyViolation)
         }
     }
@@ -81,7 +83,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
             default: throw LiveQueryError.badMessage("unknown op \(message["op"] ?? "(none)")")
             }
         } catch let error as LiveQueryError {
-            logger.notice("live query refused: \(error.message)", metadata: ["client": "\(clientId)", "code": "\(error.code)"])
+            logger.notice(
+                "live query refused: \(error.message)", metadata: ["client": "\(clientId)", "code": "\(error.code)"])
             send(error: error, requestId: requestId)
         } catch {
             send(error: .badMessage("bad message"), requestId: requestId)
@@ -116,17 +119,23 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
 
     private func subscribe(_ message: [String: Any]) throws {
         guard state.withLock({ $0.connected }) else { throw LiveQueryError.notConnected() }
-        guard let requestId = (message["requestId"] as? NSNumber)?.intValue else { throw LiveQueryError.badMessage("requestId is required") }
+        guard let requestId = (message["requestId"] as? NSNumber)?.intValue else {
+            throw LiveQueryError.badMessage("requestId is required")
+        }
         guard let query = message["query"] as? [String: Any], let className = query["className"] as? String else {
             throw LiveQueryError.badMessage("query.className is required")
         }
-        guard let schema = ParseClassSchema.named(className) else { throw LiveQueryError.invalidQuery("no class \(className)") }
+        guard let schema = ParseClassSchema.named(className) else {
+            throw LiveQueryError.invalidQuery("no class \(className)")
+        }
         let whereObject = query["where"] as? [String: Any] ?? [:]
         try LiveQueryMatcher.check(whereObject, limits: limits.query)
         let matcher = try LiveQueryMatcher.compile(whereObject, schema: schema)
         var keySet: Set<String>?
         if let keys = query["keys"] as? [String] {
-            for key in keys where schema.field(named: key) == nil { throw LiveQueryError.invalidQuery("no field \(className).\(key)") }
+            for key in keys where schema.field(named: key) == nil {
+                throw LiveQueryError.invalidQuery("no field \(className).\(key)")
+            }
             keySet = Set(keys)
         }
         let isUpdate = message["op"] as? String == "update"
@@ -138,14 +147,17 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         // Without a session only what the access rules let it read.
         if !LiveQuerySubscription.mayEverRead(className, by: access) {
             throw LiveQueryError(
-                ParseError.Code.operationForbidden, "Permission denied: subscribing to \(className) needs a sessionToken.")
+                ParseError.Code.operationForbidden,
+                "Permission denied: subscribing to \(className) needs a sessionToken.")
         }
         let subscription = LiveQuerySubscription(
-            requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access, sessionHash: sessionHash)
+            requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access,
+            sessionHash: sessionHash)
         try state.withLock { state in
             // Replacing one (`update`, or the same requestId) does not add to the count.
             guard state.subscriptions[requestId] != nil || state.subscriptions.count < limits.maxSubscriptions else {
-                throw LiveQueryError(155, "A socket may hold at most \(limits.maxSubscriptions) subscriptions; unsubscribe one first.")
+                throw LiveQueryError(
+                    155, "A socket may hold at most \(limits.maxSubscriptions) subscriptions; unsubscribe one first.")
             }
             state.subscriptions[requestId] = subscription
         }
@@ -176,7 +188,9 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     }
 
     private func unsubscribe(_ message: [String: Any]) throws {
-        guard let requestId = (message["requestId"] as? NSNumber)?.intValue else { throw LiveQueryError.badMessage("requestId is required") }
+        guard let requestId = (message["requestId"] as? NSNumber)?.intValue else {
+            throw LiveQueryError.badMessage("requestId is required")
+        }
         let removed = state.withLock { $0.subscriptions.removeValue(forKey: requestId) }
         guard removed != nil else { throw LiveQueryError(2, "Can not find subscription \(requestId)") }
         send(["op": "unsubscribed", "clientId": clientId, "requestId": requestId])
@@ -196,10 +210,15 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
             return ids.sorted()
         }
         guard !ended.isEmpty else { return }
-        logger.notice("live query subscriptions ended with their session", metadata: ["client": "\(clientId)", "count": "\(ended.count)"])
+        logger.notice(
+            "live query subscriptions ended with their session",
+            metadata: ["client": "\(clientId)", "count": "\(ended.count)"])
         for requestId in ended {
             send(
-                error: LiveQueryError(209, "The session ended (logout, password change, expiry or account deletion); subscribe again with a valid session."),
+                error: LiveQueryError(
+                    209,
+                    "The session ended (logout, password change, expiry or account deletion); subscribe again with a valid session."
+                ),
                 requestId: requestId)
         }
     }
@@ -211,7 +230,9 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         guard let socket else { return 0 }
         var sent = 0
         for subscription in current {
-            guard let text = subscription.message(for: event, rendering: rendering, clientId: clientId) else { continue }
+            guard let text = subscription.message(for: event, rendering: rendering, clientId: clientId) else {
+                continue
+            }
             socket.send(text: text)
             sent += 1
         }

@@ -25,7 +25,8 @@ struct LiveQueryEvent {
         }
         return (
             LiveQueryEvent(
-                schema: schema, operation: op, old: object["old"] as? [String: Any], new: object["new"] as? [String: Any],
+                schema: schema, operation: op, old: object["old"] as? [String: Any],
+                new: object["new"] as? [String: Any],
                 gallery: object["gallery"] as? [String: Any]),
             nil
         )
@@ -51,7 +52,8 @@ struct LiveQueryEvent {
             switch schema.className {
             case "Photo":
                 // A trashed photo is its owner's alone.
-                return row["owner_id"] as? String == userId || (Self.live(row) && Self.grants(row["acl"], toAnyOf: principals))
+                return row["owner_id"] as? String == userId
+                    || (Self.live(row) && Self.grants(row["acl"], toAnyOf: principals))
             case "Gallery":
                 return row["owner_id"] as? String == userId || Self.grants(row["acl"], toAnyOf: principals)
             default:
@@ -76,7 +78,9 @@ struct LiveQueryEvent {
         var object: [String: Any] = ["className": schema.className]
         for field in schema.fields {
             guard case .column(let column) = field.source, let raw = row[column], !(raw is NSNull) else { continue }
-            if let keys, !keys.contains(field.name), !["objectId", "createdAt", "updatedAt"].contains(field.name) { continue }
+            if let keys, !keys.contains(field.name), !["objectId", "createdAt", "updatedAt"].contains(field.name) {
+                continue
+            }
             switch field.type {
             case .date:
                 guard let text = raw as? String, let date = ParseDate.parse(text) else { continue }

@@ -24,7 +24,9 @@ extension LiveQueryMatcher {
                 guard constraints <= limits.maxConditions else {
                     throw LiveQueryError.invalidQuery("where has more than \(limits.maxConditions) constraints")
                 }
-                if ["$in", "$nin", "$all"].contains(key), let list = member as? [Any], list.count > limits.maxInListCount {
+                if ["$in", "$nin", "$all"].contains(key), let list = member as? [Any],
+                    list.count > limits.maxInListCount
+                {
                     throw LiveQueryError.invalidQuery("\(key) has more than \(limits.maxInListCount) values")
                 }
                 if key == "$regex", let pattern = member as? String, pattern.utf8.count > limits.maxRegexLength {

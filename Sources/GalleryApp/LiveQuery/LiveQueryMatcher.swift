@@ -36,7 +36,9 @@ indirect enum LiveQueryMatcher {
 
     private static func mentions(_ key: String, _ object: [String: Any]) -> Bool {
         object.contains { name, value in
-            name == key || ((name == "$or" || name == "$and") && ((value as? [Any]) ?? []).contains { mentions(key, $0 as? [String: Any] ?? [:]) })
+            name == key
+                || ((name == "$or" || name == "$and")
+                    && ((value as? [Any]) ?? []).contains { mentions(key, $0 as? [String: Any] ?? [:]) })
         }
     }
 
@@ -44,19 +46,26 @@ indirect enum LiveQueryMatcher {
         var parts: [LiveQueryMatcher] = []
         for (key, constraint) in object.sorted(by: { $0.key < $1.key }) {
             if key == "$or" || key == "$and" {
-                guard let list = constraint as? [Any], !list.isEmpty else { throw LiveQueryError.invalidQuery("\(key) needs an array") }
+                guard let list = constraint as? [Any], !list.isEmpty else {
+                    throw LiveQueryError.invalidQuery("\(key) needs an array")
+                }
                 let branches = try list.map { item -> LiveQueryMatcher in
-                    guard let sub = item as? [String: Any] else { throw LiveQueryError.invalidQuery("\(key) needs objects") }
+                    guard let sub = item as? [String: Any] else {
+                        throw LiveQueryError.invalidQuery("\(key) needs objects")
+                    }
                     return .all(try compileObject(sub, schema: schema))
                 }
                 parts.append(key == "$or" ? .any(branches) : .all(branches))
                 continue
             }
-            guard let field = schema.field(named: key), case .column(let column) = field.source, field.isQueryable else {
+            guard let field = schema.field(named: key), case .column(let column) = field.source, field.isQueryable
+            else {
                 throw LiveQueryError.invalidQuery("live queries cannot constrain \(schema.className).\(key)")
             }
             let type = field.type
-            func operand(_ json: Any) throws -> LiveQueryValue { try LiveQueryValue.operand(json, type: type, field: key) }
+            func operand(_ json: Any) throws -> LiveQueryValue {
+                try LiveQueryValue.operand(json, type: type, field: key)
+            }
             if let operators = constraint as? [String: Any], operators["__type"] == nil {
                 for (op, value) in operators.sorted(by: { $0.key < $1.key }) {
                     let test: Test
@@ -64,11 +73,15 @@ indirect enum LiveQueryMatcher {
                     case "$eq": test = .equals(try operand(value))
                     case "$ne": test = .notEquals(try operand(value))
                     case "$in", "$nin":
-                        guard let list = value as? [Any] else { throw LiveQueryError.invalidQuery("\(op) needs an array") }
+                        guard let list = value as? [Any] else {
+                            throw LiveQueryError.invalidQuery("\(op) needs an array")
+                        }
                         let values = try list.map(operand)
                         test = op == "$in" ? .isIn(values) : .notIn(values)
                     case "$exists":
-                        guard let flag = value as? Bool else { throw LiveQueryError.invalidQuery("$exists needs a boolean") }
+                        guard let flag = value as? Bool else {
+                            throw LiveQueryError.invalidQuery("$exists needs a boolean")
+                        }
                         test = .exists(flag)
                     case "$lt": test = .compare(try operand(value), allowed: [-1])
                     case "$lte": test = .compare(try operand(value), allowed: [-1, 0])

@@ -64,11 +64,15 @@ public final class LiveQueryServer: Sendable {
         HTTPRoute(
             .get, path, mayBlock: false,
             webSocket: { [weak self] request in
-                guard let self else { throw ParseError(code: ParseError.Code.internalServerError, message: "shutting down") }
+                guard let self else {
+                    throw ParseError(code: ParseError.Code.internalServerError, message: "shutting down")
+                }
                 return try self.makeClient(address: LoginThrottle.host(request.remoteAddress) ?? "")
             },
             handler: HTTPClosureHandler { _ in
-                throw ParseError(code: ParseError.Code.invalidJSON, message: "LiveQuery needs a WebSocket upgrade (Upgrade: websocket)")
+                throw ParseError(
+                    code: ParseError.Code.invalidJSON,
+                    message: "LiveQuery needs a WebSocket upgrade (Upgrade: websocket)")
             })
     }
 
@@ -80,7 +84,8 @@ public final class LiveQueryServer: Sendable {
             guard limits.maxSocketsPerAddress == 0 || open < limits.maxSocketsPerAddress else {
                 throw ParseError(
                     code: ParseError.Code.requestLimitExceeded,
-                    message: "Too many LiveQuery connections from this address (at most \(limits.maxSocketsPerAddress)).")
+                    message:
+                        "Too many LiveQuery connections from this address (at most \(limits.maxSocketsPerAddress)).")
             }
             state.socketsByAddress[address] = open + 1
             state.lastClientId += 1
@@ -103,7 +108,8 @@ public final class LiveQueryServer: Sendable {
 
     /// Starts listening for changes.
     public func start() {
-        let listener = PostgresListener(url: databaseURL, channels: [Self.channel, Self.sessionChannel]) { [weak self] channel, payload in
+        let listener = PostgresListener(url: databaseURL, channels: [Self.channel, Self.sessionChannel]) {
+            [weak self] channel, payload in
             if channel == Self.sessionChannel {
                 self?.sessionEnded(tokenHash: payload)
             } else {

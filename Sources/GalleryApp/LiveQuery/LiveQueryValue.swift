@@ -43,14 +43,17 @@ enum LiveQueryValue: Equatable {
         case .string, .file, .stringArray:
             if let text = json as? String { return .string(text) }
         case .pointer:
-            if let object = json as? [String: Any], object["__type"] as? String == "Pointer", let id = object["objectId"] as? String {
+            if let object = json as? [String: Any], object["__type"] as? String == "Pointer",
+                let id = object["objectId"] as? String
+            {
                 return .string(id)
             }
             if let id = json as? String { return .string(id) }
         case .int, .double:
             if let number = json as? NSNumber, !(json is Bool) { return .number(number.doubleValue) }
         case .date:
-            if let object = json as? [String: Any], object["__type"] as? String == "Date", let iso = object["iso"] as? String,
+            if let object = json as? [String: Any], object["__type"] as? String == "Date",
+                let iso = object["iso"] as? String,
                 let ms = ParseDate.parseMilliseconds(iso)
             {
                 return .date(ms)

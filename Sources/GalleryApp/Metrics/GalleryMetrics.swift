@@ -34,7 +34,8 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
             "galleryd_http_requests_total", help: "HTTP requests by route pattern, method and status.",
             labels: ["route", "method", "status"])
         httpDuration = registry.histogram(
-            "galleryd_http_request_duration_seconds", help: "HTTP request duration by route pattern.", labels: ["route"])
+            "galleryd_http_request_duration_seconds", help: "HTTP request duration by route pattern.", labels: ["route"]
+        )
         httpBytes = registry.counter("galleryd_http_response_bytes_total", help: "Response body bytes sent.")
         httpBytesSeries = httpBytes.series()
         openConnections = registry.gauge("galleryd_http_open_connections", help: "Open client connections.")
@@ -73,7 +74,9 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
 
     public func connectionClosed() { openConnections.add(-1) }
 
-    public func requestFinished(method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int) {
+    public func requestFinished(
+        method: HTTPMethod, routePattern: String, status: Int, durationSeconds: Double, bytesSent: Int
+    ) {
         // Any token is a method on the wire; only known ones become label values, so a client
         // cannot grow the metrics without bound.
         let methodLabel = Self.methodLabel(method)
@@ -108,13 +111,17 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
     /// so a scrape sees every request whichever thread counted it.
     func requestSeries(route: String, method: String, status: Int) -> RequestSeries {
         let last = ThreadLastSeries.current()
-        if last.owner == identity, last.status == status, last.route == route, last.method == method, let series = last.series {
+        if last.owner == identity, last.status == status, last.route == route, last.method == method,
+            let series = last.series
+        {
             return series
         }
         let key = RequestKey(route: route, method: method, status: status)
         let entry = seriesByKey.withLock { seriesByKey in
             if let found = seriesByKey[key] { return found }
-            let made = (requests: httpRequests.series(route, method, String(status)), duration: httpDuration.series(route))
+            let made = (
+                requests: httpRequests.series(route, method, String(status)), duration: httpDuration.series(route)
+            )
             seriesByKey[key] = made
             return made
         }
@@ -146,7 +153,9 @@ final class ThreadLastSeries {
 
     /// The calling thread's, made on its first request (released when the thread exits).
     static func current() -> ThreadLastSeries {
-        if let stored = pthread_getspecific(key) { return Unmanaged<ThreadLastSeries>.fromOpaque(stored).takeUnretainedValue() }
+        if let stored = pthread_getspecific(key) {
+            return Unmanaged<ThreadLastSeries>.fromOpaque(stored).takeUnretainedValue()
+        }
         let made = ThreadLastSeries()
         pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
         return made

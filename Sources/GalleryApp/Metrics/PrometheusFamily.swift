@@ -31,7 +31,10 @@ final class PrometheusFamily: Sendable {
     }
 
     /// A family in `registry`; one without labels registers its single series at once.
-    init(registry: PrometheusCollectorRegistry, name: String, help: String, kind: Kind, labelNames: [String], buckets: [Double]) {
+    init(
+        registry: PrometheusCollectorRegistry, name: String, help: String, kind: Kind, labelNames: [String],
+        buckets: [Double]
+    ) {
         self.registry = registry
         self.name = name
         self.kind = kind
@@ -49,7 +52,9 @@ final class PrometheusFamily: Sendable {
     }
 
     /// swift-prometheus' name and help (made when a series is, as swift-prometheus does not mark it Sendable).
-    private var descriptor: MetricNameDescriptor { MetricNameDescriptor(metricName: name, unitName: "", helpText: help) }
+    private var descriptor: MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
 
     private func labels(_ values: [String]) -> [(String, String)] {
         precondition(values.count == labelNames.count, "\(name) takes \(labelNames.count) label values")
@@ -60,8 +65,10 @@ final class PrometheusFamily: Sendable {
     func counter(_ values: [String]) -> Counter {
         series.withLock { series in
             if let existing = series.counters[values] { return existing }
-            let made = labelNames.isEmpty
-                ? registry.makeCounter(descriptor: descriptor) : registry.makeCounter(descriptor: descriptor, labels: labels(values))
+            let made =
+                labelNames.isEmpty
+                ? registry.makeCounter(descriptor: descriptor)
+                : registry.makeCounter(descriptor: descriptor, labels: labels(values))
             series.counters[values] = made
             return made
         }
@@ -71,8 +78,10 @@ final class PrometheusFamily: Sendable {
     func gauge(_ values: [String]) -> Gauge {
         series.withLock { series in
             if let existing = series.gauges[values] { return existing }
-            let made = labelNames.isEmpty
-                ? registry.makeGauge(descriptor: descriptor) : registry.makeGauge(descriptor: descriptor, labels: labels(values))
+            let made =
+                labelNames.isEmpty
+                ? registry.makeGauge(descriptor: descriptor)
+                : registry.makeGauge(descriptor: descriptor, labels: labels(values))
             series.gauges[values] = made
             return made
         }
@@ -82,7 +91,8 @@ final class PrometheusFamily: Sendable {
     func histogram(_ values: [String]) -> ValueHistogram {
         series.withLock { series in
             if let existing = series.histograms[values] { return existing }
-            let made = labelNames.isEmpty
+            let made =
+                labelNames.isEmpty
                 ? registry.makeValueHistogram(descriptor: descriptor, buckets: buckets)
                 : registry.makeValueHistogram(descriptor: descriptor, labels: labels(values), buckets: buckets)
             series.histograms[values] = made
@@ -95,7 +105,10 @@ final class PrometheusFamily: Sendable {
     func value(_ values: [String]) -> Double {
         var prefix = name
         if !labelNames.isEmpty {
-            prefix += "{" + zip(labelNames, values).map { "\($0)=\"\(PrometheusRegistry.escapeLabel($1))\"" }.joined(separator: ",") + "}"
+            prefix +=
+                "{"
+                + zip(labelNames, values).map { "\($0)=\"\(PrometheusRegistry.escapeLabel($1))\"" }.joined(
+                    separator: ",") + "}"
         }
         prefix += " "
         for line in registry.emitToString().split(separator: "\n") where line.hasPrefix(prefix) {

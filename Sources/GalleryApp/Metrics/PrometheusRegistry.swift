@@ -35,7 +35,8 @@ public final class PrometheusRegistry: Sendable {
         _ name: String, help: String, labels: [String] = [],
         buckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
     ) -> PrometheusHistogram {
-        PrometheusHistogram(family: family(name, help: help, kind: .histogram, labels: labels, buckets: buckets.sorted()))
+        PrometheusHistogram(
+            family: family(name, help: help, kind: .histogram, labels: labels, buckets: buckets.sorted()))
     }
 
     /// Adds a source of gauges computed at each scrape (for values owned elsewhere, like pool stats).
@@ -43,7 +44,9 @@ public final class PrometheusRegistry: Sendable {
         collectors.withLock { $0.append(collect) }
     }
 
-    private func family(_ name: String, help: String, kind: PrometheusFamily.Kind, labels: [String], buckets: [Double]) -> PrometheusFamily {
+    private func family(_ name: String, help: String, kind: PrometheusFamily.Kind, labels: [String], buckets: [Double])
+        -> PrometheusFamily
+    {
         families.withLock { families in
             if let existing = families[name] { return existing }
             let family = PrometheusFamily(
@@ -61,7 +64,9 @@ public final class PrometheusRegistry: Sendable {
             for metric in source() {
                 out += "# HELP \(metric.name) \(metric.help)\n# TYPE \(metric.name) \(metric.type)\n"
                 for sample in metric.samples {
-                    out += metric.name + (sample.labels.isEmpty ? "" : "{\(sample.labels)}") + " " + Self.format(sample.value) + "\n"
+                    out +=
+                        metric.name + (sample.labels.isEmpty ? "" : "{\(sample.labels)}") + " "
+                        + Self.format(sample.value) + "\n"
                 }
             }
         }

@@ -17,30 +17,42 @@ struct ServerStatsCollector: Sendable {
     func collect() -> [PrometheusScrapedFamily] {
         let stats = pool.stats
         var out = [
-            PrometheusScrapedFamily("galleryd_db_pool_size", help: "Database connections in the pool.", type: "gauge",
-                                    value: Double(stats.size)),
-            PrometheusScrapedFamily("galleryd_db_pool_in_use", help: "Database connections in use.", type: "gauge",
-                                    value: Double(stats.inUse)),
-            PrometheusScrapedFamily("galleryd_db_pool_waiting", help: "Callers waiting for a database connection.", type: "gauge",
-                                    value: Double(stats.waiting)),
-            PrometheusScrapedFamily("galleryd_blob_bytes_written_total", help: "Bytes written to the blob store by this process.",
-                                    type: "counter", value: Double(blobs.bytesWritten)),
-            PrometheusScrapedFamily("galleryd_access_log_dropped_total",
-                                    help: "Access log lines dropped because the output was behind.", type: "counter",
-                                    value: Double(accessLogDroppedLines())),
+            PrometheusScrapedFamily(
+                "galleryd_db_pool_size", help: "Database connections in the pool.", type: "gauge",
+                value: Double(stats.size)),
+            PrometheusScrapedFamily(
+                "galleryd_db_pool_in_use", help: "Database connections in use.", type: "gauge",
+                value: Double(stats.inUse)),
+            PrometheusScrapedFamily(
+                "galleryd_db_pool_waiting", help: "Callers waiting for a database connection.", type: "gauge",
+                value: Double(stats.waiting)),
+            PrometheusScrapedFamily(
+                "galleryd_blob_bytes_written_total", help: "Bytes written to the blob store by this process.",
+                type: "counter", value: Double(blobs.bytesWritten)),
+            PrometheusScrapedFamily(
+                "galleryd_access_log_dropped_total",
+                help: "Access log lines dropped because the output was behind.", type: "counter",
+                value: Double(accessLogDroppedLines())),
         ]
         if let proxy {
-            out.append(PrometheusScrapedFamily(
-                "galleryd_asset_proxy_streams", help: "Downloads streaming from S3 through the bucket endpoint now.", type: "gauge",
-                value: Double(proxy.activeStreams)))
-            out.append(PrometheusScrapedFamily(
-                "galleryd_asset_proxy_bytes_total", help: "Bytes read from S3 for proxied downloads.", type: "counter",
-                value: Double(proxy.bytesFromStore)))
+            out.append(
+                PrometheusScrapedFamily(
+                    "galleryd_asset_proxy_streams",
+                    help: "Downloads streaming from S3 through the bucket endpoint now.", type: "gauge",
+                    value: Double(proxy.activeStreams)))
+            out.append(
+                PrometheusScrapedFamily(
+                    "galleryd_asset_proxy_bytes_total", help: "Bytes read from S3 for proxied downloads.",
+                    type: "counter",
+                    value: Double(proxy.bytesFromStore)))
         }
         if let counts = try? jobs.counts() {
-            out.append(PrometheusScrapedFamily(
-                "galleryd_jobs", help: "Processing jobs by state.", type: "gauge",
-                samples: counts.sorted { $0.key < $1.key }.map { .init(labels: "state=\"\($0.key)\"", Double($0.value)) }))
+            out.append(
+                PrometheusScrapedFamily(
+                    "galleryd_jobs", help: "Processing jobs by state.", type: "gauge",
+                    samples: counts.sorted { $0.key < $1.key }.map {
+                        .init(labels: "state=\"\($0.key)\"", Double($0.value))
+                    }))
         }
         return out
     }

@@ -28,10 +28,14 @@ public struct ParseACL: Equatable, Sendable {
             let grantee = member.key
             if grantee.hasPrefix("role:") {
                 guard ParseRoleName.isValid(String(grantee.dropFirst(5))) else {
-                    throw ParseError.invalidACL("ACL role names are letters, digits, _, - and spaces: \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
+                    throw ParseError.invalidACL(
+                        "ACL role names are letters, digits, _, - and spaces: \(ParseWhereParser.quoted(String(grantee.prefix(100))))."
+                    )
                 }
             } else if grantee != "*" && !ParseObjectID.isPlausible(grantee) {
-                throw ParseError.invalidACL("ACL keys are user objectIds, \"role:<Name>\" or \"*\": \(ParseWhereParser.quoted(String(grantee.prefix(100)))).")
+                throw ParseError.invalidACL(
+                    "ACL keys are user objectIds, \"role:<Name>\" or \"*\": \(ParseWhereParser.quoted(String(grantee.prefix(100))))."
+                )
             }
             guard case .object(let permissions) = member.value else {
                 throw ParseError.invalidACL("ACL.\(grantee) must be an object like {\"read\":true,\"write\":true}.")
@@ -45,7 +49,9 @@ public struct ParseACL: Equatable, Sendable {
                 case "read": grant.read = allowed
                 case "write": grant.write = allowed
                 default:
-                    throw ParseError.invalidACL("ACL permissions are read and write: \(ParseWhereParser.quoted(String(permission.key.prefix(100)))).")
+                    throw ParseError.invalidACL(
+                        "ACL permissions are read and write: \(ParseWhereParser.quoted(String(permission.key.prefix(100))))."
+                    )
                 }
             }
             if grant.read || grant.write { grants.append(grant) }

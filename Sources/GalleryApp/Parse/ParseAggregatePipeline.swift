@@ -13,13 +13,16 @@ public struct ParseAggregatePipeline: Sendable {
     static let stageOrder = ["$match", "$group", "$sort", "$skip", "$limit", "$project"]
 
     /// Compiles `pipeline` (a JSON array of one-key stage objects, or one object of stages) on `schema`.
-    public static func compile(_ pipeline: ParseJSONValue, schema: ParseClassSchema, limits: ParseLimits) throws -> ParseAggregatePipeline {
+    public static func compile(_ pipeline: ParseJSONValue, schema: ParseClassSchema, limits: ParseLimits) throws
+        -> ParseAggregatePipeline
+    {
         var stages: [(String, ParseJSONValue)] = []
         switch pipeline {
         case .array(let items):
             for item in items {
                 guard case .object(let stage) = item, stage.members.count == 1 else {
-                    throw ParseError.invalidQuery("Each pipeline stage is an object with one key, like {\"$match\":{…}}.")
+                    throw ParseError.invalidQuery(
+                        "Each pipeline stage is an object with one key, like {\"$match\":{…}}.")
                 }
                 stages.append((stage.members[0].key, stage.members[0].value))
             }
@@ -33,10 +36,13 @@ public struct ParseAggregatePipeline: Sendable {
         var last = -1
         for (name, _) in stages {
             guard let index = stageOrder.firstIndex(of: name) else {
-                throw ParseError.invalidQuery("Unsupported pipeline stage \(ParseWhereParser.quoted(String(name.prefix(30)))): use \(stageOrder.joined(separator: ", ")).")
+                throw ParseError.invalidQuery(
+                    "Unsupported pipeline stage \(ParseWhereParser.quoted(String(name.prefix(30)))): use \(stageOrder.joined(separator: ", "))."
+                )
             }
             guard index > last else {
-                throw ParseError.invalidQuery("Pipeline stages go once each, in the order \(stageOrder.joined(separator: ", ")).")
+                throw ParseError.invalidQuery(
+                    "Pipeline stages go once each, in the order \(stageOrder.joined(separator: ", ")).")
             }
             last = index
         }
@@ -46,7 +52,8 @@ public struct ParseAggregatePipeline: Sendable {
         if let match = stage["$match"] {
             var writer = ParseJSONWriter()
             writer.value(match)
-            let query = try ParseQuery.find(schema, items: [("where", String(decoding: writer.bytes, as: UTF8.self))], limits: limits)
+            let query = try ParseQuery.find(
+                schema, items: [("where", String(decoding: writer.bytes, as: UTF8.self))], limits: limits)
             if let condition = query.condition {
                 conditions.append(ParseSQLCompiler.conditionSQL(condition, schema: schema, binds: &binds))
             }
@@ -56,7 +63,9 @@ public struct ParseAggregatePipeline: Sendable {
         var groupBy: String?
         if let group = stage["$group"] {
             guard case .object(let spec) = group else { throw ParseError.invalidQuery("$group must be an object.") }
-            guard let key = spec["_id"] ?? spec["objectId"] else { throw ParseError.invalidQuery("$group needs _id (or objectId).") }
+            guard let key = spec["_id"] ?? spec["objectId"] else {
+                throw ParseError.invalidQuery("$group needs _id (or objectId).")
+            }
             let keySQL = try groupKey(key, schema)
             outputs.append(("objectId", keySQL))
             groupBy = keySQL == "null" ? nil : keySQL
@@ -70,29 +79,39 @@ public struct ParseAggregatePipeline: Sendable {
             }
         }
         if let project = stage["$project"] {
-            guard case .object(let spec) = project, !spec.isEmpty else { throw ParseError.invalidQuery("$project must be an object like {\"title\":1}.") }
+            guard case .object(let spec) = project, !spec.isEmpty else {
+                throw ParseError.invalidQuery("$project must be an object like {\"title\":1}.")
+            }
             var kept: Set<String> = ["objectId"]
             for member in spec.members {
                 guard member.value == .int(1) || member.value == .bool(true) else {
                     throw ParseError.invalidQuery("$project takes fields to keep: {\"\(member.key.prefix(30))\":1}.")
                 }
                 guard outputs.contains(where: { $0.name == member.key }) else {
-                    throw ParseError.invalidQuery("$project names no field of the pipeline: \(ParseWhereParser.quoted(String(member.key.prefix(50)))).")
+                    throw ParseError.invalidQuery(
+                        "$project names no field of the pipeline: \(ParseWhereParser.quoted(String(member.key.prefix(50))))."
+                    )
                 }
                 kept.insert(member.key)
             }
             outputs.removeAll { !kept.contains($0.name) }
         }
-        var sql = "select to_jsonb(x)::text from (select " + outputs.map { "\($0.sql) as \"\($0.name)\"" }.joined(separator: ", ")
+        var sql =
+            "select to_jsonb(x)::text from (select "
+            + outputs.map { "\($0.sql) as \"\($0.name)\"" }.joined(separator: ", ")
             + " from \(schema.table) t"
         if !conditions.isEmpty { sql += " where " + conditions.joined(separator: " and ") }
         if let groupBy { sql += " group by " + groupBy }
         sql += ") x"
         if let sort = stage["$sort"] {
-            guard case .object(let spec) = sort, !spec.isEmpty else { throw ParseError.invalidQuery("$sort must be an object like {\"total\":-1}.") }
+            guard case .object(let spec) = sort, !spec.isEmpty else {
+                throw ParseError.invalidQuery("$sort must be an object like {\"total\":-1}.")
+            }
             let terms = try spec.members.map { member -> String in
                 guard outputs.contains(where: { $0.name == member.key }) else {
-                    throw ParseError.invalidQuery("$sort names no field of the pipeline: \(ParseWhereParser.quoted(String(member.key.prefix(50)))).")
+                    throw ParseError.invalidQuery(
+                        "$sort names no field of the pipeline: \(ParseWhereParser.quoted(String(member.key.prefix(50))))."
+                    )
                 }
                 switch member.value {
                 case .int(1): return "x.\"\(member.key)\" asc"
@@ -104,7 +123,9 @@ public struct ParseAggregatePipeline: Sendable {
         }
         for (name, cap) in [("$limit", limits.maxLimit), ("$skip", limits.maxSkip)] {
             guard let value = stage[name] else { continue }
-            guard case .int(let n) = value, n >= 0, n <= Int64(cap) else { throw ParseError.invalidQuery("\(name) must be 0 to \(cap).") }
+            guard case .int(let n) = value, n >= 0, n <= Int64(cap) else {
+                throw ParseError.invalidQuery("\(name) must be 0 to \(cap).")
+            }
             let placeholder = binds.add(.int(n), cast: "bigint")
             sql += (name == "$limit" ? " limit " : " offset ") + placeholder
         }
@@ -121,7 +142,8 @@ public struct ParseAggregatePipeline: Sendable {
 
     /// The field a `"$name"` reference names, or 102.
     private static func reference(_ value: ParseJSONValue, _ schema: ParseClassSchema) throws -> (ParseField, String) {
-        guard case .string(let text) = value, text.hasPrefix("$"), let field = schema.field(named: String(text.dropFirst())),
+        guard case .string(let text) = value, text.hasPrefix("$"),
+            let field = schema.field(named: String(text.dropFirst())),
             let column = column(field)
         else { throw ParseError.invalidQuery("A field reference is \"$<field>\" of \(schema.className).") }
         return (field, "t.\(column)")
@@ -131,7 +153,9 @@ public struct ParseAggregatePipeline: Sendable {
         switch key {
         case .null: return "null"
         case .object(let parts):
-            guard !parts.isEmpty, parts.members.count <= 8 else { throw ParseError.invalidQuery("A compound _id has 1 to 8 fields.") }
+            guard !parts.isEmpty, parts.members.count <= 8 else {
+                throw ParseError.invalidQuery("A compound _id has 1 to 8 fields.")
+            }
             let pairs = try parts.members.map { "'\(try outputName($0.key))', \(try reference($0.value, schema).1)" }
             return "jsonb_build_object(" + pairs.joined(separator: ", ") + ")"
         default:
@@ -139,11 +163,13 @@ public struct ParseAggregatePipeline: Sendable {
         }
     }
 
-    private static func accumulator(_ value: ParseJSONValue, _ schema: ParseClassSchema, name: String) throws -> String {
+    private static func accumulator(_ value: ParseJSONValue, _ schema: ParseClassSchema, name: String) throws -> String
+    {
         guard case .object(let spec) = value, spec.members.count == 1 else {
             throw ParseError.invalidQuery("\(name) must be one accumulator, like {\"$sum\":1}.")
         }
-        let op = spec.members[0].key, argument = spec.members[0].value
+        let op = spec.members[0].key
+        let argument = spec.members[0].value
         switch (op, argument) {
         case ("$count", .object(let empty)) where empty.isEmpty:
             return "count(*)"
@@ -158,15 +184,24 @@ public struct ParseAggregatePipeline: Sendable {
             }
             return "\(op.dropFirst())(\(column))"
         default:
-            throw ParseError.invalidQuery("Accumulators are $sum, $avg, $min, $max and $count: \(ParseWhereParser.quoted(String(op.prefix(30)))).")
+            throw ParseError.invalidQuery(
+                "Accumulators are $sum, $avg, $min, $max and $count: \(ParseWhereParser.quoted(String(op.prefix(30))))."
+            )
         }
     }
 
     /// An output name, checked so it can be quoted into SQL as an identifier.
     private static func outputName(_ name: String) throws -> String {
-        guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first), name.utf8.count <= 63,
-            name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
-        else { throw ParseError.invalidQuery("Output names are a letter, then letters, digits and _: \(ParseWhereParser.quoted(String(name.prefix(50)))).") }
+        guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) || ("A"..."Z").contains(first),
+            name.utf8.count <= 63,
+            name.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_"
+            })
+        else {
+            throw ParseError.invalidQuery(
+                "Output names are a letter, then letters, digits and _: \(ParseWhereParser.quoted(String(name.prefix(50))))."
+            )
+        }
         return name
     }
 }

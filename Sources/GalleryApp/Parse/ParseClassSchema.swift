@@ -135,7 +135,9 @@ public struct ParseClassSchema: Sendable {
             ParseField("name", "name", .string, creatable: true, requiredOnCreate: true, updatable: true),
             deletedAt,
             ParseField("photoCount", "photo_count", .int),
-            ParseField("coverPhoto", .pointer("Photo"), source: .coverPhoto, queryable: false, sortable: false, joinAlias: "cp"),
+            ParseField(
+                "coverPhoto", .pointer("Photo"), source: .coverPhoto, queryable: false, sortable: false, joinAlias: "cp"
+            ),
             owner,
             ParseField("ACL", "acl", .acl, queryable: false, sortable: false, creatable: true, updatable: true),
         ],
@@ -147,8 +149,12 @@ public struct ParseClassSchema: Sendable {
         className: "GalleryItem", table: "gallery_items",
         fields: [
             objectId, createdAt, updatedAt,
-            ParseField("gallery", "gallery_id", .pointer("Gallery"), sortable: false, creatable: true, requiredOnCreate: true, joinAlias: "g"),
-            ParseField("photo", "photo_id", .pointer("Photo"), sortable: false, creatable: true, requiredOnCreate: true, joinAlias: "p"),
+            ParseField(
+                "gallery", "gallery_id", .pointer("Gallery"), sortable: false, creatable: true, requiredOnCreate: true,
+                joinAlias: "g"),
+            ParseField(
+                "photo", "photo_id", .pointer("Photo"), sortable: false, creatable: true, requiredOnCreate: true,
+                joinAlias: "p"),
             ParseField("position", "position", .int, creatable: true, updatable: true),
             owner,
         ],

@@ -11,7 +11,8 @@ extension ParseCompiledQuery {
         className: String, rawQuery: String, configuration: GalleryConfiguration, access: ParseAccess = .master
     ) throws -> ParseCompiledQuery {
         guard let schema = ParseClassSchema.named(className) else {
-            throw ParseError(code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
+            throw ParseError(
+                code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
         }
         // The same limits as ParseAPI.init(application:).
         var limits = ParseLimits()

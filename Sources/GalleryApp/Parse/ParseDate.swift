@@ -86,7 +86,9 @@ public enum ParseDate {
             i += 1
             return true
         }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else { return nil }
+        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else {
+            return nil
+        }
         let civil = CivilDate(year: year, month: month, day: day)
         guard civil.isValid else { return nil }
         var ms = civil.daysSince1970 * 86_400_000

@@ -76,19 +76,29 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// 102: the query is invalid.
-    public static func invalidQuery(_ message: String) -> ParseError { ParseError(code: Code.invalidQuery, message: message) }
+    public static func invalidQuery(_ message: String) -> ParseError {
+        ParseError(code: Code.invalidQuery, message: message)
+    }
     /// 101: the object was not found.
     public static func objectNotFound(_ message: String = "Object not found.") -> ParseError {
         ParseError(code: Code.objectNotFound, message: message)
     }
     /// 105: an unknown or forbidden field name.
-    public static func invalidKeyName(_ message: String) -> ParseError { ParseError(code: Code.invalidKeyName, message: message) }
+    public static func invalidKeyName(_ message: String) -> ParseError {
+        ParseError(code: Code.invalidKeyName, message: message)
+    }
     /// 106: a malformed pointer.
-    public static func invalidPointer(_ message: String) -> ParseError { ParseError(code: Code.invalidPointer, message: message) }
+    public static func invalidPointer(_ message: String) -> ParseError {
+        ParseError(code: Code.invalidPointer, message: message)
+    }
     /// 107: badly formed JSON.
-    public static func invalidJSON(_ message: String) -> ParseError { ParseError(code: Code.invalidJSON, message: message) }
+    public static func invalidJSON(_ message: String) -> ParseError {
+        ParseError(code: Code.invalidJSON, message: message)
+    }
     /// 111: a value of the wrong type.
-    public static func incorrectType(_ message: String) -> ParseError { ParseError(code: Code.incorrectType, message: message) }
+    public static func incorrectType(_ message: String) -> ParseError {
+        ParseError(code: Code.incorrectType, message: message)
+    }
     /// 119: the operation is forbidden.
     public static func operationForbidden(_ message: String) -> ParseError {
         ParseError(code: Code.operationForbidden, message: message)
@@ -99,11 +109,17 @@ public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         ParseError(code: Code.operationForbidden, message: "Permission denied, user needs to be authenticated.")
     }
     /// 123: a malformed ACL.
-    public static func invalidACL(_ message: String) -> ParseError { ParseError(code: Code.invalidACL, message: message) }
+    public static func invalidACL(_ message: String) -> ParseError {
+        ParseError(code: Code.invalidACL, message: message)
+    }
     /// 137: a duplicate value.
-    public static func duplicateValue(_ message: String) -> ParseError { ParseError(code: Code.duplicateValue, message: message) }
+    public static func duplicateValue(_ message: String) -> ParseError {
+        ParseError(code: Code.duplicateValue, message: message)
+    }
     /// 142: a value failed validation.
-    public static func validationError(_ message: String) -> ParseError { ParseError(code: Code.validationError, message: message) }
+    public static func validationError(_ message: String) -> ParseError {
+        ParseError(code: Code.validationError, message: message)
+    }
     /// 209: the session token is unknown, revoked or expired (Parse Server's message).
     public static func invalidSessionToken() -> ParseError {
         ParseError(code: Code.invalidSessionToken, message: "Invalid session token")

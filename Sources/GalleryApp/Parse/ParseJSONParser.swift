@@ -149,7 +149,9 @@ public struct ParseJSONParser {
             if byte == UInt8(ascii: "\"") {
                 let slice = bytes[start..<index]
                 index += 1
-                guard let string = String(validating: slice, as: UTF8.self) else { throw syntax("invalid UTF-8 in string") }
+                guard let string = String(validating: slice, as: UTF8.self) else {
+                    throw syntax("invalid UTF-8 in string")
+                }
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
@@ -162,7 +164,9 @@ public struct ParseJSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let string = String(validating: buffer, as: UTF8.self) else { throw syntax("invalid UTF-8 in string") }
+                guard let string = String(validating: buffer, as: UTF8.self) else {
+                    throw syntax("invalid UTF-8 in string")
+                }
                 return string
             case UInt8(ascii: "\\"):
                 index += 1
@@ -216,7 +220,8 @@ public struct ParseJSONParser {
         let first = try parseHex4()
         var code = first
         if (0xD800...0xDBFF).contains(first) {
-            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
                 throw syntax("lone surrogate in \\u escape")
             }
             index += 2
@@ -252,13 +257,17 @@ public struct ParseJSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw syntax("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let value = Int64(text) { return .int(value) }
-        guard index - start <= 400, let value = Double(text), value.isFinite else { throw syntax("number out of range") }
+        guard index - start <= 400, let value = Double(text), value.isFinite else {
+            throw syntax("number out of range")
+        }
         return .double(value)
     }
 

@@ -11,7 +11,9 @@ extension ParseObjectEncoder {
         writer.key("sizes")
         writer.beginObject()
         for size in DisplaySize.rendered {
-            guard let location = SizeService.location(objectId: objectId, preview: preview, size: size) else { continue }
+            guard let location = SizeService.location(objectId: objectId, preview: preview, size: size) else {
+                continue
+            }
             writer.key(size.rawValue)
             writer.beginObject()
             writer.key("url")

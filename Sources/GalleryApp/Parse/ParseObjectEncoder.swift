@@ -20,7 +20,9 @@ public struct ParseObjectEncoder: Sendable {
     /// An encoder whose file URLs are `publicURL/bucket/key`, or `assetURL/key` when an asset base
     /// URL (`public_asset_url`, a CDN in front of the bucket) is given; with a signer, each carries
     /// the signed path segment of the window `now` falls in (`AssetURLSigner`).
-    public init(publicURL: String, bucket: String, assetURL: String = "", signer: AssetURLSigner? = nil, now: Date = Date()) {
+    public init(
+        publicURL: String, bucket: String, assetURL: String = "", signer: AssetURLSigner? = nil, now: Date = Date()
+    ) {
         self.signer = signer
         self.expires = signer?.expires(at: Int64(now.timeIntervalSince1970)) ?? 0
         var base = publicURL
@@ -34,7 +36,9 @@ public struct ParseObjectEncoder: Sendable {
     }
 
     /// `{"results":[…]}` (plus `"count":N` when `count` is given) for a query's rows.
-    public func findResponse<Row: ParseRowSource>(_ rows: [Row], projection: ParseProjection, count: Int64? = nil) throws -> [UInt8] {
+    public func findResponse<Row: ParseRowSource>(_ rows: [Row], projection: ParseProjection, count: Int64? = nil)
+        throws -> [UInt8]
+    {
         var writer = ParseJSONWriter(capacity: 64 + rows.count * 700)
         writer.beginObject()
         writer.key("results")
@@ -63,8 +67,12 @@ public struct ParseObjectEncoder: Sendable {
     }
 
     /// Writes one object for `row` (an included object gets `__type` and `className`).
-    public func write<Row: ParseRowSource>(_ row: Row, projection: ParseProjection, into writer: inout ParseJSONWriter, asIncluded: Bool) throws {
-        try write(row, projection: projection, columns: ResolvedColumns(projection, in: row), into: &writer, asIncluded: asIncluded)
+    public func write<Row: ParseRowSource>(
+        _ row: Row, projection: ParseProjection, into writer: inout ParseJSONWriter, asIncluded: Bool
+    ) throws {
+        try write(
+            row, projection: projection, columns: ResolvedColumns(projection, in: row), into: &writer,
+            asIncluded: asIncluded)
     }
 
     /// A projection's result columns found in a result (nil where the result lacks one).
@@ -94,7 +102,8 @@ public struct ParseObjectEncoder: Sendable {
         for (index, field) in projection.fields.enumerated() {
             guard let column = columns.fields[index] else { continue }
             if field.source == .displaySizes {
-                _ = try row.withText(column) { text in writeSizes(String(decoding: text, as: UTF8.self), into: &writer) }
+                _ = try row.withText(column) { text in writeSizes(String(decoding: text, as: UTF8.self), into: &writer)
+                }
                 continue
             }
             switch field.type {
@@ -142,7 +151,9 @@ public struct ParseObjectEncoder: Sendable {
                 }
             case .pointer(let className):
                 if let included = projection.includes[field.name], let includedColumns = columns.includes[field.name] {
-                    guard let idColumn = includedColumns.fields.first ?? nil, try row.string(idColumn) != nil else { continue }
+                    guard let idColumn = includedColumns.fields.first ?? nil, try row.string(idColumn) != nil else {
+                        continue
+                    }
                     writer.key(field.name)
                     try write(row, projection: included, columns: includedColumns, into: &writer, asIncluded: true)
                 } else {
@@ -184,7 +195,8 @@ public struct ParseObjectEncoder: Sendable {
         writer.string(utf8: UnsafeBufferPointer(rebasing: key[nameStart...]))
         writer.key("url")
         if key.allSatisfy(Self.isUnreserved) {
-            writer.string(utf8: key, prefix: urlPrefixBytes, infix: signer?.pathSegment(forKey: key, expires: expires) ?? [])
+            writer.string(
+                utf8: key, prefix: urlPrefixBytes, infix: signer?.pathSegment(forKey: key, expires: expires) ?? [])
         } else {
             writer.string(url(forKey: String(decoding: key, as: UTF8.self)))
         }
@@ -193,7 +205,8 @@ public struct ParseObjectEncoder: Sendable {
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
             || byte == UInt8(ascii: "/")
     }
 

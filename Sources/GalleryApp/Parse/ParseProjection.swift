@@ -18,7 +18,8 @@ public struct ParseProjection: Sendable {
 
     /// A projection of `fields` of `schema`.
     public init(
-        schema: ParseClassSchema, fields: [ParseField], includes: [String: ParseProjection] = [:], includesScore: Bool = false,
+        schema: ParseClassSchema, fields: [ParseField], includes: [String: ParseProjection] = [:],
+        includesScore: Bool = false,
         columnPrefix: String = ""
     ) {
         self.schema = schema

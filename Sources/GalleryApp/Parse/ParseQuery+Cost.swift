@@ -31,7 +31,8 @@ extension ParseQuery {
         case .compare(let field, let op, _): return op != .notEqual && indexedPhotoFields.contains(field)
         case .inList(let field, _, _, let negated): return !negated && indexedPhotoFields.contains(field)
         case .isNull(let field, let isNull): return field == "deletedAt" && !isNull
-        case .arrayContainsAll(let field, _), .arrayOverlaps(let field, _), .arrayEquals(let field, _): return field == "tags"
+        case .arrayContainsAll(let field, _), .arrayOverlaps(let field, _), .arrayEquals(let field, _):
+            return field == "tags"
         case .hasPrefix(let field, _): return field == "title" || field == "filename"
         case .textSearch: return true
         case .regex, .not: return false

@@ -86,7 +86,8 @@ public struct ParseQuery: Sendable {
             guard skip <= limits.maxSkip else {
                 throw ParseError.invalidQuery(
                     "skip may not exceed \(limits.maxSkip): page with a keyset cursor instead (order=-createdAt, and "
-                        + #"where {"$or":[{"createdAt":{"$lt":LAST}},{"createdAt":LAST,"objectId":{"$lt":LAST_ID}}]})."#)
+                        + #"where {"$or":[{"createdAt":{"$lt":LAST}},{"createdAt":LAST,"objectId":{"$lt":LAST_ID}}]})."#
+                )
             }
         }
         var count = false
@@ -105,7 +106,9 @@ public struct ParseQuery: Sendable {
         var searchTerm: String?
         if whereParser.searchTerms.count == 1 { searchTerm = whereParser.searchTerms[0] }
         if orderHasScore || keysHaveScore {
-            guard searchTerm != nil else { throw ParseError.invalidQuery("$score needs exactly one $text constraint in where") }
+            guard searchTerm != nil else {
+                throw ParseError.invalidQuery("$score needs exactly one $text constraint in where")
+            }
         }
         let hidesTrashed = (schema.hasTrash || !schema.hiddenWithTrashedTargets.isEmpty) && !whereParser.namesDeletedAt
         var query = ParseQuery(
@@ -161,7 +164,9 @@ public struct ParseQuery: Sendable {
     }
 
     /// Parses a raw (percent-encoded) query component of `GET /classes/<Class>`.
-    public static func find(_ schema: ParseClassSchema, rawQuery: String, limits: ParseLimits = ParseLimits()) throws -> ParseQuery {
+    public static func find(_ schema: ParseClassSchema, rawQuery: String, limits: ParseLimits = ParseLimits()) throws
+        -> ParseQuery
+    {
         try find(schema, items: ParseQueryString.decode(rawQuery), limits: limits)
     }
 
@@ -178,7 +183,8 @@ public struct ParseQuery: Sendable {
             includesScore: false)
         if keysHaveScore { throw ParseError.invalidQuery("$score needs a $text constraint") }
         return ParseQuery(
-            schema: schema, condition: .compare(field: "objectId", op: .equal, value: .text(objectId)), order: [], limit: 1,
+            schema: schema, condition: .compare(field: "objectId", op: .equal, value: .text(objectId)), order: [],
+            limit: 1,
             skip: 0, count: false, projection: projection, hidesTrashed: false, searchTerm: nil)
     }
 
@@ -186,7 +192,9 @@ public struct ParseQuery: Sendable {
     /// array of names, which Parse Server joins into the comma list.
     public static let listParameters: Set<String> = ["order", "keys", "excludeKeys", "include"]
 
-    private static func collect(_ items: [(name: String, value: String)], allowed: Set<String>) throws -> [String: String] {
+    private static func collect(_ items: [(name: String, value: String)], allowed: Set<String>) throws -> [String:
+        String]
+    {
         var parameters: [String: String] = [:]
         for item in items {
             guard allowed.contains(item.name) else {
@@ -234,7 +242,8 @@ public struct ParseQuery: Sendable {
     }
 
     private static func integer(_ text: String, name: String) throws -> Int {
-        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 || $0 == UInt8(ascii: "-") }),
+        guard !text.isEmpty, text.utf8.count <= 19,
+            text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 || $0 == UInt8(ascii: "-") }),
             let value = Int(text)
         else {
             throw ParseError.invalidQuery("\(name) must be a non-negative integer")
@@ -263,7 +272,8 @@ public struct ParseQuery: Sendable {
                 key = .score
             } else {
                 guard let field = schema.field(named: String(part)) else {
-                    throw ParseError.invalidQuery("cannot order by unknown field \(ParseWhereParser.quoted(String(part)))")
+                    throw ParseError.invalidQuery(
+                        "cannot order by unknown field \(ParseWhereParser.quoted(String(part)))")
                 }
                 guard field.isSortable else { throw ParseError.invalidQuery("cannot order by \(field.name)") }
                 key = .field(field.name, descending: descending)
@@ -284,7 +294,9 @@ public struct ParseQuery: Sendable {
                 for field in schema.fields where field.joinAlias != nil { includeRoots.insert(field.name) }
                 continue
             }
-            guard !name.contains(".") else { throw ParseError.invalidQuery("include supports one level only: \(ParseWhereParser.quoted(name))") }
+            guard !name.contains(".") else {
+                throw ParseError.invalidQuery("include supports one level only: \(ParseWhereParser.quoted(name))")
+            }
             _ = try joinableField(schema, name, parameter: "include")
             includeRoots.insert(name)
         }
@@ -301,7 +313,9 @@ public struct ParseQuery: Sendable {
                     includeRoots.insert(root)
                     top.insert(root)
                 } else {
-                    guard schema.field(named: key) != nil else { throw ParseError.invalidQuery("keys names unknown field \(ParseWhereParser.quoted(key))") }
+                    guard schema.field(named: key) != nil else {
+                        throw ParseError.invalidQuery("keys names unknown field \(ParseWhereParser.quoted(key))")
+                    }
                     top.insert(key)
                 }
             }
@@ -321,18 +335,22 @@ public struct ParseQuery: Sendable {
         }
         let fields = schema.fields.filter { field in
             field.isAlwaysSelected
-                || ((topKeys?.contains(field.name) ?? !field.isOptIn || includeRoots.contains(field.name)) && !excluded.contains(field.name))
+                || ((topKeys?.contains(field.name) ?? !field.isOptIn || includeRoots.contains(field.name))
+                    && !excluded.contains(field.name))
         }
         var includes: [String: ParseProjection] = [:]
         for field in fields where includeRoots.contains(field.name) {
-            guard let alias = field.joinAlias, let className = field.pointerClassName, let target = ParseClassSchema.named(className) else {
+            guard let alias = field.joinAlias, let className = field.pointerClassName,
+                let target = ParseClassSchema.named(className)
+            else {
                 continue
             }
             let only = nestedKeys[field.name]
             let without = nestedExcluded[field.name] ?? []
             let targetFields = target.fields.filter { targetField in
                 targetField.isAlwaysSelected
-                    || ((only?.contains(targetField.name) ?? !targetField.isOptIn) && !without.contains(targetField.name))
+                    || ((only?.contains(targetField.name) ?? !targetField.isOptIn)
+                        && !without.contains(targetField.name))
             }
             includes[field.name] = ParseProjection(schema: target, fields: targetFields, columnPrefix: alias + "__")
         }
@@ -341,19 +359,26 @@ public struct ParseQuery: Sendable {
         return (projection, scoreRequested)
     }
 
-    private static func joinableField(_ schema: ParseClassSchema, _ name: String, parameter: String) throws -> ParseField {
+    private static func joinableField(_ schema: ParseClassSchema, _ name: String, parameter: String) throws
+        -> ParseField
+    {
         guard let field = schema.field(named: name) else {
             throw ParseError.invalidQuery("\(parameter) names unknown field \(ParseWhereParser.quoted(name))")
         }
-        guard field.joinAlias != nil else { throw ParseError.invalidQuery("\(parameter): \(name) is not a pointer that can be included") }
+        guard field.joinAlias != nil else {
+            throw ParseError.invalidQuery("\(parameter): \(name) is not a pointer that can be included")
+        }
         return field
     }
 
     /// `pointer.field` → (pointer, field) after checking both; nil when `key` has no dot.
-    private static func dotted(_ schema: ParseClassSchema, _ key: String, parameter: String) throws -> (String, String)? {
+    private static func dotted(_ schema: ParseClassSchema, _ key: String, parameter: String) throws -> (String, String)?
+    {
         let parts = key.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count > 1 else { return nil }
-        guard parts.count == 2 else { throw ParseError.invalidQuery("\(parameter) supports one level only: \(ParseWhereParser.quoted(key))") }
+        guard parts.count == 2 else {
+            throw ParseError.invalidQuery("\(parameter) supports one level only: \(ParseWhereParser.quoted(key))")
+        }
         let root = try joinableField(schema, String(parts[0]), parameter: parameter)
         guard let className = root.pointerClassName, let target = ParseClassSchema.named(className),
             target.field(named: String(parts[1])) != nil

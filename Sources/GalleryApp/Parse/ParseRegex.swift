@@ -18,7 +18,9 @@ public enum ParseRegex {
         guard pattern.utf8.count <= limits.maxRegexLength else {
             throw ParseError.invalidQuery("bad $regex: longer than \(limits.maxRegexLength) bytes")
         }
-        guard !pattern.unicodeScalars.contains("\u{0}") else { throw ParseError.invalidQuery("bad $regex: contains NUL") }
+        guard !pattern.unicodeScalars.contains("\u{0}") else {
+            throw ParseError.invalidQuery("bad $regex: contains NUL")
+        }
         var caseInsensitive = false
         var multiline = false
         var extended = false
@@ -85,7 +87,8 @@ public enum ParseRegex {
     }
 
     static func isPunctuation(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && !(("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
+        scalar.isASCII
+            && !(("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar))
             && scalar.value >= 0x20
     }
 
@@ -126,7 +129,10 @@ public enum ParseRegex {
         var output = ""
 
         /// What the last emitted item was, for quantifier checks.
-        enum Last { case nothing, assertion, atom, group(quantified: Bool), quantified }
+        enum Last {
+            case nothing, assertion, atom, quantified
+            case group(quantified: Bool)
+        }
         var last: Last = .nothing
         /// For each open group: whether it contains a quantifier, and whether it is a lookaround.
         var groups: [(quantified: Bool, lookaround: Bool)] = []
@@ -378,12 +384,24 @@ public enum ParseRegex {
                         output += "\\"
                         output.unicodeScalars.append(next)
                     case "D", "W", "S": throw fail("\\\(next) is not supported inside a character class")
-                    case "n": output += "\\n"; single = 0x0A
-                    case "r": output += "\\r"; single = 0x0D
-                    case "t": output += "\\t"; single = 0x09
-                    case "f": output += "\\f"; single = 0x0C
-                    case "v": output += "\\v"; single = 0x0B
-                    case "b": output += "\\b"; single = 0x08
+                    case "n":
+                        output += "\\n"
+                        single = 0x0A
+                    case "r":
+                        output += "\\r"
+                        single = 0x0D
+                    case "t":
+                        output += "\\t"
+                        single = 0x09
+                    case "f":
+                        output += "\\f"
+                        single = 0x0C
+                    case "v":
+                        output += "\\v"
+                        single = 0x0B
+                    case "b":
+                        output += "\\b"
+                        single = 0x08
                     case "x", "u":
                         let escaped = try hexEscape(next)
                         output += escaped
@@ -415,7 +433,9 @@ public enum ParseRegex {
                     single = scalar.value
                 }
                 if pendingRange {
-                    guard let low = previous, let high = single, low <= high else { throw fail("invalid range in character class") }
+                    guard let low = previous, let high = single, low <= high else {
+                        throw fail("invalid range in character class")
+                    }
                     pendingRange = false
                     previous = nil
                 } else {

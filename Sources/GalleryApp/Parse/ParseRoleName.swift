@@ -20,7 +20,8 @@ public enum ParseRoleName {
     public static func checked(_ name: String) throws -> String {
         guard isValid(name) else {
             throw ParseError.validationError(
-                "A role's name can only contain alphanumeric characters, _, -, and spaces: \(ParseWhereParser.quoted(String(name.prefix(100)))).")
+                "A role's name can only contain alphanumeric characters, _, -, and spaces: \(ParseWhereParser.quoted(String(name.prefix(100))))."
+            )
         }
         return name
     }

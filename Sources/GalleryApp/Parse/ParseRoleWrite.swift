@@ -41,7 +41,9 @@ public struct ParseRoleWrite: Equatable, Sendable {
         for member in body.members {
             switch member.key {
             case "name":
-                guard case .string(let name) = member.value else { throw ParseError.incorrectType("name must be a string.") }
+                guard case .string(let name) = member.value else {
+                    throw ParseError.incorrectType("name must be a string.")
+                }
                 write.name = try ParseRoleName.checked(name)
             case "ACL":
                 write.acl = try ParseACL.parse(member.value)
@@ -52,7 +54,8 @@ public struct ParseRoleWrite: Equatable, Sendable {
             case let key where ignored.contains(key):
                 continue
             default:
-                throw ParseError.invalidKeyName("Invalid field name for _Role: \(ParseWhereParser.quoted(String(member.key.prefix(100)))).")
+                throw ParseError.invalidKeyName(
+                    "Invalid field name for _Role: \(ParseWhereParser.quoted(String(member.key.prefix(100)))).")
             }
         }
         if creating {
@@ -66,7 +69,8 @@ public struct ParseRoleWrite: Equatable, Sendable {
     /// description (`{"__type":"Relation"}`, sent back by a fetched object: no change).
     private static func relationChange(_ value: ParseJSONValue, _ relation: Relation) throws -> RelationChange {
         guard case .object(let object) = value else {
-            throw ParseError.incorrectType("\(relation.rawValue) is a relation: send {\"__op\":\"AddRelation\",\"objects\":[…]}.")
+            throw ParseError.incorrectType(
+                "\(relation.rawValue) is a relation: send {\"__op\":\"AddRelation\",\"objects\":[…]}.")
         }
         if object["__type"] == .string("Relation") {
             guard object["className"] == .string(relation.targetClass) else {
@@ -106,7 +110,8 @@ public struct ParseRoleWrite: Equatable, Sendable {
                 case .string(let id)? = pointer["objectId"], ParseObjectID.isPlausible(id)
             else { throw ParseError.incorrectType("\(relation.rawValue) holds pointers to \(relation.targetClass).") }
             guard pointer["className"] == .string(relation.targetClass) else {
-                throw ParseError.incorrectType("\(relation.rawValue) holds pointers to \(relation.targetClass), not to another class.")
+                throw ParseError.incorrectType(
+                    "\(relation.rawValue) holds pointers to \(relation.targetClass), not to another class.")
             }
             return id
         }

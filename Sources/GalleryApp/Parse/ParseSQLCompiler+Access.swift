@@ -38,7 +38,8 @@ extension ParseSQLCompiler {
             case "Gallery":
                 return aclFilter(alias: alias, user: user, access: access, need: need, binds: &binds)
             default:  // GalleryItem: its gallery's access (to edit for any change of the item)
-                let gallery = aclFilter(alias: "ag", user: user, access: access, need: need == .read ? .read : .edit, binds: &binds)
+                let gallery = aclFilter(
+                    alias: "ag", user: user, access: access, need: need == .read ? .read : .edit, binds: &binds)
                 return "exists (select 1 from galleries ag where ag.object_id = \(alias).gallery_id and \(gallery))"
             }
         case .anonymous:

@@ -29,7 +29,8 @@ extension ParseSQLCompiler {
         }
         let common = condition.isEmpty ? "" : condition + " and "
         let own = "select t.* from photos t where \(common)t.owner_id = \(user) order by \(order) limit \(rows)"
-        let shared = "select t.* from photos t where \(common)t.readers <> '{}' and t.readers && \(principals)"
+        let shared =
+            "select t.* from photos t where \(common)t.readers <> '{}' and t.readers && \(principals)"
             + " and t.owner_id is distinct from \(user) order by \(order) limit \(rows)"
         return "((\(own)) union all (\(shared))) t"
     }

@@ -41,7 +41,8 @@ public enum ParseSQLCompiler {
                 columns.append(selfOnlyExpression(column, access: query.access, binds: &binds))
                 continue
             }
-            columns.append(selectExpression(field, table: "t", prefix: "", included: projection.includes[field.name] != nil))
+            columns.append(
+                selectExpression(field, table: "t", prefix: "", included: projection.includes[field.name] != nil))
         }
         var joins: [String] = []
         for field in schema.fields {
@@ -53,7 +54,8 @@ public enum ParseSQLCompiler {
                 let coverColumns = included.fields.map { "ph.\(columnName($0))" }.joined(separator: ", ")
                 joins.append(
                     "left join lateral (select \(coverColumns) from gallery_items gi join photos ph on ph.object_id = gi.photo_id"
-                        + " where gi.gallery_id = t.object_id and ph.deleted_at is null order by gi.position limit 1) \(alias) on true")
+                        + " where gi.gallery_id = t.object_id and ph.deleted_at is null order by gi.position limit 1) \(alias) on true"
+                )
             }
         }
         joins.append(contentsOf: targetJoins(query, forCount: false))
@@ -88,21 +90,25 @@ public enum ParseSQLCompiler {
             case .anonymous where !query.access.publicRead:
                 // Nothing: no row answers 0.
                 return ParseSQLStatement(sql: "select n from row_counts where \(noRowsSQL)", binds: [])
-            case .user(let userId) where schema.userCountName != nil && (schema.className == "Photo" || query.access.roleNames.isEmpty):
+            case .user(let userId)
+            where schema.userCountName != nil && (schema.className == "Photo" || query.access.roleNames.isEmpty):
                 // (A gallery granted to a user's roles is counted for real below: the counters are
                 // per grantee, and one gallery may grant the user and several of their roles.)
-                let own = "select n from owner_row_counts where owner_id = $1::text and name = '\(schema.userCountName!)'"
+                let own =
+                    "select n from owner_row_counts where owner_id = $1::text and name = '\(schema.userCountName!)'"
                 guard let publicCounter = schema.publicLiveCountName else {
                     // Photo: the user's own, plus the others' photos shared with them (few, on
                     // the partial index of shared photos).
-                    let shared = "select count(*) from photos t where t.deleted_at is null and t.readers <> '{}'"
+                    let shared =
+                        "select count(*) from photos t where t.deleted_at is null and t.readers <> '{}'"
                         + " and t.readers && $2::text[] and t.owner_id is distinct from $1::text"
                     return ParseSQLStatement(
                         sql: "select coalesce((\(own)), 0) + (\(shared))",
                         binds: [.text(userId), .textArray(query.access.principals)])
                 }
                 return ParseSQLStatement(
-                    sql: "select coalesce((select n from row_counts where name = '\(publicCounter)'), 0) + coalesce((\(own)), 0)",
+                    sql:
+                        "select coalesce((select n from row_counts where name = '\(publicCounter)'), 0) + coalesce((\(own)), 0)",
                     binds: [.text(userId)])
             default:
                 break  // counted below
@@ -139,13 +145,17 @@ public enum ParseSQLCompiler {
         if let condition = query.condition {
             parts.append(conditionSQL(condition, schema: query.schema, binds: &binds))
         }
-        if withAccess, let filter = accessFilter(query.schema, alias: "t", access: query.access, need: .read, binds: &binds) {
+        if withAccess,
+            let filter = accessFilter(query.schema, alias: "t", access: query.access, need: .read, binds: &binds)
+        {
             parts.append(filter)
         }
         if query.hidesTrashed {
             if query.schema.hasTrash { parts.append("t.deleted_at is null") }
             for name in query.schema.hiddenWithTrashedTargets {
-                if let alias = query.schema.field(named: name)?.joinAlias { parts.append("\(alias).deleted_at is null") }
+                if let alias = query.schema.field(named: name)?.joinAlias {
+                    parts.append("\(alias).deleted_at is null")
+                }
             }
         } else {
             parts.append(contentsOf: trashFilter(query, binds: &binds))
@@ -205,7 +215,8 @@ public enum ParseSQLCompiler {
             return prefix.isEmpty ? "\(table).\(column)" : "\(table).\(column) as \(prefix)\(column)"
         case .displaySizes:
             // What `ParseObjectEncoder` needs to write every size: id, preview key and size.
-            return "concat_ws(' ', \(table).object_id, \(table).preview_key, \(table).preview_width, \(table).preview_height)"
+            return
+                "concat_ws(' ', \(table).object_id, \(table).preview_key, \(table).preview_width, \(table).preview_height)"
                 + " as \(prefix)\(field.column)"
         case .coverPhoto:
             if included, let alias = field.joinAlias {
@@ -301,7 +312,8 @@ extension ParseSQLCompiler {
                     equalValue == firstValue, case .compare(let second, let secondOp, let secondValue) = next,
                     secondOp == op, second != first, secondValue != .null
                 else { continue }
-                return KeysetComparison(first: first, second: second, op: op, firstValue: firstValue, secondValue: secondValue)
+                return KeysetComparison(
+                    first: first, second: second, op: op, firstValue: firstValue, secondValue: secondValue)
             }
         }
         return nil
@@ -346,7 +358,9 @@ extension ParseSQLCompiler {
         var sets: [String] = []
         var returning = ["updated_at"]
         for assignment in body.assignments {
-            guard let field = body.schema.field(named: assignment.field), case .column(let column) = field.source else { continue }
+            guard let field = body.schema.field(named: assignment.field), case .column(let column) = field.source else {
+                continue
+            }
             if body.schema.className == "GalleryItem" && field.name == "position" { continue }
             switch assignment.value {
             case .string(let text): sets.append("\(column) = " + binds.add(.text(text), cast: "text"))
@@ -376,7 +390,8 @@ extension ParseSQLCompiler {
         sets.append("updated_at = date_trunc('milliseconds', now())")  // Parse dates carry milliseconds
         let id = binds.add(.text(objectId), cast: "text")
         return ParseSQLStatement(
-            sql: "update \(body.schema.table) set " + sets.joined(separator: ", ") + " where object_id = \(id) returning "
+            sql: "update \(body.schema.table) set " + sets.joined(separator: ", ")
+                + " where object_id = \(id) returning "
                 + returning.joined(separator: ", "),
             binds: binds.values)
     }
@@ -392,7 +407,8 @@ extension ParseSQLCompiler {
         let schema = body.schema
         var binds = Binds()
         let id = binds.add(.text(objectId), cast: "text")
-        let filter = accessFilter(schema, alias: "t", access: access, need: need, binds: &binds).map { " and " + $0 } ?? ""
+        let filter =
+            accessFilter(schema, alias: "t", access: access, need: need, binds: &binds).map { " and " + $0 } ?? ""
         var checks: [String] = []
         for expectation in body.expectations {
             guard let field = schema.field(named: expectation.field) else { continue }
@@ -419,7 +435,8 @@ extension ParseSQLCompiler {
         let unchanged = checks.isEmpty ? "true" : checks.joined(separator: " and ")
         let deletedAt = schema.hasTrash ? "t.deleted_at, " : ""
         return ParseSQLStatement(
-            sql: "select \(deletedAt)t.updated_at, (\(unchanged)) as unchanged from \(schema.table) t where t.object_id = \(id)\(filter) for update of t",
+            sql:
+                "select \(deletedAt)t.updated_at, (\(unchanged)) as unchanged from \(schema.table) t where t.object_id = \(id)\(filter) for update of t",
             binds: binds.values)
     }
 }

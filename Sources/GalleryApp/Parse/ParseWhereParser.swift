@@ -55,7 +55,8 @@ public struct ParseWhereParser {
                     throw ParseError.invalidQuery("unsupported operator \(Self.quoted(member.key))")
                 }
                 guard let field = schema.field(named: member.key) else {
-                    throw ParseError.invalidQuery("unknown field \(Self.quoted(member.key)) for class \(schema.className)")
+                    throw ParseError.invalidQuery(
+                        "unknown field \(Self.quoted(member.key)) for class \(schema.className)")
                 }
                 if field.name == "deletedAt" { namesDeletedAt = true }
                 parts.append(try parseConstraint(field, member.value))
@@ -70,7 +71,9 @@ public struct ParseWhereParser {
 
     /// A field name for an error message, shortened so hostile input is not echoed whole.
     static func quoted(_ name: String) -> String {
-        let short = name.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(name.unicodeScalars.prefix(64))) + "…" : name
+        let short =
+            name.unicodeScalars.count > 64
+            ? String(String.UnicodeScalarView(name.unicodeScalars.prefix(64))) + "…" : name
         return "'\(short)'"
     }
 
@@ -113,17 +116,25 @@ public struct ParseWhereParser {
                 }
                 switch field.type {
                 case .string, .int, .double, .date: break
-                default: throw ParseError.invalidQuery("\(member.key) is not supported on \(field.type.parseName) field \(field.name)")
+                default:
+                    throw ParseError.invalidQuery(
+                        "\(member.key) is not supported on \(field.type.parseName) field \(field.name)")
                 }
-                guard value != .null else { throw ParseError.invalidQuery("\(member.key) on \(field.name) needs a value, not null") }
+                guard value != .null else {
+                    throw ParseError.invalidQuery("\(member.key) on \(field.name) needs a value, not null")
+                }
                 parts.append(.compare(field: field.name, op: op, value: try scalar(field, value, operator: member.key)))
             case "$in", "$nin":
                 parts.append(try inList(field, value, negated: member.key == "$nin", operator: member.key))
             case "$all":
-                guard field.type == .stringArray else { throw ParseError.invalidQuery("$all is only supported on array fields") }
+                guard field.type == .stringArray else {
+                    throw ParseError.invalidQuery("$all is only supported on array fields")
+                }
                 parts.append(.arrayContainsAll(field: field.name, try stringList(field, value, operator: "$all")))
             case "$exists":
-                guard case .bool(let exists) = value else { throw ParseError.invalidQuery("$exists on \(field.name) must be true or false") }
+                guard case .bool(let exists) = value else {
+                    throw ParseError.invalidQuery("$exists on \(field.name) must be true or false")
+                }
                 parts.append(.isNull(field: field.name, !exists))
             case "$regex":
                 parts.append(try regex(field, value, options: options))
@@ -168,8 +179,12 @@ public struct ParseWhereParser {
         }
     }
 
-    private func inList(_ field: ParseField, _ value: ParseJSONValue, negated: Bool, operator name: String) throws -> ParseCondition {
-        guard case .array(let elements) = value else { throw ParseError.invalidQuery("\(name) on \(field.name) must be an array") }
+    private func inList(_ field: ParseField, _ value: ParseJSONValue, negated: Bool, operator name: String) throws
+        -> ParseCondition
+    {
+        guard case .array(let elements) = value else {
+            throw ParseError.invalidQuery("\(name) on \(field.name) must be an array")
+        }
         guard elements.count <= limits.maxInListCount else {
             throw ParseError.invalidQuery("\(name) on \(field.name) has more than \(limits.maxInListCount) values")
         }
@@ -191,7 +206,9 @@ public struct ParseWhereParser {
     }
 
     private func stringList(_ field: ParseField, _ value: ParseJSONValue, operator name: String) throws -> [String] {
-        guard case .array(let elements) = value else { throw ParseError.invalidQuery("\(name) on \(field.name) must be an array of strings") }
+        guard case .array(let elements) = value else {
+            throw ParseError.invalidQuery("\(name) on \(field.name) must be an array of strings")
+        }
         guard elements.count <= limits.maxInListCount else {
             throw ParseError.invalidQuery("\(name) on \(field.name) has more than \(limits.maxInListCount) values")
         }
@@ -211,7 +228,8 @@ public struct ParseWhereParser {
     /// A single value of the field's type as a bind value.
     private func scalar(_ field: ParseField, _ value: ParseJSONValue, operator name: String) throws -> SQLValue {
         func mismatch() -> ParseError {
-            ParseError.invalidQuery("\(name) on \(field.name) needs a \(field.type.parseName), got \(Self.describe(value))")
+            ParseError.invalidQuery(
+                "\(name) on \(field.name) needs a \(field.type.parseName), got \(Self.describe(value))")
         }
         switch field.type {
         case .string:
@@ -237,8 +255,12 @@ public struct ParseWhereParser {
             throw mismatch()  // not queryable
         case .date:
             guard case .object(let object) = value, object["__type"] == .string("Date") else { throw mismatch() }
-            guard object.members.count == 2, case .string(let iso)? = object["iso"], let ms = ParseDate.parseMilliseconds(iso) else {
-                throw ParseError.invalidQuery("invalid Date for \(field.name): expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.mmmZ\"}")
+            guard object.members.count == 2, case .string(let iso)? = object["iso"],
+                let ms = ParseDate.parseMilliseconds(iso)
+            else {
+                throw ParseError.invalidQuery(
+                    "invalid Date for \(field.name): expected {\"__type\":\"Date\",\"iso\":\"YYYY-MM-DDTHH:MM:SS.mmmZ\"}"
+                )
             }
             return .timestamp(ParseDate.date(milliseconds: ms))
         case .pointer(let className):
@@ -249,7 +271,8 @@ public struct ParseWhereParser {
                 throw ParseError.invalidPointer("invalid Pointer for \(field.name)")
             }
             guard pointerClass == className else {
-                throw ParseError.invalidPointer("\(field.name) points to \(className), not \(Self.quoted(pointerClass))")
+                throw ParseError.invalidPointer(
+                    "\(field.name) points to \(className), not \(Self.quoted(pointerClass))")
             }
             return .text(objectId)
         case .stringArray, .file:
@@ -264,12 +287,15 @@ public struct ParseWhereParser {
         return value.typeName
     }
 
-    private func regex(_ field: ParseField, _ value: ParseJSONValue, options: ParseJSONValue?) throws -> ParseCondition {
+    private func regex(_ field: ParseField, _ value: ParseJSONValue, options: ParseJSONValue?) throws -> ParseCondition
+    {
         guard field.type == .string else { throw ParseError.invalidQuery("$regex is only supported on String fields") }
         guard case .string(let pattern) = value else { throw ParseError.invalidQuery("bad $regex: must be a string") }
         var optionText = ""
         if let options {
-            guard case .string(let text) = options else { throw ParseError.invalidQuery("bad $options: must be a string") }
+            guard case .string(let text) = options else {
+                throw ParseError.invalidQuery("bad $options: must be a string")
+            }
             optionText = text
         }
         switch try ParseRegex.compile(pattern, options: optionText, limits: limits) {
@@ -288,7 +314,8 @@ public struct ParseWhereParser {
         guard schema.searchColumn != nil, schema.searchFields.contains(field.name) else {
             throw ParseError.invalidQuery("$text is not supported on \(schema.className).\(field.name)")
         }
-        guard case .object(let text) = value, text.keys == ["$search"], case .object(let search)? = text["$search"] else {
+        guard case .object(let text) = value, text.keys == ["$search"], case .object(let search)? = text["$search"]
+        else {
             throw ParseError.invalidJSON("bad $text: $search, should be object")
         }
         for key in search.keys where !["$term", "$language", "$caseSensitive", "$diacriticSensitive"].contains(key) {
@@ -301,11 +328,17 @@ public struct ParseWhereParser {
             throw ParseError.invalidQuery("bad $text: $term is longer than \(limits.maxSearchTermLength) bytes")
         }
         if let language = search["$language"] {
-            guard case .string(let name) = language else { throw ParseError.invalidJSON("bad $text: $language, should be string") }
-            guard name == "simple" else { throw ParseError.invalidJSON("bad $text: $language, only 'simple' is supported") }
+            guard case .string(let name) = language else {
+                throw ParseError.invalidJSON("bad $text: $language, should be string")
+            }
+            guard name == "simple" else {
+                throw ParseError.invalidJSON("bad $text: $language, only 'simple' is supported")
+            }
         }
         if let caseSensitive = search["$caseSensitive"] {
-            guard case .bool(let flag) = caseSensitive else { throw ParseError.invalidJSON("bad $text: $caseSensitive, should be boolean") }
+            guard case .bool(let flag) = caseSensitive else {
+                throw ParseError.invalidJSON("bad $text: $caseSensitive, should be boolean")
+            }
             if flag {
                 throw ParseError.invalidJSON("bad $text: $caseSensitive not supported, please use $regex")
             }

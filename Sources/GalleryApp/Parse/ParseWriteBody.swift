@@ -103,9 +103,12 @@ public struct ParseWriteBody: Sendable {
                 throw ParseError.invalidKeyName("\(key) is an invalid field name.")
             }
             guard let field = schema.field(named: key) else {
-                throw ParseError.invalidKeyName("invalid field name: \(ParseWhereParser.quoted(key)) for class \(schema.className)")
+                throw ParseError.invalidKeyName(
+                    "invalid field name: \(ParseWhereParser.quoted(key)) for class \(schema.className)")
             }
-            if mode == .update, !field.isUpdatable, !field.isRestorable, let expected = expectedValue(field, member.value) {
+            if mode == .update, !field.isUpdatable, !field.isRestorable,
+                let expected = expectedValue(field, member.value)
+            {
                 expectations.append(Expectation(field: field.name, value: expected))
                 continue
             }
@@ -113,7 +116,8 @@ public struct ParseWriteBody: Sendable {
             assignments.append(Assignment(field: field.name, value: value))
         }
         if mode == .create {
-            for field in schema.fields where field.isRequiredOnCreate && !assignments.contains(where: { $0.field == field.name }) {
+            for field in schema.fields
+            where field.isRequiredOnCreate && !assignments.contains(where: { $0.field == field.name }) {
                 throw ParseError.validationError("\(field.name) is required.")
             }
         }
@@ -132,7 +136,8 @@ public struct ParseWriteBody: Sendable {
         case .int:
             switch json {
             case .int(let int): return .int(int)
-            case .double(let double) where double == double.rounded() && abs(double) < 9.0e18: return .int(Int64(double))
+            case .double(let double) where double == double.rounded() && abs(double) < 9.0e18:
+                return .int(Int64(double))
             default: break
             }
         case .double:
@@ -144,7 +149,8 @@ public struct ParseWriteBody: Sendable {
         case .bool:
             if case .bool(let bool) = json { return .bool(bool) }
         case .date:
-            guard case .object(let object) = json, object["__type"] == .string("Date"), case .string(let iso)? = object["iso"],
+            guard case .object(let object) = json, object["__type"] == .string("Date"),
+                case .string(let iso)? = object["iso"],
                 let date = ParseDate.parse(iso)
             else { break }
             return .timestamp(date)
@@ -158,12 +164,14 @@ public struct ParseWriteBody: Sendable {
             return .textArray(strings)
         case .pointer(let className):
             // A pointer, or the whole object when the client fetched it with `include`.
-            guard case .object(let object) = json, object["__type"] == .string("Pointer") || object["__type"] == .string("Object"),
+            guard case .object(let object) = json,
+                object["__type"] == .string("Pointer") || object["__type"] == .string("Object"),
                 object["className"] == .string(className), case .string(let objectId)? = object["objectId"]
             else { break }
             return .text(objectId)
         case .file:
-            guard case .object(let object) = json, object["__type"] == .string("File"), case .string(let name)? = object["name"]
+            guard case .object(let object) = json, object["__type"] == .string("File"),
+                case .string(let name)? = object["name"]
             else { break }
             return .text(name)
         case .acl, .json:
@@ -177,7 +185,8 @@ public struct ParseWriteBody: Sendable {
     ) throws -> Value {
         func mismatch() -> ParseError {
             ParseError.incorrectType(
-                "schema mismatch for \(schema.className).\(field.name); expected \(field.type.parseName) but got \(describe(json))")
+                "schema mismatch for \(schema.className).\(field.name); expected \(field.type.parseName) but got \(describe(json))"
+            )
         }
         if case .object(let object) = json, case .string(let name)? = object["__op"], field.type == .stringArray,
             field.isUpdatable || (mode == .create && field.isCreatable)
@@ -186,7 +195,9 @@ public struct ParseWriteBody: Sendable {
             switch name {
             case "Add", "AddUnique": operation = .addUnique
             case "Remove": operation = .remove
-            default: throw ParseError.incorrectType("unsupported operation \(ParseWhereParser.quoted(name)) on \(schema.className).\(field.name)")
+            default:
+                throw ParseError.incorrectType(
+                    "unsupported operation \(ParseWhereParser.quoted(name)) on \(schema.className).\(field.name)")
             }
             guard case .array(let elements)? = object["objects"], object.members.count == 2 else {
                 throw ParseError.invalidJSON("\(name) on \(field.name) needs objects, an array")
@@ -244,7 +255,9 @@ public struct ParseWriteBody: Sendable {
             return .stringArray(try validatedStrings(field, elements, limits: limits, mismatch: mismatch))
         case .pointer(let className):
             guard case .object(let object) = json, object["__type"] == .string("Pointer") else { throw mismatch() }
-            guard case .string(let pointerClass)? = object["className"], pointerClass == className else { throw mismatch() }
+            guard case .string(let pointerClass)? = object["className"], pointerClass == className else {
+                throw mismatch()
+            }
             guard case .string(let objectId)? = object["objectId"], ParseObjectID.isPlausible(objectId) else {
                 throw ParseError.invalidPointer("invalid Pointer objectId for \(schema.className).\(field.name)")
             }
@@ -278,7 +291,8 @@ public struct ParseWriteBody: Sendable {
             guard case .string(let text) = element else { throw mismatch() }
             let count = text.count
             guard count >= 1, count <= limits.maxTagLength else {
-                throw ParseError.validationError("each of \(field.name) must be 1 to \(limits.maxTagLength) characters.")
+                throw ParseError.validationError(
+                    "each of \(field.name) must be 1 to \(limits.maxTagLength) characters.")
             }
             if seen.insert(text).inserted { strings.append(text) }
         }

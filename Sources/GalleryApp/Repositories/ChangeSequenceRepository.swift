@@ -20,7 +20,8 @@ struct ChangeSequenceRepository: Sendable {
     func scopes(after: Int64) throws -> (values: [String: Int64], highest: Int64) {
         var read: [String: Int64] = [:]
         var highest = after
-        for row in try pool.query("select scope, seq from change_scope_sequences where seq > $1", [after], retry: .safe) {
+        for row in try pool.query("select scope, seq from change_scope_sequences where seq > $1", [after], retry: .safe)
+        {
             let seq = try row.decode(Int64.self, "seq")
             read[try row.decode(String.self, "scope")] = seq
             highest = max(highest, seq)

@@ -26,23 +26,30 @@ struct FileRepository: Sendable {
 
     /// Records a stored original unless a row for the same name or bytes exists (`on conflict do
     /// nothing`: the name derives from the checksum, so either key may trip first).
-    func insert(name: String, key: String, checksum: String, byteSize: Int, info: ImageInfo, on connection: PostgresConnection) throws {
+    func insert(
+        name: String, key: String, checksum: String, byteSize: Int, info: ImageInfo, on connection: PostgresConnection
+    ) throws {
         try connection.query(
             """
             insert into files (name, key, checksum, byte_size, content_type, width, height, orientation, taken_at)
             values ($1, $2, $3, $4, $9, $5, $6, $7, $8)
             on conflict do nothing
             """,
-            [name, key, checksum, byteSize, info.displayWidth, info.displayHeight, info.orientation, info.takenAt,
-             info.format.contentType])
+            [
+                name, key, checksum, byteSize, info.displayWidth, info.displayHeight, info.orientation, info.takenAt,
+                info.format.contentType,
+            ])
     }
 
     /// Records `uploader`'s upload of the file named `name` (nil: the master key), pending from now
     /// under the name given, and locks the file's row first; false when there is no such file (a
     /// purge deleted it meanwhile). The row is found by its name, the key every upload of these bytes
     /// shares, and the upload recorded under the checksum that row holds.
-    func recordUpload(name: String, uploader: String?, originalFilename: String, on connection: PostgresConnection) throws -> Bool {
-        guard let row = try connection.query("select checksum from files where name = $1 for update", [name]).first else {
+    func recordUpload(name: String, uploader: String?, originalFilename: String, on connection: PostgresConnection)
+        throws -> Bool
+    {
+        guard let row = try connection.query("select checksum from files where name = $1 for update", [name]).first
+        else {
             return false
         }
         let checksum = try row.decode(String.self, "checksum")
@@ -63,15 +70,18 @@ struct FileRepository: Sendable {
     /// Locks the file named `name` FOR UPDATE (the lock a release takes) and reads it; nil when
     /// there is none. Its `originalFilename` is the Parse name until `consumeUpload` says better.
     func lock(name: String, on connection: PostgresConnection) throws -> AttachedFile? {
-        guard let file = try connection.query(
-            """
-            select key, checksum, byte_size, content_type, width, height, orientation, taken_at
-            from files where name = $1 for update
-            """, [name]).first
+        guard
+            let file = try connection.query(
+                """
+                select key, checksum, byte_size, content_type, width, height, orientation, taken_at
+                from files where name = $1 for update
+                """, [name]
+            ).first
         else { return nil }
         return AttachedFile(
             key: try file.decode(String.self, "key"), checksum: try file.decode(String.self, "checksum"),
-            byteSize: try file.decode(Int64.self, "byte_size"), contentType: try file.decode(String.self, "content_type"),
+            byteSize: try file.decode(Int64.self, "byte_size"),
+            contentType: try file.decode(String.self, "content_type"),
             originalFilename: name,
             width: try file.decode(Int.self, "width"), height: try file.decode(Int.self, "height"),
             orientation: try file.decode(Int.self, "orientation"), takenAt: try file.decode(Date?.self, "taken_at"))
@@ -94,18 +104,22 @@ struct FileRepository: Sendable {
     func lockForRelease(
         checksum: String, pendingOlderThanHours hours: Int?, on connection: PostgresConnection
     ) throws -> (key: String, pending: Bool, expired: Bool)? {
-        guard let file = try connection.query(
-            """
-            select key, created_at < now() - make_interval(hours => coalesce($2::int, 0)) as expired
-            from files where checksum = $1 for update
-            """, [checksum, hours]).first
+        guard
+            let file = try connection.query(
+                """
+                select key, created_at < now() - make_interval(hours => coalesce($2::int, 0)) as expired
+                from files where checksum = $1 for update
+                """, [checksum, hours]
+            ).first
         else { return nil }
         if hours != nil {
             try connection.query(
                 "delete from file_uploads where checksum = $1 and uploaded_at < now() - make_interval(hours => $2::int)",
                 [checksum, hours])
         }
-        let pending = try connection.query("select 1 from file_uploads where checksum = $1 limit 1", [checksum], retry: .safe).count > 0
+        let pending =
+            try connection.query("select 1 from file_uploads where checksum = $1 limit 1", [checksum], retry: .safe)
+            .count > 0
         return (try file.decode(String.self, "key"), pending, try file.decode(Bool.self, "expired"))
     }
 

@@ -32,13 +32,15 @@ struct GalleryRepository: Sendable {
     /// How many items a gallery has, trashed photos' items included.
     func itemCount(_ gallery: String, on connection: PostgresConnection) throws -> Int {
         try connection.query(
-            "select count(*)::bigint as n from gallery_items where gallery_id = $1", [gallery], retry: .safe).first!.decode(Int.self, "n")
+            "select count(*)::bigint as n from gallery_items where gallery_id = $1", [gallery], retry: .safe
+        ).first!.decode(Int.self, "n")
     }
 
     /// Whether the photo is already an item of the gallery.
     func contains(gallery: String, photo: String, on connection: PostgresConnection) throws -> Bool {
         try connection.query(
-            "select 1 from gallery_items where gallery_id = $1 and photo_id = $2", [gallery, photo], retry: .safe).count > 0
+            "select 1 from gallery_items where gallery_id = $1 and photo_id = $2", [gallery, photo], retry: .safe
+        ).count > 0
     }
 
     /// Shifts the items at `position` and after one place down, making room for an insert.
@@ -50,7 +52,8 @@ struct GalleryRepository: Sendable {
 
     /// Inserts an item and returns its `createdAt`.
     func insertItem(
-        objectId: String, gallery: String, photo: String, position: Int, owner: String?, on connection: PostgresConnection
+        objectId: String, gallery: String, photo: String, position: Int, owner: String?,
+        on connection: PostgresConnection
     ) throws -> Date {
         let row = try connection.query(
             """
@@ -62,7 +65,8 @@ struct GalleryRepository: Sendable {
 
     /// An item's position, or nil when it does not exist.
     func position(ofItem objectId: String, on connection: PostgresConnection) throws -> Int? {
-        let rows = try connection.query("select position from gallery_items where object_id = $1", [objectId], retry: .safe)
+        let rows = try connection.query(
+            "select position from gallery_items where object_id = $1", [objectId], retry: .safe)
         return try rows.first.map { try $0.decode(Int.self, "position") }
     }
 
@@ -103,7 +107,8 @@ struct GalleryRepository: Sendable {
 
     /// Deletes an item and returns the position it had, or nil when it did not exist.
     func deleteItem(_ objectId: String, on connection: PostgresConnection) throws -> Int? {
-        let deleted = try connection.query("delete from gallery_items where object_id = $1 returning position", [objectId])
+        let deleted = try connection.query(
+            "delete from gallery_items where object_id = $1 returning position", [objectId])
         return try deleted.first.map { try $0.decode(Int.self, "position") }
     }
 
@@ -116,14 +121,16 @@ struct GalleryRepository: Sendable {
 
     /// An item's gallery and photo, or nil when it does not exist.
     func item(_ objectId: String, on connection: PostgresConnection) throws -> (gallery: String, photo: String)? {
-        let rows = try connection.query("select gallery_id, photo_id from gallery_items where object_id = $1", [objectId], retry: .safe)
+        let rows = try connection.query(
+            "select gallery_id, photo_id from gallery_items where object_id = $1", [objectId], retry: .safe)
         guard let row = rows.first else { return nil }
         return (try row.decode(String.self, "gallery_id"), try row.decode(String.self, "photo_id"))
     }
 
     /// Sets a gallery's `updatedAt` to now (its items changed).
     func touch(_ gallery: String, on connection: PostgresConnection) throws {
-        try connection.query("update galleries set updated_at = date_trunc('milliseconds', now()) where object_id = $1", [gallery])
+        try connection.query(
+            "update galleries set updated_at = date_trunc('milliseconds', now()) where object_id = $1", [gallery])
     }
 }
 
@@ -132,7 +139,8 @@ extension GalleryRepository {
     func trash(_ objectId: String) throws -> Bool {
         try pool.query(
             "update galleries set deleted_at = date_trunc('milliseconds', now()) where object_id = $1 and deleted_at is null returning object_id",
-            [objectId]).count > 0
+            [objectId]
+        ).count > 0
     }
 
     /// Whether the gallery exists, trashed or not.
@@ -149,11 +157,13 @@ extension GalleryRepository {
                 select object_id from galleries
                 where deleted_at is not null and ($1::int is null or deleted_at < now() - make_interval(days => $1::int))
                 order by object_id for update)
-            """, [days]).affectedRows
+            """, [days]
+        ).affectedRows
     }
 
     /// Deletes one gallery if it is in the trash; false when it was not (live, or none).
     func deleteTrashed(_ objectId: String) throws -> Bool {
-        try pool.query("delete from galleries where object_id = $1 and deleted_at is not null", [objectId]).affectedRows == 1
+        try pool.query("delete from galleries where object_id = $1 and deleted_at is not null", [objectId]).affectedRows
+            == 1
     }
 }

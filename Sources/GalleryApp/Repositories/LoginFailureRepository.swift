@@ -35,8 +35,8 @@ struct LoginFailureRepository: Sendable {
             // The key's first failure (free is at least 1, so it never blocks).
             if !(try pool.query(
                 "insert into login_failures (key, failures) values ($1, 1) on conflict (key) do nothing returning failures",
-                [key]).isEmpty)
-            {
+                [key]
+            ).isEmpty) {
                 return Admission(blockedSeconds: 0, failures: 1)
             }
             // `previous` locks the row and keeps its state before this statement's update.
@@ -66,7 +66,9 @@ struct LoginFailureRepository: Sendable {
                 """,
                 [key, backoff.forgetAfter, backoff.free, backoff.baseDelay, backoff.maxDelay])
             // No row: a success or the sweep deleted it between the two statements; start again.
-            if let row = rows.first { return Admission(blockedSeconds: try row.decode(Int.self, 0), failures: try row.decode(Int.self, 1)) }
+            if let row = rows.first {
+                return Admission(blockedSeconds: try row.decode(Int.self, 0), failures: try row.decode(Int.self, 1))
+            }
         }
     }
 

@@ -28,7 +28,8 @@ public struct OwnershipRepository: Sendable {
     public func assignOwnerlessRowsToFirstAdmin() throws -> Assignment {
         // Idempotent, so it may be re-run after a lost connection (the counts then say what the re-run did).
         let row = try pool.query(
-            "select admin_id, photos, galleries, gallery_items from assign_ownerless_rows()", retry: .safe).first
+            "select admin_id, photos, galleries, gallery_items from assign_ownerless_rows()", retry: .safe
+        ).first
         return Assignment(
             adminId: try row?.decode(String?.self, 0), photos: try row?.decode(Int64.self, 1) ?? 0,
             galleries: try row?.decode(Int64.self, 2) ?? 0, galleryItems: try row?.decode(Int64.self, 3) ?? 0)

@@ -16,7 +16,11 @@ struct ParseConfigRepository: Sendable {
         try pool.query(
             "select name, value::text, master_key_only from parse_config where $1::boolean or not master_key_only order by name",
             [master], retry: .safe
-        ).map { Parameter(name: try $0.decode(String.self, 0), json: try $0.decode(String.self, 1), masterKeyOnly: try $0.decode(Bool.self, 2)) }
+        ).map {
+            Parameter(
+                name: try $0.decode(String.self, 0), json: try $0.decode(String.self, 1),
+                masterKeyOnly: try $0.decode(Bool.self, 2))
+        }
     }
 
     /// Sets (`json` non-nil) or deletes parameters in one transaction.

@@ -36,11 +36,13 @@ struct PhotoRepository: Sendable {
                    dominant_color = $8, width = $9, height = $10, aspect_ratio = $11, thumbhash = $12
             where object_id = $1
             """,
-            [photoId, thumbnailKey.rawValue, image.thumbnail.width, image.thumbnail.height,
-             previewKey.rawValue, image.preview.width, image.preview.height, image.dominantColor,
-             image.info.displayWidth, image.info.displayHeight,
-             Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight)),
-             image.thumbHash.isEmpty ? nil : Data(image.thumbHash).base64EncodedString()])
+            [
+                photoId, thumbnailKey.rawValue, image.thumbnail.width, image.thumbnail.height,
+                previewKey.rawValue, image.preview.width, image.preview.height, image.dominantColor,
+                image.info.displayWidth, image.info.displayHeight,
+                Double(image.info.displayWidth) / Double(max(1, image.info.displayHeight)),
+                image.thumbHash.isEmpty ? nil : Data(image.thumbHash).base64EncodedString(),
+            ])
         return updated.affectedRows == 1
     }
 
@@ -54,7 +56,8 @@ struct PhotoRepository: Sendable {
             update photos set status = 'failed', error = failed.reason
             from unnest($1::text[], $2::text[]) as failed(object_id, reason)
             where photos.object_id = failed.object_id
-            """, [failures.map { $0.photoId }, failures.map { $0.reason }]).affectedRows
+            """, [failures.map { $0.photoId }, failures.map { $0.reason }]
+        ).affectedRows
     }
 
     /// Puts failed photos back to `pending` without their error, in the caller's transaction: those
@@ -94,9 +97,11 @@ extension PhotoRepository {
             on conflict (owner_id, checksum) do nothing
             returning object_id, created_at
             """,
-            [objectId, file.originalFilename, title, tags, file.byteSize, file.checksum, file.width, file.height,
-             file.height > 0 ? Double(file.width) / Double(file.height) : 1.0, file.orientation,
-             file.takenAt, file.key, owner, file.contentType])
+            [
+                objectId, file.originalFilename, title, tags, file.byteSize, file.checksum, file.width, file.height,
+                file.height > 0 ? Double(file.width) / Double(file.height) : 1.0, file.orientation,
+                file.takenAt, file.key, owner, file.contentType,
+            ])
         guard let row = inserted.first else { return nil }
         return (try row.decode(String.self, "object_id"), try row.decode(Date.self, "created_at"))
     }
@@ -121,7 +126,8 @@ extension PhotoRepository {
     /// Whether `owner` (nil: ownerless) has a photo of these bytes, trashed or not.
     func exists(checksum: String, owner: String?, on connection: PostgresConnection) throws -> Bool {
         try connection.query(
-            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner], retry: .safe
+            "select 1 from photos where checksum = $1 and owner_id is not distinct from $2", [checksum, owner],
+            retry: .safe
         ).count > 0
     }
 
@@ -144,7 +150,8 @@ extension PhotoRepository {
     func trash(_ objectId: String) throws -> Bool {
         try pool.query(
             "update photos set deleted_at = date_trunc('milliseconds', now()) where object_id = $1 and deleted_at is null returning object_id",
-            [objectId]).count > 0
+            [objectId]
+        ).count > 0
     }
 
     /// Whether the photo exists, trashed or not.
@@ -154,8 +161,9 @@ extension PhotoRepository {
 
     /// Which of `objectIds` are photos (trashed or not).
     func existingIds(among objectIds: [String]) throws -> Set<String> {
-        Set(try pool.query("select object_id from photos where object_id = any($1)", [objectIds], retry: .safe)
-            .map { try $0.decode(String.self, "object_id") })
+        Set(
+            try pool.query("select object_id from photos where object_id = any($1)", [objectIds], retry: .safe)
+                .map { try $0.decode(String.self, "object_id") })
     }
 
     /// Up to `limit` ids of photos in the trash (with `days`, trashed more than that many days
@@ -202,8 +210,10 @@ extension PhotoRepository {
                 """, [locked]
             ).map { row in
                 Deleted(
-                    objectId: try row.decode(String.self, "object_id"), checksum: try row.decode(String.self, "checksum"),
-                    thumbnailKey: try row.decode(String?.self, "thumbnail_key"), previewKey: try row.decode(String?.self, "preview_key"))
+                    objectId: try row.decode(String.self, "object_id"),
+                    checksum: try row.decode(String.self, "checksum"),
+                    thumbnailKey: try row.decode(String?.self, "thumbnail_key"),
+                    previewKey: try row.decode(String?.self, "preview_key"))
             }
         }
     }
@@ -212,12 +222,14 @@ extension PhotoRepository {
 extension PhotoRepository {
     /// Of these photos, how many are still pending or processing and how many failed.
     func processingCounts(_ objectIds: [String]) throws -> (waiting: Int, failed: Int)? {
-        guard let row = try pool.query(
-            """
-            select count(*) filter (where status in ('pending', 'processing'))::bigint as waiting,
-                   count(*) filter (where status = 'failed')::bigint as failed
-            from photos where object_id = any($1)
-            """, [objectIds], retry: .safe).first
+        guard
+            let row = try pool.query(
+                """
+                select count(*) filter (where status in ('pending', 'processing'))::bigint as waiting,
+                       count(*) filter (where status = 'failed')::bigint as failed
+                from photos where object_id = any($1)
+                """, [objectIds], retry: .safe
+            ).first
         else { return nil }
         return (try row.decode(Int.self, "waiting"), try row.decode(Int.self, "failed"))
     }

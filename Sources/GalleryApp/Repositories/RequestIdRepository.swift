@@ -28,9 +28,11 @@ struct RequestIdRepository: Sendable {
 
     /// The answer recorded for `key` and not yet expired, or nil.
     func answer(for key: String) throws -> Answer? {
-        guard let row = try pool.query(
-            "select status, reason, body, location from request_ids where key = $1 and expires_at > now()", [key], retry: .safe
-        ).first
+        guard
+            let row = try pool.query(
+                "select status, reason, body, location from request_ids where key = $1 and expires_at > now()", [key],
+                retry: .safe
+            ).first
         else { return nil }
         return Answer(
             status: try row.decode(Int.self, "status"), reason: try row.decode(String.self, "reason"),

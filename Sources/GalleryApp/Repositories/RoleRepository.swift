@@ -50,8 +50,10 @@ struct RoleRepository: Sendable {
         try pool.transaction { connection in
             var binds: [PostgresBindable?] = [objectId]
             let filter = Self.filter(access, need: "write", binds: &binds)
-            guard let row = try connection.query(
-                "select name from roles r where r.object_id = $1 and \(filter) for update", binds).first
+            guard
+                let row = try connection.query(
+                    "select name from roles r where r.object_id = $1 and \(filter) for update", binds
+                ).first
             else { throw ParseError.objectNotFound() }
             if let name = write.name, name != (try row.decode(String.self, 0)) {
                 throw ParseError.validationError("A role's name can only be set before it has been saved.")
@@ -70,7 +72,8 @@ struct RoleRepository: Sendable {
     func delete(_ objectId: String, access: ParseAccess) throws {
         var binds: [PostgresBindable?] = [objectId]
         let filter = Self.filter(access, need: "write", binds: &binds)
-        guard try pool.query("delete from roles r where r.object_id = $1 and \(filter) returning 1", binds).count == 1 else {
+        guard try pool.query("delete from roles r where r.object_id = $1 and \(filter) returning 1", binds).count == 1
+        else {
             throw ParseError.objectNotFound()
         }
     }
@@ -78,7 +81,8 @@ struct RoleRepository: Sendable {
     /// The roles matching `conditions` (SQL on `r`, with `binds`) that `access` may read, a page
     /// in `order`, and their count when asked.
     func find(
-        conditions: [String], binds: [PostgresBindable?], access: ParseAccess, order: String, limit: Int, skip: Int, count: Bool
+        conditions: [String], binds: [PostgresBindable?], access: ParseAccess, order: String, limit: Int, skip: Int,
+        count: Bool
     ) throws -> (roles: [Role], count: Int64?) {
         var binds = binds
         let readable = Self.filter(access, need: "read", binds: &binds)
@@ -87,12 +91,15 @@ struct RoleRepository: Sendable {
             var roles: [Role] = []
             if limit > 0 {
                 roles = try connection.query(
-                    "select \(Self.columns) from roles r where \(whereSQL) order by \(order) limit \(limit) offset \(skip)", binds,
+                    "select \(Self.columns) from roles r where \(whereSQL) order by \(order) limit \(limit) offset \(skip)",
+                    binds,
                     retry: .safe
                 ).map(Self.role)
             }
-            let total = count
-                ? try connection.query("select count(*) from roles r where \(whereSQL)", binds, retry: .safe).first?.decode(Int64.self, 0)
+            let total =
+                count
+                ? try connection.query("select count(*) from roles r where \(whereSQL)", binds, retry: .safe).first?
+                    .decode(Int64.self, 0)
                 : nil
             return (roles, total)
         }
@@ -100,18 +107,25 @@ struct RoleRepository: Sendable {
 
     /// The members of a relation of a role `access` may read (`$relatedTo`), at most `limit`; 101
     /// for a role it may not read.
-    func related(_ relation: ParseRoleWrite.Relation, of roleId: String, access: ParseAccess, limit: Int) throws -> [String] {
+    func related(_ relation: ParseRoleWrite.Relation, of roleId: String, access: ParseAccess, limit: Int) throws
+        -> [String]
+    {
         var binds: [PostgresBindable?] = [roleId]
         let readable = Self.filter(access, need: "read", binds: &binds)
-        guard try pool.query("select 1 from roles r where r.object_id = $1 and \(readable)", binds, retry: .safe).count == 1 else {
+        guard
+            try pool.query("select 1 from roles r where r.object_id = $1 and \(readable)", binds, retry: .safe).count
+                == 1
+        else {
             throw ParseError.objectNotFound()
         }
-        let sql = relation == .users
+        let sql =
+            relation == .users
             ? "select user_id from role_users where role_id = $1 order by user_id limit \(limit + 1)"
             : "select child_id from role_roles where parent_id = $1 order by child_id limit \(limit + 1)"
         let ids = try pool.query(sql, [roleId], retry: .safe).map { try $0.decode(String.self, 0) }
         guard ids.count <= limit else {
-            throw ParseError.invalidQuery("$relatedTo: the relation holds more than \(limit) objects; query in smaller steps.")
+            throw ParseError.invalidQuery(
+                "$relatedTo: the relation holds more than \(limit) objects; query in smaller steps.")
         }
         return ids
     }
@@ -119,29 +133,36 @@ struct RoleRepository: Sendable {
     /// Runs a write's relation changes on role `objectId`: 106 when a pointer names no such object.
     private static func apply(_ write: ParseRoleWrite, to objectId: String, _ connection: PostgresConnection) throws {
         for (relation, change) in [(ParseRoleWrite.Relation.users, write.users), (.roles, write.roles)] {
-            let (table, column, targets) = relation == .users
+            let (table, column, targets) =
+                relation == .users
                 ? ("role_users", "user_id", "users") : ("role_roles", "child_id", "roles")
             let owner = relation == .users ? "role_id" : "parent_id"
             if !change.added.isEmpty {
                 let ids = Array(Set(change.added))
-                let found = try connection.query("select count(*) from \(targets) where object_id = any($1::text[])", [ids])
-                    .first!.decode(Int64.self, 0)
+                let found = try connection.query(
+                    "select count(*) from \(targets) where object_id = any($1::text[])", [ids]
+                )
+                .first!.decode(Int64.self, 0)
                 guard found == Int64(ids.count) else {
-                    throw ParseError.invalidPointer("\(relation.rawValue) names a \(relation.targetClass) that does not exist.")
+                    throw ParseError.invalidPointer(
+                        "\(relation.rawValue) names a \(relation.targetClass) that does not exist.")
                 }
                 try connection.query(
-                    "insert into \(table) (\(owner), \(column)) select $1, unnest($2::text[]) on conflict do nothing", [objectId, ids])
+                    "insert into \(table) (\(owner), \(column)) select $1, unnest($2::text[]) on conflict do nothing",
+                    [objectId, ids])
             }
             if !change.removed.isEmpty {
                 try connection.query(
-                    "delete from \(table) where \(owner) = $1 and \(column) = any($2::text[])", [objectId, change.removed])
+                    "delete from \(table) where \(owner) = $1 and \(column) = any($2::text[])",
+                    [objectId, change.removed])
             }
         }
     }
 
     private static func role(_ row: PostgresRow) throws -> Role {
         Role(
-            objectId: try row.decode(String.self, 0), name: try row.decode(String.self, 1), acl: try row.decode(String.self, 2),
+            objectId: try row.decode(String.self, 0), name: try row.decode(String.self, 1),
+            acl: try row.decode(String.self, 2),
             createdAt: try row.decode(Date.self, 3), updatedAt: try row.decode(Date.self, 4))
     }
 
@@ -151,7 +172,8 @@ struct RoleRepository: Sendable {
             return try body()
         } catch let error as PostgresError {
             if case .server(let state, _, _, _) = error, state == .uniqueViolation {
-                throw ParseError.duplicateValue("A duplicate value for a field with unique values was provided: a role with this name exists.")
+                throw ParseError.duplicateValue(
+                    "A duplicate value for a field with unique values was provided: a role with this name exists.")
             }
             throw error
         }

@@ -70,12 +70,14 @@ struct SessionRepository: Sendable {
         try pool.query("delete from sessions where token_hash = $1 returning 1", [tokenHash]).count == 1
     }
 
-    private static let columns = "object_id, token_hash, user_id, created_with, installation_id, created_at, expires_at, last_used_at"
+    private static let columns =
+        "object_id, token_hash, user_id, created_with, installation_id, created_at, expires_at, last_used_at"
 
     /// The unexpired session with this token hash, in full (`GET /sessions/me`).
     func session(tokenHash: String) throws -> Session? {
         try pool.query(
-            "select \(Self.columns) from sessions where token_hash = $1 and expires_at > clock_timestamp()", [tokenHash], retry: .safe
+            "select \(Self.columns) from sessions where token_hash = $1 and expires_at > clock_timestamp()",
+            [tokenHash], retry: .safe
         ).first.map(Self.session)
     }
 

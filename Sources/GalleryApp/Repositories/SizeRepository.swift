@@ -24,8 +24,10 @@ struct SizeRepository: Sendable {
             from photos where object_id = $1
             """, [objectId], retry: .safe)
         return try rows.first.map { row in
-            let previewWidth = try row.decode(Int?.self, "preview_width"), previewHeight = try row.decode(Int?.self, "preview_height")
-            let thumbWidth = try row.decode(Int?.self, "thumbnail_width"), thumbHeight = try row.decode(Int?.self, "thumbnail_height")
+            let previewWidth = try row.decode(Int?.self, "preview_width")
+            let previewHeight = try row.decode(Int?.self, "preview_height")
+            let thumbWidth = try row.decode(Int?.self, "thumbnail_width")
+            let thumbHeight = try row.decode(Int?.self, "thumbnail_height")
             return SizedPhoto(
                 objectId: try row.decode(String.self, "object_id"), width: try row.decode(Int.self, "width"),
                 height: try row.decode(Int.self, "height"), originalKey: try row.decode(String.self, "original_key"),

@@ -21,7 +21,8 @@ struct UserRepository: Sendable {
     private static let columns = "object_id, username, email, is_admin, created_at, updated_at"
 
     /// Adds a user; throws `AccountError.usernameTaken` or `.emailTaken` for a duplicate.
-    func insert(objectId: String, username: String, email: String?, passwordHash: String, isAdmin: Bool) throws -> User {
+    func insert(objectId: String, username: String, email: String?, passwordHash: String, isAdmin: Bool) throws -> User
+    {
         let rows = try mappingDuplicates {
             try pool.query(
                 """
@@ -35,12 +36,14 @@ struct UserRepository: Sendable {
 
     /// The user with this objectId.
     func find(objectId: String) throws -> User? {
-        try pool.query("select \(Self.columns) from users where object_id = $1", [objectId], retry: .safe).first.map(Self.user)
+        try pool.query("select \(Self.columns) from users where object_id = $1", [objectId], retry: .safe).first.map(
+            Self.user)
     }
 
     /// The user with this username (case-sensitive, as Parse Server).
     func find(username: String) throws -> User? {
-        try pool.query("select \(Self.columns) from users where username = $1", [username], retry: .safe).first.map(Self.user)
+        try pool.query("select \(Self.columns) from users where username = $1", [username], retry: .safe).first.map(
+            Self.user)
     }
 
     /// Every user, oldest first.
@@ -52,10 +55,12 @@ struct UserRepository: Sendable {
     func credentials(username: String?, email: String?) throws -> Credentials? {
         let rows: PostgresResult
         if let username {
-            rows = try pool.query("select object_id, password_hash from users where username = $1", [username], retry: .safe)
+            rows = try pool.query(
+                "select object_id, password_hash from users where username = $1", [username], retry: .safe)
         } else if let email {
             rows = try pool.query(
-                "select object_id, password_hash from users where lower(email) = lower($1) and email is not null", [email], retry: .safe)
+                "select object_id, password_hash from users where lower(email) = lower($1) and email is not null",
+                [email], retry: .safe)
         } else {
             return nil
         }
@@ -65,7 +70,8 @@ struct UserRepository: Sendable {
 
     /// Replaces a stored hash only if it is still `old` (a rehash racing a password change loses).
     func replaceHash(objectId: String, old: String, new: String) throws {
-        try pool.query("update users set password_hash = $3 where object_id = $1 and password_hash = $2", [objectId, old, new])
+        try pool.query(
+            "update users set password_hash = $3 where object_id = $1 and password_hash = $2", [objectId, old, new])
     }
 
     /// What an update may change; nil members stay as they are.

@@ -48,7 +48,9 @@ final class BucketProxy: Sendable {
     }
 
     /// The request headers that make the answer depend on the object's validators.
-    private static let conditionalHeaders = ["If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range"]
+    private static let conditionalHeaders = [
+        "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range",
+    ]
 
     /// The answer to a GET or HEAD of `key`: 200 or 206 streaming, 304, or 412/416 in S3 XML.
     func respond(
@@ -56,7 +58,8 @@ final class BucketProxy: Sendable {
     ) throws -> HTTPResponse {
         let method = request.method == .head ? "HEAD" : "GET"
         if Self.conditionalHeaders.contains(where: { request.headers[$0] != nil }) {
-            return try respondConditionally(request, key: key, method: method, contentType: contentType, headers: fixed, errors: errors)
+            return try respondConditionally(
+                request, key: key, method: method, contentType: contentType, headers: fixed, errors: errors)
         }
         // The common case, one request to the store: the client's Range goes along when it is a
         // single byte range (anything else is answered whole, as for local files, RFC 9110 §14.2).
@@ -72,20 +75,25 @@ final class BucketProxy: Sendable {
             if let modified = answer.header("last-modified") { headers["Last-Modified"] = modified }
             headers["Accept-Ranges"] = "bytes"
             headers["Content-Type"] = contentType
-            if answer.status == 206, let contentRange = answer.header("content-range") { headers["Content-Range"] = contentRange }
+            if answer.status == 206, let contentRange = answer.header("content-range") {
+                headers["Content-Range"] = contentRange
+            }
             let length = try Self.contentLength(answer, key: key)
             return HTTPResponse(
-                status: answer.status == 206 ? .partialContent : .ok, headers: headers, body: .stream(stream, length: length))
+                status: answer.status == 206 ? .partialContent : .ok, headers: headers,
+                body: .stream(stream, length: length))
         case 416:
             stream.cancel()
             // S3 does not say the size with a 416; RFC 9110 §15.5.17 wants it in Content-Range.
             guard let info = try remote.info(key) else { throw BlobStoreError.notFound(key.rawValue) }
             var headers = fixed
             headers["Content-Range"] = "bytes */\(info.size)"
-            return BucketRoutes.respond(request, response: HTTPResponse(status: .rangeNotSatisfiable, headers: headers), errors: errors)
+            return BucketRoutes.respond(
+                request, response: HTTPResponse(status: .rangeNotSatisfiable, headers: headers), errors: errors)
         default:
             stream.cancel()
-            throw BlobStoreError.remote(operation: "get", key: key.rawValue, status: answer.status, code: "Unexpected", message: "")
+            throw BlobStoreError.remote(
+                operation: "get", key: key.rawValue, status: answer.status, code: "Unexpected", message: "")
         }
     }
 
@@ -97,7 +105,8 @@ final class BucketProxy: Sendable {
     ) throws -> HTTPResponse {
         guard let info = try remote.info(key) else { throw BlobStoreError.notFound(key.rawValue) }
         let file = HTTPFileResponse.File(
-            path: key.rawValue, size: Int(info.size), etag: info.etag, lastModified: info.modified, contentType: contentType)
+            path: key.rawValue, size: Int(info.size), etag: info.etag, lastModified: info.modified,
+            contentType: contentType)
         var response = BucketRoutes.respond(request, file: file, headers: fixed, errors: errors)
         guard case .file(_, let offset, let length) = response.body else { return response }
         if method == "HEAD" || length == 0 {
@@ -121,10 +130,13 @@ final class BucketProxy: Sendable {
     /// Starts a download on its own pump thread and waits for the store's answer head. Returns it
     /// with the stream its body goes into (finished at once for an answer without a body; a HEAD is
     /// asked on the caller's thread).
-    private func start(_ key: BlobKey, method: String, headers: [(String, String)]) throws -> (S3HTTPResponse, HTTPBodyStream) {
+    private func start(_ key: BlobKey, method: String, headers: [(String, String)]) throws -> (
+        S3HTTPResponse, HTTPBodyStream
+    ) {
         if method == "HEAD" {
             // No body to pump: asked here, on the handler's thread, without taking a stream.
-            let answer = try remote.client.streamObject(key.rawValue, method: method, headers: headers, head: { _ in }, sink: { _ in })
+            let answer = try remote.client.streamObject(
+                key.rawValue, method: method, headers: headers, head: { _ in }, sink: { _ in })
             return (answer, HTTPBodyStream())
         }
         let admitted = active.withLock { active in
@@ -134,11 +146,14 @@ final class BucketProxy: Sendable {
         }
         guard admitted else {
             logger.warning("asset_proxy_streams (\(maxStreams)) reached: answering 503")
-            throw HTTPError(.serviceUnavailable, "Too many downloads in progress. Please reduce your request rate.", headers: ["Retry-After": "1"])
+            throw HTTPError(
+                .serviceUnavailable, "Too many downloads in progress. Please reduce your request rate.",
+                headers: ["Retry-After": "1"])
         }
         let stream = HTTPBodyStream(capacity: bufferBytes)
         let handoff = HeadHandoff()
-        let remote = self.remote, logger = self.logger
+        let remote = self.remote
+        let logger = self.logger
         let thread = Thread { [self] in
             defer { pumpEnded() }
             var first: S3HTTPResponse?
@@ -148,7 +163,9 @@ final class BucketProxy: Sendable {
                     head: { head in
                         if let first {
                             // The store was asked again after a failure before any body byte: it must be the same object.
-                            guard head.header("etag") == first.header("etag"), head.header("content-length") == first.header("content-length") else {
+                            guard head.header("etag") == first.header("etag"),
+                                head.header("content-length") == first.header("content-length")
+                            else {
                                 throw BlobStoreError.remote(
                                     operation: "get", key: key.rawValue, status: head.status, code: "ObjectChanged",
                                     message: "the object changed between attempts")
@@ -167,7 +184,8 @@ final class BucketProxy: Sendable {
             } catch {
                 if !handoff.deliver(.failure(error)) {
                     if !(error is HTTPBodyStream.Cancelled) {
-                        logger.error("object store failed mid-body", metadata: ["key": "\(key.rawValue)", "error": "\(error)"])
+                        logger.error(
+                            "object store failed mid-body", metadata: ["key": "\(key.rawValue)", "error": "\(error)"])
                     }
                     stream.fail("\(error)")
                 }
@@ -195,7 +213,8 @@ final class BucketProxy: Sendable {
     private static func contentLength(_ answer: S3HTTPResponse, key: BlobKey) throws -> Int {
         guard let text = answer.header("content-length"), let length = Int(text), length >= 0 else {
             throw BlobStoreError.remote(
-                operation: "get", key: key.rawValue, status: answer.status, code: "MalformedAnswer", message: "no Content-Length")
+                operation: "get", key: key.rawValue, status: answer.status, code: "MalformedAnswer",
+                message: "no Content-Length")
         }
         return length
     }

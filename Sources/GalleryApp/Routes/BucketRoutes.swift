@@ -51,23 +51,31 @@ struct BucketRoutes {
         let prefix = "/" + bucket
         let errors = S3ErrorResponder(bucket: bucket, logger: logger)
         router.mount(prefix: prefix, errorResponder: errors)
-        let store = self.store, access = self.access, privateHeaders = self.privateHeaders
+        let store = self.store
+        let access = self.access
+        let privateHeaders = self.privateHeaders
         if let remote {
-            let proxy = redirect ? nil : self.proxy ?? BucketProxy(remote: remote, maxStreams: 64, bufferBytes: 256 << 10, logger: logger)
+            let proxy =
+                redirect
+                ? nil
+                : self.proxy ?? BucketProxy(remote: remote, maxStreams: 64, bufferBytes: 256 << 10, logger: logger)
             let seconds = self.presignedSeconds
             // Talks to the object store (until its answer head is in): blocking, so on the handler pool.
-            router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: true) { request in
-                let (key, headers) = try Self.authorize(request, access, privateHeaders)
-                return try Self.getRemote(
-                    request, key: key, headers: headers, remote: remote, proxy: proxy, presignedSeconds: seconds, errors: errors)
-            })
+            router.add(
+                HTTPRoute(.get, prefix + "/*key", mayBlock: true) { request in
+                    let (key, headers) = try Self.authorize(request, access, privateHeaders)
+                    return try Self.getRemote(
+                        request, key: key, headers: headers, remote: remote, proxy: proxy, presignedSeconds: seconds,
+                        errors: errors)
+                })
             return
         }
         // Serving is a stat and a sendfile: cheap enough to run inline on the connection's queue.
-        router.add(HTTPRoute(.get, prefix + "/*key", mayBlock: false) { request in
-            let (key, headers) = try Self.authorize(request, access, privateHeaders)
-            return try Self.get(request, key: key, headers: headers, store: store, errors: errors)
-        })
+        router.add(
+            HTTPRoute(.get, prefix + "/*key", mayBlock: false) { request in
+                let (key, headers) = try Self.authorize(request, access, privateHeaders)
+                return try Self.get(request, key: key, headers: headers, store: store, errors: errors)
+            })
     }
 
     /// Before anything touches the store, the blob key to serve and the headers to add: with
@@ -82,7 +90,9 @@ struct BucketRoutes {
         _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders, captured: String? = nil
     ) throws -> (key: String, headers: HTTPHeaders) {
         let captured = captured ?? request.pathParameters["key"] ?? ""
-        guard case .signed(let signer) = access else { return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders) }
+        guard case .signed(let signer) = access else {
+            return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders)
+        }
         guard let signer else { throw AssetURLError.noSigningKey }
         let now = Int64(time(nil))
         let (key, expires) = try signer.verify(captured: captured, query: request.query, now: now)
@@ -116,9 +126,11 @@ struct BucketRoutes {
         guard let proxy else {
             let url = remote.presignedURL(key, expires: presignedSeconds)
             // The URL expires, so neither it nor this answer may be cached beyond that.
-            return HTTPResponse(status: temporaryRedirect, headers: ["Location": url.absoluteString, "Cache-Control": "no-store"])
+            return HTTPResponse(
+                status: temporaryRedirect, headers: ["Location": url.absoluteString, "Cache-Control": "no-store"])
         }
-        return try proxy.respond(request, key: key, contentType: contentType(for: key), headers: headers, errors: errors)
+        return try proxy.respond(
+            request, key: key, contentType: contentType(for: key), headers: headers, errors: errors)
     }
 
     /// The answer for a file: 200, 206, 304, or 412/416 with S3's XML error document.
@@ -133,8 +145,10 @@ struct BucketRoutes {
         var response = response
         // 412 and 416 carry S3's XML error document (PreconditionFailed, InvalidRange), as S3 clients expect.
         if response.status.code >= 400 {
-            let message = response.status == .rangeNotSatisfiable
-                ? "The requested range is not satisfiable." : "At least one of the preconditions you specified did not hold."
+            let message =
+                response.status == .rangeNotSatisfiable
+                ? "The requested range is not satisfiable."
+                : "At least one of the preconditions you specified did not hold."
             let document = errors.response(status: response.status, message: message, request: request)
             response.body = document.body
             response.headers["Content-Type"] = document.headers["Content-Type"]

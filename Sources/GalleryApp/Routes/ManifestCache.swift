@@ -189,7 +189,9 @@ final class ManifestCache: Sendable {
     func remember(_ value: TagInputs, for key: QueryKey) {
         guard key.query.utf8.count <= Self.maxQueryBytes else { return }
         state.withLock { state in
-            if state.inputs.count >= Self.maxQueries && state.inputs[key] == nil { state.inputs.removeAll(keepingCapacity: true) }
+            if state.inputs.count >= Self.maxQueries && state.inputs[key] == nil {
+                state.inputs.removeAll(keepingCapacity: true)
+            }
             state.inputs[key] = Remembered(inputs: value)
         }
     }

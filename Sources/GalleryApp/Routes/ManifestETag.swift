@@ -73,7 +73,8 @@ enum ManifestETag {
     private static let weakPrefix: [UInt8] = [UInt8(ascii: "W"), UInt8(ascii: "/")]
 
     private static func list(_ field: UnsafeBufferPointer<UInt8>, names target: [UInt8]) -> Bool {
-        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+        let quote = UInt8(ascii: "\"")
+        let comma = UInt8(ascii: ",")
         let n = field.count
         // The usual field: exactly the tag as it was sent, weak prefix and all.
         if n == target.count + 2, field[0] == UInt8(ascii: "W"), field[1] == UInt8(ascii: "/"),
@@ -87,7 +88,9 @@ enum ManifestETag {
             if i == n { return false }
             if field[i] == UInt8(ascii: "*") { return true }
             var start = i
-            if n - start >= 2 && field[start] == UInt8(ascii: "W") && field[start + 1] == UInt8(ascii: "/") { start += 2 }
+            if n - start >= 2 && field[start] == UInt8(ascii: "W") && field[start + 1] == UInt8(ascii: "/") {
+                start += 2
+            }
             // entity-tag = [ weak ] opaque-tag; opaque-tag = DQUOTE *etagc DQUOTE (§8.8.3).
             if start < n && field[start] == quote, let close = index(of: quote, in: field, from: start + 1) {
                 if close + 1 - start == target.count && equal(field, from: start, target) { return true }

@@ -27,32 +27,44 @@ struct OperationsRoutes {
             mount.add(HTTPRoute(method, configuration.mountPath + "/health", mayBlock: false, handler: healthNotStored))
         }
 
-        let database = HealthRepository(pool: pool), migrator = self.migrator, keys = self.keys, logger = self.logger
-        router.add(HTTPRoute(.get, "/ready") { request in
-            do {
-                try database.ping()
-                guard try migrator.isCurrent() else {
-                    return Self.unavailable("migrations are not current: run galleryd migrate")
+        let database = HealthRepository(pool: pool)
+        let migrator = self.migrator
+        let keys = self.keys
+        let logger = self.logger
+        router.add(
+            HTTPRoute(.get, "/ready") { request in
+                do {
+                    try database.ping()
+                    guard try migrator.isCurrent() else {
+                        return Self.unavailable("migrations are not current: run galleryd migrate")
+                    }
+                    return .json(Self.healthBody)
+                } catch {
+                    // The driver's text (host, port, user, database) is for the operator: in the log,
+                    // and in the answer only to the master key.
+                    logger.error(
+                        "ready: database unreachable",
+                        metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
+                    return Self.unavailable(
+                        keys.isMaster(request) ? "database unreachable: \(error)" : "database unreachable")
                 }
-                return .json(Self.healthBody)
-            } catch {
-                // The driver's text (host, port, user, database) is for the operator: in the log,
-                // and in the answer only to the master key.
-                logger.error("ready: database unreachable", metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
-                return Self.unavailable(keys.isMaster(request) ? "database unreachable: \(error)" : "database unreachable")
-            }
-        })
+            })
 
-        let metrics = self.metrics, isPublic = configuration.metricsPublic
-        router.add(HTTPRoute(.get, "/metrics") { request in
-            guard isPublic || keys.isMaster(request) else {
-                return HTTPResponse(
-                    status: .unauthorized, contentType: "text/plain; charset=utf-8",
-                    bytes: Array("metrics need the master key (X-Parse-Master-Key or Authorization: Bearer)\n".utf8),
-                    headers: ["WWW-Authenticate": "Bearer realm=\"galleryd\"", "Cache-Control": HTTPResponse.noStoreValue])
-            }
-            return .text(metrics.registry.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
-        })
+        let metrics = self.metrics
+        let isPublic = configuration.metricsPublic
+        router.add(
+            HTTPRoute(.get, "/metrics") { request in
+                guard isPublic || keys.isMaster(request) else {
+                    return HTTPResponse(
+                        status: .unauthorized, contentType: "text/plain; charset=utf-8",
+                        bytes: Array(
+                            "metrics need the master key (X-Parse-Master-Key or Authorization: Bearer)\n".utf8),
+                        headers: [
+                            "WWW-Authenticate": "Bearer realm=\"galleryd\"", "Cache-Control": HTTPResponse.noStoreValue,
+                        ])
+                }
+                return .text(metrics.registry.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            })
     }
 
     static func unavailable(_ reason: String) -> HTTPResponse {

@@ -13,13 +13,16 @@ struct ParseAggregateRoutes {
 
     func register(on routes: HTTPRouteGroup) {
         let (pool, keys, limits) = (pool, keys, limits)
-        let run: @Sendable (HTTPRequest, [(name: String, value: String)], KeyChecker.Keys?) throws -> HTTPResponse = { request, items, bodyKeys in
+        let run: @Sendable (HTTPRequest, [(name: String, value: String)], KeyChecker.Keys?) throws -> HTTPResponse = {
+            request, items, bodyKeys in
             try ParseRoutes.require(.master, request, keys, bodyKeys: bodyKeys)
             let className = request.pathParameters["className"] ?? ""
             guard let schema = className == "_User" ? ParseClassSchema.user : ParseClassSchema.named(className) else {
-                throw ParseError(code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
+                throw ParseError(
+                    code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
             }
-            let pipeline = try ParseAggregatePipeline.compile(try Self.pipeline(items, maxDepth: limits.maxJSONDepth), schema: schema, limits: limits)
+            let pipeline = try ParseAggregatePipeline.compile(
+                try Self.pipeline(items, maxDepth: limits.maxJSONDepth), schema: schema, limits: limits)
             let statement = pipeline.statement
             let rows = try pool.query(statement.sql, statement.binds.postgresBinds, retry: .safe)
             var json = ParseJSONWriter()
@@ -31,32 +34,42 @@ struct ParseAggregateRoutes {
             json.endObject()
             return .json(json.bytes)
         }
-        routes.add(HTTPRoute(.get, mountPath + "/aggregate/:className") { request in
-            try run(request, try ParseRoutes.queryItems(request), nil)
-        })
-        routes.add(HTTPRoute(.post, mountPath + "/aggregate/:className") { request in
-            let override = try ParseRoutes.methodOverride(try ParseRoutes.body(request), maxDepth: limits.maxJSONDepth, request, keys)
-            guard let override, override.method == "GET" else {
-                try ParseRoutes.require(.master, request, keys, bodyKeys: override?.keys)
-                throw ParseError.invalidJSON("POST to /aggregate needs _method GET in the body.")
-            }
-            return try run(request, override.queryItems(mergedWith: try ParseRoutes.queryItems(request)), override.keys).notStored()
-        })
+        routes.add(
+            HTTPRoute(.get, mountPath + "/aggregate/:className") { request in
+                try run(request, try ParseRoutes.queryItems(request), nil)
+            })
+        routes.add(
+            HTTPRoute(.post, mountPath + "/aggregate/:className") { request in
+                let override = try ParseRoutes.methodOverride(
+                    try ParseRoutes.body(request), maxDepth: limits.maxJSONDepth, request, keys)
+                guard let override, override.method == "GET" else {
+                    try ParseRoutes.require(.master, request, keys, bodyKeys: override?.keys)
+                    throw ParseError.invalidJSON("POST to /aggregate needs _method GET in the body.")
+                }
+                return try run(
+                    request, override.queryItems(mergedWith: try ParseRoutes.queryItems(request)), override.keys
+                ).notStored()
+            })
     }
 
     /// The pipeline the parameters describe: `pipeline`, or one object of stage parameters.
     static func pipeline(_ items: [(name: String, value: String)], maxDepth: Int) throws -> ParseJSONValue {
         if let pipeline = items.first(where: { $0.name == "pipeline" }) {
-            guard items.count == 1 else { throw ParseError.invalidQuery("pipeline cannot be combined with other parameters.") }
+            guard items.count == 1 else {
+                throw ParseError.invalidQuery("pipeline cannot be combined with other parameters.")
+            }
             return try ParseJSONParser.parse(pipeline.value, maxDepth: maxDepth + 2)
         }
         var stages = ParseJSONObject()
         for item in items {
             let name = item.name.hasPrefix("$") ? item.name : "$" + item.name
             guard ParseAggregatePipeline.stageOrder.contains(name) else {
-                throw ParseError.invalidQuery("Invalid parameter for aggregate: \(ParseWhereParser.quoted(String(item.name.prefix(50)))).")
+                throw ParseError.invalidQuery(
+                    "Invalid parameter for aggregate: \(ParseWhereParser.quoted(String(item.name.prefix(50)))).")
             }
-            let value = name == "$limit" || name == "$skip" ? (Int64(item.value).map { ParseJSONValue.int($0) } ?? .string(item.value))
+            let value =
+                name == "$limit" || name == "$skip"
+                ? (Int64(item.value).map { ParseJSONValue.int($0) } ?? .string(item.value))
                 : try ParseJSONParser.parse(item.value, maxDepth: maxDepth + 2)
             stages.members.append(.init(key: name, value: value))
         }

@@ -34,7 +34,9 @@ struct ParseBatch {
         var transactional = false
         for key in root.keys where key != "requests" {
             guard key == "transaction" else { throw ParseError.invalidKeyName("Unknown field in batch body.") }
-            guard case .bool(let flag) = root["transaction"] else { throw ParseError.invalidJSON("transaction must be a boolean.") }
+            guard case .bool(let flag) = root["transaction"] else {
+                throw ParseError.invalidJSON("transaction must be a boolean.")
+            }
             transactional = flag
         }
         guard requests.count <= Self.maxRequests else {
@@ -87,7 +89,9 @@ struct ParseBatch {
         if let value = object["body"] {
             // A GET's body holds its query parameters, as a `_method: GET` body does.
             if method.uppercased() == "GET" {
-                guard case .object(let parameters) = value else { throw ParseError.invalidJSON("A GET's body must be an object.") }
+                guard case .object(let parameters) = value else {
+                    throw ParseError.invalidJSON("A GET's body must be an object.")
+                }
                 items = parameters.members.map { member in
                     if case .string(let text) = member.value { return (member.key, text) }
                     var writer = ParseJSONWriter()
@@ -106,7 +110,8 @@ struct ParseBatch {
         if Self.isAccountPath(parts) {
             guard !inTransaction else {
                 throw ParseError.operationForbidden(
-                    "User, login, logout and session requests cannot run in a batch transaction: send them with \"transaction\":false.")
+                    "User, login, logout and session requests cannot run in a batch transaction: send them with \"transaction\":false."
+                )
             }
             return try route(method: method.uppercased(), path: path, body: body, items: items)
         }
@@ -122,7 +127,8 @@ struct ParseBatch {
         case ("DELETE", let id?): return try api.delete(className, objectId: id, access: access)
         case ("GET", let id?): return try api.get(className, objectId: id, items: items, access: access)
         case ("GET", nil): return try api.findOrExplain(try api.findQuery(className, items: items, access: access))
-        default: throw ParseError.invalidJSON("Unsupported batch method \(method.prefix(10)) for \(rawPath.prefix(100)).")
+        default:
+            throw ParseError.invalidJSON("Unsupported batch method \(method.prefix(10)) for \(rawPath.prefix(100)).")
         }
     }
 
@@ -143,7 +149,8 @@ struct ParseBatch {
         method: String, path: String, body: [UInt8], items: [(name: String, value: String)]
     ) throws -> ParseAPI.Result {
         let httpMethod = HTTPMethod(rawValue: method)
-        guard let router, let batch = request, let found = router.route(method: httpMethod, path: mountPath + path) else {
+        guard let router, let batch = request, let found = router.route(method: httpMethod, path: mountPath + path)
+        else {
             throw ParseError.invalidJSON("Unsupported batch method \(method.prefix(10)) for \(path.prefix(100)).")
         }
         var headers = batch.headers
@@ -155,7 +162,10 @@ struct ParseBatch {
         var requestBody = HTTPRequestBody.empty
         if httpMethod == .get {
             if !items.isEmpty {
-                target += "?" + items.map { Self.queryEncoded($0.name) + "=" + Self.queryEncoded($0.value) }.joined(separator: "&")
+                target +=
+                    "?"
+                    + items.map { Self.queryEncoded($0.name) + "=" + Self.queryEncoded($0.value) }.joined(
+                        separator: "&")
             }
         } else if !body.isEmpty {
             headers.add("Content-Type", "application/json")
@@ -180,5 +190,6 @@ struct ParseBatch {
     }
 
     /// RFC 3986's unreserved characters (ASCII only; `CharacterSet.alphanumerics` has every script's letters).
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

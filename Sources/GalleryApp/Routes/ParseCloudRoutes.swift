@@ -14,20 +14,26 @@ struct ParseCloudRoutes {
     func register(on routes: HTTPRouteGroup) {
         let (keys, depth) = (keys, maxJSONDepth)
         for method in [HTTPMethod.get, .post] {
-            routes.add(HTTPRoute(method, mountPath + "/functions/:name") { request in
-                try Self.requireKeys(.client, request, keys, maxDepth: depth)
-                throw ParseError(code: ParseError.Code.scriptFailed, message: "Invalid function: \(Self.quoted(request))")
-            })
+            routes.add(
+                HTTPRoute(method, mountPath + "/functions/:name") { request in
+                    try Self.requireKeys(.client, request, keys, maxDepth: depth)
+                    throw ParseError(
+                        code: ParseError.Code.scriptFailed, message: "Invalid function: \(Self.quoted(request))")
+                })
         }
-        routes.add(HTTPRoute(.post, mountPath + "/jobs/:name") { request in
-            try Self.requireKeys(.master, request, keys, maxDepth: depth)
-            throw ParseError(code: ParseError.Code.scriptFailed, message: "Invalid job: \(Self.quoted(request))")
-        })
+        routes.add(
+            HTTPRoute(.post, mountPath + "/jobs/:name") { request in
+                try Self.requireKeys(.master, request, keys, maxDepth: depth)
+                throw ParseError(code: ParseError.Code.scriptFailed, message: "Invalid job: \(Self.quoted(request))")
+            })
     }
 
     /// 403 unless the keys (headers, or a JavaScript SDK body's `_ApplicationId`…) grant `level`.
-    private static func requireKeys(_ level: KeyChecker.Access, _ request: HTTPRequest, _ keys: KeyChecker, maxDepth: Int) throws {
-        let override = request.method == .post
+    private static func requireKeys(
+        _ level: KeyChecker.Access, _ request: HTTPRequest, _ keys: KeyChecker, maxDepth: Int
+    ) throws {
+        let override =
+            request.method == .post
             ? try? ParseRoutes.methodOverride(try ParseRoutes.body(request), maxDepth: maxDepth, request, keys) : nil
         try ParseRoutes.require(level, request, keys, bodyKeys: override?.keys)
     }

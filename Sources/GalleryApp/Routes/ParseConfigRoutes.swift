@@ -17,16 +17,18 @@ struct ParseConfigRoutes {
 
     func register(on routes: HTTPRouteGroup) {
         let (repository, keys, depth) = (repository, keys, maxJSONDepth)
-        routes.add(HTTPRoute(.get, mountPath + "/config") { request in
-            try ParseRoutes.require(.client, request, keys)
-            let master = keys.access(request) == .master
-            return .json(Self.document(try repository.all(master: master), master: master))
-        })
-        routes.add(HTTPRoute(.put, mountPath + "/config") { request in
-            try ParseRoutes.require(.master, request, keys)
-            try repository.apply(try Self.changes(try ParseRoutes.body(request), maxDepth: depth))
-            return HTTPResponse.json(Array(#"{"result":true}"#.utf8)).notStored()
-        })
+        routes.add(
+            HTTPRoute(.get, mountPath + "/config") { request in
+                try ParseRoutes.require(.client, request, keys)
+                let master = keys.access(request) == .master
+                return .json(Self.document(try repository.all(master: master), master: master))
+            })
+        routes.add(
+            HTTPRoute(.put, mountPath + "/config") { request in
+                try ParseRoutes.require(.master, request, keys)
+                try repository.apply(try Self.changes(try ParseRoutes.body(request), maxDepth: depth))
+                return HTTPResponse.json(Array(#"{"result":true}"#.utf8)).notStored()
+            })
     }
 
     /// A PUT body's changes: each parameter's JSON (nil to delete) and master-key-only flag.
@@ -35,19 +37,30 @@ struct ParseConfigRoutes {
             throw ParseError.invalidJSON("The body must be a JSON object.")
         }
         for key in object.keys where key != "params" && key != "masterKeyOnly" {
-            throw ParseError.invalidJSON("Unknown key \(ParseWhereParser.quoted(String(key.prefix(50)))): use params and masterKeyOnly.")
+            throw ParseError.invalidJSON(
+                "Unknown key \(ParseWhereParser.quoted(String(key.prefix(50)))): use params and masterKeyOnly.")
         }
-        guard case .object(let params)? = object["params"] else { throw ParseError.invalidJSON("params must be an object.") }
+        guard case .object(let params)? = object["params"] else {
+            throw ParseError.invalidJSON("params must be an object.")
+        }
         var masterOnly = ParseJSONObject()
         if let value = object["masterKeyOnly"] {
-            guard case .object(let flags) = value else { throw ParseError.invalidJSON("masterKeyOnly must be an object.") }
+            guard case .object(let flags) = value else {
+                throw ParseError.invalidJSON("masterKeyOnly must be an object.")
+            }
             masterOnly = flags
         }
-        guard params.members.count <= maxChanges else { throw ParseError.invalidJSON("At most \(maxChanges) parameters at once.") }
+        guard params.members.count <= maxChanges else {
+            throw ParseError.invalidJSON("At most \(maxChanges) parameters at once.")
+        }
         return try params.members.map { member in
             let name = member.key
-            guard !name.isEmpty, name.count <= 128, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw ParseError.invalidJSON("Config parameter names are 1 to 128 characters: \(ParseWhereParser.quoted(String(name.prefix(50)))).")
+            guard !name.isEmpty, name.count <= 128,
+                !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+            else {
+                throw ParseError.invalidJSON(
+                    "Config parameter names are 1 to 128 characters: \(ParseWhereParser.quoted(String(name.prefix(50))))."
+                )
             }
             var flag = false
             switch masterOnly[name] {

@@ -31,7 +31,8 @@ struct ParseErrorResponder: HTTPErrorResponder {
         case let error as AccountError:
             let message = error.description
             switch error {
-            case .usernameMissing, .invalidUsername: return ParseError(code: ParseError.Code.usernameMissing, message: message)
+            case .usernameMissing, .invalidUsername:
+                return ParseError(code: ParseError.Code.usernameMissing, message: message)
             case .passwordMissing: return ParseError(code: ParseError.Code.passwordMissing, message: message)
             case .invalidPassword: return .validationError(message)
             case .invalidEmail: return ParseError(code: ParseError.Code.invalidEmailAddress, message: message)
@@ -41,7 +42,8 @@ struct ParseErrorResponder: HTTPErrorResponder {
             case .throttled: return ParseError(code: ParseError.Code.requestLimitExceeded, message: message)
             case .busy: return .internalServerError(message)
             case .signupClosed: return .operationForbidden(message)
-            case .sessionRequired, .cannotModify: return ParseError(code: ParseError.Code.sessionMissing, message: message)
+            case .sessionRequired, .cannotModify:
+                return ParseError(code: ParseError.Code.sessionMissing, message: message)
             case .invalidField: return .invalidKeyName(message)
             case .ownsContent: return .operationForbidden(message)
             }
@@ -56,14 +58,18 @@ struct ParseErrorResponder: HTTPErrorResponder {
     private func errorResponse(for error: Error, request: HTTPRequest) -> HTTPResponse {
         if case AccountError.busy(let seconds) = error {
             logger.warning("login refused: every login slot is taken", metadata: ["requestId": "\(request.requestID)"])
-            return document(.serviceUnavailable, code: 1, message: "\(error)", headers: ["Retry-After": String(seconds)])
+            return document(
+                .serviceUnavailable, code: 1, message: "\(error)", headers: ["Retry-After": String(seconds)])
         }
         if let parseError = Self.parseError(for: error) {
             // 5xx are logged by the HTTP layer with the request id; client mistakes at notice here.
             if parseError.code != ParseError.Code.internalServerError {
-                logger.notice("bad request", metadata: [
-                    "requestId": "\(request.requestID)", "code": "\(parseError.code)", "error": "\(parseError.message)",
-                ])
+                logger.notice(
+                    "bad request",
+                    metadata: [
+                        "requestId": "\(request.requestID)", "code": "\(parseError.code)",
+                        "error": "\(parseError.message)",
+                    ])
             }
             var response = HTTPResponse.json(parseError.jsonBody, status: parseError.httpStatus)
             // 429: when to try again (RFC 6585 §4), as the login back-off decided.
@@ -97,7 +103,8 @@ struct ParseErrorResponder: HTTPErrorResponder {
         case let error as PostgresError:
             if case .poolTimeout = error {
                 logger.warning("database busy", metadata: ["requestId": "\(request.requestID)"])
-                return document(.serviceUnavailable, code: 1, message: "Database busy, try again.", headers: ["Retry-After": "1"])
+                return document(
+                    .serviceUnavailable, code: 1, message: "Database busy, try again.", headers: ["Retry-After": "1"])
             }
             if case .server(let state, _, _, _) = error {
                 if state == .queryCanceled {
@@ -105,19 +112,24 @@ struct ParseErrorResponder: HTTPErrorResponder {
                     return document(.badRequest, code: 124, message: "The query took too long and was cancelled.")
                 }
                 if state == .uniqueViolation {
-                    return document(.badRequest, code: ParseError.Code.duplicateValue, message: "A duplicate value for a unique field.")
+                    return document(
+                        .badRequest, code: ParseError.Code.duplicateValue,
+                        message: "A duplicate value for a unique field.")
                 }
             }
             if case .connectFailed = error {
-                return document(.serviceUnavailable, code: 1, message: "Database unavailable.", headers: ["Retry-After": "2"])
+                return document(
+                    .serviceUnavailable, code: 1, message: "Database unavailable.", headers: ["Retry-After": "2"])
             }
             if case .connectionClosed = error {
                 // The database connection dropped mid-request (a restart): a write may or may not have
                 // been applied, and the Postgres layer never re-runs it blindly. The client retries:
                 // DELETE only trashes, PUT sets values, and a create of the same bytes finds the photo.
-                logger.warning("database connection lost", metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
+                logger.warning(
+                    "database connection lost", metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
                 return document(
-                    .serviceUnavailable, code: 1, message: "Database connection lost; the request may not have completed, try again.",
+                    .serviceUnavailable, code: 1,
+                    message: "Database connection lost; the request may not have completed, try again.",
                     headers: ["Retry-After": "1"])
             }
             return internalError(request)
@@ -132,7 +144,8 @@ struct ParseErrorResponder: HTTPErrorResponder {
         case 404: code = ParseError.Code.invalidClassName
         case 405: code = ParseError.Code.operationForbidden
         case 408: code = ParseError.Code.timeout
-        case 413: code = request.path.contains("/files/") ? ParseError.Code.fileTooLarge : ParseError.Code.objectTooLarge
+        case 413:
+            code = request.path.contains("/files/") ? ParseError.Code.fileTooLarge : ParseError.Code.objectTooLarge
         case 503, 507: code = ParseError.Code.internalServerError
         case 500...: code = ParseError.Code.internalServerError
         default: code = ParseError.Code.invalidJSON
@@ -152,7 +165,9 @@ struct ParseErrorResponder: HTTPErrorResponder {
         document(.internalServerError, code: 1, message: "Internal server error (request \(request.requestID)).")
     }
 
-    private func document(_ status: HTTPStatus, code: Int, message: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+    private func document(_ status: HTTPStatus, code: Int, message: String, headers: HTTPHeaders = HTTPHeaders())
+        -> HTTPResponse
+    {
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("code")

@@ -15,20 +15,21 @@ struct ParseJobRoutes {
     /// Registers the route through `routes` (the mount's group), behind the master key.
     func register(on routes: HTTPRouteGroup) {
         let (jobs, depth) = (jobs, maxJSONDepth)
-        routes.group(ParseKeyMiddleware(.master, keys: keys)).add(HTTPRoute(.post, mountPath + "/jobs/retry") { request in
-            let ids = try Self.photoIds(try ParseRoutes.body(request), maxDepth: depth)
-            let requeued = try jobs.requeueFailed(photoIds: ids)
-            var json = ParseJSONWriter()
-            json.beginObject()
-            json.key("requeued")
-            json.int(Int64(requeued.count))
-            json.key("photos")
-            json.beginArray()
-            for id in requeued { json.string(id) }
-            json.endArray()
-            json.endObject()
-            return .json(json.bytes, status: .ok)
-        })
+        routes.group(ParseKeyMiddleware(.master, keys: keys)).add(
+            HTTPRoute(.post, mountPath + "/jobs/retry") { request in
+                let ids = try Self.photoIds(try ParseRoutes.body(request), maxDepth: depth)
+                let requeued = try jobs.requeueFailed(photoIds: ids)
+                var json = ParseJSONWriter()
+                json.beginObject()
+                json.key("requeued")
+                json.int(Int64(requeued.count))
+                json.key("photos")
+                json.beginArray()
+                for id in requeued { json.string(id) }
+                json.endArray()
+                json.endObject()
+                return .json(json.bytes, status: .ok)
+            })
     }
 
     /// The photos a retry body names, or nil for every failed photo (`{"status":"failed"}`).
@@ -46,7 +47,8 @@ struct ParseJobRoutes {
             return nil
         }
         guard case .array(let values)? = object["photos"], !values.isEmpty, values.count <= 1000 else {
-            throw ParseError.invalidJSON(#"photos must be an array of 1 to 1000 objectIds, or send {"status":"failed"}."#)
+            throw ParseError.invalidJSON(
+                #"photos must be an array of 1 to 1000 objectIds, or send {"status":"failed"}."#)
         }
         return try values.map { value in
             guard let id = value.stringValue, ParseObjectID.isPlausible(id) else {

@@ -36,10 +36,12 @@ struct ParseKeyMiddleware: HTTPMiddleware {
     func wrap(_ route: HTTPRoute) -> HTTPRoute {
         let handler = HTTPMiddlewareHandler(middleware: self, next: route.handler)
         guard let admission = route.admission else { return route.replacing(handler: handler) }
-        return route.replacing(handler: handler, admission: .some { [self] request in
-            try check(request)
-            return try admission(request)
-        })
+        return route.replacing(
+            handler: handler,
+            admission: .some { [self] request in
+                try check(request)
+                return try admission(request)
+            })
     }
 
     /// Throws `ParseUnauthorized` unless the request's keys grant `level`.

@@ -43,7 +43,8 @@ struct ParseMethodOverride {
             return text
         }
         let keys = KeyChecker.Keys(
-            appID: try string("_ApplicationId"), restKey: try string("_JavaScriptKey"), masterKey: try string("_MasterKey"))
+            appID: try string("_ApplicationId"), restKey: try string("_JavaScriptKey"),
+            masterKey: try string("_MasterKey"))
         var rest = ParseJSONObject()
         var items: [(name: String, value: String)] = []
         for member in object.members where !bookkeeping.contains(member.key) {
@@ -59,13 +60,16 @@ struct ParseMethodOverride {
         var writer = ParseJSONWriter()
         writer.value(.object(rest))
         return ParseMethodOverride(
-            method: method, keys: keys, sessionToken: try string("_SessionToken"), body: writer.bytes, queryItems: items)
+            method: method, keys: keys, sessionToken: try string("_SessionToken"), body: writer.bytes, queryItems: items
+        )
     }
 
     /// Whether `"_` occurs at all: bodies without it are left alone without a second parse.
     private static func mayContainBookkeeping(_ body: [UInt8]) -> Bool {
         guard body.count >= 2 else { return false }
-        for i in 0..<(body.count - 1) where body[i] == UInt8(ascii: "\"") && body[i + 1] == UInt8(ascii: "_") { return true }
+        for i in 0..<(body.count - 1) where body[i] == UInt8(ascii: "\"") && body[i + 1] == UInt8(ascii: "_") {
+            return true
+        }
         return false
     }
 

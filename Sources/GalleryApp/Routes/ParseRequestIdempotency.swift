@@ -44,7 +44,8 @@ final class ParseRequestIdempotency: @unchecked Sendable {
 
     /// With a pool, expired records are deleted every `cleanupInterval` seconds (a minute: a record
     /// outlives its TTL by at most that) until `stop()`.
-    init(pool: PostgresPool? = nil, ttl: TimeInterval = 300, capacity: Int = 10_000, cleanupInterval: TimeInterval = 60) {
+    init(pool: PostgresPool? = nil, ttl: TimeInterval = 300, capacity: Int = 10_000, cleanupInterval: TimeInterval = 60)
+    {
         self.pool = pool
         let records = pool.map { RequestIdRepository(pool: $0) }
         self.records = records
@@ -136,7 +137,8 @@ final class ParseRequestIdempotency: @unchecked Sendable {
             let result = try body()
             try records.record(
                 RequestIdRepository.Answer(
-                    status: result.status.code, reason: result.status.reason, json: result.json, location: result.location),
+                    status: result.status.code, reason: result.status.reason, json: result.json,
+                    location: result.location),
                 for: key, ttl: ttl)
             return result
         }

@@ -72,19 +72,22 @@ extension ParseRoutes {
         let access = keys.access(request)
         guard access >= .client, let caller = context.sessions.rememberedCaller(request, access: access),
             let className = request.pathParameters["className"], let stamp = context.classChanges.stamp(),
-            let parseAccess = context.sessions.roles.rememberedAccess(for: caller, publicRead: context.configuration.publicRead)
+            let parseAccess = context.sessions.roles.rememberedAccess(
+                for: caller, publicRead: context.configuration.publicRead)
         else { return nil }
         let key = ManifestCache.QueryKey(
             className: className, query: request.query ?? "", access: access.rawValue, caller: parseAccess.tagKey)
         let version = ManifestCache.TagVersion(
             stamp: stamp, publicURL: context.publicURL, assetWindow: context.assetURLWindow)
         guard let found = context.manifestCache.lookUp(key, version: version),
-            let tag = found.tag ?? makeTag(found.inputs, access: access, caller: parseAccess, context: context, keepFor: key)
+            let tag = found.tag
+                ?? makeTag(found.inputs, access: access, caller: parseAccess, context: context, keepFor: key)
         else { return nil }
         if let field = request.headers["If-None-Match"], tag.isNamed(by: field) {
             return HTTPResponse(status: .notModified, headers: tag.headers)
         }
-        guard let kept = context.manifestCache.body(for: tag.value), kept.gzip != nil || !HTTPGzip.accepts(request.headers)
+        guard let kept = context.manifestCache.body(for: tag.value),
+            kept.gzip != nil || !HTTPGzip.accepts(request.headers)
         else { return nil }
         var response = cachedAnswer(kept, tag: tag.value, request: request, cache: context.manifestCache)
         for field in tag.headers { response.headers.add(field.name, field.value) }

@@ -59,102 +59,124 @@ struct ParseRoutes {
         // Keys, the caller and disk space are checked on the head, before a byte of the body is
         // spooled: a refused upload costs the server nothing but the answer (4xx or 507 at once).
         let admission = context.uploadAdmission
-        client.add(HTTPRoute(
-            .post, mount + "/files/:name", maxBodyBytes: context.configuration.maxUploadBytes,
-            admission: { request in
-                try Self.requireUploaderOnHead(request, keys, context)
-                let length = request.headers["Content-Length"].flatMap { Int($0) }
-                return SHA256BodyObserver(
-                    reservation: try admission.admit(contentLength: length, from: Self.uploadSender(request, keys, context)))
-            }
-        ) { request in
-            let caller = try Self.requireUploader(request, keys, context)
-            return try Self.upload(request, uploader: caller.userId, context: context)
-        })
+        client.add(
+            HTTPRoute(
+                .post, mount + "/files/:name", maxBodyBytes: context.configuration.maxUploadBytes,
+                admission: { request in
+                    try Self.requireUploaderOnHead(request, keys, context)
+                    let length = request.headers["Content-Length"].flatMap { Int($0) }
+                    return SHA256BodyObserver(
+                        reservation: try admission.admit(
+                            contentLength: length, from: Self.uploadSender(request, keys, context)))
+                }
+            ) { request in
+                let caller = try Self.requireUploader(request, keys, context)
+                return try Self.upload(request, uploader: caller.userId, context: context)
+            })
         // Each class route: run the ParseAPI operation (which re-reads the change sequences after
         // a write), answer with its JSON.
         func classRoute(
             _ method: HTTPMethod, _ path: String, on group: HTTPRouteGroup,
-            _ operation: @escaping @Sendable (HTTPRequest, _ className: String, _ objectId: String, ParseAccess) throws -> ParseAPI.Result
+            _ operation:
+                @escaping @Sendable (HTTPRequest, _ className: String, _ objectId: String, ParseAccess) throws ->
+                ParseAPI.Result
         ) {
-            group.add(HTTPRoute(method, mount + path) { request in
-                let access = try Self.access(request, keys, context)
-                let parameters = request.pathParameters
-                return Self.respond(try operation(request, parameters["className"]!, parameters["objectId"] ?? "", access), request)
-            })
+            group.add(
+                HTTPRoute(method, mount + path) { request in
+                    let access = try Self.access(request, keys, context)
+                    let parameters = request.pathParameters
+                    return Self.respond(
+                        try operation(request, parameters["className"]!, parameters["objectId"] ?? "", access), request)
+                })
         }
         // Find and count: an ETag, and 304 for an unchanged answer (ParseRoutes+Conditional); an
         // unchanged answer known in memory is given on the event loop, without the pool.
-        client.add(HTTPRoute(
-            .get, mount + "/classes/:className", inlineAnswer: { request in Self.inlineFind(request, keys: keys, context: context) }
-        ) { request in
-            let className = request.pathParameters["className"]!
-            let access = keys.access(request)
-            let caller = try Self.access(request, keys, context)
-            if api.isCustomClass(className) {
-                return Self.respond(try api.findOrExplain(try api.findQuery(className, items: try Self.queryItems(request), access: caller)), request)
-            }
-            return try Self.conditionalFind(
-                request, className: className, items: try Self.queryItems(request), access: access, caller: caller,
-                api: api, context: context,
-                cacheKey: ManifestCache.QueryKey(
-                    className: className, query: request.query ?? "", access: access.rawValue, caller: caller.tagKey))
-        })
+        client.add(
+            HTTPRoute(
+                .get, mount + "/classes/:className",
+                inlineAnswer: { request in Self.inlineFind(request, keys: keys, context: context) }
+            ) { request in
+                let className = request.pathParameters["className"]!
+                let access = keys.access(request)
+                let caller = try Self.access(request, keys, context)
+                if api.isCustomClass(className) {
+                    return Self.respond(
+                        try api.findOrExplain(
+                            try api.findQuery(className, items: try Self.queryItems(request), access: caller)), request)
+                }
+                return try Self.conditionalFind(
+                    request, className: className, items: try Self.queryItems(request), access: access, caller: caller,
+                    api: api, context: context,
+                    cacheKey: ManifestCache.QueryKey(
+                        className: className, query: request.query ?? "", access: access.rawValue, caller: caller.tagKey
+                    ))
+            })
         classRoute(.get, "/classes/:className/:objectId", on: client) { request, className, objectId, access in
             try api.get(className, objectId: objectId, items: try Self.queryItems(request), access: access)
         }
         // POST also carries the SDKs' method override and body keys (ParseMethodOverride).
         let depth = context.configuration.maxJSONDepth
         let idempotency = context.idempotency
-        clientOrBody.add(HTTPRoute(.post, mount + "/classes/:className") { request in
-            let body = try Self.body(request)
-            let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
-            let className = request.pathParameters["className"]!
-            try Self.require(.client, request, keys, bodyKeys: override?.keys)
-            let access = try Self.access(request, keys, context, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
-            switch override?.method {
-            case nil, "POST"?:
-                // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency),
-                // recorded with the object, so also after a 503 whose COMMIT went through.
-                let result = try idempotency.run(
-                    requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access, bodyToken: override?.sessionToken), durable: true
-                ) {
-                    try api.create(className, body: override?.body ?? body, access: access)
+        clientOrBody.add(
+            HTTPRoute(.post, mount + "/classes/:className") { request in
+                let body = try Self.body(request)
+                let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
+                let className = request.pathParameters["className"]!
+                try Self.require(.client, request, keys, bodyKeys: override?.keys)
+                let access = try Self.access(
+                    request, keys, context, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
+                switch override?.method {
+                case nil, "POST"?:
+                    // X-Parse-Request-Id: a retried create gets the first answer (Parse Server's idempotency),
+                    // recorded with the object, so also after a 503 whose COMMIT went through.
+                    let result = try idempotency.run(
+                        requestId: request.headers["X-Parse-Request-Id"],
+                        scope: Self.idempotencyScope(request, access, bodyToken: override?.sessionToken), durable: true
+                    ) {
+                        try api.create(className, body: override?.body ?? body, access: access)
+                    }
+                    return Self.respond(result, request)
+                case "GET"? where api.isCustomClass(className):
+                    let items = override!.queryItems(mergedWith: try Self.queryItems(request))
+                    return Self.respond(
+                        try api.findOrExplain(try api.findQuery(className, items: items, access: access)), request)
+                case "GET"?:
+                    return try Self.conditionalFind(
+                        request, className: className,
+                        items: override!.queryItems(mergedWith: try Self.queryItems(request)),
+                        access: keys.access(request, bodyKeys: override?.keys), caller: access, api: api,
+                        context: context)
+                case let other?:
+                    throw ParseError.invalidJSON(
+                        "_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
                 }
-                return Self.respond(result, request)
-            case "GET"? where api.isCustomClass(className):
-                let items = override!.queryItems(mergedWith: try Self.queryItems(request))
-                return Self.respond(try api.findOrExplain(try api.findQuery(className, items: items, access: access)), request)
-            case "GET"?:
-                return try Self.conditionalFind(
-                    request, className: className, items: override!.queryItems(mergedWith: try Self.queryItems(request)),
-                    access: keys.access(request, bodyKeys: override?.keys), caller: access, api: api, context: context)
-            case let other?:
-                throw ParseError.invalidJSON("_method \(other.prefix(10)) needs an objectId in the path, or is not supported.")
-            }
-        })
-        clientOrBody.add(HTTPRoute(.post, mount + "/classes/:className/:objectId") { request in
-            let body = try Self.body(request)
-            let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
-            let parameters = request.pathParameters
-            let (className, objectId) = (parameters["className"]!, parameters["objectId"]!)
-            try Self.require(.client, request, keys, bodyKeys: override?.keys)
-            let access = try Self.access(request, keys, context, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
-            switch override?.method {
-            case "GET"?:
-                return Self.respond(
-                    try api.get(
-                        className, objectId: objectId, items: override!.queryItems(mergedWith: try Self.queryItems(request)),
-                        access: access),
-                    request)
-            case "PUT"?:
-                return Self.respond(try api.update(className, objectId: objectId, body: override!.body, access: access), request)
-            case "DELETE"?:
-                return Self.respond(try api.delete(className, objectId: objectId, access: access), request)
-            default:
-                throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
-            }
-        })
+            })
+        clientOrBody.add(
+            HTTPRoute(.post, mount + "/classes/:className/:objectId") { request in
+                let body = try Self.body(request)
+                let override = try Self.methodOverride(body, maxDepth: depth, request, keys)
+                let parameters = request.pathParameters
+                let (className, objectId) = (parameters["className"]!, parameters["objectId"]!)
+                try Self.require(.client, request, keys, bodyKeys: override?.keys)
+                let access = try Self.access(
+                    request, keys, context, bodyKeys: override?.keys, bodyToken: override?.sessionToken)
+                switch override?.method {
+                case "GET"?:
+                    return Self.respond(
+                        try api.get(
+                            className, objectId: objectId,
+                            items: override!.queryItems(mergedWith: try Self.queryItems(request)),
+                            access: access),
+                        request)
+                case "PUT"?:
+                    return Self.respond(
+                        try api.update(className, objectId: objectId, body: override!.body, access: access), request)
+                case "DELETE"?:
+                    return Self.respond(try api.delete(className, objectId: objectId, access: access), request)
+                default:
+                    throw ParseError.invalidJSON("POST to an object needs _method GET, PUT or DELETE in the body.")
+                }
+            })
         classRoute(.put, "/classes/:className/:objectId", on: client) { request, className, objectId, access in
             try api.update(className, objectId: objectId, body: try Self.body(request), access: access)
         }
@@ -172,16 +194,21 @@ struct ParseRoutes {
         // Parse Server's FeaturesRouter: the version and what this server supports (master key).
         master.add(HTTPRoute(.get, mount + "/serverInfo") { _ in HTTPResponse.json(ParseServerInfo.json) })
         // The batch runs user and session sub-requests through their routes (weak: the router holds this route).
-        client.add(HTTPRoute(.post, mount + "/batch") { [weak router] request in
-            let access = try Self.access(request, keys, context)
-            let body = try Self.body(request)
-            let result = try idempotency.run(requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access)) {
-                ParseAPI.Result(
-                    status: .ok,
-                    json: try ParseBatch(api: api, mountPath: mount, access: access, router: router, request: request).run(body: body))
-            }
-            return Self.respond(result, request)
-        })
+        client.add(
+            HTTPRoute(.post, mount + "/batch") { [weak router] request in
+                let access = try Self.access(request, keys, context)
+                let body = try Self.body(request)
+                let result = try idempotency.run(
+                    requestId: request.headers["X-Parse-Request-Id"], scope: Self.idempotencyScope(request, access)
+                ) {
+                    ParseAPI.Result(
+                        status: .ok,
+                        json: try ParseBatch(
+                            api: api, mountPath: mount, access: access, router: router, request: request
+                        ).run(body: body))
+                }
+                return Self.respond(result, request)
+            })
     }
 
     /// The request's access: its caller (the master key, a session's user — 209 for a bad token —
@@ -190,7 +217,8 @@ struct ParseRoutes {
         _ request: HTTPRequest, _ keys: KeyChecker, _ context: Context, bodyKeys: KeyChecker.Keys? = nil,
         bodyToken: String? = nil
     ) throws -> ParseAccess {
-        let caller = try context.sessions.caller(request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: bodyToken)
+        let caller = try context.sessions.caller(
+            request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: bodyToken)
         return try context.sessions.roles.access(for: caller, publicRead: context.configuration.publicRead)
     }
 
@@ -246,8 +274,11 @@ struct ParseRoutes {
     /// session's user, however its token came: header or `_SessionToken`) and the token itself, so
     /// one caller's id never replays another's answer.
     /// Without an access (sign-up, where there is no caller yet): the path and the session header.
-    static func idempotencyScope(_ request: HTTPRequest, _ access: ParseAccess? = nil, bodyToken: String? = nil) -> String {
-        request.path + "\n" + (access.map { $0.tagKey + "\n" } ?? "") + (request.headers["X-Parse-Session-Token"] ?? bodyToken ?? "")
+    static func idempotencyScope(_ request: HTTPRequest, _ access: ParseAccess? = nil, bodyToken: String? = nil)
+        -> String
+    {
+        request.path + "\n" + (access.map { $0.tagKey + "\n" } ?? "")
+            + (request.headers["X-Parse-Session-Token"] ?? bodyToken ?? "")
     }
 
     static func queryItems(_ request: HTTPRequest) throws -> [(name: String, value: String)] {

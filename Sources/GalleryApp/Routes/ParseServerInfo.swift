@@ -15,15 +15,21 @@ enum ParseServerInfo {
         ("hooks", [("create", false), ("read", false), ("update", false), ("delete", false)]),
         ("cloudCode", [("jobs", false)]),
         ("logs", [("level", false), ("size", false), ("order", false), ("until", false), ("from", false)]),
-        ("push", [
-            ("immediatePush", false), ("scheduledPush", false), ("storedPushData", false), ("pushAudiences", false),
-            ("localization", false),
-        ]),
-        ("schemas", [
-            ("addField", false), ("removeField", false), ("addClass", false), ("removeClass", false),
-            ("clearAllDataFromClass", false), ("exportClass", false), ("editClassLevelPermissions", false),
-            ("editPointerPermissions", false),
-        ]),
+        (
+            "push",
+            [
+                ("immediatePush", false), ("scheduledPush", false), ("storedPushData", false), ("pushAudiences", false),
+                ("localization", false),
+            ]
+        ),
+        (
+            "schemas",
+            [
+                ("addField", false), ("removeField", false), ("addClass", false), ("removeClass", false),
+                ("clearAllDataFromClass", false), ("exportClass", false), ("editClassLevelPermissions", false),
+                ("editPointerPermissions", false),
+            ]
+        ),
         ("settings", [("securityCheck", false)]),
     ]
 

@@ -24,10 +24,14 @@ struct RoleQuery {
                 }
                 try query.add(object)
             case "limit":
-                guard let limit = Int(item.value), (0...1000).contains(limit) else { throw ParseError.invalidQuery("limit must be 0 to 1000.") }
+                guard let limit = Int(item.value), (0...1000).contains(limit) else {
+                    throw ParseError.invalidQuery("limit must be 0 to 1000.")
+                }
                 query.limit = limit
             case "skip":
-                guard let skip = Int(item.value), (0...100_000).contains(skip) else { throw ParseError.invalidQuery("skip must be 0 to 100000.") }
+                guard let skip = Int(item.value), (0...100_000).contains(skip) else {
+                    throw ParseError.invalidQuery("skip must be 0 to 100000.")
+                }
                 query.skip = skip
             case "count":
                 query.count = item.value == "1" || item.value == "true"
@@ -36,7 +40,8 @@ struct RoleQuery {
             case "keys", "include", "excludeKeys":
                 continue  // a role has few fields: all are returned
             default:
-                throw ParseError.invalidQuery("Invalid parameter for query: \(ParseWhereParser.quoted(String(item.name.prefix(50)))).")
+                throw ParseError.invalidQuery(
+                    "Invalid parameter for query: \(ParseWhereParser.quoted(String(item.name.prefix(50)))).")
             }
         }
         return query
@@ -72,19 +77,25 @@ struct RoleQuery {
                 let column = member.key == "name" ? "r.name" : "r.object_id"
                 try addScalar(column, member.key, member.value)
             case "users", "roles":
-                let id = try Self.pointer(member.value, className: member.key == "users" ? "_User" : "_Role", field: member.key)
+                let id = try Self.pointer(
+                    member.value, className: member.key == "users" ? "_User" : "_Role", field: member.key)
                 let placeholder = bind(id)
                 conditions.append(
                     member.key == "users"
                         ? "exists (select 1 from role_users ru where ru.role_id = r.object_id and ru.user_id = \(placeholder)::text)"
-                        : "exists (select 1 from role_roles rr where rr.parent_id = r.object_id and rr.child_id = \(placeholder)::text)")
+                        : "exists (select 1 from role_roles rr where rr.parent_id = r.object_id and rr.child_id = \(placeholder)::text)"
+                )
             case "$relatedTo":
                 guard case .object(let related) = member.value, related["key"] == .string("roles"),
                     let object = related["object"]
-                else { throw ParseError.invalidQuery("$relatedTo on _Role takes {\"object\":<_Role pointer>,\"key\":\"roles\"}.") }
+                else {
+                    throw ParseError.invalidQuery(
+                        "$relatedTo on _Role takes {\"object\":<_Role pointer>,\"key\":\"roles\"}.")
+                }
                 let id = try Self.pointer(object, className: "_Role", field: "$relatedTo")
                 conditions.append(
-                    "exists (select 1 from role_roles rr where rr.parent_id = \(bind(id))::text and rr.child_id = r.object_id)")
+                    "exists (select 1 from role_roles rr where rr.parent_id = \(bind(id))::text and rr.child_id = r.object_id)"
+                )
             default:
                 throw ParseError.invalidQuery("_Role can be queried on objectId, name, users, roles and $relatedTo.")
             }
@@ -104,7 +115,9 @@ struct RoleQuery {
                     conditions.append("\(column) <> \(bind(text))::text")
                 case ("$in", .array(let values)), ("$nin", .array(let values)):
                     let texts = try values.map { value -> String in
-                        guard case .string(let text) = value else { throw ParseError.invalidQuery("\(op.key) on \(field) takes strings.") }
+                        guard case .string(let text) = value else {
+                            throw ParseError.invalidQuery("\(op.key) on \(field) takes strings.")
+                        }
                         return text
                     }
                     let test = "\(column) = any(\(bind(texts))::text[])"
@@ -121,7 +134,8 @@ struct RoleQuery {
     /// The objectId of a pointer to `className` (102 for anything else).
     static func pointer(_ value: ParseJSONValue, className: String, field: String) throws -> String {
         guard case .object(let pointer) = value, pointer["__type"] == .string("Pointer"),
-            pointer["className"] == .string(className), case .string(let id)? = pointer["objectId"], ParseObjectID.isPlausible(id)
+            pointer["className"] == .string(className), case .string(let id)? = pointer["objectId"],
+            ParseObjectID.isPlausible(id)
         else { throw ParseError.invalidQuery("\(field) takes a pointer to \(className).") }
         return id
     }

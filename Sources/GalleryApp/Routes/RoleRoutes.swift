@@ -25,15 +25,20 @@ struct RoleRoutes {
             add(routes, .post, path) { request, override, access in
                 switch override?.method {
                 case nil, "POST"?: return try self.create(override?.body ?? ParseRoutes.body(request), access)
-                case "GET"?: return try self.find(override!.queryItems(mergedWith: try ParseRoutes.queryItems(request)), access)
-                default: throw ParseError.invalidJSON("POST to \(path) needs no _method (create) or _method GET (find).")
+                case "GET"?:
+                    return try self.find(override!.queryItems(mergedWith: try ParseRoutes.queryItems(request)), access)
+                default:
+                    throw ParseError.invalidJSON("POST to \(path) needs no _method (create) or _method GET (find).")
                 }
             }
-            add(routes, .get, path + "/:objectId") { request, _, access in try self.get(Self.objectId(request), access) }
+            add(routes, .get, path + "/:objectId") { request, _, access in try self.get(Self.objectId(request), access)
+            }
             add(routes, .put, path + "/:objectId") { request, _, access in
                 try self.update(Self.objectId(request), try ParseRoutes.body(request), access)
             }
-            add(routes, .delete, path + "/:objectId") { request, _, access in try self.delete(Self.objectId(request), access) }
+            add(routes, .delete, path + "/:objectId") { request, _, access in
+                try self.delete(Self.objectId(request), access)
+            }
             add(routes, .post, path + "/:objectId") { request, override, access in
                 let objectId = try Self.objectId(request)
                 switch override?.method {
@@ -52,15 +57,18 @@ struct RoleRoutes {
         _ handler: @escaping @Sendable (HTTPRequest, ParseMethodOverride?, ParseAccess) throws -> ParseAPI.Result
     ) {
         let (keys, sessions, publicRead, depth) = (keys, sessions, publicRead, maxJSONDepth)
-        routes.add(HTTPRoute(method, mountPath + path) { request in
-            let override = method == .post
-                ? try ParseRoutes.methodOverride(try ParseRoutes.body(request), maxDepth: depth, request, keys) : nil
-            try ParseRoutes.require(.client, request, keys, bodyKeys: override?.keys)
-            let caller = try sessions.caller(
-                request, access: keys.access(request, bodyKeys: override?.keys), bodyToken: override?.sessionToken)
-            let access = try sessions.roles.access(for: caller, publicRead: publicRead)
-            return ParseRoutes.respond(try handler(request, override, access), request)
-        })
+        routes.add(
+            HTTPRoute(method, mountPath + path) { request in
+                let override =
+                    method == .post
+                    ? try ParseRoutes.methodOverride(try ParseRoutes.body(request), maxDepth: depth, request, keys)
+                    : nil
+                try ParseRoutes.require(.client, request, keys, bodyKeys: override?.keys)
+                let caller = try sessions.caller(
+                    request, access: keys.access(request, bodyKeys: override?.keys), bodyToken: override?.sessionToken)
+                let access = try sessions.roles.access(for: caller, publicRead: publicRead)
+                return ParseRoutes.respond(try handler(request, override, access), request)
+            })
     }
 
     private static func objectId(_ request: HTTPRequest) throws -> String {
@@ -113,7 +121,8 @@ struct RoleRoutes {
 
     private func get(_ objectId: String, _ access: ParseAccess) throws -> ParseAPI.Result {
         let found = try repository.find(
-            conditions: ["r.object_id = $1"], binds: [objectId], access: access, order: "r.object_id", limit: 1, skip: 0, count: false)
+            conditions: ["r.object_id = $1"], binds: [objectId], access: access, order: "r.object_id", limit: 1,
+            skip: 0, count: false)
         guard let role = found.roles.first else { throw ParseError.objectNotFound() }
         var json = ParseJSONWriter()
         Self.write(role, to: &json)

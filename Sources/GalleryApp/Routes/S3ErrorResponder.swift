@@ -18,18 +18,22 @@ struct S3ErrorResponder: HTTPErrorResponder {
             return document(.badRequest, code: "InvalidArgument", message: "Invalid key: \(reason).", request: request)
         case let refused as AssetURLError:
             // Logged with the reason; the client learns only that access is denied (or expired, as S3 says).
-            logger.notice("asset URL refused", metadata: [
-                "requestId": "\(request.requestID)", "path": "\(request.path)", "reason": "\(refused)",
-            ])
+            logger.notice(
+                "asset URL refused",
+                metadata: [
+                    "requestId": "\(request.requestID)", "path": "\(request.path)", "reason": "\(refused)",
+                ])
             let message = if case .expired = refused { "Request has expired" } else { "Access Denied" }
             return document(.forbidden, code: "AccessDenied", message: message, request: request)
         case BlobStoreError.notFound:
-            return document(.notFound, code: "NoSuchKey", message: "The specified key does not exist.", request: request)
+            return document(
+                .notFound, code: "NoSuchKey", message: "The specified key does not exist.", request: request)
         case BlobStoreError.unavailable, BlobStoreError.remote:
             // The object store behind the bucket failed after its retries: a fault of the surroundings.
             logger.error("object store failed", metadata: ["requestId": "\(request.requestID)", "error": "\(error)"])
-            var answer = document(.serviceUnavailable, code: "ServiceUnavailable",
-                                  message: "The object store is unavailable. Please try again.", request: request)
+            var answer = document(
+                .serviceUnavailable, code: "ServiceUnavailable",
+                message: "The object store is unavailable. Please try again.", request: request)
             answer.headers["Retry-After"] = "5"
             return answer
         case let error as HTTPError:
@@ -38,8 +42,9 @@ struct S3ErrorResponder: HTTPErrorResponder {
             for field in error.headers { answer.headers[field.name] = field.value }
             return answer
         default:
-            return document(.internalServerError, code: "InternalError",
-                            message: "We encountered an internal error. Please try again.", request: request)
+            return document(
+                .internalServerError, code: "InternalError",
+                message: "We encountered an internal error. Please try again.", request: request)
         }
     }
 
@@ -61,7 +66,8 @@ struct S3ErrorResponder: HTTPErrorResponder {
 
     private func document(_ status: HTTPStatus, code: String, message: String, request: HTTPRequest) -> HTTPResponse {
         let key = request.pathParameters["key"] ?? ""
-        let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>\(escape(message))</Message>"
+        let xml =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>\(escape(message))</Message>"
             + (key.isEmpty ? "" : "<Key>\(escape(key))</Key>")
             + "<BucketName>\(escape(bucket))</BucketName><RequestId>\(escape(request.requestID))</RequestId></Error>\n"
         return HTTPResponse(status: status, contentType: "application/xml", bytes: Array(xml.utf8)).notStored()

@@ -15,12 +15,15 @@ struct SchemaRoutes {
     func register(on routes: HTTPRouteGroup) {
         let (api, keys, depth) = (api, keys, maxJSONDepth)
         let schemas = api.schemas
-        func route(_ method: HTTPMethod, _ path: String, _ body: @escaping @Sendable (HTTPRequest, String) throws -> [UInt8]) {
-            routes.add(HTTPRoute(method, mountPath + path) { request in
-                try ParseRoutes.require(.master, request, keys)
-                let json = try body(request, request.pathParameters["className"] ?? "")
-                return ParseRoutes.respond(ParseAPI.Result(status: .ok, json: json), request)
-            })
+        func route(
+            _ method: HTTPMethod, _ path: String, _ body: @escaping @Sendable (HTTPRequest, String) throws -> [UInt8]
+        ) {
+            routes.add(
+                HTTPRoute(method, mountPath + path) { request in
+                    try ParseRoutes.require(.master, request, keys)
+                    let json = try body(request, request.pathParameters["className"] ?? "")
+                    return ParseRoutes.respond(ParseAPI.Result(status: .ok, json: json), request)
+                })
         }
         route(.get, "/schemas") { _, _ in
             var writer = ParseJSONWriter()
@@ -41,13 +44,16 @@ struct SchemaRoutes {
             var className = pathName
             if case .string(let named)? = body["className"] {
                 guard pathName.isEmpty || named == pathName else {
-                    throw ParseError(code: ParseError.Code.invalidClassName, message: "Class name mismatch between \(named.prefix(100)) and \(pathName.prefix(100)).")
+                    throw ParseError(
+                        code: ParseError.Code.invalidClassName,
+                        message: "Class name mismatch between \(named.prefix(100)) and \(pathName.prefix(100)).")
                 }
                 className = named
             } else if body["className"] != nil || pathName.isEmpty {
                 throw ParseError(code: ParseError.Code.invalidClassName, message: "POST /schemas needs a class name.")
             }
-            let permissions = try body["classLevelPermissions"].map { try ClassLevelPermissions.parse($0) } ?? .masterOnly
+            let permissions =
+                try body["classLevelPermissions"].map { try ClassLevelPermissions.parse($0) } ?? .masterOnly
             let custom = try schemas.changing(className) { connection in
                 let custom = try schemas.createClass(on: connection, className, permissions: permissions)
                 return try Self.apply(body, to: custom, on: connection, schemas, creating: true)
@@ -61,7 +67,9 @@ struct SchemaRoutes {
         route(.put, "/schemas/:className") { request, className in
             let body = try Self.object(request, depth)
             if case .string(let named)? = body["className"], named != className {
-                throw ParseError(code: ParseError.Code.invalidClassName, message: "Class name mismatch between \(named.prefix(100)) and \(className.prefix(100)).")
+                throw ParseError(
+                    code: ParseError.Code.invalidClassName,
+                    message: "Class name mismatch between \(named.prefix(100)) and \(className.prefix(100)).")
             }
             let custom = try schemas.changing(className) { connection in
                 guard let custom = try schemas.lock(on: connection, className) else { throw Self.missing(className) }
@@ -72,7 +80,9 @@ struct SchemaRoutes {
             return writer.bytes
         }
         route(.delete, "/schemas/:className") { _, className in
-            guard ParseClassName.isValidClassName(className) else { throw ParseClassName.invalidClassNameError(className) }
+            guard ParseClassName.isValidClassName(className) else {
+                throw ParseClassName.invalidClassNameError(className)
+            }
             guard ParseClassSchema.named(className) == nil else {
                 throw ParseError.operationForbidden("\(className) is built in and cannot be deleted.")
             }
@@ -114,23 +124,31 @@ struct SchemaRoutes {
     /// Applies a POST or PUT body's `fields`, `classLevelPermissions` and `indexes` to `custom`
     /// (already locked or just made) and stores the result.
     static func apply(
-        _ body: ParseJSONObject, to start: CustomClass, on connection: PostgresConnection, _ schemas: SchemaService, creating: Bool
+        _ body: ParseJSONObject, to start: CustomClass, on connection: PostgresConnection, _ schemas: SchemaService,
+        creating: Bool
     ) throws -> CustomClass {
         var custom = start
-        for member in body.members where !["className", "fields", "classLevelPermissions", "indexes"].contains(member.key) {
+        for member in body.members
+        where !["className", "fields", "classLevelPermissions", "indexes"].contains(member.key) {
             throw ParseError.invalidJSON("unknown key \(member.key.prefix(100)) in a schema")
         }
         if let fields = body["fields"] {
             guard case .object(let object) = fields else { throw ParseError.invalidJSON("fields must be an object") }
             // Deletions first, as Parse Server does them, then additions.
             for member in object.members where isDelete(member.value) {
-                guard !creating else { throw ParseError.invalidJSON("a new class cannot delete \(member.key.prefix(100))") }
+                guard !creating else {
+                    throw ParseError.invalidJSON("a new class cannot delete \(member.key.prefix(100))")
+                }
                 custom = try schemas.deleteField(on: connection, custom, member.key)
             }
             for member in object.members where !isDelete(member.value) {
-                guard ParseClassName.isValidFieldName(member.key) else { throw ParseClassName.invalidFieldNameError(member.key) }
-                if ParseClassName.defaultFields.contains(member.key) && creating { continue }  // as Parse accepts them on POST
-                custom = try schemas.addField(on: connection, custom, member.key, try CustomFieldType.parse(member.value, field: member.key))
+                guard ParseClassName.isValidFieldName(member.key) else {
+                    throw ParseClassName.invalidFieldNameError(member.key)
+                }
+                // As Parse accepts them on POST.
+                if ParseClassName.defaultFields.contains(member.key) && creating { continue }
+                custom = try schemas.addField(
+                    on: connection, custom, member.key, try CustomFieldType.parse(member.value, field: member.key))
             }
         }
         if let permissions = body["classLevelPermissions"], !creating {
@@ -147,11 +165,13 @@ struct SchemaRoutes {
                 }
                 let parsed = try keys.members.map { key -> (field: String, direction: Int) in
                     guard case .int(let direction) = key.value, direction == 1 || direction == -1 else {
-                        throw ParseError.invalidJSON("index \(member.key.prefix(100)): \(key.key.prefix(100)) must be 1 or -1")
+                        throw ParseError.invalidJSON(
+                            "index \(member.key.prefix(100)): \(key.key.prefix(100)) must be 1 or -1")
                     }
                     return (field: key.key, direction: Int(direction))
                 }
-                custom = try schemas.addIndex(on: connection, custom, SchemaService.IndexRequest(name: member.key, keys: parsed))
+                custom = try schemas.addIndex(
+                    on: connection, custom, SchemaService.IndexRequest(name: member.key, keys: parsed))
             }
         }
         try schemas.store(on: connection, custom)

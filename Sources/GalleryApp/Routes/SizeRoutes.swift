@@ -34,14 +34,18 @@ struct SizeRoutes: Sendable {
     }
 
     /// The blob key the request names after its signature is checked, its size, and the headers.
-    private func authorize(_ request: HTTPRequest) throws -> (key: String, size: DisplaySize, objectId: String, headers: HTTPHeaders) {
+    private func authorize(_ request: HTTPRequest) throws -> (
+        key: String, size: DisplaySize, objectId: String, headers: HTTPHeaders
+    ) {
         let parameters = request.pathParameters
-        let photo = parameters["photo"] ?? "", file = parameters["file"] ?? ""
+        let photo = parameters["photo"] ?? ""
+        let file = parameters["file"] ?? ""
         var captured = "sizes/\(photo)/\(file)"
         if let expires = parameters["expires"], let signature = parameters["signature"] {
             captured = "\(AssetURLSigner.pathMarker)/\(expires)/\(signature)/" + captured
         }
-        let (key, headers) = try BucketRoutes.authorize(request, bucket.access, bucket.privateHeaders, captured: captured)
+        let (key, headers) = try BucketRoutes.authorize(
+            request, bucket.access, bucket.privateHeaders, captured: captured)
         guard file.hasSuffix(".jpg"), let size = DisplaySize(rawValue: String(file.dropLast(4))), size != .o else {
             let names = DisplaySize.rendered.map(\.rawValue).joined(separator: ", ")
             throw HTTPError(.badRequest, "Unknown display size \(file): one of \(names), as <size>.jpg.")

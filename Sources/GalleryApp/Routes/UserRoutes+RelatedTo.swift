@@ -15,18 +15,26 @@ extension UserRoutes {
             case .object(var condition) = try ParseJSONParser.parse(items[index].value, maxDepth: maxJSONDepth),
             let related = condition["$relatedTo"]
         else { return items }
-        guard case .object(let relation) = related, relation["key"] == .string("users"), let object = relation["object"] else {
+        guard case .object(let relation) = related, relation["key"] == .string("users"), let object = relation["object"]
+        else {
             throw ParseError.invalidQuery("$relatedTo on _User takes {\"object\":<_Role pointer>,\"key\":\"users\"}.")
         }
         let roleId = try RoleQuery.pointer(object, className: "_Role", field: "$relatedTo")
         let access = try authenticator.roles.access(for: caller, publicRead: publicRead)
-        let members = try RoleRepository(pool: api.pool).related(.users, of: roleId, access: access, limit: Self.maxRelatedUsers)
+        let members = try RoleRepository(pool: api.pool).related(
+            .users, of: roleId, access: access, limit: Self.maxRelatedUsers)
         condition.members.removeAll { $0.key == "$relatedTo" }
-        let inMembers = ParseJSONValue.object(ParseJSONObject([
-            .init(key: "objectId", value: .object(ParseJSONObject([.init(key: "$in", value: .array(members.map { .string($0) }))])))
-        ]))
-        let combined = condition.isEmpty
-            ? inMembers : ParseJSONValue.object(ParseJSONObject([.init(key: "$and", value: .array([.object(condition), inMembers]))]))
+        let inMembers = ParseJSONValue.object(
+            ParseJSONObject([
+                .init(
+                    key: "objectId",
+                    value: .object(ParseJSONObject([.init(key: "$in", value: .array(members.map { .string($0) }))])))
+            ]))
+        let combined =
+            condition.isEmpty
+            ? inMembers
+            : ParseJSONValue.object(
+                ParseJSONObject([.init(key: "$and", value: .array([.object(condition), inMembers]))]))
         var writer = ParseJSONWriter()
         writer.value(combined)
         var rewritten = items

@@ -39,11 +39,14 @@ struct UserRoutes {
         let mount = mountPath
         let idempotency = ParseRequestIdempotency()
         let keyed = routes.group(ParseKeyMiddleware(.client, keys: keys, from: .headersOrBody))
-        func route(_ method: HTTPMethod, _ path: String, _ handler: @escaping @Sendable (Call) throws -> ParseAPI.Result) {
-            keyed.add(HTTPRoute(method, mount + path) { request in
-                let call = try self.call(request)
-                return ParseRoutes.respond(try handler(call), request)
-            })
+        func route(
+            _ method: HTTPMethod, _ path: String, _ handler: @escaping @Sendable (Call) throws -> ParseAPI.Result
+        ) {
+            keyed.add(
+                HTTPRoute(method, mount + path) { request in
+                    let call = try self.call(request)
+                    return ParseRoutes.respond(try handler(call), request)
+                })
         }
         // Sign-up: the users route and the class route the SDKs use. A retried sign-up with the same
         // X-Parse-Request-Id gets the first answer; remembered in memory only, since the answer holds
@@ -61,7 +64,8 @@ struct UserRoutes {
                 case "GET"?:
                     let url = try ParseRoutes.queryItems(call.request)
                     let named = Set(url.map(\.name))
-                    return try self.findUsers(call, items: url + Self.queryItems(call.fields).filter { !named.contains($0.name) })
+                    return try self.findUsers(
+                        call, items: url + Self.queryItems(call.fields).filter { !named.contains($0.name) })
                 default:
                     throw ParseError.invalidJSON("POST to \(path) needs no _method (sign-up) or _method GET (find).")
                 }
@@ -155,7 +159,8 @@ struct UserRoutes {
         var values: [String: String] = [:]
         for item in try ParseRoutes.queryItems(call.request) {
             guard ["username", "email", "password"].contains(item.name) else {
-                throw ParseError.invalidQuery("Unknown login parameter \(item.name.prefix(40)); use username (or email) and password.")
+                throw ParseError.invalidQuery(
+                    "Unknown login parameter \(item.name.prefix(40)); use username (or email) and password.")
             }
             values[item.name] = item.value
         }
@@ -170,7 +175,9 @@ struct UserRoutes {
     }
 
     private func findUsers(_ call: Call, items: [(name: String, value: String)]) throws -> ParseAPI.Result {
-        try api.findUsers(items: try relatedUsers(items, caller: call.caller), access: ParseAccess(caller: call.caller, publicRead: publicRead))
+        try api.findUsers(
+            items: try relatedUsers(items, caller: call.caller),
+            access: ParseAccess(caller: call.caller, publicRead: publicRead))
     }
 
     /// What a sign-up's answer is remembered under besides its request id: the path and session
@@ -179,7 +186,8 @@ struct UserRoutes {
     static func signUpScope(_ request: HTTPRequest) -> String {
         let body = (try? ParseRoutes.body(request)) ?? []
         let digest = SHA256BodyObserver.hex(SHA256.hash(data: body))
-        return ParseRoutes.idempotencyScope(request) + "\n" + (request.headers["X-Parse-Installation-Id"] ?? "") + "\n" + digest
+        return ParseRoutes.idempotencyScope(request) + "\n" + (request.headers["X-Parse-Installation-Id"] ?? "") + "\n"
+            + digest
     }
 
     /// A body's members as query parameters: strings as they are, other values as JSON text.
@@ -216,7 +224,8 @@ struct UserRoutes {
         switch call.caller {
         case .master: return objectId
         case .user(let id) where id == objectId: return objectId
-        case .user: throw modifying ? AccountError.cannotModify(userId: String(objectId.prefix(32))) : AccountError.notFound
+        case .user:
+            throw modifying ? AccountError.cannotModify(userId: String(objectId.prefix(32))) : AccountError.notFound
         case .anonymous: throw AccountError.sessionRequired("A session token is required to read or change a user.")
         }
     }
@@ -285,7 +294,8 @@ struct UserRoutes {
             }
         }
         let bodyKeys = KeyChecker.Keys(
-            appID: bookkeeping["_ApplicationId"], restKey: bookkeeping["_JavaScriptKey"], masterKey: bookkeeping["_MasterKey"])
+            appID: bookkeeping["_ApplicationId"], restKey: bookkeeping["_JavaScriptKey"],
+            masterKey: bookkeeping["_MasterKey"])
         let access = keys.access(request, bodyKeys: bodyKeys)
         guard access >= .client else { throw ParseUnauthorized() }
         let tokenText = request.headers["X-Parse-Session-Token"] ?? bookkeeping["_SessionToken"]
@@ -294,7 +304,8 @@ struct UserRoutes {
         // The master key with a session token still proves the token: a bad one is 209 either way.
         if caller == .master, let token { _ = try authenticator.userId(for: token) }
         return Call(
-            request: request, fields: fields, method: bookkeeping["_method"]?.uppercased(), caller: caller, token: token,
+            request: request, fields: fields, method: bookkeeping["_method"]?.uppercased(), caller: caller,
+            token: token,
             installationId: request.headers["X-Parse-Installation-Id"] ?? bookkeeping["_InstallationId"])
     }
 
@@ -302,7 +313,8 @@ struct UserRoutes {
     static func onlyFields(_ allowed: Set<String>, in fields: ParseJSONObject, className: String) throws {
         if let unknown = fields.keys.first(where: { !allowed.contains($0) }) {
             throw ParseError.invalidKeyName(
-                "\(className) has no settable field \(unknown.prefix(40)); use \(allowed.sorted().joined(separator: ", ")).")
+                "\(className) has no settable field \(unknown.prefix(40)); use \(allowed.sorted().joined(separator: ", "))."
+            )
         }
     }
 

@@ -209,7 +209,9 @@ public final class ClassChangeSequences: Sendable {
                 return
             } catch {
                 if attempt == 6 {
-                    logger.warning("cannot read the class change sequences; no 304s until they are", metadata: ["error": "\(error)"])
+                    logger.warning(
+                        "cannot read the class change sequences; no 304s until they are",
+                        metadata: ["error": "\(error)"])
                     return
                 }
                 Thread.sleep(forTimeInterval: pause)

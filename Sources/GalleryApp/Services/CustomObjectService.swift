@@ -24,9 +24,12 @@ struct CustomObjectService: Sendable {
         if let custom {
             try custom.permissions.require(.create, on: className, caller: caller, roles: Self.roles(of: access))
         } else {
-            guard ParseClassName.isValidClassName(className) else { throw ParseClassName.invalidClassNameError(className) }
+            guard ParseClassName.isValidClassName(className) else {
+                throw ParseClassName.invalidClassNameError(className)
+            }
             guard caller.isMaster || allowClientClassCreation else {
-                throw ParseError.operationForbidden("This user is not allowed to access non-existent class: \(className)")
+                throw ParseError.operationForbidden(
+                    "This user is not allowed to access non-existent class: \(className)")
             }
         }
         let write = try CustomObjectWrite.parse(body, className: className, custom: custom, limits: limits)
@@ -49,7 +52,8 @@ struct CustomObjectService: Sendable {
                 columns.append(column)
                 values.append(CustomObjectWrite.expression(change, column: nil, binds: &binds))
             }
-            let sql = "insert into \(current!.table) (\(columns.joined(separator: ", "))) values (\(values.joined(separator: ", "))) returning created_at"
+            let sql =
+                "insert into \(current!.table) (\(columns.joined(separator: ", "))) values (\(values.joined(separator: ", "))) returning created_at"
             let createdAt = try connection.query(sql, binds.values.postgresBinds).first!.decode(Date.self, 0)
             return (objectId, createdAt)
         }
@@ -61,7 +65,8 @@ struct CustomObjectService: Sendable {
         try custom.permissions.require(.update, on: custom.className, caller: caller, roles: Self.roles(of: access))
         let write = try CustomObjectWrite.parse(body, className: custom.className, custom: custom, limits: limits)
         if !write.newFields.isEmpty {
-            try custom.permissions.require(.addField, on: custom.className, caller: caller, roles: Self.roles(of: access))
+            try custom.permissions.require(
+                .addField, on: custom.className, caller: caller, roles: Self.roles(of: access))
         }
         return try schemas.changing(custom.className) { connection in
             var final = write
@@ -77,15 +82,19 @@ struct CustomObjectService: Sendable {
                 sets.append("\(column) = " + CustomObjectWrite.expression(change, column: column, binds: &binds))
             }
             let id = binds.add(.text(objectId), cast: "text")
-            let sql = "update \(current.table) set \(sets.joined(separator: ", ")) where object_id = \(id) returning updated_at"
-            guard let row = try connection.query(sql, binds.values.postgresBinds).first else { throw ParseError.objectNotFound() }
+            let sql =
+                "update \(current.table) set \(sets.joined(separator: ", ")) where object_id = \(id) returning updated_at"
+            guard let row = try connection.query(sql, binds.values.postgresBinds).first else {
+                throw ParseError.objectNotFound()
+            }
             return try row.decode(Date.self, 0)
         }
     }
 
     /// `DELETE /classes/<Class>/<objectId>` (101 when there is no such object).
     func delete(_ custom: CustomClass, objectId: String, access: ParseAccess) throws {
-        try custom.permissions.require(.delete, on: custom.className, caller: access.caller, roles: Self.roles(of: access))
+        try custom.permissions.require(
+            .delete, on: custom.className, caller: access.caller, roles: Self.roles(of: access))
         let deleted = try schemas.pool.query("delete from \(custom.table) where object_id = $1 returning 1", [objectId])
         guard deleted.count == 1 else { throw ParseError.objectNotFound() }
     }
@@ -93,7 +102,8 @@ struct CustomObjectService: Sendable {
     /// The class locked (created first when it does not exist), with `fields` added: 111 for a
     /// field another write added meanwhile with another type.
     private func withNewFields(
-        on connection: PostgresConnection, _ className: String, _ fields: [(name: String, type: CustomFieldType)], caller: ParseCaller
+        on connection: PostgresConnection, _ className: String, _ fields: [(name: String, type: CustomFieldType)],
+        caller: ParseCaller
     ) throws -> CustomClass {
         var changed = false
         var custom: CustomClass
@@ -108,7 +118,8 @@ struct CustomObjectService: Sendable {
             if let existing = custom.field(named: name) {
                 guard existing.type == type else {
                     throw ParseError.incorrectType(
-                        "schema mismatch for \(className).\(name); expected \(existing.type.description) but got \(type.description)")
+                        "schema mismatch for \(className).\(name); expected \(existing.type.description) but got \(type.description)"
+                    )
                 }
                 continue
             }

@@ -76,7 +76,9 @@ struct GalleryService: Sendable {
 
     /// The item's `updatedAt`, for a PUT that changes nothing; 101 when it does not exist.
     func itemUpdatedAt(_ objectId: String) throws -> Date {
-        guard let updatedAt = try galleries.itemUpdatedAt(objectId) else { throw GalleryError.notFound("Object not found.") }
+        guard let updatedAt = try galleries.itemUpdatedAt(objectId) else {
+            throw GalleryError.notFound("Object not found.")
+        }
         return updatedAt
     }
 
@@ -97,8 +99,11 @@ struct GalleryService: Sendable {
     }
 
     /// The gallery and photo of an item, or 101.
-    private func item(_ objectId: String, on connection: PostgresConnection) throws -> (gallery: String, photo: String) {
-        guard let item = try galleries.item(objectId, on: connection) else { throw GalleryError.notFound("Object not found.") }
+    private func item(_ objectId: String, on connection: PostgresConnection) throws -> (gallery: String, photo: String)
+    {
+        guard let item = try galleries.item(objectId, on: connection) else {
+            throw GalleryError.notFound("Object not found.")
+        }
         return item
     }
 
@@ -109,7 +114,8 @@ struct GalleryService: Sendable {
             throw GalleryError.notFound("Photo \(photo) does not exist.")
         }
         if deletedAt != nil {
-            throw GalleryError.notFound("Photo \(photo) is in Recently Deleted; restore it before adding it to a gallery.")
+            throw GalleryError.notFound(
+                "Photo \(photo) is in Recently Deleted; restore it before adding it to a gallery.")
         }
     }
 

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
 import Postgres
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Bulk import of JPEG files from folders through the same `UploadService` the HTTP routes use

@@ -70,14 +70,19 @@ public struct OrphanCollector: Sendable {
                 let batch = Array(ids[start..<min(start + Self.batchSize, ids.count)])
                 let existing = try photos.existingIds(among: batch)
                 for id in batch where !existing.contains(id) {
-                    if let key = try? BlobKey(owners[id]!), (try? store.delete(key)) == true { collected.derivatives += 1 }
+                    if let key = try? BlobKey(owners[id]!), (try? store.delete(key)) == true {
+                        collected.derivatives += 1
+                    }
                 }
             }
         }
         if collected.uploads > 0 || collected.derivatives > 0 {
-            trash.logger.notice("collected orphans", metadata: [
-                "uploads": "\(collected.uploads)", "derivatives": "\(collected.derivatives)", "graceHours": "\(graceHours)",
-            ])
+            trash.logger.notice(
+                "collected orphans",
+                metadata: [
+                    "uploads": "\(collected.uploads)", "derivatives": "\(collected.derivatives)",
+                    "graceHours": "\(graceHours)",
+                ])
         }
         return collected
     }

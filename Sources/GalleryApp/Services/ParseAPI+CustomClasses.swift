@@ -18,7 +18,8 @@ extension ParseAPI {
     /// The custom class `className` (103 when there is none).
     func customClass(_ className: String) throws -> CustomClass {
         guard let custom = try schemas.catalog.lookup(className) else {
-            throw ParseError(code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
+            throw ParseError(
+                code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
         }
         return custom
     }
@@ -33,13 +34,15 @@ extension ParseAPI {
         json.key("createdAt")
         json.string(ParseDate.format(createdAt))
         json.endObject()
-        return Result(status: .created, json: json.bytes, location: publicURL() + mountPath + "/classes/\(className)/\(objectId)")
+        return Result(
+            status: .created, json: json.bytes, location: publicURL() + mountPath + "/classes/\(className)/\(objectId)")
     }
 
     /// `PUT /classes/<Class>/<objectId>` of a custom class: `{"updatedAt"}`.
     func updateCustom(_ className: String, objectId: String, body: [UInt8], access: ParseAccess) throws -> Result {
         let custom = try customClass(className)
-        let updatedAt = try customObjects.update(custom, objectId: try Self.checkedObjectId(objectId), body: body, access: access)
+        let updatedAt = try customObjects.update(
+            custom, objectId: try Self.checkedObjectId(objectId), body: body, access: access)
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("updatedAt")

@@ -8,14 +8,16 @@ extension ParseAPI {
     /// `public_read`, which lists them as a user sees others (without `email`).
     func findUsers(items: [(name: String, value: String)], access: ParseAccess) throws -> Result {
         if access.caller == .anonymous, !access.publicRead {
-            throw ParseError(code: ParseError.Code.invalidSessionToken, message: "Session token required to find users.")
+            throw ParseError(
+                code: ParseError.Code.invalidSessionToken, message: "Session token required to find users.")
         }
         var query = try ParseQuery.find(.user, items: items, limits: limits)
         query.access = access
         if !access.caller.isMaster {
-            let protected = Set(ParseClassSchema.user.fields.filter {
-                if case .selfOnly = $0.source { return true } else { return false }
-            }.map(\.name))
+            let protected = Set(
+                ParseClassSchema.user.fields.filter {
+                    if case .selfOnly = $0.source { return true } else { return false }
+                }.map(\.name))
             if let name = query.condition.map(Self.fieldNames)?.first(where: protected.contains) {
                 throw ParseError.operationForbidden("This user is not allowed to query \(name) on class _User")
             }
@@ -28,7 +30,8 @@ extension ParseAPI {
         switch condition {
         case .and(let parts), .or(let parts): return parts.flatMap(fieldNames)
         case .not(let inner): return fieldNames(inner)
-        case .compare(let field, _, _), .isNull(let field, _), .inList(let field, _, _, _), .arrayContainsAll(let field, _),
+        case .compare(let field, _, _), .isNull(let field, _), .inList(let field, _, _, _),
+            .arrayContainsAll(let field, _),
             .arrayOverlaps(let field, _), .arrayEquals(let field, _), .hasPrefix(let field, _), .regex(let field, _, _):
             return [field]
         case .textSearch: return []

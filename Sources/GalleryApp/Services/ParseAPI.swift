@@ -62,14 +62,14 @@ struct ParseAPI: Sendable {
         self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
     }
 
-
     private var encoder: ParseObjectEncoder {
         ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL, signer: assetSigner)
     }
 
     static func schema(_ className: String) throws -> ParseClassSchema {
         guard let schema = ParseClassSchema.named(className) else {
-            throw ParseError(code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
+            throw ParseError(
+                code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
         }
         return schema
     }
@@ -83,12 +83,16 @@ struct ParseAPI: Sendable {
     }
 
     /// `GET /classes/<Class>`: a page of objects and/or their count, of the rows `access` may read.
-    func find(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws -> Result {
+    func find(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws
+        -> Result
+    {
         try find(try findQuery(className, items: items, access: access))
     }
 
     /// The validated query of `GET /classes/<Class>` (102 for anything unknown), for `access`.
-    func findQuery(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws -> ParseQuery {
+    func findQuery(_ className: String, items: [(name: String, value: String)], access: ParseAccess = .master) throws
+        -> ParseQuery
+    {
         let parseClass = try resolve(className)
         var query = try ParseQuery.find(parseClass.schema, items: items, limits: limits)
         query.access = access
@@ -97,10 +101,13 @@ struct ParseAPI: Sendable {
     }
 
     /// 101 unless `access` may `need` the object (missing and not the caller's look the same).
-    func require(_ need: ParseAccessNeed, _ schema: ParseClassSchema, _ objectId: String, _ access: ParseAccess) throws {
+    func require(_ need: ParseAccessNeed, _ schema: ParseClassSchema, _ objectId: String, _ access: ParseAccess) throws
+    {
         if access.caller.isMaster { return }
         let check = ParseSQLCompiler.accessCheck(schema, objectId: objectId, access: access, need: need)
-        guard try pool.query(check.sql, check.binds.postgresBinds, retry: .safe).count == 1 else { throw ParseError.objectNotFound() }
+        guard try pool.query(check.sql, check.binds.postgresBinds, retry: .safe).count == 1 else {
+            throw ParseError.objectNotFound()
+        }
     }
 
     /// The owner of an object `access` creates: the session's user; a user the master key names
@@ -174,7 +181,8 @@ struct ParseAPI: Sendable {
                 rows = Array(try connection.query(select.sql, select.binds.postgresBinds, retry: .safe))
             }
             if let countStatement = compiled.count {
-                count = try connection.query(countStatement.sql, countStatement.binds.postgresBinds, retry: .safe).first?
+                count =
+                    try connection.query(countStatement.sql, countStatement.binds.postgresBinds, retry: .safe).first?
                     .decode(Int64.self, 0) ?? 0
             }
         }
@@ -195,7 +203,8 @@ struct ParseAPI: Sendable {
         let parseClass = try resolve(className)
         try parseClass.require(.get, access: access)
         let schema = parseClass.schema
-        var query = try ParseQuery.get(schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
+        var query = try ParseQuery.get(
+            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
         query.access = access
         let compiled = ParseSQLCompiler.compile(query)
         guard let select = compiled.select,
@@ -208,7 +217,9 @@ struct ParseAPI: Sendable {
     /// same bytes already was a photo, with that photo's id).
     func create(_ className: String, body: [UInt8], access: ParseAccess = .master) throws -> Result {
         defer { classChanges?.refreshAfterWrite() }
-        guard let schema = ParseClassSchema.named(className) else { return try createCustom(className, body: body, access: access) }
+        guard let schema = ParseClassSchema.named(className) else {
+            return try createCustom(className, body: body, access: access)
+        }
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
         if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
         let owner = try self.owner(for: write, access)
@@ -246,7 +257,8 @@ struct ParseAPI: Sendable {
             // someone's shared gallery is not the caller's to share further).
             try require(.edit, ParseClassSchema.gallery, gallery, access)
             try require(.own, ParseClassSchema.photo, photo, access)
-            (objectId, createdAt) = try galleries.addItem(gallery: gallery, photo: photo, position: position, owner: owner)
+            (objectId, createdAt) = try galleries.addItem(
+                gallery: gallery, photo: photo, position: position, owner: owner)
         default:
             throw ParseError.operationForbidden("\(schema.className) objects cannot be created.")
         }
@@ -279,7 +291,9 @@ struct ParseAPI: Sendable {
             // checks it is sent back unchanged: an item's gallery and photo never change, so the
             // check may come before the move); an empty body changes nothing.
             if !write.expectations.isEmpty {
-                guard let row = try pool.query(lock.sql, lock.binds.postgresBinds).first else { throw ParseError.objectNotFound() }
+                guard let row = try pool.query(lock.sql, lock.binds.postgresBinds).first else {
+                    throw ParseError.objectNotFound()
+                }
                 try Self.checkUnchanged(row, write)
             }
             if case .int(let position)? = write["position"] {
@@ -295,7 +309,8 @@ struct ParseAPI: Sendable {
                 }
                 let trashed = try row.decode(Date?.self, "deleted_at") != nil
                 if trashed && !write.restores {
-                    throw ParseError.operationForbidden("\(schema.className) \(objectId) is in Recently Deleted; restore it first.")
+                    throw ParseError.operationForbidden(
+                        "\(schema.className) \(objectId) is in Recently Deleted; restore it first.")
                 }
                 try Self.checkUnchanged(row, write)
                 guard let statement = ParseSQLCompiler.update(write, objectId: objectId) else {
@@ -307,7 +322,8 @@ struct ParseAPI: Sendable {
                 // Array operations are checked against the limit after the fact, in the same
                 // transaction: too many values rolls the change back.
                 for assignment in write.assignments {
-                    guard case .arrayOperation = assignment.value, let field = schema.field(named: assignment.field) else { continue }
+                    guard case .arrayOperation = assignment.value, let field = schema.field(named: assignment.field)
+                    else { continue }
                     if try updated.decode(Int64.self, field.column + "_count") > Int64(limits.maxTagCount) {
                         throw ParseError.validationError("\(field.name) may hold at most \(limits.maxTagCount) values.")
                     }
@@ -339,7 +355,9 @@ struct ParseAPI: Sendable {
     /// the gap closed. `{}`.
     func delete(_ className: String, objectId: String, access: ParseAccess = .master) throws -> Result {
         defer { classChanges?.refreshAfterWrite() }
-        guard let schema = ParseClassSchema.named(className) else { return try deleteCustom(className, objectId: objectId, access: access) }
+        guard let schema = ParseClassSchema.named(className) else {
+            return try deleteCustom(className, objectId: objectId, access: access)
+        }
         let objectId = try Self.checkedObjectId(objectId)
         // Trashing is the owner's; removing an item its gallery's editors'.
         try require(schema.className == "GalleryItem" ? .edit : .own, schema, objectId, access)
@@ -364,7 +382,9 @@ struct ParseAPI: Sendable {
         defer { classChanges?.refreshAfterWrite() }
         let schema = try Self.schema(className)
         let objectId = try Self.checkedObjectId(objectId)
-        guard schema.hasTrash else { throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.") }
+        guard schema.hasTrash else {
+            throw ParseError.operationForbidden("\(schema.className) has no Recently Deleted.")
+        }
         try require(.own, schema, objectId, access)
         let purged: Bool
         switch schema.className {
@@ -380,7 +400,8 @@ struct ParseAPI: Sendable {
                 throw ParseError.objectNotFound()
             }
             throw ParseError.operationForbidden(
-                "\(schema.className) \(objectId) is not in Recently Deleted; DELETE /classes/\(schema.className)/\(objectId) first.")
+                "\(schema.className) \(objectId) is not in Recently Deleted; DELETE /classes/\(schema.className)/\(objectId) first."
+            )
         }
         return Result(status: .ok, json: Array("{}".utf8))
     }

@@ -33,7 +33,8 @@ struct SchemaService: Sendable {
     /// Creates `className` with no fields of its own (103 when it exists or is a built-in class,
     /// or for a name Parse refuses). `ifAbsent`: an existing class is locked and returned instead.
     func createClass(
-        on connection: PostgresConnection, _ className: String, permissions: ClassLevelPermissions, ifAbsent: Bool = false
+        on connection: PostgresConnection, _ className: String, permissions: ClassLevelPermissions,
+        ifAbsent: Bool = false
     ) throws -> CustomClass {
         guard ParseClassName.isValidClassName(className) else { throw ParseClassName.invalidClassNameError(className) }
         guard ParseClassSchema.named(className) == nil, className != "_User" else {
@@ -64,7 +65,8 @@ struct SchemaService: Sendable {
                 for each statement execute function count_custom_rows('\(table)');
             insert into row_counts (name, n) values ('\(table)', 0) on conflict (name) do update set n = 0;
             """)
-        return CustomClass(className: className, tableId: tableId, fields: [], nextColumn: 1, permissions: permissions, indexes: [])
+        return CustomClass(
+            className: className, tableId: tableId, fields: [], nextColumn: 1, permissions: permissions, indexes: [])
     }
 
     /// The class locked for a change (`for update`), or nil when there is none.
@@ -76,7 +78,9 @@ struct SchemaService: Sendable {
 
     /// Adds a field (105 for a name Parse refuses, 136 for a default field; a field that exists
     /// is 255 unless it has this type, when nothing changes).
-    func addField(on connection: PostgresConnection, _ custom: CustomClass, _ name: String, _ type: CustomFieldType) throws -> CustomClass {
+    func addField(on connection: PostgresConnection, _ custom: CustomClass, _ name: String, _ type: CustomFieldType)
+        throws -> CustomClass
+    {
         guard ParseClassName.isValidFieldName(name) else { throw ParseClassName.invalidFieldNameError(name) }
         guard !ParseClassName.defaultFields.contains(name) else {
             throw ParseError(code: ParseError.Code.changedImmutableField, message: "field \(name) cannot be added")
@@ -88,7 +92,9 @@ struct SchemaService: Sendable {
             return custom
         }
         guard custom.fields.count < Self.maxFields else {
-            throw ParseError(code: ParseError.Code.schemaConflict, message: "\(custom.className) has \(Self.maxFields) fields, the most a class may have.")
+            throw ParseError(
+                code: ParseError.Code.schemaConflict,
+                message: "\(custom.className) has \(Self.maxFields) fields, the most a class may have.")
         }
         var column: String?
         if let sqlType = type.sqlType {
@@ -110,7 +116,9 @@ struct SchemaService: Sendable {
             throw ParseError(code: ParseError.Code.changedImmutableField, message: "field \(name) cannot be changed")
         }
         guard let field = custom.field(named: name) else {
-            throw ParseError(code: ParseError.Code.schemaConflict, message: "Field \(name.prefix(100)) does not exist, cannot delete.")
+            throw ParseError(
+                code: ParseError.Code.schemaConflict,
+                message: "Field \(name.prefix(100)) does not exist, cannot delete.")
         }
         if let column = field.column {
             // Dropping the column drops the indexes that use it.
@@ -123,7 +131,9 @@ struct SchemaService: Sendable {
     }
 
     /// Adds an index (102 for a name in use or a field that does not exist or cannot be ordered).
-    func addIndex(on connection: PostgresConnection, _ custom: CustomClass, _ request: IndexRequest) throws -> CustomClass {
+    func addIndex(on connection: PostgresConnection, _ custom: CustomClass, _ request: IndexRequest) throws
+        -> CustomClass
+    {
         guard ParseClassName.isValidIndexName(request.name), request.name != "_id_" else {
             throw ParseError.invalidQuery("invalid index name: \(request.name.prefix(100))")
         }
@@ -149,9 +159,11 @@ struct SchemaService: Sendable {
         // object_id last, in the last key's direction, as every order ends with it so: one index
         // scan serves a page (forward or backward).
         let tieBreaker = request.keys.last!.direction < 0 ? "object_id desc" : "object_id"
-        try connection.execute("create index \(sqlName) on \(custom.table) (\(columns.joined(separator: ", ")), \(tieBreaker))")
+        try connection.execute(
+            "create index \(sqlName) on \(custom.table) (\(columns.joined(separator: ", ")), \(tieBreaker))")
         return CustomClass(
-            className: custom.className, tableId: custom.tableId, fields: custom.fields, nextColumn: custom.nextColumn + 1,
+            className: custom.className, tableId: custom.tableId, fields: custom.fields,
+            nextColumn: custom.nextColumn + 1,
             permissions: custom.permissions,
             indexes: custom.indexes + [CustomClass.Index(name: request.name, keys: request.keys, sqlName: sqlName)])
     }
@@ -171,21 +183,29 @@ struct SchemaService: Sendable {
     func store(on connection: PostgresConnection, _ custom: CustomClass) throws {
         _ = try connection.query(
             "update custom_classes set fields = $2::jsonb, next_column = $3::int, clp = $4::jsonb, indexes = $5::jsonb where class_name = $1",
-            [custom.className, CustomClass.fieldsJSON(custom.fields), String(custom.nextColumn), custom.permissions.json,
-             CustomClass.indexesJSON(custom.indexes)])
+            [
+                custom.className, CustomClass.fieldsJSON(custom.fields), String(custom.nextColumn),
+                custom.permissions.json,
+                CustomClass.indexesJSON(custom.indexes),
+            ])
     }
 
     /// Drops an empty class (255 while it has objects); a class that does not exist is no error.
     func deleteClass(on connection: PostgresConnection, _ className: String) throws {
         guard let custom = try lock(on: connection, className) else { return }
-        let count = try connection.query("select count(*) from (select 1 from \(custom.table) limit 1) t").first?.decode(Int64.self, 0) ?? 0
+        let count =
+            try connection.query("select count(*) from (select 1 from \(custom.table) limit 1) t").first?.decode(
+                Int64.self, 0) ?? 0
         guard count == 0 else {
-            let total = try connection.query("select n from row_counts where name = $1", [custom.counterName]).first?.decode(Int64.self, 0) ?? 1
+            let total =
+                try connection.query("select n from row_counts where name = $1", [custom.counterName]).first?.decode(
+                    Int64.self, 0) ?? 1
             throw ParseError(
                 code: ParseError.Code.schemaConflict,
                 message: "Class \(className) is not empty, contains \(total) objects, cannot drop schema.")
         }
-        try connection.execute("drop table \(custom.table); delete from row_counts where name = '\(custom.counterName)'")
+        try connection.execute(
+            "drop table \(custom.table); delete from row_counts where name = '\(custom.counterName)'")
         _ = try connection.query("delete from custom_classes where class_name = $1", [className])
     }
 }

@@ -64,9 +64,12 @@ public struct StorageMigration {
         let copied: Bool? = try source.withLocalFile(key, spoolDirectory: spoolDirectory, maxBytes: .max) { path in
             let (sha256, md5, size) = try Self.digests(path)
             if key.rawValue.hasPrefix("originals/"), !key.lastComponent.hasPrefix(sha256 + ".") {
-                throw BlobStoreError.io(operation: "verify", path: key.rawValue, message: "source bytes do not match their SHA-256 name")
+                throw BlobStoreError.io(
+                    operation: "verify", path: key.rawValue, message: "source bytes do not match their SHA-256 name")
             }
-            if let existing = try destination.info(key), existing.size == size, try verify(key, existing, sha256: sha256, md5: md5) {
+            if let existing = try destination.info(key), existing.size == size,
+                try verify(key, existing, sha256: sha256, md5: md5)
+            {
                 return false
             }
             // The store moves the file it is given: hand it a copy (the source may be a local store's own file).
@@ -75,7 +78,8 @@ public struct StorageMigration {
             try FileManager.default.copyItem(atPath: path, toPath: staged)
             let stored = try destination.put(key, movingFileAt: staged, sha256: sha256)
             guard stored.size == size, try verify(key, stored, sha256: sha256, md5: md5) else {
-                throw BlobStoreError.io(operation: "verify", path: key.rawValue, message: "the copy differs from the source")
+                throw BlobStoreError.io(
+                    operation: "verify", path: key.rawValue, message: "the copy differs from the source")
             }
             return true
         }

@@ -71,7 +71,9 @@ public struct TrashService: Sendable {
         let photos = try deleteTrashedPhotos(olderThanDays: days)
         let galleries = try deleteTrashedGalleries(olderThanDays: days)
         if photos > 0 || galleries > 0 {
-            logger.notice("purged trash", metadata: ["photos": "\(photos)", "galleries": "\(galleries)", "retentionDays": "\(days)"])
+            logger.notice(
+                "purged trash",
+                metadata: ["photos": "\(photos)", "galleries": "\(galleries)", "retentionDays": "\(days)"])
         }
         return (photos, galleries)
     }
@@ -118,7 +120,9 @@ public struct TrashService: Sendable {
             }
             // Its display sizes (their `photo_sizes` rows went with the photo's).
             for size in DisplaySize.rendered {
-                if let key = try? SizeService.renditionKey(objectId: row.objectId, size: size) { _ = try? store.delete(key) }
+                if let key = try? SizeService.renditionKey(objectId: row.objectId, size: size) {
+                    _ = try? store.delete(key)
+                }
             }
         }
         for checksum in Set(checksums).sorted() {

@@ -96,7 +96,9 @@ public final class UploadAdmission: Sendable {
 
     /// An admission over `store` with these budgets and no caps on uploads at once.
     public convenience init(store: LocalBlobStore, maxSpoolBytes: Int, minFreeBytes: Int64, maxUploadBytes: Int) {
-        self.init(store: store, limits: Limits(maxSpoolBytes: maxSpoolBytes, minFreeBytes: minFreeBytes, maxUploadBytes: maxUploadBytes))
+        self.init(
+            store: store,
+            limits: Limits(maxSpoolBytes: maxSpoolBytes, minFreeBytes: minFreeBytes, maxUploadBytes: maxUploadBytes))
     }
 
     /// Bytes reserved by uploads in progress.
@@ -120,13 +122,16 @@ public final class UploadAdmission: Sendable {
     /// first quota; throws `TooManyUploads` past a cap on uploads at once, `InsufficientStorage`
     /// when the disk cannot take the declared length or the budget has no room for the quota. The
     /// returned reservation holds its bytes and slots until released.
-    public func admit(contentLength: Int?, from sender: Sender = Sender(user: nil, address: nil)) throws -> Reservation {
+    public func admit(contentLength: Int?, from sender: Sender = Sender(user: nil, address: nil)) throws -> Reservation
+    {
         let declared = min(contentLength ?? 0, limits.maxUploadBytes)
         try checkFreeSpace(needing: declared)
         let bytes = min(contentLength ?? limits.quotaBytes, limits.quotaBytes, limits.maxUploadBytes)
         var capped: [(key: String, cap: Int)] = []
         if let user = sender.user, limits.maxPerUser > 0 { capped.append(("user:" + user, limits.maxPerUser)) }
-        if let address = sender.address, limits.maxPerAddress > 0 { capped.append(("address:" + address, limits.maxPerAddress)) }
+        if let address = sender.address, limits.maxPerAddress > 0 {
+            capped.append(("address:" + address, limits.maxPerAddress))
+        }
         try state.withLock { state in
             if let full = capped.first(where: { (state.uploadsByKey[$0.key] ?? 0) >= $0.cap }) {
                 throw TooManyUploads(

@@ -85,9 +85,12 @@ public final class UploadService: Sendable {
                 let locked = try pool.transaction { connection -> Bool in
                     // Any conflict, not only on checksum: the name derives from it, and a concurrent upload
                     // of the same bytes can trip the name key first, which `on conflict (checksum)` would raise.
-                    try files.insert(name: name, key: key.rawValue, checksum: sha256, byteSize: byteSize, info: info, on: connection)
-                    guard try files.recordUpload(
-                        name: name, uploader: uploader, originalFilename: Self.cleanFilename(originalFilename), on: connection)
+                    try files.insert(
+                        name: name, key: key.rawValue, checksum: sha256, byteSize: byteSize, info: info, on: connection)
+                    guard
+                        try files.recordUpload(
+                            name: name, uploader: uploader, originalFilename: Self.cleanFilename(originalFilename),
+                            on: connection)
                     else { return false }
                     if try store.info(key)?.size != Int64(byteSize) {
                         try store.put(key, movingFileAt: path, sha256: sha256)
@@ -129,33 +132,44 @@ public final class UploadService: Sendable {
             let locked = try files.lock(name: fileName, on: connection)
             let checksum = locked?.checksum ?? String(fileName.prefix(64))
             let uploadedAs = try files.consumeUpload(checksum: checksum, uploader: owner, on: connection)
-            let owns = uploadedAs == nil && !anyFile ? try photos.exists(checksum: checksum, owner: owner, on: connection) : false
+            let owns =
+                uploadedAs == nil && !anyFile
+                ? try photos.exists(checksum: checksum, owner: owner, on: connection) : false
             guard var file = locked, uploadedAs != nil || anyFile || owns else {
                 throw GalleryError.unknownFile("original must name a file uploaded with POST /files/<name>.")
             }
             if let uploadedAs { file.originalFilename = uploadedAs }
-            if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) { return existing }
+            if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) {
+                return existing
+            }
             // `on conflict do nothing`: a concurrent create of the same bytes (a client retrying) waits
             // for the other insert and then finds that photo below, instead of failing with 137.
-            guard let inserted = try photos.insertPending(
-                objectId: ParseObjectID.generate(), title: title, tags: tags, file: file, owner: owner, on: connection)
+            guard
+                let inserted = try photos.insertPending(
+                    objectId: ParseObjectID.generate(), title: title, tags: tags, file: file, owner: owner,
+                    on: connection)
             else {
                 // A concurrent create of the same bytes committed first (the insert waited for it):
                 // read committed lets this statement see it, so give that photo back.
-                if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) { return existing }
+                if let existing = try restorePhoto(checksum: file.checksum, owner: owner, on: connection) {
+                    return existing
+                }
                 throw GalleryError.conflict("photo insert returned nothing")
             }
             try JobQueue.enqueue(inserted.objectId, on: connection)
             return PhotoReference(objectId: inserted.objectId, createdAt: inserted.createdAt, isNew: true)
         }
-        logger.info("photo \(reference.isNew ? "created" : "already present")", metadata: ["objectId": "\(reference.objectId)"])
+        logger.info(
+            "photo \(reference.isNew ? "created" : "already present")", metadata: ["objectId": "\(reference.objectId)"])
         return reference
     }
 
     /// The photo already made from these bytes, taken out of the trash if it was there, and put
     /// back in the processing queue if it had failed (uploading the bytes again is how a user
     /// retries); nil when none.
-    private func restorePhoto(checksum: String, owner: String?, on connection: PostgresConnection) throws -> PhotoReference? {
+    private func restorePhoto(checksum: String, owner: String?, on connection: PostgresConnection) throws
+        -> PhotoReference?
+    {
         guard let restored = try photos.restore(checksum: checksum, owner: owner, on: connection) else { return nil }
         if restored.wasFailed {
             try JobQueue.requeue([restored.objectId], on: connection)
@@ -166,7 +180,8 @@ public final class UploadService: Sendable {
     /// A file name safe to keep as metadata: the last path component, control characters removed, at most 255 bytes.
     static func cleanFilename(_ name: String) -> String {
         let last = name.split(separator: "/").last.map(String.init) ?? name
-        var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+        var cleaned = String(
+            String.UnicodeScalarView(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
         while cleaned.utf8.count > 255 { cleaned.removeLast() }
         return cleaned.isEmpty ? "upload.jpg" : cleaned
     }
@@ -174,7 +189,8 @@ public final class UploadService: Sendable {
     /// A client-facing sentence for an image error.
     static func describe(_ error: ImageError) -> String {
         switch error {
-        case .unsupportedFormat: return "Unsupported file format: only JPEG, PNG, WebP, HEIC and AVIF images are accepted."
+        case .unsupportedFormat:
+            return "Unsupported file format: only JPEG, PNG, WebP, HEIC and AVIF images are accepted."
         case .tooManyPixels(let width, let height, let limit):
             return "The image is \(width)x\(height) pixels, more than the limit of \(limit)."
         default: return "The image cannot be read: \(error)."

@@ -107,7 +107,8 @@ public enum DisplaySize: String, CaseIterable, Sendable, Codable {
     /// without enlarging, the other edge rounded half away from zero and at least 1 pixel (the rule
     /// of the preview, `DerivativeSpec.fit`), or the image's own size for the original.
     public func dimensions(width: Int, height: Int) -> (width: Int, height: Int) {
-        let width = max(1, width), height = max(1, height)
+        let width = max(1, width)
+        let height = max(1, height)
         guard let edge else { return (width, height) }
         if isSquare {
             let side = min(edge, width, height)

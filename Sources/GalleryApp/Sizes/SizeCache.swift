@@ -49,7 +49,9 @@ final class SizeCache: Sendable {
         let victims = try repository.evict(toAtMost: limitBytes, keeping: kept)
         for victim in victims {
             do { _ = try store.delete(BlobKey(victim.blobKey)) } catch {
-                logger.warning("size eviction could not delete a blob", metadata: ["key": "\(victim.blobKey)", "error": "\(error)"])
+                logger.warning(
+                    "size eviction could not delete a blob",
+                    metadata: ["key": "\(victim.blobKey)", "error": "\(error)"])
             }
         }
         metrics.evictions.increment(Double(victims.count))

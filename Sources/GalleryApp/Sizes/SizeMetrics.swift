@@ -13,9 +13,11 @@ struct SizeMetrics: Sendable {
         renders = registry.counter(
             "galleryd_size_renders_total", help: "Display sizes rendered on first request, by size.", labels: ["size"])
         for size in DisplaySize.rendered { _ = renders.series(size.rawValue) }
-        cacheBytes = registry.gauge("galleryd_size_cache_bytes", help: "Bytes of rendered display sizes kept (size_cache_bytes bounds it).")
+        cacheBytes = registry.gauge(
+            "galleryd_size_cache_bytes", help: "Bytes of rendered display sizes kept (size_cache_bytes bounds it).")
         evictions = registry.counter(
-            "galleryd_size_cache_evictions_total", help: "Rendered display sizes removed, least recently used first, to stay within size_cache_bytes.")
+            "galleryd_size_cache_evictions_total",
+            help: "Rendered display sizes removed, least recently used first, to stay within size_cache_bytes.")
         _ = evictions.series()
     }
 }

@@ -47,7 +47,8 @@ public final class SizeService: Sendable {
     /// A service over `store` (reading originals and derivatives, writing renditions), listing
     /// renditions in `pool`, with URLs from `makeEncoder` (the app's current asset URL form).
     init(
-        repository: SizeRepository, store: any BlobStore, spool: LocalBlobStore, spec: DerivativeSpec, limits: ImageLimits,
+        repository: SizeRepository, store: any BlobStore, spool: LocalBlobStore, spec: DerivativeSpec,
+        limits: ImageLimits,
         cacheBytes: Int64, registry: PrometheusRegistry, logger: Logger,
         makeEncoder: @escaping @Sendable () -> ParseObjectEncoder
     ) {
@@ -57,7 +58,8 @@ public final class SizeService: Sendable {
         self.spec = spec
         self.limits = limits
         self.metrics = SizeMetrics(registry: registry)
-        self.cache = SizeCache(repository: repository, store: store, limitBytes: cacheBytes, metrics: metrics, logger: logger)
+        self.cache = SizeCache(
+            repository: repository, store: store, limitBytes: cacheBytes, metrics: metrics, logger: logger)
         self.makeEncoder = makeEncoder
     }
 
@@ -86,7 +88,9 @@ public final class SizeService: Sendable {
     ) -> (key: String, width: Int, height: Int)? {
         guard size != .o else { return nil }
         let dimensions = size.dimensions(width: preview.width, height: preview.height)
-        if !size.isSquare && dimensions == (preview.width, preview.height) { return (preview.key, preview.width, preview.height) }
+        if !size.isSquare && dimensions == (preview.width, preview.height) {
+            return (preview.key, preview.width, preview.height)
+        }
         guard let key = try? renditionKey(objectId: objectId, size: size) else { return nil }
         return (key.rawValue, dimensions.width, dimensions.height)
     }
@@ -124,12 +128,14 @@ public final class SizeService: Sendable {
     private func render(photo: SizedPhoto, size: DisplaySize, width: Int, height: Int, into key: BlobKey) throws {
         let source = sourceKey(photo: photo, size: size, width: width, height: height)
         let image = try store.withLocalFile(source, spoolDirectory: spool.spoolDirectory, maxBytes: 1 << 30) { path in
-            try SizeRenderer.render(fileAt: path, width: width, height: height, square: size.isSquare, spec: spec, limits: limits)
+            try SizeRenderer.render(
+                fileAt: path, width: width, height: height, square: size.isSquare, spec: spec, limits: limits)
         }
         guard let image else { throw BlobStoreError.notFound(source.rawValue) }
         let info = try store.put(key, bytes: image.jpeg)
         metrics.renders.increment(1, size.rawValue)
-        let entry = SizeRepository.Entry(photoId: photo.objectId, size: size.rawValue, blobKey: key.rawValue, bytes: info.size)
+        let entry = SizeRepository.Entry(
+            photoId: photo.objectId, size: size.rawValue, blobKey: key.rawValue, bytes: info.size)
         guard try cache.record(entry) else {
             // Purged while it rendered: nothing would ever remove the file.
             _ = try? store.delete(key)
@@ -144,7 +150,9 @@ public final class SizeService: Sendable {
         if let thumbnailKey = photo.thumbnailKey, let thumbnail = photo.thumbnailSize,
             let key = try? BlobKey(thumbnailKey)
         {
-            let region = size.isSquare ? (min(thumbnail.width, thumbnail.height), min(thumbnail.width, thumbnail.height)) : thumbnail
+            let region =
+                size.isSquare
+                ? (min(thumbnail.width, thumbnail.height), min(thumbnail.width, thumbnail.height)) : thumbnail
             if region.0 >= 2 * width && region.1 >= 2 * height { return key }
         }
         // `location` returned a rendition only for a processed photo.

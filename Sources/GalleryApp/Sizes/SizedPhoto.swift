@@ -24,7 +24,8 @@ public struct SizedPhoto: Sendable {
     /// A photo as the sizes see it.
     public init(
         objectId: String, width: Int, height: Int, originalKey: String, previewKey: String?,
-        previewSize: (width: Int, height: Int)?, thumbnailKey: String? = nil, thumbnailSize: (width: Int, height: Int)? = nil
+        previewSize: (width: Int, height: Int)?, thumbnailKey: String? = nil,
+        thumbnailSize: (width: Int, height: Int)? = nil
     ) {
         self.objectId = objectId
         self.width = width

@@ -53,7 +53,8 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notFound: return "Object not found."
         case .invalidField(let message): return message
         case .ownsContent(let userId):
-            return "User \(userId) still owns photos, galleries or gallery items: move them to the trash and purge them first."
+            return
+                "User \(userId) still owns photos, galleries or gallery items: move them to the trash and purge them first."
         }
     }
 }

@@ -58,7 +58,8 @@ public final class AccountService: Sendable {
         limits.freeFailuresPerAddress = configuration.loginFreeFailuresPerAddress
         throttle = LoginThrottle(failures: LoginFailureRepository(pool: pool), limits: limits, metrics: metrics)
         self.hasher = hasher
-        slots = LoginSlots(configured: configuration.loginConcurrency, handlerThreads: configuration.effectiveHandlerThreads)
+        slots = LoginSlots(
+            configured: configuration.loginConcurrency, handlerThreads: configuration.effectiveHandlerThreads)
         sessionLifetime = Double(configuration.sessionLengthDays) * 86_400
         signupOpen = configuration.signupOpen
         self.logger = logger
@@ -107,7 +108,8 @@ public final class AccountService: Sendable {
         guard username != nil || email != nil else { throw AccountError.usernameMissing }
         guard let password, !password.isEmpty else { throw AccountError.passwordMissing }
         return try slots.run {
-            try checkedLogIn(username: username, email: email, password: password, address: address, installationId: installationId)
+            try checkedLogIn(
+                username: username, email: email, password: password, address: address, installationId: installationId)
         }
     }
 
@@ -120,7 +122,8 @@ public final class AccountService: Sendable {
         guard (username?.count ?? 0) <= Limits.usernameCharacters, (email?.utf8.count ?? 0) <= Limits.emailBytes,
             password.utf8.count <= Limits.passwordBytes
         else {
-            let attempt = try throttle.admit(throttle.keys(userId: nil, username: nil, email: nil, overLong: true, address: address))
+            let attempt = try throttle.admit(
+                throttle.keys(userId: nil, username: nil, email: nil, overLong: true, address: address))
             try throttle.recordFailure(attempt)
             throw AccountError.invalidCredentials
         }
@@ -141,7 +144,9 @@ public final class AccountService: Sendable {
         }
         try throttle.recordSuccess(keys)
         if verification.needsRehash {
-            try users.replaceHash(objectId: credentials.objectId, old: credentials.passwordHash, new: try hashed { try hasher.hash(password) })
+            try users.replaceHash(
+                objectId: credentials.objectId, old: credentials.passwordHash,
+                new: try hashed { try hasher.hash(password) })
         }
         guard let user = try users.find(objectId: credentials.objectId) else { throw AccountError.invalidCredentials }
         try sessions.deleteExpired(userId: user.objectId)
@@ -196,7 +201,9 @@ public final class AccountService: Sendable {
         if changes.password != nil {
             let revoked = try sessions.deleteAll(userId: userId, keeping: keepingSession?.hash)
             for hash in revoked { authenticator.forget(hash: hash) }
-            logger.notice("password changed; other sessions revoked", metadata: ["user": "\(userId)", "revoked": "\(revoked.count)"])
+            logger.notice(
+                "password changed; other sessions revoked",
+                metadata: ["user": "\(userId)", "revoked": "\(revoked.count)"])
         }
         return user
     }
@@ -278,9 +285,12 @@ extension AccountService {
         let (pool, migrator) = GalleryApplication.makeMigrator(configuration: configuration)
         if configuration.migrateOnStart { try migrator.migrate() }
         let authenticator = SessionAuthenticator(sessions: SessionRepository(pool: pool))
-        return (pool, AccountService(
-            pool: pool, authenticator: authenticator, configuration: configuration, metrics: nil, logger: logger,
-            hasher: PasswordHasher(cost: configuration.passwordHashCost)))
+        return (
+            pool,
+            AccountService(
+                pool: pool, authenticator: authenticator, configuration: configuration, metrics: nil, logger: logger,
+                hasher: PasswordHasher(cost: configuration.passwordHashCost))
+        )
     }
 
     /// A random password for an account the operator creates or resets without giving one:

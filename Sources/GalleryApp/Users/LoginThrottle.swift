@@ -54,7 +54,9 @@ final class LoginThrottle: Sendable {
     func keys(userId: String?, username: String?, email: String?, overLong: Bool, address: String?) -> Keys {
         var account: String?
         if !overLong {
-            account = userId.map { "user:" + $0 } ?? username.map { "username:" + $0 } ?? "email:" + (email ?? "").lowercased()
+            account =
+                userId.map { "user:" + $0 } ?? username.map { "username:" + $0 } ?? "email:"
+                + (email ?? "").lowercased()
         }
         let ip = limits.freeFailuresPerAddress > 0 ? address.flatMap(Self.host) : nil
         return Keys(account: account, address: ip.map { "address:" + $0 })
@@ -88,7 +90,9 @@ final class LoginThrottle: Sendable {
     func recordFailure(_ attempt: Attempt) throws {
         metrics?.loginAttempts(outcome: "failure")
         for failure in attempt.failures {
-            if let delay = delay(failures: failure.count, free: failure.free) { try failures.block(key: failure.key, seconds: delay) }
+            if let delay = delay(failures: failure.count, free: failure.free) {
+                try failures.block(key: failure.key, seconds: delay)
+            }
         }
         let sweep = failuresSeen.add(1, ordering: .relaxed).newValue % 100 == 0
         if sweep { try failures.deleteStale(forgetAfter: limits.forgetAfter) }

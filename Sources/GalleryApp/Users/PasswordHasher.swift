@@ -92,7 +92,8 @@ struct PasswordHasher: Sendable {
     /// A stored string's parts, or nil when it is not a well-formed scrypt string this server accepts.
     static func parse(_ stored: String) -> (parameters: Parameters, salt: [UInt8], key: [UInt8])? {
         let parts = stored.split(separator: "$", omittingEmptySubsequences: false)
-        guard parts.count == 6, parts[0] == "scrypt", let n = Int(parts[1]), let r = Int(parts[2]), let p = Int(parts[3]),
+        guard parts.count == 6, parts[0] == "scrypt", let n = Int(parts[1]), let r = Int(parts[2]),
+            let p = Int(parts[3]),
             let salt = Data(base64Encoded: String(parts[4])), let key = Data(base64Encoded: String(parts[5])),
             !salt.isEmpty, key.count == keyBytes
         else { return nil }

@@ -27,7 +27,9 @@ public final class SessionAuthenticator: Sendable {
 
     /// The caller for a request whose keys granted `access` (at least `.client`). The token is the
     /// `X-Parse-Session-Token` header, else `bodyToken` (a body's `_SessionToken`, the JavaScript SDK).
-    public func caller(_ request: HTTPRequest, access: KeyChecker.Access, bodyToken: String? = nil) throws -> ParseCaller {
+    public func caller(_ request: HTTPRequest, access: KeyChecker.Access, bodyToken: String? = nil) throws
+        -> ParseCaller
+    {
         if access == .master { return .master }
         guard let token = request.headers["X-Parse-Session-Token"] ?? bodyToken else { return .anonymous }
         return .user(objectId: try userId(for: SessionToken(token)))
@@ -69,7 +71,9 @@ public final class SessionAuthenticator: Sendable {
     /// The live session of `token` read from the database, never the cache (a LiveQuery
     /// subscription keeps it, and times its expiry), or 209.
     func liveSession(for token: SessionToken) throws -> SessionRepository.Found {
-        guard token.isPlausible, let found = try sessions.find(tokenHash: token.hash) else { throw ParseError.invalidSessionToken() }
+        guard token.isPlausible, let found = try sessions.find(tokenHash: token.hash) else {
+            throw ParseError.invalidSessionToken()
+        }
         return found
     }
 

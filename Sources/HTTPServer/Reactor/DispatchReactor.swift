@@ -161,7 +161,9 @@ final class DispatchReactor: Reactor, @unchecked Sendable {
                     loop.connectionEvent(fd, .writable)
                     afterEvent()
                 }
-                source.setCancelHandler { [self, loop = self.loop] in withExtendedLifetime(loop) { cancelled(watch, fd) } }
+                source.setCancelHandler { [self, loop = self.loop] in
+                    withExtendedLifetime(loop) { cancelled(watch, fd) }
+                }
                 watch.pendingCancels += 1
                 watch.write = source
             }

@@ -6,9 +6,9 @@ extension EventLoop {
             return DispatchReactor(loop: loop)
         case .epoll:
             #if os(Linux)
-            return try EpollReactor(loop: loop)
+                return try EpollReactor(loop: loop)
             #else
-            throw SocketError.eventLoopFailed("io_backend epoll needs Linux; use dispatch")
+                throw SocketError.eventLoopFailed("io_backend epoll needs Linux; use dispatch")
             #endif
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
+
 #if os(Linux)
-import CLinuxShim
-import Glibc
+    import CLinuxShim
+    import Glibc
 #endif
 
 /// The few system calls whose name or shape differs between Linux and Darwin, behind one name, so
@@ -67,10 +68,10 @@ enum SystemCalls {
 /// Socket type constants as `Int32` (Glibc imports `SOCK_STREAM` as an enum, Darwin as an integer).
 enum SocketType {
     #if os(Linux)
-    /// `SOCK_STREAM`.
-    static let stream = Int32(SOCK_STREAM.rawValue)
+        /// `SOCK_STREAM`.
+        static let stream = Int32(SOCK_STREAM.rawValue)
     #else
-    /// `SOCK_STREAM`.
-    static let stream = SOCK_STREAM
+        /// `SOCK_STREAM`.
+        static let stream = SOCK_STREAM
     #endif
 }

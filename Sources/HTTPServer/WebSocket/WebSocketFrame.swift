@@ -21,7 +21,9 @@ struct WebSocketFrame: Equatable {
             bytes.append(UInt8(count & 0xFF))
         } else {
             bytes.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8((UInt64(count) >> UInt64(shift)) & 0xFF)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8((UInt64(count) >> UInt64(shift)) & 0xFF))
+            }
         }
         bytes += payload
         return bytes

@@ -8,10 +8,13 @@ struct WebSocketFrameDecoder {
     /// The first whole frame in `input` and the bytes it used, or nil when more bytes are needed.
     func next(_ input: UnsafeRawBufferPointer) throws -> (frame: WebSocketFrame, consumed: Int)? {
         guard input.count >= 2 else { return nil }
-        let first = input[0], second = input[1]
+        let first = input[0]
+        let second = input[1]
         // §5.2: RSV1-3 must be 0 unless an extension was negotiated (none is).
         guard first & 0x70 == 0 else { throw WebSocketError.reservedBits }
-        guard let opcode = WebSocketOpcode(rawValue: first & 0x0F) else { throw WebSocketError.unknownOpcode(first & 0x0F) }
+        guard let opcode = WebSocketOpcode(rawValue: first & 0x0F) else {
+            throw WebSocketError.unknownOpcode(first & 0x0F)
+        }
         let fin = first & 0x80 != 0
         // §5.1: a server MUST close the connection on an unmasked client frame.
         guard second & 0x80 != 0 else { throw WebSocketError.unmaskedFrame }

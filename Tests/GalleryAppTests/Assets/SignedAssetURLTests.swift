@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import GalleryTestSupport
 import Testing
+
 @testable import GalleryApp
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Private assets (`bucket_public = false`, the default): every asset URL handed out is signed in
 /// its path, and the bucket serves only signed, unexpired URLs (in the path, or the query of URLs
@@ -26,7 +28,8 @@ import Testing
             configuration.previewSize = 64
         }
         jpeg = try TestJPEG.make(width: 120, height: 90, seed: 57)
-        let file = try server.request("POST", "/parse/files/s.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        let file = try server.request(
+            "POST", "/parse/files/s.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         #expect(file.status == 201)
         let text = try #require(file.json["url"] as? String)
         url = try #require(URL(string: text))
@@ -42,7 +45,8 @@ import Testing
 
     func get(_ target: String, headers: String = "", method: String = "GET") throws -> RawHTTPResponse {
         try RawHTTPClient.exchange(
-            port: server.application.port, head: "\(method) \(target) HTTP/1.1\r\nHost: t\r\n\(headers)Connection: close\r\n\r\n")
+            port: server.application.port,
+            head: "\(method) \(target) HTTP/1.1\r\nHost: t\r\n\(headers)Connection: close\r\n\r\n")
     }
 
     /// The URL as requested: path only, the signature is in it.
@@ -51,23 +55,33 @@ import Testing
     /// The parts of a signed path: `/bucket/s/<expires>/<signature>/<key>`.
     static func parts(_ path: String) -> (expires: Int64, signature: String, key: String)? {
         let segments = path.split(separator: "/", maxSplits: 4, omittingEmptySubsequences: false)
-        guard segments.count == 5, segments[1] == "bucket", segments[2] == "s", let expires = Int64(segments[3]) else { return nil }
-        return (expires, String(segments[4].prefix(while: { $0 != "/" })), String(segments[4].drop(while: { $0 != "/" }).dropFirst()))
+        guard segments.count == 5, segments[1] == "bucket", segments[2] == "s", let expires = Int64(segments[3]) else {
+            return nil
+        }
+        return (
+            expires, String(segments[4].prefix(while: { $0 != "/" })),
+            String(segments[4].drop(while: { $0 != "/" }).dropFirst())
+        )
     }
 
     /// The URL's parts; the tests below rebuild or tamper with them.
     var signed: (expires: Int64, signature: String, key: String) { Self.parts(url.path)! }
 
     /// A path of the path form from its parts.
-    static func path(_ key: String, expires: Int64, signature: String) -> String { "/bucket/s/\(expires)/\(signature)/\(key)" }
+    static func path(_ key: String, expires: Int64, signature: String) -> String {
+        "/bucket/s/\(expires)/\(signature)/\(key)"
+    }
 
     /// A URL of the query form, as handed out before signatures moved into the path.
     func queryForm(_ key: String, expires: Int64, signer: AssetURLSigner? = nil) -> String {
-        let signature = String(decoding: (signer ?? self.signer).signature(key: Array(key.utf8), expires: expires), as: UTF8.self)
-        return "/bucket/\(key)?\(AssetURLSigner.expiresParameter)=\(expires)&\(AssetURLSigner.signatureParameter)=\(signature)"
+        let signature = String(
+            decoding: (signer ?? self.signer).signature(key: Array(key.utf8), expires: expires), as: UTF8.self)
+        return
+            "/bucket/\(key)?\(AssetURLSigner.expiresParameter)=\(expires)&\(AssetURLSigner.signatureParameter)=\(signature)"
     }
 
-    func expectAccessDenied(_ response: RawHTTPResponse, _ message: String = "Access Denied", _ comment: Comment? = nil) {
+    func expectAccessDenied(_ response: RawHTTPResponse, _ message: String = "Access Denied", _ comment: Comment? = nil)
+    {
         #expect(response.status == 403, comment)
         let body = String(decoding: response.body, as: UTF8.self)
         #expect(body.contains("<Code>AccessDenied</Code>"), comment)
@@ -85,7 +99,9 @@ import Testing
         #expect(!value.contains("public") && !value.contains("immutable"), comment)
         let maxAge = try #require(Int64(value.dropFirst("private, max-age=".count)), comment)
         let left = expires - Int64(Date().timeIntervalSince1970)
-        #expect(maxAge <= left + 1 && maxAge >= left - 5, "max-age \(maxAge), \(left) s left; \(comment?.description ?? "")")
+        #expect(
+            maxAge <= left + 1 && maxAge >= left - 5, "max-age \(maxAge), \(left) s left; \(comment?.description ?? "")"
+        )
     }
 
     @Test func defaults_AreAPrivateBucket_AUrlStableForADay_AndValidForSevenDays() {
@@ -118,7 +134,9 @@ import Testing
             var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
             components.queryItems = nil
             var request = URLRequest(url: try #require(components.url))
-            request.allHTTPHeaderFields = ["X-Parse-Application-Id": TestServer.appID, "X-Parse-Client-Version": "swift5.11.0"]
+            request.allHTTPHeaderFields = [
+                "X-Parse-Application-Id": TestServer.appID, "X-Parse-Client-Version": "swift5.11.0",
+            ]
             request.httpMethod = "GET"
             return try TestServer.send(request)
         }
@@ -169,10 +187,19 @@ import Testing
         var flipped = Array(signature)
         flipped[10] = flipped[10] == "A" ? "B" : "A"
         let other = AssetURLSigner(
-            key: "another-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400, validitySeconds: 604_800)
+            key: "another-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400,
+            validitySeconds: 604_800)
         let cases: [(String, String)] = [
-            ("another key, this signature", Self.path("thumbnails/nosuchid00.jpg", expires: expires, signature: signature)),
-            ("the key changed", Self.path(key.replacingOccurrences(of: "originals/", with: "previews/"), expires: expires, signature: signature)),
+            (
+                "another key, this signature",
+                Self.path("thumbnails/nosuchid00.jpg", expires: expires, signature: signature)
+            ),
+            (
+                "the key changed",
+                Self.path(
+                    key.replacingOccurrences(of: "originals/", with: "previews/"), expires: expires,
+                    signature: signature)
+            ),
             ("a later expiry", Self.path(key, expires: expires + 1, signature: signature)),
             ("an earlier expiry", Self.path(key, expires: expires - 86_400, signature: signature)),
             ("one character of the signature", Self.path(key, expires: expires, signature: String(flipped))),
@@ -183,10 +210,19 @@ import Testing
             ("expiry negative", "/bucket/s/-\(expires)/\(signature)/\(key)"),
             ("expiry too long", "/bucket/s/0000000000000000000\(expires)/\(signature)/\(key)"),
             ("no key", "/bucket/s/\(expires)/\(signature)/"),
-            ("signed with another key", "/bucket/" + String(decoding: other.pathSegment(forKey: key, expires: expires), as: UTF8.self) + key),
-            ("query form, the key changed", queryForm(key.replacingOccurrences(of: "originals/", with: "previews/"), expires: expires)
-                .replacingOccurrences(of: "previews/", with: "originals/")),
-            ("query form, signature twice", queryForm(key, expires: expires) + "&\(AssetURLSigner.signatureParameter)=\(signature)"),
+            (
+                "signed with another key",
+                "/bucket/" + String(decoding: other.pathSegment(forKey: key, expires: expires), as: UTF8.self) + key
+            ),
+            (
+                "query form, the key changed",
+                queryForm(key.replacingOccurrences(of: "originals/", with: "previews/"), expires: expires)
+                    .replacingOccurrences(of: "previews/", with: "originals/")
+            ),
+            (
+                "query form, signature twice",
+                queryForm(key, expires: expires) + "&\(AssetURLSigner.signatureParameter)=\(signature)"
+            ),
             ("query form, signed with another key", queryForm(key, expires: expires, signer: other)),
         ]
         for (name, target) in cases {
@@ -208,7 +244,9 @@ import Testing
             expectAccessDenied(try get(queryForm(key, expires: expires)), "Access Denied", "query form, \(expires)")
         }
         #expect(throws: AssetURLError.expiryTooLate(latest + 3_600)) {
-            _ = try signer.verify(captured: key, query: String(queryForm(key, expires: latest + 3_600).split(separator: "?")[1]), now: now)
+            _ = try signer.verify(
+                captured: key, query: String(queryForm(key, expires: latest + 3_600).split(separator: "?")[1]), now: now
+            )
         }
         // The latest expiry the server issues is served.
         let segment = String(decoding: signer.pathSegment(forKey: key, expires: signer.expires(at: now)), as: UTF8.self)
@@ -247,11 +285,14 @@ import Testing
     @Test func everyAnswerWithFiles_CarriesSignedURLs_StableAcrossRequests_ThatServe() throws {
         let photo = try server.uploadPhoto(try TestJPEG.make(width: 96, height: 64, seed: 58), name: "m.jpg")
         #expect(try server.waitForProcessing(photo) == "ready")
-        let gallery = try #require(try server.json("POST", "/parse/classes/Gallery", ["name": "G"]).json["objectId"] as? String)
-        let item = try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": ["__type": "Pointer", "className": "Gallery", "objectId": gallery],
-            "photo": ["__type": "Pointer", "className": "Photo", "objectId": photo],
-        ])
+        let gallery = try #require(
+            try server.json("POST", "/parse/classes/Gallery", ["name": "G"]).json["objectId"] as? String)
+        let item = try server.json(
+            "POST", "/parse/classes/GalleryItem",
+            [
+                "gallery": ["__type": "Pointer", "className": "Gallery", "objectId": gallery],
+                "photo": ["__type": "Pointer", "className": "Photo", "objectId": photo],
+            ])
         #expect(item.status == 201)
         func urls(_ object: [String: Any]?) -> [String] {
             ["original", "thumbnail", "preview"].compactMap { (object?[$0] as? [String: Any])?["url"] as? String }
@@ -260,11 +301,16 @@ import Testing
         let found = urls((find.json["results"] as? [[String: Any]])?.first)
         let fetched = urls(try server.request("GET", "/parse/classes/Photo/\(photo)").json)
         let included = urls(
-            ((try server.request("GET", "/parse/classes/GalleryItem?include=photo").json["results"] as? [[String: Any]])?.first)?["photo"]
+            ((try server.request("GET", "/parse/classes/GalleryItem?include=photo").json["results"] as? [[String: Any]])?
+                .first)?["photo"]
                 as? [String: Any])
-        let batch = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "GET", "path": "/parse/classes/Photo/\(photo)"],
-        ]])
+        let batch = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "GET", "path": "/parse/classes/Photo/\(photo)"]
+                ]
+            ])
         let batched = urls(((batch.jsonArray.first as? [String: Any])?["success"]) as? [String: Any])
         #expect(found.count == 3)
         // Byte-identical everywhere within the window: clients' URL-keyed caches keep hitting.
@@ -284,7 +330,8 @@ import Testing
     @Test func liveQueryEvents_CarryTheSameSignedURLs() throws {
         // The WebSocket server renders events with the application's encoder, as the routes do.
         let key = signed.key
-        let payload = #"{"className":"Photo","op":"insert","old":null,"new":{"object_id":"abc","created_at":"2026-11-23T06:00:00.123+00:00","original_key":"\#(key)"}}"#
+        let payload =
+            #"{"className":"Photo","op":"insert","old":null,"new":{"object_id":"abc","created_at":"2026-11-23T06:00:00.123+00:00","original_key":"\#(key)"}}"#
         let event = try #require(LiveQueryEvent.decode(payload).event)
         let object = event.parseObject(event.new!, keys: nil, encoder: server.application.makeEncoder())
         #expect((object["original"] as? [String: Any])?["url"] as? String == url.absoluteString)
@@ -303,18 +350,27 @@ import Testing
         configuration.bucketPublic = true
         try configuration.validateForServing()
         // An embedding that skips the check gets a closed bucket, not an open one.
-        let closed = try TestServer(workers: 0) { $0.bucketPublic = false; $0.urlSigningKey = nil }
+        let closed = try TestServer(workers: 0) {
+            $0.bucketPublic = false
+            $0.urlSigningKey = nil
+        }
         defer { closed.stop() }
-        let file = try closed.request("POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        let file = try closed.request(
+            "POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         let text = try #require(file.json["url"] as? String)
         let r = try RawHTTPClient.exchange(
-            port: closed.application.port, head: "GET \(URL(string: text)!.path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            port: closed.application.port,
+            head: "GET \(URL(string: text)!.path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
         #expect(r.status == 403)
     }
 
     @Test func signingKey_IsMaskedByCheckConfig_AndReadFromTheEnvironment() throws {
         let configuration = try GalleryConfiguration.load(
-            file: nil, environment: ["GALLERYD_URL_SIGNING_KEY": "env-signing-key-0123456789abcdefghij", "GALLERYD_URL_WINDOW_SECONDS": "3600"])
+            file: nil,
+            environment: [
+                "GALLERYD_URL_SIGNING_KEY": "env-signing-key-0123456789abcdefghij",
+                "GALLERYD_URL_WINDOW_SECONDS": "3600",
+            ])
         #expect(configuration.urlSigningKey == "env-signing-key-0123456789abcdefghij")
         #expect(configuration.urlWindowSeconds == 3600)
         let rendered = configuration.rendered()
@@ -328,7 +384,9 @@ import Testing
 
 /// The signer alone: windows, canonical string, encoding.
 @Suite struct AssetURLSignerTests {
-    let signer = AssetURLSigner(key: "unit-test-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400, validitySeconds: 604_800)
+    let signer = AssetURLSigner(
+        key: "unit-test-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400, validitySeconds: 604_800
+    )
 
     @Test func expiry_IsTheSameInsideAWindow_AndMovesOnInTheNext() {
         let start: Int64 = 1_800_000_000 / 86_400 * 86_400
@@ -353,9 +411,11 @@ import Testing
     @Test func encoder_SignsEveryFileURL_AlsoForACDN_AndTheyVerify() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_123)
         let encoder = ParseObjectEncoder(
-            publicURL: "https://photos.example", bucket: "bucket", assetURL: "https://cdn.example.com/g/", signer: signer, now: now)
+            publicURL: "https://photos.example", bucket: "bucket", assetURL: "https://cdn.example.com/g/",
+            signer: signer, now: now)
         let later = ParseObjectEncoder(
-            publicURL: "https://photos.example", bucket: "bucket", assetURL: "https://cdn.example.com/g/", signer: signer,
+            publicURL: "https://photos.example", bucket: "bucket", assetURL: "https://cdn.example.com/g/",
+            signer: signer,
             now: now.addingTimeInterval(60))
         let url = encoder.url(forKey: "thumbnails/AbCdEf1234.jpg")
         let expires = signer.expires(at: 1_800_000_123)
@@ -372,8 +432,12 @@ import Testing
         #expect(AssetURLSigner.unsignedKey(captured: captured) == "originals/abc.jpg")
         #expect(AssetURLSigner.unsignedKey(captured: "originals/abc.jpg") == "originals/abc.jpg")
         let tampered = captured.replacingOccurrences(of: "abc.jpg", with: "abd.jpg")
-        #expect(throws: AssetURLError.signatureMismatch) { try signer.verify(captured: tampered, query: nil, now: 1_800_000_123) }
-        #expect(throws: AssetURLError.expired(expires)) { try signer.verify(captured: captured, query: nil, now: expires + 1) }
+        #expect(throws: AssetURLError.signatureMismatch) {
+            try signer.verify(captured: tampered, query: nil, now: 1_800_000_123)
+        }
+        #expect(throws: AssetURLError.expired(expires)) {
+            try signer.verify(captured: captured, query: nil, now: expires + 1)
+        }
         #expect(throws: AssetURLError.missing) { try signer.verify(captured: "originals/abc.jpg", query: nil, now: 0) }
     }
 
@@ -385,7 +449,8 @@ import Testing
         #expect(AssetURLSigner.base64URL([0xfb, 0xff]) == Array("-_8".utf8))
         // Computed independently: printf 'galleryd-asset-v1\n/bucket/thumbnails/x.jpg\n1800000000' |
         //   openssl dgst -sha256 -hmac unit-test-signing-key-0123456789abcdef -binary | basenc --base64url
-        let signature = String(decoding: signer.signature(key: Array("thumbnails/x.jpg".utf8), expires: 1_800_000_000), as: UTF8.self)
+        let signature = String(
+            decoding: signer.signature(key: Array("thumbnails/x.jpg".utf8), expires: 1_800_000_000), as: UTF8.self)
         #expect(signature == Self.opensslSignature)
     }
 

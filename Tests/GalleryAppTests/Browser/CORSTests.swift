@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// CORS on the Parse mount and the bucket: headers on answers and errors, preflight with no database.
@@ -11,18 +12,25 @@ import Testing
         defer { server.stop() }
         // No database from here on: a preflight must still be answered.
         server.application.pool.shutdown()
-        for path in ["/parse/classes/Photo", "/parse/files/a.jpg", "/parse/batch", "/bucket/thumbnails/x.jpg", "/parse"] {
-            let r = server.request("OPTIONS", path, headers: [
-                "Origin": Self.origin, "Access-Control-Request-Method": "POST",
-                "Access-Control-Request-Headers": "x-parse-application-id, x-parse-session-token, content-type",
-            ], appID: nil)
+        for path in [
+            "/parse/classes/Photo", "/parse/files/a.jpg", "/parse/batch", "/bucket/thumbnails/x.jpg", "/parse",
+        ] {
+            let r = server.request(
+                "OPTIONS", path,
+                headers: [
+                    "Origin": Self.origin, "Access-Control-Request-Method": "POST",
+                    "Access-Control-Request-Headers": "x-parse-application-id, x-parse-session-token, content-type",
+                ], appID: nil)
             #expect(r.status == 204, "\(path)")
             #expect(r.header("Access-Control-Allow-Origin") == "*", "\(path)")
-            let allowed = Set((r.header("Access-Control-Allow-Headers") ?? "").lowercased()
-                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            for header in ["x-parse-application-id", "x-parse-rest-api-key", "x-parse-javascript-key", "x-parse-master-key",
-                           "x-parse-session-token", "x-parse-installation-id", "x-parse-client-version",
-                           "x-parse-revocable-session", "x-parse-request-id", "content-type", "x-gallery-simulate"] {
+            let allowed = Set(
+                (r.header("Access-Control-Allow-Headers") ?? "").lowercased()
+                    .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            for header in [
+                "x-parse-application-id", "x-parse-rest-api-key", "x-parse-javascript-key", "x-parse-master-key",
+                "x-parse-session-token", "x-parse-installation-id", "x-parse-client-version",
+                "x-parse-revocable-session", "x-parse-request-id", "content-type", "x-gallery-simulate",
+            ] {
                 #expect(allowed.contains(header), "\(path) \(header)")
             }
             #expect(r.header("Access-Control-Allow-Methods")?.contains("DELETE") == true)
@@ -39,7 +47,8 @@ import Testing
         #expect(ok.header("Access-Control-Allow-Origin") == "*")
         #expect(ok.header("Access-Control-Expose-Headers")?.contains("Location") == true)
         // A refused key (403), a missing object (404), an unknown route (router 404), a bucket miss (S3 XML 404).
-        let refused = try server.request("GET", "/parse/classes/Photo", headers: ["Origin": Self.origin], appID: "wrong")
+        let refused = try server.request(
+            "GET", "/parse/classes/Photo", headers: ["Origin": Self.origin], appID: "wrong")
         #expect(refused.status == 403)
         #expect(refused.header("Access-Control-Allow-Origin") == "*")
         let missing = try server.request("GET", "/parse/classes/Photo/nosuchid00", headers: ["Origin": Self.origin])
@@ -49,12 +58,15 @@ import Testing
         let unrouted = try server.request("GET", "/parse/nothing/here", headers: ["Origin": Self.origin])
         #expect(unrouted.status == 404)
         #expect(unrouted.header("Access-Control-Allow-Origin") == "*")
-        let bucket = try server.request("GET", "/bucket/thumbnails/nosuchid00.jpg", headers: ["Origin": Self.origin], appID: nil)
+        let bucket = try server.request(
+            "GET", "/bucket/thumbnails/nosuchid00.jpg", headers: ["Origin": Self.origin], appID: nil)
         #expect(bucket.status == 404)
         #expect(bucket.text.contains("<Code>NoSuchKey</Code>"))
         #expect(bucket.header("Access-Control-Allow-Origin") == "*")
         // Outside the API (operations) nothing changes.
-        #expect(try server.request("GET", "/health", headers: ["Origin": Self.origin]).header("Access-Control-Allow-Origin") == nil)
+        #expect(
+            try server.request("GET", "/health", headers: ["Origin": Self.origin]).header("Access-Control-Allow-Origin")
+                == nil)
     }
 
     @Test func configuredOrigins_AreEchoed_AndOthersGetNoGrant() throws {
@@ -63,12 +75,15 @@ import Testing
         let allowed = try server.request("GET", "/parse/classes/Photo?limit=1", headers: ["Origin": Self.origin])
         #expect(allowed.header("Access-Control-Allow-Origin") == Self.origin)
         #expect(allowed.header("Vary")?.contains("Origin") == true)
-        let other = try server.request("GET", "/parse/classes/Photo?limit=1", headers: ["Origin": "https://evil.example"])
+        let other = try server.request(
+            "GET", "/parse/classes/Photo?limit=1", headers: ["Origin": "https://evil.example"])
         #expect(other.status == 200)
         #expect(other.header("Access-Control-Allow-Origin") == nil)
-        let preflight = try server.request("OPTIONS", "/parse/classes/Photo", headers: [
-            "Origin": "https://evil.example", "Access-Control-Request-Method": "GET",
-        ], appID: nil)
+        let preflight = try server.request(
+            "OPTIONS", "/parse/classes/Photo",
+            headers: [
+                "Origin": "https://evil.example", "Access-Control-Request-Method": "GET",
+            ], appID: nil)
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == nil)
     }
@@ -79,7 +94,8 @@ import Testing
                 try GalleryConfiguration.load(file: nil, environment: ["GALLERYD_CORS_ORIGINS": bad])
             }
         }
-        let c = try GalleryConfiguration.load(file: nil, environment: ["GALLERYD_CORS_ORIGINS": "https://a.example,http://b:8080"])
+        let c = try GalleryConfiguration.load(
+            file: nil, environment: ["GALLERYD_CORS_ORIGINS": "https://a.example,http://b:8080"])
         #expect(c.corsOrigins == "https://a.example,http://b:8080")
         #expect(GalleryConfiguration().corsOrigins == "*")
     }

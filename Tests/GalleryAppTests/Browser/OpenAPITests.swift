@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `/openapi.json` describes exactly the routes the server has.
@@ -26,17 +27,22 @@ import Testing
             for key in item.keys where methods.contains(key) { described.insert("\(key.uppercased()) \(path)") }
         }
         // Preflight OPTIONS below /parse and /bucket is CORS plumbing, described in info.description.
-        let routed = Set(server.application.router.routes.filter { $0.method.rawValue != "OPTIONS" }
-            .map { "\($0.method.rawValue) \(Self.openAPIPath($0.pattern))" })
+        let routed = Set(
+            server.application.router.routes.filter { $0.method.rawValue != "OPTIONS" }
+                .map { "\($0.method.rawValue) \(Self.openAPIPath($0.pattern))" })
         #expect(routed.count > 15)
         #expect(routed.subtracting(described).sorted() == [], "routes the description lacks")
         #expect(described.subtracting(routed).sorted() == [], "described paths with no route")
         // Every path parameter is declared, on the path or on each operation.
         for (path, item) in paths {
-            let names = path.split(separator: "/").filter { $0.hasPrefix("{") }.map { String($0.dropFirst().dropLast()) }
+            let names = path.split(separator: "/").filter { $0.hasPrefix("{") }.map {
+                String($0.dropFirst().dropLast())
+            }
             let shared = (item["parameters"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
             for (key, operation) in item where methods.contains(key) {
-                let own = ((operation as? [String: Any])?["parameters"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                let own = ((operation as? [String: Any])?["parameters"] as? [[String: Any]] ?? []).compactMap {
+                    $0["name"] as? String
+                }
                 for name in names { #expect(shared.contains(name) || own.contains(name), "\(key) \(path) {\(name)}") }
             }
         }
@@ -45,7 +51,8 @@ import Testing
         let components = try #require(document["components"] as? [String: [String: Any]])
         let regex = try NSRegularExpression(pattern: "\"#/components/(\\w+)/(\\w+)\"")
         for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            let kind = String(text[Range(match.range(at: 1), in: text)!]), name = String(text[Range(match.range(at: 2), in: text)!])
+            let kind = String(text[Range(match.range(at: 1), in: text)!])
+            let name = String(text[Range(match.range(at: 2), in: text)!])
             #expect(components[kind]?[name] != nil, "#/components/\(kind)/\(name)")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Every answer says `nosniff` and `no-referrer` and may not be framed; the web page's policy
@@ -14,8 +15,9 @@ import Testing
     @Test func everyAnswer_CarriesNosniffNoReferrerAndNoFraming() throws {
         let server = try TestServer(workers: 0) { $0.bucketPublic = false }
         defer { server.stop() }
-        let file = try server.request("POST", "/parse/files/h.jpg", body: Data(try TestJPEG.make(width: 8, height: 8, seed: 3)),
-                                      headers: ["Content-Type": "image/jpeg"])
+        let file = try server.request(
+            "POST", "/parse/files/h.jpg", body: Data(try TestJPEG.make(width: 8, height: 8, seed: 3)),
+            headers: ["Content-Type": "image/jpeg"])
         let url = try #require(file.json["url"] as? String)
         let asset = try #require(URL(string: url))
         let answers: [(String, TestServer.Response)] = [
@@ -57,7 +59,8 @@ import Testing
         #expect(publicURL.hasPrefix("http://"))
         #expect(directives["img-src"]?.contains(publicURL) == true, "\(policy)")
         #expect(directives["connect-src"]?.contains("'self'") == true)
-        #expect(directives["connect-src"]?.contains("ws://" + publicURL.dropFirst("http://".count)) == true, "\(policy)")
+        #expect(
+            directives["connect-src"]?.contains("ws://" + publicURL.dropFirst("http://".count)) == true, "\(policy)")
         #expect(!policy.contains("unsafe"))
         // The page keeps to it: scripts and styles are files, no inline handlers or style attributes.
         let html = page.text
@@ -70,7 +73,9 @@ import Testing
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("web")
         for name in try FileManager.default.contentsOfDirectory(atPath: web.path) where name.hasSuffix(".js") {
             let code = try String(contentsOf: web.appendingPathComponent(name), encoding: .utf8)
-            for blocked in ["eval(", "new Function", "setAttribute(\"style\"", "setAttribute('style'", ".innerHTML", "javascript:"] {
+            for blocked in [
+                "eval(", "new Function", "setAttribute(\"style\"", "setAttribute('style'", ".innerHTML", "javascript:",
+            ] {
                 #expect(!code.contains(blocked), "web/\(name) uses \(blocked), which the page's policy blocks")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The client developers' aids: simulated latency and errors, from config or the master key's header.
@@ -19,23 +20,28 @@ import Testing
         defer { server.stop() }
         let path = "/parse/classes/Photo?limit=1"
         // Without the master key the header changes nothing.
-        #expect(try server.request("GET", path, headers: ["X-Gallery-Simulate": "error=1"], anonymous: true).status == 200)
-        #expect(try server.request("GET", path, headers: ["X-Gallery-Simulate": "nonsense"], anonymous: true).status == 200)
+        #expect(
+            try server.request("GET", path, headers: ["X-Gallery-Simulate": "error=1"], anonymous: true).status == 200)
+        #expect(
+            try server.request("GET", path, headers: ["X-Gallery-Simulate": "nonsense"], anonymous: true).status == 200)
         let master = ["X-Parse-Master-Key": TestServer.masterKey]
         let failed = try server.request("GET", path, headers: master.merging(["X-Gallery-Simulate": "error=1"]) { $1 })
         #expect(failed.status == 503)
         #expect(failed.json["code"] as? Int == 1)
         #expect((failed.json["error"] as? String)?.contains("Simulated") == true)
         #expect(failed.header("Retry-After") == "1")
-        let bucket = try server.request("GET", "/bucket/thumbnails/x.jpg", headers: master.merging(["X-Gallery-Simulate": "error=1"]) { $1 })
+        let bucket = try server.request(
+            "GET", "/bucket/thumbnails/x.jpg", headers: master.merging(["X-Gallery-Simulate": "error=1"]) { $1 })
         #expect(bucket.status == 503)
         #expect(bucket.text.contains("<Code>SlowDown</Code>"))
-        let malformed = try server.request("GET", path, headers: master.merging(["X-Gallery-Simulate": "latency=soon"]) { $1 })
+        let malformed = try server.request(
+            "GET", path, headers: master.merging(["X-Gallery-Simulate": "latency=soon"]) { $1 })
         #expect(malformed.status == 400)
         #expect((malformed.json["error"] as? String)?.contains("X-Gallery-Simulate") == true)
         // Latency: the answer comes, later (how much later is for bench/, not asserted beyond the floor).
         let start = Date()
-        let slow = try server.request("GET", path, headers: master.merging(["X-Gallery-Simulate": "latency=300ms; error=0"]) { $1 })
+        let slow = try server.request(
+            "GET", path, headers: master.merging(["X-Gallery-Simulate": "latency=300ms; error=0"]) { $1 })
         #expect(slow.status == 200)
         #expect(Date().timeIntervalSince(start) >= 0.3)
         // The server is still up and unchanged.
@@ -53,7 +59,8 @@ import Testing
         #expect(r.header("Access-Control-Allow-Origin") == "*")
         // The master key's header overrides the configured plan (here: none), and nothing outside the API is touched.
         let exempt = try server.request(
-            "GET", "/parse/classes/Photo?limit=1", headers: ["X-Parse-Master-Key": TestServer.masterKey, "X-Gallery-Simulate": "error=0"])
+            "GET", "/parse/classes/Photo?limit=1",
+            headers: ["X-Parse-Master-Key": TestServer.masterKey, "X-Gallery-Simulate": "error=0"])
         #expect(exempt.status == 200)
         #expect(try server.request("GET", "/health", appID: nil).status == 200)
     }
@@ -63,7 +70,8 @@ import Testing
         #expect(GalleryConfiguration().simulateErrorRate == 0)
         for (key, value) in [("GALLERYD_SIMULATE_LATENCY_MS", "800"), ("GALLERYD_SIMULATE_ERROR_RATE", "0.1")] {
             let error = #expect(throws: ConfigurationError.self) {
-                try GalleryConfiguration.load(file: nil, environment: ["GALLERYD_ENVIRONMENT": "production", key: value])
+                try GalleryConfiguration.load(
+                    file: nil, environment: ["GALLERYD_ENVIRONMENT": "production", key: value])
             }
             #expect(error?.description.contains("production") == true)
             let development = try GalleryConfiguration.load(file: nil, environment: [key: value])

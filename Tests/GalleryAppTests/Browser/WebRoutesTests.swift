@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `/web/config.json` tells the web page how to call the API and whether it may offer sign-up
@@ -39,7 +40,8 @@ import Testing
     @Test func config_IsReadOnly() throws {
         let server = try InProcessServer()
         defer { server.stop() }
-        let post = try server.json("POST", "/web/config.json", ["signupOpen": true], headers: ["X-Parse-Master-Key": TestServer.masterKey])
+        let post = try server.json(
+            "POST", "/web/config.json", ["signupOpen": true], headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(post.status == 405)
     }
 
@@ -59,7 +61,9 @@ import Testing
         let server = try TestServer(workers: 0) { $0.loginFreeFailures = 1 }
         defer { server.stop() }
         let master = ["X-Parse-Master-Key": TestServer.masterKey]
-        #expect(try server.json("POST", "/parse/users", ["username": "bob", "password": "secret one"], headers: master).status == 201)
+        #expect(
+            try server.json("POST", "/parse/users", ["username": "bob", "password": "secret one"], headers: master)
+                .status == 201)
         let wrong = try server.json("POST", "/parse/login", ["username": "bob", "password": "nope"])
         #expect(wrong.status == 404)
         #expect(wrong.json["code"] as? Int == 101)

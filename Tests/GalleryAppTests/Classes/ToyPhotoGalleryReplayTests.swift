@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// ToyPhotoGallery (voxels/ToyPhotoGallery, an iOS app on Parse Server) against galleryd, set up
@@ -19,40 +20,63 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         // Its README's setup: the classes, then one row per image with only the application id.
-        #expect(try server.json("POST", "/parse/schemas/Resource", [
-            "fields": ["filename": ["type": "String"], "thumbnailURLString": ["type": "String"], "fileURLString": ["type": "String"],
-                       "exifData": ["type": "Pointer", "targetClass": "EXIF"]],
-            "classLevelPermissions": ["create": ["*": true]],
-        ]).status == 200)
+        #expect(
+            try server.json(
+                "POST", "/parse/schemas/Resource",
+                [
+                    "fields": [
+                        "filename": ["type": "String"], "thumbnailURLString": ["type": "String"],
+                        "fileURLString": ["type": "String"],
+                        "exifData": ["type": "Pointer", "targetClass": "EXIF"],
+                    ],
+                    "classLevelPermissions": ["create": ["*": true]],
+                ]
+            ).status == 200)
         #expect(try server.json("POST", "/parse/schemas/EXIF", ["fields": ["data": ["type": "Object"]]]).status == 200)
-        let file = try server.request("POST", "/parse/files/a.jpg", body: Data(try TestJPEG.make(width: 32, height: 24, seed: 7)),
-                                      headers: ["Content-Type": "image/jpeg"])
+        let file = try server.request(
+            "POST", "/parse/files/a.jpg", body: Data(try TestJPEG.make(width: 32, height: 24, seed: 7)),
+            headers: ["Content-Type": "image/jpeg"])
         let url = try #require(file.json["url"] as? String)
         let total = 47
         for n in 0..<total {
-            let created = try server.json("POST", "/parse/classes/Resource", [
-                "filename": "image\(n).jpg", "thumbnailURLString": url, "fileURLString": url,
-            ], headers: Self.sdkHeaders, anonymous: true)
+            let created = try server.json(
+                "POST", "/parse/classes/Resource",
+                [
+                    "filename": "image\(n).jpg", "thumbnailURLString": url, "fileURLString": url,
+                ], headers: Self.sdkHeaders, anonymous: true)
             #expect(created.status == 201, "\(created.text)")
         }
         // Then public read, Administrator-role write.
         let admin = ["role:Administrator": true]
-        #expect(try server.json("PUT", "/parse/schemas/Resource", ["classLevelPermissions": [
-            "find": ["*": true], "get": ["*": true], "count": ["*": true],
-            "create": admin, "update": admin, "delete": admin, "addField": admin,
-        ]]).status == 200)
-        #expect(try server.json("POST", "/parse/classes/Resource", ["filename": "x"], headers: Self.sdkHeaders, anonymous: true)
+        #expect(
+            try server.json(
+                "PUT", "/parse/schemas/Resource",
+                [
+                    "classLevelPermissions": [
+                        "find": ["*": true], "get": ["*": true], "count": ["*": true],
+                        "create": admin, "update": admin, "delete": admin, "addField": admin,
+                    ]
+                ]
+            ).status == 200)
+        #expect(
+            try server.json(
+                "POST", "/parse/classes/Resource", ["filename": "x"], headers: Self.sdkHeaders, anonymous: true
+            )
             .json["code"] as? Int == 119)
 
         // The app: count, then pages of 20 until a short one.
-        let count = try server.request("GET", "/parse/classes/Resource?count=1&limit=0", headers: Self.sdkHeaders, anonymous: true)
-        #expect(count.status == 200 && count.json["count"] as? Int == total && (count.json["results"] as? [Any])?.isEmpty == true, "\(count.text)")
+        let count = try server.request(
+            "GET", "/parse/classes/Resource?count=1&limit=0", headers: Self.sdkHeaders, anonymous: true)
+        #expect(
+            count.status == 200 && count.json["count"] as? Int == total
+                && (count.json["results"] as? [Any])?.isEmpty == true, "\(count.text)")
         var seen: [String] = []
         var skip = 0
         var lastCreated = "9999"
         while true {
             let page = try server.request(
-                "GET", "/parse/classes/Resource?limit=20&order=-createdAt" + (skip > 0 ? "&skip=\(skip)" : ""), headers: Self.sdkHeaders,
+                "GET", "/parse/classes/Resource?limit=20&order=-createdAt" + (skip > 0 ? "&skip=\(skip)" : ""),
+                headers: Self.sdkHeaders,
                 anonymous: true)
             #expect(page.status == 200, "\(page.text)")
             let results = page.json["results"] as? [[String: Any]] ?? []

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `access_log` reaches the HTTP server, and its drop counter is in /metrics from the start.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 @Test func configuration_LayersFileThenEnvironmentThenFlags() throws {
@@ -17,7 +18,8 @@ import Testing
 }
 
 @Test func configuration_RejectsBadValues_NamingTheKey() {
-    #expect(throws: ConfigurationError.invalidValue(key: "port", value: "70000", reason: "must be between 0 and 65535")) {
+    #expect(throws: ConfigurationError.invalidValue(key: "port", value: "70000", reason: "must be between 0 and 65535"))
+    {
         try GalleryConfiguration.load(file: nil, environment: ["GALLERYD_PORT": "70000"])
     }
     #expect(throws: ConfigurationError.self) {
@@ -48,13 +50,13 @@ import Testing
     let file = NSTemporaryDirectory() + "galleryd-config-\(UUID().uuidString).toml"
     defer { try? FileManager.default.removeItem(atPath: file) }
     try #"""
-        # galleryd
-        "port" = 9_001
-        public_url = 'http://photos.example'
-        database_url = """
-        postgresql:///gallery"""
-        metrics_public = true
-        """#.write(toFile: file, atomically: true, encoding: .utf8)
+    # galleryd
+    "port" = 9_001
+    public_url = 'http://photos.example'
+    database_url = """
+    postgresql:///gallery"""
+    metrics_public = true
+    """#.write(toFile: file, atomically: true, encoding: .utf8)
     let c = try GalleryConfiguration.load(file: file, environment: [:])
     #expect(c.port == 9001)
     #expect(c.publicURL == "http://photos.example")
@@ -103,7 +105,8 @@ import Testing
 }
 
 @Test func exampleConfigFile_DocumentsEveryKey() throws {
-    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("config/galleryd.example.toml")
     let text = try String(contentsOf: example, encoding: .utf8)
     for key in ConfigurationKey.all {
@@ -124,12 +127,20 @@ import Testing
     #expect(!masked.contains("s3-secret-never-printed"))
     #expect(masked.contains("s3_access_key_id = \"galleryd\""))
     let loaded = try GalleryConfiguration.load(
-        file: nil, environment: ["GALLERYD_STORAGE": "s3", "GALLERYD_S3_SECRET_ACCESS_KEY": "from-env", "GALLERYD_ASSET_DELIVERY": "redirect"])
+        file: nil,
+        environment: [
+            "GALLERYD_STORAGE": "s3", "GALLERYD_S3_SECRET_ACCESS_KEY": "from-env",
+            "GALLERYD_ASSET_DELIVERY": "redirect",
+        ])
     #expect(loaded.storage == "s3")
     #expect(loaded.s3SecretAccessKey == "from-env")
     #expect(loaded.assetDelivery == "redirect")
-    for (key, value) in [("GALLERYD_STORAGE", "nfs"), ("GALLERYD_ASSET_DELIVERY", "cdn"), ("GALLERYD_S3_ENDPOINT", "minio:9000"),
-                         ("GALLERYD_S3_MULTIPART_BYTES", "1000")] {
-        #expect(throws: ConfigurationError.self, "\(key)=\(value)") { try GalleryConfiguration.load(file: nil, environment: [key: value]) }
+    for (key, value) in [
+        ("GALLERYD_STORAGE", "nfs"), ("GALLERYD_ASSET_DELIVERY", "cdn"), ("GALLERYD_S3_ENDPOINT", "minio:9000"),
+        ("GALLERYD_S3_MULTIPART_BYTES", "1000"),
+    ] {
+        #expect(throws: ConfigurationError.self, "\(key)=\(value)") {
+            try GalleryConfiguration.load(file: nil, environment: [key: value])
+        }
     }
 }

@@ -1,13 +1,15 @@
 import BlobStore
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `check-config --serving` with `storage = "s3"` asks the store (moto, authentication on) and
 /// names the setting that is wrong; the multipart part size honours S3's 5 MiB and 10,000 parts.
 @Suite(.enabled(if: S3TestEnvironment.isProvided, S3TestEnvironment.skipReason))
 struct ObjectStoreCheckTests {
-    private static func configuration(_ change: (inout GalleryConfiguration) -> Void = { _ in }) -> GalleryConfiguration {
+    private static func configuration(_ change: (inout GalleryConfiguration) -> Void = { _ in }) -> GalleryConfiguration
+    {
         var configuration = GalleryConfiguration()
         S3TestEnvironment.configure(&configuration, prefix: "check/")
         change(&configuration)
@@ -28,7 +30,10 @@ struct ObjectStoreCheckTests {
 
     @Test func checkObjectStore_Passes_ForTheTestBucket_AndIgnoresLocalStorage() throws {
         try Self.configuration().checkObjectStore()
-        try Self.configuration { $0.storage = "local"; $0.s3Endpoint = "http://127.0.0.1:9" }.checkObjectStore()
+        try Self.configuration {
+            $0.storage = "local"
+            $0.s3Endpoint = "http://127.0.0.1:9"
+        }.checkObjectStore()
     }
 
     @Test func checkObjectStore_NamesTheSetting_TheStoreRefused() throws {
@@ -44,7 +49,8 @@ struct ObjectStoreCheckTests {
         #expect(wrongSecret?.key == "s3_secret_access_key", "\(String(describing: wrongSecret))")
         #expect(wrongSecret?.text.contains("SignatureDoesNotMatch") == true)
 
-        let noBucket = Self.failingKey(Self.configuration { $0.s3Bucket = "no-such-bucket-\(UInt32.random(in: 0...UInt32.max))" })
+        let noBucket = Self.failingKey(
+            Self.configuration { $0.s3Bucket = "no-such-bucket-\(UInt32.random(in: 0...UInt32.max))" })
         #expect(noBucket?.key == "s3_bucket", "\(String(describing: noBucket))")
         #expect(noBucket?.text.contains("does not exist") == true)
     }
@@ -54,7 +60,9 @@ struct ObjectStoreCheckTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try ImportTests.galleryd())
             process.arguments = ["check-config", "--serving"]
-            var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GALLERYD_") || $0.key.hasPrefix("GALLERYD_TEST_") }
+            var environment = ProcessInfo.processInfo.environment.filter {
+                !$0.key.hasPrefix("GALLERYD_") || $0.key.hasPrefix("GALLERYD_TEST_")
+            }
             environment["DATABASE_URL"] = "postgresql://localhost/unused"
             environment["GALLERYD_MASTER_KEY"] = "check-master-key-0123456789"
             environment["GALLERYD_URL_SIGNING_KEY"] = TestServer.urlSigningKey
@@ -64,14 +72,18 @@ struct ObjectStoreCheckTests {
             environment["GALLERYD_S3_ACCESS_KEY_ID"] = S3TestEnvironment.value("GALLERYD_TEST_S3_ACCESS_KEY")
             environment["GALLERYD_S3_SECRET_ACCESS_KEY"] = S3TestEnvironment.value("GALLERYD_TEST_S3_SECRET_KEY")
             process.environment = environment
-            let out = Pipe(), err = Pipe()
+            let out = Pipe()
+            let err = Pipe()
             process.standardOutput = out
             process.standardError = err
             try process.run()
             let outData = out.fileHandleForReading.readDataToEndOfFile()
             let errData = err.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+            return (
+                process.terminationStatus, String(decoding: outData, as: UTF8.self),
+                String(decoding: errData, as: UTF8.self)
+            )
         }
         let missing = try run(bucket: "absent-bucket")
         #expect(missing.0 == 2)
@@ -90,10 +102,14 @@ struct ObjectStoreCheckTests {
         }
         // 64 GiB uploads in 5 MiB parts would be 13,108 parts: refused naming the key and the least size that fits.
         var configuration = try GalleryConfiguration.load(
-            file: nil, environment: ["GALLERYD_S3_MULTIPART_PART_BYTES": "5242880", "GALLERYD_MAX_UPLOAD_BYTES": "68719476736"])
-        #expect(throws: ConfigurationError.invalid(
-            key: "s3_multipart_part_bytes",
-            reason: "5242880 bytes makes 13108 parts of a max_upload_bytes (68719476736) upload; S3 allows 10,000: use at least 6871948")
+            file: nil,
+            environment: ["GALLERYD_S3_MULTIPART_PART_BYTES": "5242880", "GALLERYD_MAX_UPLOAD_BYTES": "68719476736"])
+        #expect(
+            throws: ConfigurationError.invalid(
+                key: "s3_multipart_part_bytes",
+                reason:
+                    "5242880 bytes makes 13108 parts of a max_upload_bytes (68719476736) upload; S3 allows 10,000: use at least 6871948"
+            )
         ) { try configuration.validateMultipartParts() }
         configuration.s3MultipartPartBytes = 6_871_948
         try configuration.validateMultipartParts()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `serve` and `check-config --serving` refuse the secrets the repository ships in its examples and
@@ -16,7 +17,8 @@ import Testing
 
     /// `KEY=value` lines of an example file under the repository root.
     static func assignments(in path: String) throws -> [String: String] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
         var values: [String: String] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
@@ -32,18 +34,24 @@ import Testing
         for file in ["docker/.env.example", "config/systemd/galleryd.env.example"] {
             let values = try Self.assignments(in: file)
             for (name, value) in values where name.hasSuffix("_KEY") || name.hasSuffix("PASSWORD") {
-                #expect(SecretPolicy.shippedPlaceholders.contains(value), "\(file): \(name)=\(value) is not in the shipped list")
+                #expect(
+                    SecretPolicy.shippedPlaceholders.contains(value),
+                    "\(file): \(name)=\(value) is not in the shipped list")
             }
             if let master = values["GALLERYD_MASTER_KEY"] {
                 var configuration = serving
                 configuration.masterKey = master
-                #expect(throws: ConfigurationError.self, "\(file): master key \(master)") { try configuration.validateForServing() }
+                #expect(throws: ConfigurationError.self, "\(file): master key \(master)") {
+                    try configuration.validateForServing()
+                }
                 found += 1
             }
             if let signing = values["GALLERYD_URL_SIGNING_KEY"] {
                 var configuration = serving
                 configuration.urlSigningKey = signing
-                #expect(throws: ConfigurationError.self, "\(file): signing key \(signing)") { try configuration.validateForServing() }
+                #expect(throws: ConfigurationError.self, "\(file): signing key \(signing)") {
+                    try configuration.validateForServing()
+                }
                 found += 1
             }
         }

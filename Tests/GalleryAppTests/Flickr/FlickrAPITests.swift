@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Imaging
 import Testing
+
 @testable import GalleryApp
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The Flickr REST API over HTTP: PhotoViewer's exact request and its suffix replacement, the
 /// other methods, who sees what, and bad input answered with Flickr's errors or a clear 4xx.
@@ -20,14 +22,20 @@ import Testing
     init() throws {
         server = try TestServer(workers: 1) { $0.publicRead = true }
         owner = try server.makeUser("ann")
-        landscape = try server.uploadPhoto(TestJPEG.make(width: 1200, height: 900, seed: 31), title: "Sunset at the beach", tags: ["sea", "red"])
-        portrait = try server.uploadPhoto(TestJPEG.make(width: 600, height: 800, seed: 32), title: "Sunset over hills", tags: ["red"])
-        privatePhoto = try server.uploadPhoto(TestJPEG.make(width: 640, height: 480, seed: 33), title: "My private sunset")
+        landscape = try server.uploadPhoto(
+            TestJPEG.make(width: 1200, height: 900, seed: 31), title: "Sunset at the beach", tags: ["sea", "red"])
+        portrait = try server.uploadPhoto(
+            TestJPEG.make(width: 600, height: 800, seed: 32), title: "Sunset over hills", tags: ["red"])
+        privatePhoto = try server.uploadPhoto(
+            TestJPEG.make(width: 640, height: 480, seed: 33), title: "My private sunset")
         for id in [landscape, portrait, privatePhoto] { #expect(try server.waitForProcessing(id) == "ready") }
         try server.application.pool.query("update photos set owner_id = $1", [owner.objectId])
         let created = try server.json(
             "POST", "/parse/classes/Gallery",
-            ["name": "Evenings", "ACL": ["*": ["read": true]], "owner": ["__type": "Pointer", "className": "_User", "objectId": owner.objectId]])
+            [
+                "name": "Evenings", "ACL": ["*": ["read": true]],
+                "owner": ["__type": "Pointer", "className": "_User", "objectId": owner.objectId],
+            ])
         gallery = try #require(created.json["objectId"] as? String, "\(created.text)")
         _ = try server.addedItem(gallery: gallery, photo: landscape)
         _ = try server.addedItem(gallery: gallery, photo: portrait)
@@ -41,7 +49,8 @@ import Testing
 
     /// A JSON call (`nojsoncallback=1`) with the app id as `api_key`.
     func call(_ method: String, _ arguments: String = "", headers: [String: String] = [:]) throws -> [String: Any] {
-        let response = try get("method=\(method)&api_key=\(TestServer.appID)&format=json&nojsoncallback=1&" + arguments, headers: headers)
+        let response = try get(
+            "method=\(method)&api_key=\(TestServer.appID)&format=json&nojsoncallback=1&" + arguments, headers: headers)
         #expect(response.status == 200, "\(response.text)")
         return response.json
     }
@@ -63,14 +72,18 @@ import Testing
     @Test func photoViewer_SearchAndSuffixReplacement_GetTheRightSizes() throws {
         // PhotoViewer's request, byte for byte but for the host and key.
         let response = try get(
-            "method=flickr.photos.search&api_key=\(TestServer.appID)&text=sunset&extras=url_s&format=json&nojsoncallback=1&per_page=25&page=1")
+            "method=flickr.photos.search&api_key=\(TestServer.appID)&text=sunset&extras=url_s&format=json&nojsoncallback=1&per_page=25&page=1"
+        )
         #expect(response.status == 200 && response.header("Content-Type")?.hasPrefix("application/json") == true)
         let answer = response.json
         #expect(answer["stat"] as? String == "ok")
         let page = try #require(answer["photos"] as? [String: Any])
-        #expect(page["page"] as? Int == 1 && page["pages"] as? Int == 1 && page["perpage"] as? Int == 25 && page["total"] as? Int == 2)
+        #expect(
+            page["page"] as? Int == 1 && page["pages"] as? Int == 1 && page["perpage"] as? Int == 25
+                && page["total"] as? Int == 2)
         let list = photos(answer)
-        #expect(Set(list.compactMap { $0["id"] as? String }) == [landscape, portrait], "the private photo is not public")
+        #expect(
+            Set(list.compactMap { $0["id"] as? String }) == [landscape, portrait], "the private photo is not public")
         let photo = try #require(list.first { $0["id"] as? String == landscape })
         #expect(photo["secret"] is String && photo["server"] is String && photo["farm"] as? Int == 1)
         #expect(photo["title"] as? String == "Sunset at the beach" && photo["ispublic"] as? Int == 1)
@@ -88,7 +101,8 @@ import Testing
     @Test func assets_RefuseABadSecret_AnUnknownSuffix_AndTheDisplaySecretForTheOriginal() throws {
         let info = try call("flickr.photos.getInfo", "photo_id=\(landscape)")
         let photo = try #require(info["photo"] as? [String: Any])
-        let secret = try #require(photo["secret"] as? String), original = try #require(photo["originalsecret"] as? String)
+        let secret = try #require(photo["secret"] as? String)
+        let original = try #require(photo["originalsecret"] as? String)
         let base = "/flickr-assets/1/\(landscape)_"
         #expect(try server.request("GET", base + secret + "_z.jpg", appID: nil).status == 200)
         let forged = try server.request("GET", base + String(secret.reversed()) + "_z.jpg", appID: nil)
@@ -100,12 +114,15 @@ import Testing
         #expect(full.status == 200 && full.header("ETag") != nil)
         #expect(try ImageProbe.probe(bytes: [UInt8](full.body)).width == 1200)
         let etag = try #require(full.header("ETag"))
-        #expect(try server.request("GET", base + original + "_o.jpg", headers: ["If-None-Match": etag], appID: nil).status == 304)
+        #expect(
+            try server.request("GET", base + original + "_o.jpg", headers: ["If-None-Match": etag], appID: nil).status
+                == 304)
         let range = try server.request("GET", base + original + "_o.jpg", headers: ["Range": "bytes=0-9"], appID: nil)
         #expect(range.status == 206 && range.body.count == 10)
         // A valid secret for a photo that does not exist.
         let secrets = FlickrSecrets(key: TestServer.urlSigningKey)
-        let missing = try server.request("GET", "/flickr-assets/1/NoSuchPhoto_\(secrets.secret(photoId: "NoSuchPhoto"))_t.jpg", appID: nil)
+        let missing = try server.request(
+            "GET", "/flickr-assets/1/NoSuchPhoto_\(secrets.secret(photoId: "NoSuchPhoto"))_t.jpg", appID: nil)
         #expect(missing.status == 404)
     }
 
@@ -118,11 +135,15 @@ import Testing
         #expect(bad["stat"] as? String == "fail" && bad["code"] as? Int == 98)
         let hidden = try call("flickr.photos.getInfo", "photo_id=\(privatePhoto)")
         #expect(hidden["code"] as? Int == 1)
-        #expect(try call("flickr.photos.getInfo", "photo_id=\(privatePhoto)", headers: owner.headers)["stat"] as? String == "ok")
+        #expect(
+            try call("flickr.photos.getInfo", "photo_id=\(privatePhoto)", headers: owner.headers)["stat"] as? String
+                == "ok")
     }
 
     @Test func search_FiltersSortsAndPagesAsFlickr() throws {
-        func ids(_ arguments: String) throws -> [String] { photos(try call("flickr.photos.search", arguments)).compactMap { $0["id"] as? String } }
+        func ids(_ arguments: String) throws -> [String] {
+            photos(try call("flickr.photos.search", arguments)).compactMap { $0["id"] as? String }
+        }
         #expect(try ids("tags=sea") == [landscape])
         #expect(Set(try ids("tags=sea,red")) == [landscape, portrait])
         #expect(try ids("tags=sea,red&tag_mode=all") == [landscape])
@@ -134,15 +155,28 @@ import Testing
         // A page past the last: empty, with the totals (Flickr's answer).
         let beyond = try call("flickr.photos.search", "text=sunset&per_page=1&page=9")
         let page = try #require(beyond["photos"] as? [String: Any])
-        #expect(page["page"] as? Int == 9 && page["pages"] as? Int == 2 && page["total"] as? Int == 2 && photos(beyond).isEmpty)
-        #expect((try call("flickr.photos.search", "text=sunset&per_page=0")["photos"] as? [String: Any])?["perpage"] as? Int == 100)
-        #expect((try call("flickr.photos.search", "text=sunset&per_page=10000")["photos"] as? [String: Any])?["perpage"] as? Int == 500)
+        #expect(
+            page["page"] as? Int == 9 && page["pages"] as? Int == 2 && page["total"] as? Int == 2
+                && photos(beyond).isEmpty)
+        #expect(
+            (try call("flickr.photos.search", "text=sunset&per_page=0")["photos"] as? [String: Any])?["perpage"] as? Int
+                == 100)
+        #expect(
+            (try call("flickr.photos.search", "text=sunset&per_page=10000")["photos"] as? [String: Any])?["perpage"]
+                as? Int == 500)
         // Unknown extras are ignored; known ones are added.
-        let extras = try #require(photos(try call(
-            "flickr.photos.search", "tags=sea&extras=nonsense,url_sq,url_o,date_upload,date_taken,owner_name,tags,o_dims,last_update,description"
-        )).first)
-        #expect(extras["nonsense"] == nil && extras["width_sq"] as? Int == 75 && extras["ownername"] as? String == "ann")
-        #expect(extras["tags"] as? String == "sea red" && extras["o_width"] as? Int == 1200 && extras["dateupload"] is String)
+        let extras = try #require(
+            photos(
+                try call(
+                    "flickr.photos.search",
+                    "tags=sea&extras=nonsense,url_sq,url_o,date_upload,date_taken,owner_name,tags,o_dims,last_update,description"
+                )
+            ).first)
+        #expect(
+            extras["nonsense"] == nil && extras["width_sq"] as? Int == 75 && extras["ownername"] as? String == "ann")
+        #expect(
+            extras["tags"] as? String == "sea red" && extras["o_width"] as? Int == 1200
+                && extras["dateupload"] is String)
         #expect((extras["url_o"] as? String)?.hasSuffix("_o.jpg") == true && extras["datetaken"] is String)
         let parameterless = try call("flickr.photos.search")
         #expect(parameterless["code"] as? Int == 3)
@@ -151,12 +185,15 @@ import Testing
     @Test func otherMethods_AnswerInFlickrsShapes() throws {
         let sizes = try call("flickr.photos.getSizes", "photo_id=\(portrait)")
         let list = try #require((sizes["sizes"] as? [String: Any])?["size"] as? [[String: Any]])
-        #expect(list.map { $0["label"] as? String ?? "" } == [
-            "Square", "Large Square", "Thumbnail", "Small", "Small 320", "Small 400", "Medium", "Medium 640", "Medium 800",
-            "Large", "Large 1600", "Large 2048", "Original",
-        ])
+        #expect(
+            list.map { $0["label"] as? String ?? "" } == [
+                "Square", "Large Square", "Thumbnail", "Small", "Small 320", "Small 400", "Medium", "Medium 640",
+                "Medium 800",
+                "Large", "Large 1600", "Large 2048", "Original",
+            ])
         let medium = try #require(list.first { $0["label"] as? String == "Medium" })
-        #expect(medium["width"] as? Int == 375 && medium["height"] as? Int == 500 && medium["media"] as? String == "photo")
+        #expect(
+            medium["width"] as? Int == 375 && medium["height"] as? Int == 500 && medium["media"] as? String == "photo")
         #expect(try fetchImage(try #require(medium["source"] as? String)) == "200 375x500")
         let recent = photos(try call("flickr.photos.getRecent", "per_page=1"))
         #expect(recent.count == 1 && recent[0]["id"] as? String == portrait)
@@ -169,7 +206,8 @@ import Testing
         #expect((set["title"] as? [String: Any])?["_content"] as? String == "Evenings")
         let inSet = try call("flickr.photosets.getPhotos", "photoset_id=\(gallery)&extras=url_t")
         let setPhotos = try #require((inSet["photoset"] as? [String: Any])?["photo"] as? [[String: Any]])
-        #expect(setPhotos.compactMap { $0["id"] as? String } == [landscape, portrait] && setPhotos[0]["url_t"] is String)
+        #expect(
+            setPhotos.compactMap { $0["id"] as? String } == [landscape, portrait] && setPhotos[0]["url_t"] is String)
         #expect(try call("flickr.photosets.getPhotos", "photoset_id=NoSuchSet")["code"] as? Int == 1)
         let echo = try call("flickr.test.echo", "foo=bar")
         #expect((echo["foo"] as? [String: Any])?["_content"] as? String == "bar")
@@ -187,10 +225,14 @@ import Testing
         #expect(badKey.status == 200 && badKey.json["code"] as? Int == 100)
         let noKey = try get("method=flickr.test.echo")
         #expect(noKey.header("Content-Type")?.hasPrefix("text/xml") == true && noKey.text.contains("<err code=\"100\""))
-        let xml = try get("method=flickr.photos.getInfo&api_key=\(TestServer.appID)&photo_id=\(privatePhoto)&format=rest")
-        #expect(xml.text.contains("<rsp stat=\"fail\">") && xml.text.contains("<err code=\"1\" msg=\"Photo not found\" />"))
+        let xml = try get(
+            "method=flickr.photos.getInfo&api_key=\(TestServer.appID)&photo_id=\(privatePhoto)&format=rest")
+        #expect(
+            xml.text.contains("<rsp stat=\"fail\">") && xml.text.contains("<err code=\"1\" msg=\"Photo not found\" />"))
         let wrapped = try get("method=flickr.test.echo&api_key=\(TestServer.appID)&format=json")
-        #expect(wrapped.text.hasPrefix("jsonFlickrApi({") && wrapped.header("Content-Type")?.hasPrefix("text/javascript") == true)
+        #expect(
+            wrapped.text.hasPrefix("jsonFlickrApi({")
+                && wrapped.header("Content-Type")?.hasPrefix("text/javascript") == true)
         let named = try get("method=flickr.test.echo&api_key=\(TestServer.appID)&format=json&jsoncallback=cb")
         #expect(named.text.hasPrefix("cb({"))
         let hostile = try get("method=flickr.test.echo&api_key=\(TestServer.appID)&format=json&jsoncallback=alert(1)")
@@ -211,16 +253,20 @@ import Testing
         var request = URLRequest(url: URL(string: server.baseURL + "/services/rest/")!)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data("method=flickr.photos.search&oauth_consumer_key=\(TestServer.appID)&text=beach&format=json&nojsoncallback=1".utf8)
+        request.httpBody = Data(
+            "method=flickr.photos.search&oauth_consumer_key=\(TestServer.appID)&text=beach&format=json&nojsoncallback=1"
+                .utf8)
         let posted = try TestServer.send(request)
-        #expect(posted.status == 200 && (posted.json["photos"] as? [String: Any])?["total"] as? Int == 1, "\(posted.text)")
+        #expect(
+            posted.status == 200 && (posted.json["photos"] as? [String: Any])?["total"] as? Int == 1, "\(posted.text)")
     }
 
     @Test func flickrapi_FromPyPI_SearchesAndReadsSizes_InJSONAndXML() throws {
         let python = try #require(
             ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
             "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh, which installs flickrapi")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("e2e/flickrapi_e2e.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

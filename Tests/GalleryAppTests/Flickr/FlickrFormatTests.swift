@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import HTTPServer
 import Testing
+
 @testable import GalleryApp
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// The Flickr answer formats, argument reading and file names, without a server.
 @Suite struct FlickrFormatTests {
@@ -14,10 +16,13 @@ import Testing
     }
 
     private let entries: [FlickrValue.Entry] = [
-        ("photos", .object([
-            ("page", .int(1)), ("total", .int(2)),
-            ("photo", .list([.object([("id", .string("a1")), ("title", .string("<b>\"x\" & 'y'</b>\n"))])])),
-        ])),
+        (
+            "photos",
+            .object([
+                ("page", .int(1)), ("total", .int(2)),
+                ("photo", .list([.object([("id", .string("a1")), ("title", .string("<b>\"x\" & 'y'</b>\n"))])])),
+            ])
+        ),
         ("title", .text("t&t")),
     ]
 
@@ -48,7 +53,9 @@ import Testing
         let json = text(FlickrFormat.json(callback: nil).failure(.methodNotFound("x.y")))
         #expect(json == #"{"stat":"fail","code":112,"message":"Method \"x.y\" not found"}"#)
         let xml = text(FlickrFormat.rest.failure(.invalidAPIKey))
-        #expect(xml.contains("<rsp stat=\"fail\">") && xml.contains("<err code=\"100\" msg=\"Invalid API Key (Key has invalid format)\" />"))
+        #expect(
+            xml.contains("<rsp stat=\"fail\">")
+                && xml.contains("<err code=\"100\" msg=\"Invalid API Key (Key has invalid format)\" />"))
     }
 
     @Test func format_DefaultsToRest_RefusesUnknownFormats_AndCallbacksThatAreNotIdentifiers() throws {
@@ -66,7 +73,10 @@ import Testing
             }
             #expect(error.status == 400)
         }
-        guard case .failure(let error) = parse([("format", "xmlrpc")]) else { Issue.record("xmlrpc accepted"); return }
+        guard case .failure(let error) = parse([("format", "xmlrpc")]) else {
+            Issue.record("xmlrpc accepted")
+            return
+        }
         #expect(error.code == 111)
     }
 
@@ -108,7 +118,8 @@ import Testing
         #expect(secrets.verify(secret, photoId: "abc123", original: false))
         #expect(!secrets.verify(secret, photoId: "abc123", original: true))
         #expect(!secrets.verify(String(secret.dropLast()) + "x", photoId: "abc123", original: false))
-        #expect(!FlickrSecrets(key: String(repeating: "j", count: 32)).verify(secret, photoId: "abc123", original: false))
+        #expect(
+            !FlickrSecrets(key: String(repeating: "j", count: 32)).verify(secret, photoId: "abc123", original: false))
     }
 
     @Test func fileNames_MapSuffixesToTheLadder() throws {
@@ -118,7 +129,10 @@ import Testing
         #expect(try FlickrAssetRoutes.parse("Abc123_0123456789_s.jpg").get().size == .sq)
         #expect(try FlickrAssetRoutes.parse("Abc123_0123456789_o.png").get().size == .o)
         for bad in ["Abc123_0123456789_x.jpg", "Abc123.jpg", "Abc123_0123456789_t.png", "a_b_c_d.jpg", "no-dot"] {
-            guard case .failure(let error) = FlickrAssetRoutes.parse(bad) else { Issue.record("accepted \(bad)"); continue }
+            guard case .failure(let error) = FlickrAssetRoutes.parse(bad) else {
+                Issue.record("accepted \(bad)")
+                continue
+            }
             #expect(error.status == .badRequest)
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import Imaging
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// Faults the processing queue must survive without failing photos for good: transient errors
@@ -21,28 +22,50 @@ import Testing
     /// Marks the photo failed as an exhausted job would have.
     static func failForGood(_ server: TestServer, _ id: String) throws {
         try server.application.pool.query(
-            "update jobs set state = 'failed', attempts = max_attempts, last_error = 'disk full' where photo_id = $1", [id])
-        try server.application.pool.query("update photos set status = 'failed', error = 'disk full' where object_id = $1", [id])
+            "update jobs set state = 'failed', attempts = max_attempts, last_error = 'disk full' where photo_id = $1",
+            [id])
+        try server.application.pool.query(
+            "update photos set status = 'failed', error = 'disk full' where object_id = $1", [id])
     }
 
     @Test func classify_TellsTransientFaultsFromPermanentOnes() {
         #expect(JobFault.classify(BlobStoreError.insufficientStorage(operation: "write", path: "/x")) == .transient)
-        #expect(JobFault.classify(BlobStoreError.io(operation: "write", path: "/x", message: "Input/output error")) == .transient)
+        #expect(
+            JobFault.classify(BlobStoreError.io(operation: "write", path: "/x", message: "Input/output error"))
+                == .transient)
         #expect(JobFault.classify(ImageError.io("read: Input/output error")) == .transient)
         #expect(JobFault.classify(PostgresError.connectFailed(message: "refused")) == .transient)
         #expect(JobFault.classify(PostgresError.connectionClosed(message: "gone")) == .transient)
         #expect(JobFault.classify(PostgresError.poolTimeout(waited: 5)) == .transient)
-        #expect(JobFault.classify(PostgresError.server(sqlState: "53100", message: "disk full", detail: nil, constraint: nil)) == .transient)
-        #expect(JobFault.classify(PostgresError.server(sqlState: .adminShutdown, message: "bye", detail: nil, constraint: nil)) == .transient)
+        #expect(
+            JobFault.classify(
+                PostgresError.server(sqlState: "53100", message: "disk full", detail: nil, constraint: nil))
+                == .transient)
+        #expect(
+            JobFault.classify(
+                PostgresError.server(sqlState: .adminShutdown, message: "bye", detail: nil, constraint: nil))
+                == .transient)
         #expect(JobFault.classify(ImageError.truncated) == .permanent)
         #expect(JobFault.classify(ImageError.corrupt("bad Huffman code")) == .permanent)
         #expect(JobFault.classify(ImageError.unsupportedFormat) == .permanent)
         #expect(JobFault.classify(ProcessingError.originalMissing("originals/x.jpg")) == .retryable)
         // The object store: unreachable or failing after its own retries is the surroundings' fault.
-        #expect(JobFault.classify(BlobStoreError.unavailable(operation: "get", key: "originals/x.jpg", message: "connect refused")) == .transient)
-        #expect(JobFault.classify(BlobStoreError.remote(operation: "put", key: "k", status: 503, code: "SlowDown", message: "")) == .transient)
-        #expect(JobFault.classify(BlobStoreError.remote(operation: "put", key: "k", status: 403, code: "AccessDenied", message: "")) == .retryable)
-        #expect(JobFault.classify(PostgresError.server(sqlState: .syntaxError, message: "oops", detail: nil, constraint: nil)) == .retryable)
+        #expect(
+            JobFault.classify(
+                BlobStoreError.unavailable(operation: "get", key: "originals/x.jpg", message: "connect refused"))
+                == .transient)
+        #expect(
+            JobFault.classify(
+                BlobStoreError.remote(operation: "put", key: "k", status: 503, code: "SlowDown", message: ""))
+                == .transient)
+        #expect(
+            JobFault.classify(
+                BlobStoreError.remote(operation: "put", key: "k", status: 403, code: "AccessDenied", message: ""))
+                == .retryable)
+        #expect(
+            JobFault.classify(
+                PostgresError.server(sqlState: .syntaxError, message: "oops", detail: nil, constraint: nil))
+                == .retryable)
     }
 
     @Test func transientFaults_BackOffWithoutUsingUpAttempts_AndThePhotoIsProcessedOnceTheyPass() throws {
@@ -54,7 +77,8 @@ import Testing
         for failure in 1...6 {
             try server.application.pool.query("update jobs set run_at = now() where photo_id = $1", [id])
             let claim = try #require(try queue.claim(worker: "w"))
-            try queue.fail(claim, worker: "w", reason: "write thumbnails/x.jpg: no space left on device", fault: .transient)
+            try queue.fail(
+                claim, worker: "w", reason: "write thumbnails/x.jpg: no space left on device", fault: .transient)
             let job = try Self.job(server, id)
             #expect(job.state == "queued", "after transient fault \(failure)")
             #expect(job.attempts == 0, "a transient fault uses up no attempt")
@@ -62,9 +86,12 @@ import Testing
         }
         #expect(try Self.photoStatus(server, id) == "pending")
         // The delay doubles from the base (10 ms in tests) and stops at the cap.
-        let delay = try #require(try server.application.pool.query(
-            "select extract(epoch from run_at - updated_at)::float8 as d from jobs where photo_id = $1", [id]).first)
-            .decode(Double.self, "d")
+        let delay = try #require(
+            try server.application.pool.query(
+                "select extract(epoch from run_at - updated_at)::float8 as d from jobs where photo_id = $1", [id]
+            ).first
+        )
+        .decode(Double.self, "d")
         #expect(delay > 0.2 && delay < 1, "6th transient fault waits base × 2^5 = 0.32 s, got \(delay)")
         // The fault passes: the next run makes the photo and clears the transient history.
         try server.application.pool.query("update jobs set run_at = now() where photo_id = $1", [id])
@@ -141,7 +168,9 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         var ids: [String] = []
-        for seed in 75..<78 { ids.append(try server.uploadPhoto(try TestJPEG.make(width: 40, height: 40, seed: UInt64(seed)))) }
+        for seed in 75..<78 {
+            ids.append(try server.uploadPhoto(try TestJPEG.make(width: 40, height: 40, seed: UInt64(seed))))
+        }
         for id in ids { try Self.failForGood(server, id) }
         let master = ["X-Parse-Master-Key": TestServer.masterKey]
 
@@ -252,7 +281,8 @@ import Testing
         let server = try TestServer(workers: 0) { $0.tmpSweepMinutes = 1 }
         defer { server.stop() }
         let tmp = server.application.store.spoolDirectory
-        let stale = tmp + "/galleryd-body-stale", fresh = tmp + "/galleryd-body-fresh"
+        let stale = tmp + "/galleryd-body-stale"
+        let fresh = tmp + "/galleryd-body-fresh"
         #expect(FileManager.default.createFile(atPath: stale, contents: Data(count: 100)))
         #expect(FileManager.default.createFile(atPath: fresh, contents: Data(count: 100)))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: stale)

@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
-import Testing
 import Synchronization
+import Testing
+
 @testable import GalleryApp
 
 /// The processing queue against a real database: leases that outlive a dead worker, retries with
@@ -19,8 +20,11 @@ import Synchronization
 
     /// The job row of a photo (for JobFaultTests and UploadStorageTests too).
     static func job(_ server: TestServer, _ photoId: String) throws -> JobRow {
-        let row = try #require(try server.application.pool.query(
-            "select state, attempts, transient_failures, locked_by, last_error from jobs where photo_id = $1", [photoId]).first)
+        let row = try #require(
+            try server.application.pool.query(
+                "select state, attempts, transient_failures, locked_by, last_error from jobs where photo_id = $1",
+                [photoId]
+            ).first)
         return JobRow(
             state: try row.decode(String.self, "state"), attempts: try row.decode(Int.self, "attempts"),
             transientFailures: try row.decode(Int.self, "transient_failures"),
@@ -29,7 +33,9 @@ import Synchronization
 
     /// Runs `pool.drain()` until the job leaves the queue (retries are scheduled in the future, so
     /// one drain may return early), or fails after `timeout`.
-    static func drainUntilFinished(_ server: TestServer, _ photoId: String, pool: WorkerPool, timeout: TimeInterval = 60) throws {
+    static func drainUntilFinished(
+        _ server: TestServer, _ photoId: String, pool: WorkerPool, timeout: TimeInterval = 60
+    ) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             pool.drain()
@@ -55,7 +61,8 @@ import Synchronization
         #expect(try queue.claim(worker: "other") == nil)
 
         // The lease runs out.
-        try server.application.pool.query("update jobs set lease_until = now() - interval '1 second' where photo_id = $1", [id])
+        try server.application.pool.query(
+            "update jobs set lease_until = now() - interval '1 second' where photo_id = $1", [id])
         let pool = server.application.makeWorkerPool(threads: 1)
         pool.start()
         defer { pool.stop() }
@@ -82,7 +89,8 @@ import Synchronization
         for attempt in 1...2 {
             let claim = try #require(try queue.claim(worker: "doomed-\(attempt)"))
             #expect(claim.attempt == attempt)
-            try server.application.pool.query("update jobs set lease_until = now() - interval '1 second' where photo_id = $1", [id])
+            try server.application.pool.query(
+                "update jobs set lease_until = now() - interval '1 second' where photo_id = $1", [id])
         }
         // No attempts left: not claimed a third time, but failed with the reason.
         #expect(try queue.claim(worker: "third") == nil)
@@ -115,9 +123,12 @@ import Synchronization
         #expect(job.state == "queued")
         #expect(job.attempts == 1)
         #expect(job.lastError?.contains("missing") == true)
-        let delay = try #require(try server.application.pool.query(
-            "select extract(epoch from run_at - updated_at)::float8 as d from jobs where photo_id = $1", [id]).first)
-            .decode(Double.self, "d")
+        let delay = try #require(
+            try server.application.pool.query(
+                "select extract(epoch from run_at - updated_at)::float8 as d from jobs where photo_id = $1", [id]
+            ).first
+        )
+        .decode(Double.self, "d")
         #expect(delay > 0)
         #expect(server.application.jobs.retryDelay(afterAttempt: 1) == 2)
         #expect(server.application.jobs.retryDelay(afterAttempt: 3) == 8)
@@ -145,7 +156,8 @@ import Synchronization
         let jpeg = try TestJPEG.make(width: 96, height: 96, seed: 24)
         let id = try server.uploadPhoto(jpeg)
         for name in server.blobFiles(under: "originals") {
-            try Data(jpeg.prefix(jpeg.count * 2 / 3)).write(to: URL(fileURLWithPath: server.storage + "/originals/" + name))
+            try Data(jpeg.prefix(jpeg.count * 2 / 3)).write(
+                to: URL(fileURLWithPath: server.storage + "/originals/" + name))
         }
         let pool = server.application.makeWorkerPool(threads: 1)
         try Self.drainUntilFinished(server, id, pool: pool)
@@ -183,11 +195,14 @@ import Synchronization
         let id = try server.uploadPhoto(try TestJPEG.make(width: 100, height: 50, seed: 26))
         let pool = server.application.makeWorkerPool(threads: 1)
         #expect(pool.drain() == 1)
-        let columns = ["status", "thumbnail_key", "preview_key", "thumbnail_width", "thumbnail_height", "preview_width",
-                       "preview_height", "dominant_color", "width", "height", "error"]
+        let columns = [
+            "status", "thumbnail_key", "preview_key", "thumbnail_width", "thumbnail_height", "preview_width",
+            "preview_height", "dominant_color", "width", "height", "error",
+        ]
         func snapshot() throws -> [String?] {
             let list = columns.map { "\($0)::text" }.joined(separator: ", ")
-            let row = try #require(try server.application.pool.query("select \(list) from photos where object_id = $1", [id]).first)
+            let row = try #require(
+                try server.application.pool.query("select \(list) from photos where object_id = $1", [id]).first)
             return try columns.indices.map { try row.decode(String?.self, $0) }
         }
         let first = try snapshot()
@@ -198,7 +213,9 @@ import Synchronization
         #expect(try Self.job(server, id).state == "done")
         #expect(server.blobFiles(under: "thumbnails") == ["\(id).jpg"])
         #expect(server.blobFiles(under: "previews") == ["\(id).jpg"])
-        #expect(try server.fetchFile(try server.request("GET", "/parse/classes/Photo/\(id)").json["thumbnail"]).status == 200)
+        #expect(
+            try server.fetchFile(try server.request("GET", "/parse/classes/Photo/\(id)").json["thumbnail"]).status
+                == 200)
     }
 
     /// Starts the built galleryd with `arguments` against the server's database and store, its
@@ -223,14 +240,18 @@ import Synchronization
     }
 
     /// Sends SIGTERM and expects a clean exit (status 0) within 30 s.
-    static func expectCleanExitOnSIGTERM(_ process: Process, log: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectCleanExitOnSIGTERM(
+        _ process: Process, log: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(!process.isRunning, "galleryd ignored SIGTERM:\n\(text)", sourceLocation: sourceLocation)
         if !process.isRunning {
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(text)", sourceLocation: sourceLocation)
+            #expect(
+                process.terminationReason == .exit && process.terminationStatus == 0, "\(text)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -259,7 +280,8 @@ import Synchronization
         }
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline,
-            !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("galleryd listening") {
+            !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("galleryd listening")
+        {
             Thread.sleep(forTimeInterval: 0.05)
         }
         #expect(process.isRunning)

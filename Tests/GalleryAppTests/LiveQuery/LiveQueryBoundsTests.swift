@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Runs one of the LiveQuery end-to-end scripts (PyPI `websockets`) in Tests/e2e with `arguments`;
@@ -8,7 +9,8 @@ func runLiveQueryScript(_ name: String, _ arguments: [String]) throws -> (status
     let python = try #require(
         ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
         "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`")
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("e2e/\(name)").path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
@@ -76,6 +78,9 @@ func runLiveQueryScript(_ name: String, _ arguments: [String]) throws -> (status
         #expect(refused(#"{"title":"01234567890"}"#))
         #expect(refused(#"{"title":{"$regex":"^abcde"}}"#))
         // Within every other cap, but over 100 bytes as JSON.
-        #expect(refused(#"{"title":{"$in":["xxxxxxxxxx","yyyyyyyyyy"]},"aaaaaaaaaaaaaaaaaaaaaaaaa":"w","bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb":"v"}"#))
+        #expect(
+            refused(
+                #"{"title":{"$in":["xxxxxxxxxx","yyyyyyyyyy"]},"aaaaaaaaaaaaaaaaaaaaaaaaa":"w","bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb":"v"}"#
+            ))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// What a LiveQuery `leave` tells a subscriber (issue #25, item 9): one who lost access to the row
@@ -19,14 +20,18 @@ struct LiveQueryLeaveTests {
     private func message(_ old: [String: Any], _ new: [String: Any], to user: String) throws -> [String: Any] {
         let matcher = try LiveQueryMatcher.compile([:], schema: .gallery)
         let subscription = LiveQuerySubscription(
-            requestId: 7, schema: .gallery, matcher: matcher, keys: nil, access: ParseAccess(caller: .user(objectId: user)))
+            requestId: 7, schema: .gallery, matcher: matcher, keys: nil,
+            access: ParseAccess(caller: .user(objectId: user)))
         let event = LiveQueryEvent(schema: .gallery, operation: .update, old: old, new: new)
-        let text = try #require(subscription.message(for: event, rendering: LiveQueryRendering(event: event, encoder: encoder), clientId: 3))
+        let text = try #require(
+            subscription.message(for: event, rendering: LiveQueryRendering(event: event, encoder: encoder), clientId: 3)
+        )
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
     @Test func leave_AfterLosingAccess_NamesTheObjectOnly() throws {
-        let shared = gallery(name: "Holiday", acl: ["aliceUser1": ["read": true, "write": true], "bobUser001": ["read": true]])
+        let shared = gallery(
+            name: "Holiday", acl: ["aliceUser1": ["read": true, "write": true], "bobUser001": ["read": true]])
         let unshared = gallery(name: "Surprise party for Bob", acl: ["aliceUser1": ["read": true, "write": true]])
         let sent = try message(shared, unshared, to: "bobUser001")
         #expect(sent["op"] as? String == "leave")
@@ -48,7 +53,8 @@ struct LiveQueryLeaveTests {
     @Test func leave_OfARowStillReadable_CarriesTheObjectAsBefore() throws {
         let acl: [String: Any] = ["aliceUser1": ["read": true, "write": true], "bobUser001": ["read": true]]
         // Trashed: it leaves the (default, live-only) query, and bob may still read it.
-        let sent = try message(gallery(name: "Holiday", acl: acl), gallery(name: "Holiday", acl: acl, deleted: true), to: "bobUser001")
+        let sent = try message(
+            gallery(name: "Holiday", acl: acl), gallery(name: "Holiday", acl: acl, deleted: true), to: "bobUser001")
         #expect(sent["op"] as? String == "leave")
         #expect((sent["object"] as? [String: Any])?["name"] as? String == "Holiday")
         #expect((sent["original"] as? [String: Any])?["name"] as? String == "Holiday")

@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import Testing
+
 @testable import GalleryApp
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A LiveQuery subscription ends with the session that made it, in every instance: logout,
 /// password change and account deletion through instance A reach a subscriber of instance B
@@ -35,7 +37,8 @@ import Testing
         // A session that runs out in a few seconds, with no statement to announce it.
         let expiring = try a.makeUser("rev-expiry")
         try a.application.pool.query(
-            "update sessions set expires_at = clock_timestamp() + interval '5 seconds' where user_id = $1", [expiring.objectId])
+            "update sessions set expires_at = clock_timestamp() + interval '5 seconds' where user_id = $1",
+            [expiring.objectId])
 
         let cases: [String: Any] = [
             "logout": ["token": logout.token],

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// LiveQuery: `where` evaluated in the server per event, the op a change means to a subscription,
@@ -7,7 +8,8 @@ import Testing
 struct LiveQueryTests {
     private func row(_ fields: [String: Any]) -> [String: Any] {
         var row: [String: Any] = [
-            "object_id": "abc", "created_at": "2026-11-23T06:00:00.123+00:00", "updated_at": "2026-11-23T06:00:01+00:00",
+            "object_id": "abc", "created_at": "2026-11-23T06:00:00.123+00:00",
+            "updated_at": "2026-11-23T06:00:01+00:00",
             "title": "Beach at noon", "status": "pending", "width": 160, "tags": ["sea", "sun"], "deleted_at": NSNull(),
             "taken_at": "2020-01-02T03:04:05+00:00", "original_key": "originals/x.jpg",
         ]
@@ -51,11 +53,14 @@ struct LiveQueryTests {
     }
 
     @Test func subscription_TellsCreateUpdateEnterLeaveDelete() throws {
-        let subscription = LiveQuerySubscription(requestId: 1, schema: .photo, matcher: try matcher(#"{"status":"ready"}"#), keys: nil)
+        let subscription = LiveQuerySubscription(
+            requestId: 1, schema: .photo, matcher: try matcher(#"{"status":"ready"}"#), keys: nil)
         func op(_ operation: LiveQueryEvent.Operation, _ old: [String: Any]?, _ new: [String: Any]?) -> String? {
             subscription.operation(for: LiveQueryEvent(schema: .photo, operation: operation, old: old, new: new))
         }
-        let pending = row([:]), ready = row(["status": "ready"]), trashed = row(["status": "ready", "deleted_at": "2026-11-23T07:00:00+00:00"])
+        let pending = row([:])
+        let ready = row(["status": "ready"])
+        let trashed = row(["status": "ready", "deleted_at": "2026-11-23T07:00:00+00:00"])
         #expect(op(.insert, nil, ready) == "create")
         #expect(op(.insert, nil, pending) == nil)
         #expect(op(.update, pending, ready) == "enter")
@@ -68,15 +73,18 @@ struct LiveQueryTests {
     }
 
     @Test func event_DecodesTriggerPayload_AndWritesParseObject() throws {
-        let payload = #"{"className":"Photo","op":"insert","old":null,"new":{"object_id":"abc","created_at":"2026-11-23T06:00:00.123+00:00","title":"t","original_key":"originals/x.jpg","taken_at":"2020-01-02T03:04:05+00:00","width":3}}"#
+        let payload =
+            #"{"className":"Photo","op":"insert","old":null,"new":{"object_id":"abc","created_at":"2026-11-23T06:00:00.123+00:00","title":"t","original_key":"originals/x.jpg","taken_at":"2020-01-02T03:04:05+00:00","width":3}}"#
         let event = try #require(LiveQueryEvent.decode(payload).event)
         #expect(event.operation == .insert)
-        let object = event.parseObject(event.new!, keys: nil, encoder: ParseObjectEncoder(publicURL: "http://h", bucket: "b"))
+        let object = event.parseObject(
+            event.new!, keys: nil, encoder: ParseObjectEncoder(publicURL: "http://h", bucket: "b"))
         #expect(object["className"] as? String == "Photo")
         #expect(object["createdAt"] as? String == "2026-11-23T06:00:00.123Z")
         #expect((object["takenAt"] as? [String: Any])?["__type"] as? String == "Date")
         #expect((object["original"] as? [String: Any])?["__type"] as? String == "File")
-        #expect(LiveQueryEvent.decode(#"{"className":"Photo","op":"update","truncated":true,"objectId":"x"}"#).event == nil)
+        #expect(
+            LiveQueryEvent.decode(#"{"className":"Photo","op":"update","truncated":true,"objectId":"x"}"#).event == nil)
         #expect(LiveQueryEvent.decode("not json").event == nil)
     }
 
@@ -102,14 +110,16 @@ struct LiveQueryTests {
     @Test func endToEnd_WebsocketsClient_SeesCreateAndReadyUpdate() throws {
         let python = try #require(
             ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
-            "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`")
+            "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`"
+        )
         let server = try TestServer(workers: 1)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let jpegPath = NSTemporaryDirectory() + "live-\(UUID().uuidString).jpg"
         try Data(try TestJPEG.make(width: 160, height: 120, seed: 5)).write(to: URL(fileURLWithPath: jpegPath))
         defer { try? FileManager.default.removeItem(atPath: jpegPath) }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("e2e/live_query_e2e.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+
 @testable import GalleryApp
 
 /// The app log's fields cannot forge lines: control characters become `\xNN`.
@@ -17,7 +18,9 @@ import Testing
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            let fields = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            let fields = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map {
+                "\($0.key)=\($0.value)"
+            }
             lines.withLock { $0.append(([event.message.description] + fields).joined(separator: " ")) }
         }
     }
@@ -27,11 +30,13 @@ import Testing
         var logger = Logger(label: "test") { _ in ControlEscapingLogHandler(wrapping: capture) }
         logger[metadataKey: "peer"] = "10.0.0.1\r\nforged"
         // What a request for `/parse/classes/x%0A2026-11-26T00:00:00Z info: admin logged in` logs.
-        logger.notice("refused \u{1B}[31m", metadata: [
-            "path": "/parse/classes/x\n2026-11-26T00:00:00Z info: admin logged in",
-            "op": .stringConvertible("sub\u{7F}scribe\tnow"),
-            "nested": ["list": ["a\nb", "c\\x0a"]],
-        ])
+        logger.notice(
+            "refused \u{1B}[31m",
+            metadata: [
+                "path": "/parse/classes/x\n2026-11-26T00:00:00Z info: admin logged in",
+                "op": .stringConvertible("sub\u{7F}scribe\tnow"),
+                "nested": ["list": ["a\nb", "c\\x0a"]],
+            ])
         let lines = capture.lines.withLock { $0 }
         #expect(lines.count == 1)
         let line = lines.first ?? ""

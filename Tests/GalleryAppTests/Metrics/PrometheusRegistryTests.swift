@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+
 @testable import GalleryApp
 
 @Test func prometheus_RendersCountersGaugesAndCumulativeHistograms() {
@@ -32,9 +33,15 @@ import Testing
 
 @Test func metrics_CountRequestsPerRoute_AndFoldUnknownMethodsIntoOther() {
     let metrics = GalleryMetrics()
-    for _ in 0..<3 { metrics.requestFinished(method: .get, routePattern: "/a", status: 200, durationSeconds: 0.002, bytesSent: 10) }
-    metrics.requestFinished(method: HTTPMethod(rawValue: "BREW"), routePattern: "unmatched", status: 501, durationSeconds: 0.1, bytesSent: 5)
-    metrics.requestFinished(method: HTTPMethod(rawValue: "XYZZY"), routePattern: "unmatched", status: 501, durationSeconds: 0.1, bytesSent: 5)
+    for _ in 0..<3 {
+        metrics.requestFinished(method: .get, routePattern: "/a", status: 200, durationSeconds: 0.002, bytesSent: 10)
+    }
+    metrics.requestFinished(
+        method: HTTPMethod(rawValue: "BREW"), routePattern: "unmatched", status: 501, durationSeconds: 0.1, bytesSent: 5
+    )
+    metrics.requestFinished(
+        method: HTTPMethod(rawValue: "XYZZY"), routePattern: "unmatched", status: 501, durationSeconds: 0.1,
+        bytesSent: 5)
     #expect(metrics.httpRequests.value("/a", "GET", "200") == 3)
     #expect(metrics.httpRequests.value("unmatched", "other", "501") == 2)
     let text = metrics.registry.render()
@@ -54,7 +61,8 @@ import Testing
             let route = i % 10 == 0 ? "/b" : "/a"
             let status = i % 7 == 0 ? 404 : 200
             let method: HTTPMethod = thread % 2 == 0 ? .get : .head
-            metrics.requestFinished(method: method, routePattern: route, status: status, durationSeconds: 0.002, bytesSent: 3)
+            metrics.requestFinished(
+                method: method, routePattern: route, status: status, durationSeconds: 0.002, bytesSent: 3)
         }
     }
     var total = 0.0

@@ -18,7 +18,8 @@ import Testing
             try connection.execute("prepare compiled_query_test as \(statement.sql)")
             defer { try? connection.execute("deallocate compiled_query_test") }
             let arguments = statement.bindLiterals.joined(separator: ",")
-            return Array(try connection.query("execute compiled_query_test" + (arguments.isEmpty ? "" : "(\(arguments))")))
+            return Array(
+                try connection.query("execute compiled_query_test" + (arguments.isEmpty ? "" : "(\(arguments))")))
         }
     }
 
@@ -28,10 +29,13 @@ import Testing
         try ManifestQueryTests.sixPhotos(server)
         // Quotes and backslashes inside text and text[] literals.
         let awkward = #"o'brien "quoted" back\slash"#
-        try F.insert(server, [
-            F.Row(id: "gggggggggg", createdAt: ManifestQueryTests.t0.addingTimeInterval(600), filename: "it's.jpg",
-                  title: awkward, tags: [awkward, "plain"])
-        ])
+        try F.insert(
+            server,
+            [
+                F.Row(
+                    id: "gggggggggg", createdAt: ManifestQueryTests.t0.addingTimeInterval(600), filename: "it's.jpg",
+                    title: awkward, tags: [awkward, "plain"])
+            ])
         let t3 = ManifestQueryTests.t0.addingTimeInterval(180)
         let cases: [[String: String]] = [
             ["order": "-createdAt", "limit": "20"],
@@ -60,7 +64,9 @@ import Testing
             if let count = compiled.count {
                 let rows = try Self.prepareAndExecute(server, count)
                 #expect(rows.count == 1)
-                #expect(try rows.first?.decode(Int64.self, 0) == (response.json["count"] as? NSNumber)?.int64Value, "\(items)")
+                #expect(
+                    try rows.first?.decode(Int64.self, 0) == (response.json["count"] as? NSNumber)?.int64Value,
+                    "\(items)")
             }
         }
         #expect(nonEmpty == cases.count - 1)  // every case but the count alone selects some rows
@@ -71,11 +77,14 @@ import Testing
     @Test func compiledStatements_ForAUser_ReturnWhatTheRouteReturnsForTheirSession() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
         let alicePhotos = try server.insertPhotos(3, owner: alice.objectId)
         let bobPhotos = try server.insertPhotos(2, owner: bob.objectId)
         let configuration = server.application.configuration
-        for items in [["order": "-createdAt", "limit": "20"], ["count": "1", "limit": "0"], ["count": "1", "limit": "2"]] {
+        for items in [
+            ["order": "-createdAt", "limit": "20"], ["count": "1", "limit": "0"], ["count": "1", "limit": "2"],
+        ] {
             let compiled = try ParseCompiledQuery.find(
                 className: "Photo", rawQuery: F.query(items), configuration: configuration,
                 access: ParseAccess(caller: .user(objectId: alice.objectId)))
@@ -96,7 +105,9 @@ import Testing
         }
         // The master key's statement (the default) is another one: every photo.
         let master = try ParseCompiledQuery.find(className: "Photo", rawQuery: "limit=20", configuration: configuration)
-        let all = try Self.prepareAndExecute(server, try #require(master.select)).map { try $0.decode(String.self, "object_id") }
+        let all = try Self.prepareAndExecute(server, try #require(master.select)).map {
+            try $0.decode(String.self, "object_id")
+        }
         #expect(Set(all) == Set(alicePhotos + bobPhotos))
     }
 
@@ -107,7 +118,8 @@ import Testing
     @Test func usersRankedText_FindsTheirMatchesInTheOwnerSearchIndex() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
         // 20,000 rows, every other one alice's; 4 in 100 titled with both words.
         try server.application.pool.query(
             """
@@ -120,7 +132,10 @@ import Testing
               from generate_series(1, 20000) i
             """, [alice.objectId, bob.objectId])
         try server.application.pool.execute("analyze photos")
-        let items = ["order": "$score", "limit": "20", "where": F.json(["title": ["$text": ["$search": ["$term": "kyoto harbor"]]]])]
+        let items = [
+            "order": "$score", "limit": "20",
+            "where": F.json(["title": ["$text": ["$search": ["$term": "kyoto harbor"]]]]),
+        ]
         let compiled = try ParseCompiledQuery.find(
             className: "Photo", rawQuery: F.query(items), configuration: server.application.configuration,
             access: ParseAccess(caller: .user(objectId: alice.objectId)))
@@ -128,7 +143,8 @@ import Testing
         let plan = try server.application.pool.withConnection { connection -> String in
             try connection.execute("prepare ranked_text_plan as \(select.sql)")
             defer { try? connection.execute("deallocate ranked_text_plan") }
-            let rows = try connection.query("explain execute ranked_text_plan(\(select.bindLiterals.joined(separator: ",")))")
+            let rows = try connection.query(
+                "explain execute ranked_text_plan(\(select.bindLiterals.joined(separator: ",")))")
             return try rows.map { try $0.decode(String.self, 0) }.joined(separator: "\n")
         }
         #expect(plan.contains("photos_owner_search_idx"), "\(plan)")
@@ -164,7 +180,8 @@ import Testing
 
     @Test func bindLiterals_QuoteEachTypeInItsInputSyntax() {
         let statement = ParseSQLStatement(
-            sql: "", binds: [.null, .text("it's"), .int(-5), .double(0.5), .bool(true), .textArray(["a\"b", "c'd", #"e\f"#])])
+            sql: "",
+            binds: [.null, .text("it's"), .int(-5), .double(0.5), .bool(true), .textArray(["a\"b", "c'd", #"e\f"#])])
         #expect(statement.bindLiterals == ["NULL", "'it''s'", "'-5'", "'0.5'", "'true'", #"'{"a\"b","c''d","e\\f"}'"#])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The strict JSON parser and the fast writer.
@@ -17,7 +18,12 @@ import Testing
         #expect(try parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
         #expect(try parse(" true ") == .bool(true))
         #expect(try parse("null") == .null)
-        #expect(try parse(#"{"a":[1,"x",{}]}"#) == .object(ParseJSONObject([.init(key: "a", value: .array([.int(1), .string("x"), .object(ParseJSONObject())]))])))
+        #expect(
+            try parse(#"{"a":[1,"x",{}]}"#)
+                == .object(
+                    ParseJSONObject([
+                        .init(key: "a", value: .array([.int(1), .string("x"), .object(ParseJSONObject())]))
+                    ])))
     }
 
     @Test func parser_DecodesEscapesAndSurrogatePairs() throws {
@@ -26,10 +32,14 @@ import Testing
 
     @Test func parser_RejectsWhatJSONSerializationMightAccept_With107() {
         let bad: [[UInt8]] = [
-            Array(#"{"a":1,"a":2}"#.utf8), Array(#""\ud800""#.utf8), Array(#""\udc00x""#.utf8), Array(#""\u0000""#.utf8),
-            [0x22, 0xFF, 0x22], [0x22, 0xC3, 0x28, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x01, 0x22], Array("01".utf8),
-            Array("1.".utf8), Array(".5".utf8), Array("+1".utf8), Array("1e".utf8), Array("NaN".utf8), Array("1e400".utf8),
-            Array("[1,]".utf8), Array(#"{"a":1,}"#.utf8), Array("tru".utf8), Array("[1] [2]".utf8), [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
+            Array(#"{"a":1,"a":2}"#.utf8), Array(#""\ud800""#.utf8), Array(#""\udc00x""#.utf8),
+            Array(#""\u0000""#.utf8),
+            [0x22, 0xFF, 0x22], [0x22, 0xC3, 0x28, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x01, 0x22],
+            Array("01".utf8),
+            Array("1.".utf8), Array(".5".utf8), Array("+1".utf8), Array("1e".utf8), Array("NaN".utf8),
+            Array("1e400".utf8),
+            Array("[1,]".utf8), Array(#"{"a":1,}"#.utf8), Array("tru".utf8), Array("[1] [2]".utf8),
+            [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
             Array("'a'".utf8), Array("".utf8),
         ]
         for bytes in bad {
@@ -40,7 +50,9 @@ import Testing
     @Test func parser_RejectsNestingBeyondTheLimit_With102() {
         #expect(parseErrorCode { _ = try parse("[[[1]]]", depth: 2) } == 102)
         #expect((try? parse("[[1]]", depth: 2)) == .array([.array([.int(1)])]))
-        #expect(parseErrorCode { _ = try parse(String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000)) } == 102)
+        #expect(
+            parseErrorCode { _ = try parse(String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000)) }
+                == 102)
     }
 
     @Test func writer_EscapesQuotesBackslashesAndControlCharacters() {
@@ -58,7 +70,9 @@ import Testing
         writer.endArray()
         writer.endObject()
         let text = String(decoding: writer.bytes, as: UTF8.self)
-        #expect(text == #"{"k\"":"a\"b\\c\n\r\t\b\f\u0000\u001f"# + "\u{7f}é🌅\u{2028}" + #"","n":[-12,0.5,null,false,null]}"#)
+        #expect(
+            text == #"{"k\"":"a\"b\\c\n\r\t\b\f\u0000\u001f"# + "\u{7f}é🌅\u{2028}"
+                + #"","n":[-12,0.5,null,false,null]}"#)
         // Valid JSON (our own parser refuses the \u0000 on purpose, so ask Foundation).
         #expect((try? JSONSerialization.jsonObject(with: Data(writer.bytes))) != nil)
     }
@@ -68,7 +82,8 @@ import Testing
         var writer = ParseJSONWriter()
         writer.string(all)
         #expect(try ParseJSONParser.parse(writer.bytes, maxDepth: 1) == .string(all))
-        let foundation = try JSONSerialization.jsonObject(with: Data(writer.bytes), options: [.fragmentsAllowed]) as? String
+        let foundation =
+            try JSONSerialization.jsonObject(with: Data(writer.bytes), options: [.fragmentsAllowed]) as? String
         #expect(foundation == all)
     }
 
@@ -88,6 +103,8 @@ import Testing
         #expect(ParseError.duplicateValue("x").httpStatus == .badRequest)
         #expect(ParseError.objectNotFound().httpStatus == .notFound)
         #expect(ParseError(code: ParseError.Code.scriptFailed, message: "x").httpStatusCode == 400)
-        #expect(String(decoding: ParseError.invalidQuery("bad \"q\"").jsonBody, as: UTF8.self) == #"{"code":102,"error":"bad \"q\""}"#)
+        #expect(
+            String(decoding: ParseError.invalidQuery("bad \"q\"").jsonBody, as: UTF8.self)
+                == #"{"code":102,"error":"bad \"q\""}"#)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Rows to Parse JSON: exact bytes for sample rows.
@@ -8,11 +9,14 @@ import Testing
 
     static var photoRow: DictionaryRow {
         DictionaryRow([
-            "object_id": "AbCdEf1234", "created_at": isoDate("2024-05-06T07:08:09.123Z"), "updated_at": isoDate("2024-05-06T07:08:10.456Z"),
-            "filename": "IMG_0001.JPG", "title": "Sunset \"beach\"\n\u{1}é🌅", "tags": ["sea", "sun"], "content_type": "image/jpeg",
+            "object_id": "AbCdEf1234", "created_at": isoDate("2024-05-06T07:08:09.123Z"),
+            "updated_at": isoDate("2024-05-06T07:08:10.456Z"),
+            "filename": "IMG_0001.JPG", "title": "Sunset \"beach\"\n\u{1}é🌅", "tags": ["sea", "sun"],
+            "content_type": "image/jpeg",
             "byte_size": 123_456, "checksum": "abc", "width": 4032, "height": 3024, "aspect_ratio": 1.3333333333333333,
             "taken_at": isoDate("2023-12-31T23:59:59.999Z"), "status": "ready", "dominant_color": "#aabbcc",
-            "original_key": "originals/abc.jpg", "thumbnail_key": "thumbnails/AbCdEf1234.jpg", "thumbnail_width": 400, "thumbnail_height": 300,
+            "original_key": "originals/abc.jpg", "thumbnail_key": "thumbnails/AbCdEf1234.jpg", "thumbnail_width": 400,
+            "thumbnail_height": 300,
         ])
     }
 
@@ -34,7 +38,8 @@ import Testing
     @Test func encoder_WritesFindResponse_WithCount() throws {
         let query = try ParseQuery.find(.photo, items: [(name: "keys", value: "title,deletedAt")])
         let row = DictionaryRow([
-            "object_id": "a", "created_at": isoDate("1970-01-01T00:00:00Z"), "updated_at": isoDate("2000-02-29T12:00:00.5Z"),
+            "object_id": "a", "created_at": isoDate("1970-01-01T00:00:00Z"),
+            "updated_at": isoDate("2000-02-29T12:00:00.5Z"),
             "title": "", "deleted_at": isoDate("2024-01-01T00:00:00Z"),
         ])
         let bytes = try encoder.findResponse([row, row], projection: query.projection, count: 42)
@@ -49,9 +54,11 @@ import Testing
     @Test func encoder_WritesPointers_AndIncludedObjects() throws {
         let plain = try ParseQuery.find(.galleryItem, items: [])
         let itemRow = DictionaryRow([
-            "object_id": "I1", "created_at": isoDate("2024-01-01T00:00:00Z"), "updated_at": isoDate("2024-01-01T00:00:00Z"),
+            "object_id": "I1", "created_at": isoDate("2024-01-01T00:00:00Z"),
+            "updated_at": isoDate("2024-01-01T00:00:00Z"),
             "gallery_id": "G1", "photo_id": "P1", "position": 0,
-            "p__object_id": "P1", "p__created_at": isoDate("2024-01-01T00:00:00Z"), "p__updated_at": isoDate("2024-01-02T00:00:00Z"),
+            "p__object_id": "P1", "p__created_at": isoDate("2024-01-01T00:00:00Z"),
+            "p__updated_at": isoDate("2024-01-02T00:00:00Z"),
             "p__title": "t", "p__thumbnail_key": "thumbnails/P1.jpg",
         ])
         let head = #"{"objectId":"I1","createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z","#
@@ -60,29 +67,42 @@ import Testing
                 == head + #""gallery":{"__type":"Pointer","className":"Gallery","objectId":"G1"},"#
                 + #""photo":{"__type":"Pointer","className":"Photo","objectId":"P1"},"position":0}"#)
         let included = try ParseQuery.find(
-            .galleryItem, items: [(name: "include", value: "photo"), (name: "keys", value: "photo.title,photo.thumbnail")])
+            .galleryItem,
+            items: [(name: "include", value: "photo"), (name: "keys", value: "photo.title,photo.thumbnail")])
         #expect(
             String(decoding: try encoder.object(itemRow, projection: included.projection), as: UTF8.self)
-                == head + #""photo":{"__type":"Object","className":"Photo","objectId":"P1","createdAt":"2024-01-01T00:00:00.000Z","#
+                == head
+                + #""photo":{"__type":"Object","className":"Photo","objectId":"P1","createdAt":"2024-01-01T00:00:00.000Z","#
                 + #""updatedAt":"2024-01-02T00:00:00.000Z","title":"t","#
-                + #""thumbnail":{"__type":"File","name":"P1.jpg","url":"https://photos.example/bucket/thumbnails/P1.jpg"}}}"#)
+                + #""thumbnail":{"__type":"File","name":"P1.jpg","url":"https://photos.example/bucket/thumbnails/P1.jpg"}}}"#
+        )
     }
 
     @Test func encoder_LeavesOutAMissingCoverPhoto_AndWritesScore() throws {
-        let query = try ParseQuery.find(.gallery, items: [(name: "include", value: "coverPhoto"), (name: "keys", value: "name")])
+        let query = try ParseQuery.find(
+            .gallery, items: [(name: "include", value: "coverPhoto"), (name: "keys", value: "name")])
         let row = DictionaryRow([
-            "object_id": "G1", "created_at": isoDate("2024-01-01T00:00:00Z"), "updated_at": isoDate("2024-01-01T00:00:00Z"), "name": "Trip",
+            "object_id": "G1", "created_at": isoDate("2024-01-01T00:00:00Z"),
+            "updated_at": isoDate("2024-01-01T00:00:00Z"), "name": "Trip",
         ])
         #expect(
             String(decoding: try encoder.object(row, projection: query.projection), as: UTF8.self)
-                == #"{"objectId":"G1","createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z","name":"Trip"}"#)
+                == #"{"objectId":"G1","createdAt":"2024-01-01T00:00:00.000Z","updatedAt":"2024-01-01T00:00:00.000Z","name":"Trip"}"#
+        )
         let scored = try ParseQuery.find(
-            .photo, items: [(name: "where", value: #"{"title":{"$text":{"$search":{"$term":"a"}}}}"#), (name: "order", value: "$score"),
-                            (name: "keys", value: "objectId")])
+            .photo,
+            items: [
+                (name: "where", value: #"{"title":{"$text":{"$search":{"$term":"a"}}}}"#),
+                (name: "order", value: "$score"),
+                (name: "keys", value: "objectId"),
+            ])
         let scoredRow = DictionaryRow([
-            "object_id": "P1", "created_at": isoDate("2024-01-01T00:00:00Z"), "updated_at": isoDate("2024-01-01T00:00:00Z"), "score": 0.25,
+            "object_id": "P1", "created_at": isoDate("2024-01-01T00:00:00Z"),
+            "updated_at": isoDate("2024-01-01T00:00:00Z"), "score": 0.25,
         ])
-        #expect(String(decoding: try encoder.object(scoredRow, projection: scored.projection), as: UTF8.self).hasSuffix(#","score":0.25}"#))
+        #expect(
+            String(decoding: try encoder.object(scoredRow, projection: scored.projection), as: UTF8.self).hasSuffix(
+                #","score":0.25}"#))
     }
 
     @Test func encoder_PercentEncodesUnusualKeyBytes_InURLs() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GalleryApp
 
 /// `$regex` translation: prefixes to LIKE, the rest to bounded PostgreSQL AREs.
@@ -58,7 +59,8 @@ import Testing
 
     @Test func regex_RejectsDangerousOrUnsupportedConstructs_With102() {
         let bad = [
-            "(a)\\1", "(a+)+", "(a*)*b", "((a|b)+)*", "a{1000}", "a{3,2}", "(?<name>a)", "(?i)a", "\\p{L}", "\\k<a>", "[[:alpha:]]",
+            "(a)\\1", "(a+)+", "(a*)*b", "((a|b)+)*", "a{1000}", "a{3,2}", "(?<name>a)", "(?i)a", "\\p{L}", "\\k<a>",
+            "[[:alpha:]]",
             "[z-a]", "[]", "[^]", "(a", "a)", "*a", "a**", "^*", "\\", "[a", "\\0", "\\q", "[\\W]", "(?=a)+",
         ]
         for pattern in bad {

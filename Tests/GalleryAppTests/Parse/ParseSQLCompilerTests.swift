@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Whole statements: projection, trash filter, order, paging, counts and include joins.
@@ -18,7 +19,10 @@ import Testing
     @Test func compiler_CombinesWhereOrderLimitAndSkip() throws {
         let compiled = try compileFind(
             .photo,
-            [("where", #"{"width":{"$gt":10}}"#), ("keys", "title,width"), ("order", "-width, title"), ("limit", "5"), ("skip", "10")])
+            [
+                ("where", #"{"width":{"$gt":10}}"#), ("keys", "title,width"), ("order", "-width, title"),
+                ("limit", "5"), ("skip", "10"),
+            ])
         let select = try #require(compiled.select)
         #expect(
             select.sql
@@ -45,24 +49,28 @@ import Testing
     }
 
     @Test func compiler_ExcludesKeys_ButAlwaysKeepsObjectIdAndDates() throws {
-        let select = try #require(try compileFind(.gallery, [("excludeKeys", "objectId,createdAt,name,coverPhoto")]).select)
+        let select = try #require(
+            try compileFind(.gallery, [("excludeKeys", "objectId,createdAt,name,coverPhoto")]).select)
         #expect(
             select.sql
                 == "select t.object_id, t.created_at, t.updated_at, t.deleted_at, t.photo_count, t.owner_id, t.acl from galleries t"
-                + " where t.deleted_at is null order by t.created_at desc, t.object_id desc limit $1::bigint offset $2::bigint")
+                + " where t.deleted_at is null order by t.created_at desc, t.object_id desc limit $1::bigint offset $2::bigint"
+        )
     }
 
     @Test func compiler_ClampsLimit_ToTheConfiguredMaximum() throws {
         #expect(try compileFind(.photo, [("limit", "5000")]).select?.binds.suffix(2) == [.int(1000), .int(0)])
         var limits = ParseLimits()
         limits.maxLimit = 50
-        #expect(try compileFind(.photo, [("limit", "51")], limits: limits).select?.binds.suffix(2) == [.int(50), .int(0)])
+        #expect(
+            try compileFind(.photo, [("limit", "51")], limits: limits).select?.binds.suffix(2) == [.int(50), .int(0)])
     }
 
     @Test func compiler_CountsWithTheO1Counter_WhenThereIsNoWhere() throws {
         let photos = try compileFind(.photo, [("count", "1"), ("limit", "0")])
         #expect(photos.select == nil)
-        #expect(photos.count == ParseSQLStatement(sql: "select n from row_counts where name = 'photos_live'", binds: []))
+        #expect(
+            photos.count == ParseSQLStatement(sql: "select n from row_counts where name = 'photos_live'", binds: []))
         let emptyWhere = try compileFind(.photo, [("count", "true"), ("where", "{}")])
         #expect(emptyWhere.count?.sql == "select n from row_counts where name = 'photos_live'")
         #expect(emptyWhere.select != nil)
@@ -74,13 +82,16 @@ import Testing
         let compiled = try compileFind(.photo, [("count", "1"), ("where", #"{"width":{"$gt":10}}"#), ("limit", "0")])
         #expect(
             compiled.count
-                == ParseSQLStatement(sql: "select count(*) from photos t where t.width > $1::bigint and t.deleted_at is null", binds: [.int(10)]))
+                == ParseSQLStatement(
+                    sql: "select count(*) from photos t where t.width > $1::bigint and t.deleted_at is null",
+                    binds: [.int(10)]))
         #expect(try compileFind(.photo, [("count", "0")]).count == nil)
         #expect(try compileFind(.photo, [("count", "false")]).count == nil)
     }
 
     @Test func compiler_ListsTrashedRows_WhenWhereNamesDeletedAt() throws {
-        let compiled = try compileFind(.photo, [("where", #"{"deletedAt":{"$exists":true}}"#), ("keys", "deletedAt"), ("count", "1")])
+        let compiled = try compileFind(
+            .photo, [("where", #"{"deletedAt":{"$exists":true}}"#), ("keys", "deletedAt"), ("count", "1")])
         #expect(
             compiled.select?.sql
                 == "select t.object_id, t.created_at, t.updated_at, t.deleted_at from photos t where t.deleted_at is not null"
@@ -120,7 +131,10 @@ import Testing
                 + " where t.gallery_id = $1::text and g.deleted_at is null and p.deleted_at is null"
                 + " order by t.position asc, t.object_id asc limit $2::bigint offset $3::bigint")
         #expect(select.binds == [.text("G123456789"), .int(100), .int(0)])
-        #expect(compiled.projection.includes["photo"]?.resultColumns == ["p__object_id", "p__created_at", "p__updated_at", "p__title"])
+        #expect(
+            compiled.projection.includes["photo"]?.resultColumns == [
+                "p__object_id", "p__created_at", "p__updated_at", "p__title",
+            ])
     }
 
     @Test func compiler_IncludesEveryPhotoColumn_AndTheGallery_WithStar() throws {
@@ -130,7 +144,8 @@ import Testing
         #expect(
             select.sql.contains(
                 "(select gi.photo_id from gallery_items gi join photos ph on ph.object_id = gi.photo_id"
-                    + " where gi.gallery_id = g.object_id and ph.deleted_at is null order by gi.position limit 1) as g__cover_photo_id"))
+                    + " where gi.gallery_id = g.object_id and ph.deleted_at is null order by gi.position limit 1) as g__cover_photo_id"
+            ))
         #expect(select.sql.components(separatedBy: " join ").count - 1 == 3)  // two joins + the cover subquery's
     }
 
@@ -145,7 +160,8 @@ import Testing
     }
 
     @Test func compiler_IncludesCoverPhoto_WithALateralJoin() throws {
-        let select = try #require(try compileFind(.gallery, [("include", "coverPhoto"), ("keys", "name,coverPhoto.title")]).select)
+        let select = try #require(
+            try compileFind(.gallery, [("include", "coverPhoto"), ("keys", "name,coverPhoto.title")]).select)
         #expect(
             select.sql
                 == "select t.object_id, t.created_at, t.updated_at, t.name, cp.object_id as cover_photo_id,"
@@ -153,12 +169,14 @@ import Testing
                 + " from galleries t left join lateral (select ph.object_id, ph.created_at, ph.updated_at, ph.title"
                 + " from gallery_items gi join photos ph on ph.object_id = gi.photo_id"
                 + " where gi.gallery_id = t.object_id and ph.deleted_at is null order by gi.position limit 1) cp on true"
-                + " where t.deleted_at is null order by t.created_at desc, t.object_id desc limit $1::bigint offset $2::bigint")
+                + " where t.deleted_at is null order by t.created_at desc, t.object_id desc limit $1::bigint offset $2::bigint"
+        )
     }
 
     @Test func compiler_OrdersByRelevance_AndSelectsScore_ForDollarScore() throws {
         let compiled = try compileFind(
-            .photo, [("where", #"{"title":{"$text":{"$search":{"$term":"beach"}}}}"#), ("order", "$score"), ("keys", "title")])
+            .photo,
+            [("where", #"{"title":{"$text":{"$search":{"$term":"beach"}}}}"#), ("order", "$score"), ("keys", "title")])
         let select = try #require(compiled.select)
         #expect(
             select.sql
@@ -177,7 +195,9 @@ import Testing
                 == "select t.object_id, t.created_at, t.updated_at, t.title from photos t where t.object_id = $1::text"
                 + " order by t.created_at desc, t.object_id desc limit $2::bigint offset $3::bigint")
         #expect(select.binds == [.text("AbCdEf1234"), .int(1), .int(0)])
-        #expect(parseErrorCode { _ = try ParseQuery.get(.photo, objectId: "x", items: [(name: "where", value: "{}")]) } == 102)
+        #expect(
+            parseErrorCode { _ = try ParseQuery.get(.photo, objectId: "x", items: [(name: "where", value: "{}")]) }
+                == 102)
     }
 
     @Test func compiler_NeverPutsAClientValueInSQLText() throws {

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import GalleryApp
 
 /// A result row backed by a dictionary, standing in for a PostgreSQL row.
@@ -16,16 +17,22 @@ struct DictionaryRow: ParseRowSource {
 }
 
 /// The WHERE fragment and binds for a `where` JSON text on `schema`.
-func compileWhere(_ json: String, _ schema: ParseClassSchema = .photo, limits: ParseLimits = ParseLimits()) throws -> (String, [SQLValue]) {
+func compileWhere(_ json: String, _ schema: ParseClassSchema = .photo, limits: ParseLimits = ParseLimits()) throws -> (
+    String, [SQLValue]
+) {
     var parser = ParseWhereParser(schema: schema, limits: limits)
-    guard let condition = try parser.parse(ParseJSONParser.parse(json, maxDepth: limits.maxJSONDepth)) else { return ("", []) }
+    guard let condition = try parser.parse(ParseJSONParser.parse(json, maxDepth: limits.maxJSONDepth)) else {
+        return ("", [])
+    }
     var binds = ParseSQLCompiler.Binds()
     let sql = ParseSQLCompiler.conditionSQL(condition, schema: schema, binds: &binds)
     return (sql, binds.values)
 }
 
 /// Compiles a find query from query items.
-func compileFind(_ schema: ParseClassSchema, _ items: [(String, String)], limits: ParseLimits = ParseLimits()) throws -> ParseCompiledQuery {
+func compileFind(_ schema: ParseClassSchema, _ items: [(String, String)], limits: ParseLimits = ParseLimits()) throws
+    -> ParseCompiledQuery
+{
     let query = try ParseQuery.find(schema, items: items.map { (name: $0.0, value: $0.1) }, limits: limits)
     return ParseSQLCompiler.compile(query)
 }

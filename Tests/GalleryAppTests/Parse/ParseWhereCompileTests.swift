@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Every `where` operator compiles to the expected SQL fragment and binds.
@@ -32,22 +33,34 @@ import Testing
 
     @Test func where_CompilesEqAndNe_NullSafe() throws {
         #expect(try compileWhere(#"{"status":{"$eq":"ready"}}"#) == ("t.status = $1::text", [.text("ready")]))
-        #expect(try compileWhere(#"{"status":{"$ne":"ready"}}"#) == ("t.status is distinct from $1::text", [.text("ready")]))
+        #expect(
+            try compileWhere(#"{"status":{"$ne":"ready"}}"#) == ("t.status is distinct from $1::text", [.text("ready")])
+        )
         #expect(try compileWhere(#"{"error":{"$ne":null}}"#) == ("t.error is not null", []))
         #expect(try compileWhere(#"{"error":null}"#) == ("t.error is null", []))
     }
 
     @Test func where_CompilesInAndNin_AsOneArrayBind() throws {
         #expect(
-            try compileWhere(#"{"status":{"$in":["ready","failed"]}}"#) == ("t.status = any($1::text[])", [.textArray(["ready", "failed"])]))
+            try compileWhere(#"{"status":{"$in":["ready","failed"]}}"#) == (
+                "t.status = any($1::text[])", [.textArray(["ready", "failed"])]
+            ))
         #expect(
             try compileWhere(#"{"status":{"$nin":["ready"]}}"#)
                 == ("(t.status is null or not t.status = any($1::text[]))", [.textArray(["ready"])]))
-        #expect(try compileWhere(#"{"width":{"$in":[1,2]}}"#) == ("t.width = any($1::text[]::bigint[])", [.textArray(["1", "2"])]))
-        #expect(try compileWhere(#"{"width":{"$in":[1,2.5]}}"#) == ("t.width = any($1::text[]::float8[])", [.textArray(["1", "2.5"])]))
+        #expect(
+            try compileWhere(#"{"width":{"$in":[1,2]}}"#) == (
+                "t.width = any($1::text[]::bigint[])", [.textArray(["1", "2"])]
+            ))
+        #expect(
+            try compileWhere(#"{"width":{"$in":[1,2.5]}}"#) == (
+                "t.width = any($1::text[]::float8[])", [.textArray(["1", "2.5"])]
+            ))
         #expect(try compileWhere(#"{"width":{"$in":[]}}"#) == ("t.width = any($1::text[]::bigint[])", [.textArray([])]))
         #expect(
-            try compileWhere(#"{"error":{"$in":["x",null]}}"#) == ("(t.error = any($1::text[]) or t.error is null)", [.textArray(["x"])]))
+            try compileWhere(#"{"error":{"$in":["x",null]}}"#) == (
+                "(t.error = any($1::text[]) or t.error is null)", [.textArray(["x"])]
+            ))
         #expect(
             try compileWhere(#"{"error":{"$nin":["x",null]}}"#)
                 == ("(t.error is not null and not t.error = any($1::text[]))", [.textArray(["x"])]))
@@ -70,21 +83,26 @@ import Testing
                 == ("(t.title = $1::text and t.title = $2::text)", [.text("a"), .text("b")]))
         #expect(
             try compileWhere(#"{"$or":[{"$and":[{"width":1},{"height":2}]},{"title":"x"}]}"#)
-                == ("((t.width = $1::bigint and t.height = $2::bigint) or t.title = $3::text)", [.int(1), .int(2), .text("x")]))
+                == (
+                    "((t.width = $1::bigint and t.height = $2::bigint) or t.title = $3::text)",
+                    [.int(1), .int(2), .text("x")]
+                ))
     }
 
     @Test func where_UsesParseArraySemantics_ForTags() throws {
         #expect(try compileWhere(#"{"tags":"cat"}"#) == ("t.tags @> $1::text[]", [.textArray(["cat"])]))
         #expect(try compileWhere(#"{"tags":{"$eq":"cat"}}"#) == ("t.tags @> $1::text[]", [.textArray(["cat"])]))
         #expect(try compileWhere(#"{"tags":["a","b"]}"#) == ("t.tags = $1::text[]", [.textArray(["a", "b"])]))
-        #expect(try compileWhere(#"{"tags":{"$all":["a","b"]}}"#) == ("t.tags @> $1::text[]", [.textArray(["a", "b"])]))
+        #expect(
+            try compileWhere(#"{"tags":{"$all":["a","b"]}}"#) == ("t.tags @> $1::text[]", [.textArray(["a", "b"])]))
         #expect(try compileWhere(#"{"tags":{"$in":["a","b"]}}"#) == ("t.tags && $1::text[]", [.textArray(["a", "b"])]))
         #expect(try compileWhere(#"{"tags":{"$nin":["a"]}}"#) == ("not (t.tags && $1::text[])", [.textArray(["a"])]))
         #expect(try compileWhere(#"{"tags":{"$ne":"a"}}"#) == ("not (t.tags @> $1::text[])", [.textArray(["a"])]))
     }
 
     @Test func where_CompilesDates_FromParseDateObjects() throws {
-        let (sql, binds) = try compileWhere(#"{"createdAt":{"$gt":{"__type":"Date","iso":"2024-01-02T03:04:05.678Z"}}}"#)
+        let (sql, binds) = try compileWhere(
+            #"{"createdAt":{"$gt":{"__type":"Date","iso":"2024-01-02T03:04:05.678Z"}}}"#)
         #expect(sql == "t.created_at > $1::timestamptz")
         #expect(binds == [.timestamp(isoDate("2024-01-02T03:04:05.678Z"))])
         #expect(ParseDate.milliseconds(isoDate("2024-01-02T03:04:05.678Z")) == 1_704_164_645_678)
@@ -102,28 +120,49 @@ import Testing
     }
 
     @Test func where_RejectsPointer_WhenClassNameIsWrongOrMalformed() {
-        #expect(parseErrorCode { _ = try compileWhere(#"{"gallery":{"__type":"Pointer","className":"Photo","objectId":"abc"}}"#, .galleryItem) } == 106)
-        #expect(parseErrorCode { _ = try compileWhere(#"{"gallery":{"__type":"Pointer","className":"Gallery"}}"#, .galleryItem) } == 106)
+        #expect(
+            parseErrorCode {
+                _ = try compileWhere(
+                    #"{"gallery":{"__type":"Pointer","className":"Photo","objectId":"abc"}}"#, .galleryItem)
+            } == 106)
+        #expect(
+            parseErrorCode {
+                _ = try compileWhere(#"{"gallery":{"__type":"Pointer","className":"Gallery"}}"#, .galleryItem)
+            } == 106)
         #expect(parseErrorCode { _ = try compileWhere(#"{"gallery":"abc"}"#, .galleryItem) } == 102)
     }
 
     @Test func where_CompilesAnchoredRegexPrefix_ToAByteOrderRange() throws {
-        #expect(try compileWhere(#"{"title":{"$regex":"^Sun"}}"#)
-            == ("(t.title ~>=~ $1::text and t.title ~<~ $2::text)", [.text("Sun"), .text("Suo")]))
-        #expect(try compileWhere(#"{"filename":{"$regex":"^100%_off\\."}}"#)
-            == ("(t.filename ~>=~ $1::text and t.filename ~<~ $2::text)", [.text("100%_off."), .text("100%_off/")]))
-        #expect(try compileWhere(#"{"title":{"$regex":"^a\\\\b"}}"#)
-            == ("(t.title ~>=~ $1::text and t.title ~<~ $2::text)", [.text("a\\b"), .text("a\\c")]))
+        #expect(
+            try compileWhere(#"{"title":{"$regex":"^Sun"}}"#)
+                == ("(t.title ~>=~ $1::text and t.title ~<~ $2::text)", [.text("Sun"), .text("Suo")]))
+        #expect(
+            try compileWhere(#"{"filename":{"$regex":"^100%_off\\."}}"#)
+                == ("(t.filename ~>=~ $1::text and t.filename ~<~ $2::text)", [.text("100%_off."), .text("100%_off/")]))
+        #expect(
+            try compileWhere(#"{"title":{"$regex":"^a\\\\b"}}"#)
+                == ("(t.title ~>=~ $1::text and t.title ~<~ $2::text)", [.text("a\\b"), .text("a\\c")]))
         #expect(try compileWhere(#"{"title":{"$regex":"^"}}"#) == ("t.title is not null", []))
-        #expect(try compileWhere("{\"title\":{\"$regex\":\"^\u{10FFFF}\"}}") == ("t.title ~>=~ $1::text", [.text("\u{10FFFF}")]))
+        #expect(
+            try compileWhere("{\"title\":{\"$regex\":\"^\u{10FFFF}\"}}") == (
+                "t.title ~>=~ $1::text", [.text("\u{10FFFF}")]
+            ))
     }
 
     @Test func where_CompilesOtherRegexes_ToBoundedPostgresPatterns() throws {
         #expect(try compileWhere(#"{"title":{"$regex":"cat|dog"}}"#) == ("t.title ~ $1::text", [.text("(?p)cat|dog")]))
         #expect(
-            try compileWhere(#"{"title":{"$regex":"^cat","$options":"i"}}"#) == ("t.title ~* $1::text", [.text("(?p)^cat")]))
-        #expect(try compileWhere(#"{"title":{"$regex":"\\bsun\\b","$options":"ms"}}"#) == ("t.title ~ $1::text", [.text("(?w)\\ysun\\y")]))
-        #expect(try compileWhere(#"{"title":{"$regex":"a b # comment","$options":"x"}}"#) == ("t.title ~ $1::text", [.text("(?p)ab")]))
+            try compileWhere(#"{"title":{"$regex":"^cat","$options":"i"}}"#) == (
+                "t.title ~* $1::text", [.text("(?p)^cat")]
+            ))
+        #expect(
+            try compileWhere(#"{"title":{"$regex":"\\bsun\\b","$options":"ms"}}"#) == (
+                "t.title ~ $1::text", [.text("(?w)\\ysun\\y")]
+            ))
+        #expect(
+            try compileWhere(#"{"title":{"$regex":"a b # comment","$options":"x"}}"#) == (
+                "t.title ~ $1::text", [.text("(?p)ab")]
+            ))
     }
 
     @Test func where_CompilesTextSearch_OnTheSearchVector() throws {
@@ -131,18 +170,29 @@ import Testing
         #expect(sql == "t.search @@ websearch_to_tsquery('simple', $1::text)")
         #expect(binds == [.text("sunset beach")])
         let withOptions = try compileWhere(
-            #"{"tags":{"$text":{"$search":{"$term":"x","$language":"simple","$caseSensitive":false,"$diacriticSensitive":true}}}}"#)
+            #"{"tags":{"$text":{"$search":{"$term":"x","$language":"simple","$caseSensitive":false,"$diacriticSensitive":true}}}}"#
+        )
         #expect(withOptions.1 == [.text("x")])
     }
 
     @Test func where_RejectsMalformedTextSearch_With107LikeParseServer() {
         #expect(parseErrorCode { _ = try compileWhere(#"{"title":{"$text":{"$search":"x"}}}"#) } == 107)
         #expect(parseErrorCode { _ = try compileWhere(#"{"title":{"$text":{"$search":{"$term":5}}}}"#) } == 107)
-        #expect(parseErrorCode { _ = try compileWhere(#"{"title":{"$text":{"$search":{"$term":"a","$caseSensitive":true}}}}"#) } == 107)
-        #expect(parseErrorCode { _ = try compileWhere(#"{"title":{"$text":{"$search":{"$term":"a","$language":"english"}}}}"#) } == 107)
-        #expect(parseErrorCode { _ = try compileWhere(#"{"title":{"$text":{"$search":{"$term":"a","$diacriticSensitive":false}}}}"#) } == 107)
+        #expect(
+            parseErrorCode {
+                _ = try compileWhere(#"{"title":{"$text":{"$search":{"$term":"a","$caseSensitive":true}}}}"#)
+            } == 107)
+        #expect(
+            parseErrorCode {
+                _ = try compileWhere(#"{"title":{"$text":{"$search":{"$term":"a","$language":"english"}}}}"#)
+            } == 107)
+        #expect(
+            parseErrorCode {
+                _ = try compileWhere(#"{"title":{"$text":{"$search":{"$term":"a","$diacriticSensitive":false}}}}"#)
+            } == 107)
         #expect(parseErrorCode { _ = try compileWhere(#"{"width":{"$text":{"$search":{"$term":"a"}}}}"#) } == 102)
-        #expect(parseErrorCode { _ = try compileWhere(#"{"name":{"$text":{"$search":{"$term":"a"}}}}"#, .gallery) } == 102)
+        #expect(
+            parseErrorCode { _ = try compileWhere(#"{"name":{"$text":{"$search":{"$term":"a"}}}}"#, .gallery) } == 102)
     }
 
     @Test func where_RejectsUnknownFieldsAndOperators_With102() {
@@ -168,8 +218,14 @@ import Testing
         #expect(parseErrorCode { _ = try compileWhere(#"{"title":5}"#) } == 102)
         #expect(parseErrorCode { _ = try compileWhere(#"{"width":{"$gt":null}}"#) } == 102)
         #expect(parseErrorCode { _ = try compileWhere(#"{"createdAt":{"$gt":"2024-01-01"}}"#) } == 102)
-        #expect(parseErrorCode { _ = try compileWhere(#"{"createdAt":{"$gt":{"__type":"Date","iso":"2024-13-01T00:00:00Z"}}}"#) } == 102)
-        #expect(parseErrorCode { _ = try compileWhere(#"{"createdAt":{"$gt":{"__type":"Date","iso":"2023-02-29T00:00:00Z"}}}"#) } == 102)
+        #expect(
+            parseErrorCode {
+                _ = try compileWhere(#"{"createdAt":{"$gt":{"__type":"Date","iso":"2024-13-01T00:00:00Z"}}}"#)
+            } == 102)
+        #expect(
+            parseErrorCode {
+                _ = try compileWhere(#"{"createdAt":{"$gt":{"__type":"Date","iso":"2023-02-29T00:00:00Z"}}}"#)
+            } == 102)
         #expect(parseErrorCode { _ = try compileWhere(#"{"tags":{"$lt":"a"}}"#) } == 102)
         #expect(parseErrorCode { _ = try compileWhere(#"{"tags":5}"#) } == 102)
         #expect(parseErrorCode { _ = try compileWhere(#"{"tags":{"$all":[1]}}"#) } == 102)
@@ -192,6 +248,8 @@ import Testing
         #expect(parseErrorCode { _ = try compileWhere(#"{"tags":{"$all":["a","b","c","d"]}}"#, limits: limits) } == 102)
         #expect((try? compileWhere(#"{"width":{"$in":[1,2,3]}}"#, limits: limits)) != nil)
         limits.maxConditions = 4
-        #expect(parseErrorCode { _ = try compileWhere(#"{"$or":[{"width":1},{"width":2},{"width":3}]}"#, limits: limits) } == 102)
+        #expect(
+            parseErrorCode { _ = try compileWhere(#"{"$or":[{"width":1},{"width":2},{"width":3}]}"#, limits: limits) }
+                == 102)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
-import Testing
 import Synchronization
+import Testing
+
 @testable import GalleryApp
 
 /// A user's Gallery count in O(1) (migrations/0015): the public galleries' counter plus the user's
@@ -12,7 +13,9 @@ import Synchronization
 @Suite(.serialized) struct GalleryReaderCounterTests {
     private typealias F = ManifestFixtures
 
-    private func create(_ server: TestServer, _ name: String, acl: [String: Any]? = nil, _ user: TestUser) throws -> String {
+    private func create(_ server: TestServer, _ name: String, acl: [String: Any]? = nil, _ user: TestUser) throws
+        -> String
+    {
         var body: [String: Any] = ["name": name]
         if let acl { body["ACL"] = acl }
         let r = try server.json("POST", "/parse/classes/Gallery", body, headers: user.headers)
@@ -25,8 +28,10 @@ import Synchronization
 
     /// The count each caller gets equals the galleries a find shows it (the find's filter is the
     /// access filter, which no counter feeds) and the rows SQL counts by the same rule.
-    private func expectCountsMatch(_ server: TestServer, _ users: [TestUser], _ step: String,
-                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectCountsMatch(
+        _ server: TestServer, _ users: [TestUser], _ step: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         // Some steps write in SQL, not through this server: re-read the change sequences as a write
         // through the server does, so the manifest cache cannot answer with the page from before.
         try server.application.classChanges.refresh()
@@ -37,9 +42,12 @@ import Synchronization
                 """
                 select count(*) from galleries where deleted_at is null and (owner_id = $1::text
                     or acl @> jsonb_build_object($1::text, '{"read":true}'::jsonb) or acl @> '{"*":{"read":true}}')
-                """, [user.objectId]).first!.decode(Int64.self, 0)
-            #expect(counted == listed && Int64(listed) == rows, "\(step): user count \(String(describing: counted)), find \(listed), rows \(rows)",
-                    sourceLocation: sourceLocation)
+                """, [user.objectId]
+            ).first!.decode(Int64.self, 0)
+            #expect(
+                counted == listed && Int64(listed) == rows,
+                "\(step): user count \(String(describing: counted)), find \(listed), rows \(rows)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -48,7 +56,8 @@ import Synchronization
         // so a kept count would (rightly) still be served.
         let server = try TestServer(workers: 0) { $0.manifestCacheBytes = 0 }
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
         _ = try create(server, "Mine", alice)
         _ = try create(server, "Public", acl: ["*": ["read": true]], bob)
         #expect(try count(server, alice.headers) == 2)
@@ -57,23 +66,32 @@ import Synchronization
         var query = try ParseQuery.find(.gallery, items: [("count", "1"), ("limit", "0")])
         query.access = ParseAccess(caller: .user(objectId: alice.objectId))
         let statement = try #require(ParseSQLCompiler.compile(query).count)
-        let plan = try server.application.pool.query("explain (format json) " + statement.sql, statement.binds.postgresBinds)
-            .first!.decode(String.self, 0)
+        let plan = try server.application.pool.query(
+            "explain (format json) " + statement.sql, statement.binds.postgresBinds
+        )
+        .first!.decode(String.self, 0)
         #expect(plan.contains("\"row_counts\"") && plan.contains("\"owner_row_counts\""), "\(plan)")
         #expect(!plan.contains("\"galleries\""), "the count scans galleries: \(plan)")
 
         // And the answer is the counters': moved by hand, the API's count moves with them.
         let pool = server.application.pool
-        try pool.query("update owner_row_counts set n = n + 40 where owner_id = $1 and name = 'galleries_readable'", [alice.objectId])
+        try pool.query(
+            "update owner_row_counts set n = n + 40 where owner_id = $1 and name = 'galleries_readable'",
+            [alice.objectId])
         try pool.query("update row_counts set n = n + 2 where name = 'galleries_public_live'")
         #expect(try count(server, alice.headers) == 44)
-        #expect(try count(server, bob.headers) == 3, "bob has no counter row of his own (his one gallery is public): the public ones alone")
-        try pool.query("update owner_row_counts set n = n - 40 where owner_id = $1 and name = 'galleries_readable'", [alice.objectId])
+        #expect(
+            try count(server, bob.headers) == 3,
+            "bob has no counter row of his own (his one gallery is public): the public ones alone")
+        try pool.query(
+            "update owner_row_counts set n = n - 40 where owner_id = $1 and name = 'galleries_readable'",
+            [alice.objectId])
         try pool.query("update row_counts set n = n - 2 where name = 'galleries_public_live'")
         try expectCountsMatch(server, [alice, bob], "counters put back")
         // A condition counts rows, as before.
-        let filtered = try F.find(server, ["count": "1", "limit": "0", "where": F.json(["name": "Mine"])], className: "Gallery",
-                                  headers: alice.headers)
+        let filtered = try F.find(
+            server, ["count": "1", "limit": "0", "where": F.json(["name": "Mine"])], className: "Gallery",
+            headers: alice.headers)
         #expect(filtered.json["count"] as? Int == 1)
     }
 
@@ -81,17 +99,22 @@ import Synchronization
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let master = ["X-Parse-Master-Key": TestServer.masterKey]
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob"), carol = try server.makeUser("carol")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
+        let carol = try server.makeUser("carol")
         let everyone = [alice, bob, carol]
         let own = try create(server, "Own", alice)
-        let shared = try create(server, "Shared", acl: [alice.objectId: ["read": true, "write": true], bob.objectId: ["read": true]], alice)
+        let shared = try create(
+            server, "Shared", acl: [alice.objectId: ["read": true, "write": true], bob.objectId: ["read": true]], alice)
         let open = try create(server, "Open", acl: ["*": ["read": true]], alice)
         let bobs = try create(server, "Bob's", acl: [alice.objectId: ["read": true, "write": true]], bob)
         // Public and granted at once (counted once), and a grant of write alone (no read: not counted).
         let carols = try create(server, "Carol's", acl: ["*": ["read": true], alice.objectId: ["read": true]], carol)
         _ = try create(server, "Write only", acl: [bob.objectId: ["write": true]], carol)
         try expectCountsMatch(server, everyone, "created")
-        #expect(try count(server, alice.headers) == 5 && count(server, bob.headers) == 4 && count(server, carol.headers) == 3)
+        #expect(
+            try count(server, alice.headers) == 5 && count(server, bob.headers) == 4
+                && count(server, carol.headers) == 3)
 
         func put(_ id: String, _ body: [String: Any], _ user: TestUser) throws {
             let r = try server.json("PUT", "/parse/classes/Gallery/\(id)", body, headers: user.headers)
@@ -128,8 +151,10 @@ import Synchronization
         #expect(deleteCarol.status == 200, "\(deleteCarol.text)")
         #expect(try server.request("DELETE", "/parse/classes/Gallery/\(grant)", headers: alice.headers).status == 200)
         #expect(try server.request("DELETE", "/parse/purge/Gallery/\(grant)", headers: alice.headers).status == 200)
-        let carolRows = try server.application.pool.query("select count(*) from owner_row_counts where owner_id = $1", [carol.objectId])
-            .first!.decode(Int64.self, 0)
+        let carolRows = try server.application.pool.query(
+            "select count(*) from owner_row_counts where owner_id = $1", [carol.objectId]
+        )
+        .first!.decode(Int64.self, 0)
         #expect(carolRows == 0)
         try expectCountsMatch(server, [alice, bob], "a grantee deleted")
 
@@ -151,9 +176,11 @@ import Synchronization
               from generate_series(1, 300) i
             """, [alice.objectId, dave.objectId])
         try expectCountsMatch(server, [alice, dave], "bulk insert")
-        try server.application.pool.query("update galleries set deleted_at = now() where object_id like 'bulk%' and object_id < 'bulk000100'")
+        try server.application.pool.query(
+            "update galleries set deleted_at = now() where object_id like 'bulk%' and object_id < 'bulk000100'")
         try expectCountsMatch(server, [alice, dave], "bulk trash")
-        try server.application.pool.query("delete from galleries where object_id like 'bulk%' and object_id > 'bulk000050'")
+        try server.application.pool.query(
+            "delete from galleries where object_id like 'bulk%' and object_id > 'bulk000050'")
         try expectCountsMatch(server, [alice, dave], "bulk delete")
     }
 
@@ -167,7 +194,8 @@ import Synchronization
         _ = try server.createGallery("Before 3")
         let admin = try server.makeUser("admin", admin: true)
         #expect(try count(server, admin.headers) == 1, "only the public one before the assignment")
-        let moved = try server.application.pool.query("select galleries from assign_ownerless_rows()").first!.decode(Int64.self, 0)
+        let moved = try server.application.pool.query("select galleries from assign_ownerless_rows()").first!.decode(
+            Int64.self, 0)
         #expect(moved == 3)
         try expectCountsMatch(server, [admin], "after the assignment")
         #expect(try count(server, admin.headers) == 3)
@@ -176,18 +204,21 @@ import Synchronization
     @Test func concurrentCreates_AreAllCounted() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
         let users = [alice, bob]
         for round in 0..<3 {
             let failures = Atomic(0)
             DispatchQueue.concurrentPerform(iterations: 12) { i in
                 usleep(UInt32.random(in: 0...20_000))
-                let owner = users[i % 2], other = users[(i + 1) % 2]
-                let acl: [String: Any]? = switch i % 3 {
-                case 0: nil
-                case 1: [owner.objectId: ["read": true, "write": true], other.objectId: ["read": true]]
-                default: ["*": ["read": true]]
-                }
+                let owner = users[i % 2]
+                let other = users[(i + 1) % 2]
+                let acl: [String: Any]? =
+                    switch i % 3 {
+                    case 0: nil
+                    case 1: [owner.objectId: ["read": true, "write": true], other.objectId: ["read": true]]
+                    default: ["*": ["read": true]]
+                    }
                 var body: [String: Any] = ["name": "r\(round)-\(i)"]
                 if let acl { body["ACL"] = acl }
                 let r = try? server.json("POST", "/parse/classes/Gallery", body, headers: owner.headers)

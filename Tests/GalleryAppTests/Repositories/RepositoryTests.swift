@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// The statements moved out of routes and services into `Repositories/` (#12): each against the
@@ -13,7 +14,8 @@ import Testing
         let first = ParseRequestIdempotency.recordKey(scope: "POST /x", requestId: "first")
         let old = ParseRequestIdempotency.recordKey(scope: "POST /x", requestId: "old")
         #expect(try records.answer(for: first) == nil)
-        let created = RequestIdRepository.Answer(status: 201, reason: "Created", json: Array(#"{"objectId":"a1"}"#.utf8), location: "/x/a1")
+        let created = RequestIdRepository.Answer(
+            status: 201, reason: "Created", json: Array(#"{"objectId":"a1"}"#.utf8), location: "/x/a1")
         try records.record(created, for: first, ttl: 300)
         #expect(try records.answer(for: first) == created)
         // Recorded again (after an expiry): the newer answer replaces it, a nil location included.
@@ -24,7 +26,8 @@ import Testing
         try records.record(created, for: old, ttl: -1)
         #expect(try records.answer(for: old) == nil)
         let count = { (key: String) in
-            try server.application.pool.query("select count(*) from request_ids where key = $1", [key]).first!.decode(Int64.self, 0)
+            try server.application.pool.query("select count(*) from request_ids where key = $1", [key]).first!.decode(
+                Int64.self, 0)
         }
         #expect(try count(old) == 1)
         try records.deleteExpired()
@@ -72,14 +75,17 @@ import Testing
         #expect(try photos.existingIds(among: []) == [])
 
         // Every blob a row names, once, sorted: the storage migration's list.
-        #expect(try BlobReferenceRepository(pool: pool).allKeys() == [
-            "originals/aa.jpg", "originals/bb.jpg", "originals/cc.jpg", "originals/dd.jpg",
-        ])
-        try pool.query("update photos set thumbnail_key = 'thumbnails/Photo00001.jpg', preview_key = 'previews/Photo00001.jpg'")
-        #expect(try BlobReferenceRepository(pool: pool).allKeys() == [
-            "originals/aa.jpg", "originals/bb.jpg", "originals/cc.jpg", "originals/dd.jpg",
-            "previews/Photo00001.jpg", "thumbnails/Photo00001.jpg",
-        ])
+        #expect(
+            try BlobReferenceRepository(pool: pool).allKeys() == [
+                "originals/aa.jpg", "originals/bb.jpg", "originals/cc.jpg", "originals/dd.jpg",
+            ])
+        try pool.query(
+            "update photos set thumbnail_key = 'thumbnails/Photo00001.jpg', preview_key = 'previews/Photo00001.jpg'")
+        #expect(
+            try BlobReferenceRepository(pool: pool).allKeys() == [
+                "originals/aa.jpg", "originals/bb.jpg", "originals/cc.jpg", "originals/dd.jpg",
+                "previews/Photo00001.jpg", "thumbnails/Photo00001.jpg",
+            ])
     }
 
     @Test func health_PingAnswers_AndThrowsWhenTheDatabaseIsUnreachable() throws {
@@ -87,8 +93,9 @@ import Testing
         defer { server.stop() }
         try HealthRepository(pool: server.application.pool).ping()
         // Nothing listens on port 1.
-        let nowhere = PostgresPool(configuration: PostgresPoolConfiguration(
-            url: "postgresql://galleryd@127.0.0.1:1/none", size: 1, acquireTimeout: 2, connectTimeout: 2))
+        let nowhere = PostgresPool(
+            configuration: PostgresPoolConfiguration(
+                url: "postgresql://galleryd@127.0.0.1:1/none", size: 1, acquireTimeout: 2, connectTimeout: 2))
         #expect(throws: (any Error).self) { try HealthRepository(pool: nowhere).ping() }
     }
 }

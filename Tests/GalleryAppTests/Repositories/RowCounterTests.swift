@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// The O(1) class counters (`row_counts`) against the tables they count, through statements over
@@ -20,7 +21,9 @@ import Testing
                 let actual = try pool.query(
                     "select count(*) filter (where deleted_at is null), count(*) filter (where deleted_at is not null) from \(table)"
                 ).first!
-                #expect(counters == [try actual.decode(Int64.self, 0), try actual.decode(Int64.self, 1)], "\(table) after \(step)")
+                #expect(
+                    counters == [try actual.decode(Int64.self, 0), try actual.decode(Int64.self, 1)],
+                    "\(table) after \(step)")
             }
         }
         // 20,000 rows in one INSERT: with 0001's per-row trigger this alone took about 10 s.

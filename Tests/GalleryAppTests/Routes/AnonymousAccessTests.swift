@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The app id alone (no session, no master key) grants nothing on Photo, Gallery and GalleryItem
@@ -13,11 +14,14 @@ import Testing
     /// A server holding ownerless rows (as a single-tenant install left them): three photos, a
     /// gallery whose ACL gives `*` read, and an item of it; with no account, or with one made
     /// and deleted again.
-    private static func server(lastAccountDeleted: Bool) throws -> (server: TestServer, photos: [String], gallery: String, item: String) {
+    private static func server(lastAccountDeleted: Bool) throws -> (
+        server: TestServer, photos: [String], gallery: String, item: String
+    ) {
         let server = try TestServer(workers: 0)
         let photos = try server.insertPhotos(3)
         let gallery = try #require(
-            try server.json("POST", "/parse/classes/Gallery", ["name": "Everyone's", "ACL": ["*": ["read": true]]]).json["objectId"]
+            try server.json("POST", "/parse/classes/Gallery", ["name": "Everyone's", "ACL": ["*": ["read": true]]])
+                .json["objectId"]
                 as? String)
         let item = try server.addedItem(gallery: gallery, photo: photos[0])
         if lastAccountDeleted {
@@ -35,15 +39,18 @@ import Testing
         let (server, photos, gallery, item) = try Self.server(lastAccountDeleted: lastAccountDeleted)
         defer { server.stop() }
         for className in ["Photo", "Gallery", "GalleryItem"] {
-            let found = try F.find(server, ["include": className == "GalleryItem" ? "photo,gallery" : ""].filter { !$0.value.isEmpty },
-                                   className: className, anonymous: true)
+            let found = try F.find(
+                server, ["include": className == "GalleryItem" ? "photo,gallery" : ""].filter { !$0.value.isEmpty },
+                className: className, anonymous: true)
             #expect(found.status == 200 && F.results(found).isEmpty, "\(className): \(found.text)")
             let counted = try F.find(server, ["count": "1", "limit": "0"], className: className, anonymous: true)
             #expect(counted.status == 200 && counted.json["count"] as? Int == 0, "\(className): \(counted.text)")
             // A condition takes the counting path that reads the table, not the counters.
-            let where_ = try F.find(server, ["count": "1", "where": F.json(["objectId": ["$exists": true]])],
-                                    className: className, anonymous: true)
-            #expect(where_.json["count"] as? Int == 0 && F.results(where_).isEmpty, "\(className): \(where_.text)")
+            let filtered = try F.find(
+                server, ["count": "1", "where": F.json(["objectId": ["$exists": true]])],
+                className: className, anonymous: true)
+            #expect(
+                filtered.json["count"] as? Int == 0 && F.results(filtered).isEmpty, "\(className): \(filtered.text)")
         }
         for path in ["Photo/\(photos[0])", "Gallery/\(gallery)", "GalleryItem/\(item)?include=photo"] {
             let r = try server.request("GET", "/parse/classes/" + path, anonymous: true)
@@ -63,9 +70,12 @@ import Testing
         let upload = try server.request(
             "POST", "/parse/files/a.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"], anonymous: true)
         #expect(upload.status == 400 && F.code(upload) == 130, "\(upload.text)")
-        let stored = try server.request("POST", "/parse/files/a.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        let stored = try server.request(
+            "POST", "/parse/files/a.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         let name = try #require(stored.json["name"] as? String, "the master key uploads: \(stored.text)")
-        for (className, body) in [("Photo", ["original": ["__type": "File", "name": name]] as [String: Any]), ("Gallery", ["name": "x"])] {
+        for (className, body) in [
+            ("Photo", ["original": ["__type": "File", "name": name]] as [String: Any]), ("Gallery", ["name": "x"]),
+        ] {
             let r = try server.json("POST", "/parse/classes/\(className)", body, anonymous: true)
             #expect(r.status == 400 && F.code(r) == 119, "\(className): \(r.text)")
         }
@@ -99,10 +109,13 @@ import Testing
                 head: "POST /parse/files/a.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\n\(extra)"
                     + "Content-Type: image/jpeg\r\nContent-Length: 5000000\r\n\r\n")
             let json = (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any]
-            #expect(r.status == 400 && json?["code"] as? Int == code, "\(extra): \(r.status) \(String(decoding: r.body, as: UTF8.self))")
+            #expect(
+                r.status == 400 && json?["code"] as? Int == code,
+                "\(extra): \(r.status) \(String(decoding: r.body, as: UTF8.self))")
             #expect(Date().timeIntervalSince(started) < 30, "answered without waiting for the body")
         }
-        let spooled = (try? FileManager.default.contentsOfDirectory(atPath: server.application.store.spoolDirectory)) ?? []
+        let spooled =
+            (try? FileManager.default.contentsOfDirectory(atPath: server.application.store.spoolDirectory)) ?? []
         #expect(spooled.isEmpty, "nothing was spooled")
     }
 
@@ -111,15 +124,20 @@ import Testing
     @Test func liveQuery_AppIdAlone_ReceivesNothing_WhateverThePayloadSays() throws {
         for noAccounts in [true, false] {
             for className in ["Photo", "Gallery", "GalleryItem"] {
-                let payload = #"{"className":"\#(className)","op":"insert","old":null,"new":{"object_id":"abc","owner_id":null,"acl":{}},"#
+                let payload =
+                    #"{"className":"\#(className)","op":"insert","old":null,"new":{"object_id":"abc","owner_id":null,"acl":{}},"#
                     + #""gallery":{"owner_id":null,"acl":{}},"noAccounts":\#(noAccounts)}"#
                 let event = try #require(LiveQueryEvent.decode(payload).event)
-                #expect(!event.readable(event.new!, by: ParseAccess(caller: .anonymous)), "\(className) noAccounts=\(noAccounts)")
-                #expect(!event.readable(event.new!, by: ParseAccess(caller: .anonymous, publicRead: true)), "\(className)")
+                #expect(
+                    !event.readable(event.new!, by: ParseAccess(caller: .anonymous)),
+                    "\(className) noAccounts=\(noAccounts)")
+                #expect(
+                    !event.readable(event.new!, by: ParseAccess(caller: .anonymous, publicRead: true)), "\(className)")
                 #expect(event.readable(event.new!, by: .master))
             }
         }
-        let open = #"{"className":"Gallery","op":"insert","old":null,"new":{"object_id":"abc","acl":{"*":{"read":true}}}}"#
+        let open =
+            #"{"className":"Gallery","op":"insert","old":null,"new":{"object_id":"abc","acl":{"*":{"read":true}}}}"#
         let event = try #require(LiveQueryEvent.decode(open).event)
         #expect(event.readable(event.new!, by: ParseAccess(caller: .anonymous, publicRead: true)))
         #expect(!event.readable(event.new!, by: ParseAccess(caller: .anonymous)))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `GET`/`HEAD /bucket/<key>`: headers, ranges, conditional requests, S3 XML errors, and keys that
@@ -12,7 +13,8 @@ import Testing
     init() throws {
         server = try TestServer(workers: 0)
         jpeg = try TestJPEG.make(width: 120, height: 90, seed: 31)
-        let file = try server.request("POST", "/parse/files/b.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        let file = try server.request(
+            "POST", "/parse/files/b.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         let text = try #require(file.json["url"] as? String)
         let url = try #require(URL(string: text))
         key = url.path
@@ -21,19 +23,26 @@ import Testing
 
     deinit { server.stop() }
 
-    func get(_ path: String? = nil, headers: [String: String] = [:], method: String = "GET") throws -> TestServer.Response {
+    func get(_ path: String? = nil, headers: [String: String] = [:], method: String = "GET") throws
+        -> TestServer.Response
+    {
         try server.request(method, path ?? key, headers: headers, appID: nil)
     }
 
     func raw(_ target: String, method: String = "GET") throws -> RawHTTP.Response {
-        try RawHTTP.exchange(port: server.application.port, head: "\(method) \(target) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        try RawHTTP.exchange(
+            port: server.application.port, head: "\(method) \(target) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
     }
 
     @Test func publicBucket_ServesURLsSignedInThePath_AsPlainOnes_WithImmutableCaching() throws {
         // A URL handed out while the bucket was private keeps working once it is public.
-        let signer = AssetURLSigner(key: TestServer.urlSigningKey, bucket: "bucket", windowSeconds: 60, validitySeconds: 60)
+        let signer = AssetURLSigner(
+            key: TestServer.urlSigningKey, bucket: "bucket", windowSeconds: 60, validitySeconds: 60)
         let blobKey = String(key.dropFirst("/bucket/".count))
-        let signed = "/bucket/" + String(decoding: signer.pathSegment(forKey: blobKey, expires: signer.expiresNow()), as: UTF8.self) + blobKey
+        let signed =
+            "/bucket/"
+            + String(decoding: signer.pathSegment(forKey: blobKey, expires: signer.expiresNow()), as: UTF8.self)
+            + blobKey
         let r = try get(signed)
         #expect(r.status == 200)
         #expect([UInt8](r.body) == jpeg)
@@ -130,7 +139,8 @@ import Testing
     /// under the 200's series).
     @Test func metrics_CountEveryBucketGET_Exactly() throws {
         func scrape() throws -> String {
-            try server.request("GET", "/metrics", headers: ["X-Parse-Master-Key": TestServer.masterKey], appID: nil).text
+            try server.request("GET", "/metrics", headers: ["X-Parse-Master-Key": TestServer.masterKey], appID: nil)
+                .text
         }
         func value(_ text: String, _ series: String) -> Double {
             for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {

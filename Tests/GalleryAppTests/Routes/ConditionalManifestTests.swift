@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// Find and count answers carry an `ETag` from the classes' change sequences (migration 0010,
@@ -69,7 +70,9 @@ import Testing
         // The rows above were inserted behind the server's back: read the sequences now, rather
         // than race their notifications (as a write through the API does).
         try server.application.classChanges.refresh()
-        for path in ["Photo", "Photo?order=-createdAt&limit=2", "Photo?count=1&limit=0", "Gallery?count=1", "GalleryItem"] {
+        for path in [
+            "Photo", "Photo?order=-createdAt&limit=2", "Photo?count=1&limit=0", "Gallery?count=1", "GalleryItem",
+        ] {
             let first = try Self.find(server, path)
             #expect(first.status == 200)
             #expect(first.header("Cache-Control") == "private, no-cache")
@@ -139,7 +142,9 @@ import Testing
         #expect(Self.waitUntilKnown(server))
         // The worker runs when the test says so, so the photo is pending when its creation is checked.
         let worker = server.application.makeWorkerPool(threads: 1)
-        let photos = "Photo?order=-createdAt&count=1", galleries = "Gallery?count=1", items = "GalleryItem?order=position"
+        let photos = "Photo?order=-createdAt&count=1"
+        let galleries = "Gallery?count=1"
+        let items = "GalleryItem?order=position"
         var photoTag = try Self.currentTag(server, photos)
         var galleryTag = try Self.currentTag(server, galleries)
         var itemTag = try Self.currentTag(server, items)
@@ -161,10 +166,12 @@ import Testing
         let first = try server.addedItem(gallery: gallery, photo: photo)
         _ = try server.addedItem(gallery: gallery, photo: other)
         itemTag = try Self.expectChanged(server, items, from: itemTag, "items added", immediately: true)
-        galleryTag = try Self.expectChanged(server, galleries, from: galleryTag, "items added (cover, count)", immediately: true)
+        galleryTag = try Self.expectChanged(
+            server, galleries, from: galleryTag, "items added (cover, count)", immediately: true)
         #expect(try server.moveItem(first, to: 1).status == 200)
         itemTag = try Self.expectChanged(server, items, from: itemTag, "item moved", immediately: true)
-        galleryTag = try Self.expectChanged(server, galleries, from: galleryTag, "item moved (cover)", immediately: true)
+        galleryTag = try Self.expectChanged(
+            server, galleries, from: galleryTag, "item moved (cover)", immediately: true)
 
         // Trash and restore a photo: its page, and the gallery's count and items.
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(other)").status == 200)
@@ -174,7 +181,8 @@ import Testing
         // Deleting it again changes nothing: the tag still revalidates.
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(other)").status == 200)
         #expect(try Self.find(server, photos, ifNoneMatch: photoTag).status == 304)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(other)", ["deletedAt": ["__op": "Delete"]]).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Photo/\(other)", ["deletedAt": ["__op": "Delete"]]).status == 200)
         photoTag = try Self.expectChanged(server, photos, from: photoTag, "photo restored", immediately: true)
         itemTag = try Self.expectChanged(server, items, from: itemTag, "photo restored", immediately: true)
 
@@ -197,7 +205,9 @@ import Testing
         #expect(Self.waitUntilKnown(server))
         // Another instance's writes: a session of its own on the same database.
         let other = try PostgresConnection(url: server.application.configuration.databaseURL)
-        let photos = "Photo?order=-createdAt&count=1", galleries = "Gallery", items = "GalleryItem"
+        let photos = "Photo?order=-createdAt&count=1"
+        let galleries = "Gallery"
+        let items = "GalleryItem"
         var photoTag = try Self.currentTag(server, photos)
         var galleryTag = try Self.currentTag(server, galleries)
         var itemTag = try Self.currentTag(server, items)
@@ -209,9 +219,11 @@ import Testing
             ("insert", insertPhoto, ["sqlphoto01"]),
             ("insert, second", insertPhoto, ["sqlphoto02"]),
             ("title", "update photos set title = 'new' where object_id = $1", ["sqlphoto01"]),
-            ("derivatives ready",
-             "update photos set status = 'ready', thumbnail_key = 'thumbnails/a.jpg', thumbnail_width = 4, thumbnail_height = 3 where object_id = $1",
-             ["sqlphoto01"]),
+            (
+                "derivatives ready",
+                "update photos set status = 'ready', thumbnail_key = 'thumbnails/a.jpg', thumbnail_width = 4, thumbnail_height = 3 where object_id = $1",
+                ["sqlphoto01"]
+            ),
             ("trash", "update photos set deleted_at = now() where object_id = $1", ["sqlphoto02"]),
             ("restore", "update photos set deleted_at = null where object_id = $1", ["sqlphoto02"]),
             ("delete", "delete from photos where object_id = $1", ["sqlphoto02"]),
@@ -222,21 +234,26 @@ import Testing
         }
         try other.query("insert into galleries (object_id, name) values ('sqlgallery', 'G')")
         galleryTag = try Self.expectChanged(server, galleries, from: galleryTag, "gallery insert", immediately: false)
-        try other.query("insert into photos (object_id, filename, byte_size, checksum, width, height, aspect_ratio, original_key) values ('sqlphoto03', 'y.jpg', 1, 'c3', 4, 3, 1.33, 'originals/y.jpg')")
+        try other.query(
+            "insert into photos (object_id, filename, byte_size, checksum, width, height, aspect_ratio, original_key) values ('sqlphoto03', 'y.jpg', 1, 'c3', 4, 3, 1.33, 'originals/y.jpg')"
+        )
         photoTag = try Self.expectChanged(server, photos, from: photoTag, "third photo", immediately: false)
         try other.query(
-            "insert into gallery_items (object_id, gallery_id, photo_id, position) values ('sqlitem001', 'sqlgallery', 'sqlphoto01', 0), ('sqlitem002', 'sqlgallery', 'sqlphoto03', 1)")
+            "insert into gallery_items (object_id, gallery_id, photo_id, position) values ('sqlitem001', 'sqlgallery', 'sqlphoto01', 0), ('sqlitem002', 'sqlgallery', 'sqlphoto03', 1)"
+        )
         itemTag = try Self.expectChanged(server, items, from: itemTag, "items insert", immediately: false)
         try other.query("update gallery_items set position = 1 - position where gallery_id = 'sqlgallery'")
         itemTag = try Self.expectChanged(server, items, from: itemTag, "items moved", immediately: false)
         // A photo's change alone changes the answers that read photos: items (hidden when trashed), galleries (cover).
         try other.query("update photos set deleted_at = now() where object_id = 'sqlphoto01'")
-        galleryTag = try Self.expectChanged(server, galleries, from: galleryTag, "cover photo trashed", immediately: false)
+        galleryTag = try Self.expectChanged(
+            server, galleries, from: galleryTag, "cover photo trashed", immediately: false)
         itemTag = try Self.expectChanged(server, items, from: itemTag, "item's photo trashed", immediately: false)
         try other.query("update galleries set name = 'H' where object_id = 'sqlgallery'")
         galleryTag = try Self.expectChanged(server, galleries, from: galleryTag, "gallery renamed", immediately: false)
         try other.query("delete from galleries where object_id = 'sqlgallery'")
-        itemTag = try Self.expectChanged(server, items, from: itemTag, "items deleted with their gallery", immediately: false)
+        itemTag = try Self.expectChanged(
+            server, items, from: itemTag, "items deleted with their gallery", immediately: false)
         _ = (photoTag, galleryTag)
     }
 
@@ -245,9 +262,12 @@ import Testing
         defer { server.stop() }
         let ids = try server.insertPhotos(2)
         let url = server.application.configuration.databaseURL
-        let (first, second, reader) = (try PostgresConnection(url: url), try PostgresConnection(url: url), try PostgresConnection(url: url))
+        let (first, second, reader) = (
+            try PostgresConnection(url: url), try PostgresConnection(url: url), try PostgresConnection(url: url)
+        )
         func seq(_ className: String) throws -> Int64 {
-            try reader.query("select seq from class_change_sequences where class_name = $1", [className]).first!.decode(Int64.self, 0)
+            try reader.query("select seq from class_change_sequences where class_name = $1", [className]).first!.decode(
+                Int64.self, 0)
         }
         let before = try seq("Photo")
         try first.execute("begin")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import GalleryApp
 
 /// Regression tests for what bench/fuzz/http_fuzz.py found in the app: each sends the input that
@@ -99,7 +100,8 @@ import Synchronization
             let name = try #require(upload.json["name"] as? String)
             let collected = Mutex<[(Int, String?)]>([])
             DispatchQueue.concurrentPerform(iterations: attempts) { _ in
-                let r = try? server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]])
+                let r = try? server.json(
+                    "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]])
                 let answer = (r?.status ?? 0, r?.json["objectId"] as? String)
                 collected.withLock { $0.append(answer) }
             }
@@ -108,7 +110,8 @@ import Synchronization
             #expect(answers.filter { $0.0 == 200 }.count == attempts - 1)
             #expect(Set(answers.map { $0.1 }).count == 1)
         }
-        let count = try server.application.pool.query("select count(*)::bigint as n from photos").first!.decode(Int.self, "n")
+        let count = try server.application.pool.query("select count(*)::bigint as n from photos").first!.decode(
+            Int.self, "n")
         #expect(count == 3)
     }
 
@@ -125,7 +128,8 @@ import Synchronization
             let jpeg = Data(try TestJPEG.make(width: 16, height: 16, seed: 60 + seed))
             let collected = Mutex<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: attempts) { _ in
-                let r = try? server.request("POST", "/parse/files/same.jpg", body: jpeg, headers: ["Content-Type": "image/jpeg"])
+                let r = try? server.request(
+                    "POST", "/parse/files/same.jpg", body: jpeg, headers: ["Content-Type": "image/jpeg"])
                 let status = r?.status ?? 0
                 collected.withLock { $0.append(status) }
             }
@@ -137,8 +141,10 @@ import Synchronization
         try jpeg.withUnsafeBytes { try digest.consume($0) }
         let name = "\(digest.hexDigest).jpg"
         try server.application.pool.query(
-            "insert into files (name, key, checksum, byte_size) values ($1, $2, 'another', 1)", [name, "originals/" + name])
-        let upload = try server.request("POST", "/parse/files/same.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            "insert into files (name, key, checksum, byte_size) values ($1, $2, 'another', 1)",
+            [name, "originals/" + name])
+        let upload = try server.request(
+            "POST", "/parse/files/same.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         #expect(upload.status == 201, "\(upload.text)")
         #expect(upload.json["name"] as? String == name)
     }

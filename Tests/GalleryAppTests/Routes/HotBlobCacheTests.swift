@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The bucket route's open-file cache (issue #17): repeated reads come from cached descriptors,
@@ -38,8 +39,10 @@ import Testing
         let path = try #require(URL(string: url)).path
         for _ in 0..<3 { #expect(try server.request("GET", path, appID: nil).status == 200) }
         #expect(server.application.store.openFileCacheCount > 0)
-        try server.application.pool.query("update file_uploads set uploaded_at = now() - interval '25 hours' where checksum || '.jpg' = $1", [name])
-        try server.application.pool.query("update files set created_at = now() - interval '25 hours' where name = $1", [name])
+        try server.application.pool.query(
+            "update file_uploads set uploaded_at = now() - interval '25 hours' where checksum || '.jpg' = $1", [name])
+        try server.application.pool.query(
+            "update files set created_at = now() - interval '25 hours' where name = $1", [name])
         #expect(server.application.makeWorkerPool(threads: 1).collectOrphans().uploads == 1)
         #expect(try server.request("GET", path, appID: nil).status == 404)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// DELETE is idempotent (RFC 9110 §9.2.2; issue #13, item 2): however often a client, an SDK's
@@ -11,7 +12,8 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let photo = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 61))
-        let gallery = try #require(try server.json("POST", "/parse/classes/Gallery", ["name": "Kept"]).json["objectId"] as? String)
+        let gallery = try #require(
+            try server.json("POST", "/parse/classes/Gallery", ["name": "Kept"]).json["objectId"] as? String)
         let original = try server.application.pool.query("select key from files")[0].decode(String.self, "key")
         for (className, id) in [("Photo", photo), ("Gallery", gallery)] {
             for _ in 0..<5 {
@@ -19,9 +21,11 @@ import Testing
                 #expect(direct.status == 200 && direct.text == "{}", "\(direct.text)")
                 let overridden = try server.json("POST", "/parse/classes/\(className)/\(id)", ["_method": "DELETE"])
                 #expect(overridden.status == 200 && overridden.text == "{}", "\(overridden.text)")
-                let batch = try server.json("POST", "/parse/batch", [
-                    "requests": [["method": "DELETE", "path": "/parse/classes/\(className)/\(id)"]],
-                ])
+                let batch = try server.json(
+                    "POST", "/parse/batch",
+                    [
+                        "requests": [["method": "DELETE", "path": "/parse/classes/\(className)/\(id)"]]
+                    ])
                 #expect(batch.status == 200 && batch.text == "[{\"success\":{}}]", "\(batch.text)")
             }
             let fetched = try server.request("GET", "/parse/classes/\(className)/\(id)")
@@ -36,7 +40,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: server.storage + "/" + original))
         let again = try server.request("DELETE", "/parse/purge/Photo/\(photo)")
         #expect(again.status == 404 && again.json["code"] as? Int == 101)
-        #expect(try server.request("DELETE", "/parse/purge/Gallery/\(gallery)", headers: ["X-Parse-Master-Key": TestServer.masterKey]).status == 200)
+        #expect(
+            try server.request(
+                "DELETE", "/parse/purge/Gallery/\(gallery)", headers: ["X-Parse-Master-Key": TestServer.masterKey]
+            ).status == 200)
         #expect(try server.request("GET", "/parse/classes/Gallery/\(gallery)").status == 404)
         // Classes without Recently Deleted, and ids no object can have.
         let item = try server.request("DELETE", "/parse/purge/GalleryItem/abcdefghij")
@@ -65,16 +72,19 @@ import Testing
             answer.withValue { $0 = try? server.request("DELETE", "/parse/classes/Photo/\(photo)") }
             done.signal()
         }
-        let killer = try PostgresConnection(url: TestServer.url(try TestServer.databaseURL(), database: server.databaseName))
+        let killer = try PostgresConnection(
+            url: TestServer.url(try TestServer.databaseURL(), database: server.databaseName))
         var terminated = false
         let deadline = Date().addingTimeInterval(60)
         while !terminated && Date() < deadline {
-            terminated = try killer.query(
-                """
-                select pg_terminate_backend(pid) as ok from pg_stat_activity
-                where datname = current_database() and pid <> pg_backend_pid() and state = 'active'
-                  and query like 'update photos set deleted_at%'
-                """).count > 0
+            terminated =
+                try killer.query(
+                    """
+                    select pg_terminate_backend(pid) as ok from pg_stat_activity
+                    where datname = current_database() and pid <> pg_backend_pid() and state = 'active'
+                      and query like 'update photos set deleted_at%'
+                    """
+                ).count > 0
             if !terminated { usleep(5_000) }
         }
         #expect(terminated)

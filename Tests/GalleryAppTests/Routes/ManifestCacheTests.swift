@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
-import Testing
 import Synchronization
+import Testing
+
 @testable import GalleryApp
 
 /// Rendered find and count answers kept by their ETag (`ManifestCache`, issue #17): an unchanged
@@ -71,7 +72,8 @@ import Synchronization
     @Test func cache_KeepsEachCallersOwnAnswer() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
         let aliceIds = Set(try server.insertPhotos(2, owner: alice.objectId))
         let bobIds = Set(try server.insertPhotos(3, owner: bob.objectId))
         #expect(Conditional.waitUntilKnown(server))
@@ -132,7 +134,8 @@ import Synchronization
         for field in [tag, String(tag.dropFirst(2)), "\"x\", " + tag, "W/\"x\" ,\t\(tag)", "*"] {
             let revalidated = try Self.get(server, path, ["If-None-Match": field])
             #expect(revalidated.status == 304, "\(field)")
-            #expect(revalidated.header("ETag") == tag && revalidated.header("Cache-Control") == ParseRoutes.revalidateValue)
+            #expect(
+                revalidated.header("ETag") == tag && revalidated.header("Cache-Control") == ParseRoutes.revalidateValue)
             #expect(revalidated.body.isEmpty)
         }
         for field in [String(tag.dropLast(2)) + "\"", "W/" + tag, "\"é\", W/\"x\"", "garbage"] {
@@ -143,7 +146,9 @@ import Synchronization
         let other = try PostgresConnection(url: server.application.configuration.databaseURL)
         try other.query("update photos set title = 'moved' where object_id = $1", [ids[0]])
         let deadline = Date().addingTimeInterval(10)
-        while server.application.classChanges.stamp() == stamp && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while server.application.classChanges.stamp() == stamp && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
         #expect(server.application.classChanges.stamp() != stamp)
         let changed = try Self.get(server, path, ["If-None-Match": tag])
         #expect(changed.status == 200 && Self.titles(changed).contains("moved"))
@@ -188,8 +193,11 @@ import Synchronization
         let path = "/parse/classes/Photo?limit=1"
         func expires(_ response: RawHTTP.Response) -> Int? {
             let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-            let url = ((object?["results"] as? [[String: Any]])?.first?["original"] as? [String: Any])?["url"] as? String
-            return url.flatMap { URL(string: $0) }.flatMap { SignedAssetURLTests.parts($0.path) }.map { Int($0.expires) }
+            let url =
+                ((object?["results"] as? [[String: Any]])?.first?["original"] as? [String: Any])?["url"] as? String
+            return url.flatMap { URL(string: $0) }.flatMap { SignedAssetURLTests.parts($0.path) }.map {
+                Int($0.expires)
+            }
         }
         // Start just after a window began, so two requests fall in the same window.
         let signer = try #require(server.application.assetSigner)
@@ -232,7 +240,9 @@ import Synchronization
         let first = try Self.get(server, path)
         let tag = try #require(first.header("ETag"))
         #expect(try Self.get(server, path, ["If-None-Match": tag]).status == 304, "304s do not need kept bodies")
-        #expect(try server.request("PUT", "/parse/classes/Photo/\(ids[0])", body: Data(#"{"title":"new"}"#.utf8)).status == 200)
+        #expect(
+            try server.request("PUT", "/parse/classes/Photo/\(ids[0])", body: Data(#"{"title":"new"}"#.utf8)).status
+                == 200)
         #expect(Self.titles(try Self.get(server, path)).contains("new"))
         let stats = server.application.manifestCache.currentStats
         #expect(stats.entries == 0 && stats.bytes == 0 && stats.hits == 0)
@@ -370,6 +380,9 @@ final class LockedFlag: Sendable {
         cache.remember(inputs, for: key(String(repeating: "a", count: ManifestCache.maxQueryBytes + 1)))
         #expect(cache.tagInputs(key(String(repeating: "a", count: ManifestCache.maxQueryBytes + 1))) == nil)
         // The caller is part of the key.
-        #expect(cache.tagInputs(ManifestCache.QueryKey(className: "Photo", query: "limit=overflow", access: 1, caller: "user:x")) == nil)
+        #expect(
+            cache.tagInputs(
+                ManifestCache.QueryKey(className: "Photo", query: "limit=overflow", access: 1, caller: "user:x")) == nil
+        )
     }
 }

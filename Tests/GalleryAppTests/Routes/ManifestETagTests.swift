@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GalleryApp
 
 /// `ManifestETag`: the tag's inputs, and `If-None-Match` lists as RFC 9110 §13.1.2 reads them.
@@ -17,14 +18,28 @@ import Testing
 
     @Test func make_GivesAnotherTag_WhenAnyInputDiffers() {
         let variants = [
-            ManifestETag.make(sequences: [8], className: "Photo", items: [("limit", "10"), ("order", "-createdAt")], access: 1, publicURL: "http://example.test"),
-            ManifestETag.make(sequences: [7], className: "Gallery", items: [("limit", "10"), ("order", "-createdAt")], access: 1, publicURL: "http://example.test"),
-            ManifestETag.make(sequences: [7], className: "Photo", items: [("limit", "11"), ("order", "-createdAt")], access: 1, publicURL: "http://example.test"),
-            ManifestETag.make(sequences: [7], className: "Photo", items: [("limit", "10")], access: 1, publicURL: "http://example.test"),
-            ManifestETag.make(sequences: [7], className: "Photo", items: [("limit", "10"), ("order", "-createdAt")], access: 2, publicURL: "http://example.test"),
-            ManifestETag.make(sequences: [7], className: "Photo", items: [("limit", "10"), ("order", "-createdAt")], access: 1, publicURL: "http://other.test"),
+            ManifestETag.make(
+                sequences: [8], className: "Photo", items: [("limit", "10"), ("order", "-createdAt")], access: 1,
+                publicURL: "http://example.test"),
+            ManifestETag.make(
+                sequences: [7], className: "Gallery", items: [("limit", "10"), ("order", "-createdAt")], access: 1,
+                publicURL: "http://example.test"),
+            ManifestETag.make(
+                sequences: [7], className: "Photo", items: [("limit", "11"), ("order", "-createdAt")], access: 1,
+                publicURL: "http://example.test"),
+            ManifestETag.make(
+                sequences: [7], className: "Photo", items: [("limit", "10")], access: 1,
+                publicURL: "http://example.test"),
+            ManifestETag.make(
+                sequences: [7], className: "Photo", items: [("limit", "10"), ("order", "-createdAt")], access: 2,
+                publicURL: "http://example.test"),
+            ManifestETag.make(
+                sequences: [7], className: "Photo", items: [("limit", "10"), ("order", "-createdAt")], access: 1,
+                publicURL: "http://other.test"),
             // Names and values cannot run into each other.
-            ManifestETag.make(sequences: [7], className: "Photo", items: [("limit", "10order"), ("", "-createdAt")], access: 1, publicURL: "http://example.test"),
+            ManifestETag.make(
+                sequences: [7], className: "Photo", items: [("limit", "10order"), ("", "-createdAt")], access: 1,
+                publicURL: "http://example.test"),
         ]
         #expect(Set(variants + [tag]).count == variants.count + 1)
     }

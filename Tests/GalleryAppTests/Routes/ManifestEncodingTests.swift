@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The manifest's JSON as written straight from result bytes: every character a title can hold
@@ -15,10 +16,13 @@ import Testing
             "Été à la plage 🌊", "日本語のタイトル", "",
         ]
         let t0 = Date(timeIntervalSince1970: 1_700_000_000)
-        try F.insert(server, titles.enumerated().map { index, title in
-            F.Row(id: "enc\(String(format: "%07d", index))", createdAt: t0.addingTimeInterval(Double(index)),
-                  title: title, tags: [title, "plain"], byteSize: 5 + index * 1_000_000_007)
-        })
+        try F.insert(
+            server,
+            titles.enumerated().map { index, title in
+                F.Row(
+                    id: "enc\(String(format: "%07d", index))", createdAt: t0.addingTimeInterval(Double(index)),
+                    title: title, tags: [title, "plain"], byteSize: 5 + index * 1_000_000_007)
+            })
         // taken_at with microseconds: rounded to the nearest millisecond, halves away from zero.
         try server.application.pool.query(
             "update photos set taken_at = '2023-05-06 07:08:09.123499+00' where object_id = 'enc0000000'")

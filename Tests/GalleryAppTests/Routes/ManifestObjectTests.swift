@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// One photo through the Parse API: fetch, change, Recently Deleted, purge and batch.
@@ -67,9 +68,11 @@ import Testing
     @Test func put_ChangesTitleAndTags_AndRefusesReadOnlyFields() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        try F.insert(server, [F.Row(id: "aaaaaaaaaa", createdAt: Date(timeIntervalSince1970: 1_700_000_000), title: "Old")])
+        try F.insert(
+            server, [F.Row(id: "aaaaaaaaaa", createdAt: Date(timeIntervalSince1970: 1_700_000_000), title: "Old")])
         let before = try server.request("GET", "/parse/classes/Photo/aaaaaaaaaa").json
-        let put = try server.json("PUT", "/parse/classes/Photo/aaaaaaaaaa", ["title": "New title", "tags": ["x", "y"]])
+        let put = try server.json(
+            "PUT", "/parse/classes/Photo/aaaaaaaaaa", ["title": "New title", "tags": ["x", "y"]])
         #expect(put.status == 200)
         let updatedAt = try #require(put.json["updatedAt"] as? String)
         #expect(updatedAt.wholeMatch(of: Self.isoDate) != nil)
@@ -128,7 +131,8 @@ import Testing
         #expect(F.ids(listed) == [id])
         let deletedAt = try #require((F.results(listed).first?["deletedAt"] as? [String: Any])?["iso"] as? String)
         #expect(deletedAt.wholeMatch(of: Self.isoDate) != nil)
-        #expect(F.ids(try F.find(server, ["where": F.json(["deletedAt": ["__type": "Date", "iso": deletedAt]])])) == [id])
+        #expect(
+            F.ids(try F.find(server, ["where": F.json(["deletedAt": ["__type": "Date", "iso": deletedAt]])])) == [id])
         #expect(F.ids(try F.find(server, ["where": F.json(["deletedAt": NSNull()])])) == [other])
         #expect(try server.request("GET", "/parse/classes/Photo/\(id)").status == 200)  // still fetchable
         let edit = try server.json("PUT", "/parse/classes/Photo/\(id)", ["title": "x"])
@@ -165,7 +169,9 @@ import Testing
         #expect(purgedAgain.status == 404 && F.code(purgedAgain) == 101)
         let otherPhoto = try server.request("GET", "/parse/classes/Photo/\(other)").json
         let otherURL = try #require((otherPhoto["thumbnail"] as? [String: Any])?["url"] as? String)
-        #expect(try server.request("GET", String(otherURL[otherURL.range(of: "/bucket/")!.lowerBound...]), appID: nil).status == 200)
+        #expect(
+            try server.request("GET", String(otherURL[otherURL.range(of: "/bucket/")!.lowerBound...]), appID: nil)
+                .status == 200)
         #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == 1)
     }
 
@@ -178,25 +184,33 @@ import Testing
         #expect(try server.waitForProcessing(live) == "ready")
         try F.insert(server, [F.Row(id: "tttttttttt", createdAt: Date(), deletedAt: Date())])
         let originalURL = try #require(
-            (try server.request("GET", "/parse/classes/Photo/\(trashed)").json["original"] as? [String: Any])?["url"] as? String)
+            (try server.request("GET", "/parse/classes/Photo/\(trashed)").json["original"] as? [String: Any])?["url"]
+                as? String)
         let originalPath = String(originalURL[originalURL.range(of: "/bucket/")!.lowerBound...])
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(trashed)").status == 200)
 
         let noKey = try server.request("DELETE", "/parse/purge/Photo", anonymous: true)
         #expect(noKey.status == 403 && noKey.json["error"] as? String == "unauthorized")
-        let wrongKey = try server.request("DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": "not-the-master-key-at-all"])
+        let wrongKey = try server.request(
+            "DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": "not-the-master-key-at-all"])
         #expect(wrongKey.status == 403)
         #expect(try server.request("GET", "/parse/classes/Photo/\(trashed)").status == 200)
 
-        let purge = try server.request("DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": TestServer.masterKey])
+        let purge = try server.request(
+            "DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(purge.status == 200, "\(purge.text)")
         #expect(try server.request("GET", "/parse/classes/Photo/\(trashed)").status == 404)
         #expect(try server.request("GET", "/parse/classes/Photo/tttttttttt").status == 404)
         #expect(try server.request("GET", originalPath, appID: nil).status == 404)
         #expect(F.ids(try F.find(server)) == [live])
-        #expect(try F.find(server, ["count": "1", "limit": "0", "where": F.json(["deletedAt": ["$exists": true]])]).json["count"] as? Int == 0)
-        #expect(try server.application.pool.query("select n from row_counts where name = 'photos_trashed'").first!.decode(Int64.self, 0) == 0)
-        let unknown = try server.request("DELETE", "/parse/purge/Nope", headers: ["X-Parse-Master-Key": TestServer.masterKey])
+        #expect(
+            try F.find(server, ["count": "1", "limit": "0", "where": F.json(["deletedAt": ["$exists": true]])]).json[
+                "count"] as? Int == 0)
+        #expect(
+            try server.application.pool.query("select n from row_counts where name = 'photos_trashed'").first!.decode(
+                Int64.self, 0) == 0)
+        let unknown = try server.request(
+            "DELETE", "/parse/purge/Nope", headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(unknown.status == 400 && F.code(unknown) == 103)
     }
 
@@ -207,7 +221,9 @@ import Testing
         try F.insertMany(server, count: total)
         let pool = server.application.pool
         try pool.query("update photos set deleted_at = now() - interval '40 days' where object_id <= 'p000000600'")
-        try pool.query("update photos set deleted_at = now() - interval '1 day' where object_id > 'p000000600' and object_id <= 'p000001200'")
+        try pool.query(
+            "update photos set deleted_at = now() - interval '1 day' where object_id > 'p000000600' and object_id <= 'p000001200'"
+        )
         func counter(_ name: String) throws -> Int64 {
             try pool.query("select n from row_counts where name = $1", [name]).first!.decode(Int64.self, 0)
         }
@@ -217,7 +233,8 @@ import Testing
         #expect(try F.tableCount(server) == Int64(total - 600))
         #expect(try counter("photos_trashed") == 600)
         // Everything in the trash, more than two batches' worth.
-        let r = try server.request("DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": TestServer.masterKey])
+        let r = try server.request(
+            "DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(r.status == 200)
         #expect(try F.tableCount(server) == Int64(total - 1200))
         #expect(try counter("photos_trashed") == 0)
@@ -230,15 +247,21 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let t = Date(timeIntervalSince1970: 1_700_000_000)
-        try F.insert(server, [F.Row(id: "aaaaaaaaaa", createdAt: t), F.Row(id: "bbbbbbbbbb", createdAt: t.addingTimeInterval(1))])
-        let r = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "PUT", "path": "/parse/classes/Photo/aaaaaaaaaa", "body": ["title": "Batched"]],
-            ["method": "PUT", "path": "/parse/classes/Photo/zzzzzzzzzz", "body": ["title": "Nobody"]],
-            ["method": "PUT", "path": "/parse/classes/Photo/aaaaaaaaaa", "body": ["width": 1]],
-            ["method": "DELETE", "path": "/parse/classes/Photo/bbbbbbbbbb"],
-            ["method": "GET", "path": "/parse/classes/Photo/aaaaaaaaaa"],
-            ["method": "GET", "path": "/classes/Photo/aaaaaaaaaa"],  // without the mount prefix
-        ]])
+        try F.insert(
+            server,
+            [F.Row(id: "aaaaaaaaaa", createdAt: t), F.Row(id: "bbbbbbbbbb", createdAt: t.addingTimeInterval(1))])
+        let r = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "PUT", "path": "/parse/classes/Photo/aaaaaaaaaa", "body": ["title": "Batched"]],
+                    ["method": "PUT", "path": "/parse/classes/Photo/zzzzzzzzzz", "body": ["title": "Nobody"]],
+                    ["method": "PUT", "path": "/parse/classes/Photo/aaaaaaaaaa", "body": ["width": 1]],
+                    ["method": "DELETE", "path": "/parse/classes/Photo/bbbbbbbbbb"],
+                    ["method": "GET", "path": "/parse/classes/Photo/aaaaaaaaaa"],
+                    ["method": "GET", "path": "/classes/Photo/aaaaaaaaaa"],  // without the mount prefix
+                ]
+            ])
         #expect(r.status == 200, "\(r.text)")
         let answers = try #require(r.jsonArray as? [[String: Any]])
         #expect(answers.count == 6)
@@ -252,8 +275,12 @@ import Testing
         // A malformed batch is refused as a whole.
         let notArray = try server.json("POST", "/parse/batch", ["requests": "x"])
         #expect(notArray.status == 400)
-        let tooMany = try server.json("POST", "/parse/batch", ["requests": Array(
-            repeating: ["method": "GET", "path": "/parse/classes/Photo/aaaaaaaaaa"], count: 51)])
+        let tooMany = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": Array(
+                    repeating: ["method": "GET", "path": "/parse/classes/Photo/aaaaaaaaaa"], count: 51)
+            ])
         #expect(tooMany.status == 400)
         let noKey = try server.request("POST", "/parse/batch", body: Data(#"{"requests":[]}"#.utf8), appID: nil)
         #expect(noKey.status == 403)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import GalleryApp
 
 /// Keyset paging through the manifest while photos keep arriving.
@@ -33,7 +34,9 @@ import Synchronization
     }
 
     /// Walks every page with the keyset cursor; returns the ids in the order seen.
-    static func walk(_ server: TestServer, pageSize: Int, ascending: Bool, extra: [String: Any] = [:]) throws -> [String] {
+    static func walk(_ server: TestServer, pageSize: Int, ascending: Bool, extra: [String: Any] = [:]) throws
+        -> [String]
+    {
         var seen: [String] = []
         var cursor: [String: Any]?
         while true {
@@ -54,9 +57,12 @@ import Synchronization
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         // 600 photos in groups of four sharing a createdAt, so pages end in the middle of ties.
-        try F.insertMany(server, count: 600, prefix: "p", start: Date(timeIntervalSince1970: 1_700_000_000), stepMs: 1000, sameTimeEvery: 4)
+        try F.insertMany(
+            server, count: 600, prefix: "p", start: Date(timeIntervalSince1970: 1_700_000_000), stepMs: 1000,
+            sameTimeEvery: 4)
         let initial = try server.application.pool.query(
-            "select object_id from photos order by created_at desc, object_id desc").map { try $0.decode(String.self, 0) }
+            "select object_id from photos order by created_at desc, object_id desc"
+        ).map { try $0.decode(String.self, 0) }
         #expect(initial.count == 600)
 
         // Meanwhile: new uploads (newest createdAt) and rows that land inside the walked range,
@@ -71,11 +77,13 @@ import Synchronization
                 do {
                     let slot = (n * 37) % 150  // one of the seeded timestamps
                     let seeded = Date(timeIntervalSince1970: 1_700_000_000 + Double(slot))
-                    try F.insert(server, [
-                        F.Row(id: String(format: "n%09d", n), createdAt: Date()),
-                        F.Row(id: String(format: "a%09d", n), createdAt: seeded),
-                        F.Row(id: String(format: "z%09d", n), createdAt: seeded),
-                    ])
+                    try F.insert(
+                        server,
+                        [
+                            F.Row(id: String(format: "n%09d", n), createdAt: Date()),
+                            F.Row(id: String(format: "a%09d", n), createdAt: seeded),
+                            F.Row(id: String(format: "z%09d", n), createdAt: seeded),
+                        ])
                     inserter.record(3)
                 } catch {
                     inserter.fail("\(error)")
@@ -96,11 +104,14 @@ import Synchronization
         #expect(inserter.inserted > 30)
         #expect(Set(walked).count == walked.count, "a row was returned twice")
         let initialSet = Set(initial)
-        #expect(walked.filter { initialSet.contains($0) } == initial, "rows that existed at the start were skipped or reordered")
+        #expect(
+            walked.filter { initialSet.contains($0) } == initial,
+            "rows that existed at the start were skipped or reordered")
 
         // Now that nothing moves: the walk sees everything, in both directions, and with a filter.
         let everything = try server.application.pool.query(
-            "select object_id from photos order by created_at desc, object_id desc").map { try $0.decode(String.self, 0) }
+            "select object_id from photos order by created_at desc, object_id desc"
+        ).map { try $0.decode(String.self, 0) }
         #expect(try Self.walk(server, pageSize: 50, ascending: false) == everything)
         #expect(try Self.walk(server, pageSize: 33, ascending: true) == everything.reversed())
         let pOnly = try Self.walk(server, pageSize: 9, ascending: false, extra: ["objectId": ["$regex": "^p"]])
@@ -116,17 +127,27 @@ import Synchronization
                 .components(separatedBy: " order by ")[0]
         }
         let date: [String: Any] = ["__type": "Date", "iso": "2024-01-02T03:04:05.678Z"]
-        let descending = try sql(["$or": [["createdAt": ["$lt": date]], ["createdAt": date, "objectId": ["$lt": "abc"]]]])
+        let descending = try sql([
+            "$or": [["createdAt": ["$lt": date]], ["createdAt": date, "objectId": ["$lt": "abc"]]]
+        ])
         #expect(descending == "(t.created_at, t.object_id) < ($1::timestamptz, $2::text) and t.deleted_at is null")
-        let ascending = try sql(["$or": [["objectId": ["$gt": "abc"], "updatedAt": ["$eq": date]], ["updatedAt": ["$gt": date]]]])
+        let ascending = try sql([
+            "$or": [["objectId": ["$gt": "abc"], "updatedAt": ["$eq": date]], ["updatedAt": ["$gt": date]]]
+        ])
         #expect(ascending == "(t.updated_at, t.object_id) > ($1::timestamptz, $2::text) and t.deleted_at is null")
         // Not the keyset shape: mixed directions, different values, a third condition.
         let mixed = try sql(["$or": [["createdAt": ["$lt": date]], ["createdAt": date, "objectId": ["$gt": "abc"]]]])
-        #expect(mixed.hasPrefix("(t.created_at < $1::timestamptz or (t.created_at = $2::timestamptz and t.object_id > $3::text))"))
+        #expect(
+            mixed.hasPrefix(
+                "(t.created_at < $1::timestamptz or (t.created_at = $2::timestamptz and t.object_id > $3::text))"))
         let other: [String: Any] = ["__type": "Date", "iso": "2024-01-02T03:04:05.679Z"]
-        let different = try sql(["$or": [["createdAt": ["$lt": date]], ["createdAt": other, "objectId": ["$lt": "abc"]]]])
+        let different = try sql([
+            "$or": [["createdAt": ["$lt": date]], ["createdAt": other, "objectId": ["$lt": "abc"]]]
+        ])
         #expect(different.contains(" or "))
-        let third = try sql(["$or": [["createdAt": ["$lt": date]], ["createdAt": date, "objectId": ["$lt": "abc"], "width": 1]]])
+        let third = try sql([
+            "$or": [["createdAt": ["$lt": date]], ["createdAt": date, "objectId": ["$lt": "abc"], "width": 1]]
+        ])
         #expect(third.contains(" or "))
     }
 
@@ -136,10 +157,17 @@ import Synchronization
         try F.insertMany(server, count: 5000, sameTimeEvery: 2)
         try server.application.pool.execute("analyze photos")
         let date: [String: Any] = ["__type": "Date", "iso": "2020-09-13T12:40:00.000Z"]
-        let query = try ParseQuery.find(.photo, items: [
-            ("where", F.json(["$or": [["createdAt": ["$lt": date]], ["createdAt": date, "objectId": ["$lt": "p000000500"]]]])),
-            ("limit", "20"),
-        ])
+        let query = try ParseQuery.find(
+            .photo,
+            items: [
+                (
+                    "where",
+                    F.json([
+                        "$or": [["createdAt": ["$lt": date]], ["createdAt": date, "objectId": ["$lt": "p000000500"]]]
+                    ])
+                ),
+                ("limit", "20"),
+            ])
         let select = try #require(ParseSQLCompiler.compile(query).select)
         let plan = try server.application.pool.transaction { connection -> String in
             try connection.execute("set local plan_cache_mode = force_generic_plan")
@@ -167,8 +195,9 @@ import Synchronization
         try F.insertMany(server, count: 200, sameTimeEvery: 3)
         try server.application.pool.query("update photos set deleted_at = now() where object_id like '%5'")
         let live = try server.application.pool.query(
-            "select object_id from photos where deleted_at is null order by created_at desc, object_id desc")
-            .map { try $0.decode(String.self, 0) }
+            "select object_id from photos where deleted_at is null order by created_at desc, object_id desc"
+        )
+        .map { try $0.decode(String.self, 0) }
         #expect(live.count == 180)
         #expect(try Self.walk(server, pageSize: 11, ascending: false) == live)
         #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == 180)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `GET /parse/classes/Photo` against a real server and database: every parameter and operator,
@@ -11,20 +12,30 @@ import Testing
     /// Six photos with distinct fields, created a minute apart (a oldest … f newest).
     static func sixPhotos(_ server: TestServer) throws {
         func at(_ minutes: Double) -> Date { t0.addingTimeInterval(minutes * 60) }
-        try F.insert(server, [
-            F.Row(id: "aaaaaaaaaa", createdAt: at(0), filename: "IMG_0001.jpg", title: "Sunset at the beach",
-                  tags: ["beach", "sunset"], width: 400, height: 300, byteSize: 100, status: "ready", takenAt: at(-100)),
-            F.Row(id: "bbbbbbbbbb", createdAt: at(1), filename: "IMG_0002.jpg", title: "Mountain lake",
-                  tags: ["lake", "mountain"], width: 300, height: 400, byteSize: 200, status: "ready", dominantColor: nil),
-            F.Row(id: "cccccccccc", createdAt: at(2), filename: "DSC_100%_off.jpg", title: "Sale sign",
-                  tags: [], width: 1000, height: 1000, byteSize: 300, status: "pending", dominantColor: nil),
-            F.Row(id: "dddddddddd", createdAt: at(3), filename: "été_2023.jpg", title: "Été à la plage",
-                  tags: ["beach"], width: 640, height: 480, byteSize: 400, status: "failed"),
-            F.Row(id: "eeeeeeeeee", createdAt: at(4), filename: "scan.jpg", title: "Sunrise over the lake",
-                  tags: ["lake", "sunrise"], width: 800, height: 200, byteSize: 500, status: "processing"),
-            F.Row(id: "ffffffffff", createdAt: at(5), filename: "IMG_0003.jpg", title: "",
-                  tags: ["cat"], width: 200, height: 200, byteSize: 600, status: "ready", takenAt: at(-50)),
-        ])
+        try F.insert(
+            server,
+            [
+                F.Row(
+                    id: "aaaaaaaaaa", createdAt: at(0), filename: "IMG_0001.jpg", title: "Sunset at the beach",
+                    tags: ["beach", "sunset"], width: 400, height: 300, byteSize: 100, status: "ready",
+                    takenAt: at(-100)),
+                F.Row(
+                    id: "bbbbbbbbbb", createdAt: at(1), filename: "IMG_0002.jpg", title: "Mountain lake",
+                    tags: ["lake", "mountain"], width: 300, height: 400, byteSize: 200, status: "ready",
+                    dominantColor: nil),
+                F.Row(
+                    id: "cccccccccc", createdAt: at(2), filename: "DSC_100%_off.jpg", title: "Sale sign",
+                    tags: [], width: 1000, height: 1000, byteSize: 300, status: "pending", dominantColor: nil),
+                F.Row(
+                    id: "dddddddddd", createdAt: at(3), filename: "été_2023.jpg", title: "Été à la plage",
+                    tags: ["beach"], width: 640, height: 480, byteSize: 400, status: "failed"),
+                F.Row(
+                    id: "eeeeeeeeee", createdAt: at(4), filename: "scan.jpg", title: "Sunrise over the lake",
+                    tags: ["lake", "sunrise"], width: 800, height: 200, byteSize: 500, status: "processing"),
+                F.Row(
+                    id: "ffffffffff", createdAt: at(5), filename: "IMG_0003.jpg", title: "",
+                    tags: ["cat"], width: 200, height: 200, byteSize: 600, status: "ready", takenAt: at(-50)),
+            ])
     }
 
     /// The ids a `where` selects, newest first.
@@ -50,7 +61,8 @@ import Testing
         #expect(F.ids(try F.find(server, ["limit": "3"])) == ["p000000130", "p000000129", "p000000128"])
         #expect(F.ids(try F.find(server, ["limit": "2", "skip": "3"])) == ["p000000127", "p000000126"])
         #expect(F.ids(try F.find(server, ["order": "createdAt", "limit": "2"])) == ["p000000001", "p000000002"])
-        #expect(F.ids(try F.find(server, ["order": "-byteSize,objectId", "limit": "2"])) == ["p000000001", "p000000002"])
+        #expect(
+            F.ids(try F.find(server, ["order": "-byteSize,objectId", "limit": "2"])) == ["p000000001", "p000000002"])
         #expect(F.ids(try F.find(server, ["limit": "0"])).isEmpty)
     }
 
@@ -64,15 +76,25 @@ import Testing
         #expect(try Self.ids(server, where: ["width": ["$gte": 640, "$lt": 1000]]) == ["eeeeeeeeee", "dddddddddd"])
         #expect(try Self.ids(server, where: ["width": ["$eq": 300]]) == ["bbbbbbbbbb"])
         #expect(try Self.ids(server, where: ["width": 300]) == ["bbbbbbbbbb"])
-        #expect(try Self.ids(server, where: ["status": ["$ne": "ready"]]) == ["eeeeeeeeee", "dddddddddd", "cccccccccc"])
+        #expect(
+            try Self.ids(server, where: ["status": ["$ne": "ready"]]) == ["eeeeeeeeee", "dddddddddd", "cccccccccc"])
         #expect(try Self.ids(server, where: ["aspectRatio": ["$gt": 1.5]]) == ["eeeeeeeeee"])
         #expect(try Self.ids(server, where: ["aspectRatio": 1]) == ["ffffffffff", "cccccccccc"])
-        #expect(try Self.ids(server, where: ["filename": ["$gte": "IMG_0002.jpg", "$lt": "J"]]) == ["ffffffffff", "bbbbbbbbbb"])
+        #expect(
+            try Self.ids(server, where: ["filename": ["$gte": "IMG_0002.jpg", "$lt": "J"]]) == [
+                "ffffffffff", "bbbbbbbbbb",
+            ])
         let t2 = Self.t0.addingTimeInterval(120)
         #expect(try Self.ids(server, where: ["createdAt": ["$lt": F.date(t2)]]) == ["bbbbbbbbbb", "aaaaaaaaaa"])
-        #expect(try Self.ids(server, where: ["createdAt": ["$lte": F.date(t2)]]) == ["cccccccccc", "bbbbbbbbbb", "aaaaaaaaaa"])
+        #expect(
+            try Self.ids(server, where: ["createdAt": ["$lte": F.date(t2)]]) == [
+                "cccccccccc", "bbbbbbbbbb", "aaaaaaaaaa",
+            ])
         #expect(try Self.ids(server, where: ["createdAt": F.date(t2)]) == ["cccccccccc"])
-        #expect(try Self.ids(server, where: ["createdAt": ["$gt": F.date(t2)], "byteSize": ["$lte": 500]]) == ["eeeeeeeeee", "dddddddddd"])
+        #expect(
+            try Self.ids(server, where: ["createdAt": ["$gt": F.date(t2)], "byteSize": ["$lte": 500]]) == [
+                "eeeeeeeeee", "dddddddddd",
+            ])
         #expect(try Self.ids(server, where: ["takenAt": ["$lt": F.date(Self.t0)]]) == ["ffffffffff", "aaaaaaaaaa"])
         #expect(try Self.ids(server, where: ["objectId": "dddddddddd"]) == ["dddddddddd"])
     }
@@ -81,8 +103,10 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         try Self.sixPhotos(server)
-        #expect(try Self.ids(server, where: ["status": ["$in": ["pending", "failed"]]]) == ["dddddddddd", "cccccccccc"])
-        #expect(try Self.ids(server, where: ["status": ["$nin": ["ready", "pending"]]]) == ["eeeeeeeeee", "dddddddddd"])
+        #expect(
+            try Self.ids(server, where: ["status": ["$in": ["pending", "failed"]]]) == ["dddddddddd", "cccccccccc"])
+        #expect(
+            try Self.ids(server, where: ["status": ["$nin": ["ready", "pending"]]]) == ["eeeeeeeeee", "dddddddddd"])
         #expect(try Self.ids(server, where: ["width": ["$in": [200, 1000]]]) == ["ffffffffff", "cccccccccc"])
         #expect(try Self.ids(server, where: ["dominantColor": ["$exists": false]]) == ["cccccccccc", "bbbbbbbbbb"])
         #expect(try Self.ids(server, where: ["takenAt": ["$exists": true]]) == ["ffffffffff", "aaaaaaaaaa"])
@@ -100,12 +124,21 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         try Self.sixPhotos(server)
-        #expect(try Self.ids(server, where: ["$or": [["width": 200], ["status": "pending"]]]) == ["ffffffffff", "cccccccccc"])
-        #expect(try Self.ids(server, where: ["$and": [["width": ["$gte": 300]], ["width": ["$lte": 400]]]]) == ["bbbbbbbbbb", "aaaaaaaaaa"])
-        #expect(try Self.ids(server, where: [
-            "status": "ready",
-            "$or": [["tags": "beach"], ["$and": [["width": ["$lt": 250]], ["height": 200]]]],
-        ]) == ["ffffffffff", "aaaaaaaaaa"])
+        #expect(
+            try Self.ids(server, where: ["$or": [["width": 200], ["status": "pending"]]]) == [
+                "ffffffffff", "cccccccccc",
+            ])
+        #expect(
+            try Self.ids(server, where: ["$and": [["width": ["$gte": 300]], ["width": ["$lte": 400]]]]) == [
+                "bbbbbbbbbb", "aaaaaaaaaa",
+            ])
+        #expect(
+            try Self.ids(
+                server,
+                where: [
+                    "status": "ready",
+                    "$or": [["tags": "beach"], ["$and": [["width": ["$lt": 250]], ["height": 200]]]],
+                ]) == ["ffffffffff", "aaaaaaaaaa"])
         #expect(try Self.ids(server, where: ["$or": [["width": 1], ["width": 2]]]).isEmpty)
     }
 
@@ -114,24 +147,33 @@ import Testing
         defer { server.stop() }
         try Self.sixPhotos(server)
         // Rows around a prefix's byte range: the range must include every "IMG_" name and nothing else.
-        try F.insert(server, [
-            F.Row(id: "gggggggggg", createdAt: Self.t0.addingTimeInterval(-60), filename: "IMG_"),
-            F.Row(id: "hhhhhhhhhh", createdAt: Self.t0.addingTimeInterval(-120), filename: "IMG`"),
-            F.Row(id: "iiiiiiiiii", createdAt: Self.t0.addingTimeInterval(-180), filename: "IMG^zz"),
-            F.Row(id: "jjjjjjjjjj", createdAt: Self.t0.addingTimeInterval(-240), filename: "IMG_\u{10FFFF}x"),
-            F.Row(id: "kkkkkkkkkk", createdAt: Self.t0.addingTimeInterval(-300), filename: "éte\u{10FFFF}", title: "\u{10FFFF}"),
-            F.Row(id: "llllllllll", createdAt: Self.t0.addingTimeInterval(-360), filename: "été\u{10FFFF}"),
-        ])
-        #expect(try Self.ids(server, where: ["filename": ["$regex": "^IMG_"]])
-            == ["ffffffffff", "bbbbbbbbbb", "aaaaaaaaaa", "gggggggggg", "jjjjjjjjjj"])
-        #expect(try Self.ids(server, where: ["filename": ["$regex": "^IMG_000"]]) == ["ffffffffff", "bbbbbbbbbb", "aaaaaaaaaa"])
+        try F.insert(
+            server,
+            [
+                F.Row(id: "gggggggggg", createdAt: Self.t0.addingTimeInterval(-60), filename: "IMG_"),
+                F.Row(id: "hhhhhhhhhh", createdAt: Self.t0.addingTimeInterval(-120), filename: "IMG`"),
+                F.Row(id: "iiiiiiiiii", createdAt: Self.t0.addingTimeInterval(-180), filename: "IMG^zz"),
+                F.Row(id: "jjjjjjjjjj", createdAt: Self.t0.addingTimeInterval(-240), filename: "IMG_\u{10FFFF}x"),
+                F.Row(
+                    id: "kkkkkkkkkk", createdAt: Self.t0.addingTimeInterval(-300), filename: "éte\u{10FFFF}",
+                    title: "\u{10FFFF}"),
+                F.Row(id: "llllllllll", createdAt: Self.t0.addingTimeInterval(-360), filename: "été\u{10FFFF}"),
+            ])
+        #expect(
+            try Self.ids(server, where: ["filename": ["$regex": "^IMG_"]])
+                == ["ffffffffff", "bbbbbbbbbb", "aaaaaaaaaa", "gggggggggg", "jjjjjjjjjj"])
+        #expect(
+            try Self.ids(server, where: ["filename": ["$regex": "^IMG_000"]]) == [
+                "ffffffffff", "bbbbbbbbbb", "aaaaaaaaaa",
+            ])
         #expect(try Self.ids(server, where: ["filename": ["$regex": "^DSC_100%_off\\."]]) == ["cccccccccc"])
         #expect(try Self.ids(server, where: ["filename": ["$regex": "^DSC_100_"]]).isEmpty)  // `_` is literal
         #expect(try Self.ids(server, where: ["filename": ["$regex": "^été"]]) == ["dddddddddd", "llllllllll"])
         #expect(try Self.ids(server, where: ["filename": ["$regex": "^éte\u{10FFFF}"]]) == ["kkkkkkkkkk"])
         #expect(try Self.ids(server, where: ["title": ["$regex": "^\u{10FFFF}"]]) == ["kkkkkkkkkk"])
         #expect(try Self.ids(server, where: ["title": ["$regex": "^Sun"]]) == ["eeeeeeeeee", "aaaaaaaaaa"])
-        #expect(try Self.ids(server, where: ["title": ["$regex": "^sun", "$options": "i"]]) == ["eeeeeeeeee", "aaaaaaaaaa"])
+        #expect(
+            try Self.ids(server, where: ["title": ["$regex": "^sun", "$options": "i"]]) == ["eeeeeeeeee", "aaaaaaaaaa"])
         #expect(try Self.ids(server, where: ["title": ["$regex": "lake$"]]) == ["eeeeeeeeee", "bbbbbbbbbb"])
         #expect(try Self.ids(server, where: ["title": ["$regex": "\\bthe\\b"]]) == ["eeeeeeeeee", "aaaaaaaaaa"])
         #expect(try Self.ids(server, where: ["title": ["$regex": "^"]]).count == 12)
@@ -210,7 +252,9 @@ import Testing
         // Trashed photos leave the counts (and the counter follows).
         #expect(try server.request("DELETE", "/parse/classes/Photo/aaaaaaaaaa").status == 200)
         #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == 5)
-        #expect(try F.find(server, ["count": "1", "limit": "0", "where": F.json(["status": "ready"])]).json["count"] as? Int == 2)
+        #expect(
+            try F.find(server, ["count": "1", "limit": "0", "where": F.json(["status": "ready"])]).json["count"] as? Int
+                == 2)
         let trashed = try F.find(server, ["count": "1", "where": F.json(["deletedAt": ["$exists": true]])])
         #expect(trashed.json["count"] as? Int == 1)
         #expect(F.ids(trashed) == ["aaaaaaaaaa"])
@@ -229,7 +273,9 @@ import Testing
         try server.application.pool.query("update row_counts set n = 123456 where name = 'photos_live'")
         #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == 123_456)
         // A filtered count counts rows.
-        #expect(try F.find(server, ["count": "1", "limit": "0", "where": F.json(["width": 400])]).json["count"] as? Int == 50)
+        #expect(
+            try F.find(server, ["count": "1", "limit": "0", "where": F.json(["width": 400])]).json["count"] as? Int
+                == 50)
     }
 
     @Test func find_RejectsWhatItDoesNotUnderstand_With102() throws {
@@ -276,16 +322,20 @@ import Testing
         try Self.sixPhotos(server)
         let gallery = try server.json("POST", "/parse/classes/Gallery", ["name": "Holidays"])
         let galleryId = try #require(gallery.json["objectId"] as? String)
-        let item = try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": ["__type": "Pointer", "className": "Gallery", "objectId": galleryId],
-            "photo": ["__type": "Pointer", "className": "Photo", "objectId": "aaaaaaaaaa"],
-        ])
+        let item = try server.json(
+            "POST", "/parse/classes/GalleryItem",
+            [
+                "gallery": ["__type": "Pointer", "className": "Gallery", "objectId": galleryId],
+                "photo": ["__type": "Pointer", "className": "Photo", "objectId": "aaaaaaaaaa"],
+            ])
         #expect(item.status == 201, "\(item.text)")
         let plain = F.results(try F.find(server, className: "GalleryItem"))
         let pointer = try #require(plain.first?["photo"] as? [String: Any])
         #expect(pointer["__type"] as? String == "Pointer" && pointer["objectId"] as? String == "aaaaaaaaaa")
-        let included = F.results(try F.find(server, ["include": "photo", "keys": "photo.title,photo.thumbnail,position"],
-                                            className: "GalleryItem"))
+        let included = F.results(
+            try F.find(
+                server, ["include": "photo", "keys": "photo.title,photo.thumbnail,position"],
+                className: "GalleryItem"))
         let photo = try #require(included.first?["photo"] as? [String: Any])
         #expect(photo["__type"] as? String == "Object" && photo["className"] as? String == "Photo")
         #expect(photo["title"] as? String == "Sunset at the beach")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Keys, hostile query input and compression on the manifest.
@@ -15,13 +16,17 @@ import Testing
             #expect(r.status == 403, "\(appID ?? "nil")")
             #expect(r.text == #"{"error":"unauthorized"}"#, "\(appID ?? "nil")")
         }
-        for (method, path) in [("GET", "/parse/classes/Photo/p000000001"), ("PUT", "/parse/classes/Photo/p000000001"),
-                               ("DELETE", "/parse/classes/Photo/p000000001"), ("POST", "/parse/batch")] {
-            let r = try server.request(method, path, body: method == "GET" || method == "DELETE" ? nil : Data("{}".utf8), appID: "nope")
+        for (method, path) in [
+            ("GET", "/parse/classes/Photo/p000000001"), ("PUT", "/parse/classes/Photo/p000000001"),
+            ("DELETE", "/parse/classes/Photo/p000000001"), ("POST", "/parse/batch"),
+        ] {
+            let r = try server.request(
+                method, path, body: method == "GET" || method == "DELETE" ? nil : Data("{}".utf8), appID: "nope")
             #expect(r.status == 403, "\(method) \(path)")
         }
-        #expect(try server.application.pool.query("select deleted_at from photos where object_id = 'p000000001'")
-            .first!.decode(Date?.self, 0) == nil)
+        #expect(
+            try server.application.pool.query("select deleted_at from photos where object_id = 'p000000001'")
+                .first!.decode(Date?.self, 0) == nil)
         #expect(try server.request("GET", "/parse/classes/Photo").status == 200)
     }
 
@@ -46,10 +51,12 @@ import Testing
             if status == 200 { #expect(F.ids(r).count == (headers["X-Parse-Master-Key"] == nil ? 0 : 3)) }
         }
         // The REST key with a wrong application id is still refused.
-        let wrongApp = try server.request("GET", "/parse/classes/Photo", headers: ["X-Parse-REST-API-Key": "rest-key-0123456789"], appID: "x")
+        let wrongApp = try server.request(
+            "GET", "/parse/classes/Photo", headers: ["X-Parse-REST-API-Key": "rest-key-0123456789"], appID: "x")
         #expect(wrongApp.status == 403)
         // Purging needs the master key even with the REST key.
-        let purge = try server.request("DELETE", "/parse/purge/Photo", headers: ["X-Parse-REST-API-Key": "rest-key-0123456789"])
+        let purge = try server.request(
+            "DELETE", "/parse/purge/Photo", headers: ["X-Parse-REST-API-Key": "rest-key-0123456789"])
         #expect(purge.status == 403)
         #expect(KeyChecker.constantTimeEquals(Array("abc".utf8), Array("abc".utf8)))
         #expect(!KeyChecker.constantTimeEquals(Array("abc".utf8), Array("abd".utf8)))
@@ -57,7 +64,9 @@ import Testing
         #expect(!KeyChecker.constantTimeEquals([], Array("a".utf8)))
         // A presented key (a String) against a configured one, compared in place.
         #expect(KeyChecker.constantTimeEquals("abc", Array("abc".utf8)))
-        #expect(KeyChecker.constantTimeEquals("a key longer than fifteen bytes é", Array("a key longer than fifteen bytes é".utf8)))
+        #expect(
+            KeyChecker.constantTimeEquals(
+                "a key longer than fifteen bytes é", Array("a key longer than fifteen bytes é".utf8)))
         #expect(!KeyChecker.constantTimeEquals("abd", Array("abc".utf8)))
         #expect(!KeyChecker.constantTimeEquals("abc\u{0}", Array("abc".utf8)))
         #expect(!KeyChecker.constantTimeEquals("", Array("a".utf8)))
@@ -68,8 +77,12 @@ import Testing
     static func expectIntact(_ server: TestServer, count: Int64, _ context: String) throws {
         #expect(try F.tableCount(server) == count, "\(context)")
         #expect(try F.find(server, ["count": "1", "limit": "0"]).json["count"] as? Int == Int(count), "\(context)")
-        #expect(try F.find(server, ["count": "1", "limit": "0", "where": F.json(["width": ["$gt": 0]])]).json["count"] as? Int == Int(count))
-        #expect(try server.application.pool.query("select n from row_counts where name = 'photos_live'").first!.decode(Int64.self, 0) == count)
+        #expect(
+            try F.find(server, ["count": "1", "limit": "0", "where": F.json(["width": ["$gt": 0]])]).json["count"]
+                as? Int == Int(count))
+        #expect(
+            try server.application.pool.query("select n from row_counts where name = 'photos_live'").first!.decode(
+                Int64.self, 0) == count)
     }
 
     @Test func hostileWhereAndOrder_Are400_AndLeaveTheDataAlone() throws {
@@ -120,9 +133,12 @@ import Testing
 
         // Invalid percent-encoding and invalid UTF-8 in the query string: 102.
         // (Over a raw socket: URL clients would re-encode a malformed `%`.)
-        for query in ["where=%FF%FE", "where=%7B%22title%22%3A%22%C3%28%22%7D", "where=%ZZ", "where=%7", "order=%80", "%FF=1",
-                      "where=%ED%A0%80", "where=%C0%AF"] {
-            let request = "GET /parse/classes/Photo?\(query) HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n\r\n"
+        for query in [
+            "where=%FF%FE", "where=%7B%22title%22%3A%22%C3%28%22%7D", "where=%ZZ", "where=%7", "order=%80", "%FF=1",
+            "where=%ED%A0%80", "where=%C0%AF",
+        ] {
+            let request =
+                "GET /parse/classes/Photo?\(query) HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n\r\n"
             let r = try F.rawExchange(port: server.application.port, Array(request.utf8))
             let body = (try? JSONSerialization.jsonObject(with: Data(r.body))) as? [String: Any]
             #expect(r.status == 400, "\(query): \(String(decoding: r.body, as: UTF8.self))")
@@ -132,13 +148,15 @@ import Testing
 
         // A megabyte of where never reaches the database: the request line limit answers 414.
         let huge = "where=" + String(repeating: "%41", count: 350_000)
-        let request = "GET /parse/classes/Photo?\(huge) HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n\r\n"
+        let request =
+            "GET /parse/classes/Photo?\(huge) HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n\r\n"
         let answer = try F.rawExchange(port: server.application.port, Array(request.utf8))
         #expect(answer.status == 414)
         // A long (but acceptable) URL with a 6 KB value works; a megabyte title in a body is refused.
         let long = try F.find(server, ["where": F.json(["title": String(repeating: "é", count: 1000)])])
         #expect(long.status == 200)
-        let bigTitle = try server.json("PUT", "/parse/classes/Photo/p000000002", ["title": String(repeating: "a", count: 1_000_000)])
+        let bigTitle = try server.json(
+            "PUT", "/parse/classes/Photo/p000000002", ["title": String(repeating: "a", count: 1_000_000)])
         #expect(bigTitle.status == 400 || bigTitle.status == 413)
         #expect(try server.request("GET", "/parse/classes/Photo/p000000002").json["title"] as? String == "bulk 2")
         try Self.expectIntact(server, count: 25, "huge values")
@@ -149,7 +167,8 @@ import Testing
         defer { server.stop() }
         try F.insertMany(server, count: 40)
         func get(_ acceptEncoding: String?) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
-            var request = "GET /parse/classes/Photo?limit=40 HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n"
+            var request =
+                "GET /parse/classes/Photo?limit=40 HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n"
             if let acceptEncoding { request += "Accept-Encoding: \(acceptEncoding)\r\n" }
             return try F.rawExchange(port: server.application.port, Array((request + "\r\n").utf8))
         }

@@ -3,6 +3,7 @@ import HTTPServer
 import Logging
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 @Suite(.serialized) struct OperationsTests {
@@ -21,7 +22,8 @@ import Testing
         defer { server.stop() }
         #expect(try server.request("GET", "/ready", appID: nil).status == 200)
         // Forget the last migration: no longer current.
-        try server.application.pool.query("delete from schema_migrations where version = (select max(version) from schema_migrations)")
+        try server.application.pool.query(
+            "delete from schema_migrations where version = (select max(version) from schema_migrations)")
         let r = try server.request("GET", "/ready", appID: nil)
         #expect(r.status == 503)
         #expect((r.json["reason"] as? String)?.contains("migrations") == true)
@@ -29,8 +31,10 @@ import Testing
 
     @Test func ready_WithTheDatabaseDown_SaysSoGenerically_TheDriverTextOnlyToTheMasterKey() throws {
         // Nothing listens on port 9 of loopback; the URL names a user and database an attacker would like to learn.
-        let pool = PostgresPool(configuration: PostgresPoolConfiguration(
-            url: "postgresql://secret_operator@127.0.0.1:9/secret_db", size: 1, acquireTimeout: 5, connectTimeout: 2))
+        let pool = PostgresPool(
+            configuration: PostgresPoolConfiguration(
+                url: "postgresql://secret_operator@127.0.0.1:9/secret_db", size: 1, acquireTimeout: 5, connectTimeout: 2
+            ))
         defer { pool.shutdown() }
         let router = HTTPRouter()
         let keys = KeyChecker(appID: TestServer.appID, restKey: nil, masterKey: TestServer.masterKey)
@@ -51,7 +55,9 @@ import Testing
         #expect(anyone.reason == "database unreachable")
         let master = try ready(["X-Parse-Master-Key": TestServer.masterKey])
         #expect(master.status == 503)
-        #expect(master.reason.hasPrefix("database unreachable: ") && master.reason.contains("127.0.0.1"), "\(master.reason)")
+        #expect(
+            master.reason.hasPrefix("database unreachable: ") && master.reason.contains("127.0.0.1"), "\(master.reason)"
+        )
     }
 
     @Test func metrics_NeedTheMasterKey_AndCountRequestsByRoutePattern() throws {
@@ -64,7 +70,8 @@ import Testing
             }
             return 0
         }
-        let series = "galleryd_http_requests_total{route=\"/parse/classes/:className/:objectId\",method=\"GET\",status=\"404\"}"
+        let series =
+            "galleryd_http_requests_total{route=\"/parse/classes/:className/:objectId\",method=\"GET\",status=\"404\"}"
         let before = try server.request("GET", "/metrics", headers: ["X-Parse-Master-Key": TestServer.masterKey]).text
         for _ in 0..<3 { _ = try server.request("GET", "/parse/classes/Photo/nosuchid00") }
         let after = try server.request("GET", "/metrics", headers: ["Authorization": "Bearer \(TestServer.masterKey)"])

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import GalleryApp
 import HTTPServer
+import Testing
+
+@testable import GalleryApp
 
 /// Parse SDKs' `POST` with `"_method"` in the body (queries whose `where` will not fit a URL) and
 /// the JavaScript SDK's keys in the body, against a real server and database.
@@ -18,16 +19,19 @@ import HTTPServer
         let condition: [String: Any] = ["objectId": ["$in": ids]]
         let viaURL = try F.find(server, ["where": F.json(condition)])
         #expect(viaURL.status == 414)
-        let r = try server.json("POST", "/parse/classes/Photo", [
-            "_method": "GET", "where": condition, "order": "-createdAt", "limit": 2, "count": 1,
-        ])
+        let r = try server.json(
+            "POST", "/parse/classes/Photo",
+            [
+                "_method": "GET", "where": condition, "order": "-createdAt", "limit": 2, "count": 1,
+            ])
         #expect(r.status == 200, "\(r.text.prefix(300))")
         #expect(F.ids(r) == ["p000000029", "p000000017"])
         #expect(r.json["count"] as? Int == 3)
         // The same small query both ways gives the same bytes.
         let small: [String: Any] = ["byteSize": ["$gte": 1000]]
         let get = try F.find(server, ["where": F.json(small), "limit": "5", "keys": "title"])
-        let post = try server.json("POST", "/parse/classes/Photo", ["_method": "GET", "where": small, "limit": 5, "keys": "title"])
+        let post = try server.json(
+            "POST", "/parse/classes/Photo", ["_method": "GET", "where": small, "limit": 5, "keys": "title"])
         #expect(get.status == 200 && post.status == 200)
         #expect(get.body == post.body)
         // The URL's parameters win over the body's, as in Parse Server.
@@ -70,8 +74,10 @@ import HTTPServer
                 "POST", "/parse/classes/Photo", body: try JSONSerialization.data(withJSONObject: object),
                 headers: ["Content-Type": "text/plain"], appID: appIDHeader)
         }
-        let ok = try post(["_method": "GET", "_ApplicationId": TestServer.appID, "_MasterKey": TestServer.masterKey,
-                           "_ClientVersion": "js5.3.0", "_InstallationId": "abc", "limit": 10])
+        let ok = try post([
+            "_method": "GET", "_ApplicationId": TestServer.appID, "_MasterKey": TestServer.masterKey,
+            "_ClientVersion": "js5.3.0", "_InstallationId": "abc", "limit": 10,
+        ])
         #expect(ok.status == 200, "\(ok.text)")
         #expect(F.ids(ok).count == 3)
         #expect(try post(["_method": "GET", "_ApplicationId": "someone-else"]).status == 403)
@@ -85,8 +91,10 @@ import HTTPServer
             "POST", "/parse/files/js.jpg", body: Data(try TestJPEG.make(width: 24, height: 24, seed: 502)),
             headers: ["Content-Type": "image/jpeg"])
         let name = try #require(file.json["name"] as? String)
-        let created = try post(["_ApplicationId": TestServer.appID, "_MasterKey": TestServer.masterKey, "_ClientVersion": "js5.3.0",
-                                "original": ["__type": "File", "name": name], "title": "from js"])
+        let created = try post([
+            "_ApplicationId": TestServer.appID, "_MasterKey": TestServer.masterKey, "_ClientVersion": "js5.3.0",
+            "original": ["__type": "File", "name": name], "title": "from js",
+        ])
         #expect(created.status == 201, "\(created.text)")
         let id = try #require(created.json["objectId"] as? String)
         let fetched = try server.request("GET", "/parse/classes/Photo/\(id)")
@@ -94,7 +102,8 @@ import HTTPServer
         #expect(fetched.json["_ClientVersion"] == nil)
         // A malformed body without keys is 403 before it is a JSON error.
         let garbage = try server.request(
-            "POST", "/parse/classes/Photo", body: Data(#"{"_method": "GET", "#.utf8), headers: ["Content-Type": "text/plain"],
+            "POST", "/parse/classes/Photo", body: Data(#"{"_method": "GET", "#.utf8),
+            headers: ["Content-Type": "text/plain"],
             appID: nil)
         #expect(garbage.status == 403)
         let garbageWithKey = try server.request(

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The query parameters the Parse SDKs send beyond the basic ones (`includeAll`, the read
@@ -14,11 +15,14 @@ import Testing
     init() throws {
         server = try TestServer(workers: 0)
         photo = try server.uploadPhoto(try TestJPEG.make(width: 40, height: 30, seed: 61), name: "q.jpg", title: "Q")
-        let gallery = try #require(try server.json("POST", "/parse/classes/Gallery", ["name": "G"]).json["objectId"] as? String)
-        let item = try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": ["__type": "Pointer", "className": "Gallery", "objectId": gallery],
-            "photo": ["__type": "Pointer", "className": "Photo", "objectId": photo],
-        ])
+        let gallery = try #require(
+            try server.json("POST", "/parse/classes/Gallery", ["name": "G"]).json["objectId"] as? String)
+        let item = try server.json(
+            "POST", "/parse/classes/GalleryItem",
+            [
+                "gallery": ["__type": "Pointer", "className": "Gallery", "objectId": gallery],
+                "photo": ["__type": "Pointer", "className": "Photo", "objectId": photo],
+            ])
         #expect(item.status == 201)
     }
 
@@ -54,7 +58,9 @@ import Testing
         // With include beside it, and turned off.
         #expect(try find("GalleryItem", [("includeAll", "1"), ("include", "photo")]).status == 200)
         let off = try find("GalleryItem", [("includeAll", "false")])
-        #expect(((off.json["results"] as? [[String: Any]])?.first?["photo"] as? [String: Any])?["__type"] as? String == "Pointer")
+        #expect(
+            ((off.json["results"] as? [[String: Any]])?.first?["photo"] as? [String: Any])?["__type"] as? String
+                == "Pointer")
         expect102(try find("GalleryItem", [("includeAll", "yes")]), "includeAll")
     }
 
@@ -84,19 +90,23 @@ import Testing
     }
 
     @Test func get_AcceptsTheReadPreferences_AndNothingElseNew() throws {
-        let r = try server.request("GET", "/parse/classes/Photo/\(photo)?readPreference=SECONDARY&includeReadPreference=PRIMARY")
+        let r = try server.request(
+            "GET", "/parse/classes/Photo/\(photo)?readPreference=SECONDARY&includeReadPreference=PRIMARY")
         #expect(r.status == 200)
         #expect(r.json["objectId"] as? String == photo)
         expect102(try server.request("GET", "/parse/classes/Photo/\(photo)?readPreference=sometimes"), "readPreference")
         expect102(try server.request("GET", "/parse/classes/Photo/\(photo)?hint=x"), "Invalid parameter for query")
-        expect102(try server.request("GET", "/parse/classes/Photo/\(photo)?explain=true", headers: master), "Invalid parameter")
+        expect102(
+            try server.request("GET", "/parse/classes/Photo/\(photo)?explain=true", headers: master),
+            "Invalid parameter")
     }
 
     @Test func explain_NeedsTheMasterKey_AndAnswersThePostgreSQLPlan() throws {
         let refused = try find("Photo", [("explain", "true")], anonymous: true)
         expect102(refused, "Using the explain query parameter requires the master key")
         #expect(refused.json["error"] as? String == "Using the explain query parameter requires the master key")
-        let plan = try find("Photo", [("explain", "true"), ("where", #"{"title":"Q"}"#), ("limit", "5")], headers: master)
+        let plan = try find(
+            "Photo", [("explain", "true"), ("where", #"{"title":"Q"}"#), ("limit", "5")], headers: master)
         #expect(plan.status == 200)
         #expect(plan.header("ETag") == nil)
         let results = try #require(plan.json["results"] as? [[String: Any]])
@@ -107,8 +117,12 @@ import Testing
         // Planned, not run: no actual times.
         #expect(root["Actual Rows"] == nil)
         // A count alone explains the count.
-        let count = try find("Photo", [("explain", "1"), ("count", "1"), ("limit", "0"), ("where", #"{"width":{"$gt":1}}"#)], headers: master)
-        let countPlan = try #require(((count.json["results"] as? [[String: Any]])?.first?["QUERY PLAN"] as? [[String: Any]])?.first?["Plan"] as? [String: Any])
+        let count = try find(
+            "Photo", [("explain", "1"), ("count", "1"), ("limit", "0"), ("where", #"{"width":{"$gt":1}}"#)],
+            headers: master)
+        let countPlan = try #require(
+            ((count.json["results"] as? [[String: Any]])?.first?["QUERY PLAN"] as? [[String: Any]])?.first?["Plan"]
+                as? [String: Any])
         #expect(countPlan["Node Type"] as? String == "Aggregate")
         #expect(try find("Photo", [("explain", "queryPlanner")], headers: master).status == 200)
         #expect(try find("Photo", [("explain", "false")]).json["results"] != nil)
@@ -117,22 +131,33 @@ import Testing
 
     @Test func methodGETBodies_CarryTheNewParameters() throws {
         let body: [String: Any] = [
-            "_method": "GET", "includeAll": true, "readPreference": "SECONDARY", "hint": ["createdAt": -1], "comment": "c",
+            "_method": "GET", "includeAll": true, "readPreference": "SECONDARY", "hint": ["createdAt": -1],
+            "comment": "c",
         ]
         let r = try server.json("POST", "/parse/classes/GalleryItem", body)
         #expect(r.status == 200)
-        #expect(((r.json["results"] as? [[String: Any]])?.first?["photo"] as? [String: Any])?["__type"] as? String == "Object")
-        let refused = try server.json("POST", "/parse/classes/Photo", ["_method": "GET", "explain": true], anonymous: true)
+        #expect(
+            ((r.json["results"] as? [[String: Any]])?.first?["photo"] as? [String: Any])?["__type"] as? String
+                == "Object")
+        let refused = try server.json(
+            "POST", "/parse/classes/Photo", ["_method": "GET", "explain": true], anonymous: true)
         expect102(refused, "requires the master key")
-        let explained = try server.json("POST", "/parse/classes/Photo", ["_method": "GET", "explain": true], headers: master)
+        let explained = try server.json(
+            "POST", "/parse/classes/Photo", ["_method": "GET", "explain": true], headers: master)
         #expect((explained.json["results"] as? [[String: Any]])?.first?["QUERY PLAN"] != nil)
         expect102(try server.json("POST", "/parse/classes/Photo", ["_method": "GET", "comment": ["no"]]), "comment")
     }
 
     @Test func batchSubRequests_CarryTheNewParameters_ExplainOnlyWithTheMasterKey() throws {
         let requests: [[String: Any]] = [
-            ["method": "GET", "path": "/parse/classes/GalleryItem", "body": ["includeAll": true, "readPreference": "PRIMARY"]],
-            ["method": "GET", "path": "/parse/classes/Photo/\(photo)", "body": ["readPreference": "NEAREST", "keys": "title"]],
+            [
+                "method": "GET", "path": "/parse/classes/GalleryItem",
+                "body": ["includeAll": true, "readPreference": "PRIMARY"],
+            ],
+            [
+                "method": "GET", "path": "/parse/classes/Photo/\(photo)",
+                "body": ["readPreference": "NEAREST", "keys": "title"],
+            ],
             ["method": "GET", "path": "/parse/classes/Photo", "body": ["explain": true]],
             ["method": "GET", "path": "/parse/classes/Photo", "body": ["hint": [1]]],
         ]
@@ -159,7 +184,9 @@ import Testing
         let refused = try server.request("GET", "/parse/serverInfo", anonymous: true)
         #expect(refused.status == 403)
         #expect(refused.json["error"] as? String == "unauthorized")
-        #expect(try server.request("GET", "/parse/serverInfo", headers: ["X-Parse-Master-Key": "wrong-master-key-0000"]).status == 403)
+        #expect(
+            try server.request("GET", "/parse/serverInfo", headers: ["X-Parse-Master-Key": "wrong-master-key-0000"])
+                .status == 403)
         let info = try server.request("GET", "/parse/serverInfo", headers: master)
         #expect(info.status == 200)
         let version = try #require(info.json["parseServerVersion"] as? String)

@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-@testable import GalleryApp
 import HTTPServer
+import Testing
+
+@testable import GalleryApp
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// What the Parse SDKs send, request for request (ParseSwift 4.14.2 as an app uses it, and the
 /// JavaScript SDK's extras), against a real server and database: each must succeed as it does on
@@ -25,9 +27,11 @@ import HTTPServer
         defer { server.stop() }
         try F.insertMany(server, count: 12)
         // Query.order([.descending("createdAt")]).limit(10).find()
-        let ordered = try get(server, "/parse/classes/Photo", [
-            ("limit", "10"), ("order", #"["-createdAt"]"#), ("skip", "0"), ("where", "{}"),
-        ])
+        let ordered = try get(
+            server, "/parse/classes/Photo",
+            [
+                ("limit", "10"), ("order", #"["-createdAt"]"#), ("skip", "0"), ("where", "{}"),
+            ])
         #expect(ordered.status == 200, "\(ordered.text)")
         #expect(F.ids(ordered) == (3...12).reversed().map { String(format: "p%09d", $0) })
         // Two keys in an array are the comma list.
@@ -40,7 +44,8 @@ import HTTPServer
         let object = try #require(F.results(selected).first)
         #expect(Set(object.keys) == ["objectId", "createdAt", "updatedAt", "title"])  // no thumbnail yet: omitted
         // exclude("checksum", "tags")
-        let excluded = try get(server, "/parse/classes/Photo", [("excludeKeys", #"["checksum","tags"]"#), ("limit", "1")])
+        let excluded = try get(
+            server, "/parse/classes/Photo", [("excludeKeys", #"["checksum","tags"]"#), ("limit", "1")])
         #expect(excluded.status == 200, "\(excluded.text)")
         let full = try #require(F.results(excluded).first)
         #expect(full["checksum"] == nil && full["tags"] == nil && full["width"] as? Int == 400)
@@ -80,16 +85,20 @@ import HTTPServer
     @Test func sortByTextScore_SendsScoreAsArrays() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        try F.insert(server, [
-            F.Row(id: "aaaaaaaaa1", createdAt: Date(), title: "red flower red"),
-            F.Row(id: "aaaaaaaaa2", createdAt: Date(), title: "flower"),
-            F.Row(id: "aaaaaaaaa3", createdAt: Date(), title: "tree"),
-        ])
+        try F.insert(
+            server,
+            [
+                F.Row(id: "aaaaaaaaa1", createdAt: Date(), title: "red flower red"),
+                F.Row(id: "aaaaaaaaa2", createdAt: Date(), title: "flower"),
+                F.Row(id: "aaaaaaaaa3", createdAt: Date(), title: "tree"),
+            ])
         // Query.matchesText(key: "title", text: "flower").sortByTextScore()
-        let r = try get(server, "/parse/classes/Photo", [
-            ("order", #"["$score"]"#), ("keys", #"["$score"]"#),
-            ("where", #"{"title":{"$text":{"$search":{"$term":"flower"}}}}"#),
-        ])
+        let r = try get(
+            server, "/parse/classes/Photo",
+            [
+                ("order", #"["$score"]"#), ("keys", #"["$score"]"#),
+                ("where", #"{"title":{"$text":{"$search":{"$term":"flower"}}}}"#),
+            ])
         #expect(r.status == 200, "\(r.text)")
         #expect(Set(F.ids(r)) == ["aaaaaaaaa1", "aaaaaaaaa2"])
         #expect(F.results(r).allSatisfy { $0["score"] is Double })
@@ -100,10 +109,12 @@ import HTTPServer
         defer { server.stop() }
         try F.insertMany(server, count: 5)
         // What ParseSwift sends for a find whose URL would be too long: the same parameters in a body.
-        let r = try server.json("POST", "/parse/classes/Photo", [
-            "_method": "GET", "where": [String: Any](), "order": ["-createdAt"], "keys": ["title"],
-            "excludeKeys": ["checksum"], "limit": 2, "skip": 0,
-        ])
+        let r = try server.json(
+            "POST", "/parse/classes/Photo",
+            [
+                "_method": "GET", "where": [String: Any](), "order": ["-createdAt"], "keys": ["title"],
+                "excludeKeys": ["checksum"], "limit": 2, "skip": 0,
+            ])
         #expect(r.status == 200, "\(r.text)")
         #expect(F.ids(r) == ["p000000005", "p000000004"])
         #expect(F.results(r).first?["title"] as? String == "bulk 5" && F.results(r).first?["width"] == nil)
@@ -117,12 +128,14 @@ import HTTPServer
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let now = Date()
-        try F.insert(server, [
-            F.Row(id: "aaaaaaaaa1", createdAt: now, title: "Flower field"),
-            F.Row(id: "aaaaaaaaa2", createdAt: now.addingTimeInterval(-1), title: "Red Flower"),
-            F.Row(id: "aaaaaaaaa3", createdAt: now.addingTimeInterval(-2), title: "A flower.jpg (1)"),
-            F.Row(id: "aaaaaaaaa4", createdAt: now.addingTimeInterval(-3), title: "Tree"),
-        ])
+        try F.insert(
+            server,
+            [
+                F.Row(id: "aaaaaaaaa1", createdAt: now, title: "Flower field"),
+                F.Row(id: "aaaaaaaaa2", createdAt: now.addingTimeInterval(-1), title: "Red Flower"),
+                F.Row(id: "aaaaaaaaa3", createdAt: now.addingTimeInterval(-2), title: "A flower.jpg (1)"),
+                F.Row(id: "aaaaaaaaa4", createdAt: now.addingTimeInterval(-3), title: "Tree"),
+            ])
         func find(_ condition: [String: Any]) throws -> [String] {
             let r = try get(server, "/parse/classes/Photo", [("where", F.json(["title": condition]))])
             #expect(r.status == 200, "\(condition): \(r.text)")
@@ -148,9 +161,11 @@ import HTTPServer
         defer { server.stop() }
         try F.insertMany(server, count: 5000)
         try server.application.pool.execute("analyze photos")
-        let query = try ParseQuery.find(.photo, items: [
-            ("where", F.json(["title": ["$regex": "^\\QFlower\\E"]])), ("limit", "10"), ("order", #"["title"]"#),
-        ])
+        let query = try ParseQuery.find(
+            .photo,
+            items: [
+                ("where", F.json(["title": ["$regex": "^\\QFlower\\E"]])), ("limit", "10"), ("order", #"["title"]"#),
+            ])
         let select = try #require(ParseSQLCompiler.compile(query).select)
         #expect(select.binds.prefix(2) == [.text("Flower"), .text("Flowes")])
         let plan = try server.application.pool.transaction { connection -> String in
@@ -171,36 +186,54 @@ import HTTPServer
         defer { server.stop() }
         let photos = try server.insertPhotos(2)
         // saveAll(): "transaction": false, as every ParseSwift batch sends it.
-        let plain = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[0])", "body": ["title": "one"]],
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["title": "two"]],
-        ], "transaction": false])
+        let plain = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photos[0])", "body": ["title": "one"]],
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["title": "two"]],
+                ], "transaction": false,
+            ])
         #expect(plain.status == 200, "\(plain.text)")
         #expect((plain.jsonArray as? [[String: Any]])?.allSatisfy { $0["success"] != nil } == true)
         // saveAll(transaction: true) with every request fine: all applied.
-        let good = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[0])", "body": ["title": "uno"]],
-            ["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Kept"]],
-        ], "transaction": true])
+        let good = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photos[0])", "body": ["title": "uno"]],
+                    ["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Kept"]],
+                ], "transaction": true,
+            ])
         #expect(good.status == 200, "\(good.text)")
         #expect((good.jsonArray as? [[String: Any]])?.count == 2)
         #expect(try server.request("GET", "/parse/classes/Photo/\(photos[0])").json["title"] as? String == "uno")
         // One failing request: nothing is kept, and the answer is that request's Parse error.
-        let bad = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[0])", "body": ["title": "lost"]],
-            ["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Lost"]],
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["width": 1]],
-        ], "transaction": true])
+        let bad = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photos[0])", "body": ["title": "lost"]],
+                    ["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Lost"]],
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["width": 1]],
+                ], "transaction": true,
+            ])
         #expect(bad.status == 400, "\(bad.text)")
         #expect(F.code(bad) == 105, "\(bad.text)")
         #expect(try server.request("GET", "/parse/classes/Photo/\(photos[0])").json["title"] as? String == "uno")
-        let galleries = try server.application.pool.query("select name from galleries order by name").map { try $0.decode(String.self, 0) }
+        let galleries = try server.application.pool.query("select name from galleries order by name").map {
+            try $0.decode(String.self, 0)
+        }
         #expect(galleries == ["Kept"])
         // deleteAll(transaction: true) of an object that does not exist: 101, the others stay.
-        let missing = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "DELETE", "path": "/parse/classes/Photo/\(photos[0])"],
-            ["method": "DELETE", "path": "/parse/classes/Photo/zzzzzzzzzz"],
-        ], "transaction": true])
+        let missing = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "DELETE", "path": "/parse/classes/Photo/\(photos[0])"],
+                    ["method": "DELETE", "path": "/parse/classes/Photo/zzzzzzzzzz"],
+                ], "transaction": true,
+            ])
         #expect(missing.status == 404 && F.code(missing) == 101, "\(missing.text)")
         #expect(try server.request("GET", "/parse/classes/Photo/\(photos[0])").json["deletedAt"] == nil)
         // DELETE in a transactional batch only trashes, as the route does (idempotent): rolled back
@@ -208,20 +241,34 @@ import HTTPServer
         // trash with its original (deleting for good is DELETE /purge/..., never a batch path).
         let jpeg = try TestJPEG.make(width: 40, height: 30, seed: 77)
         let uploaded = try server.uploadPhoto(jpeg, name: "kept.jpg")
-        let original = try server.application.pool.query("select original_key from photos where object_id = $1", [uploaded])
-            .first!.decode(String.self, 0)
-        let failing = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["width": 1]],
-        ], "transaction": true])
+        let original = try server.application.pool.query(
+            "select original_key from photos where object_id = $1", [uploaded]
+        )
+        .first!.decode(String.self, 0)
+        let failing = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photos[1])", "body": ["width": 1]],
+                ], "transaction": true,
+            ])
         #expect(F.code(failing) == 105, "\(failing.text)")
-        #expect(try server.scalar("select count(*)::bigint from photos where object_id = $1 and deleted_at is null", [uploaded]) == 1)
+        #expect(
+            try server.scalar(
+                "select count(*)::bigint from photos where object_id = $1 and deleted_at is null", [uploaded]) == 1)
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(uploaded)").status == 200)  // to the trash
-        let again = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"],
-        ], "transaction": true])
+        let again = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "DELETE", "path": "/parse/classes/Photo/\(uploaded)"]
+                ], "transaction": true,
+            ])
         #expect(again.status == 200, "\(again.text)")
-        #expect(try server.scalar("select count(*)::bigint from photos where object_id = $1 and deleted_at is not null", [uploaded]) == 1)
+        #expect(
+            try server.scalar(
+                "select count(*)::bigint from photos where object_id = $1 and deleted_at is not null", [uploaded]) == 1)
         #expect(try server.request("GET", "/bucket/" + original).status == 200)
         // The pool is whole again afterwards: every connection came back (a timer's statement, such
         // as the request-id cleanup, may hold one for a moment).
@@ -253,9 +300,13 @@ import HTTPServer
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         // takenAt with microseconds: the client holds milliseconds, and that counts as unchanged.
-        try F.insert(server, [F.Row(
-            id: "aaaaaaaaa1", createdAt: Date(), title: "before", tags: ["x"],
-            takenAt: Date(timeIntervalSince1970: 1_600_000_000.123456))])
+        try F.insert(
+            server,
+            [
+                F.Row(
+                    id: "aaaaaaaaa1", createdAt: Date(), title: "before", tags: ["x"],
+                    takenAt: Date(timeIntervalSince1970: 1_600_000_000.123456))
+            ])
         let path = "/parse/classes/Photo/aaaaaaaaa1"
         let fetched = try server.request("GET", path).json
         #expect(fetched["aspectRatio"] != nil && fetched["original"] != nil && fetched["takenAt"] != nil)
@@ -303,9 +354,13 @@ import HTTPServer
         let moved = try server.json("PUT", itemPath, savedBack(fetchedItem, ["position": 1]))
         #expect(moved.status == 200, "\(moved.text)")
         #expect(try server.photoOrder(of: gallery) == [photos[1], photos[0]])
-        let repointed = try server.json("PUT", itemPath, savedBack(fetchedItem, [
-            "position": 0, "photo": TestServer.pointer("Photo", photos[1]),
-        ]))
+        let repointed = try server.json(
+            "PUT", itemPath,
+            savedBack(
+                fetchedItem,
+                [
+                    "position": 0, "photo": TestServer.pointer("Photo", photos[1]),
+                ]))
         #expect(repointed.status == 400 && F.code(repointed) == 105, "\(repointed.text)")
         #expect(try server.photoOrder(of: gallery) == [photos[1], photos[0]])
     }
@@ -325,7 +380,8 @@ import HTTPServer
         #expect(try server.json("PUT", path, ["tags": ["__op": "Remove", "objects": ["a", "zz"]]]).status == 200)
         #expect(try tags() == ["b", "c"])
         // The search column follows.
-        let found = try get(server, "/parse/classes/Photo", [("where", #"{"tags":{"$text":{"$search":{"$term":"c"}}}}"#)])
+        let found = try get(
+            server, "/parse/classes/Photo", [("where", #"{"tags":{"$text":{"$search":{"$term":"c"}}}}"#)])
         #expect(F.ids(found) == ["aaaaaaaaa1"], "\(found.text)")
         // Two clients adding at once both land.
         let adders = 8
@@ -373,8 +429,12 @@ import HTTPServer
             ("batch", try server.json("POST", "/parse/batch", ["requests": [[String: Any]]()])),
             ("get override", try server.json("POST", "/parse/classes/Photo", ["_method": "GET"])),
             ("health", try server.request("POST", "/parse/health")),
-            ("upload", try server.request("POST", "/parse/files/a.jpg", body: Data(try TestJPEG.make(width: 8, height: 8)),
-                                          headers: ["Content-Type": "image/jpeg"])),
+            (
+                "upload",
+                try server.request(
+                    "POST", "/parse/files/a.jpg", body: Data(try TestJPEG.make(width: 8, height: 8)),
+                    headers: ["Content-Type": "image/jpeg"])
+            ),
             ("delete", try server.request("DELETE", "/parse/classes/Photo/\(photos[0])")),
             ("get error", try server.request("GET", "/parse/classes/Photo/zzzzzzzzzz")),
             ("query error", try get(server, "/parse/classes/Photo", [("order", "nosuch")])),
@@ -393,10 +453,12 @@ import HTTPServer
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         // The SDK's default: a URLSession with a URLCache in memory and on disk (ParseSwift's sizes).
-        let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("galleryd-urlcache-" + UUID().uuidString)
+        let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "galleryd-urlcache-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: cacheDirectory) }
         let configuration = URLSessionConfiguration.default
-        configuration.urlCache = URLCache(memoryCapacity: 512_000, diskCapacity: 10_000_000, diskPath: cacheDirectory.path)
+        configuration.urlCache = URLCache(
+            memoryCapacity: 512_000, diskCapacity: 10_000_000, diskPath: cacheDirectory.path)
         configuration.requestCachePolicy = .useProtocolCachePolicy
         let session = URLSession(configuration: configuration)
         defer { session.invalidateAndCancel() }
@@ -426,7 +488,9 @@ import HTTPServer
         let second = try send("POST", "/parse/classes/Gallery", ["name": "Third"])
         #expect(second["objectId"] as? String != id)
         let again = try send("GET", "/parse/classes/Gallery?limit=10&order=%5B%22name%22%5D&where=%7B%7D")
-        #expect((again["results"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Second", "Third"], "\(again)")
+        #expect(
+            (again["results"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Second", "Third"],
+            "\(again)")
         // The very same find and fetch as before the writes: today's answers, not the stored ones.
         let repeated = try send("GET", "/parse/classes/Gallery?limit=10&order=%5B%22-createdAt%22%5D&where=%7B%7D")
         #expect((repeated["results"] as? [[String: Any]])?.count == 2, "\(repeated)")
@@ -462,7 +526,8 @@ import HTTPServer
             return try api.create("Gallery", body: Array(#"{"name":"Once"}"#.utf8))
         }
         #expect(!ranAgain)
-        #expect(retried.status == created.status && retried.json == created.json && retried.location == created.location)
+        #expect(
+            retried.status == created.status && retried.json == created.json && retried.location == created.location)
         #expect(try galleries("Once") == 1)
         // A create that fails after its insert commits neither the object nor the record: the retry runs.
         #expect(throws: ParseError.self) {
@@ -494,7 +559,8 @@ import HTTPServer
         // The JavaScript SDK: text/plain, keys, the user's session and bookkeeping in the body.
         let user = try server.makeUser("js")
         let body: [String: Any] = [
-            "name": "From JS", "_ApplicationId": TestServer.appID, "_SessionToken": user.token, "_ClientVersion": "js5.3.0",
+            "name": "From JS", "_ApplicationId": TestServer.appID, "_SessionToken": user.token,
+            "_ClientVersion": "js5.3.0",
             "_InstallationId": "2b9f5c1e-0000-4000-8000-000000000000", "_ContentType": "application/json",
         ]
         let js = try server.request(
@@ -515,17 +581,22 @@ import HTTPServer
         fresh["X-Parse-Request-Id"] = "1E4B7D7A-6C2F-4F7E-9C55-6C1A2B3C4D5E"
         let other = try server.json("POST", "/parse/classes/Gallery", ["name": "Once"], headers: fresh)
         #expect(other.status == 201 && other.json["objectId"] as? String != first.json["objectId"] as? String)
-        let count = try server.application.pool.query("select count(*) from galleries where name = 'Once'").first!.decode(Int64.self, 0)
+        let count = try server.application.pool.query("select count(*) from galleries where name = 'Once'").first!
+            .decode(Int64.self, 0)
         #expect(count == 2)
         // saveAll() retried with its request id: the first answer, nothing created twice.
         var batchHeaders = headers
         batchHeaders["X-Parse-Request-Id"] = "3E4B7D7A-6C2F-4F7E-9C55-6C1A2B3C4D5E"
-        let batch: [String: Any] = ["requests": [["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Batched"]]],
-                                    "transaction": false]
+        let batch: [String: Any] = [
+            "requests": [["method": "POST", "path": "/parse/classes/Gallery", "body": ["name": "Batched"]]],
+            "transaction": false,
+        ]
         let firstBatch = try server.json("POST", "/parse/batch", batch, headers: batchHeaders)
         let retriedBatch = try server.json("POST", "/parse/batch", batch, headers: batchHeaders)
         #expect(firstBatch.status == 200 && retriedBatch.body == firstBatch.body, "\(retriedBatch.text)")
-        #expect(try server.application.pool.query("select count(*) from galleries where name = 'Batched'").first!.decode(Int64.self, 0) == 1)
+        #expect(
+            try server.application.pool.query("select count(*) from galleries where name = 'Batched'").first!.decode(
+                Int64.self, 0) == 1)
         // A failed create is not remembered: the retry runs again.
         var failing = headers
         failing["X-Parse-Request-Id"] = "2E4B7D7A-6C2F-4F7E-9C55-6C1A2B3C4D5E"

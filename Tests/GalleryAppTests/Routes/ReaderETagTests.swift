@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// A user's find `ETag` moves only with what that user may read (issue #25, item 9): another
@@ -12,9 +13,15 @@ struct ReaderETagTests {
 
     /// A find's tag, once the change sequences are known (answers carry no tag before). In this
     /// suite no headers means no caller at all: the app id alone, not the test server's master key.
-    private func tag(_ server: TestServer, _ className: String, _ headers: [String: String], items: [String: String] = [:]) throws -> String {
+    private func tag(
+        _ server: TestServer, _ className: String, _ headers: [String: String], items: [String: String] = [:]
+    ) throws -> String {
         for _ in 0..<100 {
-            if let tag = try F.find(server, items, className: className, headers: headers, anonymous: headers.isEmpty).header("ETag") { return tag }
+            if let tag = try F.find(server, items, className: className, headers: headers, anonymous: headers.isEmpty)
+                .header("ETag")
+            {
+                return tag
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw TestSetupError(description: "no ETag")
@@ -22,10 +29,12 @@ struct ReaderETagTests {
 
     /// The status of the find revalidated with `tag`.
     private func revalidate(
-        _ server: TestServer, _ className: String, _ headers: [String: String], _ tag: String, items: [String: String] = [:]
+        _ server: TestServer, _ className: String, _ headers: [String: String], _ tag: String,
+        items: [String: String] = [:]
     ) throws -> Int {
         try F.find(
-            server, items, className: className, headers: headers.merging(["If-None-Match": tag]) { $1 }, anonymous: headers.isEmpty
+            server, items, className: className, headers: headers.merging(["If-None-Match": tag]) { $1 },
+            anonymous: headers.isEmpty
         ).status
     }
 
@@ -33,9 +42,11 @@ struct ReaderETagTests {
         var headers = user.headers
         headers["Content-Type"] = "image/jpeg"
         let file = try server.request(
-            "POST", "/parse/files/p.jpg", body: Data(try TestJPEG.make(width: 40, height: 30, seed: seed)), headers: headers)
+            "POST", "/parse/files/p.jpg", body: Data(try TestJPEG.make(width: 40, height: 30, seed: seed)),
+            headers: headers)
         let name = try #require(file.json["name"] as? String, "\(file.text)")
-        let created = try server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]], headers: user.headers)
+        let created = try server.json(
+            "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]], headers: user.headers)
         return try #require(created.json["objectId"] as? String, "\(created.text)")
     }
 
@@ -46,7 +57,8 @@ struct ReaderETagTests {
     @Test func photoTag_IgnoresAnotherUsersUploadsAndWrites_AndMovesWithTheirOwn() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         let photoA = try upload(server, a, seed: 401)
         let photoB = try upload(server, b, seed: 402)
         let count = ["count": "1", "limit": "0"]
@@ -60,11 +72,15 @@ struct ReaderETagTests {
         #expect(try revalidate(server, "Photo", Self.master, tagMaster) == 200, "the master key's tag is class-wide")
         #expect(try revalidate(server, "Photo", b.headers, tagB) == 304, "alice's upload does not show in bob's tag")
         #expect(try revalidate(server, "Photo", b.headers, countB, items: count) == 304)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(photoA)", ["title": "hers"], headers: a.headers).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Photo/\(photoA)", ["title": "hers"], headers: a.headers).status
+                == 200)
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(photoA)", headers: a.headers).status == 200)
         #expect(try revalidate(server, "Photo", b.headers, tagB) == 304)
 
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(photoB)", ["title": "his"], headers: b.headers).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Photo/\(photoB)", ["title": "his"], headers: b.headers).status == 200
+        )
         #expect(try revalidate(server, "Photo", b.headers, tagB) == 200, "bob's own write moves his tag")
         #expect(try revalidate(server, "Photo", b.headers, countB, items: count) == 200)
     }
@@ -72,49 +88,80 @@ struct ReaderETagTests {
     @Test func galleryTags_MoveWithGalleriesTheReaderMayRead_Only() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob"), c = try server.makeUser("carol")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
+        let c = try server.makeUser("carol")
         let photos = [try upload(server, a, seed: 411), try upload(server, a, seed: 412)]
-        let shared = try created(try server.json("POST", "/parse/classes/Gallery", [
-            "name": "Shared", "ACL": [a.objectId: ["read": true, "write": true], b.objectId: ["read": true]],
-        ], headers: a.headers))
-        let unshared = try created(try server.json("POST", "/parse/classes/Gallery", ["name": "Mine"], headers: a.headers))
-        let carols = try created(try server.json("POST", "/parse/classes/Gallery", ["name": "Carol's"], headers: c.headers))
+        let shared = try created(
+            try server.json(
+                "POST", "/parse/classes/Gallery",
+                [
+                    "name": "Shared", "ACL": [a.objectId: ["read": true, "write": true], b.objectId: ["read": true]],
+                ], headers: a.headers))
+        let unshared = try created(
+            try server.json("POST", "/parse/classes/Gallery", ["name": "Mine"], headers: a.headers))
+        let carols = try created(
+            try server.json("POST", "/parse/classes/Gallery", ["name": "Carol's"], headers: c.headers))
         let items = ["include": "photo"]
         var galleriesB = try tag(server, "Gallery", b.headers)
         var itemsB = try tag(server, "GalleryItem", b.headers, items: items)
         let galleriesA = try tag(server, "Gallery", a.headers)
 
         // Writes to galleries bob may not read, their items and photos only in them: not in his tags.
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(unshared)", ["name": "Mine, renamed"], headers: a.headers).status == 200)
-        #expect(try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": TestServer.pointer("Gallery", unshared), "photo": TestServer.pointer("Photo", photos[1]),
-        ], headers: a.headers).status == 201)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(photos[1])", ["title": "only in Mine"], headers: a.headers).status == 200)
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(carols)", ["name": "Carol's, renamed"], headers: c.headers).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Gallery/\(unshared)", ["name": "Mine, renamed"], headers: a.headers)
+                .status == 200)
+        #expect(
+            try server.json(
+                "POST", "/parse/classes/GalleryItem",
+                [
+                    "gallery": TestServer.pointer("Gallery", unshared), "photo": TestServer.pointer("Photo", photos[1]),
+                ], headers: a.headers
+            ).status == 201)
+        #expect(
+            try server.json("PUT", "/parse/classes/Photo/\(photos[1])", ["title": "only in Mine"], headers: a.headers)
+                .status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Gallery/\(carols)", ["name": "Carol's, renamed"], headers: c.headers)
+                .status == 200)
         #expect(try revalidate(server, "Gallery", a.headers, galleriesA) == 200, "alice's own gallery moved")
         #expect(try revalidate(server, "Gallery", b.headers, galleriesB) == 304)
         #expect(try revalidate(server, "GalleryItem", b.headers, itemsB, items: items) == 304)
 
         // An item added to the shared gallery, and a change to its photo: in bob's tags.
-        #expect(try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": TestServer.pointer("Gallery", shared), "photo": TestServer.pointer("Photo", photos[0]),
-        ], headers: a.headers).status == 201)
+        #expect(
+            try server.json(
+                "POST", "/parse/classes/GalleryItem",
+                [
+                    "gallery": TestServer.pointer("Gallery", shared), "photo": TestServer.pointer("Photo", photos[0]),
+                ], headers: a.headers
+            ).status == 201)
         #expect(try revalidate(server, "GalleryItem", b.headers, itemsB, items: items) == 200)
         #expect(try revalidate(server, "Gallery", b.headers, galleriesB) == 200)
         itemsB = try tag(server, "GalleryItem", b.headers, items: items)
         galleriesB = try tag(server, "Gallery", b.headers)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(photos[0])", ["title": "shared with bob"], headers: a.headers).status == 200)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Photo/\(photos[0])", ["title": "shared with bob"], headers: a.headers
+            ).status == 200)
         #expect(try revalidate(server, "GalleryItem", b.headers, itemsB, items: items) == 200)
 
         // Unsharing reaches the reader who lost access.
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(shared)", [
-            "ACL": [a.objectId: ["read": true, "write": true]],
-        ], headers: a.headers).status == 200)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Gallery/\(shared)",
+                [
+                    "ACL": [a.objectId: ["read": true, "write": true]]
+                ], headers: a.headers
+            ).status == 200)
         #expect(try revalidate(server, "Gallery", b.headers, galleriesB) == 200)
         galleriesB = try tag(server, "Gallery", b.headers)
 
         // A public gallery is read by every user; bob's own gallery is his.
-        #expect(try server.json("POST", "/parse/classes/Gallery", ["name": "Public", "ACL": ["*": ["read": true]]], headers: c.headers).status == 201)
+        #expect(
+            try server.json(
+                "POST", "/parse/classes/Gallery", ["name": "Public", "ACL": ["*": ["read": true]]], headers: c.headers
+            ).status == 201)
         #expect(try revalidate(server, "Gallery", b.headers, galleriesB) == 200)
         galleriesB = try tag(server, "Gallery", b.headers)
         #expect(try server.json("POST", "/parse/classes/Gallery", ["name": "Bob's"], headers: b.headers).status == 201)
@@ -134,19 +181,29 @@ extension ReaderETagTests {
 
         // A private upload, edit and gallery: nothing a caller without a session reads.
         _ = try upload(server, a, seed: 422)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(photo)", ["title": "private"], headers: a.headers).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Photo/\(photo)", ["title": "private"], headers: a.headers).status
+                == 200)
         let mine = try created(try server.json("POST", "/parse/classes/Gallery", ["name": "Mine"], headers: a.headers))
-        #expect(try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": TestServer.pointer("Gallery", mine), "photo": TestServer.pointer("Photo", photo),
-        ], headers: a.headers).status == 201)
+        #expect(
+            try server.json(
+                "POST", "/parse/classes/GalleryItem",
+                [
+                    "gallery": TestServer.pointer("Gallery", mine), "photo": TestServer.pointer("Photo", photo),
+                ], headers: a.headers
+            ).status == 201)
         #expect(try revalidate(server, "Gallery", [:], anonymousGalleries) == 304)
         #expect(try revalidate(server, "GalleryItem", [:], anonymousItems) == 304)
         #expect(try revalidate(server, "Photo", [:], anonymousPhotos) == 304)
 
         // Published: the public's tags move.
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(mine)", [
-            "ACL": [a.objectId: ["read": true, "write": true], "*": ["read": true]],
-        ], headers: a.headers).status == 200)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Gallery/\(mine)",
+                [
+                    "ACL": [a.objectId: ["read": true, "write": true], "*": ["read": true]]
+                ], headers: a.headers
+            ).status == 200)
         #expect(try revalidate(server, "Gallery", [:], anonymousGalleries) == 200)
         #expect(try revalidate(server, "GalleryItem", [:], anonymousItems) == 200)
         // And a new account changes what a caller without a session may read (before the first, everything).

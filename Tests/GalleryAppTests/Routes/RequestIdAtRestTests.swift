@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `X-Parse-Request-Id` records at rest: `request_ids` holds digests, never a session token or the
@@ -15,7 +16,8 @@ import Testing
         #expect(first.status == 201, "\(first.text)")
         let again = try server.json("POST", "/parse/classes/Gallery", ["name": "At rest"], headers: headers)
         #expect(again.json["objectId"] as? String == first.json["objectId"] as? String)
-        let rows = try server.application.pool.query("select key, body, coalesce(location, '') as location from request_ids")
+        let rows = try server.application.pool.query(
+            "select key, body, coalesce(location, '') as location from request_ids")
         #expect(rows.count == 1)
         for row in rows {
             let key = try row.decode(String.self, "key")
@@ -29,7 +31,8 @@ import Testing
         // The table refuses a key in clear.
         #expect(throws: (any Error).self) {
             try RequestIdRepository(pool: server.application.pool).record(
-                .init(status: 201, reason: "Created", json: [], location: nil), for: "/parse/classes/Gallery\n\(user.token)\nx", ttl: 60)
+                .init(status: 201, reason: "Created", json: [], location: nil),
+                for: "/parse/classes/Gallery\n\(user.token)\nx", ttl: 60)
         }
     }
 
@@ -43,7 +46,9 @@ import Testing
         let live = ParseRequestIdempotency.recordKey(scope: "/parse/classes/Gallery\n", requestId: "live")
         try records.record(answer, for: expired, ttl: -1)
         try records.record(answer, for: live, ttl: 300)
-        let count = { (key: String) in try pool.query("select count(*) from request_ids where key = $1", [key]).first!.decode(Int64.self, 0) }
+        let count = { (key: String) in
+            try pool.query("select count(*) from request_ids where key = $1", [key]).first!.decode(Int64.self, 0)
+        }
         let idempotency = ParseRequestIdempotency(pool: pool, cleanupInterval: 0.1)
         defer { idempotency.stop() }
         let deadline = Date().addingTimeInterval(10)
@@ -58,7 +63,8 @@ import Testing
         let headers = ["X-Parse-Request-Id": "signup-replay"]
         // An SDK's retry sends the same bytes: serialized once (two dictionaries may order their keys
         // differently, which would be another body).
-        let credentials = try JSONSerialization.data(withJSONObject: ["username": "eve", "password": "pw-eve-1"], options: .sortedKeys)
+        let credentials = try JSONSerialization.data(
+            withJSONObject: ["username": "eve", "password": "pw-eve-1"], options: .sortedKeys)
         let first = try server.request("POST", "/parse/users", body: credentials, headers: headers)
         #expect(first.status == 201)
         let token = try #require(first.json["sessionToken"] as? String)

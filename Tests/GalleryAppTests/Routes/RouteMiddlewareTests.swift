@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 @testable import HTTPServer
 
@@ -27,7 +28,9 @@ import Testing
             #expect(r.text == #"{"error":"unauthorized"}"#, "\(method) \(path)")
         }
         // The app's keys alone do not open the master key's routes.
-        for (method, path) in [("DELETE", "/parse/purge/Photo"), ("GET", "/parse/serverInfo"), ("POST", "/parse/jobs/retry")] {
+        for (method, path) in [
+            ("DELETE", "/parse/purge/Photo"), ("GET", "/parse/serverInfo"), ("POST", "/parse/jobs/retry"),
+        ] {
             let r = server.request(method, path, body: method == "POST" ? Data("{}".utf8) : nil, anonymous: true)
             #expect(r.status == 403, "\(method) \(path)")
         }
@@ -44,14 +47,20 @@ import Testing
         let garbage = Data(#"{"_method": "GET", "#.utf8)
         for path in ["/parse/classes/Photo", "/parse/users"] {
             // No keys anywhere: 403 before the body is a JSON error.
-            #expect(server.request("POST", path, body: garbage, headers: ["Content-Type": "text/plain"], appID: nil).status == 403)
+            #expect(
+                server.request("POST", path, body: garbage, headers: ["Content-Type": "text/plain"], appID: nil).status
+                    == 403)
             // Right keys in the headers: the body is now the client's error.
             let bad = server.request("POST", path, body: garbage)
             #expect(bad.status == 400, "\(path)")
             #expect(bad.json["code"] as? Int == ParseError.Code.invalidJSON, "\(path)")
             // A wrong header is not rescued by right keys in the body.
-            let body = try JSONSerialization.data(withJSONObject: ["_method": "GET", "_ApplicationId": TestServer.appID])
-            #expect(server.request("POST", path, body: body, headers: ["Content-Type": "text/plain"], appID: "wrong").status == 403)
+            let body = try JSONSerialization.data(withJSONObject: [
+                "_method": "GET", "_ApplicationId": TestServer.appID,
+            ])
+            #expect(
+                server.request("POST", path, body: body, headers: ["Content-Type": "text/plain"], appID: "wrong").status
+                    == 403)
         }
     }
 
@@ -88,7 +97,8 @@ import Testing
         #expect(notAllowed.json["code"] as? Int == ParseError.Code.operationForbidden)
         #expect(notAllowed.header("Allow")?.contains("POST") == true)
         let simulated = server.request(
-            "GET", "/bucket/thumbnails/x.jpg", headers: ["X-Gallery-Simulate": "error=1", "X-Parse-Master-Key": TestServer.masterKey])
+            "GET", "/bucket/thumbnails/x.jpg",
+            headers: ["X-Gallery-Simulate": "error=1", "X-Parse-Master-Key": TestServer.masterKey])
         #expect(simulated.status == 503)
         #expect(simulated.text.contains("<Code>SlowDown</Code>"))
         let elsewhere = server.request("GET", "/nowhere", appID: nil)

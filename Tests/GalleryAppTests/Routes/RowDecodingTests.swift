@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// A row the server cannot decode is a server error the operator can find by its request id, not

@@ -5,6 +5,7 @@ import GalleryTestSupport
 import HTTPServer
 import Logging
 import Testing
+
 @testable import GalleryApp
 
 /// `asset_delivery = "proxy"` streams from S3 (moto): the first bytes reach the client before the
@@ -85,11 +86,16 @@ struct S3ProxyStreamingTests {
         return (key, bytes)
     }
 
-    private static func get(_ port: Int, _ path: String, method: String = "GET", headers: String = "") throws -> RawHTTPResponse {
-        try RawHTTPClient.exchange(port: port, head: "\(method) \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
+    private static func get(_ port: Int, _ path: String, method: String = "GET", headers: String = "") throws
+        -> RawHTTPResponse
+    {
+        try RawHTTPClient.exchange(
+            port: port, head: "\(method) \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
     }
 
-    private static func sha256(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
+    private static func sha256(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
 
     @Test func proxy_SendsTheFirstBytesBeforeTheObjectIsRead_AndReadsNoFasterThanASlowClient() throws {
         let instance = try Instance(prefix: "stream-\(UUID().uuidString.prefix(8))/")
@@ -194,7 +200,8 @@ struct S3ProxyStreamingTests {
         let missing = try Self.get(instance.port, "/bucket/originals/nothing.jpg")
         #expect(missing.status == 404)
         #expect(String(decoding: missing.body, as: UTF8.self).contains("<Code>NoSuchKey</Code>"))
-        let missingConditional = try Self.get(instance.port, "/bucket/originals/nothing.jpg", headers: "If-None-Match: \(etag)\r\n")
+        let missingConditional = try Self.get(
+            instance.port, "/bucket/originals/nothing.jpg", headers: "If-None-Match: \(etag)\r\n")
         #expect(missingConditional.status == 404)
         #expect(instance.settles())
     }
@@ -219,7 +226,10 @@ struct S3ProxyStreamingTests {
             }
             // The client is released here: its descriptor closes.
         }
-        #expect(instance.settles(), "streams \(instance.proxy.activeStreams), S3 connections open \(instance.transport.connectionsOpen), idle \(instance.transport.idleConnections)")
+        #expect(
+            instance.settles(),
+            "streams \(instance.proxy.activeStreams), S3 connections open \(instance.transport.connectionsOpen), idle \(instance.transport.idleConnections)"
+        )
         // The pumps stopped reading: far less than six whole objects came from the store.
         #expect(instance.proxy.bytesFromStore - before < Int64(6 * size / 2))
         // Closed S3 connections, not parked half read: what is open now is idle and no more than before plus the pool.
@@ -228,10 +238,13 @@ struct S3ProxyStreamingTests {
         let whole = try Self.get(instance.port, "/bucket/\(key)")
         #expect(whole.status == 200)
         #expect(whole.body.count == size)
-        let metrics = try Self.get(instance.port, "/metrics", headers: "X-Parse-Master-Key: \(TestServer.masterKey)\r\n")
+        let metrics = try Self.get(
+            instance.port, "/metrics", headers: "X-Parse-Master-Key: \(TestServer.masterKey)\r\n")
         let text = String(decoding: metrics.body, as: UTF8.self)
         // Only the metrics request itself is open.
-        #expect(text.contains("galleryd_http_open_connections 1"), "\(text.split(separator: "\n").filter { $0.contains("open_connections") })")
+        #expect(
+            text.contains("galleryd_http_open_connections 1"),
+            "\(text.split(separator: "\n").filter { $0.contains("open_connections") })")
         #expect(text.contains("galleryd_asset_proxy_streams 0"))
     }
 

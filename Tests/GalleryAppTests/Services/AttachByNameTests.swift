@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Attaching a stored file to a photo by its name (issue #25, item 7): a file is attached only by
@@ -21,7 +22,8 @@ struct AttachByNameTests {
 
     /// `POST /parse/classes/Photo` naming `file`.
     private func create(_ server: TestServer, file: String, _ headers: [String: String]) throws -> TestServer.Response {
-        try server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": file]], headers: headers)
+        try server.json(
+            "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": file]], headers: headers)
     }
 
     private func objectId(_ response: TestServer.Response) throws -> String {
@@ -50,9 +52,11 @@ struct AttachByNameTests {
 
         // The uploader attaches it; so may the master key (for any owner).
         #expect(try create(server, file: name, a.headers).status == 201)
-        let byMaster = try server.json("POST", "/parse/classes/Photo", [
-            "original": ["__type": "File", "name": name], "owner": TestServer.pointer("_User", b.objectId),
-        ], headers: Self.master)
+        let byMaster = try server.json(
+            "POST", "/parse/classes/Photo",
+            [
+                "original": ["__type": "File", "name": name], "owner": TestServer.pointer("_User", b.objectId),
+            ], headers: Self.master)
         #expect(byMaster.status == 201, "\(byMaster.text)")
         // Now that bob owns a photo of these bytes (the master key made it), his create gives it back.
         let again = try create(server, file: name, b.headers)
@@ -107,24 +111,37 @@ struct AttachByNameTests {
         let b = try server.makeUser("bob")
         let name = try upload(server, try TestJPEG.make(width: 48, height: 32, seed: 303), as: "private.jpg", a)
         let photo = try objectId(try create(server, file: name, a.headers))
-        let gallery = try objectId(try server.json("POST", "/parse/classes/Gallery", [
-            "name": "shared", "ACL": [a.objectId: ["read": true, "write": true], b.objectId: ["read": true]],
-        ], headers: a.headers))
-        #expect(try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo),
-        ], headers: a.headers).status == 201)
+        let gallery = try objectId(
+            try server.json(
+                "POST", "/parse/classes/Gallery",
+                [
+                    "name": "shared", "ACL": [a.objectId: ["read": true, "write": true], b.objectId: ["read": true]],
+                ], headers: a.headers))
+        #expect(
+            try server.json(
+                "POST", "/parse/classes/GalleryItem",
+                [
+                    "gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo),
+                ], headers: a.headers
+            ).status == 201)
 
         // Bob reads the photo through the shared gallery, the original's name with it.
-        let items = try F.find(server, [
-            "where": F.json(["gallery": TestServer.pointer("Gallery", gallery)]), "include": "photo",
-        ], className: "GalleryItem", headers: b.headers)
+        let items = try F.find(
+            server,
+            [
+                "where": F.json(["gallery": TestServer.pointer("Gallery", gallery)]), "include": "photo",
+            ], className: "GalleryItem", headers: b.headers)
         let included = try #require(F.results(items).first?["photo"] as? [String: Any], "\(items.text)")
         #expect((included["original"] as? [String: Any])?["name"] as? String == name)
 
         // Alice unshares; what bob saw does not make the bytes his.
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(gallery)", [
-            "ACL": [a.objectId: ["read": true, "write": true]],
-        ], headers: a.headers).status == 200)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Gallery/\(gallery)",
+                [
+                    "ACL": [a.objectId: ["read": true, "write": true]]
+                ], headers: a.headers
+            ).status == 200)
         let attach = try create(server, file: name, b.headers)
         let none = try create(server, file: String(repeating: "cd", count: 32) + ".jpg", b.headers)
         #expect(attach.status == 400)
@@ -161,7 +178,9 @@ struct AttachByNameTests {
         #expect(originalIsIntact(), "carol's pending upload keeps the bytes")
         let photoC = try create(server, file: name, c.headers)
         #expect(photoC.status == 201)
-        #expect(try server.request("GET", "/parse/classes/Photo/\(try objectId(photoC))", headers: c.headers).json["filename"] as? String == "c.jpg")
+        #expect(
+            try server.request("GET", "/parse/classes/Photo/\(try objectId(photoC))", headers: c.headers).json[
+                "filename"] as? String == "c.jpg")
 
         let photoCId = try objectId(photoC)
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(photoCId)", headers: c.headers).status == 200)
@@ -196,7 +215,9 @@ struct AttachByNameTests {
                 usleep(UInt32.random(in: 0...3_000))
                 do {
                     let purge = try server.request("DELETE", "/parse/purge/Photo/\(trashed)", headers: owner.headers)
-                    if purge.status != 200 { failures.withValue { $0.append("round \(round): purge \(purge.status) \(purge.text)") } }
+                    if purge.status != 200 {
+                        failures.withValue { $0.append("round \(round): purge \(purge.status) \(purge.text)") }
+                    }
                 } catch {
                     failures.withValue { $0.append("round \(round): purge \(error)") }
                 }
@@ -211,9 +232,12 @@ struct AttachByNameTests {
                         failures.withValue { $0.append("round \(round): upload \(file.status) \(file.text)") }
                         return
                     }
-                    if !originalIsIntact() { failures.withValue { $0.append("round \(round): 201 for a missing original") } }
+                    if !originalIsIntact() {
+                        failures.withValue { $0.append("round \(round): 201 for a missing original") }
+                    }
                     let create = try server.json(
-                        "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": stored]], headers: other.headers)
+                        "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": stored]],
+                        headers: other.headers)
                     guard create.status == 201, let id = create.json["objectId"] as? String else {
                         failures.withValue { $0.append("round \(round): create \(create.status) \(create.text)") }
                         return
@@ -228,7 +252,9 @@ struct AttachByNameTests {
             if try server.request("GET", "/parse/classes/Photo/\(id)", headers: other.headers).status != 200 {
                 failures.withValue { $0.append("round \(round): photo \(id) missing after the race") }
             }
-            if !originalIsIntact() { failures.withValue { $0.append("round \(round): photo \(id)'s original is gone") } }
+            if !originalIsIntact() {
+                failures.withValue { $0.append("round \(round): photo \(id)'s original is gone") }
+            }
             if !failures.current.isEmpty { break }
             photo = id
         }

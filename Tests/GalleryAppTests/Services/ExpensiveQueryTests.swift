@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// Expensive query shapes cannot starve cheap ones: they are recognised, wait for their own few
@@ -13,9 +14,13 @@ import Testing
 
     @Test func isExpensive_ForUnanchoredRegexesAndDeepSkips_NotForIndexedShapes() throws {
         #expect(try Self.find([("where", #"{"title":{"$regex":"sunset"}}"#)]).isExpensive)
-        #expect(try Self.find([("where", #"{"$or":[{"title":"a"},{"filename":{"$regex":"IMG","$options":"i"}}]}"#)]).isExpensive)
+        #expect(
+            try Self.find([("where", #"{"$or":[{"title":"a"},{"filename":{"$regex":"IMG","$options":"i"}}]}"#)])
+                .isExpensive)
         #expect(try Self.find([("skip", "1001")]).isExpensive)
-        #expect(try !Self.find([("where", #"{"title":{"$regex":"^sun"}}"#)]).isExpensive, "an anchored prefix is an index range")
+        #expect(
+            try !Self.find([("where", #"{"title":{"$regex":"^sun"}}"#)]).isExpensive,
+            "an anchored prefix is an index range")
         #expect(try !Self.find([("skip", "1000"), ("limit", "50")]).isExpensive)
         #expect(try !Self.find([("where", #"{"status":"ready"}"#), ("count", "1")]).isExpensive)
         #expect(try !Self.find([]).isExpensive)
@@ -31,7 +36,9 @@ import Testing
         #expect(try !Self.find([("where", #"{"width":{"$gt":100},"status":"ready"}"#), ("count", "1")]).isExpensive)
         #expect(try !Self.find([("where", #"{"tags":"beach"}"#), ("count", "1")]).isExpensive)
         #expect(try !Self.find([("where", #"{"title":{"$regex":"^sun"}}"#), ("count", "1")]).isExpensive)
-        #expect(try !Self.find([("where", #"{"title":{"$text":{"$search":{"$term":"beach"}}}}"#), ("count", "1")]).isExpensive)
+        #expect(
+            try !Self.find([("where", #"{"title":{"$text":{"$search":{"$term":"beach"}}}}"#), ("count", "1")])
+                .isExpensive)
         // The same unindexed filter without a count reads only a page.
         #expect(try !Self.find([("where", #"{"width":{"$gt":100}}"#), ("limit", "20")]).isExpensive)
     }
@@ -74,7 +81,10 @@ import Testing
         // Cheap shapes are not behind it.
         let page = try server.request("GET", "/parse/classes/Photo?limit=2")
         #expect(page.status == 200)
-        #expect(try server.request("GET", "/parse/classes/Photo?where=" + TestServer.queryValue(#"{"filename":{"$regex":"^row"}}"#)).status == 200)
+        #expect(
+            try server.request(
+                "GET", "/parse/classes/Photo?where=" + TestServer.queryValue(#"{"filename":{"$regex":"^row"}}"#)
+            ).status == 200)
         release.signal()
         finished.wait()
         let answered = try server.request("GET", regex)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import GalleryApp
 
 /// Many clients changing one gallery at once, over HTTP from separate threads: the order must
@@ -159,11 +160,15 @@ import Synchronization
         var operations: [@Sendable () throws -> Int] = []
         for photo in shared.prefix(6) {
             operations.append { try server.request("DELETE", "/parse/classes/Photo/\(photo)").status }
-            operations.append { try server.json("PUT", "/parse/classes/Photo/\(photo)", ["deletedAt": ["__op": "Delete"]]).status }
+            operations.append {
+                try server.json("PUT", "/parse/classes/Photo/\(photo)", ["deletedAt": ["__op": "Delete"]]).status
+            }
         }
         for photo in doomed {
             operations.append { try server.request("DELETE", "/parse/purge/Photo/\(photo)").status }
-            operations.append { try server.request("DELETE", "/parse/classes/GalleryItem/\(firstItems[photo]!)").status }
+            operations.append {
+                try server.request("DELETE", "/parse/classes/GalleryItem/\(firstItems[photo]!)").status
+            }
         }
         for (index, photo) in extra.enumerated() {
             let gallery = index % 2 == 0 ? first : second
@@ -175,7 +180,9 @@ import Synchronization
             operations.append { try server.moveItem(firstItems[photo]!, to: position).status }
         }
         for photo in shared[6..<8] {
-            operations.append { try server.request("DELETE", "/parse/classes/GalleryItem/\(firstItems[photo]!)").status }
+            operations.append {
+                try server.request("DELETE", "/parse/classes/GalleryItem/\(firstItems[photo]!)").status
+            }
         }
         operations.shuffle(using: &generator)
         for outcome in Self.runConcurrently(operations) {
@@ -195,6 +202,8 @@ import Synchronization
             let stored = try server.storedItems(of: gallery).map(\.photo)
             #expect(Set(stored).isDisjoint(with: doomed))
         }
-        #expect(Set(try server.storedItems(of: second).map(\.photo)) == Set(shared.prefix(8) + extra.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)))
+        #expect(
+            Set(try server.storedItems(of: second).map(\.photo))
+                == Set(shared.prefix(8) + extra.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Recently Deleted retention: photos and galleries trashed longer than `trash_retention_days`
@@ -7,8 +8,10 @@ import Testing
 @Suite struct GalleryRetentionTests {
     /// The blob keys of a photo row: original, thumbnail, preview (those that are set).
     static func blobKeys(_ server: TestServer, _ photo: String) throws -> [String] {
-        let row = try #require(try server.application.pool.query(
-            "select original_key, thumbnail_key, preview_key from photos where object_id = $1", [photo]).first)
+        let row = try #require(
+            try server.application.pool.query(
+                "select original_key, thumbnail_key, preview_key from photos where object_id = $1", [photo]
+            ).first)
         return try ["original_key", "thumbnail_key", "preview_key"].compactMap { try row.decode(String?.self, $0) }
     }
 
@@ -36,7 +39,9 @@ import Testing
         defer { server.stop() }
         var uploaded: [String] = []
         for seed in 21...24 {
-            uploaded.append(try server.uploadPhoto(try TestJPEG.make(width: 72, height: 48, seed: UInt64(seed)), name: "r\(seed).jpg"))
+            uploaded.append(
+                try server.uploadPhoto(
+                    try TestJPEG.make(width: 72, height: 48, seed: UInt64(seed)), name: "r\(seed).jpg"))
         }
         for id in uploaded { #expect(try server.waitForProcessing(id) == "ready") }
         let (expired, recent, kept, keptToo) = (uploaded[0], uploaded[1], uploaded[2], uploaded[3])
@@ -65,8 +70,10 @@ import Testing
         #expect(expiredKeys.count == 3)
         let survivingKeys = try [recent, kept, keptToo].flatMap { try Self.blobKeys(server, $0) }
         for key in expiredKeys + survivingKeys { #expect(try Self.served(server, key), "\(key)") }
-        let expiredChecksum = try server.application.pool.query("select checksum from photos where object_id = $1", [expired])
-            .first!.decode(String.self, "checksum")
+        let expiredChecksum = try server.application.pool.query(
+            "select checksum from photos where object_id = $1", [expired]
+        )
+        .first!.decode(String.self, "checksum")
 
         let purged = try server.application.trash.purge(olderThanDays: 30)
         #expect(purged.photos == 2)
@@ -80,13 +87,16 @@ import Testing
             #expect(try !Self.served(server, key), "\(key)")
             #expect(!FileManager.default.fileExists(atPath: server.application.store.root + "/" + key))
         }
-        #expect(try server.application.pool.query("select 1 from files where checksum = $1", [expiredChecksum]).count == 0)
+        #expect(
+            try server.application.pool.query("select 1 from files where checksum = $1", [expiredChecksum]).count == 0)
         // Everything else stays: the recent trash, live photos (also those of the purged gallery).
         for photo in [recent, kept, keptToo, x, y] {
             #expect(try server.request("GET", "/parse/classes/Photo/\(photo)").status == 200)
         }
         for key in survivingKeys { #expect(try Self.served(server, key), "\(key)") }
-        #expect(try server.application.pool.query("select count(*)::bigint as n from files").first!.decode(Int.self, "n") == 3)
+        #expect(
+            try server.application.pool.query("select count(*)::bigint as n from files").first!.decode(Int.self, "n")
+                == 3)
         // The old trashed gallery is gone with its items, the recent one stays in Recently Deleted.
         #expect(try server.request("GET", "/parse/classes/Gallery/\(oldTrash)").status == 404)
         #expect(try server.storedItems(of: oldTrash).isEmpty)
@@ -99,7 +109,11 @@ import Testing
         // The counters follow.
         let counters = try server.application.pool.query("select name, n from row_counts order by name")
             .map { "\(try $0.decode(String.self, "name"))=\(try $0.decode(Int.self, "n"))" }
-        #expect(counters == ["galleries_live=1", "galleries_public_live=0", "galleries_trashed=1", "photos_live=4", "photos_trashed=1"])
+        #expect(
+            counters == [
+                "galleries_live=1", "galleries_public_live=0", "galleries_trashed=1", "photos_live=4",
+                "photos_trashed=1",
+            ])
 
         // A second purge finds nothing more.
         let again = try server.application.trash.purge(olderThanDays: 30)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Galleries end to end over HTTP against a real server and PostgreSQL: create, add, reorder,
@@ -11,7 +12,9 @@ import Testing
         // A few real uploads (processed by the worker) and rows inserted directly for speed.
         var photos: [String] = []
         for seed in 1...3 {
-            photos.append(try server.uploadPhoto(try TestJPEG.make(width: 96, height: 64, seed: UInt64(seed)), name: "p\(seed).jpg"))
+            photos.append(
+                try server.uploadPhoto(
+                    try TestJPEG.make(width: 96, height: 64, seed: UInt64(seed)), name: "p\(seed).jpg"))
         }
         photos += try server.insertPhotos(3)
         for id in photos.prefix(3) { #expect(try server.waitForProcessing(id) == "ready") }
@@ -128,7 +131,9 @@ import Testing
         #expect(same.json["updatedAt"] is String)
         #expect(try server.photoOrder(of: gallery) == [d, b, e, a, c])
         // Position as a JSON number with a zero fraction is accepted.
-        #expect(try server.request("PUT", "/parse/classes/GalleryItem/\(items[c]!)", body: Data(#"{"position":0.0}"#.utf8)).status == 200)
+        #expect(
+            try server.request("PUT", "/parse/classes/GalleryItem/\(items[c]!)", body: Data(#"{"position":0.0}"#.utf8))
+                .status == 200)
         #expect(try server.photoOrder(of: gallery) == [c, d, b, e, a])
 
         // Removing closes the gap.
@@ -153,7 +158,9 @@ import Testing
         #expect(first.status == 201)
         #expect(first.json["objectId"] is String)
         #expect(first.json["createdAt"] is String)
-        #expect(first.header("Location")?.hasSuffix("/parse/classes/GalleryItem/\(first.json["objectId"] as! String)") == true)
+        #expect(
+            first.header("Location")?.hasSuffix("/parse/classes/GalleryItem/\(first.json["objectId"] as! String)")
+                == true)
         _ = try server.addedItem(gallery: gallery, photo: b)
         // At the front, in the middle, past the end (appended), at exactly the end.
         _ = try server.addedItem(gallery: gallery, photo: c, position: 0)
@@ -176,12 +183,25 @@ import Testing
         // The same photo in another gallery is fine.
         #expect(try server.addItem(gallery: other, photo: d).status == 201)
         // Over batch too, one success and one duplicate.
-        let batch = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "POST", "path": "/parse/classes/GalleryItem",
-             "body": ["gallery": TestServer.pointer("Gallery", other), "photo": TestServer.pointer("Photo", a), "position": 0]],
-            ["method": "POST", "path": "/parse/classes/GalleryItem",
-             "body": ["gallery": TestServer.pointer("Gallery", other), "photo": TestServer.pointer("Photo", a)]],
-        ]])
+        let batch = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    [
+                        "method": "POST", "path": "/parse/classes/GalleryItem",
+                        "body": [
+                            "gallery": TestServer.pointer("Gallery", other), "photo": TestServer.pointer("Photo", a),
+                            "position": 0,
+                        ],
+                    ],
+                    [
+                        "method": "POST", "path": "/parse/classes/GalleryItem",
+                        "body": [
+                            "gallery": TestServer.pointer("Gallery", other), "photo": TestServer.pointer("Photo", a),
+                        ],
+                    ],
+                ]
+            ])
         #expect(batch.status == 200)
         let answers = batch.jsonArray as? [[String: Any]] ?? []
         #expect(answers.count == 2)
@@ -200,7 +220,9 @@ import Testing
         let photos = try server.insertPhotos(3)
         let gallery = try server.createGallery("Codes")
         let item = try server.addedItem(gallery: gallery, photo: photos[0])
-        func expectError(_ r: TestServer.Response, _ code: Int, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        func expectError(
+            _ r: TestServer.Response, _ code: Int, _ status: Int, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             #expect(r.status == status, "\(r.text)", sourceLocation: sourceLocation)
             #expect(r.json["code"] as? Int == code, "\(r.text)", sourceLocation: sourceLocation)
         }
@@ -215,16 +237,29 @@ import Testing
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(photos[2])").status == 200)
         expectError(try server.addItem(gallery: gallery, photo: photos[2]), 101, 404)
         // Malformed pointers: wrong class 111, bad objectId 106, missing pointer 142.
-        expectError(try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": TestServer.pointer("Photo", gallery), "photo": TestServer.pointer("Photo", photos[1]),
-        ]), 111, 400)
-        expectError(try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": TestServer.pointer("Gallery", "bad id!"), "photo": TestServer.pointer("Photo", photos[1]),
-        ]), 106, 400)
-        expectError(try server.json("POST", "/parse/classes/GalleryItem", ["gallery": TestServer.pointer("Gallery", gallery)]), 142, 400)
-        expectError(try server.json("POST", "/parse/classes/GalleryItem", [
-            "gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photos[1]), "position": -1,
-        ]), 142, 400)
+        expectError(
+            try server.json(
+                "POST", "/parse/classes/GalleryItem",
+                [
+                    "gallery": TestServer.pointer("Photo", gallery), "photo": TestServer.pointer("Photo", photos[1]),
+                ]), 111, 400)
+        expectError(
+            try server.json(
+                "POST", "/parse/classes/GalleryItem",
+                [
+                    "gallery": TestServer.pointer("Gallery", "bad id!"),
+                    "photo": TestServer.pointer("Photo", photos[1]),
+                ]), 106, 400)
+        expectError(
+            try server.json("POST", "/parse/classes/GalleryItem", ["gallery": TestServer.pointer("Gallery", gallery)]),
+            142, 400)
+        expectError(
+            try server.json(
+                "POST", "/parse/classes/GalleryItem",
+                [
+                    "gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photos[1]),
+                    "position": -1,
+                ]), 142, 400)
 
         // A trashed gallery: no change until restored (119), but it can still be read.
         #expect(try server.request("DELETE", "/parse/classes/Gallery/\(gallery)").status == 200)
@@ -235,14 +270,17 @@ import Testing
         #expect(try server.gallery(gallery)["name"] as? String == "Codes")
         #expect(try server.storedItems(of: gallery).map(\.photo) == [photos[0]])
         // Restore and rename in one PUT is allowed; then changes work again.
-        let restore = try server.json("PUT", "/parse/classes/Gallery/\(gallery)", ["deletedAt": ["__op": "Delete"], "name": "Back"])
+        let restore = try server.json(
+            "PUT", "/parse/classes/Gallery/\(gallery)", ["deletedAt": ["__op": "Delete"], "name": "Back"])
         #expect(restore.status == 200, "\(restore.text)")
         #expect(try server.gallery(gallery)["name"] as? String == "Back")
         #expect(try server.addItem(gallery: gallery, photo: photos[1]).status == 201)
         #expect(try server.request("DELETE", "/parse/classes/GalleryItem/\(item)").status == 200)
         #expect(try server.photoOrder(of: gallery) == [photos[1]])
         // Restoring a live gallery is harmless.
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(gallery)", ["deletedAt": ["__op": "Delete"]]).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Gallery/\(gallery)", ["deletedAt": ["__op": "Delete"]]).status == 200
+        )
         try server.expectConsistent(gallery)
     }
 
@@ -296,7 +334,9 @@ import Testing
     @Test func galleryNames_AreTrimmedValidUTF8OfOneTo200Characters_OnCreateAndRename() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        func create(_ name: Any) throws -> TestServer.Response { try server.json("POST", "/parse/classes/Gallery", ["name": name]) }
+        func create(_ name: Any) throws -> TestServer.Response {
+            try server.json("POST", "/parse/classes/Gallery", ["name": name])
+        }
         // Trimmed on create.
         let trimmed = try create("\t  Summer  \n")
         #expect(trimmed.status == 201)
@@ -307,7 +347,9 @@ import Testing
         #expect(try create(String(repeating: "é", count: 200)).status == 201)
         let emoji = String(repeating: "👩‍👩‍👧", count: 200)
         #expect(try create(emoji).status == 201)
-        for bad: Any in ["", "   \n\t", String(repeating: "a", count: 201), " " + String(repeating: "b", count: 201) + " "] {
+        for bad: Any in [
+            "", "   \n\t", String(repeating: "a", count: 201), " " + String(repeating: "b", count: 201) + " ",
+        ] {
             let r = try create(bad)
             #expect(r.status == 400)
             #expect(r.json["code"] as? Int == 142, "\(r.text)")
@@ -318,7 +360,9 @@ import Testing
         // Invalid UTF-8 and NUL are not valid names: the body is rejected as bad JSON (107).
         let invalidUTF8 = Data(#"{"name":"ab"#.utf8) + Data([0xC3, 0x28]) + Data(#""}"#.utf8)
         #expect(try server.request("POST", "/parse/classes/Gallery", body: invalidUTF8).json["code"] as? Int == 107)
-        #expect(try server.request("POST", "/parse/classes/Gallery", body: Data(#"{"name":"a\u0000b"}"#.utf8)).json["code"] as? Int == 107)
+        #expect(
+            try server.request("POST", "/parse/classes/Gallery", body: Data(#"{"name":"a\u0000b"}"#.utf8)).json["code"]
+                as? Int == 107)
         // Duplicates are allowed.
         #expect(try create("Summer").status == 201)
         let summers = try server.request(
@@ -461,7 +505,8 @@ import Testing
         _ = try server.addedItem(gallery: live, photo: photos[0])
         #expect(try server.request("DELETE", "/parse/classes/Gallery/\(trashed)").status == 200)
         #expect(try server.request("DELETE", "/parse/purge/Gallery", anonymous: true).status == 403)
-        let purged = try server.request("DELETE", "/parse/purge/Gallery", headers: ["X-Parse-Master-Key": TestServer.masterKey])
+        let purged = try server.request(
+            "DELETE", "/parse/purge/Gallery", headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(purged.status == 200)
         #expect(try server.request("GET", "/parse/classes/Gallery/\(trashed)").status == 404)
         #expect(try server.request("GET", "/parse/classes/Gallery/\(live)").status == 200)

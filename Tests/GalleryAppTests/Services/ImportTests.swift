@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// `galleryd import`: the folder walk and `ImportService` against a real database and store, and
@@ -44,7 +45,8 @@ import Testing
         let folder = try Folder()
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let service = ImportService(uploads: server.application.uploads, spoolDirectory: server.application.store.spoolDirectory)
+        let service = ImportService(
+            uploads: server.application.uploads, spoolDirectory: server.application.store.spoolDirectory)
         var imported: [String: String] = [:]
         var duplicates: [String: String] = [:]
         var failed: [String: String] = [:]
@@ -76,13 +78,17 @@ import Testing
         if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
         candidates.append(Bundle.main.bundleURL)
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
         candidates.append(repository.appendingPathComponent(".build/debug"))
         for directory in candidates {
             let path = directory.appendingPathComponent("galleryd").path
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        throw TestSetupError(description: "galleryd binary not found beside the tests (looked in \(candidates.map(\.path))); build it with `swift build`")
+        throw TestSetupError(
+            description:
+                "galleryd binary not found beside the tests (looked in \(candidates.map(\.path))); build it with `swift build`"
+        )
     }
 
     /// Runs galleryd with `arguments` against the server's database and store; returns exit code, stdout, stderr.
@@ -94,7 +100,8 @@ import Testing
         environment["DATABASE_URL"] = server.application.configuration.databaseURL
         environment["GALLERYD_STORAGE_DIR"] = server.storage
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -105,7 +112,10 @@ import Testing
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
     }
 
     @Test func galleryd_Import_PrintsASummary_AndExitsNonZeroNamingTheFailures() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// Nothing stays on disk that no row refers to (issue #13, item 6): a worker that finishes a photo
@@ -68,16 +69,20 @@ import Testing
         }
         let old = try upload(52)
         let fresh = try upload(53)
-        try pool.query("update file_uploads set uploaded_at = now() - interval '25 hours' where checksum || '.jpg' = $1", [old])
+        try pool.query(
+            "update file_uploads set uploaded_at = now() - interval '25 hours' where checksum || '.jpg' = $1", [old])
         try pool.query("update files set created_at = now() - interval '25 hours' where name = $1", [old])
         // Derivatives of a photo row that is gone (a crash between a purge's commit and its unlinks).
         let hourAgo = Date().addingTimeInterval(-3600)
         for key in ["thumbnails/zzzzzzzzzz.jpg", "previews/zzzzzzzzzz.jpg"] {
             #expect(FileManager.default.createFile(atPath: server.storage + "/" + key, contents: Data([0xFF, 0xD8])))
-            try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: server.storage + "/" + key)
+            try FileManager.default.setAttributes(
+                [.modificationDate: hourAgo], ofItemAtPath: server.storage + "/" + key)
         }
         // One written just now is left for the worker writing it.
-        #expect(FileManager.default.createFile(atPath: server.storage + "/thumbnails/yyyyyyyyyy.jpg", contents: Data([0xFF])))
+        #expect(
+            FileManager.default.createFile(
+                atPath: server.storage + "/thumbnails/yyyyyyyyyy.jpg", contents: Data([0xFF])))
 
         let workers = server.application.makeWorkerPool(threads: 1)
         let collected = workers.collectOrphans()
@@ -96,7 +101,9 @@ import Testing
         #expect(metrics.contains("galleryd_orphans_removed_total{kind=\"derivative\"} 2"))
 
         // The fresh upload, attached later, is a photo like any other; nothing more to collect.
-        #expect(try server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": fresh]]).status == 201)
+        #expect(
+            try server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": fresh]]).status
+                == 201)
         try pool.query("update files set created_at = now() - interval '30 hours'")
         #expect(workers.collectOrphans() == OrphanCollector.Collected())
         #expect(Self.exists(server, "originals/\(fresh)"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Ownership and access (issue #15): a user reads and changes only their own photos and galleries
@@ -9,11 +10,15 @@ import Testing
 struct OwnershipTests {
     private typealias F = ManifestFixtures
 
-    private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ user: TestUser?) throws -> TestServer.Response {
+    private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ user: TestUser?) throws
+        -> TestServer.Response
+    {
         try create(server, className, body, user?.headers ?? [:])
     }
 
-    private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ headers: [String: String]) throws -> TestServer.Response {
+    private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ headers: [String: String])
+        throws -> TestServer.Response
+    {
         try server.json("POST", "/parse/classes/\(className)", body, headers: headers)
     }
 
@@ -21,14 +26,20 @@ struct OwnershipTests {
         try #require(response.json["objectId"] as? String, "create failed: \(response.status) \(response.text)")
     }
 
-    private func gallery(_ server: TestServer, _ name: String, acl: [String: Any]? = nil, _ user: TestUser) throws -> String {
+    private func gallery(_ server: TestServer, _ name: String, acl: [String: Any]? = nil, _ user: TestUser) throws
+        -> String
+    {
         var body: [String: Any] = ["name": name]
         if let acl { body["ACL"] = acl }
         return try createdId(try create(server, "Gallery", body, user))
     }
 
-    private func item(_ server: TestServer, gallery: String, photo: String, _ user: TestUser) throws -> TestServer.Response {
-        try create(server, "GalleryItem", ["gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo)], user)
+    private func item(_ server: TestServer, gallery: String, photo: String, _ user: TestUser) throws
+        -> TestServer.Response
+    {
+        try create(
+            server, "GalleryItem",
+            ["gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo)], user)
     }
 
     private func count(
@@ -37,7 +48,8 @@ struct OwnershipTests {
     ) throws -> Int? {
         var items = ["count": "1", "limit": "0"]
         if let condition { items["where"] = F.json(condition) }
-        return try F.find(server, items, className: className, headers: headers, anonymous: anonymous).json["count"] as? Int
+        return try F.find(server, items, className: className, headers: headers, anonymous: anonymous).json["count"]
+            as? Int
     }
 
     private static let master = ["X-Parse-Master-Key": TestServer.masterKey]
@@ -45,7 +57,8 @@ struct OwnershipTests {
     @Test func userA_CannotReadChangeDeleteOrCountUserBsPhotos_ByAnyRoute() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         let photosA = try server.insertPhotos(3, owner: a.objectId)
         let photosB = try server.insertPhotos(2, owner: b.objectId)
         let galleryA = try gallery(server, "Alice's", a)
@@ -67,13 +80,16 @@ struct OwnershipTests {
         #expect(F.ids(try F.find(server, ["limit": "10"], headers: Self.master)).count == 5)
 
         // get, include: 101, never 403.
-        for path in ["/parse/classes/Photo/\(photo)", "/parse/classes/Gallery/\(galleryA)",
-                     "/parse/classes/Gallery/\(galleryA)?include=coverPhoto"] {
+        for path in [
+            "/parse/classes/Photo/\(photo)", "/parse/classes/Gallery/\(galleryA)",
+            "/parse/classes/Gallery/\(galleryA)?include=coverPhoto",
+        ] {
             let r = try server.request("GET", path, headers: b.headers)
             #expect(r.status == 404 && F.code(r) == 101, "\(path): \(r.status) \(r.text)")
         }
-        let items = try F.find(server, ["where": F.json(["gallery": TestServer.pointer("Gallery", galleryA)]), "include": "photo"],
-                               className: "GalleryItem", headers: b.headers)
+        let items = try F.find(
+            server, ["where": F.json(["gallery": TestServer.pointer("Gallery", galleryA)]), "include": "photo"],
+            className: "GalleryItem", headers: b.headers)
         #expect(items.status == 200 && F.results(items).isEmpty)
         // The owner's own get shows the owner pointer.
         let own = try server.request("GET", "/parse/classes/Photo/\(photo)", headers: a.headers)
@@ -88,7 +104,8 @@ struct OwnershipTests {
         let trashGallery = try server.request("DELETE", "/parse/classes/Gallery/\(galleryA)", headers: b.headers)
         #expect(F.code(trashGallery) == 101)
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(photosA[1])", headers: a.headers).status == 200)
-        let restore = try server.json("PUT", "/parse/classes/Photo/\(photosA[1])", ["deletedAt": ["__op": "Delete"]], headers: b.headers)
+        let restore = try server.json(
+            "PUT", "/parse/classes/Photo/\(photosA[1])", ["deletedAt": ["__op": "Delete"]], headers: b.headers)
         #expect(F.code(restore) == 101)
         let purge = try server.request("DELETE", "/parse/purge/Photo/\(photosA[1])", headers: b.headers)
         #expect(purge.status == 404 && F.code(purge) == 101)
@@ -106,28 +123,39 @@ struct OwnershipTests {
             let r = try server.json("POST", "/parse/classes/Photo/\(photo)", body, headers: b.headers)
             #expect(F.code(r) == 101, "\(method): \(r.text)")
         }
-        let overrideFind = try server.json("POST", "/parse/classes/Photo", ["_method": "GET", "where": ["objectId": photo]], headers: b.headers)
+        let overrideFind = try server.json(
+            "POST", "/parse/classes/Photo", ["_method": "GET", "where": ["objectId": photo]], headers: b.headers)
         #expect(overrideFind.status == 200 && F.ids(overrideFind).isEmpty)
         // The JavaScript SDK's body token is a session too.
         let bodyToken = try server.json(
-            "POST", "/parse/classes/Photo", ["_method": "GET", "_SessionToken": a.token, "where": ["objectId": photo]], anonymous: true)
+            "POST", "/parse/classes/Photo", ["_method": "GET", "_SessionToken": a.token, "where": ["objectId": photo]],
+            anonymous: true)
         #expect(F.ids(bodyToken) == [photo])
 
         // batch, plain and in a transaction.
-        let batch = try server.json("POST", "/parse/batch", ["requests": [
-            ["method": "GET", "path": "/parse/classes/Photo/\(photo)"],
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photo)", "body": ["title": "x"]],
-            ["method": "DELETE", "path": "/parse/classes/Photo/\(photo)"],
-            ["method": "DELETE", "path": "/parse/classes/Gallery/\(galleryA)"],
-        ]], headers: b.headers)
+        let batch = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": [
+                    ["method": "GET", "path": "/parse/classes/Photo/\(photo)"],
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photo)", "body": ["title": "x"]],
+                    ["method": "DELETE", "path": "/parse/classes/Photo/\(photo)"],
+                    ["method": "DELETE", "path": "/parse/classes/Gallery/\(galleryA)"],
+                ]
+            ], headers: b.headers)
         for case let result as [String: Any] in batch.jsonArray {
             #expect((result["error"] as? [String: Any])?["code"] as? Int == 101, "\(batch.text)")
         }
         #expect(batch.jsonArray.count == 4)
-        let transaction = try server.json("POST", "/parse/batch", ["transaction": true, "requests": [
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photosB[0])", "body": ["title": "fine"]],
-            ["method": "PUT", "path": "/parse/classes/Photo/\(photo)", "body": ["title": "x"]],
-        ]], headers: b.headers)
+        let transaction = try server.json(
+            "POST", "/parse/batch",
+            [
+                "transaction": true,
+                "requests": [
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photosB[0])", "body": ["title": "fine"]],
+                    ["method": "PUT", "path": "/parse/classes/Photo/\(photo)", "body": ["title": "x"]],
+                ],
+            ], headers: b.headers)
         #expect(F.code(transaction) == 101)
 
         let after = try server.request("GET", "/parse/classes/Photo/\(photo)", headers: a.headers)
@@ -141,7 +169,8 @@ struct OwnershipTests {
     @Test func etag_IsPerCaller_AndAnotherUsersTagIsNever304() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         _ = try server.insertPhotos(2, owner: a.objectId)
         // Wait for the change sequences so answers carry tags.
         var tagA: String?
@@ -165,7 +194,8 @@ struct OwnershipTests {
     @Test func sharedGallery_IsReadableThroughItselfOnly() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         let photos = try server.insertPhotos(2, owner: a.objectId)
         let shared = try gallery(server, "Shared", acl: [b.objectId: ["read": true]], a)
         let other = try gallery(server, "Other", a)
@@ -179,8 +209,9 @@ struct OwnershipTests {
         #expect(F.ids(try F.find(server, [:], className: "Gallery", headers: b.headers)) == [shared])
         #expect(F.code(try server.request("GET", "/parse/classes/Gallery/\(other)", headers: b.headers)) == 101)
 
-        let items = try F.find(server, ["where": F.json(["gallery": TestServer.pointer("Gallery", shared)]), "include": "photo"],
-                               className: "GalleryItem", headers: b.headers)
+        let items = try F.find(
+            server, ["where": F.json(["gallery": TestServer.pointer("Gallery", shared)]), "include": "photo"],
+            className: "GalleryItem", headers: b.headers)
         let included = F.results(items).first?["photo"] as? [String: Any]
         #expect(included?["objectId"] as? String == photos[0])
         // The bucket URL of a photo seen through the gallery is the photo's (the bucket serves it as it serves any).
@@ -192,13 +223,21 @@ struct OwnershipTests {
         #expect(F.ids(try F.find(server, [:], headers: b.headers)).isEmpty)
         #expect(F.code(try server.request("GET", "/parse/classes/Photo/\(photos[0])", headers: b.headers)) == 101)
         // Reading is not writing.
-        #expect(F.code(try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["name": "Bob's"], headers: b.headers)) == 101)
+        #expect(
+            F.code(try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["name": "Bob's"], headers: b.headers))
+                == 101)
         // Unsharing takes it away.
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["ACL": [:] as [String: Any]], headers: a.headers).status == 200)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Gallery/\(shared)", ["ACL": [:] as [String: Any]], headers: a.headers
+            ).status == 200)
         #expect(F.code(try server.request("GET", "/parse/classes/Gallery/\(shared)", headers: b.headers)) == 101)
         // "*" read: every user (and, with public_read, every caller) reads it.
         let c = try server.makeUser("carol")
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["ACL": ["*": ["read": true]]], headers: a.headers).status == 200)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Gallery/\(shared)", ["ACL": ["*": ["read": true]]], headers: a.headers
+            ).status == 200)
         #expect(try server.request("GET", "/parse/classes/Gallery/\(shared)", headers: c.headers).status == 200)
         #expect(F.ids(try F.find(server, [:], className: "Gallery", headers: c.headers)) == [shared])
     }
@@ -206,7 +245,9 @@ struct OwnershipTests {
     @Test func writeACL_EditsItemsAndName_ButNeitherTrashesNorReshares() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob"), c = try server.makeUser("carol")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
+        let c = try server.makeUser("carol")
         let photosA = try server.insertPhotos(2, owner: a.objectId)
         let photosB = try server.insertPhotos(1, owner: b.objectId)
         let shared = try gallery(
@@ -215,8 +256,12 @@ struct OwnershipTests {
 
         // B adds B's photo, moves it, renames the gallery, removes A's item.
         let itemB = try createdId(try item(server, gallery: shared, photo: photosB[0], b))
-        #expect(try server.json("PUT", "/parse/classes/GalleryItem/\(itemB)", ["position": 0], headers: b.headers).status == 200)
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["name": "Family 2026"], headers: b.headers).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/GalleryItem/\(itemB)", ["position": 0], headers: b.headers).status
+                == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["name": "Family 2026"], headers: b.headers)
+                .status == 200)
         #expect(try server.storedItems(of: shared).map(\.photo) == [photosB[0], photosA[0]])
         #expect(try server.request("DELETE", "/parse/classes/GalleryItem/\(itemA)", headers: b.headers).status == 200)
         // The item B added is B's.
@@ -228,20 +273,29 @@ struct OwnershipTests {
         #expect(F.code(try item(server, gallery: shared, photo: photosA[1], b)) == 101)
         #expect(F.code(try server.request("DELETE", "/parse/classes/Photo/\(photosA[0])", headers: b.headers)) == 101)
         #expect(F.code(try server.request("DELETE", "/parse/classes/Gallery/\(shared)", headers: b.headers)) == 101)
-        let reshare = try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["ACL": ["*": ["read": true]]], headers: b.headers)
+        let reshare = try server.json(
+            "PUT", "/parse/classes/Gallery/\(shared)", ["ACL": ["*": ["read": true]]], headers: b.headers)
         #expect(F.code(reshare) == 101)
         // C reads but may not add, move or remove.
         let photosC = try server.insertPhotos(1, owner: c.objectId)
         #expect(F.code(try item(server, gallery: shared, photo: photosC[0], c)) == 101)
-        #expect(F.code(try server.json("PUT", "/parse/classes/GalleryItem/\(itemB)", ["position": 1], headers: c.headers)) == 101)
+        #expect(
+            F.code(try server.json("PUT", "/parse/classes/GalleryItem/\(itemB)", ["position": 1], headers: c.headers))
+                == 101)
         #expect(F.code(try server.request("DELETE", "/parse/classes/GalleryItem/\(itemB)", headers: c.headers)) == 101)
         #expect(F.ids(try F.find(server, [:], className: "GalleryItem", headers: c.headers)) == [itemB])
         // The owner trashes, restores and purges.
         #expect(try server.request("DELETE", "/parse/classes/Gallery/\(shared)", headers: a.headers).status == 200)
-        #expect(F.code(try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["deletedAt": ["__op": "Delete"]], headers: b.headers)) == 101)
+        #expect(
+            F.code(
+                try server.json(
+                    "PUT", "/parse/classes/Gallery/\(shared)", ["deletedAt": ["__op": "Delete"]], headers: b.headers))
+                == 101)
         #expect(F.code(try server.request("DELETE", "/parse/purge/Gallery/\(shared)", headers: b.headers)) == 101)
         #expect(try server.request("DELETE", "/parse/purge/Gallery/\(shared)", headers: a.headers).status == 200)
-        #expect(try server.request("GET", "/parse/classes/Photo/\(photosB[0])", headers: b.headers).status == 200, "B's photo stays B's")
+        #expect(
+            try server.request("GET", "/parse/classes/Photo/\(photosB[0])", headers: b.headers).status == 200,
+            "B's photo stays B's")
     }
 
     /// The trash is its owner's: a reader of a shared (or, with `public_read`, public) gallery
@@ -250,7 +304,8 @@ struct OwnershipTests {
     @Test func trash_IsItsOwnersAlone_ThroughGetIncludeAndDeletedAtQueries() throws {
         let server = try TestServer(workers: 0) { $0.publicRead = true }
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         let photos = try server.insertPhotos(2, owner: a.objectId)
         let shared = try gallery(server, "Shared", acl: [b.objectId: ["read": true], "*": ["read": true]], a)
         let trashedItem = try createdId(try item(server, gallery: shared, photo: photos[0], a))
@@ -277,7 +332,8 @@ struct OwnershipTests {
         for (who, headers) in [("B", b.headers), ("no session", nil)] {
             let r = try get("Gallery/\(shared)", headers)
             #expect(r.status == 404 && F.code(r) == 101, "\(who): \(r.text)")
-            let found = try F.find(server, inTrash, className: "Gallery", headers: headers ?? [:], anonymous: headers == nil)
+            let found = try F.find(
+                server, inTrash, className: "Gallery", headers: headers ?? [:], anonymous: headers == nil)
             #expect(found.status == 200 && F.results(found).isEmpty, "\(who): \(found.text)")
         }
         #expect(try get("Gallery/\(shared)", a.headers).json["deletedAt"] != nil)
@@ -287,7 +343,8 @@ struct OwnershipTests {
     @Test func acl_IsValidated_AndOnlyTheMasterKeyGivesObjectsAway() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         let role = try create(server, "Gallery", ["name": "x", "ACL": ["role:Admins": ["read": true]]], a)
         #expect(role.status == 201, "\(role.text)")
         for acl: Any in [
@@ -300,18 +357,31 @@ struct OwnershipTests {
         // owner: a user may name only themself; the master key anyone (but a user).
         let forB = try create(server, "Gallery", ["name": "x", "owner": TestServer.pointer("_User", b.objectId)], a)
         #expect(F.code(forB) == 119)
-        let given = try createdId(try server.json(
-            "POST", "/parse/classes/Gallery", ["name": "Gift", "owner": TestServer.pointer("_User", b.objectId)], headers: Self.master))
+        let given = try createdId(
+            try server.json(
+                "POST", "/parse/classes/Gallery", ["name": "Gift", "owner": TestServer.pointer("_User", b.objectId)],
+                headers: Self.master))
         #expect(try server.request("GET", "/parse/classes/Gallery/\(given)", headers: b.headers).status == 200)
         let nobody = try server.json(
-            "POST", "/parse/classes/Gallery", ["name": "x", "owner": TestServer.pointer("_User", "NoSuchUser")], headers: Self.master)
+            "POST", "/parse/classes/Gallery", ["name": "x", "owner": TestServer.pointer("_User", "NoSuchUser")],
+            headers: Self.master)
         #expect(F.code(nobody) == 106)
         // owner never changes; sending it back unchanged (an SDK's save) is fine.
         let mine = try gallery(server, "Mine", a)
-        #expect(try server.json("PUT", "/parse/classes/Gallery/\(mine)", ["owner": TestServer.pointer("_User", a.objectId)], headers: a.headers).status == 200)
-        #expect(F.code(try server.json("PUT", "/parse/classes/Gallery/\(mine)", ["owner": TestServer.pointer("_User", b.objectId)], headers: a.headers)) == 105)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Gallery/\(mine)", ["owner": TestServer.pointer("_User", a.objectId)],
+                headers: a.headers
+            ).status == 200)
+        #expect(
+            F.code(
+                try server.json(
+                    "PUT", "/parse/classes/Gallery/\(mine)", ["owner": TestServer.pointer("_User", b.objectId)],
+                    headers: a.headers)) == 105)
         // Queries on owner work (the master key's view of one user).
-        let bs = try F.find(server, ["where": F.json(["owner": TestServer.pointer("_User", b.objectId)])], className: "Gallery", headers: Self.master)
+        let bs = try F.find(
+            server, ["where": F.json(["owner": TestServer.pointer("_User", b.objectId)])], className: "Gallery",
+            headers: Self.master)
         #expect(F.ids(bs) == [given])
     }
 
@@ -330,8 +400,9 @@ struct OwnershipTests {
         #expect(F.code(try server.request("GET", "/parse/classes/Gallery/\(publicGallery)", anonymous: true)) == 101)
         let create = try server.json("POST", "/parse/classes/Gallery", ["name": "Anonymous"], anonymous: true)
         #expect(create.status == 400 && F.code(create) == 119, "\(create.text)")
-        let upload = try server.request("POST", "/parse/files/a.jpg", body: Data(try TestJPEG.make(width: 32, height: 24, seed: 1)),
-                                        headers: ["Content-Type": "image/jpeg"], anonymous: true)
+        let upload = try server.request(
+            "POST", "/parse/files/a.jpg", body: Data(try TestJPEG.make(width: 32, height: 24, seed: 1)),
+            headers: ["Content-Type": "image/jpeg"], anonymous: true)
         #expect(upload.status == 400 && F.code(upload) == 130, "\(upload.text)")
         #expect(F.code(try server.request("DELETE", "/parse/classes/Photo/\(photos[0])", anonymous: true)) == 101)
         for headers in [["X-Parse-Session-Token": "r:0000"], ["X-Parse-Session-Token": "bad token"]] {
@@ -341,7 +412,8 @@ struct OwnershipTests {
         // An expired session is a bad token (one not used yet, so no process has it cached).
         let late = try server.makeUser("late")
         try server.application.pool.query(
-            "update sessions set expires_at = clock_timestamp() - interval '1 second' where user_id = $1", [late.objectId])
+            "update sessions set expires_at = clock_timestamp() - interval '1 second' where user_id = $1",
+            [late.objectId])
         let expired = try server.request("GET", "/parse/classes/Photo/\(photos[0])", headers: late.headers)
         #expect(F.code(expired) == 209, "\(expired.text)")
     }
@@ -364,7 +436,9 @@ struct OwnershipTests {
         #expect(F.results(items).compactMap { ($0["photo"] as? [String: Any])?["objectId"] as? String } == [photos[0]])
         #expect(F.ids(try F.find(server, anonymous: true)).isEmpty, "photos only through the gallery")
         #expect(try count(server, "Photo", [:], anonymous: true) == 0)
-        #expect(F.code(try server.json("PUT", "/parse/classes/Gallery/\(publicGallery)", ["name": "x"], anonymous: true)) == 101)
+        #expect(
+            F.code(try server.json("PUT", "/parse/classes/Gallery/\(publicGallery)", ["name": "x"], anonymous: true))
+                == 101)
         #expect(F.code(try server.json("POST", "/parse/classes/Gallery", ["name": "x"], anonymous: true)) == 119)
     }
 
@@ -393,17 +467,22 @@ struct OwnershipTests {
         #expect(assigned == .init(adminId: admin.objectId, photos: 3, galleries: 1, galleryItems: 1))
         #expect(Set(F.ids(try F.find(server, [:], headers: admin.headers))) == Set(legacy))
         #expect(try count(server, "Photo", admin.headers) == 3, "the admin's counter was recounted")
-        #expect(try server.request("GET", "/parse/classes/Gallery/\(legacyGallery)", headers: admin.headers).status == 200)
+        #expect(
+            try server.request("GET", "/parse/classes/Gallery/\(legacyGallery)", headers: admin.headers).status == 200)
         #expect(try server.application.migrate().isEmpty)
         #expect(try OwnershipRepository(pool: server.application.pool).assignOwnerlessRowsToFirstAdmin().isEmpty)
         // Counters follow trash and restore per owner.
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(legacy[0])", headers: admin.headers).status == 200)
         #expect(try count(server, "Photo", admin.headers) == 2)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(legacy[0])", ["deletedAt": ["__op": "Delete"]], headers: admin.headers).status == 200)
+        #expect(
+            try server.json(
+                "PUT", "/parse/classes/Photo/\(legacy[0])", ["deletedAt": ["__op": "Delete"]], headers: admin.headers
+            ).status == 200)
         #expect(try count(server, "Photo", admin.headers) == 3)
         // An owner never changes, even in SQL.
         #expect(throws: (any Error).self) {
-            try server.application.pool.query("update photos set owner_id = $1 where object_id = $2", [user.objectId, legacy[1]])
+            try server.application.pool.query(
+                "update photos set owner_id = $1 where object_id = $2", [user.objectId, legacy[1]])
         }
     }
 
@@ -414,16 +493,24 @@ struct OwnershipTests {
         let legacyGallery = try server.createGallery("Before accounts")
         let url = server.application.configuration.databaseURL
         let created = try UsersCommandTests.galleryd(
-            ["users", "create", "boss", "--admin", "--password-stdin"], databaseURL: url, stdin: "a long enough password\n")
+            ["users", "create", "boss", "--admin", "--password-stdin"], databaseURL: url,
+            stdin: "a long enough password\n")
         #expect(created.status == 0, "\(created.error)")
-        #expect(created.output.contains("gave 2 photo(s), 1 gallery(ies) and 0 item(s) without an owner to the first admin"), "\(created.output)")
-        let boss = try #require(try server.application.pool.query("select object_id from users where username = 'boss'").first?
-            .decode(String.self, 0))
-        let owners = try server.application.pool.query("select distinct owner_id from photos").map { try $0.decode(String?.self, 0) }
+        #expect(
+            created.output.contains(
+                "gave 2 photo(s), 1 gallery(ies) and 0 item(s) without an owner to the first admin"),
+            "\(created.output)")
+        let boss = try #require(
+            try server.application.pool.query("select object_id from users where username = 'boss'").first?
+                .decode(String.self, 0))
+        let owners = try server.application.pool.query("select distinct owner_id from photos").map {
+            try $0.decode(String?.self, 0)
+        }
         #expect(owners == [boss])
         // A second admin takes nothing (nothing is ownerless any more).
         let second = try UsersCommandTests.galleryd(
-            ["users", "create", "deputy", "--admin", "--password-stdin"], databaseURL: url, stdin: "another long password\n")
+            ["users", "create", "deputy", "--admin", "--password-stdin"], databaseURL: url,
+            stdin: "another long password\n")
         #expect(second.status == 0 && !second.output.contains("gave"), "\(second.output)")
 
         // RESTRICT: an owner of photos is deleted only after they are purged.
@@ -433,7 +520,8 @@ struct OwnershipTests {
         for photo in legacy {
             #expect(try server.request("DELETE", "/parse/classes/Photo/\(photo)", headers: Self.master).status == 200)
         }
-        #expect(try server.request("DELETE", "/parse/classes/Gallery/\(legacyGallery)", headers: Self.master).status == 200)
+        #expect(
+            try server.request("DELETE", "/parse/classes/Gallery/\(legacyGallery)", headers: Self.master).status == 200)
         #expect(try server.request("DELETE", "/parse/purge/Photo", headers: Self.master).status == 200)
         #expect(try server.request("DELETE", "/parse/purge/Gallery", headers: Self.master).status == 200)
         let deleted = try server.request("DELETE", "/parse/users/\(boss)", headers: Self.master)
@@ -443,22 +531,31 @@ struct OwnershipTests {
     @Test func uploads_AreTheUploadersOwn_SameBytesAreOnePhotoPerOwner() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 9)
         func upload(_ user: TestUser) throws -> TestServer.Response {
-            let file = try server.request("POST", "/parse/files/p.jpg", body: Data(jpeg), headers: user.headers.merging(["Content-Type": "image/jpeg"]) { $1 })
+            let file = try server.request(
+                "POST", "/parse/files/p.jpg", body: Data(jpeg),
+                headers: user.headers.merging(["Content-Type": "image/jpeg"]) { $1 })
             let name = try #require(file.json["name"] as? String, "\(file.text)")
             return try create(server, "Photo", ["original": ["__type": "File", "name": name]], user)
         }
         let first = try upload(a)
         #expect(first.status == 201)
-        #expect(try upload(a).json["objectId"] as? String == first.json["objectId"] as? String, "the same bytes again: the same photo")
+        #expect(
+            try upload(a).json["objectId"] as? String == first.json["objectId"] as? String,
+            "the same bytes again: the same photo")
         let other = try upload(b)
         #expect(other.status == 201 && other.json["objectId"] as? String != first.json["objectId"] as? String)
         #expect(F.ids(try F.find(server, [:], headers: b.headers)) == [try createdId(other)])
         // Purging B's copy keeps A's original.
-        #expect(try server.request("DELETE", "/parse/classes/Photo/\(try createdId(other))", headers: b.headers).status == 200)
-        #expect(try server.request("DELETE", "/parse/purge/Photo/\(try createdId(other))", headers: b.headers).status == 200)
+        #expect(
+            try server.request("DELETE", "/parse/classes/Photo/\(try createdId(other))", headers: b.headers).status
+                == 200)
+        #expect(
+            try server.request("DELETE", "/parse/purge/Photo/\(try createdId(other))", headers: b.headers).status == 200
+        )
         let kept = try server.request("GET", "/parse/classes/Photo/\(try createdId(first))", headers: a.headers)
         let url = try #require((kept.json["original"] as? [String: Any])?["url"] as? String)
         #expect(try server.request("GET", String(url.dropFirst(server.baseURL.count)), appID: nil).status == 200)
@@ -467,7 +564,8 @@ struct OwnershipTests {
     @Test func requestIds_NeverReplayAnotherUsersAnswer() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
         let id = ["X-Parse-Request-Id": "shared-request-id"]
         let first = try createdId(try create(server, "Gallery", ["name": "A's"], a.headers.merging(id) { $1 }))
         #expect(try createdId(try create(server, "Gallery", ["name": "A's"], a.headers.merging(id) { $1 })) == first)
@@ -485,12 +583,15 @@ struct OwnershipTests {
     @Test func liveQuery_SendsEachSubscriberOnlyWhatItMayRead() throws {
         let python = try #require(
             ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
-            "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`")
+            "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`"
+        )
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
-        let a = try server.makeUser("alice"), b = try server.makeUser("bob")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let a = try server.makeUser("alice")
+        let b = try server.makeUser("bob")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("e2e/live_query_owners_e2e.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The iPhone case of issue #13: URLSession sends an upload without `Expect: 100-continue`, in one
@@ -24,7 +25,9 @@ import Testing
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard connected == 0 else { throw TestSetupError(description: "connect failed") }
             let request = Array(head.utf8) + body
@@ -62,7 +65,8 @@ import Testing
 
         let tooLarge = try Self.refused(
             port: port,
-            head: "POST /parse/files/a.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: \(TestServer.appID)\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+            head:
+                "POST /parse/files/a.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: \(TestServer.appID)\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
                 + "Content-Type: image/jpeg\r\nContent-Length: 900000000\r\n\r\n")
         #expect(tooLarge.filter { $0.status == 413 }.count == 100, "\(tooLarge.map(\.status))")
         #expect(tooLarge.allSatisfy { $0.body.contains("\"code\"") }, "413 in Parse's format")

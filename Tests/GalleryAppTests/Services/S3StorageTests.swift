@@ -4,6 +4,7 @@ import Foundation
 import GalleryTestSupport
 import Logging
 import Testing
+
 @testable import GalleryApp
 @testable import Imaging
 
@@ -14,7 +15,8 @@ import Testing
 struct S3StorageTests {
     /// One instance on the shared database and bucket, with its own local spool directory.
     private static func instance(
-        databaseURL: String, prefix: String, workers: Int, delivery: String, endpoint: String? = nil, bucketPublic: Bool = true
+        databaseURL: String, prefix: String, workers: Int, delivery: String, endpoint: String? = nil,
+        bucketPublic: Bool = true
     ) throws -> (GalleryApplication, String) {
         let spool = NSTemporaryDirectory() + "galleryd-s3-test-" + UUID().uuidString
         var configuration = GalleryConfiguration()
@@ -43,7 +45,8 @@ struct S3StorageTests {
     }
 
     private static func get(_ port: Int, _ path: String, headers: String = "") throws -> RawHTTPResponse {
-        try RawHTTPClient.exchange(port: port, head: "GET \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
+        try RawHTTPClient.exchange(
+            port: port, head: "GET \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
     }
 
     @Test func twoInstances_OnOneDatabaseAndBucket_UploadThroughOne_ProcessedAndServedByBoth() throws {
@@ -54,20 +57,30 @@ struct S3StorageTests {
         let prefix = "app-\(UUID().uuidString.prefix(8))/"
         // A: no workers, proxies assets. B: the only worker, redirects to presigned URLs.
         let (a, spoolA) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
-        defer { a.shutdown(); a.wait(); try? FileManager.default.removeItem(atPath: spoolA) }
+        defer {
+            a.shutdown()
+            a.wait()
+            try? FileManager.default.removeItem(atPath: spoolA)
+        }
         let (b, spoolB) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 1, delivery: "redirect")
-        defer { b.shutdown(); b.wait(); try? FileManager.default.removeItem(atPath: spoolB) }
+        defer {
+            b.shutdown()
+            b.wait()
+            try? FileManager.default.removeItem(atPath: spoolB)
+        }
 
         let jpeg = try TestJPEG.make(width: 160, height: 120, seed: 71)
         let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
         let upload = try RawHTTPClient.exchange(
             port: a.port,
-            head: "POST /parse/files/s3.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: image/jpeg\r\n"
+            head:
+                "POST /parse/files/s3.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: image/jpeg\r\n"
                 + "Content-Length: \(jpeg.count)\r\nConnection: close\r\n\r\n", body: jpeg)
         #expect(upload.status == 201)
         let create = try RawHTTPClient.exchange(
             port: a.port,
-            head: "POST /parse/classes/Photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: application/json\r\n"
+            head:
+                "POST /parse/classes/Photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(#"{"original":{"__type":"File","name":"\#(sha).jpg"}}"#.utf8.count)\r\nConnection: close\r\n\r\n",
             body: Array(#"{"original":{"__type":"File","name":"\#(sha).jpg"}}"#.utf8))
         #expect(create.status == 201)
@@ -78,15 +91,20 @@ struct S3StorageTests {
         let deadline = Date().addingTimeInterval(60)
         var status = ""
         while Date() < deadline {
-            let photo = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
-            status = ((try? JSONSerialization.jsonObject(with: Data(photo.body))) as? [String: Any])?["status"] as? String ?? ""
+            let photo = try Self.get(
+                a.port, "/parse/classes/Photo/\(id)",
+                headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
+            status =
+                ((try? JSONSerialization.jsonObject(with: Data(photo.body))) as? [String: Any])?["status"] as? String
+                ?? ""
             if status == "ready" || status == "failed" { break }
             Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(status == "ready")
-        #expect(try S3TestEnvironment.boto3Keys(prefix: prefix) == [
-            prefix + "originals/\(sha).jpg", prefix + "previews/\(id).jpg", prefix + "thumbnails/\(id).jpg",
-        ])
+        #expect(
+            try S3TestEnvironment.boto3Keys(prefix: prefix) == [
+                prefix + "originals/\(sha).jpg", prefix + "previews/\(id).jpg", prefix + "thumbnails/\(id).jpg",
+            ])
         // Nothing in the local directories: the bucket is the store.
         #expect(!FileManager.default.fileExists(atPath: spoolA + "/originals/\(sha).jpg"))
 
@@ -111,10 +129,18 @@ struct S3StorageTests {
         #expect(String(decoding: missing.body, as: UTF8.self).contains("<Code>NoSuchKey</Code>"))
 
         // A names its own bucket endpoint in file URLs; B, configured with public_asset_url, the CDN.
-        let photoA = try Self.get(a.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
-        let photoB = try Self.get(b.port, "/parse/classes/Photo/\(id)", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
-        let thumbnailA = ((try JSONSerialization.jsonObject(with: Data(photoA.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
-        let thumbnailB = ((try JSONSerialization.jsonObject(with: Data(photoB.body)) as? [String: Any])?["thumbnail"] as? [String: Any])?["url"] as? String
+        let photoA = try Self.get(
+            a.port, "/parse/classes/Photo/\(id)",
+            headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
+        let photoB = try Self.get(
+            b.port, "/parse/classes/Photo/\(id)",
+            headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n")
+        let thumbnailA =
+            ((try JSONSerialization.jsonObject(with: Data(photoA.body)) as? [String: Any])?["thumbnail"]
+            as? [String: Any])?["url"] as? String
+        let thumbnailB =
+            ((try JSONSerialization.jsonObject(with: Data(photoB.body)) as? [String: Any])?["thumbnail"]
+            as? [String: Any])?["url"] as? String
         #expect(thumbnailA?.hasSuffix("/bucket/thumbnails/\(id).jpg") == true)
         #expect(thumbnailB == "https://cdn.example.com/gallery/thumbnails/\(id).jpg")
 
@@ -122,16 +148,25 @@ struct S3StorageTests {
         let redirect = try Self.get(b.port, "/bucket/thumbnails/\(id).jpg")
         #expect(redirect.status == 307)
         let location = try #require(redirect.headers["Location"])
-        #expect(location.hasPrefix(S3TestEnvironment.value("GALLERYD_TEST_S3_ENDPOINT")! + "/galleryd-test/\(prefix)thumbnails/\(id).jpg?"))
+        #expect(
+            location.hasPrefix(
+                S3TestEnvironment.value("GALLERYD_TEST_S3_ENDPOINT")! + "/galleryd-test/\(prefix)thumbnails/\(id).jpg?")
+        )
         #expect(location.contains("X-Amz-Signature="))
         #expect(location.contains("X-Amz-Expires=300"))
 
         // Trash, then purge through B: the blobs go from the bucket.
         let master = "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
-        #expect(try RawHTTPClient.exchange(
-            port: b.port, head: "DELETE /parse/classes/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n").status == 200)
-        #expect(try RawHTTPClient.exchange(
-            port: b.port, head: "DELETE /parse/purge/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n").status == 200)
+        #expect(
+            try RawHTTPClient.exchange(
+                port: b.port,
+                head: "DELETE /parse/classes/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n"
+            ).status == 200)
+        #expect(
+            try RawHTTPClient.exchange(
+                port: b.port,
+                head: "DELETE /parse/purge/Photo/\(id) HTTP/1.1\r\nHost: x\r\n\(master)Connection: close\r\n\r\n"
+            ).status == 200)
         #expect(try S3TestEnvironment.boto3Keys(prefix: prefix).isEmpty)
     }
 
@@ -141,15 +176,26 @@ struct S3StorageTests {
         let database = try TestServer.makeDatabase()
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let prefix = "signed-\(UUID().uuidString.prefix(8))/"
-        let (a, spoolA) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy", bucketPublic: false)
-        defer { a.shutdown(); a.wait(); try? FileManager.default.removeItem(atPath: spoolA) }
-        let (b, spoolB) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "redirect", bucketPublic: false)
-        defer { b.shutdown(); b.wait(); try? FileManager.default.removeItem(atPath: spoolB) }
+        let (a, spoolA) = try Self.instance(
+            databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy", bucketPublic: false)
+        defer {
+            a.shutdown()
+            a.wait()
+            try? FileManager.default.removeItem(atPath: spoolA)
+        }
+        let (b, spoolB) = try Self.instance(
+            databaseURL: database.url, prefix: prefix, workers: 0, delivery: "redirect", bucketPublic: false)
+        defer {
+            b.shutdown()
+            b.wait()
+            try? FileManager.default.removeItem(atPath: spoolB)
+        }
         let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 77)
         func upload(_ port: Int) throws -> String {
             let answer = try RawHTTPClient.exchange(
                 port: port,
-                head: "POST /parse/files/s.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: image/jpeg\r\n"
+                head:
+                    "POST /parse/files/s.jpg HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nContent-Type: image/jpeg\r\n"
                     + "Content-Length: \(jpeg.count)\r\nConnection: close\r\n\r\n", body: jpeg)
             #expect(answer.status == 201 || answer.status == 200)
             let json = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
@@ -188,11 +234,19 @@ struct S3StorageTests {
         // Nothing listens on port 9 of loopback: every connect is refused.
         let (application, spool) = try Self.instance(
             databaseURL: database.url, prefix: "down/", workers: 0, delivery: "proxy", endpoint: "http://127.0.0.1:9")
-        defer { application.shutdown(); application.wait(); try? FileManager.default.removeItem(atPath: spool) }
+        defer {
+            application.shutdown()
+            application.wait()
+            try? FileManager.default.removeItem(atPath: spool)
+        }
         let answer = try Self.get(application.port, "/bucket/thumbnails/Ab3dE5fG7h.jpg")
         #expect(answer.status == 503)
         #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>ServiceUnavailable</Code>"))
-        #expect(try Self.get(application.port, "/parse/health", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n").status == 200)
+        #expect(
+            try Self.get(
+                application.port, "/parse/health",
+                headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+            ).status == 200)
     }
 
     @Test func orphanCollector_ListsTheBucket_AndRemovesDerivativesWithoutAPhoto() throws {
@@ -201,8 +255,13 @@ struct S3StorageTests {
         let database = try TestServer.makeDatabase()
         defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let prefix = "orphans-\(UUID().uuidString.prefix(8))/"
-        let (application, spool) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
-        defer { application.shutdown(); application.wait(); try? FileManager.default.removeItem(atPath: spool) }
+        let (application, spool) = try Self.instance(
+            databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
+        defer {
+            application.shutdown()
+            application.wait()
+            try? FileManager.default.removeItem(atPath: spool)
+        }
         let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 95)
         let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
         let path = spool + "/.tmp/upload-test"
@@ -214,8 +273,9 @@ struct S3StorageTests {
         try application.blobs.put(BlobKey.preview(objectId: "Yy8Yy8Yy8Y"), bytes: [7])
         let collected = try OrphanCollector(trash: application.trash).collect(graceHours: 1000, derivativeMinAge: -60)
         #expect(collected.derivatives == 2)
-        #expect(try S3TestEnvironment.boto3Keys(prefix: prefix) == [
-            prefix + "originals/\(sha).jpg", prefix + "thumbnails/\(photo.objectId).jpg",
-        ])
+        #expect(
+            try S3TestEnvironment.boto3Keys(prefix: prefix) == [
+                prefix + "originals/\(sha).jpg", prefix + "thumbnails/\(photo.objectId).jpg",
+            ])
     }
 }

@@ -1,8 +1,9 @@
 import BlobStore
 import Crypto
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import GalleryApp
 
 /// `galleryd storage migrate`: local → S3 cut off midway and resumed, a damaged copy found and
@@ -16,15 +17,19 @@ struct StorageMigrationTests {
         }
         defer { server.stop() }
         for seed in [81, 82] {
-            let id = try server.uploadPhoto(try TestJPEG.make(width: 96, height: 64, seed: UInt64(seed)), name: "m\(seed).jpg")
+            let id = try server.uploadPhoto(
+                try TestJPEG.make(width: 96, height: 64, seed: UInt64(seed)), name: "m\(seed).jpg")
             #expect(try server.waitForProcessing(id) == "ready")
         }
         let prefix = "migrate-\(UUID().uuidString.prefix(8))/"
         var s3Configuration = server.application.configuration
         S3TestEnvironment.configure(&s3Configuration, prefix: prefix)
-        let s3 = try #require(try GalleryApplication.makeBlobStore(configuration: s3Configuration, local: server.application.store) as? S3BlobStore)
+        let s3 = try #require(
+            try GalleryApplication.makeBlobStore(configuration: s3Configuration, local: server.application.store)
+                as? S3BlobStore)
         let local = server.application.store
-        let toS3 = StorageMigration(pool: server.application.pool, source: local, destination: s3, spoolDirectory: local.spoolDirectory)
+        let toS3 = StorageMigration(
+            pool: server.application.pool, source: local, destination: s3, spoolDirectory: local.spoolDirectory)
 
         // Two originals, two thumbnails, two previews. The first run is cut off after two copies.
         let first = try toS3.run(limit: 2)
@@ -51,12 +56,15 @@ struct StorageMigrationTests {
         let root = NSTemporaryDirectory() + "galleryd-migrate-back-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
         let back = try LocalBlobStore(root: root)
-        let toLocal = StorageMigration(pool: server.application.pool, source: s3, destination: back, spoolDirectory: back.spoolDirectory)
+        let toLocal = StorageMigration(
+            pool: server.application.pool, source: s3, destination: back, spoolDirectory: back.spoolDirectory)
         let returned = try toLocal.run()
         #expect(returned.copied == 6)
         #expect(returned.failed.isEmpty)
         for key in keys {
-            #expect(try Data(contentsOf: URL(fileURLWithPath: back.path(for: key))) == Data(contentsOf: URL(fileURLWithPath: local.path(for: key))))
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: back.path(for: key)))
+                    == Data(contentsOf: URL(fileURLWithPath: local.path(for: key))))
         }
         #expect(try toLocal.run().skipped == 6)
         try s3.delete(keys)
@@ -66,7 +74,8 @@ struct StorageMigrationTests {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         for seed in [91, 92, 93] {
-            _ = try server.uploadPhoto(try TestJPEG.make(width: 48, height: 32, seed: UInt64(seed)), name: "c\(seed).jpg")
+            _ = try server.uploadPhoto(
+                try TestJPEG.make(width: 48, height: 32, seed: UInt64(seed)), name: "c\(seed).jpg")
         }
         let prefix = "cli-\(UUID().uuidString.prefix(8))/"
         func run(_ extra: [String]) throws -> (Int32, String) {
@@ -93,7 +102,9 @@ struct StorageMigrationTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try ImportTests.galleryd())
         process.arguments = ["storage", "migrate", "--to", "s3"] + extra
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GALLERYD_") || $0.key.hasPrefix("GALLERYD_TEST_") }
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("GALLERYD_") || $0.key.hasPrefix("GALLERYD_TEST_")
+        }
         environment["DATABASE_URL"] = server.application.configuration.databaseURL
         environment["GALLERYD_STORAGE_DIR"] = server.storage
         environment["GALLERYD_S3_ENDPOINT"] = S3TestEnvironment.value("GALLERYD_TEST_S3_ENDPOINT")
@@ -169,15 +180,22 @@ struct StorageMigrationTests {
         let prefix = "kill-\(UUID().uuidString.prefix(8))/"
         var s3Configuration = server.application.configuration
         S3TestEnvironment.configure(&s3Configuration, prefix: prefix)
-        let s3 = try #require(try GalleryApplication.makeBlobStore(configuration: s3Configuration, local: server.application.store) as? S3BlobStore)
+        let s3 = try #require(
+            try GalleryApplication.makeBlobStore(configuration: s3Configuration, local: server.application.store)
+                as? S3BlobStore)
         func landed() throws -> Int { try s3.list(prefix: "originals/").count }
 
         // The serving instance (local storage) keeps answering bucket GETs and manifest pages throughout.
         let someOriginal = try #require(expected.keys.sorted().first)
-        let probe = ServingProbe(port: server.application.port, paths: [
-            (path: "/bucket/\(someOriginal)", headers: ""),
-            (path: "/parse/classes/Photo?limit=5", headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"),
-        ])
+        let probe = ServingProbe(
+            port: server.application.port,
+            paths: [
+                (path: "/bucket/\(someOriginal)", headers: ""),
+                (
+                    path: "/parse/classes/Photo?limit=5",
+                    headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+                ),
+            ])
 
         // Each run is killed with SIGKILL a random 0–60 ms after it copied its first blob (a copy
         // takes some milliseconds here, so the kills land between and inside copies).
@@ -195,11 +213,15 @@ struct StorageMigrationTests {
             process.waitUntilExit()
             let after = try landed()
             counts.append(after)
-            if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL && after < expected.count {
+            if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+                && after < expected.count
+            {
                 killedMidway += 1
             }
         }
-        #expect(killedMidway >= 3, "kills that landed mid-migration: \(killedMidway), blobs in the bucket after each run: \(counts)")
+        #expect(
+            killedMidway >= 3,
+            "kills that landed mid-migration: \(killedMidway), blobs in the bucket after each run: \(counts)")
         #expect(counts == counts.sorted(), "a resumed run lost blobs: \(counts)")
 
         // A last run, not killed, completes and reports nothing failed.
@@ -210,7 +232,8 @@ struct StorageMigrationTests {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         last.waitUntilExit()
         #expect(last.terminationStatus == 0, "\(text)")
-        #expect(text.contains("\(expected.count) blobs,") && text.contains(" 0 missing at the source, 0 failed"), "\(text)")
+        #expect(
+            text.contains("\(expected.count) blobs,") && text.contains(" 0 missing at the source, 0 failed"), "\(text)")
 
         let serving = probe.stop()
         #expect(serving.failures.isEmpty, "\(serving.failures.prefix(5))")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// A purge deletes trashed photos in batches of `TrashService.purgeBatchSize` (500) per
@@ -16,7 +17,8 @@ struct TrashPurgeBatchTests {
             begin insert into deleted_photo_tx values (old.object_id, txid_current()); return old; end $$
             """)
         try pool.query(
-            "create trigger photos_record_deleted_tx after delete on photos for each row execute function record_deleted_photo_tx()")
+            "create trigger photos_record_deleted_tx after delete on photos for each row execute function record_deleted_photo_tx()"
+        )
     }
 
     /// How many rows each transaction deleted, largest first.
@@ -28,7 +30,8 @@ struct TrashPurgeBatchTests {
 
     private func trash(_ server: TestServer, _ ids: [String], daysAgo: Int) throws {
         try server.application.pool.query(
-            "update photos set deleted_at = now() - make_interval(days => $2::int) where object_id = any($1)", [ids, daysAgo])
+            "update photos set deleted_at = now() - make_interval(days => $2::int) where object_id = any($1)",
+            [ids, daysAgo])
     }
 
     private func photoCount(_ server: TestServer) throws -> Int {
@@ -44,7 +47,8 @@ struct TrashPurgeBatchTests {
         let live = try server.insertPhotos(3, owner: owner.objectId)
         try trash(server, trashed, daysAgo: 0)
 
-        let purge = try server.request("DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": TestServer.masterKey])
+        let purge = try server.request(
+            "DELETE", "/parse/purge/Photo", headers: ["X-Parse-Master-Key": TestServer.masterKey])
         #expect(purge.status == 200, "\(purge.text)")
         #expect(try rowsPerTransaction(server) == [500, 500, 30])
         #expect(try photoCount(server) == live.count)

@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Uploads that trickle in hold the spool budget by the bytes they sent, not the upload limit, and
@@ -9,7 +10,8 @@ import Testing
     /// Opens a chunked upload with `headers` and sends its first KiB, then leaves it open.
     static func trickle(_ server: TestServer, headers: String) throws -> RawHTTPClient {
         let client = try RawHTTPClient(port: server.application.port, receiveTimeout: 30)
-        let head = "POST /parse/files/slow.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: \(TestServer.appID)\r\n"
+        let head =
+            "POST /parse/files/slow.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: \(TestServer.appID)\r\n"
             + headers + "Content-Type: image/jpeg\r\nTransfer-Encoding: chunked\r\n\r\n"
         #expect(client.send(head))
         #expect(client.send("400\r\n" + String(repeating: "x", count: 1024) + "\r\n"))
@@ -75,7 +77,10 @@ import Testing
         let alice = UploadAdmission.Sender(user: "alice", address: "10.0.0.1")
         let bob = UploadAdmission.Sender(user: "bob", address: "10.0.0.1")
         do {
-            let held = [try admission.admit(contentLength: 10, from: alice), try admission.admit(contentLength: 10, from: alice)]
+            let held = [
+                try admission.admit(contentLength: 10, from: alice),
+                try admission.admit(contentLength: 10, from: alice),
+            ]
             #expect(throws: TooManyUploads.self) { _ = try admission.admit(contentLength: 10, from: alice) }
             let third = try admission.admit(contentLength: 10, from: bob)
             // Bob has one, but the address has three.
@@ -98,7 +103,9 @@ import Testing
         defer { server.stop() }
         let mallory = try server.makeUser("mallory")
         let alice = try server.makeUser("alice")
-        let tricklers = try (0..<30).map { _ in try Self.trickle(server, headers: "X-Parse-Session-Token: \(mallory.token)\r\n") }
+        let tricklers = try (0..<30).map { _ in
+            try Self.trickle(server, headers: "X-Parse-Session-Token: \(mallory.token)\r\n")
+        }
         let admission = server.application.uploadAdmission
         Self.waitUntil { admission.spoolingBytes >= 30 << 20 }
         // Each holds its first MiB, not the 100 MiB upload limit (30 of which pass the 2 GiB budget).

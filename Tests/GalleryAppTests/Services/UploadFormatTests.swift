@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import GalleryApp
 @testable import Imaging
 
@@ -11,7 +12,8 @@ import Testing
     /// A HEIC and, decoded from it by `heif-convert`, a PNG of a 160×120 test photo (`heif-enc` and
     /// `heif-convert` come with libheif-examples, which `scripts/deps.sh` installs).
     static func fixtures() throws -> (heic: [UInt8], png: [UInt8]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("upload-formats-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "upload-formats-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let jpeg = directory.appendingPathComponent("in.jpg").path
@@ -20,7 +22,10 @@ import Testing
         let png = directory.appendingPathComponent("out.png").path
         try run(["heif-enc", "-q", "90", "-o", heic, jpeg])
         try run(["heif-convert", heic, png])
-        return ([UInt8](try Data(contentsOf: URL(fileURLWithPath: heic))), [UInt8](try Data(contentsOf: URL(fileURLWithPath: png))))
+        return (
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: heic))),
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
+        )
     }
 
     static func run(_ arguments: [String]) throws {
@@ -40,11 +45,13 @@ import Testing
         for (bytes, ext, type) in [(heic, "heic", "image/heic"), (png, "png", "image/png")] {
             let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
             // Named and typed as a JPEG: the bytes decide.
-            let file = try server.request("POST", "/parse/files/IMG_0001.jpg", body: Data(bytes), headers: ["Content-Type": "image/jpeg"])
+            let file = try server.request(
+                "POST", "/parse/files/IMG_0001.jpg", body: Data(bytes), headers: ["Content-Type": "image/jpeg"])
             #expect(file.status == 201, "\(ext): \(file.text)")
             #expect(file.json["name"] as? String == "\(sha).\(ext)")
             #expect((file.json["url"] as? String)?.hasSuffix("/bucket/originals/\(sha).\(ext)") == true)
-            let created = try server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": "\(sha).\(ext)"]])
+            let created = try server.json(
+                "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": "\(sha).\(ext)"]])
             let id = try #require(created.json["objectId"] as? String, "\(ext): \(created.text)")
             #expect(try server.waitForProcessing(id) == "ready", "\(ext)")
             let photo = try server.request("GET", "/parse/classes/Photo/\(id)").json
@@ -73,7 +80,8 @@ import Testing
         #expect(found == ["IMG_0001.HEIC", "screenshot.webp"])
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let service = ImportService(uploads: server.application.uploads, spoolDirectory: server.application.store.spoolDirectory)
+        let service = ImportService(
+            uploads: server.application.uploads, spoolDirectory: server.application.store.spoolDirectory)
         for name in found {
             guard case .imported = service.importFile(folder + "/" + name) else {
                 Issue.record("\(name) was not imported")
@@ -81,7 +89,9 @@ import Testing
             }
         }
         #expect(Set(server.blobFiles(under: "originals").map { ($0 as NSString).pathExtension }) == ["heic", "png"])
-        #expect(try server.scalar("select count(*)::bigint from photos where content_type in ('image/heic', 'image/png')") == 2)
+        #expect(
+            try server.scalar("select count(*)::bigint from photos where content_type in ('image/heic', 'image/png')")
+                == 2)
     }
 
     @Test(arguments: ["heic", "png"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// A re-upload of a trashed photo's bytes racing the purge of that photo (issue #13, item 4):
@@ -10,7 +11,9 @@ import Testing
         defer { server.stop() }
         let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 77)
         var photo = try server.uploadPhoto(jpeg, name: "race.jpg")
-        let originalPath = server.storage + "/" + (try server.application.pool.query("select key from files")[0].decode(String.self, "key"))
+        let originalPath =
+            server.storage + "/"
+            + (try server.application.pool.query("select key from files")[0].decode(String.self, "key"))
         @Sendable func originalIsIntact() -> Bool {
             (try? FileManager.default.attributesOfItem(atPath: originalPath))?[.size] as? Int == jpeg.count
         }
@@ -42,9 +45,13 @@ import Testing
                         failures.withValue { $0.append("round \(round): upload \(file.status) \(file.text)") }
                         return
                     }
-                    if !originalIsIntact() { failures.withValue { $0.append("round \(round): 201 for a missing original") } }
-                    let create = try server.json("POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]])
-                    guard create.status == 201 || create.status == 200, let id = create.json["objectId"] as? String else {
+                    if !originalIsIntact() {
+                        failures.withValue { $0.append("round \(round): 201 for a missing original") }
+                    }
+                    let create = try server.json(
+                        "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]])
+                    guard create.status == 201 || create.status == 200, let id = create.json["objectId"] as? String
+                    else {
                         failures.withValue { $0.append("round \(round): create \(create.status) \(create.text)") }
                         return
                     }
@@ -57,9 +64,13 @@ import Testing
             guard let id = created.current else { break }
             let fetched = try server.request("GET", "/parse/classes/Photo/\(id)")
             if fetched.status != 200 || fetched.json["deletedAt"] != nil {
-                failures.withValue { $0.append("round \(round): photo \(id) after the race: \(fetched.status) \(fetched.text)") }
+                failures.withValue {
+                    $0.append("round \(round): photo \(id) after the race: \(fetched.status) \(fetched.text)")
+                }
             }
-            if !originalIsIntact() { failures.withValue { $0.append("round \(round): photo \(id)'s original is gone") } }
+            if !originalIsIntact() {
+                failures.withValue { $0.append("round \(round): photo \(id)'s original is gone") }
+            }
             if !failures.current.isEmpty { break }
             photo = id
         }

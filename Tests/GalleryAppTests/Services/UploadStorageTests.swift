@@ -2,6 +2,7 @@ import BlobStore
 import Foundation
 import Imaging
 import Testing
+
 @testable import GalleryApp
 
 /// Uploads are checked before they cost anything, and a full disk is a clear, temporary error:
@@ -10,7 +11,10 @@ import Testing
 /// store's disk really full reads keep working and uploads resume once space is freed.
 @Suite(.serialized) struct UploadStorageTests {
     /// The head of an upload announcing `length` bytes, with `extra` header lines.
-    static func uploadHead(length: Int, extra: String = "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n") -> String {
+    static func uploadHead(
+        length: Int,
+        extra: String = "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+    ) -> String {
         "POST /parse/files/a.jpg HTTP/1.1\r\nHost: t\r\n\(extra)Content-Type: image/jpeg\r\nContent-Length: \(length)\r\n\r\n"
     }
 
@@ -31,8 +35,10 @@ import Testing
         }
         defer { server.stop() }
         let port = server.application.port
-        for extra in ["", "X-Parse-Application-Id: other\r\n", "X-Parse-Application-Id: gallery\r\n",
-                      "X-Parse-Application-Id: gallery\r\nX-Parse-REST-API-Key: wrong\r\n"] {
+        for extra in [
+            "", "X-Parse-Application-Id: other\r\n", "X-Parse-Application-Id: gallery\r\n",
+            "X-Parse-Application-Id: gallery\r\nX-Parse-REST-API-Key: wrong\r\n",
+        ] {
             let started = Date()
             let r = try RawHTTP.exchange(port: port, head: Self.uploadHead(length: 5_000_000, extra: extra))
             #expect(r.status == 403, "\(extra)")
@@ -46,7 +52,9 @@ import Testing
             port: port,
             head: Self.uploadHead(
                 length: jpeg.count,
-                extra: "X-Parse-Application-Id: gallery\r\nX-Parse-REST-API-Key: rest-key-for-tests\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n"),
+                extra:
+                    "X-Parse-Application-Id: gallery\r\nX-Parse-REST-API-Key: rest-key-for-tests\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\nConnection: close\r\n"
+            ),
             body: jpeg)
         #expect(ok.status == 201)
     }
@@ -86,7 +94,8 @@ import Testing
         for cut in [jpeg.count - 2, jpeg.count - 1, jpeg.count * 2 / 3, jpeg.count / 3] {
             let truncated = Array(jpeg.prefix(cut))
             #expect(!JPEGEndOfImage.isComplete(bytes: truncated), "cut at \(cut)")
-            let r = try server.request("POST", "/parse/files/cut.jpg", body: Data(truncated), headers: ["Content-Type": "image/jpeg"])
+            let r = try server.request(
+                "POST", "/parse/files/cut.jpg", body: Data(truncated), headers: ["Content-Type": "image/jpeg"])
             #expect(r.status == 400, "cut at \(cut)")
             #expect(r.json["code"] as? Int == 130, "cut at \(cut): \(r.text)")
             #expect((r.json["error"] as? String)?.contains("truncated") == true)
@@ -127,7 +136,9 @@ import Testing
     static let canMountTmpfs: Bool = {
         guard getuid() == 0 else { return false }
         let point = NSTemporaryDirectory() + "galleryd-tmpfs-probe-\(UUID().uuidString)"
-        guard (try? FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)) != nil else { return false }
+        guard (try? FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)) != nil else {
+            return false
+        }
         defer { rmdir(point) }
         guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", point]) == 0 else { return false }
         return run("/bin/umount", [point]) == 0
@@ -180,10 +191,13 @@ import Testing
     @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
     func diskFull_OnATmpfsStore_Gives507_KeepsReadsWorking_AndUploadsAndJobsResumeOnceSpaceIsFreed() throws {
         let reserve = 4 << 20
-        try Self.withStoreOnTmpfs(size: "16m", {
-            $0.minFreeBytes = reserve
-            UploadTests.smallDerivatives(&$0)
-        }) { server, point in
+        try Self.withStoreOnTmpfs(
+            size: "16m",
+            {
+                $0.minFreeBytes = reserve
+                UploadTests.smallDerivatives(&$0)
+            }
+        ) { server, point in
             let store = server.application.store
             let pool = server.application.makeWorkerPool(threads: 1)
             let ready = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 84))
@@ -194,7 +208,8 @@ import Testing
             // Below the reserve: uploads are refused at once, reads go on.
             Self.fill(filler, store: store, leaving: Int64(reserve / 2))
             let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 86)
-            let refused = try server.request("POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            let refused = try server.request(
+                "POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
             #expect(refused.status == 507)
             #expect(refused.json["code"] as? Int == 1)
             let photo = try server.request("GET", "/parse/classes/Photo/\(ready)")
@@ -214,30 +229,38 @@ import Testing
 
             // Space is freed: the upload and the waiting photo go through.
             unlink(filler)
-            let accepted = try server.request("POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            let accepted = try server.request(
+                "POST", "/parse/files/c.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
             #expect(accepted.status == 201)
             #expect(try server.fetchFile(accepted.json["url"].map { ["url": $0] }).status == 200)
             try server.application.pool.query("update jobs set run_at = now() where photo_id = $1", [waiting])
             try WorkerTests.drainUntilFinished(server, waiting, pool: pool)
             #expect(try JobFaultTests.photoStatus(server, waiting) == "ready")
-            #expect(Self.temporaryFiles(server).isEmpty, "no temporary file left behind: \(Self.temporaryFiles(server))")
+            #expect(
+                Self.temporaryFiles(server).isEmpty, "no temporary file left behind: \(Self.temporaryFiles(server))")
         }
     }
 
     @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
     func diskFilledToTheLastByte_Gives507NotA500_AndNothingIsStored() throws {
         // No reserve: only the body itself must fit, and with nothing free not even its head is admitted.
-        try Self.withStoreOnTmpfs(size: "8m", {
-            $0.minFreeBytes = 0
-        }) { server, point in
+        try Self.withStoreOnTmpfs(
+            size: "8m",
+            {
+                $0.minFreeBytes = 0
+            }
+        ) { server, point in
             let kept = try server.uploadPhoto(try TestJPEG.make(width: 64, height: 48, seed: 87))
             let filler = point + "/filler"
             Self.fill(filler, store: server.application.store, leaving: 0)
             let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 88)
-            let refused = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            let refused = try server.request(
+                "POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
             #expect(refused.status == 507)
             #expect(refused.json["code"] as? Int == 1)
-            #expect((refused.json["error"] as? String)?.lowercased().contains("insufficient storage") == true, "\(refused.text)")
+            #expect(
+                (refused.json["error"] as? String)?.lowercased().contains("insufficient storage") == true,
+                "\(refused.text)")
             #expect(refused.header("Retry-After") == "60")
             #expect(try server.scalar("select count(*)::bigint from files") == 1)
             // Where a small body admitted earlier is spooled from memory: insufficientStorage too (507).
@@ -250,17 +273,21 @@ import Testing
             #expect(Self.temporaryFiles(server).isEmpty, "\(Self.temporaryFiles(server))")
             #expect(try server.request("GET", "/parse/classes/Photo/\(kept)").status == 200)
             unlink(filler)
-            let accepted = try server.request("POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            let accepted = try server.request(
+                "POST", "/parse/files/d.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
             #expect(accepted.status == 201)
         }
     }
 
     @Test(.enabled(if: canMountTmpfs, "needs root to mount a tmpfs"))
     func diskFillingWhileABodyIsSpooled_Gives507WithRetryAfter_AsEveryFullDiskDoes() throws {
-        try Self.withStoreOnTmpfs(size: "8m", {
-            $0.minFreeBytes = 0
-            $0.bodyTimeoutMs = 60_000
-        }) { server, point in
+        try Self.withStoreOnTmpfs(
+            size: "8m",
+            {
+                $0.minFreeBytes = 0
+                $0.bodyTimeoutMs = 60_000
+            }
+        ) { server, point in
             // Admitted on its head (the space is there then), spooling to a file (larger than the
             // in-memory threshold) ...
             let length = 512 * 1024
@@ -284,7 +311,8 @@ import Testing
             // Space freed: uploads go through again.
             unlink(filler)
             let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 89)
-            let accepted = try server.request("POST", "/parse/files/e.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            let accepted = try server.request(
+                "POST", "/parse/files/e.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
             #expect(accepted.status == 201)
         }
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 @testable import Imaging
 
@@ -21,16 +22,19 @@ import Testing
         let jpeg = try TestJPEG.make(width: 160, height: 120, seed: 11)
         let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
 
-        let file = try server.request("POST", "/parse/files/holiday.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        let file = try server.request(
+            "POST", "/parse/files/holiday.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         #expect(file.status == 201)
         #expect(file.json["name"] as? String == "\(sha).jpg")
         let fileURL = try #require(file.json["url"] as? String)
         #expect(fileURL.hasSuffix("/bucket/originals/\(sha).jpg"))
         #expect(file.header("Location") == fileURL)
 
-        let created = try server.json("POST", "/parse/classes/Photo", [
-            "original": ["__type": "File", "name": "\(sha).jpg"], "title": "Beach", "tags": ["sea", "sun"],
-        ])
+        let created = try server.json(
+            "POST", "/parse/classes/Photo",
+            [
+                "original": ["__type": "File", "name": "\(sha).jpg"], "title": "Beach", "tags": ["sea", "sun"],
+            ])
         #expect(created.status == 201)
         let id = try #require(created.json["objectId"] as? String)
         #expect(id.count == 10)
@@ -113,11 +117,14 @@ import Testing
         defer { server.stop() }
         let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 14)
         let first = try server.uploadPhoto(jpeg, name: "a.jpg")
-        let again = try server.request("POST", "/parse/files/b.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        let again = try server.request(
+            "POST", "/parse/files/b.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         #expect(again.status == 201)
-        let created = try server.json("POST", "/parse/classes/Photo", [
-            "original": ["__type": "File", "name": try #require(again.json["name"] as? String)],
-        ])
+        let created = try server.json(
+            "POST", "/parse/classes/Photo",
+            [
+                "original": ["__type": "File", "name": try #require(again.json["name"] as? String)]
+            ])
         #expect(created.status == 200)
         #expect(created.json["objectId"] as? String == first)
         #expect(try server.scalar("select count(*)::bigint from photos") == 1)
@@ -154,7 +161,13 @@ import Testing
 
     /// Bodies the upload must refuse with 400 and Parse code 130.
     static let unreadable: [(name: String, bytes: @Sendable () throws -> [UInt8])] = [
-        ("png", { [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + [UInt8](repeating: 7, count: 200) }),
+        (
+            "png",
+            {
+                [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+                    + [UInt8](repeating: 7, count: 200)
+            }
+        ),
         ("text", { Array("hello, this is not a picture at all\n".utf8) }),
         ("corrupt", { [0xFF, 0xD8] + [UInt8](repeating: 0x42, count: 500) }),
         ("truncated header", { Array(try TestJPEG.make(width: 64, height: 64, seed: 15).prefix(60)) }),
@@ -166,7 +179,8 @@ import Testing
         let (label, make) = Self.unreadable[index]
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let r = try server.request("POST", "/parse/files/bad.jpg", body: Data(try make()), headers: ["Content-Type": "image/jpeg"])
+        let r = try server.request(
+            "POST", "/parse/files/bad.jpg", body: Data(try make()), headers: ["Content-Type": "image/jpeg"])
         #expect(r.status == 400, "\(label)")
         #expect(r.json["code"] as? Int == 130, "\(label): \(r.text)")
         #expect(r.json["error"] is String)
@@ -194,14 +208,16 @@ import Testing
         let jpeg = try TestJPEG.make(width: 96, height: 96, seed: 17)
         let server = try TestServer(workers: 0) { $0.maxUploadBytes = jpeg.count - 1 }
         defer { server.stop() }
-        let r = try server.request("POST", "/parse/files/big.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+        let r = try server.request(
+            "POST", "/parse/files/big.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         #expect(r.status == 413)
         #expect(r.json["code"] as? Int == 129)
         try server.expectNothingStored("size")
         // The same limit with chunked encoding (no Content-Length to refuse up front): still 413, nothing kept.
         let chunked = try RawHTTP.exchange(
             port: server.application.port,
-            head: "POST /parse/files/big.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+            head:
+                "POST /parse/files/big.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
                 + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
             body: RawHTTP.chunked(jpeg, size: 1000))
         #expect(chunked.status == 413)
@@ -215,7 +231,8 @@ import Testing
         // Half the announced bytes, then silence.
         let r = try RawHTTP.exchange(
             port: server.application.port,
-            head: "POST /parse/files/stalled.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+            head:
+                "POST /parse/files/stalled.jpg HTTP/1.1\r\nHost: t\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
                 + "Content-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n",
             body: Array(jpeg[..<(jpeg.count / 2)]))
         #expect(r.status == 408)
@@ -229,14 +246,17 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let jpeg = Data(try TestJPEG.make(width: 32, height: 32, seed: 18))
-        let none = try server.request("POST", "/parse/files/a.jpg", body: jpeg, headers: ["Content-Type": "image/jpeg"], appID: nil)
+        let none = try server.request(
+            "POST", "/parse/files/a.jpg", body: jpeg, headers: ["Content-Type": "image/jpeg"], appID: nil)
         #expect(none.status == 403)
         #expect(none.json["error"] as? String == "unauthorized")
-        let wrong = try server.request("POST", "/parse/files/a.jpg", body: jpeg, headers: ["Content-Type": "image/jpeg"], appID: "other")
+        let wrong = try server.request(
+            "POST", "/parse/files/a.jpg", body: jpeg, headers: ["Content-Type": "image/jpeg"], appID: "other")
         #expect(wrong.status == 403)
         try server.expectNothingStored("no app id")
         let photo = try server.request(
-            "POST", "/parse/classes/Photo", body: Data(#"{"original":{"__type":"File","name":"x.jpg"}}"#.utf8), appID: nil)
+            "POST", "/parse/classes/Photo", body: Data(#"{"original":{"__type":"File","name":"x.jpg"}}"#.utf8),
+            appID: nil)
         #expect(photo.status == 403)
     }
 
@@ -244,8 +264,9 @@ import Testing
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let jpeg = Data(try TestJPEG.make(width: 32, height: 32, seed: 19))
-        let r = try server.request("POST", "/parse/files/" + String(repeating: "a", count: 200) + ".jpg", body: jpeg,
-                                   headers: ["Content-Type": "image/jpeg"])
+        let r = try server.request(
+            "POST", "/parse/files/" + String(repeating: "a", count: 200) + ".jpg", body: jpeg,
+            headers: ["Content-Type": "image/jpeg"])
         #expect(r.status == 400)
         #expect(r.json["code"] as? Int == 122)
         try server.expectNothingStored("file name")
@@ -266,7 +287,9 @@ extension TestServer {
         var files: [String] = []
         while let name = walker.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files.append(name)
             }
         }
@@ -276,9 +299,14 @@ extension TestServer {
     /// Fails the test when a refused upload left a row in `files`/`photos`/`jobs`, an original, or
     /// (once the server has finished with the request) a spooled temporary file.
     func expectNothingStored(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(try scalar("select count(*)::bigint from files") == 0, "\(label): files row", sourceLocation: sourceLocation)
-        #expect(try scalar("select count(*)::bigint from photos") == 0, "\(label): photos row", sourceLocation: sourceLocation)
-        #expect(try scalar("select count(*)::bigint from jobs") == 0, "\(label): jobs row", sourceLocation: sourceLocation)
+        #expect(
+            try scalar("select count(*)::bigint from files") == 0, "\(label): files row", sourceLocation: sourceLocation
+        )
+        #expect(
+            try scalar("select count(*)::bigint from photos") == 0, "\(label): photos row",
+            sourceLocation: sourceLocation)
+        #expect(
+            try scalar("select count(*)::bigint from jobs") == 0, "\(label): jobs row", sourceLocation: sourceLocation)
         #expect(blobFiles(under: "originals").isEmpty, "\(label): original stored", sourceLocation: sourceLocation)
         // The HTTP layer removes a spooled body right after the response; allow it a moment.
         let deadline = Date().addingTimeInterval(30)

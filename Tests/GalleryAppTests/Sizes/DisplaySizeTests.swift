@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GalleryApp
 
 /// The ladder as Flickr names it: extras letters, file-name suffixes, labels and pixel sizes.

@@ -1,12 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import GalleryTestSupport
 import Imaging
 import Postgres
 import Testing
+
 @testable import GalleryApp
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Display sizes over HTTP: rendered on first request, then served as the bucket serves a
 /// thumbnail; one render however many cold requests; bounded; gone with re-processing and purge.
@@ -40,7 +42,8 @@ import Testing
     }
 
     func rows() throws -> Int {
-        let rows = try server.application.pool.query("select count(*)::bigint as n from photo_sizes where photo_id = $1", [photoId])
+        let rows = try server.application.pool.query(
+            "select count(*)::bigint as n from photo_sizes where photo_id = $1", [photoId])
         return Int(try rows[0].decode(Int64.self, "n"))
     }
 
@@ -177,8 +180,10 @@ import Testing
         try fetch(.t)
         try fetch(.sq)  // sq is now more recently used than t
         try fetch(.n)  // over the bound: t goes first
-        let kept = try server.application.pool.query("select size from photo_sizes where photo_id = $1 order by size", [id])
-            .map { try $0.decode(String.self, "size") }
+        let kept = try server.application.pool.query(
+            "select size from photo_sizes where photo_id = $1 order by size", [id]
+        )
+        .map { try $0.decode(String.self, "size") }
         #expect(!kept.contains("t"), "kept: \(kept)")
         #expect(kept.contains("n"))
         #expect(!FileManager.default.fileExists(atPath: server.storage + "/sizes/\(id)/t.jpg"))

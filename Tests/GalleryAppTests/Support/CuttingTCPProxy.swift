@@ -29,7 +29,9 @@ final class CuttingTCPProxy: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 64) == 0 else {
             close(listener)
@@ -109,7 +111,9 @@ final class CuttingTCPProxy: Sendable {
             if n <= 0 { return }
             var offset = 0
             while offset < n {
-                let w = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + offset, n - offset, Int32(MSG_NOSIGNAL)) }
+                let w = buffer.withUnsafeBytes {
+                    send(destination, $0.baseAddress! + offset, n - offset, Int32(MSG_NOSIGNAL))
+                }
                 if w <= 0 { return }
                 offset += w
             }
@@ -124,7 +128,9 @@ final class CuttingTCPProxy: Sendable {
         address.sin_addr.s_addr = inet_addr(upstreamHost)
         address.sin_port = UInt16(upstreamPort).bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if connected != 0 {
             close(s)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Gallery calls over HTTP, as a client makes them, for the gallery tests.
@@ -58,7 +59,9 @@ extension TestServer {
         }
         return results.map { item in
             let photo = item["photo"] as? [String: Any]
-            return (item["objectId"] as? String ?? "", photo?["objectId"] as? String ?? "", item["position"] as? Int ?? -1)
+            return (
+                item["objectId"] as? String ?? "", photo?["objectId"] as? String ?? "", item["position"] as? Int ?? -1
+            )
         }
     }
 
@@ -101,14 +104,19 @@ extension TestServer {
     /// counts the items whose photo is live.
     func expectConsistent(_ gallery: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let stored = try storedItems(of: gallery)
-        #expect(stored.map(\.position) == Array(0..<stored.count), "positions are not 0…n−1", sourceLocation: sourceLocation)
+        #expect(
+            stored.map(\.position) == Array(0..<stored.count), "positions are not 0…n−1", sourceLocation: sourceLocation
+        )
         let live = try application.pool.query(
             """
             select count(*)::bigint as n from gallery_items gi join photos p on p.object_id = gi.photo_id
             where gi.gallery_id = $1 and p.deleted_at is null
-            """, [gallery]).first!.decode(Int.self, "n")
+            """, [gallery]
+        ).first!.decode(Int.self, "n")
         let counted = try application.pool.query("select photo_count from galleries where object_id = $1", [gallery])
             .first?.decode(Int.self, "photo_count")
-        #expect(counted == live, "photo_count \(String(describing: counted)) but \(live) live items", sourceLocation: sourceLocation)
+        #expect(
+            counted == live, "photo_count \(String(describing: counted)) but \(live) live items",
+            sourceLocation: sourceLocation)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+
 @testable import GalleryApp
 @testable import HTTPServer
 
@@ -61,7 +62,9 @@ final class InProcessServer {
     func json(
         _ method: String, _ path: String, _ object: Any, headers: [String: String] = [:], anonymous: Bool = false
     ) throws -> TestServer.Response {
-        request(method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers, anonymous: anonymous)
+        request(
+            method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers,
+            anonymous: anonymous)
     }
 
     /// What the connection does with a request once its head is parsed and its body read
@@ -86,7 +89,8 @@ final class InProcessServer {
                 return responder.response(for: error, request: request)
             }
         case .methodNotAllowed(let allow):
-            var response = responder.response(status: .methodNotAllowed, message: "method not allowed", request: request)
+            var response = responder.response(
+                status: .methodNotAllowed, message: "method not allowed", request: request)
             response.headers["Allow"] = allow
             return response
         case .options(let allow):

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+
 @testable import GalleryApp
 
 /// Photo rows for manifest tests, inserted straight into the database (no image processing),
@@ -45,7 +46,8 @@ enum ManifestFixtures {
     /// apart (oldest first) from `start`, with `sameTimeEvery` consecutive rows sharing a
     /// timestamp so the objectId tie-breaker matters.
     static func insertMany(
-        _ server: TestServer, count: Int, prefix: String = "p", start: Date = Date(timeIntervalSince1970: 1_600_000_000),
+        _ server: TestServer, count: Int, prefix: String = "p",
+        start: Date = Date(timeIntervalSince1970: 1_600_000_000),
         stepMs: Int = 1000, sameTimeEvery: Int = 1
     ) throws {
         try server.application.pool.query(
@@ -69,8 +71,10 @@ enum ManifestFixtures {
     }
 
     /// `GET /parse/classes/<Class>?…` with these parameters (with the app id alone when `anonymous`).
-    static func find(_ server: TestServer, _ items: [String: String] = [:], className: String = "Photo",
-                     headers: [String: String] = [:], anonymous: Bool = false) throws -> TestServer.Response {
+    static func find(
+        _ server: TestServer, _ items: [String: String] = [:], className: String = "Photo",
+        headers: [String: String] = [:], anonymous: Bool = false
+    ) throws -> TestServer.Response {
         let q = query(items)
         return try server.request(
             "GET", "/parse/classes/\(className)" + (q.isEmpty ? "" : "?" + q), headers: headers, anonymous: anonymous)
@@ -108,12 +112,16 @@ enum ManifestFixtures {
 
     /// Sends raw bytes to the server and reads the response until the server closes
     /// (`Connection: close` in `request`): status, headers (lowercased names) and body.
-    static func rawExchange(port: Int, _ request: [UInt8]) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
+    static func rawExchange(port: Int, _ request: [UInt8]) throws -> (
+        status: Int, headers: [String: String], body: [UInt8]
+    ) {
         let response = try RawHTTP.exchange(port: port, bytes: request)
         var headers: [String: String] = [:]
         for (name, value) in response.headers { headers[name.lowercased()] = value }
         var body = response.body
-        if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body[0..<length]) }
+        if let length = headers["content-length"].flatMap(Int.init), body.count > length {
+            body = Array(body[0..<length])
+        }
         return (response.status, headers, body)
     }
 

@@ -1,6 +1,7 @@
 import BlobStore
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// The moto S3 server scripts/test.sh starts (authentication on), as the app's configuration sees

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Imaging
 
 /// JPEGs made in the test, so no fixture files are needed: gradients with a little noise
@@ -26,7 +27,9 @@ enum TestJPEG {
     static func withOrientation(_ jpeg: [UInt8], _ orientation: UInt16) -> [UInt8] {
         // Big-endian TIFF: header, IFD0 with one entry (0x0112 SHORT 1 = orientation), next IFD 0.
         var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01]
-        tiff += [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, UInt8(orientation >> 8), UInt8(orientation & 0xFF), 0, 0]
+        tiff += [
+            0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, UInt8(orientation >> 8), UInt8(orientation & 0xFF), 0, 0,
+        ]
         tiff += [0, 0, 0, 0]
         let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
         let length = payload.count + 2

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import GalleryApp
 
 /// Accounts for tests, made straight in SQL until the account routes exist: a `users` row and a

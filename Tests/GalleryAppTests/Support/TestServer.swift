@@ -1,11 +1,13 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
 import Postgres
 import Testing
+
 @testable import GalleryApp
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A real galleryd on 127.0.0.1 with a random port, its own fresh database (created from
 /// `DATABASE_URL`, dropped at stop) and its own blob directory. Tests fail loudly without
@@ -136,13 +138,17 @@ final class TestServer: Sendable {
     func json(
         _ method: String, _ path: String, _ object: Any, headers: [String: String] = [:], anonymous: Bool = false
     ) throws -> Response {
-        try request(method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers, anonymous: anonymous)
+        try request(
+            method, path, body: try JSONSerialization.data(withJSONObject: object), headers: headers,
+            anonymous: anonymous)
     }
 
     /// Whether `path` is an account route (users, login, logout, sessions): their tests say who
     /// calls, and what the app id alone gets there is what they test.
     static func isAccountRoute(_ path: String) -> Bool {
-        ["/parse/users", "/parse/login", "/parse/logout", "/parse/sessions", "/parse/classes/_User"].contains { path.hasPrefix($0) }
+        ["/parse/users", "/parse/login", "/parse/logout", "/parse/sessions", "/parse/classes/_User"].contains {
+            path.hasPrefix($0)
+        }
     }
 
     /// Whether `headers` already say who calls (a session, the master key or a REST key), so
@@ -173,14 +179,19 @@ final class TestServer: Sendable {
     }
 
     /// Uploads JPEG bytes and creates a photo from them; returns the photo's objectId.
-    func uploadPhoto(_ jpeg: [UInt8], name: String = "photo.jpg", title: String = "", tags: [String] = []) throws -> String {
-        let file = try request("POST", "/parse/files/\(name)", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+    func uploadPhoto(_ jpeg: [UInt8], name: String = "photo.jpg", title: String = "", tags: [String] = []) throws
+        -> String
+    {
+        let file = try request(
+            "POST", "/parse/files/\(name)", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
         guard file.status == 201, let fileName = file.json["name"] as? String else {
             throw TestSetupError(description: "upload failed: \(file.status) \(file.text)")
         }
-        let photo = try json("POST", "/parse/classes/Photo", [
-            "original": ["__type": "File", "name": fileName], "title": title, "tags": tags,
-        ])
+        let photo = try json(
+            "POST", "/parse/classes/Photo",
+            [
+                "original": ["__type": "File", "name": fileName], "title": title, "tags": tags,
+            ])
         guard photo.status == 201 || photo.status == 200, let id = photo.json["objectId"] as? String else {
             throw TestSetupError(description: "photo create failed: \(photo.status) \(photo.text)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// Sign-up, login, `users/me`, logout and sessions over HTTP against a real server and PostgreSQL,
@@ -16,11 +17,14 @@ import Testing
         }
     }
 
-    static func signUp(_ server: TestServer, _ username: String, _ password: String, email: String? = nil) throws -> (id: String, token: String) {
+    static func signUp(_ server: TestServer, _ username: String, _ password: String, email: String? = nil) throws -> (
+        id: String, token: String
+    ) {
         var body: [String: Any] = ["username": username, "password": password]
         if let email { body["email"] = email }
         let r = try server.json("POST", "/parse/users", body)
-        guard r.status == 201, let id = r.json["objectId"] as? String, let token = r.json["sessionToken"] as? String else {
+        guard r.status == 201, let id = r.json["objectId"] as? String, let token = r.json["sessionToken"] as? String
+        else {
             throw TestSetupError(description: "sign-up failed: \(r.status) \(r.text)")
         }
         return (id, token)
@@ -37,8 +41,9 @@ import Testing
     @Test func signUp_LogIn_Become_LogOut_TheParseWay() throws {
         let server = try Self.openServer()
         defer { server.stop() }
-        let signUp = try server.json("POST", "/parse/users", ["username": "alice", "password": "correct horse", "email": "a@example.org"],
-                                     headers: ["X-Parse-Revocable-Session": "1"])
+        let signUp = try server.json(
+            "POST", "/parse/users", ["username": "alice", "password": "correct horse", "email": "a@example.org"],
+            headers: ["X-Parse-Revocable-Session": "1"])
         #expect(signUp.status == 201)
         let id = try #require(signUp.json["objectId"] as? String)
         let firstToken = try #require(signUp.json["sessionToken"] as? String)
@@ -61,7 +66,9 @@ import Testing
             #expect(!r.text.contains("correct horse") && !r.text.contains("scrypt") && !r.text.contains("password"))
         }
         // Login by email, case-insensitively, as Parse Server allows.
-        #expect(try server.json("POST", "/parse/login", ["email": "A@Example.org", "password": "correct horse"]).status == 200)
+        #expect(
+            try server.json("POST", "/parse/login", ["email": "A@Example.org", "password": "correct horse"]).status
+                == 200)
 
         // Become: users/me with the header and with the body's _SessionToken (_method GET).
         let me = try Self.me(server, token)
@@ -85,7 +92,9 @@ import Testing
         #expect(logout.status == 200 && logout.text == "{}")
         let dead = try Self.me(server, token)
         #expect(dead.status == 400 && dead.json["code"] as? Int == 209)
-        #expect(try server.request("POST", "/parse/logout", headers: ["X-Parse-Session-Token": token]).json["code"] as? Int == 209)
+        #expect(
+            try server.request("POST", "/parse/logout", headers: ["X-Parse-Session-Token": token]).json["code"] as? Int
+                == 209)
         // Logging out with no session is Parse's {} too.
         #expect(try server.request("POST", "/parse/logout").text == "{}")
         // users/me and sessions/me without a token: 209.
@@ -108,7 +117,9 @@ import Testing
         #expect(first.status == 201 && again.status == 201)
         #expect(first.json["objectId"] as? String == again.json["objectId"] as? String)
         // Without the id the same body is a second sign-up: the username is taken.
-        #expect(try server.json("POST", "/parse/users", ["username": "bob", "password": "pw-1"]).json["code"] as? Int == 202)
+        #expect(
+            try server.json("POST", "/parse/users", ["username": "bob", "password": "pw-1"]).json["code"] as? Int == 202
+        )
     }
 
     @Test func signUp_IsClosedByDefault_ButTheMasterKeyCreatesUsers() throws {
@@ -119,7 +130,8 @@ import Testing
         #expect(refused.json["code"] as? Int == 119)
         let classRoute = try server.json("POST", "/parse/classes/_User", ["username": "carol", "password": "pw"])
         #expect(classRoute.json["code"] as? Int == 119)
-        let created = try server.json("POST", "/parse/users", ["username": "carol", "password": "pw"], headers: Self.master)
+        let created = try server.json(
+            "POST", "/parse/users", ["username": "carol", "password": "pw"], headers: Self.master)
         #expect(created.status == 201)
         #expect(try Self.logIn(server, "carol", "pw").status == 200)
         // Wrong or missing keys are Parse's 403 before anything else.
@@ -170,8 +182,10 @@ import Testing
         #expect(missingUser.status == 400 && missingUser.json["code"] as? Int == 200)
         let missingPassword = try server.json("POST", "/parse/login", ["username": "frank"])
         #expect(missingPassword.status == 400 && missingPassword.json["code"] as? Int == 201)
-        #expect(try server.request("GET", "/parse/login?username=frank&password=right&extra=1").json["code"] as? Int == 102)
-        #expect(try server.json("POST", "/parse/login", ["username": "frank", "password": 5]).json["code"] as? Int == 111)
+        #expect(
+            try server.request("GET", "/parse/login?username=frank&password=right&extra=1").json["code"] as? Int == 102)
+        #expect(
+            try server.json("POST", "/parse/login", ["username": "frank", "password": 5]).json["code"] as? Int == 111)
         // The JavaScript SDK's form: keys and _method in a text/plain body.
         let sdk = try server.request(
             "POST", "/parse/login",
@@ -205,7 +219,11 @@ import Testing
         #expect(try Self.logIn(server, "someone-else", "wrong").status == 404)
         // Kept in PostgreSQL, so every instance sees the block.
         let connection = try PostgresConnection(url: server.application.configuration.databaseURL)
-        #expect(try connection.query("select count(*)::bigint from login_failures where key = $1 and blocked_until is not null", ["user:" + graceId])
+        #expect(
+            try connection.query(
+                "select count(*)::bigint from login_failures where key = $1 and blocked_until is not null",
+                ["user:" + graceId]
+            )
             .first!.decode(Int.self, 0) == 1)
 
         Thread.sleep(forTimeInterval: 1.1)
@@ -249,7 +267,9 @@ import Testing
         try connection.query("update sessions set expires_at = now() - interval '1 second'")
         let r = try Self.me(server, token)
         #expect(r.status == 400 && r.json["code"] as? Int == 209)
-        #expect(try server.request("GET", "/parse/sessions/me", headers: ["X-Parse-Session-Token": token]).json["code"] as? Int == 209)
+        #expect(
+            try server.request("GET", "/parse/sessions/me", headers: ["X-Parse-Session-Token": token]).json["code"]
+                as? Int == 209)
         // The next login removes the user's expired sessions; the new one is the only one listed.
         let fresh = try #require(try Self.logIn(server, "ivan", "pw").json["sessionToken"] as? String)
         let list = try server.request("GET", "/parse/sessions", headers: ["X-Parse-Session-Token": fresh])
@@ -262,8 +282,10 @@ import Testing
         defer { server.stop() }
         _ = try Self.signUp(server, "ivy", "pw")
         let connection = try PostgresConnection(url: server.application.configuration.databaseURL)
-        let hours = try connection.query("select extract(epoch from expires_at - created_at)::bigint / 3600 from sessions")
-            .first!.decode(Int.self, 0)
+        let hours = try connection.query(
+            "select extract(epoch from expires_at - created_at)::bigint / 3600 from sessions"
+        )
+        .first!.decode(Int.self, 0)
         #expect(hours == 48)
     }
 
@@ -281,15 +303,19 @@ import Testing
         // Only the caller's current session shows its token.
         #expect(results.filter { $0["sessionToken"] != nil }.map { $0["sessionToken"] as? String } == [second])
         let firstSession = try #require(results.first { $0["sessionToken"] == nil }?["objectId"] as? String)
-        let revoke = try server.request("DELETE", "/parse/sessions/\(firstSession)", headers: ["X-Parse-Session-Token": second])
+        let revoke = try server.request(
+            "DELETE", "/parse/sessions/\(firstSession)", headers: ["X-Parse-Session-Token": second])
         #expect(revoke.status == 200 && revoke.text == "{}")
         #expect(try Self.me(server, first).json["code"] as? Int == 209)
         #expect(try Self.me(server, second).json["objectId"] as? String == id)
 
         // Another user cannot revoke or see it; without a session: 206.
         let (_, other) = try Self.signUp(server, "mallory", "pw")
-        let mine = try #require(try server.request("GET", "/parse/sessions/me", headers: ["X-Parse-Session-Token": second]).json["objectId"] as? String)
-        let stranger = try server.request("DELETE", "/parse/sessions/\(mine)", headers: ["X-Parse-Session-Token": other])
+        let mine = try #require(
+            try server.request("GET", "/parse/sessions/me", headers: ["X-Parse-Session-Token": second]).json["objectId"]
+                as? String)
+        let stranger = try server.request(
+            "DELETE", "/parse/sessions/\(mine)", headers: ["X-Parse-Session-Token": other])
         #expect(stranger.status == 404 && stranger.json["code"] as? Int == 101)
         #expect(try server.request("DELETE", "/parse/sessions/\(mine)").json["code"] as? Int == 206)
         #expect(try server.request("GET", "/parse/sessions").json["code"] as? Int == 206)
@@ -308,7 +334,8 @@ import Testing
         let second = try #require(try Self.logIn(server, "ken", "old-password").json["sessionToken"] as? String)
         #expect(try Self.me(server, first).status == 200)
         #expect(try Self.me(server, second).status == 200)
-        let change = try server.json("PUT", "/parse/users/\(id)", ["password": "new-password"], headers: ["X-Parse-Session-Token": first])
+        let change = try server.json(
+            "PUT", "/parse/users/\(id)", ["password": "new-password"], headers: ["X-Parse-Session-Token": first])
         #expect(change.status == 200)
         #expect(change.json["updatedAt"] is String)
         #expect(try Self.me(server, second).json["code"] as? Int == 209)
@@ -316,16 +343,21 @@ import Testing
         #expect(try Self.logIn(server, "ken", "old-password").status == 404)
         #expect(try Self.logIn(server, "ken", "new-password").status == 200)
         // Username and email through the SDKs' POST with _method PUT and _SessionToken.
-        let rename = try server.json("POST", "/parse/classes/_User/\(id)", [
-            "_method": "PUT", "_SessionToken": first, "username": "kenneth", "email": "k@example.org",
-        ])
+        let rename = try server.json(
+            "POST", "/parse/classes/_User/\(id)",
+            [
+                "_method": "PUT", "_SessionToken": first, "username": "kenneth", "email": "k@example.org",
+            ])
         #expect(rename.status == 200)
         let me = try Self.me(server, first)
         #expect(me.json["username"] as? String == "kenneth" && me.json["email"] as? String == "k@example.org")
-        #expect(try server.json("PUT", "/parse/users/\(id)", ["email": NSNull()], headers: ["X-Parse-Session-Token": first]).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/users/\(id)", ["email": NSNull()], headers: ["X-Parse-Session-Token": first])
+                .status == 200)
         #expect(try Self.me(server, first).json["email"] == nil)
-        #expect(try server.json("PUT", "/parse/users/\(id)", ["isAdmin": true], headers: ["X-Parse-Session-Token": first])
-            .json["code"] as? Int == 105)
+        #expect(
+            try server.json("PUT", "/parse/users/\(id)", ["isAdmin": true], headers: ["X-Parse-Session-Token": first])
+                .json["code"] as? Int == 105)
         // The master key's password change revokes every session.
         #expect(try server.json("PUT", "/parse/users/\(id)", ["password": "third"], headers: Self.master).status == 200)
         #expect(try Self.me(server, first).json["code"] as? Int == 209)
@@ -372,7 +404,8 @@ import Testing
         let connection = try PostgresConnection(url: server.application.configuration.databaseURL)
         try connection.query("update users set password_hash = $1 where object_id = $2", [weak, id])
         #expect(try Self.logIn(server, "leo", "pw").status == 200)
-        let stored = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(String.self, 0)
+        let stored = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(
+            String.self, 0)
         #expect(stored.hasPrefix("scrypt$\(1 << server.application.configuration.passwordHashCost)$8$1$"))
         #expect(stored != weak)
         #expect(try Self.logIn(server, "leo", "pw").status == 200)
@@ -386,13 +419,15 @@ import Testing
         #expect(PasswordHasher.Parameters.standard == .init(n: 1 << 17, r: 8, p: 1))
         let (id, _) = try Self.signUp(server, "mia", "pw-mia")
         let connection = try PostgresConnection(url: server.application.configuration.databaseURL)
-        let fresh = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(String.self, 0)
+        let fresh = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(
+            String.self, 0)
         #expect(fresh.hasPrefix("scrypt$131072$8$1$"))
         // A hash stored before the move (N = 2^15) is replaced at the next login.
         let former = try PasswordHasher(parameters: .init(n: 1 << 15, r: 8, p: 1)).hash("pw-mia")
         try connection.query("update users set password_hash = $1 where object_id = $2", [former, id])
         #expect(try Self.logIn(server, "mia", "pw-mia").status == 200)
-        let stored = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(String.self, 0)
+        let stored = try connection.query("select password_hash from users where object_id = $1", [id]).first!.decode(
+            String.self, 0)
         #expect(stored.hasPrefix("scrypt$131072$8$1$"))
         #expect(try Self.logIn(server, "mia", "wrong").status != 200)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import GalleryApp
 
 /// Logins as an attacker sends them: many guesses at once, by username and email mixed; input too
@@ -11,7 +12,8 @@ import Testing
     /// A login body sent over its own connection (raw socket, so none waits for a client's pool).
     static func rawLogin(_ server: TestServer, _ body: [String: Any]) throws -> RawHTTP.Response {
         let bytes = try JSONSerialization.data(withJSONObject: body)
-        let head = "POST /parse/login HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Parse-Application-Id: \(TestServer.appID)\r\n"
+        let head =
+            "POST /parse/login HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Parse-Application-Id: \(TestServer.appID)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
         return try RawHTTP.exchange(port: server.application.port, head: head, body: [UInt8](bytes))
     }
@@ -76,13 +78,16 @@ import Testing
         defer { server.stop() }
         let (id, _) = try AccountTests.signUp(server, "judy", "right", email: "judy@example.org")
         #expect(try AccountTests.logIn(server, "judy", "wrong").status == 404)
-        #expect(try server.json("POST", "/parse/login", ["email": "Judy@Example.org", "password": "wrong"]).status == 404)
+        #expect(
+            try server.json("POST", "/parse/login", ["email": "Judy@Example.org", "password": "wrong"]).status == 404)
         // The third failure blocks the account, whichever name the next login uses.
         #expect(try AccountTests.logIn(server, "judy", "wrong").status == 404)
         let byEmail = try server.json("POST", "/parse/login", ["email": "judy@example.org", "password": "right"])
         #expect(byEmail.status == 429 && byEmail.header("Retry-After") == "1")
         let connection = try PostgresConnection(url: server.application.configuration.databaseURL)
-        #expect(try connection.query("select failures from login_failures where key = $1", ["user:" + id]).first?.decode(Int.self, 0) == 3)
+        #expect(
+            try connection.query("select failures from login_failures where key = $1", ["user:" + id]).first?.decode(
+                Int.self, 0) == 3)
     }
 
     @Test func overLongCredentials_AreRefusedWithoutHashing_AndCountedByTheThrottle() throws {
@@ -105,9 +110,13 @@ import Testing
         let blocked = try server.json("POST", "/parse/login", ["username": longName, "password": "x"])
         #expect(blocked.status == 429 && blocked.json["code"] as? Int == 155 && blocked.header("Retry-After") != nil)
         // Fifty more through one batch: throttled too, and still not one hash.
-        let batch = try server.json("POST", "/parse/batch", [
-            "requests": (0..<50).map { _ in ["method": "POST", "path": "/parse/login", "body": ["username": longName, "password": "x"]] },
-        ])
+        let batch = try server.json(
+            "POST", "/parse/batch",
+            [
+                "requests": (0..<50).map { _ in
+                    ["method": "POST", "path": "/parse/login", "body": ["username": longName, "password": "x"]]
+                }
+            ])
         let codes = batch.jsonArray.compactMap { (($0 as? [String: Any])?["error"] as? [String: Any])?["code"] as? Int }
         #expect(codes == [Int](repeating: 155, count: 50), "\(batch.text.prefix(300))")
         #expect(try Self.hashes(server) == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// scrypt strings: self-describing, salted, checked in constant time, and flagged for a rehash
@@ -30,8 +31,11 @@ struct PasswordHasherTests {
         let good = try weak.hash("secret")
         var parts = good.split(separator: "$").map(String.init)
         parts[1] = "4194304"  // 2^22: a gigabyte-sized derivation, refused
-        for stored in ["", "secret", "bcrypt$x", parts.joined(separator: "$"), good.replacingOccurrences(of: "$1024$", with: "$1000$"),
-                       String(good.dropLast(4))] {
+        for stored in [
+            "", "secret", "bcrypt$x", parts.joined(separator: "$"),
+            good.replacingOccurrences(of: "$1024$", with: "$1000$"),
+            String(good.dropLast(4)),
+        ] {
             #expect(try weak.verify("secret", against: stored).matches == false, "\(stored)")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Per-object ACLs on Photo (issue #27, item 4): by default a photo is its owner's alone; its
@@ -8,7 +9,9 @@ import Testing
 struct PhotoACLTests {
     private typealias F = ManifestFixtures
 
-    private func setACL(_ server: TestServer, _ photo: String, _ acl: Any, _ user: TestUser) throws -> TestServer.Response {
+    private func setACL(_ server: TestServer, _ photo: String, _ acl: Any, _ user: TestUser) throws
+        -> TestServer.Response
+    {
         try server.json("PUT", "/parse/classes/Photo/\(photo)", ["ACL": acl], headers: user.headers)
     }
 
@@ -19,13 +22,17 @@ struct PhotoACLTests {
     @Test func photoSharedWithARole_IsReadByItsMembersOnly_EverywhereAlike() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob"), carol = try server.makeUser("carol")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
+        let carol = try server.makeUser("carol")
         let photos = try server.insertPhotos(3, owner: bob.objectId)
         _ = try server.insertPhotos(2, owner: alice.objectId)
         let role = try server.json(
             "POST", "/parse/roles",
-            ["name": "Friends", "ACL": ["*": ["read": true]],
-             "users": ["__op": "AddRelation", "objects": [TestServer.pointer("_User", alice.objectId)]]])
+            [
+                "name": "Friends", "ACL": ["*": ["read": true]],
+                "users": ["__op": "AddRelation", "objects": [TestServer.pointer("_User", alice.objectId)]],
+            ])
         #expect(role.status == 201, "\(role.text)")
 
         // Default: bob's alone.
@@ -47,11 +54,16 @@ struct PhotoACLTests {
         #expect(try count(server, carol.headers) == 0)
         #expect(try count(server, bob.headers) == 3)
         // Read is not write: a member may not retitle or trash it.
-        #expect(F.code(try server.json("PUT", "/parse/classes/Photo/\(photos[0])", ["title": "x"], headers: alice.headers)) == 101)
-        #expect(F.code(try server.request("DELETE", "/parse/classes/Photo/\(photos[0])", headers: alice.headers)) == 101)
+        #expect(
+            F.code(try server.json("PUT", "/parse/classes/Photo/\(photos[0])", ["title": "x"], headers: alice.headers))
+                == 101)
+        #expect(
+            F.code(try server.request("DELETE", "/parse/classes/Photo/\(photos[0])", headers: alice.headers)) == 101)
         // A write grant lets a member retitle it, never change its ACL.
         #expect(try setACL(server, photos[0], ["role:Friends": ["read": true, "write": true]], bob).status == 200)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(photos[0])", ["title": "x"], headers: alice.headers).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Photo/\(photos[0])", ["title": "x"], headers: alice.headers).status
+                == 200)
         #expect(F.code(try setACL(server, photos[0], ["*": ["read": true]], alice)) == 101)
         // Trashed: the owner's alone again.
         #expect(try server.request("DELETE", "/parse/classes/Photo/\(photos[0])", headers: bob.headers).status == 200)
@@ -69,12 +81,17 @@ struct PhotoACLTests {
     @Test func sharing_MovesTheReadersETag_Only() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
         let photos = try server.insertPhotos(2, owner: bob.objectId)
-        #expect(try server.json("POST", "/parse/roles", [
-            "name": "Friends", "ACL": [:] as [String: Any],
-            "users": ["__op": "AddRelation", "objects": [TestServer.pointer("_User", alice.objectId)]],
-        ]).status == 201)
+        #expect(
+            try server.json(
+                "POST", "/parse/roles",
+                [
+                    "name": "Friends", "ACL": [:] as [String: Any],
+                    "users": ["__op": "AddRelation", "objects": [TestServer.pointer("_User", alice.objectId)]],
+                ]
+            ).status == 201)
         func tag() throws -> String {
             for _ in 0..<100 {
                 if let tag = try F.find(server, headers: alice.headers).header("ETag") { return tag }
@@ -87,7 +104,9 @@ struct PhotoACLTests {
         }
         let before = try tag()
         #expect(try revalidated(before) == 304)
-        #expect(try server.json("PUT", "/parse/classes/Photo/\(photos[1])", ["title": "private"], headers: bob.headers).status == 200)
+        #expect(
+            try server.json("PUT", "/parse/classes/Photo/\(photos[1])", ["title": "private"], headers: bob.headers)
+                .status == 200)
         #expect(try revalidated(before) == 304, "a photo alice cannot read changed")
         // The Parse Swift SDK's private ACL (the owner alone) keeps it from her too.
         #expect(try setACL(server, photos[1], [bob.objectId: ["read": true, "write": true]], bob).status == 200)
@@ -104,7 +123,8 @@ struct PhotoACLTests {
     @Test func publicPhoto_IsReadByTheAppIdAlone_WithPublicRead() throws {
         let server = try TestServer(workers: 0) { $0.publicRead = true }
         defer { server.stop() }
-        let bob = try server.makeUser("bob"), carol = try server.makeUser("carol")
+        let bob = try server.makeUser("bob")
+        let carol = try server.makeUser("carol")
         let photos = try server.insertPhotos(2, owner: bob.objectId)
         #expect(F.ids(try F.find(server, anonymous: true)).isEmpty)
         #expect(try count(server, [:], anonymous: true) == 0)
@@ -115,7 +135,8 @@ struct PhotoACLTests {
         #expect(F.code(try server.request("GET", "/parse/classes/Photo/\(photos[0])", anonymous: true)) == 101)
         #expect(F.ids(try F.find(server, headers: carol.headers)) == [photos[1]])
         // Reading is all it gives.
-        #expect(F.code(try server.json("PUT", "/parse/classes/Photo/\(photos[1])", ["title": "x"], anonymous: true)) == 101)
+        #expect(
+            F.code(try server.json("PUT", "/parse/classes/Photo/\(photos[1])", ["title": "x"], anonymous: true)) == 101)
     }
 
     @Test func publicPhoto_StaysPrivateToTheAppId_WithoutPublicRead() throws {
@@ -133,7 +154,9 @@ struct PhotoACLTests {
     @Test func liveQuery_AgreesWithFind_ForEveryCallerAndACL() throws {
         let server = try TestServer(workers: 0) { $0.publicRead = true }
         defer { server.stop() }
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob"), carol = try server.makeUser("carol")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
+        let carol = try server.makeUser("carol")
         let photo = try server.insertPhotos(1, owner: bob.objectId)[0]
         let api = ParseAPI(application: server.application)
         let roles = server.application.sessions.roles

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GalleryApp
 
 /// Finding users (`GET /parse/users`, `GET /parse/classes/_User`) as Parse Server answers it: every
@@ -11,8 +12,10 @@ import Testing
     private typealias F = ManifestFixtures
     private static let master = ["X-Parse-Master-Key": TestServer.masterKey]
 
-    private func users(_ server: TestServer, _ items: [String: String] = [:], path: String = "/parse/users",
-                       headers: [String: String]) throws -> TestServer.Response {
+    private func users(
+        _ server: TestServer, _ items: [String: String] = [:], path: String = "/parse/users",
+        headers: [String: String]
+    ) throws -> TestServer.Response {
         let q = F.query(items)
         return try server.request("GET", path + (q.isEmpty ? "" : "?" + q), headers: headers)
     }
@@ -30,7 +33,8 @@ import Testing
         let noSession = try users(server, headers: [:])
         #expect(noSession.status == 400 && F.code(noSession) == 209, "\(noSession.text)")
 
-        let alice = try server.makeUser("alice"), bob = try server.makeUser("bob")
+        let alice = try server.makeUser("alice")
+        let bob = try server.makeUser("bob")
         try setEmail(server, alice, "alice@example.org")
         try setEmail(server, bob, "bob@example.org")
 
@@ -40,12 +44,16 @@ import Testing
             #expect(all.status == 200, "\(path): \(all.text)")
             #expect(F.ids(all) == [bob.objectId, alice.objectId], "\(path): \(all.text)")
             for object in F.results(all) {
-                #expect(Set(object.keys).isSubset(of: ["objectId", "username", "email", "createdAt", "updatedAt"]), "\(object)")
+                #expect(
+                    Set(object.keys).isSubset(of: ["objectId", "username", "email", "createdAt", "updatedAt"]),
+                    "\(object)")
                 #expect(object["createdAt"] is String && object["updatedAt"] is String)
                 let isAlice = object["objectId"] as? String == alice.objectId
                 #expect(object["email"] as? String == (isAlice ? "alice@example.org" : nil), "\(path): \(object)")
             }
-            #expect(!all.text.contains("password") && !all.text.contains("scrypt") && !all.text.contains("test-no-password"))
+            #expect(
+                !all.text.contains("password") && !all.text.contains("scrypt") && !all.text.contains("test-no-password")
+            )
         }
         // The master key sees every email.
         let master = try users(server, ["order": "username"], headers: Self.master)
@@ -55,20 +63,27 @@ import Testing
         let byName = try users(server, ["where": F.json(["username": "bob"])], headers: alice.headers)
         #expect(F.ids(byName) == [bob.objectId])
         #expect(F.results(byName).first?["username"] as? String == "bob")
-        let page = try users(server, ["order": "username", "limit": "1", "skip": "1", "count": "1"], headers: alice.headers)
+        let page = try users(
+            server, ["order": "username", "limit": "1", "skip": "1", "count": "1"], headers: alice.headers)
         #expect(F.ids(page) == [bob.objectId] && page.json["count"] as? Int == 2, "\(page.text)")
-        let countOnly = try users(server, ["count": "1", "limit": "0", "where": F.json(["username": ["$regex": "^al"]])], headers: bob.headers)
+        let countOnly = try users(
+            server, ["count": "1", "limit": "0", "where": F.json(["username": ["$regex": "^al"]])], headers: bob.headers
+        )
         #expect(countOnly.json["count"] as? Int == 1 && F.results(countOnly).isEmpty, "\(countOnly.text)")
         let keys = try users(server, ["keys": "email", "order": "-username"], headers: bob.headers)
-        #expect(F.results(keys).map { Set($0.keys) } == [
-            ["objectId", "createdAt", "updatedAt", "email"], ["objectId", "createdAt", "updatedAt"],
-        ], "\(keys.text)")
+        #expect(
+            F.results(keys).map { Set($0.keys) } == [
+                ["objectId", "createdAt", "updatedAt", "email"], ["objectId", "createdAt", "updatedAt"],
+            ], "\(keys.text)")
         // The SDKs' long queries: POST with _method GET.
-        let override = try server.json("POST", "/parse/users", ["_method": "GET", "where": ["username": "alice"]], headers: bob.headers)
+        let override = try server.json(
+            "POST", "/parse/users", ["_method": "GET", "where": ["username": "alice"]], headers: bob.headers)
         #expect(F.ids(override) == [alice.objectId], "\(override.text)")
 
         // email is protected: a query on it would tell whose address it is (119), unless with the master key.
-        for condition: [String: Any] in [["email": "bob@example.org"], ["$or": [["username": "x"], ["email": ["$exists": true]]]]] {
+        for condition: [String: Any] in [
+            ["email": "bob@example.org"], ["$or": [["username": "x"], ["email": ["$exists": true]]]],
+        ] {
             let r = try users(server, ["where": F.json(condition)], headers: alice.headers)
             #expect(r.status == 400 && F.code(r) == 119, "\(r.text)")
             #expect(r.json["error"] as? String == "This user is not allowed to query email on class _User")
@@ -77,8 +92,10 @@ import Testing
         #expect(F.ids(masterByEmail) == [bob.objectId])
 
         // What it does not know is 102, in Parse's JSON.
-        for items in [["where": F.json(["password": "x"])], ["where": F.json(["nope": 1])], ["where": "{"],
-                      ["order": "email"], ["keys": "password"], ["include": "owner"], ["bogus": "1"]] {
+        for items in [
+            ["where": F.json(["password": "x"])], ["where": F.json(["nope": 1])], ["where": "{"],
+            ["order": "email"], ["keys": "password"], ["include": "owner"], ["bogus": "1"],
+        ] {
             let r = try users(server, items, headers: alice.headers)
             #expect(r.status == 400 && F.code(r) == 102, "\(items): \(r.status) \(r.text)")
             #expect(r.header("Content-Type")?.hasPrefix("application/json") == true)
@@ -113,16 +130,20 @@ import Testing
         defer { server.stop() }
         let alice = try AccountTests.signUp(server, "alice", "alice's passphrase")
         let bob = try AccountTests.signUp(server, "bob", "bob's passphrase")
-        let aliceHeaders = ["X-Parse-Session-Token": alice.token], bobHeaders = ["X-Parse-Session-Token": bob.token]
+        let aliceHeaders = ["X-Parse-Session-Token": alice.token]
+        let bobHeaders = ["X-Parse-Session-Token": bob.token]
 
         let created = try server.json("POST", "/parse/classes/Gallery", ["name": "Holiday"], headers: aliceHeaders)
         let gallery = try #require(created.json["objectId"] as? String, "\(created.text)")
         #expect(F.code(try server.request("GET", "/parse/classes/Gallery/\(gallery)", headers: bobHeaders)) == 101)
-        #expect(try F.find(server, ["count": "1", "limit": "0"], className: "Gallery", headers: bobHeaders).json["count"] as? Int == 0)
+        #expect(
+            try F.find(server, ["count": "1", "limit": "0"], className: "Gallery", headers: bobHeaders).json["count"]
+                as? Int == 0)
 
         // The SDK's query, exactly: limit=1, the where as JSON, order as a JSON array.
         let lookup = try server.request(
-            "GET", "/parse/classes/_User?limit=1&order=%5B%22-createdAt%22%5D&skip=0&where=%7B%22username%22:%22bob%22%7D",
+            "GET",
+            "/parse/classes/_User?limit=1&order=%5B%22-createdAt%22%5D&skip=0&where=%7B%22username%22:%22bob%22%7D",
             headers: aliceHeaders)
         #expect(lookup.status == 200, "\(lookup.text)")
         let found = try #require(F.results(lookup).first)
@@ -136,8 +157,12 @@ import Testing
         let read = try server.request("GET", "/parse/classes/Gallery/\(gallery)", headers: bobHeaders)
         #expect(read.status == 200 && read.json["name"] as? String == "Holiday", "\(read.text)")
         #expect(F.ids(try F.find(server, [:], className: "Gallery", headers: bobHeaders)) == [gallery])
-        #expect(try F.find(server, ["count": "1", "limit": "0"], className: "Gallery", headers: bobHeaders).json["count"] as? Int == 1)
+        #expect(
+            try F.find(server, ["count": "1", "limit": "0"], className: "Gallery", headers: bobHeaders).json["count"]
+                as? Int == 1)
         // Read, not write: bob cannot rename it.
-        #expect(F.code(try server.json("PUT", "/parse/classes/Gallery/\(gallery)", ["name": "Mine"], headers: bobHeaders)) == 101)
+        #expect(
+            F.code(try server.json("PUT", "/parse/classes/Gallery/\(gallery)", ["name": "Mine"], headers: bobHeaders))
+                == 101)
     }
 }

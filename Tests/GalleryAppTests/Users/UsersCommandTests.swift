@@ -1,10 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Postgres
 import Testing
+
 @testable import GalleryApp
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `galleryd users …` as an operator runs it (the built binary against a real database), and the
 /// password kept out of every log line of a running `galleryd serve`.
@@ -20,7 +22,9 @@ import Testing
         process.executableURL = URL(fileURLWithPath: try galleryBinary())
         process.arguments = arguments
         process.environment = ["DATABASE_URL": databaseURL, "GALLERYD_LOG_LEVEL": "warning"]
-        let output = Pipe(), error = Pipe(), input = Pipe()
+        let output = Pipe()
+        let error = Pipe()
+        let input = Pipe()
         process.standardOutput = output
         process.standardError = error
         process.standardInput = input
@@ -30,15 +34,18 @@ import Testing
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            error: String(decoding: err, as: UTF8.self))
     }
 
     @Test func usersCommands_CreateListResetDelete_WithClearErrors() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let url = server.application.configuration.databaseURL
-        let created = try Self.galleryd(["users", "create", "olga", "--email", "olga@example.org", "--admin", "--password-stdin"],
-                                        databaseURL: url, stdin: "stdin password\n")
+        let created = try Self.galleryd(
+            ["users", "create", "olga", "--email", "olga@example.org", "--admin", "--password-stdin"],
+            databaseURL: url, stdin: "stdin password\n")
         #expect(created.status == 0, "\(created.error)")
         #expect(created.output.contains("users: created olga"))
         #expect(!created.output.contains("stdin password"))
@@ -54,7 +61,8 @@ import Testing
         #expect(try AccountTests.logIn(server, "pia", "file password").status == 200)
         let generated = try Self.galleryd(["users", "create", "quinn"], databaseURL: url)
         #expect(generated.status == 0)
-        let password = try #require(generated.output.split(separator: "\n").first { $0.hasPrefix("password: ") }?.dropFirst(10))
+        let password = try #require(
+            generated.output.split(separator: "\n").first { $0.hasPrefix("password: ") }?.dropFirst(10))
         #expect(password.count == 20)
         #expect(try AccountTests.logIn(server, "quinn", String(password)).status == 200)
 
@@ -72,16 +80,21 @@ import Testing
         #expect(taken.error.contains("Account already exists for this username."))
         let empty = try Self.galleryd(["users", "create", "rita", "--password-stdin"], databaseURL: url, stdin: "\n")
         #expect(empty.status == 1 && empty.error.contains("password is required"))
-        let missingFile = try Self.galleryd(["users", "create", "rita", "--password-file", "/nonexistent/pw"], databaseURL: url)
+        let missingFile = try Self.galleryd(
+            ["users", "create", "rita", "--password-file", "/nonexistent/pw"], databaseURL: url)
         #expect(missingFile.status == 1 && missingFile.error.contains("cannot read --password-file"))
-        let both = try Self.galleryd(["users", "create", "rita", "--password-file", file, "--password-stdin"], databaseURL: url)
+        let both = try Self.galleryd(
+            ["users", "create", "rita", "--password-file", file, "--password-stdin"], databaseURL: url)
         #expect(both.status != 0 && both.error.contains("not both"))
-        #expect(try Self.galleryd(["users", "reset-password", "nobody"], databaseURL: url).error.contains("no user named nobody"))
+        #expect(
+            try Self.galleryd(["users", "reset-password", "nobody"], databaseURL: url).error.contains(
+                "no user named nobody"))
         let noDatabase = try Self.galleryd(["users", "list"], databaseURL: "")
         #expect(noDatabase.status == 2 && noDatabase.error.contains("database_url"))
 
         // reset-password: the new one works, the old one and the old session do not.
-        let reset = try Self.galleryd(["users", "reset-password", "olga", "--password-stdin"], databaseURL: url, stdin: "new one")
+        let reset = try Self.galleryd(
+            ["users", "reset-password", "olga", "--password-stdin"], databaseURL: url, stdin: "new one")
         #expect(reset.status == 0, "\(reset.error)")
         #expect(try AccountTests.logIn(server, "olga", "stdin password").status == 404)
         #expect(try AccountTests.logIn(server, "olga", "new one").status == 200)
@@ -125,13 +138,17 @@ import Testing
         while port == nil && Date() < deadline && process.isRunning {
             let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.contains("galleryd listening") }),
-                let range = line.range(of: "port=") ?? line.range(of: "port: ") {
+                let range = line.range(of: "port=") ?? line.range(of: "port: ")
+            {
                 port = Int(line[range.upperBound...].prefix { $0.isNumber })
             }
             if port == nil { Thread.sleep(forTimeInterval: 0.1) }
         }
-        let base = "http://127.0.0.1:\(try #require(port, "no listening line in \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")"))"
-        func send(_ method: String, _ path: String, _ body: String? = nil, token: String? = nil) throws -> TestServer.Response {
+        let base =
+            "http://127.0.0.1:\(try #require(port, "no listening line in \((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")"))"
+        func send(_ method: String, _ path: String, _ body: String? = nil, token: String? = nil) throws
+            -> TestServer.Response
+        {
             var request = URLRequest(url: URL(string: base + path)!)
             request.httpMethod = method
             request.setValue(TestServer.appID, forHTTPHeaderField: "X-Parse-Application-Id")
@@ -153,7 +170,9 @@ import Testing
         let token = try #require(login.json["sessionToken"] as? String)
         let id = try #require(login.json["objectId"] as? String)
         #expect(try send("PUT", "/parse/users/\(id)", "{\"password\":\"\(secret)-2\"}", token: token).status == 200)
-        #expect(try send("PUT", "/parse/users/\(id)", "{\"password\":\"\(secret)\",\"bogus\":1}", token: token).status == 400)
+        #expect(
+            try send("PUT", "/parse/users/\(id)", "{\"password\":\"\(secret)\",\"bogus\":1}", token: token).status
+                == 400)
         #expect(try send("POST", "/parse/login", "{\"username\":\"sam\",\"password\":\"\(secret)").status == 400)
 
         kill(process.processIdentifier, SIGTERM)

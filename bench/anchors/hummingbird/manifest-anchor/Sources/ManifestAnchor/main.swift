@@ -61,10 +61,24 @@ struct JSONWriter {
 
     init(capacity: Int) { buffer = ByteBufferAllocator().buffer(capacity: capacity) }
 
-    mutating func beginObject() { separate(); buffer.writeInteger(UInt8(ascii: "{")); needsComma = false }
-    mutating func endObject() { buffer.writeInteger(UInt8(ascii: "}")); needsComma = true }
-    mutating func beginArray() { separate(); buffer.writeInteger(UInt8(ascii: "[")); needsComma = false }
-    mutating func endArray() { buffer.writeInteger(UInt8(ascii: "]")); needsComma = true }
+    mutating func beginObject() {
+        separate()
+        buffer.writeInteger(UInt8(ascii: "{"))
+        needsComma = false
+    }
+    mutating func endObject() {
+        buffer.writeInteger(UInt8(ascii: "}"))
+        needsComma = true
+    }
+    mutating func beginArray() {
+        separate()
+        buffer.writeInteger(UInt8(ascii: "["))
+        needsComma = false
+    }
+    mutating func endArray() {
+        buffer.writeInteger(UInt8(ascii: "]"))
+        needsComma = true
+    }
 
     /// A key known to need no escaping.
     mutating func key(_ name: StaticString) {
@@ -115,12 +129,18 @@ struct JSONWriter {
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         buffer.writeInteger(UInt8(ascii: "\""))
-        digits(year, 4); buffer.writeInteger(UInt8(ascii: "-"))
-        digits(month, 2); buffer.writeInteger(UInt8(ascii: "-"))
-        digits(day, 2); buffer.writeInteger(UInt8(ascii: "T"))
-        digits(msOfDay / 3_600_000, 2); buffer.writeInteger(UInt8(ascii: ":"))
-        digits(msOfDay / 60_000 % 60, 2); buffer.writeInteger(UInt8(ascii: ":"))
-        digits(msOfDay / 1000 % 60, 2); buffer.writeInteger(UInt8(ascii: "."))
+        digits(year, 4)
+        buffer.writeInteger(UInt8(ascii: "-"))
+        digits(month, 2)
+        buffer.writeInteger(UInt8(ascii: "-"))
+        digits(day, 2)
+        buffer.writeInteger(UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, 2)
+        buffer.writeInteger(UInt8(ascii: ":"))
+        digits(msOfDay / 60_000 % 60, 2)
+        buffer.writeInteger(UInt8(ascii: ":"))
+        digits(msOfDay / 1000 % 60, 2)
+        buffer.writeInteger(UInt8(ascii: "."))
         digits(msOfDay % 1000, 3)
         buffer.writeStaticString("Z\"")
         needsComma = true
@@ -163,56 +183,107 @@ struct JSONWriter {
 extension JSONWriter {
     mutating func file(_ key: String) {
         beginObject()
-        self.key("__type"); string("File")
-        self.key("name"); string(String(key.split(separator: "/").last ?? ""))
-        self.key("url"); string(key, prefix: filePrefix)
+        self.key("__type")
+        string("File")
+        self.key("name")
+        string(String(key.split(separator: "/").last ?? ""))
+        self.key("url")
+        string(key, prefix: filePrefix)
         endObject()
     }
 
     /// One photo row as galleryd answers it: null columns left out.
     mutating func photo(_ row: PostgresRandomAccessRow) throws {
         beginObject()
-        key("objectId"); string(try row[0].decode(String.self))
-        key("createdAt"); isoDate(try row[1].decode(Date.self))
-        key("updatedAt"); isoDate(try row[2].decode(Date.self))
-        key("filename"); string(try row[3].decode(String.self))
-        key("title"); string(try row[4].decode(String.self))
-        key("tags"); beginArray()
+        key("objectId")
+        string(try row[0].decode(String.self))
+        key("createdAt")
+        isoDate(try row[1].decode(Date.self))
+        key("updatedAt")
+        isoDate(try row[2].decode(Date.self))
+        key("filename")
+        string(try row[3].decode(String.self))
+        key("title")
+        string(try row[4].decode(String.self))
+        key("tags")
+        beginArray()
         for tag in try row[5].decode([String].self) { string(tag) }
         endArray()
-        key("contentType"); string(try row[6].decode(String.self))
-        key("byteSize"); int(try row[7].decode(Int64.self))
-        key("checksum"); string(try row[8].decode(String.self))
-        key("width"); int(Int64(try row[9].decode(Int32.self)))
-        key("height"); int(Int64(try row[10].decode(Int32.self)))
-        key("aspectRatio"); double(try row[11].decode(Double.self))
+        key("contentType")
+        string(try row[6].decode(String.self))
+        key("byteSize")
+        int(try row[7].decode(Int64.self))
+        key("checksum")
+        string(try row[8].decode(String.self))
+        key("width")
+        int(Int64(try row[9].decode(Int32.self)))
+        key("height")
+        int(Int64(try row[10].decode(Int32.self)))
+        key("aspectRatio")
+        double(try row[11].decode(Double.self))
         if let takenAt = try row[12].decode(Date?.self) {
-            key("takenAt"); beginObject()
-            key("__type"); string("Date")
-            key("iso"); isoDate(takenAt)
+            key("takenAt")
+            beginObject()
+            key("__type")
+            string("Date")
+            key("iso")
+            isoDate(takenAt)
             endObject()
         }
-        key("status"); string(try row[13].decode(String.self))
-        if let error = try row[14].decode(String?.self) { key("error"); string(error) }
-        if let color = try row[15].decode(String?.self) { key("dominantColor"); string(color) }
+        key("status")
+        string(try row[13].decode(String.self))
+        if let error = try row[14].decode(String?.self) {
+            key("error")
+            string(error)
+        }
+        if let color = try row[15].decode(String?.self) {
+            key("dominantColor")
+            string(color)
+        }
         if let deletedAt = try row[16].decode(Date?.self) {
-            key("deletedAt"); beginObject()
-            key("__type"); string("Date")
-            key("iso"); isoDate(deletedAt)
+            key("deletedAt")
+            beginObject()
+            key("__type")
+            string("Date")
+            key("iso")
+            isoDate(deletedAt)
             endObject()
         }
-        key("original"); file(try row[17].decode(String.self))
-        if let thumbnail = try row[18].decode(String?.self) { key("thumbnail"); file(thumbnail) }
-        if let preview = try row[19].decode(String?.self) { key("preview"); file(preview) }
-        if let value = try row[20].decode(Int32?.self) { key("thumbnailWidth"); int(Int64(value)) }
-        if let value = try row[21].decode(Int32?.self) { key("thumbnailHeight"); int(Int64(value)) }
-        if let value = try row[22].decode(Int32?.self) { key("previewWidth"); int(Int64(value)) }
-        if let value = try row[23].decode(Int32?.self) { key("previewHeight"); int(Int64(value)) }
+        key("original")
+        file(try row[17].decode(String.self))
+        if let thumbnail = try row[18].decode(String?.self) {
+            key("thumbnail")
+            file(thumbnail)
+        }
+        if let preview = try row[19].decode(String?.self) {
+            key("preview")
+            file(preview)
+        }
+        if let value = try row[20].decode(Int32?.self) {
+            key("thumbnailWidth")
+            int(Int64(value))
+        }
+        if let value = try row[21].decode(Int32?.self) {
+            key("thumbnailHeight")
+            int(Int64(value))
+        }
+        if let value = try row[22].decode(Int32?.self) {
+            key("previewWidth")
+            int(Int64(value))
+        }
+        if let value = try row[23].decode(Int32?.self) {
+            key("previewHeight")
+            int(Int64(value))
+        }
         if let owner = try row[24].decode(String?.self) {
-            key("owner"); beginObject()
-            key("__type"); string("Pointer")
-            key("className"); string("_User")
-            key("objectId"); string(owner)
+            key("owner")
+            beginObject()
+            key("__type")
+            string("Pointer")
+            key("className")
+            string("_User")
+            key("objectId")
+            string(owner)
             endObject()
         }
         endObject()
@@ -223,8 +294,10 @@ extension JSONWriter {
 func parseError(_ status: HTTPResponse.Status, code: Int, _ message: String) -> Response {
     var writer = JSONWriter(capacity: 96)
     writer.beginObject()
-    writer.key("code"); writer.int(Int64(code))
-    writer.key("error"); writer.string(message)
+    writer.key("code")
+    writer.int(Int64(code))
+    writer.key("error")
+    writer.string(message)
     writer.endObject()
     return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: writer.buffer))
 }
