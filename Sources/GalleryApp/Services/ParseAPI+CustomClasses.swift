@@ -27,15 +27,7 @@ extension ParseAPI {
     /// `POST /classes/<Class>` of a custom class: 201 with `objectId` and `createdAt`.
     func createCustom(_ className: String, body: [UInt8], access: ParseAccess) throws -> Result {
         let (objectId, createdAt) = try customObjects.create(className, body: body, access: access)
-        var json = ParseJSONWriter()
-        json.beginObject()
-        json.key("objectId")
-        json.string(objectId)
-        json.key("createdAt")
-        json.string(ParseDate.format(createdAt))
-        json.endObject()
-        return Result(
-            status: .created, json: json.bytes, location: publicURL() + mountPath + "/classes/\(className)/\(objectId)")
+        return created(className, objectId: objectId, createdAt: createdAt)
     }
 
     /// `PUT /classes/<Class>/<objectId>` of a custom class: `{"updatedAt"}`.

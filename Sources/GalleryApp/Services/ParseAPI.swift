@@ -262,6 +262,11 @@ struct ParseAPI: Sendable {
         default:
             throw ParseError.operationForbidden("\(schema.className) objects cannot be created.")
         }
+        return created(schema.className, objectId: objectId, createdAt: createdAt, status: isNew ? .created : .ok)
+    }
+
+    /// A create's answer, for every class: `{"objectId","createdAt"}` with the new object's `Location`.
+    func created(_ className: String, objectId: String, createdAt: Date, status: HTTPStatus = .created) -> Result {
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("objectId")
@@ -269,8 +274,8 @@ struct ParseAPI: Sendable {
         json.key("createdAt")
         json.string(ParseDate.format(createdAt))
         json.endObject()
-        let location = publicURL() + mountPath + "/classes/\(schema.className)/\(objectId)"
-        return Result(status: isNew ? .created : .ok, json: json.bytes, location: location)
+        let location = publicURL() + mountPath + "/classes/\(className)/\(objectId)"
+        return Result(status: status, json: json.bytes, location: location)
     }
 
     /// `PUT /classes/<Class>/<objectId>`: `{"updatedAt"}`. Trashed objects can only be restored (119 otherwise).
