@@ -54,7 +54,8 @@ extension FlickrAPI {
         let (page, perPage) = photosetPaging(parameters)
         let photos = try repository.photosetPhotos(id, page: page, perPage: perPage)
         let extras = FlickrExtras(parameters["extras"])
-        let items = photos.map { listed($0, extras: extras, isPrimary: $0.id == photoset.primary) }
+        let base = urls.publicURL()
+        let items = photos.map { listed($0, extras: extras, base: base, isPrimary: $0.id == photoset.primary) }
         let total = photoset.count
         let entries: [FlickrValue.Entry] = [
             ("id", .string(photoset.id)), ("primary", .string(photoset.primary ?? "")),

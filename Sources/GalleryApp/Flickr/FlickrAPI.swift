@@ -70,7 +70,8 @@ struct FlickrAPI: Sendable {
     {
         let (photos, total) = try repository.search(search, caller: caller)
         let extras = FlickrExtras(parameters["extras"])
-        let items = photos.map { listed($0, extras: extras) }
+        let base = urls.publicURL()
+        let items = photos.map { listed($0, extras: extras, base: base) }
         return [
             (
                 "photos",
@@ -88,10 +89,12 @@ struct FlickrAPI: Sendable {
         ]
     }
 
-    /// A photo as a list shows it: Flickr's fixed fields, then the `extras` asked for.
-    func listed(_ photo: FlickrPhoto, extras: FlickrExtras, isPrimary: Bool? = nil) -> FlickrValue {
+    /// A photo as a list shows it: Flickr's fixed fields, then the `extras` asked for; `base` is
+    /// the public URL (`urls.publicURL()`, read once a page).
+    func listed(_ photo: FlickrPhoto, extras: FlickrExtras, base: String, isPrimary: Bool? = nil) -> FlickrValue {
+        let secret = urls.secret(photo.id)
         var entries: [FlickrValue.Entry] = [
-            ("id", .string(photo.id)), ("owner", .string(photo.ownerId)), ("secret", .string(urls.secret(photo.id))),
+            ("id", .string(photo.id)), ("owner", .string(photo.ownerId)), ("secret", .string(secret)),
             ("server", .string(FlickrAssetURLs.server)), ("farm", .int(FlickrAssetURLs.farm)),
             ("title", .string(photo.title)),
         ]
@@ -121,7 +124,8 @@ struct FlickrAPI: Sendable {
         for size in extras.sizes {
             guard let location = sizes.location(photo: photo.sized, size: size) else { continue }
             entries += [
-                (size.urlExtra, .string(urls.url(photo, size: size))), (size.heightKey, .int(location.height)),
+                (size.urlExtra, .string(urls.url(photo, size: size, displaySecret: secret, base: base))),
+                (size.heightKey, .int(location.height)),
                 (size.widthKey, .int(location.width)),
             ]
         }
@@ -141,12 +145,23 @@ struct FlickrAPI: Sendable {
         }
     }
 
-    /// Unix seconds as `YYYY-MM-DD HH:MM:SS` in UTC.
+    /// Unix seconds as `YYYY-MM-DD HH:MM:SS` in UTC (proleptic Gregorian; by arithmetic, as a
+    /// list may need it for every photo: Howard Hinnant's `civil_from_days`).
     static func mysqlDate(_ seconds: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ number: Int) -> String { number < 10 ? "0" + String(number) : String(number) }
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return yearText + "-" + two(month) + "-" + two(day) + " " + two(time / 3_600) + ":" + two(time / 60 % 60) + ":"
+            + two(time % 60)
     }
 }

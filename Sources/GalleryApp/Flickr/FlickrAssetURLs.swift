@@ -30,11 +30,14 @@ struct FlickrAssetURLs: Sendable {
         return ext == "jpeg" ? "jpg" : ext
     }
 
-    /// The absolute URL of `size` of `photo`.
-    func url(_ photo: FlickrPhoto, size: DisplaySize) -> String {
-        let secret = size == .o ? originalSecret(photo.id) : secret(photo.id)
+    /// The absolute URL of `size` of `photo`. A page of photos passes what it already has: the
+    /// photo's `displaySecret` (`secret(_:)`, one MAC a photo for all its URLs) and `base`
+    /// (`publicURL()`, read once a page).
+    func url(_ photo: FlickrPhoto, size: DisplaySize, displaySecret: String? = nil, base: String? = nil) -> String {
+        let secret = size == .o ? originalSecret(photo.id) : displaySecret ?? secret(photo.id)
         let suffix = size.fileSuffix.isEmpty ? "" : "_" + size.fileSuffix
         let ext = size == .o ? format(photo) : "jpg"
-        return publicURL() + Self.prefix + "/" + Self.server + "/" + photo.id + "_" + secret + suffix + "." + ext
+        return (base ?? publicURL()) + Self.prefix + "/" + Self.server + "/" + photo.id + "_" + secret + suffix + "."
+            + ext
     }
 }

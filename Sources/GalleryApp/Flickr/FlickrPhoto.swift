@@ -25,8 +25,8 @@ struct FlickrPhoto: Sendable {
     /// The photo's objectId (Flickr's `id`).
     var id: String { sized.objectId }
 
-    /// The columns `init(row:)` reads, over `photos p` and `users u` (left joined on the owner);
-    /// `publicSQL` is SQL true when the photo is public.
+    /// The columns `init(row:)` reads, by position: they come first in a select. Over `photos p`
+    /// and `users u` (left joined on the owner); `publicSQL` is SQL true when the photo is public.
     static func columns(publicSQL: String) -> String {
         """
         p.object_id, p.width, p.height, p.original_key, p.preview_key, p.preview_width, p.preview_height,
@@ -37,28 +37,29 @@ struct FlickrPhoto: Sendable {
         """
     }
 
-    /// The photo of a row selected with `columns(publicSQL:)`.
+    /// The photo of a row selected with `columns(publicSQL:)` (read by position: a page decodes
+    /// every column of every row, and a lookup by name scans the column names).
     init(row: PostgresRow) throws {
-        let previewWidth = try row.decode(Int?.self, "preview_width")
-        let previewHeight = try row.decode(Int?.self, "preview_height")
-        let thumbWidth = try row.decode(Int?.self, "thumbnail_width")
-        let thumbHeight = try row.decode(Int?.self, "thumbnail_height")
+        let previewWidth = try row.decode(Int?.self, 5)
+        let previewHeight = try row.decode(Int?.self, 6)
+        let thumbWidth = try row.decode(Int?.self, 8)
+        let thumbHeight = try row.decode(Int?.self, 9)
         sized = SizedPhoto(
-            objectId: try row.decode(String.self, "object_id"), width: try row.decode(Int.self, "width"),
-            height: try row.decode(Int.self, "height"), originalKey: try row.decode(String.self, "original_key"),
-            previewKey: try row.decode(String?.self, "preview_key"),
+            objectId: try row.decode(String.self, 0), width: try row.decode(Int.self, 1),
+            height: try row.decode(Int.self, 2), originalKey: try row.decode(String.self, 3),
+            previewKey: try row.decode(String?.self, 4),
             previewSize: previewWidth.flatMap { width in previewHeight.map { (width, $0) } },
-            thumbnailKey: try row.decode(String?.self, "thumbnail_key"),
+            thumbnailKey: try row.decode(String?.self, 7),
             thumbnailSize: thumbWidth.flatMap { width in thumbHeight.map { (width, $0) } })
-        ownerId = try row.decode(String.self, "owner_id")
-        ownerName = try row.decode(String.self, "owner_name")
-        title = try row.decode(String.self, "title")
-        let tagText = try row.decode(String.self, "tags")
+        ownerId = try row.decode(String.self, 10)
+        ownerName = try row.decode(String.self, 11)
+        title = try row.decode(String.self, 12)
+        let tagText = try row.decode(String.self, 13)
         tags =
             tagText.isEmpty ? [] : tagText.split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
-        uploaded = Int(try row.decode(Int64.self, "uploaded"))
-        updated = Int(try row.decode(Int64.self, "updated"))
-        taken = try row.decode(String?.self, "taken")
-        isPublic = try row.decode(Bool.self, "is_public")
+        uploaded = Int(try row.decode(Int64.self, 14))
+        updated = Int(try row.decode(Int64.self, 15))
+        taken = try row.decode(String?.self, 16)
+        isPublic = try row.decode(Bool.self, 17)
     }
 }

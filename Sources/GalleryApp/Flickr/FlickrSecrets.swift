@@ -7,12 +7,19 @@ import Foundation
 /// it was shown; the original has its own. They do not expire: whoever was handed a photo's URL may
 /// fetch its sizes until the key changes (docs/decisions/034-flickr-api.md).
 struct FlickrSecrets: Sendable {
-    /// The key's bytes (swift-crypto's `SymmetricKey` is not `Sendable`; one is made per MAC).
-    private let key: [UInt8]
+    /// HMAC-SHA256 keyed once (the key padded and hashed into its inner and outer states): each
+    /// MAC continues a copy of it, as a page of photos MACs every id.
+    private let keyed: KeyedHMAC
+
+    /// `HMAC<SHA256>` is not declared `Sendable`; unchecked because it is only ever copied, never
+    /// mutated in place, and its hashers are copy-on-write (swift-crypto's `OpenSSLDigestImpl`).
+    private struct KeyedHMAC: @unchecked Sendable {
+        let hmac: HMAC<SHA256>
+    }
 
     /// Secrets under `key` (`url_signing_key`).
     init(key: String) {
-        self.key = Array(key.utf8)
+        keyed = KeyedHMAC(hmac: HMAC<SHA256>(key: SymmetricKey(data: Array(key.utf8))))
     }
 
     /// The secret of every display size of photo `id`.
@@ -31,11 +38,17 @@ struct FlickrSecrets: Sendable {
         return difference == 0
     }
 
+    /// HMAC-SHA256 of `message`, its first 5 bytes as 10 lower-case hex digits.
     private func mac(_ message: String) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: SymmetricKey(data: key))
-        return code.prefix(5).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        var hmac = keyed.hmac
+        hmac.update(data: Array(message.utf8))
+        let digits = Array("0123456789abcdef".utf8)
+        var hex = [UInt8]()
+        hex.reserveCapacity(10)
+        for byte in hmac.finalize().prefix(5) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

@@ -91,6 +91,11 @@ public final class SizeService: Sendable {
         if !size.isSquare && dimensions == (preview.width, preview.height) {
             return (preview.key, preview.width, preview.height)
         }
+        // A plausible objectId (ASCII letters and digits) always makes a valid key: built without
+        // `BlobKey`'s validation, as a page of the Flickr API asks this for every photo.
+        if ParseObjectID.isPlausible(objectId) {
+            return ("sizes/" + objectId + "/" + size.rawValue + ".jpg", dimensions.width, dimensions.height)
+        }
         guard let key = try? renditionKey(objectId: objectId, size: size) else { return nil }
         return (key.rawValue, dimensions.width, dimensions.height)
     }

@@ -122,6 +122,21 @@ import Testing
             !FlickrSecrets(key: String(repeating: "j", count: 32)).verify(secret, photoId: "abc123", original: false))
     }
 
+    /// Python's `hmac.new(key, b"galleryd-flickr-v1\nabc123", sha256).hexdigest()[:10]`: a key
+    /// shorter than, as long as, and longer than SHA-256's block.
+    @Test func secrets_AreHMACSHA256_OfShortAndLongKeys() {
+        #expect(FlickrSecrets(key: String(repeating: "k", count: 32)).secret(photoId: "abc123") == "d8177ee26a")
+        #expect(FlickrSecrets(key: String(repeating: "l", count: 64)).secret(photoId: "abc123") == "2d89a83454")
+        #expect(FlickrSecrets(key: String(repeating: "m", count: 100)).secret(photoId: "abc123") == "3d965dcf16")
+    }
+
+    @Test func mysqlDates_AreUTC() {
+        #expect(FlickrAPI.mysqlDate(0) == "1970-01-01 00:00:00")
+        #expect(FlickrAPI.mysqlDate(951_827_696) == "2000-02-29 12:34:56")
+        #expect(FlickrAPI.mysqlDate(1_767_225_599) == "2025-12-31 23:59:59")
+        #expect(FlickrAPI.mysqlDate(-1) == "1969-12-31 23:59:59")
+    }
+
     @Test func fileNames_MapSuffixesToTheLadder() throws {
         let medium = try FlickrAssetRoutes.parse("Abc123_0123456789.jpg").get()
         #expect(medium.id == "Abc123" && medium.secret == "0123456789" && medium.size == .m)
