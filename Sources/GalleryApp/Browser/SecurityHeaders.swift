@@ -20,12 +20,13 @@ enum SecurityHeaders {
 
     /// The web page's policy: scripts and styles only from its own files (element styles the
     /// modules set through CSSOM need no `'unsafe-inline'`), images from the server and the asset
-    /// host (`public_asset_url`), API calls and the LiveQuery socket to its own origin (and the
+    /// host (`public_asset_url`), `blob:` and `data:` images (the ThumbHash placeholders the grid paints
+    /// before a thumbnail arrives are `data:` PNGs; an image cannot run script), API calls and the LiveQuery socket to its own origin (and the
     /// public URL's `ws`/`wss` origin, for browsers whose `'self'` leaves WebSockets out).
     static func pagePolicy(publicURL: String, assetURLPrefix: String) -> String {
         let server = origin(publicURL)
         let assets = origin(assetURLPrefix)
-        let images = ["'self'", server, assets, "blob:"].compactMap { $0 }
+        let images = ["'self'", server, assets, "blob:", "data:"].compactMap { $0 }
         var connect = ["'self'"]
         if let components = URLComponents(string: publicURL), let host = components.host, origin(publicURL) != nil {
             let port = components.port.map { ":\($0)" } ?? ""

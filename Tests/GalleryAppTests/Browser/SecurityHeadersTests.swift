@@ -58,6 +58,8 @@ import Testing
         let publicURL = server.application.publicURL
         #expect(publicURL.hasPrefix("http://"))
         #expect(directives["img-src"]?.contains(publicURL) == true, "\(policy)")
+        // The grid's ThumbHash placeholders are data: PNGs.
+        #expect(directives["img-src"]?.contains("data:") == true, "\(policy)")
         #expect(directives["connect-src"]?.contains("'self'") == true)
         #expect(
             directives["connect-src"]?.contains("ws://" + publicURL.dropFirst("http://".count)) == true, "\(policy)")
