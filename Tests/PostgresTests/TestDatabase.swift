@@ -17,6 +17,13 @@ enum TestDatabase {
         try TestEnvironment.clusterControlCommand()
     }
 
+    /// btree_gin installed in public, once per test process (two sessions creating it at once
+    /// would collide on its name).
+    private static let publicExtensions: Result<Void, any Error> = Result {
+        let admin = try PostgresConnection(url: try url())
+        try admin.execute("create extension if not exists btree_gin with schema public")
+    }
+
     /// Creates an empty schema, runs `body` with a URL whose sessions use it (`search_path`), then
     /// drops it. Holds the cluster lock shared, so a test restarting the server waits for it.
     static func withSchema<T>(_ prefix: String = "t", _ body: (String) throws -> T) throws -> T {
@@ -24,6 +31,11 @@ enum TestDatabase {
         return try ClusterLock.shared {
             let schema = "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
             let admin = try PostgresConnection(url: base)
+            // Extensions are database-wide but live in one schema: a migration's `create extension
+            // if not exists btree_gin` (0016) run first in a test schema would put it there, and
+            // dropping that schema would take it from under every other test's indexes ("cache
+            // lookup failed for function"). Installed in public first, the migrations find it.
+            try publicExtensions.get()
             try admin.execute("drop schema if exists \(schema) cascade; create schema \(schema)")
             defer { try? admin.execute("drop schema if exists \(schema) cascade") }
             return try body(withSearchPath(base, schema))
