@@ -411,7 +411,7 @@ struct OwnershipTests {
         let legacy = try server.insertPhotos(2, owner: nil)
         let legacyGallery = try server.createGallery("Before accounts")
         let url = server.application.configuration.databaseURL
-        let created = try UsersCommandTests.galleryd(
+        let created = try GalleryCommandRun.galleryd(
             ["users", "create", "boss", "--admin", "--password-stdin"], databaseURL: url, stdin: "a long enough password\n")
         #expect(created.status == 0, "\(created.error)")
         #expect(created.output.contains("gave 2 photo(s), 1 gallery(ies) and 0 item(s) without an owner to the first admin"), "\(created.output)")
@@ -420,7 +420,7 @@ struct OwnershipTests {
         let owners = try server.application.pool.query("select distinct owner_id from photos").map { try $0.decode(String?.self, 0) }
         #expect(owners == [boss])
         // A second admin takes nothing (nothing is ownerless any more).
-        let second = try UsersCommandTests.galleryd(
+        let second = try GalleryCommandRun.galleryd(
             ["users", "create", "deputy", "--admin", "--password-stdin"], databaseURL: url, stdin: "another long password\n")
         #expect(second.status == 0 && !second.output.contains("gave"), "\(second.output)")
 
