@@ -492,7 +492,7 @@ struct OwnershipTests {
         let legacy = try server.insertPhotos(2, owner: nil)
         let legacyGallery = try server.createGallery("Before accounts")
         let url = server.application.configuration.databaseURL
-        let created = try UsersCommandTests.galleryd(
+        let created = try GalleryCommandRun.galleryd(
             ["users", "create", "boss", "--admin", "--password-stdin"], databaseURL: url,
             stdin: "a long enough password\n")
         #expect(created.status == 0, "\(created.error)")
@@ -508,7 +508,7 @@ struct OwnershipTests {
         }
         #expect(owners == [boss])
         // A second admin takes nothing (nothing is ownerless any more).
-        let second = try UsersCommandTests.galleryd(
+        let second = try GalleryCommandRun.galleryd(
             ["users", "create", "deputy", "--admin", "--password-stdin"], databaseURL: url,
             stdin: "another long password\n")
         #expect(second.status == 0 && !second.output.contains("gave"), "\(second.output)")
