@@ -123,5 +123,6 @@ extension ParseAPI {
             schemas: schemas, limits: limits,
             allowClientClassCreation: application.configuration.allowClientClassCreation)
         classChanges = application.classChanges
+        views = ViewCatalog(application.configuration.views, pool: application.pool)
     }
 }

@@ -190,6 +190,8 @@ public final class GalleryApplication: @unchecked Sendable {
             let applied = try migrate()
             if !applied.isEmpty { logger.notice("applied migrations", metadata: ["names": "\(applied)"]) }
         }
+        // A view may not hide a custom class of the same name (docs/decisions/038).
+        try checkViews()
         let http = HTTPServerConfiguration(
             configuration, listenFileDescriptor: listenFileDescriptor, temporaryDirectory: store.spoolDirectory)
         // Before the first request: until it has read the sequences, finds simply get no 304.

@@ -233,6 +233,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Whether a caller without the master key may create a class by saving to it (Parse
     /// Server's `allowClientClassCreation`; off, the default: 119). Such a class is open to everyone.
     public var allowClientClassCreation = false
+    /// Read-only classes over Photo (`[[views]]`, docs/decisions/038); none by default.
+    public var views: [ViewDefinition] = []
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
     /// `production` or `development`: production refuses the client developers' aids

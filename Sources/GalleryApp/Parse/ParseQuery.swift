@@ -33,6 +33,8 @@ public struct ParseQuery: Sendable {
     public var access: ParseAccess = .master
     /// `explain`: answer the statement's PostgreSQL plan instead of rows (master key only, checked by the route).
     public var explain = false
+    /// For a read of a view (`PhotoView`), the view fields its rows are written as; nil for a class.
+    var view: PhotoView.Selection?
 
     /// The parameters `GET /classes/<Class>` accepts (Parse Server's `ClassesRouter.optionsFromBody`).
     public static let findParameters = Set([

@@ -40,6 +40,8 @@ struct ParseAPI: Sendable {
     let schemas: SchemaService
     /// Writes to objects of custom classes.
     var customObjects: CustomObjectService
+    /// The views over photos of the config file (`[[views]]`).
+    var views: ViewCatalog
 
     /// The operations with their collaborators.
     init(
@@ -60,9 +62,10 @@ struct ParseAPI: Sendable {
         let schemas = SchemaService(pool: pool, catalog: CustomClassCatalog(pool: pool))
         self.schemas = schemas
         self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
+        self.views = ViewCatalog([], pool: pool)
     }
 
-    private var encoder: ParseObjectEncoder {
+    var encoder: ParseObjectEncoder {
         ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL, signer: assetSigner)
     }
 
@@ -94,7 +97,7 @@ struct ParseAPI: Sendable {
         -> ParseQuery
     {
         let parseClass = try resolve(className)
-        var query = try ParseQuery.find(parseClass.schema, items: items, limits: limits)
+        var query = try parseFind(parseClass, items: items)
         query.access = access
         try parseClass.require(query.count && query.limit == 0 ? .count : .find, access: access)
         return query
@@ -193,7 +196,10 @@ struct ParseAPI: Sendable {
         } else {
             try pool.withConnection(run)
         }
-        return Result(status: .ok, json: try encoder.findResponse(rows, projection: compiled.projection, count: count))
+        let json =
+            try query.view?.findResponse(rows, count: count, encoder: encoder)
+            ?? encoder.findResponse(rows, projection: compiled.projection, count: count)
+        return Result(status: .ok, json: json)
     }
 
     /// `GET /classes/<Class>/<objectId>`.
@@ -202,6 +208,9 @@ struct ParseAPI: Sendable {
     ) throws -> Result {
         let parseClass = try resolve(className)
         try parseClass.require(.get, access: access)
+        if case .view(let view) = parseClass {
+            return try getView(view, objectId: objectId, items: items, access: access)
+        }
         let schema = parseClass.schema
         var query = try ParseQuery.get(
             schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
