@@ -62,7 +62,7 @@ struct ParseAPI: Sendable {
         self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
     }
 
-    private var encoder: ParseObjectEncoder {
+    var encoder: ParseObjectEncoder {
         ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL, signer: assetSigner)
     }
 
@@ -94,9 +94,12 @@ struct ParseAPI: Sendable {
         -> ParseQuery
     {
         let parseClass = try resolve(className)
-        var query = try ParseQuery.find(parseClass.schema, items: items, limits: limits)
+        var query = try ParseQuery.find(
+            parseClass.schema, items: items, limits: limits,
+            classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
         try parseClass.require(query.count && query.limit == 0 ? .count : .find, access: access)
+        try checkSubqueries(query)
         return query
     }
 
@@ -176,9 +179,13 @@ struct ParseAPI: Sendable {
         let compiled = ParseSQLCompiler.compile(query)
         var rows: [PostgresRow] = []
         var count: Int64?
+        var encoder = self.encoder
         let run = { (connection: PostgresConnection) throws -> Void in
             if let select = compiled.select {
                 rows = Array(try connection.query(select.sql, select.binds.postgresBinds, retry: .safe))
+                encoder.included = try self.includedObjects(
+                    query.includes, rows: rows, projection: compiled.projection, access: query.access,
+                    connection: connection)
             }
             if let countStatement = compiled.count {
                 count =
@@ -204,12 +211,21 @@ struct ParseAPI: Sendable {
         try parseClass.require(.get, access: access)
         let schema = parseClass.schema
         var query = try ParseQuery.get(
-            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
+            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits,
+            classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
         let compiled = ParseSQLCompiler.compile(query)
-        guard let select = compiled.select,
-            let row = try pool.query(select.sql, select.binds.postgresBinds, retry: .safe).first
-        else { throw ParseError.objectNotFound() }
+        guard let select = compiled.select else { throw ParseError.objectNotFound() }
+        var encoder = self.encoder
+        let row = try pool.withConnection { connection -> PostgresRow? in
+            guard let row = try connection.query(select.sql, select.binds.postgresBinds, retry: .safe).first else {
+                return nil
+            }
+            encoder.included = try includedObjects(
+                query.includes, rows: [row], projection: compiled.projection, access: access, connection: connection)
+            return row
+        }
+        guard let row else { throw ParseError.objectNotFound() }
         return Result(status: .ok, json: try encoder.object(row, projection: compiled.projection))
     }
 
