@@ -90,7 +90,8 @@ extension GalleryApplication {
             sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
             databaseURL: configuration.databaseURL,
             logger: logger,
-            encoder: { [unowned self] in self.makeEncoder() })
+            encoder: { [unowned self] in self.makeEncoder() },
+            customClasses: { [catalog = api.schemas.catalog] in try? catalog.lookup($0) })
         router.add(liveQuery.route())
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,

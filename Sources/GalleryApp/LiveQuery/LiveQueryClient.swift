@@ -19,6 +19,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     private let queue: DispatchQueue
     private let logger: Logger
     private let onClose: @Sendable (LiveQueryClient) -> Void
+    /// The custom class of a name, or nil.
+    private let customClasses: @Sendable (String) -> CustomClass?
     private let state = Mutex(State())
 
     /// What the loop, the client's queue and the listener thread share, under the mutex.
@@ -37,8 +39,10 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     init(
         clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
         limits: LiveQueryLimits = LiveQueryLimits(),
-        logger: Logger, onClose: @escaping @Sendable (LiveQueryClient) -> Void
+        logger: Logger, customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil },
+        onClose: @escaping @Sendable (LiveQueryClient) -> Void
     ) {
+        self.customClasses = customClasses
         self.clientId = clientId
         self.keys = keys
         self.sessions = sessions
@@ -125,7 +129,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         guard let query = message["query"] as? [String: Any], let className = query["className"] as? String else {
             throw LiveQueryError.badMessage("query.className is required")
         }
-        guard let schema = ParseClassSchema.named(className) else {
+        let custom = ParseClassSchema.named(className) == nil ? customClasses(className) : nil
+        guard let schema = ParseClassSchema.named(className) ?? custom?.schema else {
             throw LiveQueryError.invalidQuery("no class \(className)")
         }
         let whereObject = query["where"] as? [String: Any] ?? [:]
@@ -144,8 +149,16 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         if let token = message["sessionToken"] as? String, !access.caller.isMaster {
             (access, sessionHash) = try self.access(level: .client, sessionToken: token)
         }
-        // Without a session only what the access rules let it read.
-        if !LiveQuerySubscription.mayEverRead(className, by: access) {
+        if let custom {
+            // A custom class: its `find` permission, now (each event checks it again).
+            do {
+                try custom.permissions.require(
+                    .find, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access))
+            } catch let error as ParseError {
+                throw LiveQueryError(error.code, error.message)
+            }
+        } else if !LiveQuerySubscription.mayEverRead(className, by: access) {
+            // Without a session only what the access rules let it read.
             throw LiveQueryError(
                 ParseError.Code.operationForbidden,
                 "Permission denied: subscribing to \(className) needs a sessionToken.")

@@ -12,14 +12,23 @@ struct LiveQueryEvent {
     let new: [String: Any]?
     /// For a GalleryItem: its gallery's `owner_id` and `acl`, whose readers are the item's.
     var gallery: [String: Any]? = nil
+    /// For a custom class: its class-level permissions as they are now (the caller needs `find`).
+    var permissions: ClassLevelPermissions? = nil
 
-    /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used.
-    static func decode(_ payload: String) -> (event: LiveQueryEvent?, problem: String?) {
+    /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used. `customClasses`
+    /// finds a custom class by name (migration 0025 announces their rows too).
+    static func decode(_ payload: String, customClasses: (String) -> CustomClass? = { _ in nil }) -> (
+        event: LiveQueryEvent?, problem: String?
+    ) {
         guard let data = payload.data(using: .utf8),
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let className = object["className"] as? String, let schema = ParseClassSchema.named(className),
+            let className = object["className"] as? String,
             let op = (object["op"] as? String).flatMap(Operation.init(rawValue:))
         else { return (nil, "undecodable payload") }
+        let custom = ParseClassSchema.named(className) == nil ? customClasses(className) : nil
+        guard let schema = ParseClassSchema.named(className) ?? custom?.schema else {
+            return (nil, "no class \(className.prefix(100))")
+        }
         if object["truncated"] as? Bool == true {
             return (nil, "row too large for a NOTIFY payload: \(className) \(object["objectId"] ?? "")")
         }
@@ -27,7 +36,7 @@ struct LiveQueryEvent {
             LiveQueryEvent(
                 schema: schema, operation: op, old: object["old"] as? [String: Any],
                 new: object["new"] as? [String: Any],
-                gallery: object["gallery"] as? [String: Any]),
+                gallery: object["gallery"] as? [String: Any], permissions: custom?.permissions),
             nil
         )
     }
@@ -37,6 +46,12 @@ struct LiveQueryEvent {
     /// Whether `access` may read `row` (the row before or after the change): the rules of
     /// `ParseSQLCompiler+Access`, applied to the row the notification carries.
     func readable(_ row: [String: Any], by access: ParseAccess) -> Bool {
+        if let permissions {
+            // A custom class: its class-level permissions, then the object's own ACL.
+            return access.caller.isMaster
+                || (permissions.allows(.find, userId: access.caller.userId, roles: Set(access.roleNames))
+                    && Self.objectReadable(row, by: access))
+        }
         let principals = access.principals
         switch access.caller {
         case .master:
@@ -61,6 +76,13 @@ struct LiveQueryEvent {
                 return gallery["owner_id"] as? String == userId || Self.grants(gallery["acl"], toAnyOf: principals)
             }
         }
+    }
+
+    /// Whether the ACL of a custom class's row lets `access` read it: the one call LiveQuery makes
+    /// for per-object ACLs on custom classes. They are stored but not applied to custom classes
+    /// yet (docs/decisions/031): every row passes, as in their finds.
+    static func objectReadable(_ row: [String: Any], by access: ParseAccess) -> Bool {
+        true
     }
 
     /// Whether a row is out of the trash.

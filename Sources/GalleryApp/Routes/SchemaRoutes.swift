@@ -21,6 +21,8 @@ struct SchemaRoutes {
             routes.add(
                 HTTPRoute(method, mountPath + path) { request in
                     try ParseRoutes.require(.master, request, keys)
+                    // A class's schema and permissions are part of its finds' tags (migration 0025).
+                    defer { if method != .get { api.classChanges?.refreshAfterWrite() } }
                     let json = try body(request, request.pathParameters["className"] ?? "")
                     return ParseRoutes.respond(ParseAPI.Result(status: .ok, json: json), request)
                 })

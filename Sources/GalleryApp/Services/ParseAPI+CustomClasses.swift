@@ -10,12 +10,6 @@ extension ParseAPI {
         return .custom(try customClass(className))
     }
 
-    /// Whether `className` is a custom class (its finds are not tagged for 304s: its permissions,
-    /// not only its rows, decide an answer).
-    func isCustomClass(_ className: String) -> Bool {
-        ParseClassSchema.named(className) == nil && className != "_User"
-    }
-
     /// The custom class `className` (103 when there is none).
     func customClass(_ className: String) throws -> CustomClass {
         guard let custom = try schemas.catalog.lookup(className) else {

@@ -2,9 +2,13 @@
 /// caller, written under the view's names; every write is 119.
 extension ParseAPI {
     /// The query of `GET /classes/<Class>` for `parseClass` (a view's translated to Photo's).
-    func parseFind(_ parseClass: ParseClass, items: [(name: String, value: String)]) throws -> ParseQuery {
+    func parseFind(_ parseClass: ParseClass, items: [(name: String, value: String)], access: ParseAccess) throws
+        -> ParseQuery
+    {
         guard case .view(let view) = parseClass else {
-            return try ParseQuery.find(parseClass.schema, items: items, limits: limits)
+            return try ParseQuery.find(
+                parseClass.schema, items: items, limits: limits,
+                classes: { try self.otherClass($0, $1, access: access) })
         }
         return try view.findQuery(items, limits: limits)
     }

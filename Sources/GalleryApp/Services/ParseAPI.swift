@@ -97,9 +97,10 @@ struct ParseAPI: Sendable {
         -> ParseQuery
     {
         let parseClass = try resolve(className)
-        var query = try parseFind(parseClass, items: items)
+        var query = try parseFind(parseClass, items: items, access: access)
         query.access = access
         try parseClass.require(query.count && query.limit == 0 ? .count : .find, access: access)
+        try checkSubqueries(query)
         return query
     }
 
@@ -179,9 +180,13 @@ struct ParseAPI: Sendable {
         let compiled = ParseSQLCompiler.compile(query)
         var rows: [PostgresRow] = []
         var count: Int64?
+        var encoder = self.encoder
         let run = { (connection: PostgresConnection) throws -> Void in
             if let select = compiled.select {
                 rows = Array(try connection.query(select.sql, select.binds.postgresBinds, retry: .safe))
+                encoder.included = try self.includedObjects(
+                    query.includes, rows: rows, projection: compiled.projection, access: query.access,
+                    connection: connection)
             }
             if let countStatement = compiled.count {
                 count =
@@ -213,12 +218,21 @@ struct ParseAPI: Sendable {
         }
         let schema = parseClass.schema
         var query = try ParseQuery.get(
-            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
+            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits,
+            classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
         let compiled = ParseSQLCompiler.compile(query)
-        guard let select = compiled.select,
-            let row = try pool.query(select.sql, select.binds.postgresBinds, retry: .safe).first
-        else { throw ParseError.objectNotFound() }
+        guard let select = compiled.select else { throw ParseError.objectNotFound() }
+        var encoder = self.encoder
+        let row = try pool.withConnection { connection -> PostgresRow? in
+            guard let row = try connection.query(select.sql, select.binds.postgresBinds, retry: .safe).first else {
+                return nil
+            }
+            encoder.included = try includedObjects(
+                query.includes, rows: [row], projection: compiled.projection, access: access, connection: connection)
+            return row
+        }
+        guard let row else { throw ParseError.objectNotFound() }
         return Result(status: .ok, json: try encoder.object(row, projection: compiled.projection))
     }
 
