@@ -36,7 +36,11 @@ extension GalleryApplication {
             api: FlickrAPI(
                 repository: FlickrRepository(pool: pool, publicRead: configuration.publicRead), sizes: sizes,
                 urls: FlickrAssetURLs(secrets: flickrSecrets, publicURL: { [unowned self] in self.publicURL })),
-            sessions: sessions, appID: configuration.appID, logger: logger
+            sessions: sessions, appID: configuration.appID,
+            oauth: configuration.flickrAPISecret.map { FlickrOAuth(consumerSecret: $0) },
+            answers: FlickrAnswerCache(
+                bodies: manifestCache, classChanges: classChanges, publicURL: { [unowned self] in self.publicURL }),
+            logger: logger
         ).register(on: router)
         ParseRoutes(
             context: ParseRoutes.Context(

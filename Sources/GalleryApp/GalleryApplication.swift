@@ -163,7 +163,10 @@ public final class GalleryApplication: @unchecked Sendable {
         settings.tmpSweepInterval = min(600, settings.tmpSweepAge / 2)
         return WorkerPool(
             settings: settings, queue: jobs, processor: processor, trash: trash, databaseURL: configuration.databaseURL,
-            logger: logger, metrics: metrics)
+            logger: logger, metrics: metrics,
+            backfill: ThumbHashBackfill(
+                pool: pool, store: blobs, spoolDirectory: store.spoolDirectory,
+                limits: ImageLimits(maxPixels: configuration.maxPixels), logger: logger))
     }
 
     /// Applies pending migrations; returns the names applied.

@@ -107,6 +107,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var urlWindowSeconds = 86_400
     /// Seconds a signed URL stays valid at least (at most this plus one window).
     public var urlValiditySeconds = 604_800
+    /// The Flickr API's consumer secret: when set, a call carrying OAuth parameters must be signed
+    /// with it (`FlickrOAuth`); nil checks no signature (docs/decisions/040).
+    public var flickrAPISecret: String? = nil
     /// log2 of scrypt's N for new password hashes (`PasswordHasher`): 17 is 128 MiB of memory per
     /// hash (at r = 8); a stored hash of a lower cost is replaced at its user's next login.
     public var passwordHashCost = 17
