@@ -96,6 +96,9 @@ public struct ParseClassSchema: Sendable {
             ParseField("height", "height", .int),
             ParseField("aspectRatio", "aspect_ratio", .double),
             ParseField("takenAt", "taken_at", .date),
+            // EXIF Make and Model of the original (migration 0027).
+            ParseField("cameraMake", "camera_make", .string),
+            ParseField("cameraModel", "camera_model", .string),
             ParseField("status", "status", .string),
             ParseField("error", "error", .string),
             ParseField("dominantColor", "dominant_color", .string),
