@@ -99,7 +99,7 @@ struct ParseRoutes {
                 let className = request.pathParameters["className"]!
                 let access = keys.access(request)
                 let caller = try Self.access(request, keys, context)
-                if api.isCustomClass(className) {
+                if api.isCustomClass(className), !api.views.contains(className) {
                     return Self.respond(
                         try api.findOrExplain(
                             try api.findQuery(className, items: try Self.queryItems(request), access: caller)), request)
@@ -108,8 +108,8 @@ struct ParseRoutes {
                     request, className: className, items: try Self.queryItems(request), access: access, caller: caller,
                     api: api, context: context,
                     cacheKey: ManifestCache.QueryKey(
-                        className: className, query: request.query ?? "", access: access.rawValue, caller: caller.tagKey
-                    ))
+                        className: try api.views.cacheName(className), query: request.query ?? "",
+                        access: access.rawValue, caller: caller.tagKey))
             })
         classRoute(.get, "/classes/:className/:objectId", on: client) { request, className, objectId, access in
             try api.get(className, objectId: objectId, items: try Self.queryItems(request), access: access)
