@@ -33,6 +33,14 @@ final class ViewCatalog: Sendable {
         return try permissions()[className].map { view.with(permissions: $0) } ?? view
     }
 
+    /// The name a find of `className` is kept under in the manifest cache: a view's carries its
+    /// permissions, so a change of them is a new key, whose first find checks them again (a kept
+    /// key answers without compiling the query); any other class's is its name.
+    func cacheName(_ className: String) throws -> String {
+        guard let view = try view(named: className) else { return className }
+        return className + "\u{0}" + view.permissions.json
+    }
+
     /// Every view, by name.
     func all() throws -> [PhotoView] {
         try views.keys.sorted().compactMap { try view(named: $0) }

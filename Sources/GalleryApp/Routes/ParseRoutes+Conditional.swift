@@ -31,8 +31,9 @@ extension ParseRoutes {
                 let result = try api.findOrExplain(compiled)
                 return HTTPResponse.json(result.json, status: result.status).notStored()
             }
+            // The route's class (a view's rows are Photo's, its answers its own), the rows' sequences.
             inputs = ManifestCache.TagInputs(
-                className: compiled.schema.className, dependencies: dependencies,
+                className: className, dependencies: dependencies,
                 items: ManifestETag.normalized(items))
             if let cacheKey { cache.remember(inputs, for: cacheKey) }
             query = compiled

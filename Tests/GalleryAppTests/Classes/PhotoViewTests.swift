@@ -252,6 +252,33 @@ import Testing
         #expect(try fresh.view(named: "Resource")?.permissions.allows(.find, userId: nil, roles: []) == false)
     }
 
+    @Test func view_FindsHaveETags_KeptApartFromPhotos_AndAPermissionChangeIsSeenAtOnce() throws {
+        let fixture = try Fixture()
+        let server = fixture.server
+        defer { server.stop() }
+        let path = "/parse/classes/Resource?limit=20&order=-createdAt"
+        let first = try server.request("GET", path, anonymous: true)
+        let tag = try #require(first.header("ETag"), "\(first.headers)")
+        #expect(first.status == 200)
+        let unchanged = try server.request("GET", path, headers: ["If-None-Match": tag], anonymous: true)
+        #expect(unchanged.status == 304)
+        // Photo's answer to the same query string is Photo's, and the view's kept answer the view's.
+        let photo = try server.request("GET", "/parse/classes/Photo?limit=20&order=-createdAt", anonymous: true)
+        #expect(photo.header("ETag") != tag)
+        #expect((photo.json["results"] as? [[String: Any]])?.first?["thumbnail"] != nil)
+        let kept = try server.request("GET", path, anonymous: true)
+        #expect((kept.json["results"] as? [[String: Any]])?.first?["thumbnailURLString"] != nil, "\(kept.text)")
+        // Only signed-in users may find now: the kept answer and its tag are not handed out.
+        let changed = try server.json(
+            "PUT", "/parse/schemas/Resource",
+            ["classLevelPermissions": ["find": ["requiresAuthentication": true], "count": ["*": true]]])
+        #expect(changed.status == 200)
+        #expect(try server.request("GET", path, anonymous: true).json["code"] as? Int == 101)
+        let revalidated = try server.request("GET", path, headers: ["If-None-Match": tag], anonymous: true)
+        #expect(revalidated.json["code"] as? Int == 101)
+        #expect(try server.request("GET", path, headers: fixture.alice.headers).status == 200)
+    }
+
     static func escaped(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
     }
