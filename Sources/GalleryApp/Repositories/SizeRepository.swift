@@ -45,10 +45,15 @@ struct SizeRepository: Sendable {
     /// while `body` renders (tens of milliseconds).
     func whileHoldingRenderLock<T>(_ blobKey: String, _ body: () throws -> T) throws -> T {
         try pool.sharingTransaction {
+            // The wait may outlast `statement_timeout` (another instance's render on a busy machine).
+            try pool.withConnection { try $0.setTransactionStatementTimeout(milliseconds: Self.renderLockWaitMs) }
             try pool.query("select pg_advisory_xact_lock(hashtext('galleryd-sizes'), hashtext($1))", [blobKey])
             return try body()
         }
     }
+
+    /// Longest a request waits for another instance's render of the same size, in milliseconds.
+    static let renderLockWaitMs = 60_000
 
     /// Lists a rendered size (or updates its byte count after a re-render); false when the photo
     /// is gone (purged while it rendered), so the caller deletes the blob it wrote.
