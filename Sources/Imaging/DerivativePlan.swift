@@ -69,18 +69,19 @@ struct DerivativePlan: Equatable {
         return 8
     }
 
-    /// The smallest size of `width`×`height`, one factor on both axes, that keeps ≥ `decodeMargin`×
-    /// every target (capped at full size): what a decoder that scales to any size (libwebp's
-    /// rescaler) decodes at. libwebp's rescaler averages areas, so it leaves no block seams, but the
-    /// same margin keeps the final Lanczos-3 pass doing the shaping, as for JPEG.
+    /// The smallest size of `width`×`height`, one factor on both axes, that keeps ≥ `margin`× every
+    /// target (capped at full size): what a decoder that scales to any size (libwebp's rescaler)
+    /// decodes at. libwebp's rescaler averages areas, leaving no block seams, so WebP uses a margin
+    /// of 1 (decision 039): the preview comes straight out of the decoder, as vips' WebP loader
+    /// gives it, and the Lanczos-3 pass only makes the thumbnail from it.
     static func freelyScaledSize(
-        width: Int, height: Int, covering targets: [(width: Int, height: Int)]
+        width: Int, height: Int, covering targets: [(width: Int, height: Int)], margin: Int = decodeMargin
     ) -> (width: Int, height: Int) {
         // Integers only: each target's axes, the other side rounded up to keep the aspect ratio.
         var scaled = (width: 0, height: 0)
         for target in targets {
-            let needWidth = decodeMargin * target.width
-            let needHeight = decodeMargin * target.height
+            let needWidth = margin * target.width
+            let needHeight = margin * target.height
             scaled.width = max(scaled.width, needWidth, (width * needHeight + height - 1) / height)
             scaled.height = max(scaled.height, needHeight, (height * needWidth + width - 1) / width)
         }

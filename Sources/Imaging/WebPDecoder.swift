@@ -1,13 +1,13 @@
 import CWebP
 
 /// Decodes a WebP with libwebp: a still (lossy VP8 or lossless VP8L, with or without alpha)
-/// through `WebPRowDecoder`, rows handed out as they are finished and shrunk while decoding
-/// when the derivatives need much less than the whole image; an animation's first frame whole,
+/// through `WebPRowDecoder`, rows handed out as they are finished and shrunk while decoding to
+/// the preview's size when the image is larger; an animation's first frame whole,
 /// as shown (libwebpdemux's `WebPAnimDecoder` composes it on its canvas). libwebp reports errors
 /// as status codes; nothing longjmps.
 enum WebPDecoder {
-    /// The rows of the file held in `bytes`, at least `DerivativePlan.decodeMargin` times every
-    /// size in `targets` (the full image when that is not smaller); the sizes are checked against
+    /// The rows of the file held in `bytes`, at least every size in `targets` (the full image when
+    /// that is not smaller: libwebp only shrinks); the sizes are checked against
     /// `limits` before any pixel is allocated.
     static func rows(
         bytes: [UInt8], limits: ImageLimits, covering targets: [(width: Int, height: Int)]
@@ -22,7 +22,7 @@ enum WebPDecoder {
             throw ImageError.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
         }
         if features.has_animation != 0 { return try firstFrame(bytes: bytes, width: width, height: height) }
-        let size = DerivativePlan.freelyScaledSize(width: width, height: height, covering: targets)
+        let size = DerivativePlan.freelyScaledSize(width: width, height: height, covering: targets, margin: 1)
         // Opaque images as RGB: a quarter less memory than RGBA.
         return WebPRowDecoder(
             bytes: bytes, originalWidth: width, originalHeight: height, width: size.width, height: size.height,

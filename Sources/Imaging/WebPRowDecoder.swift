@@ -62,6 +62,8 @@ final class WebPRowDecoder: RasterRows {
             config.pointee.options.scaled_width = Int32(width)
             config.pointee.options.scaled_height = Int32(height)
         }
+        // Lossy files: the loop filter on a second thread while the next macroblock row is decoded.
+        config.pointee.options.use_threads = 1
         config.pointee.output.colorspace = layout == .rgba ? MODE_RGBA : MODE_RGB
         config.pointee.output.is_external_memory = 1
         config.pointee.output.u.RGBA.rgba = pixels

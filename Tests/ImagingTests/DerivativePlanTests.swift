@@ -57,6 +57,17 @@ import Testing
         #expect(plan.thumbnail == (711, 400))
     }
 
+    @Test func freelyScaledSize_WithAMarginOfOne_IsThePreviewItself() {
+        // WebP's margin: a 4000×3000 file decodes straight to its 2048×1536 preview.
+        #expect(
+            DerivativePlan.freelyScaledSize(width: 4000, height: 3000, covering: [(2048, 1536)], margin: 1)
+                == (2048, 1536))
+        // Never larger than the image.
+        #expect(
+            DerivativePlan.freelyScaledSize(width: 1000, height: 800, covering: [(1000, 800)], margin: 1) == (1000, 800)
+        )
+    }
+
     @Test func freelyScaledSize_KeepsThreeTimesEveryTarget_OrTheFullImage() {
         // 4000×3000 with a 2048×1536 preview: three times is more than the image.
         #expect(DerivativePlan.freelyScaledSize(width: 4000, height: 3000, covering: [(2048, 1536)]) == (4000, 3000))

@@ -120,25 +120,25 @@ import Testing
     @Test(arguments: [(["-q", "90"], false), (["-q", "90", "-alpha_q", "100"], true), (["-lossless"], true)])
     func rows_ComeInSeveralRuns_ByteIdenticalToAWholeDecode(options: [String], alpha: Bool) throws {
         let webp = try FixtureTools.webp(Self.noisePNG(width: 320, height: 240, alpha: alpha), options: options)
-        // A 120×90 preview: three times is more than the image, so it is decoded at full size.
-        let rows = try WebPDecoder.rows(bytes: webp, limits: ImageLimits(), covering: [(120, 90)])
+        // A target the image's own size: decoded at full size.
+        let rows = try WebPDecoder.rows(bytes: webp, limits: ImageLimits(), covering: [(320, 240)])
         #expect((rows.width, rows.height, rows.layout) == (320, 240, alpha ? .rgba : .rgb))
         let (pixels, runs) = try Self.collect(rows)
         #expect(runs > 1, "the resampler starts before the decode ends")
         #expect(pixels == Self.wholeDecode(webp, alpha: alpha))
     }
 
-    @Test func rows_ShrinkWhileDecoding_ToThreeTimesThePreview() throws {
+    @Test func rows_ShrinkWhileDecoding_ToThePreview() throws {
         let colors = [TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow]
         let png = PNGWriter(width: 960, height: 640, colorType: .rgb) { x, y in
             let c = colors[(y < 320 ? 0 : 2) + (x < 480 ? 0 : 1)]
             return [Int(c.0), Int(c.1), Int(c.2)]
         }.encode()
         let webp = try FixtureTools.webp(png, options: ["-q", "95"])
-        // A 64×43 preview needs 192×129 at three times: 960×640 shrinks by 0.2 to 194×129 (rounded up).
+        // A 64×43 preview: 960×640 shrinks to 65×43 (the other side rounded up to keep the ratio).
         let rows = try WebPDecoder.rows(bytes: webp, limits: ImageLimits(), covering: [(64, 43)])
-        #expect((rows.width, rows.height) == (194, 129))
-        #expect(try Self.collect(rows).pixels.count == 194 * 129 * 3)
+        #expect((rows.width, rows.height) == (65, 43))
+        #expect(try Self.collect(rows).pixels.count == 65 * 43 * 3)
         let result = try ImagePipeline.process(bytes: webp, spec: Self.spec)
         #expect((result.info.width, result.info.height) == (960, 640))
         try ImagePipelineTests.expectUprightQuadrants(result.preview.jpeg, width: 64, height: 43)
