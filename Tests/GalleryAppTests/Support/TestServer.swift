@@ -12,10 +12,11 @@ import Testing
 
 /// A galleryd built as `galleryd serve` builds it, on its own fresh database (a copy of the
 /// process's `MigratedTemplate`, dropped at stop) and its own blob directory, with its workers,
-/// change sequences and LiveQuery feed running. By default its routes are called in process
-/// (`InProcessExchange`: router, middleware, admission, handler, error responder, no socket);
-/// `listening: true` starts the real server on 127.0.0.1 with a random port, for what only the
-/// wire shows (raw requests, keep-alive, streaming, WebSockets, other processes calling it).
+/// change sequences and LiveQuery feed running. With `listening: false` its routes are called in
+/// process (`InProcessExchange`: router, middleware, admission, handler, error responder, no
+/// socket); `listening: true` starts the real server on 127.0.0.1 with a random port, for what
+/// only the wire shows (raw requests, keep-alive, streaming, WebSockets, other processes calling
+/// it). The default is still `true` until the in-process default has been run over every suite.
 /// Tests fail loudly without `DATABASE_URL`: run them with `make test`, which starts a throwaway
 /// PostgreSQL.
 final class TestServer: Sendable {
@@ -54,7 +55,7 @@ final class TestServer: Sendable {
     }
 
     init(
-        workers: Int = 1, listening: Bool = false, configure: (inout GalleryConfiguration) -> Void = { _ in }
+        workers: Int = 1, listening: Bool = true, configure: (inout GalleryConfiguration) -> Void = { _ in }
     ) throws {
         clusterLock = try Self.lockClusterShared()
         let database = try MigratedTemplate.copy()
