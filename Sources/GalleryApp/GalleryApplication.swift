@@ -189,16 +189,9 @@ public final class GalleryApplication: @unchecked Sendable {
 
     /// Migrates (unless configured not to), starts listening and starts the workers.
     public func start(listenFileDescriptor: Int32? = nil) throws {
-        if configuration.migrateOnStart {
-            let applied = try migrate()
-            if !applied.isEmpty { logger.notice("applied migrations", metadata: ["names": "\(applied)"]) }
-        }
-        // A view may not hide a custom class of the same name (docs/decisions/038).
-        try checkViews()
+        try prepareToServe()
         let http = HTTPServerConfiguration(
             configuration, listenFileDescriptor: listenFileDescriptor, temporaryDirectory: store.spoolDirectory)
-        // Before the first request: until it has read the sequences, finds simply get no 304.
-        classChanges.start()
         let server = HTTPServer(configuration: http, router: router, logger: logger, observer: metrics)
         try server.start()
         self.server = server
@@ -206,13 +199,38 @@ public final class GalleryApplication: @unchecked Sendable {
         let bound =
             configuration.publicURL.isEmpty ? "http://localhost:\(server.port)" : configuration.effectivePublicURL
         boundPublicURL.withLock { $0 = bound }
-        liveQuery.start()
-        workers?.start()
+        startBackgroundServices()
         logger.notice(
             "galleryd listening",
             metadata: [
                 "host": "\(configuration.host)", "port": "\(server.port)", "publicURL": "\(publicURL)",
             ])
+    }
+
+    /// Everything `start` does but listen, for tests that call the routes in process (`router`):
+    /// migrations, the change sequences, LiveQuery's feed and the workers.
+    func startWithoutListening() throws {
+        try prepareToServe()
+        startBackgroundServices()
+    }
+
+    /// What must be ready before the first request: the schema (unless `migrate_on_start` is off)
+    /// and the change sequences (until they are read, finds simply get no 304).
+    private func prepareToServe() throws {
+        if configuration.migrateOnStart {
+            let applied = try migrate()
+            if !applied.isEmpty { logger.notice("applied migrations", metadata: ["names": "\(applied)"]) }
+        }
+        // A view may not hide a custom class of the same name (docs/decisions/038).
+        try checkViews()
+        // Before the first request: until it has read the sequences, finds simply get no 304.
+        classChanges.start()
+    }
+
+    /// What runs beside the requests: LiveQuery's feed of change notifications and the workers.
+    private func startBackgroundServices() {
+        liveQuery.start()
+        workers?.start()
     }
 
     /// How the HTTP server's loops and handler pool are moving (nil before `start`), for the watchdog.

@@ -19,7 +19,7 @@ import Testing
 
     init() throws {
         // The defaults, as a fresh install has them (TestServer opens the bucket for other suites).
-        server = try TestServer(workers: 1) { configuration in
+        server = try TestServer(workers: 1, listening: true) { configuration in
             let defaults = GalleryConfiguration()
             configuration.bucketPublic = defaults.bucketPublic
             configuration.urlWindowSeconds = defaults.urlWindowSeconds
@@ -350,7 +350,7 @@ import Testing
         configuration.bucketPublic = true
         try configuration.validateForServing()
         // An embedding that skips the check gets a closed bucket, not an open one.
-        let closed = try TestServer(workers: 0) {
+        let closed = try TestServer(workers: 0, listening: true) {
             $0.bucketPublic = false
             $0.urlSigningKey = nil
         }

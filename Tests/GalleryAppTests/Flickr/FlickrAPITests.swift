@@ -20,7 +20,7 @@ import Testing
     let gallery: String
 
     init() throws {
-        server = try TestServer(workers: 1) { $0.publicRead = true }
+        server = try TestServer(workers: 1, listening: true) { $0.publicRead = true }
         owner = try server.makeUser("ann")
         landscape = try server.uploadPhoto(
             TestJPEG.make(width: 1200, height: 900, seed: 31), title: "Sunset at the beach", tags: ["sea", "red"])

@@ -28,7 +28,7 @@ func runLiveQueryScript(_ name: String, _ arguments: [String]) throws -> (status
 /// sockets per address, through a real WebSocket client; and the `where` caps without one.
 @Suite(.serialized) struct LiveQueryBoundsTests {
     @Test func webSocketClient_MeetsEveryBound() throws {
-        let server = try TestServer(workers: 0) {
+        let server = try TestServer(workers: 0, listening: true) {
             $0.liveQueryConnectTimeoutMs = 1500
             $0.liveQueryMaxSubscriptions = 3
             $0.liveQueryMaxSocketsPerAddress = 4

@@ -91,7 +91,7 @@ struct LiveQueryTests {
     /// The independent client: PyPI `websockets` (installed by scripts/test.sh into its virtualenv)
     /// runs Tests/e2e/live_query_e2e.py against a real server with a worker.
     @Test func liveQueryPath_MovesTheUpgrade_AndThePageIsToldWhere() throws {
-        let server = try TestServer(workers: 0) { $0.liveQueryPath = "/live" }
+        let server = try TestServer(workers: 0, listening: true) { $0.liveQueryPath = "/live" }
         defer { server.stop() }
         func upgrade(_ path: String) throws -> Int {
             let client = try RawHTTPClient(port: server.application.port)
@@ -112,7 +112,7 @@ struct LiveQueryTests {
             ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
             "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`"
         )
-        let server = try TestServer(workers: 1)
+        let server = try TestServer(workers: 1, listening: true)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let jpegPath = NSTemporaryDirectory() + "live-\(UUID().uuidString).jpg"

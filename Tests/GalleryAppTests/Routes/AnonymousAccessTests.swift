@@ -99,7 +99,7 @@ import Testing
 
     @Test func upload_WithoutASession_IsRefusedOnItsHead_BeforeAnyOfTheBodyIsSent() throws {
         // A long body timeout: only an answer given on the head can arrive in time.
-        let server = try TestServer(workers: 0) { $0.bodyTimeoutMs = 60_000 }
+        let server = try TestServer(workers: 0, listening: true) { $0.bodyTimeoutMs = 60_000 }
         defer { server.stop() }
         let port = server.application.port
         for (extra, code) in [("", 130), ("X-Parse-Session-Token: not a token\r\n", 209)] {

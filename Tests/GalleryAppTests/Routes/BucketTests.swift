@@ -11,7 +11,7 @@ import Testing
     let key: String
 
     init() throws {
-        server = try TestServer(workers: 0)
+        server = try TestServer(workers: 0, listening: true)
         jpeg = try TestJPEG.make(width: 120, height: 90, seed: 31)
         let file = try server.request(
             "POST", "/parse/files/b.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])

@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func find_Answers304WithoutBody_WhileTheClassIsUnchanged() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         _ = try server.insertPhotos(3)
         #expect(Self.waitUntilKnown(server))
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func find_TagsDiffer_ForQueriesAndKeys_AndMethodOverrideRevalidates() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         _ = try server.insertPhotos(3)
         #expect(Self.waitUntilKnown(server))
@@ -137,7 +137,7 @@ import Testing
     }
 
     @Test func find_AnswersNewTag_AfterEachKindOfChangeThroughTheAPI() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         #expect(Self.waitUntilKnown(server))
         // The worker runs when the test says so, so the photo is pending when its creation is checked.
@@ -200,7 +200,7 @@ import Testing
     }
 
     @Test func find_AnswersNewTag_AfterChangesMadeInSQLByAnotherConnection() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         #expect(Self.waitUntilKnown(server))
         // Another instance's writes: a session of its own on the same database.
@@ -290,7 +290,7 @@ import Testing
     }
 
     @Test func find_Never304_WhileTheListenerIsDisconnected() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         _ = try server.insertPhotos(2)
         #expect(Self.waitUntilKnown(server))

@@ -33,7 +33,7 @@ import Testing
     static func serverWithPhotos(
         _ count: Int, configure: (inout GalleryConfiguration) -> Void = { _ in }
     ) throws -> (TestServer, [String]) {
-        let server = try TestServer(workers: 0, configure: configure)
+        let server = try TestServer(workers: 0, listening: true, configure: configure)
         let ids = try server.insertPhotos(count)
         #expect(Conditional.waitUntilKnown(server))
         try server.application.classChanges.refresh()
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func cache_KeepsEachCallersOwnAnswer() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         let alice = try server.makeUser("alice")
         let bob = try server.makeUser("bob")

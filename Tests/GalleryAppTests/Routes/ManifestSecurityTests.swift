@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func hostileWhereAndOrder_Are400_AndLeaveTheDataAlone() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         try F.insertMany(server, count: 25)
         let drop = "'; drop table photos; --"
@@ -163,7 +163,7 @@ import Testing
     }
 
     @Test func manifest_IsGzipped_WhenTheClientAcceptsIt() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         try F.insertMany(server, count: 40)
         func get(_ acceptEncoding: String?) throws -> (status: Int, headers: [String: String], body: [UInt8]) {

@@ -450,7 +450,7 @@ import Testing
     }
 
     @Test func urlSession_WithItsDefaultCache_GetsFreshAnswersAfterWrites() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         // The SDK's default: a URLSession with a URLCache in memory and on disk (ParseSwift's sizes).
         let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(

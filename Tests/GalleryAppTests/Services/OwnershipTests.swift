@@ -585,7 +585,7 @@ struct OwnershipTests {
             ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
             "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`"
         )
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let a = try server.makeUser("alice")

@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func upload_AnswersEveryRefusal_WhenTheClientSendsTheWholeBodyAnyway() throws {
-        let server = try TestServer(workers: 0) { $0.maxUploadBytes = 1024 * 1024 }
+        let server = try TestServer(workers: 0, listening: true) { $0.maxUploadBytes = 1024 * 1024 }
         defer { server.stop() }
         let port = server.application.port
 

@@ -168,7 +168,7 @@ struct StorageMigrationTests {
     }
 
     @Test func migrateCommand_KilledWithSIGKILLAtRandomPoints_ResumesToCompletion_WhileServing() throws {
-        let server = try TestServer(workers: 0)
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         var expected: [String: String] = [:]
         for seed in 0..<40 {

@@ -20,7 +20,7 @@ import Testing
 
     /// A server whose tricklers are not cut off by the body timeouts while a test runs.
     static func patientServer(_ configure: @escaping (inout GalleryConfiguration) -> Void) throws -> TestServer {
-        try TestServer(workers: 0) {
+        try TestServer(workers: 0, listening: true) {
             $0.bodyTimeoutMs = 60_000
             $0.minBodyRate = 0
             configure(&$0)

@@ -29,7 +29,7 @@ import Testing
 
     @Test func upload_Gets403FromItsHeadAlone_BeforeAnyOfTheBodyIsSent() throws {
         // A long body timeout: only an answer given on the head can arrive in time.
-        let server = try TestServer(workers: 0) {
+        let server = try TestServer(workers: 0, listening: true) {
             $0.bodyTimeoutMs = 60_000
             $0.restKey = "rest-key-for-tests"
         }
@@ -61,7 +61,7 @@ import Testing
 
     @Test func upload_Gets507WithParseCode1_WhenFreeSpaceIsBelowMinFreeBytes_AndReadsKeepWorking() throws {
         // A reserve no disk here has: every upload is refused as if the disk were full.
-        let server = try TestServer(workers: 0) {
+        let server = try TestServer(workers: 0, listening: true) {
             $0.minFreeBytes = 1 << 50
             $0.bodyTimeoutMs = 60_000
         }
@@ -180,7 +180,7 @@ import Testing
             run("/bin/umount", [point])
             rmdir(point)
         }
-        let server = try TestServer(workers: 0) {
+        let server = try TestServer(workers: 0, listening: true) {
             $0.storageDir = point + "/blobs"
             configure(&$0)
         }

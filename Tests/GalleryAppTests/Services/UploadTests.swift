@@ -206,7 +206,7 @@ import Testing
 
     @Test func upload_IsRefusedWith413_WhenTheBodyIsLargerThanTheUploadLimit() throws {
         let jpeg = try TestJPEG.make(width: 96, height: 96, seed: 17)
-        let server = try TestServer(workers: 0) { $0.maxUploadBytes = jpeg.count - 1 }
+        let server = try TestServer(workers: 0, listening: true) { $0.maxUploadBytes = jpeg.count - 1 }
         defer { server.stop() }
         let r = try server.request(
             "POST", "/parse/files/big.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
@@ -226,7 +226,7 @@ import Testing
 
     @Test func upload_ThatStalls_Gets408InParseJSON_AndLeavesNothing() throws {
         let jpeg = try TestJPEG.make(width: 96, height: 96, seed: 21)
-        let server = try TestServer(workers: 0) { $0.bodyTimeoutMs = 300 }
+        let server = try TestServer(workers: 0, listening: true) { $0.bodyTimeoutMs = 300 }
         defer { server.stop() }
         // Half the announced bytes, then silence.
         let r = try RawHTTP.exchange(

@@ -17,7 +17,7 @@ import Testing
     let photoId: String
 
     init() throws {
-        server = try TestServer(workers: 1) { $0.sizeCacheBytes = 1 << 30 }
+        server = try TestServer(workers: 1, listening: true) { $0.sizeCacheBytes = 1 << 30 }
         photoId = try server.uploadPhoto(TestJPEG.make(width: 1200, height: 900, seed: 77))
         #expect(try server.waitForProcessing(photoId) == "ready")
     }

@@ -4,19 +4,28 @@ import Postgres
 import Testing
 
 @testable import GalleryApp
+@testable import HTTPServer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// A real galleryd on 127.0.0.1 with a random port, its own fresh database (created from
-/// `DATABASE_URL`, dropped at stop) and its own blob directory. Tests fail loudly without
-/// `DATABASE_URL`: run them with `make test`, which starts a throwaway PostgreSQL.
+/// A galleryd built as `galleryd serve` builds it, on its own fresh database (a copy of the
+/// process's `MigratedTemplate`, dropped at stop) and its own blob directory, with its workers,
+/// change sequences and LiveQuery feed running. With `listening: false` its routes are called in
+/// process (`InProcessExchange`: router, middleware, admission, handler, error responder, no
+/// socket); `listening: true` starts the real server on 127.0.0.1 with a random port, for what
+/// only the wire shows (raw requests, keep-alive, streaming, WebSockets, other processes calling
+/// it). The default is still `true` until the in-process default has been run over every suite.
+/// Tests fail loudly without `DATABASE_URL`: run them with `make test`, which starts a throwaway
+/// PostgreSQL.
 final class TestServer: Sendable {
     let application: GalleryApplication
     let databaseName: String
     let adminURL: String
     let storage: String
+    /// How requests reach the routes when the server does not listen; nil when it does.
+    private let inProcess: InProcessExchange?
     private let clusterLock: Int32
     static let masterKey = TestKeys.masterKey
     /// The `url_signing_key` of every test server (and `galleryd` process a test starts).
@@ -45,9 +54,11 @@ final class TestServer: Sendable {
         ScratchDatabase.drop(name, admin: admin)
     }
 
-    init(workers: Int = 1, configure: (inout GalleryConfiguration) -> Void = { _ in }) throws {
+    init(
+        workers: Int = 1, listening: Bool = true, configure: (inout GalleryConfiguration) -> Void = { _ in }
+    ) throws {
         clusterLock = try Self.lockClusterShared()
-        let database = try Self.makeDatabase()
+        let database = try MigratedTemplate.copy()
         databaseName = database.name
         adminURL = database.admin
         storage = NSTemporaryDirectory() + "galleryd-test-blobs-" + UUID().uuidString
@@ -74,7 +85,16 @@ final class TestServer: Sendable {
         var logger = Logger(label: "galleryd.test")
         logger.logLevel = .warning
         application = try GalleryApplication(configuration: configuration, logger: logger)
-        try application.start()
+        if listening {
+            inProcess = nil
+            try application.start()
+        } else {
+            inProcess = InProcessExchange(
+                router: application.router,
+                settings: HTTPServerConfiguration(
+                    configuration, listenFileDescriptor: nil, temporaryDirectory: application.store.spoolDirectory))
+            try application.startWithoutListening()
+        }
     }
 
     /// Stops the server and removes its database and blobs.
@@ -131,7 +151,16 @@ final class TestServer: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return try Self.send(request)
+        guard let inProcess else { return try Self.send(request) }
+        // The target as URLSession sends it: `URL` percent-encodes what a URL may not hold, and
+        // the fragment stays with the client.
+        let url = request.url!
+        var target = url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = url.query(percentEncoded: true) { target += "?" + query }
+        var fields = HTTPHeaders()
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { fields[name] = value }
+        return try inProcess.respond(method: method, target: target, headers: fields, body: body)
     }
 
     /// Sends a JSON body (as `request`: with the master key unless `anonymous` or `headers` name a caller).

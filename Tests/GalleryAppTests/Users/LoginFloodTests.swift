@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func parallelGuesses_ByUsernameAndEmail_PassNoMoreThanTheFreeFailuresPlusOne() throws {
-        let server = try TestServer(workers: 0) {
+        let server = try TestServer(workers: 0, listening: true) {
             $0.signupOpen = true
             $0.loginFreeFailures = 5
             $0.loginFreeFailuresPerAddress = 0
