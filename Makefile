@@ -1,7 +1,7 @@
 # galleryd — `make run` serves on :8080, `make demo` also imports sample photos, `make test` runs the whole test suite.
 # Both install the Debian packages they need when missing (scripts/deps.sh).
 
-.PHONY: all deps build release run demo test lint format bench clean stop-db
+.PHONY: all deps build release run demo test lint format bench bench-thumbnail clean stop-db
 
 all: build
 
@@ -38,6 +38,13 @@ format:
 bench: release
 	@scripts/deps.sh --bench
 	bench/all.sh
+
+# Issue #30's comparison: the signed thumbnail GET and /health against nginx, both I/O backends,
+# p99 at 64 and 1,000 connections (docs/decisions/041-thumbnail-path-at-nginx-cost.md).
+# COUNTS=1 make bench-thumbnail: system calls, allocations and context switches per request instead.
+bench-thumbnail: release
+	@scripts/deps.sh --bench
+	GALLERYD=.build/release/galleryd bench/thumbnail-path.sh
 
 stop-db:
 	scripts/pg.sh stop .data

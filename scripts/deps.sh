@@ -18,7 +18,9 @@ if [ "${1:-}" = "--demo" ]; then
 fi
 if [ "${1:-}" = "--bench" ]; then
   # libvips42 for pyvips (bench/imaging.sh's single-process anchor; PyPI's pyvips binds to it).
-  packages+=(wrk nginx-light hyperfine libvips-tools libvips42 postgresql-contrib time jq python3-pip)
+  # linux-perf, strace, heaptrack, valgrind: per-request counts (bench/counts.sh, docs/decisions/041).
+  packages+=(wrk nginx-light hyperfine libvips-tools libvips42 postgresql-contrib time jq python3-pip
+    linux-perf strace heaptrack valgrind)
 fi
 
 missing=()

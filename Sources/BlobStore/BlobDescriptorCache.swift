@@ -63,18 +63,19 @@ final class BlobDescriptorCache: Sendable {
     func lookup(_ key: String) -> BlobFile? {
         let now = Self.now()
         return state.withLock { state -> BlobFile? in
-            guard var entry = state.entries[key] else { return nil }
+            // One hash of the key per hit: the entry is found once and updated in place by its index.
+            guard let index = state.entries.index(forKey: key) else { return nil }
+            let entry = state.entries.values[index]
             if now &- entry.checked > revalidateNanoseconds {
                 var st = FileStatus()
                 guard fstat(entry.file.fd, &st) == 0, st.st_nlink > 0, st.st_ino == entry.inode else {
-                    state.entries[key] = nil
+                    state.entries.remove(at: index)
                     return nil
                 }
-                entry.checked = now
+                state.entries.values[index].checked = now
             }
             state.tick &+= 1
-            entry.lastUse = state.tick
-            state.entries[key] = entry
+            state.entries.values[index].lastUse = state.tick
             state.hitCount += 1
             return entry.file
         }

@@ -189,13 +189,18 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
             out.append(UInt8(truncatingIfNeeded: 0x30 + value))
             return
         }
-        let start = out.count
-        var n = value
-        while n > 0 {
-            out.append(UInt8(truncatingIfNeeded: 0x30 + n % 10))
-            n /= 10
+        // The digits into a buffer on the stack, last first, then one append (decision 041).
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var n = value
+            var i = raw.count
+            while n > 0 {
+                i -= 1
+                raw[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
+                n /= 10
+            }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i...]))
         }
-        out[start...].reverse()
     }
 
     /// Microseconds as milliseconds with three decimals: `12.345`.
@@ -211,6 +216,14 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     /// Text for a text line: control characters, spaces inside quotes are fine, but `"`, `\` and
     /// bytes below 0x20 or 0x7F become `\xNN` (as nginx escapes them), so a line stays one line.
     static func appendText(_ text: String, to out: inout [UInt8]) {
+        // Nearly every path, address and id needs no escape: checked first, then copied in one go
+        // (a byte-by-byte append costs a capacity check per byte; docs/decisions/041).
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == 0x7F || byte == 0x22 || byte == 0x5C { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true { return }
         for byte in text.utf8 {
             if byte < 0x20 || byte == 0x7F || byte == 0x22 || byte == 0x5C {
                 out.append(0x5C)

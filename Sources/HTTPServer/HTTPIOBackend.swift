@@ -1,7 +1,7 @@
 /// How the event loops learn that sockets are ready (`io_backend` in the configuration).
 public enum HTTPIOBackend: String, Sendable, CaseIterable {
-    /// Dispatch sources on one serial queue per loop: the design card's choice, and the only
-    /// backend on macOS.
+    /// One serial Dispatch queue per loop, the sockets watched by Dispatch sources (on Linux one
+    /// source over the loop's epoll set): the design card's choice, and the only backend on macOS.
     case dispatch
     /// Edge-triggered epoll on one thread per loop (Linux only).
     case epoll

@@ -201,17 +201,14 @@ public struct HTTPRequest: Sendable {
     /// target itself. (A signed asset URL's query through Substring and Character calls cost 4 %
     /// of a bucket GET's CPU; docs/decisions/024-signed-asset-urls.md.)
     private static func splitOriginForm(_ bytes: UnsafeBufferPointer<UInt8>, target: String) -> OriginFormSplit {
-        guard bytes.first == UInt8(ascii: "/") else { return .notOriginForm }
-        var mark = bytes.count
-        var escaped = false
-        for i in bytes.indices {
-            switch bytes[i] {
-            case UInt8(ascii: "#"): return .invalid
-            case UInt8(ascii: "%") where mark == bytes.count: escaped = true
-            case UInt8(ascii: "?") where mark == bytes.count: mark = i
-            default: continue
-            }
-        }
+        guard let base = bytes.baseAddress, bytes.first == UInt8(ascii: "/") else { return .notOriginForm }
+        // Three `memchr`s (word at a time) rather than a switch on every byte (decision 041): a
+        // fragment anywhere is invalid, the first `?` ends the path, an escape counts in the path only.
+        let start = UnsafeRawPointer(base)
+        if memchr(start, Int32(UInt8(ascii: "#")), bytes.count) != nil { return .invalid }
+        let mark =
+            memchr(start, Int32(UInt8(ascii: "?")), bytes.count).map { UnsafeRawPointer($0) - start } ?? bytes.count
+        let escaped = mark > 0 && memchr(start, Int32(UInt8(ascii: "%")), mark) != nil
         if mark == bytes.count && !escaped { return .split(path: target, query: nil) }
         // '?' is ASCII, so both parts are whole UTF-8.
         let query =

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes response heads (RFC 9112 §4, §6) into a reused byte buffer, and applies the server's
 /// response rules: gzip, `Vary`, the framing fields the server owns. One per event loop.
 struct HTTPResponseEncoder {
@@ -135,9 +137,11 @@ struct HTTPResponseEncoder {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Whether CR or LF occurs: two `memchr`s, which scan words at a time, instead of a loop over
+    /// every byte of every field (decision 041).
     private static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for c in bytes where c == 13 || c == 10 { return true }
-        return false
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return false }
+        return memchr(base, 13, bytes.count) != nil || memchr(base, 10, bytes.count) != nil
     }
 
     /// The string's UTF-8 bytes in place (native strings are contiguous; others are copied once).

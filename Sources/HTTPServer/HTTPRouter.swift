@@ -10,6 +10,35 @@ public final class HTTPRouter: @unchecked Sendable {
     final class Node {
         /// Keyed by Substring so a lookup with a piece of the request path allocates nothing.
         var literals: [Substring: Node] = [:]
+        /// The same literals as UTF-8 bytes, scanned in order while there are few: comparing a
+        /// segment's length and bytes costs far less than hashing it (decision 041).
+        var literalBytes: [(key: [UInt8], node: Node)] = []
+        /// Whether every literal is ASCII (route patterns are): then a segment equals one exactly
+        /// when its bytes do.
+        var literalsAreASCII = true
+
+        /// The child for a literal segment, or nil.
+        func literal(_ segment: Substring) -> Node? {
+            if literalsAreASCII && literalBytes.count <= Node.scannedLiterals {
+                var decided = false
+                var match: Node?
+                _ = segment.utf8.withContiguousStorageIfAvailable { bytes in
+                    // Only ASCII is compared by bytes: other text matches by canonical equivalence,
+                    // as String keys do, so it is left to the dictionary.
+                    for byte in bytes where byte >= 0x80 { return }
+                    decided = true
+                    for entry in literalBytes where entry.key.count == bytes.count && entry.key.elementsEqual(bytes) {
+                        match = entry.node
+                        return
+                    }
+                }
+                if decided { return match }
+            }
+            return literals[segment]
+        }
+
+        /// Up to this many literals at a node are scanned; more are hashed.
+        static let scannedLiterals = 16
         var parameter: (name: String, node: Node)?
         var rest: (name: String, node: Node)?
         /// A handful per node at most, so a list scanned in order beats hashing the method.
@@ -108,6 +137,8 @@ public final class HTTPRouter: @unchecked Sendable {
                 } else {
                     let child = Node()
                     node.literals[key] = child
+                    node.literalBytes.append((Array(key.utf8), child))
+                    if key.utf8.contains(where: { $0 >= 0x80 }) { node.literalsAreASCII = false }
                     node = child
                 }
             }
@@ -210,7 +241,7 @@ public final class HTTPRouter: @unchecked Sendable {
         let next: String.Index? = end == utf8.endIndex ? nil : utf8.index(after: end)
         // A node below which only a parameter or rest-capture follows (`/bucket/*key`) has no
         // literals: skip hashing the segment for nothing (#17).
-        if !node.literals.isEmpty, let child = node.literals[segment],
+        if !node.literals.isEmpty, let child = node.literal(segment),
             let hit = search(child, path, next, &captures, accept)
         {
             return hit

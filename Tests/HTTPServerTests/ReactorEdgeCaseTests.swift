@@ -142,3 +142,20 @@ func reactor_Handles10kConnectionsOpenedAndClosed(backend: HTTPIOBackend) throws
     #expect(observer.closed == 10_001)
     #expect(closeWaitCount(port: port) == 0)
 }
+
+@Test(arguments: HTTPIOBackend.available)
+func reactor_AnswersEveryConnection_WhenMoreAreReadyThanOneBatch(backend: HTTPIOBackend) throws {
+    // 600 sockets made ready together, one loop: more than one epoll_wait (256 events) returns and,
+    // under Dispatch on Linux, more than one firing of its source takes (decision 041).
+    try withServer(backend: backend, configure: { $0.eventLoopThreads = 1 }, routes: edgeRoutes) { server in
+        let clients = try (0..<600).map { _ in try RawClient(port: server.port) }
+        for client in clients { client.send(get("/hello")) }
+        for client in clients { #expect(try client.readResponse().text == "hello") }
+        // Again on the same connections: every one of them was left ready for its next request.
+        for client in clients { client.send(get("/hello") + get("/hello")) }
+        for client in clients {
+            #expect(try client.readResponse().text == "hello")
+            #expect(try client.readResponse().text == "hello")
+        }
+    }
+}

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 
-/// Readiness from Dispatch: one serial queue per loop, a `DispatchSourceRead` on the listener
+/// Readiness from Dispatch where it sits on kqueue (the Dispatch backend off Linux; on Linux it is
+/// `DispatchEpollReactor`, decision 041): one serial queue per loop, a `DispatchSourceRead` on the listener
 /// and on each connection, a `DispatchSourceWrite` made on a connection's first blocked flush
 /// and resumed only while a flush is blocked, and a `DispatchSourceTimer` for the tick.
 ///

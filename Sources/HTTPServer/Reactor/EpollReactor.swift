@@ -160,8 +160,9 @@
             loop.didExit()
         }
 
+        /// What an epoll event mask means to a connection (also `DispatchEpollReactor`'s).
         @inline(__always)
-        private static func events(_ mask: UInt32) -> ReactorEvents {
+        static func events(_ mask: UInt32) -> ReactorEvents {
             var events: ReactorEvents = []
             if mask & (Epoll.input | Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { events.insert(.readable) }
             if mask & (Epoll.output | Epoll.hangUp | Epoll.error) != 0 { events.insert(.writable) }

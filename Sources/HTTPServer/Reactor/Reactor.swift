@@ -14,8 +14,10 @@ struct ReactorEvents: OptionSet, Sendable {
 /// reports readiness. Every method is called on the loop's own thread or queue, and every
 /// callback into the loop arrives there.
 ///
-/// Two implementations: `DispatchReactor` (a serial queue and Dispatch sources; portable to
-/// macOS) and `EpollReactor` (edge-triggered epoll on its own thread; Linux only).
+/// Three implementations: `DispatchReactor` (a serial queue and a Dispatch source per socket; the
+/// Dispatch backend off Linux), `DispatchEpollReactor` (the Dispatch backend on Linux: a serial queue
+/// and one Dispatch source over an epoll set) and `EpollReactor` (edge-triggered epoll on its own
+/// thread; Linux only).
 protocol Reactor: AnyObject {
     /// Whether a short read proves the socket empty until the next event (edge-triggered epoll,
     /// which reports the peer's FIN as its own event). False: connections read until EAGAIN,

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# Issue #30's comparison, runnable on any machine (`make bench-thumbnail`): galleryd in its default
+# configuration (signed asset URLs, the text access log on, one event loop) against nginx (one
+# worker, its access log on, buffered, sendfile and open_file_cache), both pinned (bench/pin.sh):
+#   - the signed thumbnail GET (`/<bucket>/s/<expires>/<sig>/thumbnails/<id>.jpg`, the URL the API
+#     hands out) against nginx serving the same file at the same path (a regex location that skips
+#     the signature segment, so both read the same request line);
+#   - `/health` against nginx's `return 200` of the same body and type.
+# Every server runs once per round, in turn (alternating rounds), at CONNECTIONS, then one round at
+# HIGH_CONNECTIONS for p99 under a crowd. Prints per server and URL the median req/s, the CPU µs per
+# request (utime+stime from /proc/<pid>/stat over the run, divided by wrk's request count), every
+# round with its p99, the ratios to nginx of medians and paired per round, and dispatch/epoll.
+# Usage: bench/thumbnail-path.sh [seconds] — needs wrk, nginx and PostgreSQL (scripts/deps.sh --bench).
+# Env: ROUNDS (3), CONNECTIONS (64), HIGH_CONNECTIONS (1000; 0: none), IO_BACKEND (both, dispatch or
+#      epoll), GALLERYD (a release galleryd to run instead of building this tree's), COMPARE (another
+#      build, run beside this one on the first backend in every round: paired before/after),
+#      PHOTO (see bench/photos.sh), OURS_PORT (18301, and the next ones), NGINX_PORT (18309),
+#      PGPORT_PRIVATE (55615), PIN (see bench/pin.sh), PATHS ("thumbnail health": which comparisons),
+#      COUNTS=1: instead of the rounds, per-request counts of every server (system calls by name,
+#      allocations, context switches, CPU; bench/counts.sh: strace, perf, root); with PERF=1 also a
+#      `perf record -g` profile of each (reports in PERF_OUT, default /tmp); CALLGRIND=1: instead,
+#      user-space instructions per request of each under valgrind's callgrind (CALLGRIND_REQUESTS, 2000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+duration="${1:-4}"
+connections="${CONNECTIONS:-64}"
+rounds="${ROUNDS:-3}"
+backends="${IO_BACKEND:-both}"
+[ "$backends" = both ] && backends="dispatch epoll"
+paths="${PATHS:-thumbnail health}"
+ours_port="${OURS_PORT:-18301}"
+nginx_port="${NGINX_PORT:-18309}"
+export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55615}"
+. bench/photos.sh
+photo="${PHOTO:-$(bench_photo flower.jpg smallest)}"
+
+command -v wrk >/dev/null || { echo "thumbnail-path.sh: wrk missing (scripts/deps.sh --bench)" >&2; exit 1; }
+nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+[ -x "$nginx_bin" ] || { echo "thumbnail-path.sh: nginx missing (scripts/deps.sh --bench)" >&2; exit 1; }
+[ -f "$photo" ] || { echo "thumbnail-path.sh: no photo at $photo (set PHOTO)" >&2; exit 1; }
+# The crowded pass needs a descriptor per connection on both sides.
+[ "${HIGH_CONNECTIONS:-1000}" -gt 0 ] && ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+if [ -z "${GALLERYD:-}" ]; then swift build -c release --product galleryd >&2; fi
+galleryd="${GALLERYD:-$(swift build -c release --show-bin-path)/galleryd}"
+
+tmp="$(mktemp -d /tmp/galleryd-thumbnail-bench.XXXXXX)"
+. bench/pin.sh
+. bench/nginx.sh
+. bench/rounds.sh
+ours_pids=""
+nginx_pid=""
+cleanup() {
+  for pid in $ours_pids; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null || true
+  scripts/pg.sh stop "$tmp/pg" || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+database_url="$(scripts/pg.sh start "$tmp/pg")"
+storage="$tmp/blobs"
+master_key="bench-master-key-$(date +%s%N)"
+signing_key="bench-url-signing-key-0123456789abcdef"
+
+# The default configuration: bucket_public false (signed URLs), access log text, one event loop.
+ports=""
+port="$ours_port"
+workers=1
+names=""
+servers=""
+for backend in $backends; do servers="$servers $backend:$backend:$galleryd"; done
+[ -n "${COMPARE:-}" ] && servers="$servers ${backends%% *}-compare:${backends%% *}:$COMPARE"
+for server in $servers; do
+  IFS=: read -r name backend binary <<<"$server"
+  names="$names $name"
+  GALLERYD_MASTER_KEY="$master_key" GALLERYD_URL_SIGNING_KEY="$signing_key" GALLERYD_LOG_LEVEL=warning \
+    GALLERYD_EVENT_LOOPS=1 GALLERYD_IO_BACKEND="$backend" \
+    on_server_cpus "$binary" serve --host 127.0.0.1 --port "$port" --database-url "$database_url" \
+    --storage-dir "$storage" --public-url "http://127.0.0.1:$ours_port" --workers "$workers" \
+    2>"$tmp/galleryd-$name.log" &
+  ours_pids="$ours_pids $!"
+  for _ in $(seq 100); do
+    curl -fs -o /dev/null "http://127.0.0.1:$port/health" && break
+    sleep 0.1
+  done
+  curl -fs -o /dev/null "http://127.0.0.1:$port/health" || { cat "$tmp/galleryd-$name.log" >&2; exit 1; }
+  ports="$ports $port"
+  port=$((port + 1))
+  workers=0
+done
+
+parse() { curl -fsS -H "X-Parse-Application-Id: gallery" -H "X-Parse-Master-Key: $master_key" "$@"; }
+json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin).get(sys.argv[1], ""))' "$1"; }
+file_name="$(parse -H "Content-Type: image/jpeg" --data-binary "@$photo" \
+  "http://127.0.0.1:$ours_port/parse/files/$(basename "$photo")" | json_field name)"
+photo_id="$(parse -H "Content-Type: application/json" -d "{\"original\":{\"__type\":\"File\",\"name\":\"$file_name\"}}" \
+  "http://127.0.0.1:$ours_port/parse/classes/Photo" | json_field objectId)"
+status=""
+for _ in $(seq 600); do
+  status="$(parse "http://127.0.0.1:$ours_port/parse/classes/Photo/$photo_id" | json_field status)"
+  [ "$status" = ready ] || [ "$status" = failed ] && break
+  sleep 0.1
+done
+[ "$status" = ready ] || { echo "thumbnail-path.sh: photo $photo_id is '$status', not ready" >&2; exit 1; }
+# The signed thumbnail URL exactly as the API hands it out; its path is what every server gets.
+thumbnail_url="$(parse "http://127.0.0.1:$ours_port/parse/classes/Photo/$photo_id" \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["thumbnail"]["url"])')"
+thumbnail_path="/${thumbnail_url#http://*/}"
+case "$thumbnail_path" in */s/*) ;; *) echo "thumbnail-path.sh: $thumbnail_path is not signed" >&2; exit 1 ;; esac
+key="thumbnails/$photo_id.jpg"
+echo "served: $thumbnail_path, $(stat -c %s "$storage/$key") bytes" >&2
+health_body='{"status":"ok"}'
+
+write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
+  "  sendfile on;
+  tcp_nopush on;
+  open_file_cache max=1000 inactive=60s;
+  open_file_cache_valid 60s;
+  types { image/jpeg jpg; }" \
+  "    location ~ ^/[^/]+/s/[0-9]+/[A-Za-z0-9_-]+/(.+)\$ {
+      alias $storage/\$1;
+      add_header Cache-Control \"private, max-age=600000\";
+    }
+    location = /health {
+      default_type application/json;
+      return 200 '$health_body';
+    }"
+on_server_cpus "$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
+nginx_pid=$!
+for _ in $(seq 50); do
+  curl -fs -o /dev/null "http://127.0.0.1:$nginx_port/health" && break
+  sleep 0.1
+done
+for port in $ports; do
+  cmp <(curl -fsS "http://127.0.0.1:$port$thumbnail_path") <(curl -fsS "http://127.0.0.1:$nginx_port$thumbnail_path") \
+    || { echo "thumbnail-path.sh: galleryd ($port) and nginx serve different thumbnail bytes" >&2; exit 1; }
+  [ "$(curl -fsS "http://127.0.0.1:$port/health")" = "$(curl -fsS "http://127.0.0.1:$nginx_port/health")" ] \
+    || { echo "thumbnail-path.sh: galleryd ($port) and nginx answer /health differently" >&2; exit 1; }
+done
+
+path_of() { if [ "$1" = thumbnail ]; then echo "$thumbnail_path"; else echo /health; fi; }
+set -- $ours_pids
+declare -A pid_of
+for port in $ports; do pid_of[$port]="$1"; shift; done
+pid_of[$nginx_port]="$nginx_pid"
+for what in $paths; do  # warm-up
+  for port in $ports "$nginx_port"; do
+    on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port$(path_of "$what")" >/dev/null
+  done
+done
+if [ "${CALLGRIND:-0}" = 1 ]; then
+  # Instructions per request (user space) under callgrind, exact whatever the load: one more galleryd
+  # (each backend) and one more nginx (no master process), each on its own port, same store and files.
+  . bench/counts.sh
+  n="${CALLGRIND_REQUESTS:-2000}"
+  # valgrind 3.19 gives up on the Swift toolchain's DWARF: a copy without it (symbols kept) runs.
+  objcopy --strip-debug "$galleryd" "$tmp/galleryd-callgrind"
+  cg_port=$((nginx_port + 1))
+  sed -e "s/listen 127.0.0.1:$nginx_port;/listen 127.0.0.1:$cg_port;/" -e 's/^worker_processes 1;/master_process off;/' \
+    -e "s#pid $tmp/nginx.pid#pid $tmp/nginx-cg.pid#" "$tmp/nginx.conf" >"$tmp/nginx-cg.conf"
+  valgrind -q --tool=callgrind --instr-atstart=no --callgrind-out-file="$tmp/cg-nginx" \
+    "$nginx_bin" -c "$tmp/nginx-cg.conf" -p "$tmp" 2>"$tmp/valgrind-nginx.log" &
+  ours_pids="$ours_pids $!"
+  cg_pids="$!:nginx:$cg_port"
+  for backend in $backends; do
+    cg_port=$((cg_port + 1))
+    GALLERYD_MASTER_KEY="$master_key" GALLERYD_URL_SIGNING_KEY="$signing_key" GALLERYD_LOG_LEVEL=warning \
+      GALLERYD_EVENT_LOOPS=1 GALLERYD_IO_BACKEND="$backend" \
+      valgrind -q --tool=callgrind --instr-atstart=no --callgrind-out-file="$tmp/cg-galleryd-$backend" \
+      "$tmp/galleryd-callgrind" serve --host 127.0.0.1 --port "$cg_port" --database-url "$database_url" \
+      --storage-dir "$storage" --public-url "http://127.0.0.1:$ours_port" --workers 0 \
+      2>"$tmp/valgrind-$backend.log" &
+    ours_pids="$ours_pids $!"
+    cg_pids="$cg_pids $!:galleryd-$backend:$cg_port"
+  done
+  for entry in $cg_pids; do
+    IFS=: read -r pid name port <<<"$entry"
+    for _ in $(seq 600); do curl -fs -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.5; done
+    for what in $paths; do
+      callgrind_requests "$pid" "$tmp/cg-$name" "${PERF_OUT:-/tmp}/callgrind-$what-$name.txt" \
+        "http://127.0.0.1:$port$(path_of "$what")" "$n"
+    done
+  done
+  exit 0
+fi
+if [ "${COUNTS:-0}" = 1 ]; then
+  # Per-request counts instead of rounds: system calls, allocations, context switches (bench/counts.sh).
+  . bench/counts.sh
+  counts_setup
+  for what in $paths; do
+    set -- $names
+    for port in $ports "$nginx_port"; do
+      label=nginx
+      [ "$port" = "$nginx_port" ] || { label="galleryd-$1"; shift; }
+      count_per_request "${pid_of[$port]}" "http://127.0.0.1:$port$(path_of "$what")" "$connections" "$duration" "$what:$label"
+      [ "${PERF:-0}" = 1 ] && profile_server "${pid_of[$port]}" "http://127.0.0.1:$port$(path_of "$what")" \
+        "$connections" "$duration" "$what:$label"
+    done
+  done
+  pinning_summary
+  exit 0
+fi
+high="$(high_connections)"
+for what in $paths; do
+  for pass in "$connections" $high; do
+    passes=$rounds
+    [ "$pass" = "$connections" ] || passes=1
+    for round in $(seq "$passes"); do
+      set -- $names
+      for port in $ports "$nginx_port"; do
+        label="nginx"
+        [ "$port" = "$nginx_port" ] || { label="galleryd $1"; shift; }
+        echo "== $what, round $round, $pass connections: $label" >&2
+        measure "${pid_of[$port]}" "http://127.0.0.1:$port$(path_of "$what")" "$pass" "$duration" "$what-$port-$pass"
+      done
+    done
+  done
+done
+
+# One summary per comparison: each galleryd against nginx, COMPARE against this build, and the backends.
+for what in $paths; do
+  echo "=== $what ($(path_of "$what" | cut -c1-60)…), nginx: $( [ "$what" = thumbnail ] && echo "sendfile, open_file_cache" || echo "return 200")"
+  for pass in "$connections" $high; do
+    echo "-- $pass connections$( [ "$pass" = "$connections" ] && echo ", $rounds rounds" || echo ", 1 round")"
+    set -- $names
+    for port in $ports; do
+      report "galleryd $1" "$what-$port-$pass" "$what-$nginx_port-$pass"
+      if [ "$pass" = "$connections" ]; then
+        median <"$tmp/rps-$what-$port-$pass" >"$tmp/median-$1"
+        cp "$tmp/rps-$what-$port-$pass" "$tmp/rounds-$1"
+      fi
+      shift
+    done
+    report "nginx" "$what-$nginx_port-$pass"
+    if [ -n "${COMPARE:-}" ]; then
+      set -- $ports
+      compare_report "$what-$1-$pass" "$what-${!#}-$pass"
+    fi
+  done
+  backend_summary
+done
+echo "access logs: galleryd $(cat "$tmp"/galleryd-*.log | grep -c ' "GET ' || true) lines, nginx $(wc -l <"$tmp/access.log") lines"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+pinning_summary
