@@ -50,7 +50,7 @@ enum LiveQueryValue: Equatable {
             }
             if let id = json as? String { return .string(id) }
         case .int, .double:
-            if let number = json as? NSNumber, !(json is Bool) { return .number(number.doubleValue) }
+            if let number = json as? NSNumber, !Self.isJSONBoolean(json) { return .number(number.doubleValue) }
         case .date:
             if let object = json as? [String: Any], object["__type"] as? String == "Date",
                 let iso = object["iso"] as? String,
@@ -60,10 +60,20 @@ enum LiveQueryValue: Equatable {
             }
             if let iso = json as? String, let ms = ParseDate.parseMilliseconds(iso) { return .date(ms) }
         case .bool:
-            if let flag = json as? Bool { return .bool(flag) }
+            if Self.isJSONBoolean(json), let flag = json as? Bool { return .bool(flag) }
         case .acl, .json:
             break
         }
         throw LiveQueryError.invalidQuery("bad value for key \(field)")
+    }
+}
+
+extension LiveQueryValue {
+    /// Whether a value from `JSONSerialization` was a JSON `true`/`false`. `is Bool` cannot tell: on
+    /// Linux every `NSNumber` holding 0 or 1 casts to `Bool`, so a `where` of `{"$gt":1}` would read
+    /// as a boolean. A JSON boolean is an `NSNumber` of the C type `char` ("c"); JSON numbers never are.
+    static func isJSONBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return value is Bool }
+        return String(cString: number.objCType) == "c"
     }
 }
