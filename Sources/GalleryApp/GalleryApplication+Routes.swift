@@ -49,8 +49,10 @@ extension GalleryApplication {
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
             keys: keys
         ).register(on: browserFacing)
-        SchemaRoutes(api: api, keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth)
-            .register(on: browserFacing)
+        SchemaRoutes(
+            api: api, keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
+            permissionsChanged: { [manifestCache] in manifestCache.removeAll() }
+        ).register(on: browserFacing)
         // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
         UserRoutes(
             accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
@@ -63,7 +65,7 @@ extension GalleryApplication {
             publicRead: configuration.publicRead,
             mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
             publicURL: { [unowned self] in self.publicURL },
-            rolesChanged: { [classChanges] in classChanges.refreshAfterWrite() }
+            rolesChanged: { [classChanges] in classChanges.refreshAfterWrite() }, idempotency: idempotency
         ).register(on: browserFacing)
         ParseConfigRoutes(
             repository: ParseConfigRepository(pool: pool), keys: keys, mountPath: configuration.mountPath,
@@ -88,7 +90,7 @@ extension GalleryApplication {
             path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath,
             keys: keys,
             sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
-            databaseURL: configuration.databaseURL,
+            permissions: api.schemas.builtIns, databaseURL: configuration.databaseURL,
             logger: logger,
             encoder: { [unowned self] in self.makeEncoder() })
         router.add(liveQuery.route())

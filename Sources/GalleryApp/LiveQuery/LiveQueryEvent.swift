@@ -37,6 +37,8 @@ struct LiveQueryEvent {
     /// Whether `access` may read `row` (the row before or after the change): the rules of
     /// `ParseSQLCompiler+Access`, applied to the row the notification carries.
     func readable(_ row: [String: Any], by access: ParseAccess) -> Bool {
+        // A custom class: its object's ACL (the class-level permissions admitted the subscription).
+        if schema.isCustom { return CustomObjectACL.grantsRead(row["acl"], to: access) }
         let principals = access.principals
         switch access.caller {
         case .master:

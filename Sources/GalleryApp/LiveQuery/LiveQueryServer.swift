@@ -35,14 +35,17 @@ public final class LiveQueryServer: Sendable {
 
     private let sessions: SessionAuthenticator?
     private let publicRead: Bool
+    /// The built-in classes' class-level permissions, checked on subscribe.
+    private let permissions: BuiltInClassPermissions?
 
     /// A server for `path`; nothing listens until `start`. Subscribers' session tokens are
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
     init(
         path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
-        limits: LiveQueryLimits = LiveQueryLimits(),
+        limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
         databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder
     ) {
+        self.permissions = permissions
         self.path = path
         self.limits = limits
         self.keys = keys
@@ -91,7 +94,7 @@ public final class LiveQueryServer: Sendable {
             state.lastClientId += 1
             let client = LiveQueryClient(
                 clientId: state.lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
-                logger: logger
+                permissions: permissions, logger: logger
             ) { [weak self] client in self?.closed(client, address: address) }
             state.clients[client.clientId] = client
             return client

@@ -9,10 +9,12 @@ extension ParseAPI {
         return .custom(try customClass(className))
     }
 
-    /// Whether `className` is a custom class (its finds are not tagged for 304s: its permissions,
-    /// not only its rows, decide an answer).
-    func isCustomClass(_ className: String) -> Bool {
-        ParseClassSchema.named(className) == nil && className != "_User"
+    /// Whether finds of `className` skip ETags and kept answers: those of a custom class, and of a
+    /// built-in class whose permissions were changed (`PUT /parse/schemas/<Class>`), depend on
+    /// permissions as well as rows, which the change sequences do not track.
+    func skipsAnswerCache(_ className: String) -> Bool {
+        guard ParseClassSchema.named(className) != nil else { return className != "_User" }
+        return (try? schemas.builtIns.permissions(of: className)) != .public
     }
 
     /// The custom class `className` (103 when there is none).
@@ -22,6 +24,14 @@ extension ParseAPI {
                 code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
         }
         return custom
+    }
+
+    /// 119 (or 101) unless a built-in class's permissions (`PUT /parse/schemas/<Class>`, open by
+    /// default) let the caller of `access` perform `operation`.
+    func requireBuiltIn(_ operation: ClassLevelPermissions.Operation, _ className: String, _ access: ParseAccess) throws
+    {
+        try schemas.builtIns.permissions(of: className).require(
+            operation, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access))
     }
 
     /// `POST /classes/<Class>` of a custom class: 201 with `objectId` and `createdAt`.

@@ -57,7 +57,8 @@ struct ParseAPI: Sendable {
         self.publicAssetURL = publicAssetURL
         self.mountPath = mountPath
         self.limits = limits
-        let schemas = SchemaService(pool: pool, catalog: CustomClassCatalog(pool: pool))
+        let schemas = SchemaService(
+            pool: pool, catalog: CustomClassCatalog(pool: pool), builtIns: BuiltInClassPermissions(pool: pool))
         self.schemas = schemas
         self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
     }
@@ -96,7 +97,7 @@ struct ParseAPI: Sendable {
         let parseClass = try resolve(className)
         var query = try ParseQuery.find(parseClass.schema, items: items, limits: limits)
         query.access = access
-        try parseClass.require(query.count && query.limit == 0 ? .count : .find, access: access)
+        try parseClass.authorize(&query, query.count && query.limit == 0 ? .count : .find, builtIns: schemas.builtIns)
         return query
     }
 
@@ -201,11 +202,11 @@ struct ParseAPI: Sendable {
         _ className: String, objectId: String, items: [(name: String, value: String)], access: ParseAccess = .master
     ) throws -> Result {
         let parseClass = try resolve(className)
-        try parseClass.require(.get, access: access)
         let schema = parseClass.schema
         var query = try ParseQuery.get(
             schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
         query.access = access
+        try parseClass.authorize(&query, .get, builtIns: schemas.builtIns)
         let compiled = ParseSQLCompiler.compile(query)
         guard let select = compiled.select,
             let row = try pool.query(select.sql, select.binds.postgresBinds, retry: .safe).first
@@ -220,6 +221,7 @@ struct ParseAPI: Sendable {
         guard let schema = ParseClassSchema.named(className) else {
             return try createCustom(className, body: body, access: access)
         }
+        try requireBuiltIn(.create, className, access)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
         if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
         let owner = try self.owner(for: write, access)
@@ -284,6 +286,7 @@ struct ParseAPI: Sendable {
         guard let schema = ParseClassSchema.named(className) else {
             return try updateCustom(className, objectId: objectId, body: body, access: access)
         }
+        try requireBuiltIn(.update, className, access)
         let objectId = try Self.checkedObjectId(objectId)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
         let updatedAt: Date
@@ -363,6 +366,7 @@ struct ParseAPI: Sendable {
         guard let schema = ParseClassSchema.named(className) else {
             return try deleteCustom(className, objectId: objectId, access: access)
         }
+        try requireBuiltIn(.delete, className, access)
         let objectId = try Self.checkedObjectId(objectId)
         // Trashing is the owner's; removing an item its gallery's editors'.
         try require(schema.className == "GalleryItem" ? .edit : .own, schema, objectId, access)
