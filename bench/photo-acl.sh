@@ -9,12 +9,8 @@
 #   psql -qf bench/photo-acl-seed.sql; bench/photo-acl.sh before
 #   psql -q1f migrations/0022_roles_and_object_acls.sql; psql -qf bench/photo-acl-share.sql
 #   bench/photo-acl.sh after; bench/photo-acl.sh or
-#   psql -q1f migrations/0024_custom_object_acls.sql   # needs 0021 first: photos_shared_created_idx
-#   bench/photo-acl.sh after0024                       # the statements as compiled since (decision 036)
-#
-# `after` also measures an anonymous caller's page of public photos (with `public_read`).
 set -euo pipefail
-mode=${1:?before|after|after0024|or}
+mode=${1:?before|after|or}
 runs=${2:-21}
 cols="t.object_id, t.created_at, t.updated_at, t.filename, t.title, t.tags, t.original_key, t.thumbnail_key, t.owner_id"
 order="order by t.created_at desc, t.object_id desc"
@@ -28,15 +24,11 @@ for user in aliceAAAAA carolCCCCC daveDDDDDD eveEEEEEEE; do
   # alice and carol are members of Friends; dave and eve are not.
   case $user in alice*|carol*) p="'{*,$user,role:Friends}'::text[]" ;; *) p="'{*,$user}'::text[]" ;; esac
   shared="t.readers <> '{}' and t.readers && $p and t.owner_id is distinct from '$user'"
-  # after0024: the shared test as ParseSQLCompiler.sharedWith writes it (not served by the GIN index).
-  if [ "$mode" = after0024 ]; then
-    shared="t.readers <> '{}' and (t.readers || '{}'::text[]) && $p and t.owner_id is distinct from '$user'"
-  fi
   case $mode in
   before)
     measure "$user page" "select $cols from photos t where t.owner_id = '$user' and t.deleted_at is null $order limit 20"
     measure "$user count" "select n from owner_row_counts where owner_id = '$user' and name = 'photos_live'" ;;
-  after|after0024)
+  after)
     measure "$user page" "select $cols from ((select t.* from photos t where t.deleted_at is null and t.owner_id = '$user' $order limit 20)
       union all (select t.* from photos t where t.deleted_at is null and $shared $order limit 20)) t $order limit 20 offset 0"
     measure "$user count" "select coalesce((select n from owner_row_counts where owner_id = '$user' and name = 'photos_live'), 0)
@@ -46,7 +38,3 @@ for user in aliceAAAAA carolCCCCC daveDDDDDD eveEEEEEEE; do
       and t.deleted_at is null $order limit 20" ;;
   esac
 done
-if [ "$mode" = after ] || [ "$mode" = after0024 ]; then
-  measure "anonymous page" "select $cols from photos t where t.readers <> '{}' and t.readers @> '{*}'
-    and t.deleted_at is null $order limit 20 offset 0"
-fi

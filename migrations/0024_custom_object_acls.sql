@@ -1,5 +1,5 @@
--- 0024: per-object ACLs applied on custom classes, and a Photo index for the shared rows' pages
--- (issue #27; docs/decisions/036-custom-object-acls-and-shared-photo-pages.md).
+-- 0024: per-object ACLs applied on custom classes, and the built-in classes' class-level
+-- permissions (issue #27; docs/decisions/036-custom-object-acls-and-shared-photo-pages.md).
 --
 -- A custom object's ACL is Parse Server's `_rperm`/`_wperm`: no ACL (`acl is null`) is public
 -- read and write, `{}` is the master key's alone, otherwise the keys granted read (write). Each
@@ -32,14 +32,6 @@ begin
     end loop;
 end
 $$;
-
--- Photo: the shared photos (0022's partial GIN index holds the same rows) in page order, with the
--- columns the access test reads. The shared branch of a user's page (ParseSQLCompiler+SharedRows)
--- and an anonymous caller's public page walk it newest first and stop after a page, instead of
--- collecting and sorting every photo shared with the caller; the count of a user's shared photos
--- reads it alone (an index-only scan).
-create index photos_shared_created_idx on photos (created_at desc, object_id desc) include (readers, owner_id)
-    where readers <> '{}' and deleted_at is null;
 
 -- Class-level permissions of the built-in classes (Photo, Gallery, GalleryItem), set through
 -- `PUT /parse/schemas/<Class>`. No row: every operation open (`*`), the access filter in SQL

@@ -30,18 +30,8 @@ extension ParseSQLCompiler {
         let common = condition.isEmpty ? "" : condition + " and "
         let own = "select t.* from photos t where \(common)t.owner_id = \(user) order by \(order) limit \(rows)"
         let shared =
-            "select t.* from photos t where \(common)t.readers <> '{}' and \(sharedWith(principals))"
+            "select t.* from photos t where \(common)t.readers <> '{}' and t.readers && \(principals)"
             + " and t.owner_id is distinct from \(user) order by \(order) limit \(rows)"
         return "((\(own)) union all (\(shared))) t"
-    }
-
-    /// SQL true for a shared photo `t` whose readers include one of `principals` (a placeholder),
-    /// written so that the GIN index on `readers` cannot serve it: PostgreSQL estimates one row
-    /// for any `readers && …` and then prefers a bitmap scan and a sort of every photo shared with
-    /// the caller (0.5–0.7 ms for 200) to walking `photos_shared_created_idx` (0024) newest first
-    /// and stopping after a page (0.1 ms), or, for a count, reading that index alone
-    /// (docs/decisions/036).
-    static func sharedWith(_ principals: String) -> String {
-        "(t.readers || '{}'::text[]) && \(principals)"
     }
 }

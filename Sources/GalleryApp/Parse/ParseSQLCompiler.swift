@@ -104,7 +104,7 @@ public enum ParseSQLCompiler {
                     // the partial index of shared photos).
                     let shared =
                         "select count(*) from photos t where t.deleted_at is null and t.readers <> '{}'"
-                        + " and \(sharedWith("$2::text[]")) and t.owner_id is distinct from $1::text"
+                        + " and t.readers && $2::text[] and t.owner_id is distinct from $1::text"
                     return ParseSQLStatement(
                         sql: "select coalesce((\(own)), 0) + (\(shared))",
                         binds: [.text(userId), .textArray(query.access.principals)])
