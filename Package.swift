@@ -36,8 +36,8 @@ let package = Package(
         .systemLibrary(
             name: "CHeif", pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]),
-        // PNG through libpng's simplified API (png_image_*), which keeps libpng's setjmp/longjmp
-        // error handling inside libpng and reports failures in `png_image.message`.
+        // PNG through libpng: row by row behind CPNGShim's setjmp guard, interlaced files through
+        // the simplified API (png_image_*), which keeps its setjmp/longjmp inside libpng.
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
@@ -47,6 +47,8 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]),
         // setjmp/longjmp error handling for the libjpeg API, which Swift cannot express.
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
+        // setjmp/longjmp error handling for libpng's row-by-row reader (PNGRowDecoder).
+        .target(name: "CPNGShim", dependencies: ["CPNG"]),
         // epoll, eventfd and accept4 for the HTTP event loops (not exported by Swift's Glibc module); Linux only.
         .target(name: "CLinuxShim"),
 
@@ -70,7 +72,7 @@ let package = Package(
             dependencies: ["CLibpq", "CivilCalendar", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Imaging",
-            dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CWebP", "CZlib", "CivilCalendar"]),
+            dependencies: ["CJPEG", "CJPEGShim", "CHeif", "CPNG", "CPNGShim", "CWebP", "CZlib", "CivilCalendar"]),
         .target(
             name: "BlobStore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]),

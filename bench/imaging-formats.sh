@@ -7,10 +7,14 @@
 # It prints, per file: median wall time of each side over RUNS alternating rounds (WARMUP first),
 # peak RSS (/usr/bin/time -f %M) of ours and of the larger vips run, the derivatives' bytes, and the
 # decode time alone: galleryd's own "decode" stage against `heif-convert` to Y4M / `dwebp -ppm`
-# (PNG: `vips copy` to .v). No SSIMULACRA2 here (bench/imaging.sh has it for JPEG originals).
+# (PNG: `vips copy` to .v); and SSIMULACRA2 (PyPI `ssimulacra2`, SSIM=0 skips it) of each side's
+# thumbnail and preview against a reference made as bench/imaging.sh makes it: the original decoded
+# by its own tool (`heif-convert`/`dwebp` to PNG; a PNG as it is), then PIL Lanczos to that output's
+# exact size. The run directory (KEEP=1 keeps it) has results.jsonl and the references, so
+# bench/imaging-oracle.py runs on it as on an imaging.sh run.
 #   RUNS=5 WARMUP=1 BIG=1 FIXTURES=/tmp/formats bench/imaging-formats.sh [PHOTO_DIR]
-# Needs heif-enc/heif-convert (libheif-examples), cwebp/dwebp (webp), vips, jq, /usr/bin/time:
-# scripts/deps.sh --bench and scripts/deps.sh.
+# Needs heif-enc/heif-convert (libheif-examples), cwebp/dwebp (webp), vips, jq, /usr/bin/time and
+# .build-venv-bench (ssimulacra2, Pillow): scripts/deps.sh --bench and scripts/deps.sh.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +23,12 @@ source_photo=$photos/${SOURCE:-kleiber_6028x3391.jpg}
 runs=${RUNS:-5}
 warmup=${WARMUP:-1}
 bin=${GALLERYD:-$repo/.build/release/galleryd}
+python=${PYTHON:-$repo/.build-venv-bench/bin/python}
+ssim=${SSIM:-1}
+if [ "$ssim" = 1 ] && ! "$python" -c 'import ssimulacra2, PIL' 2>/dev/null; then
+  echo "imaging-formats.sh: $python with ssimulacra2 is missing (scripts/deps.sh --bench; SSIM=0 skips scores)" >&2
+  exit 1
+fi
 
 for tool in vips vipsthumbnail heif-enc heif-convert cwebp dwebp jq; do
   command -v "$tool" >/dev/null || { echo "imaging-formats.sh: $tool is missing (scripts/deps.sh --bench)" >&2; exit 1; }
@@ -50,7 +60,8 @@ if [ "${BIG:-0}" = 1 ]; then
 fi
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2) / 1e3}'; }
-printf '%-28s %9s %9s %6s %9s %9s %9s %9s %9s %9s\n' file ours_ms vips_ms ratio rss_ours rss_vips kB_ours kB_vips dec_ours dec_tool
+printf '%-28s %9s %9s %6s %9s %9s %9s %9s %9s %9s %13s %13s\n' file ours_ms vips_ms ratio rss_ours rss_vips kB_ours kB_vips \
+  dec_ours dec_tool ssim2_T_o/v ssim2_P_o/v
 for f in "${files[@]}"; do
   name=$(basename "$f")
   dir=$work/out-$name
@@ -82,6 +93,33 @@ for f in "${files[@]}"; do
   kb_ours=$(( ($(stat -c %s "$dir/ours/preview.jpg") + $(stat -c %s "$dir/ours/thumbnail.jpg")) / 1024 ))
   kb_vips=$(( ($(stat -c %s "$dir/vips/preview.jpg") + $(stat -c %s "$dir/vips/thumbnail.jpg")) / 1024 ))
   wo=$(median "${t_ours[@]}"); wv=$(median "${t_vips[@]}")
-  printf '%-28s %9.0f %9.0f %6.2f %8sk %8sk %9s %9s %9.0f %9.0f\n' "$name" "$wo" "$wv" "$(awk "BEGIN {print $wo / $wv}")" \
-    "$(cat "$dir/rss_ours")" "$rss_vips" "$kb_ours" "$kb_vips" "$(median "${d_ours[@]}")" "$(median "${t_dec[@]}")"
+  scores=("-" "-")
+  if [ "$ssim" = 1 ]; then
+    case $name in
+      *.heic) heif-convert "$f" "$dir/decoded.png" >/dev/null ;;
+      *.webp) dwebp -quiet "$f" -o "$dir/decoded.png" ;;
+      *) cp "$f" "$dir/decoded.png" ;;
+    esac
+    jq -cn --arg name "$name" --arg file "$f" --arg dir "$dir" '{name: $name, file: $file, dir: $dir}' >>"$work/results.jsonl"
+    mapfile -t scores < <("$python" - "$dir" <<'PY'
+import os, sys
+from PIL import Image
+from ssimulacra2 import compute_ssimulacra2
+d = sys.argv[1]
+original = Image.open(os.path.join(d, "decoded.png")).convert("RGB")
+def score(path):
+    with Image.open(path) as im:
+        w, h = im.size
+    ref = os.path.join(d, "ref_%dx%d.png" % (w, h))
+    if not os.path.exists(ref):
+        original.resize((w, h), Image.LANCZOS).save(ref)
+    return compute_ssimulacra2(ref, path)
+for kind in ("thumbnail", "preview"):
+    print("%.2f/%.2f" % (score(os.path.join(d, "ours", kind + ".jpg")), score(os.path.join(d, "vips", kind + ".jpg"))))
+PY
+)
+  fi
+  printf '%-28s %9.0f %9.0f %6.2f %8sk %8sk %9s %9s %9.0f %9.0f %13s %13s\n' "$name" "$wo" "$wv" \
+    "$(awk "BEGIN {print $wo / $wv}")" "$(cat "$dir/rss_ours")" "$rss_vips" "$kb_ours" "$kb_vips" \
+    "$(median "${d_ours[@]}")" "$(median "${t_dec[@]}")" "${scores[0]}" "${scores[1]}"
 done

@@ -3,6 +3,7 @@
 least vips' output, and the bytes a perfect per-output chooser would write.
 
     KEEP=1 bench/imaging.sh             # keeps /tmp/imaging-bench.XXXXXX (outputs, references)
+    KEEP=1 bench/imaging-formats.sh     # or HEIC, PNG and WebP originals: /tmp/imaging-formats.XXXXXX
     .build-venv-bench/bin/python bench/imaging-oracle.py /tmp/imaging-bench.XXXXXX [74,77,80,82,84,86]
 
 For every photo of that run (CMYK left out, as the bench does) it encodes both outputs at each

@@ -7,7 +7,8 @@
 # release build takes several minutes). galleryd runs twice: with its kept answers
 # (manifest_cache_bytes, the default) and with them off, so both the cache and the query path
 # are compared. File URLs are plain on both sides (bucket_public; the anchor signs nothing), and
-# the bodies are checked to be the same JSON before timing.
+# the bodies are checked to be the same JSON before timing (but for the `ACL` of each record, which only galleryd
+# has had since per-object ACLs, decision 032).
 #
 # Servers pinned to the last core, wrk to the others (bench/pin.sh), ROUNDS alternating rounds of
 # each server in turn per request, medians and the median of per-round ratios.
@@ -15,7 +16,10 @@
 # Usage: bench/manifest-anchor.sh [seconds per round]   (needs wrk, jq and psql: scripts/deps.sh --bench)
 # Env: ROWS (1000), LIMIT (20), CONNECTIONS (64), ROUNDS (3), PORT (18130; +1 cache off, +2 anchor),
 #      PGPORT_PRIVATE (55414), POOL (10: galleryd's pool_size and the anchor's connections),
-#      PIN (1), KEEP=1 keeps the temporary directory.
+#      PIN (1), KEEP=1 keeps the temporary directory,
+#      ANCHOR (1; 0: no Hummingbird anchor, so no anchor build: galleryd against COMPARE only),
+#      COMPARE (another galleryd build, e.g. an older main's, served beside this one from the same database,
+#      with and without its kept answers, in every round: the ratio columns then compare this build to it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +31,11 @@ rounds="${ROUNDS:-3}"
 port="${PORT:-18130}"
 nocache_port=$((port + 1))
 anchor_port=$((port + 2))
+compare_port=$((port + 3))
+compare_off_port=$((port + 4))
+use_anchor="${ANCHOR:-1}"
+compare="${COMPARE:-}"
+[ "$use_anchor" = 1 ] || [ -n "$compare" ] || { echo "manifest-anchor.sh: ANCHOR=0 needs COMPARE" >&2; exit 1; }
 pool="${POOL:-10}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55414}"
 
@@ -37,8 +46,10 @@ done
 swift build -c release --product galleryd >&2
 bin="$(swift build -c release --show-bin-path)/galleryd"
 anchor_dir=bench/anchors/hummingbird/manifest-anchor
-(cd "$anchor_dir" && swift build -c release >&2)
-anchor="$(cd "$anchor_dir" && swift build -c release --show-bin-path)/ManifestAnchor"
+if [ "$use_anchor" = 1 ]; then
+  (cd "$anchor_dir" && swift build -c release >&2)
+  anchor="$(cd "$anchor_dir" && swift build -c release --show-bin-path)/ManifestAnchor"
+fi
 
 tmp="$(mktemp -d /tmp/galleryd-manifest-anchor.XXXXXX)"
 . bench/pin.sh
@@ -71,25 +82,40 @@ pids+=($!)
 GALLERYD_MANIFEST_CACHE_BYTES=0 on_server_cpus "$bin" serve --port "$nocache_port" --host 127.0.0.1 --no-migrate \
   --workers 0 2>"$tmp/serve-nocache.log" &
 pids+=($!)
-PORT="$anchor_port" PG_SOCKET="$tmp/pg/.s.PGSQL.$PGPORT_PRIVATE" PG_USER=galleryd PG_DATABASE=galleryd POOL="$pool" \
-  PUBLIC_URL="http://bench.example" BUCKET=bucket on_server_cpus "$anchor" 2>"$tmp/anchor.log" &
-pids+=($!)
-for p in "$port" "$nocache_port" "$anchor_port"; do
+ports=("$port" "$nocache_port")
+if [ "$use_anchor" = 1 ]; then
+  PORT="$anchor_port" PG_SOCKET="$tmp/pg/.s.PGSQL.$PGPORT_PRIVATE" PG_USER=galleryd PG_DATABASE=galleryd POOL="$pool" \
+    PUBLIC_URL="http://bench.example" BUCKET=bucket on_server_cpus "$anchor" 2>"$tmp/anchor.log" &
+  pids+=($!)
+  ports+=("$anchor_port")
+fi
+if [ -n "$compare" ]; then
+  on_server_cpus "$compare" serve --port "$compare_port" --host 127.0.0.1 --no-migrate --workers 0 \
+    2>"$tmp/compare.log" &
+  pids+=($!)
+  GALLERYD_MANIFEST_CACHE_BYTES=0 on_server_cpus "$compare" serve --port "$compare_off_port" --host 127.0.0.1 \
+    --no-migrate --workers 0 2>"$tmp/compare-nocache.log" &
+  pids+=($!)
+  ports+=("$compare_port" "$compare_off_port")
+fi
+for p in "${ports[@]}"; do
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$p/health" >/dev/null 2>&1 && break; sleep 0.1; done
 done
 
 page="/parse/classes/Photo?order=-createdAt&limit=$limit"
 count="/parse/classes/Photo?count=1&limit=0"
 for path in "$page" "$count"; do
-  for p in "$port" "$nocache_port" "$anchor_port"; do
-    curl -fsS -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "http://127.0.0.1:$p$path" | jq -S . >"$tmp/body.$p" \
+  for p in "${ports[@]}"; do
+    curl -fsS -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "http://127.0.0.1:$p$path" | jq -S "del(.. | .ACL?)" >"$tmp/body.$p" \
       || { echo "manifest-anchor.sh: $p$path failed: $(tail -5 "$tmp"/*.log)" >&2; exit 1; }
   done
-  cmp -s "$tmp/body.$port" "$tmp/body.$anchor_port" && cmp -s "$tmp/body.$nocache_port" "$tmp/body.$anchor_port" \
-    || { echo "manifest-anchor.sh: $path: galleryd and the anchor answer differently:" >&2
-         diff "$tmp/body.$port" "$tmp/body.$anchor_port" | head -20 >&2; exit 1; }
+  for p in "${ports[@]}"; do
+    cmp -s "$tmp/body.$port" "$tmp/body.$p" \
+      || { echo "manifest-anchor.sh: $path: galleryd on $port and the server on $p answer differently:" >&2
+           diff "$tmp/body.$port" "$tmp/body.$p" | head -20 >&2; exit 1; }
+  done
 done
-echo "bodies: the same JSON from all three ($(curl -s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "http://127.0.0.1:$port$page" | wc -c) bytes for the page)" >&2
+echo "bodies: the same JSON from all ${#ports[@]} ($(curl -s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "http://127.0.0.1:$port$page" | wc -c) bytes for the page)" >&2
 
 rate() { # url → req/s (after a 1 s warm-up)
   on_client_cpus wrk -t1 -c"$connections" -d1s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "$1" >/dev/null
@@ -97,6 +123,29 @@ rate() { # url → req/s (after a 1 s warm-up)
   if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.out"; then echo "manifest-anchor.sh: $(cat "$tmp/wrk.out")" >&2; exit 1; fi
   awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out"
 }
+
+if [ -n "$compare" ]; then
+  echo
+  echo "this build vs COMPARE ($compare), $rows photos, limit=$limit, wrk -t1 -c$connections, $rounds x ${duration}s alternating"
+  pinning_summary
+  printf '%-24s %12s %12s %8s %12s %12s %8s\n' request galleryd compare ratio "off" "compare off" "ratio"
+  for name in page count; do
+    path="$page"; [ "$name" = count ] && path="$count"
+    : >"$tmp/c.cache"; : >"$tmp/c.cmp"; : >"$tmp/c.off"; : >"$tmp/c.cmpoff"
+    for _ in $(seq 1 "$rounds"); do
+      rate "http://127.0.0.1:$port$path" >>"$tmp/c.cache"
+      rate "http://127.0.0.1:$compare_port$path" >>"$tmp/c.cmp"
+      rate "http://127.0.0.1:$nocache_port$path" >>"$tmp/c.off"
+      rate "http://127.0.0.1:$compare_off_port$path" >>"$tmp/c.cmpoff"
+    done
+    printf '%-24s %12.0f %12.0f %8s %12.0f %12.0f %8s\n' "$name" "$(median <"$tmp/c.cache")" "$(median <"$tmp/c.cmp")" \
+      "$(paste "$tmp/c.cache" "$tmp/c.cmp" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \
+      "$(median <"$tmp/c.off")" "$(median <"$tmp/c.cmpoff")" \
+      "$(paste "$tmp/c.off" "$tmp/c.cmpoff" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+  done
+  echo "(ratio: median of per-round this/compare, with kept answers and with them off)"
+fi
+[ "$use_anchor" = 1 ] || exit 0
 
 echo
 echo "manifest page vs Hummingbird 2 + PostgresNIO, $rows photos, limit=$limit, wrk -t1 -c$connections, $rounds x ${duration}s alternating ($(nproc) cores; PostgreSQL unpinned)"

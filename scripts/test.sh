@@ -10,12 +10,14 @@ swift build --build-tests
 # One virtualenv beside the build (ignored by git), made once, with the independent clients and
 # servers the tests drive: PyPI `websockets` (LiveQuery end to end), `moto[server]` and boto3 (the
 # S3-compatible server and a second S3 client; scripts/s3-test-server.sh uses the same virtualenv),
-# `flickrapi` (the Flickr API end to end).
+# `flickrapi` (the Flickr API end to end), `qs-parse-rest` (parse_rest, ParsePy for Python 3: a
+# custom class and a view end to end; PyPI's `parse_rest` is Python 2 only).
 venv=${GALLERYD_TEST_VENV:-$PWD/.build-venv}
-if ! "$venv/bin/python" -c 'import websockets, moto.server, boto3, flickrapi' 2>/dev/null; then
-  echo "test: preparing $venv (websockets, moto[server], boto3, flickrapi)" >&2
+if ! "$venv/bin/python" -c 'import websockets, moto.server, boto3, flickrapi, parse_rest' 2>/dev/null; then
+  echo "test: preparing $venv (websockets, moto[server], boto3, flickrapi, qs-parse-rest)" >&2
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check 'websockets>=12' 'moto[server]>=5' boto3 'flickrapi>=2.4'
+  "$venv/bin/pip" install -q --disable-pip-version-check 'websockets>=12' 'moto[server]>=5' boto3 'flickrapi>=2.4' \
+    'qs-parse-rest>=0.2.20240920'
 fi
 export GALLERYD_TEST_VENV="$venv"
 export GALLERYD_TEST_PYTHON="$venv/bin/python"

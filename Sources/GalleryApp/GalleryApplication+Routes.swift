@@ -36,7 +36,11 @@ extension GalleryApplication {
             api: FlickrAPI(
                 repository: FlickrRepository(pool: pool, publicRead: configuration.publicRead), sizes: sizes,
                 urls: FlickrAssetURLs(secrets: flickrSecrets, publicURL: { [unowned self] in self.publicURL })),
-            sessions: sessions, appID: configuration.appID, logger: logger
+            sessions: sessions, appID: configuration.appID,
+            oauth: configuration.flickrAPISecret.map { FlickrOAuth(consumerSecret: $0) },
+            answers: FlickrAnswerCache(
+                bodies: manifestCache, classChanges: classChanges, publicURL: { [unowned self] in self.publicURL }),
+            logger: logger
         ).register(on: router)
         ParseRoutes(
             context: ParseRoutes.Context(
@@ -92,7 +96,8 @@ extension GalleryApplication {
             sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
             permissions: api.schemas.builtIns, databaseURL: configuration.databaseURL,
             logger: logger,
-            encoder: { [unowned self] in self.makeEncoder() })
+            encoder: { [unowned self] in self.makeEncoder() },
+            customClasses: { [catalog = api.schemas.catalog] in try? catalog.lookup($0) })
         router.add(liveQuery.route())
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,
@@ -125,5 +130,6 @@ extension ParseAPI {
             schemas: schemas, limits: limits,
             allowClientClassCreation: application.configuration.allowClientClassCreation)
         classChanges = application.classChanges
+        views = ViewCatalog(application.configuration.views, pool: application.pool)
     }
 }

@@ -163,7 +163,10 @@ public final class GalleryApplication: @unchecked Sendable {
         settings.tmpSweepInterval = min(600, settings.tmpSweepAge / 2)
         return WorkerPool(
             settings: settings, queue: jobs, processor: processor, trash: trash, databaseURL: configuration.databaseURL,
-            logger: logger, metrics: metrics)
+            logger: logger, metrics: metrics,
+            backfill: ThumbHashBackfill(
+                pool: pool, store: blobs, spoolDirectory: store.spoolDirectory,
+                limits: ImageLimits(maxPixels: configuration.maxPixels), logger: logger))
     }
 
     /// Applies pending migrations; returns the names applied.
@@ -190,6 +193,8 @@ public final class GalleryApplication: @unchecked Sendable {
             let applied = try migrate()
             if !applied.isEmpty { logger.notice("applied migrations", metadata: ["names": "\(applied)"]) }
         }
+        // A view may not hide a custom class of the same name (docs/decisions/038).
+        try checkViews()
         let http = HTTPServerConfiguration(
             configuration, listenFileDescriptor: listenFileDescriptor, temporaryDirectory: store.spoolDirectory)
         // Before the first request: until it has read the sequences, finds simply get no 304.

@@ -54,13 +54,15 @@ struct DerivativePlan: Equatable {
         ((width * n + 7) / 8, (height * n + 7) / 8)
     }
 
-    /// The smallest n in 1…8 whose decode keeps ≥ `decodeMargin`× every target (capped at full size).
-    static func scale(width: Int, height: Int, covering targets: [(width: Int, height: Int)]) -> Int {
+    /// The smallest n in 1…8 whose decode keeps ≥ `margin`× every target (capped at full size).
+    static func scale(
+        width: Int, height: Int, covering targets: [(width: Int, height: Int)], margin: Int = decodeMargin
+    ) -> Int {
         for n in 1...8 {
             let size = scaledSize(width: width, height: height, scale: n)
             let covers = targets.allSatisfy { target in
-                size.width >= min(width, decodeMargin * target.width)
-                    && size.height >= min(height, decodeMargin * target.height)
+                size.width >= min(width, margin * target.width)
+                    && size.height >= min(height, margin * target.height)
             }
             if covers { return n }
         }

@@ -1,7 +1,8 @@
 import CivilCalendar
 import Foundation
 
-/// Reads the two EXIF fields galleryd needs from an APP1 payload: Orientation and DateTimeOriginal.
+/// Reads the EXIF fields galleryd needs from an APP1 payload: Orientation, DateTimeOriginal and the
+/// camera's Make and Model.
 ///
 /// The payload is `Exif\0\0` followed by a TIFF structure (TIFF 6.0 §2) in either byte order
 /// (`II*\0` little-endian, `MM\0*` big-endian). Only IFD0 and the Exif sub-IFD are visited and
@@ -11,9 +12,20 @@ struct EXIFReader {
     struct Fields: Equatable {
         var orientation: Int?
         var takenAt: Date?
+        /// IFD0 Make (`Apple`), cleaned by `cameraText`.
+        var make: String?
+        /// IFD0 Model (`iPhone 15 Pro`), cleaned by `cameraText`.
+        var model: String?
     }
 
+    /// Longest camera make or model kept, in characters; longer ones are cut there.
+    static let maxCameraText = 64
+    /// Largest Make/Model value read, in bytes; a larger one is ignored as hostile.
+    static let maxCameraBytes = 4096
+
     private enum Tag {
+        static let make: UInt16 = 0x010F
+        static let model: UInt16 = 0x0110
         static let orientation: UInt16 = 0x0112
         static let exifIFDPointer: UInt16 = 0x8769
         static let dateTimeOriginal: UInt16 = 0x9003
@@ -49,6 +61,12 @@ struct EXIFReader {
                 if let value = u16(at: valueOffset), (1...8).contains(value) { fields.orientation = Int(value) }
             case Tag.exifIFDPointer where type == 4 || type == 13:  // LONG or IFD
                 if let pointer = u32(at: valueOffset) { exifIFD = Int(pointer) }
+            case Tag.make where type == 2 || type == 7:  // ASCII, or UNDEFINED as some writers store it
+                fields.make = value(count: count, valueOffset: valueOffset, limit: Self.maxCameraBytes)
+                    .flatMap(Self.cameraText)
+            case Tag.model where type == 2 || type == 7:
+                fields.model = value(count: count, valueOffset: valueOffset, limit: Self.maxCameraBytes)
+                    .flatMap(Self.cameraText)
             default: break
             }
         }
@@ -83,7 +101,14 @@ struct EXIFReader {
 
     /// An ASCII value: inline when it fits in four bytes, else at the offset stored there.
     private func ascii(tag: UInt16, count: Int, valueOffset: Int) -> String? {
-        guard count > 0, count < 256 else { return nil }
+        guard let bytes = value(count: count, valueOffset: valueOffset, limit: 255) else { return nil }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The bytes of a byte-sized value up to its first NUL: inline when it fits in four bytes,
+    /// else at the offset stored there; nil when empty, over `limit` or out of bounds.
+    private func value(count: Int, valueOffset: Int, limit: Int) -> ArraySlice<UInt8>? {
+        guard count > 0, count <= limit else { return nil }
         let start: Int
         if count <= 4 {
             start = valueOffset
@@ -92,8 +117,31 @@ struct EXIFReader {
             start = Int(pointer)
         }
         guard start >= 0, start + count <= tiff.count else { return nil }
-        let bytes = tiff[start..<start + count].prefix { $0 != 0 }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return tiff[start..<start + count].prefix { $0 != 0 }
+    }
+
+    /// A make or model as stored and shown: UTF-8 (invalid bytes and control characters dropped),
+    /// runs of white space (tabs and line breaks too) as one space, trimmed, cut to `maxCameraText` characters; nil when nothing is left.
+    static func cameraText(_ bytes: ArraySlice<UInt8>) -> String? {
+        var text = ""
+        var pendingSpace = false
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            if scalar.properties.isWhitespace {
+                pendingSpace = !text.isEmpty
+                continue
+            }
+            if scalar == "\u{FFFD}" || scalar.properties.generalCategory == .control
+                || scalar.properties.generalCategory == .format
+            {
+                continue
+            }
+            if pendingSpace { text.unicodeScalars.append(" ") }
+            pendingSpace = false
+            text.unicodeScalars.append(scalar)
+        }
+        guard !text.isEmpty else { return nil }
+        return text.count > maxCameraText
+            ? String(text.prefix(maxCameraText)).trimmingCharacters(in: .whitespaces) : text
     }
 
     private func u16(at offset: Int) -> UInt16? {

@@ -53,7 +53,7 @@ final class HEIFFile {
         memory?.deallocate()
     }
 
-    /// Size as displayed, EXIF date, ICC profile (`format`: HEIC or AVIF, from the brands); refused over the pixel limit. The coded size
+    /// Size as displayed, EXIF date and camera, ICC profile (`format`: HEIC or AVIF, from the brands); refused over the pixel limit. The coded size
     /// (`ispe`, before `clap` crops it) is what the decoder allocates, so it is checked too.
     func probe(limits: ImageLimits, format: ImageFormat) throws -> ImageInfo {
         let width = Int(heif_image_handle_get_width(handle))
@@ -64,9 +64,10 @@ final class HEIFFile {
         for (w, h) in [(width, height), (codedWidth, codedHeight)] where w * h > limits.maxPixels {
             throw ImageError.tooManyPixels(width: w, height: h, limit: limits.maxPixels)
         }
+        let exif = exif()
         return ImageInfo(
             width: width, height: height, components: 3, colorSpace: .rgb, isProgressive: false,
-            iccProfile: iccProfile(), takenAt: exif()?.takenAt,
+            iccProfile: iccProfile(), takenAt: exif?.takenAt, cameraMake: exif?.make, cameraModel: exif?.model,
             format: format)
     }
 

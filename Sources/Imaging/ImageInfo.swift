@@ -23,6 +23,10 @@ public struct ImageInfo: Sendable, Equatable {
     public var iccProfile: [UInt8]?
     /// EXIF DateTimeOriginal (with OffsetTimeOriginal when present, else read as UTC).
     public var takenAt: Date?
+    /// EXIF Make (IFD0 0x010F), as `EXIFReader.cameraText` cleans it: `Apple`.
+    public var cameraMake: String?
+    /// EXIF Model (IFD0 0x0110), as `EXIFReader.cameraText` cleans it: `iPhone 15 Pro`.
+    public var cameraModel: String?
     /// True when an Adobe APP14 marker is present: CMYK data is then stored inverted (Photoshop's convention).
     public var hasAdobeMarker: Bool
     /// Each component's sampling factors and quantization table, in frame order; empty when the
@@ -37,7 +41,8 @@ public struct ImageInfo: Sendable, Equatable {
     /// Creates an info value; the probe is the usual way to get one.
     public init(
         width: Int, height: Int, orientation: Int = 1, components: Int, colorSpace: ImageColorSpace,
-        isProgressive: Bool, iccProfile: [UInt8]? = nil, takenAt: Date? = nil, hasAdobeMarker: Bool = false,
+        isProgressive: Bool, iccProfile: [UInt8]? = nil, takenAt: Date? = nil, cameraMake: String? = nil,
+        cameraModel: String? = nil, hasAdobeMarker: Bool = false,
         componentQuantization: [ComponentQuantization] = [], format: ImageFormat = .jpeg
     ) {
         self.width = width
@@ -48,6 +53,8 @@ public struct ImageInfo: Sendable, Equatable {
         self.isProgressive = isProgressive
         self.iccProfile = iccProfile
         self.takenAt = takenAt
+        self.cameraMake = cameraMake
+        self.cameraModel = cameraModel
         self.hasAdobeMarker = hasAdobeMarker
         self.componentQuantization = componentQuantization
         self.format = format

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 
-/// PNG, WebP, HEIC and AVIF originals: decoded by their library (PNG and HEIF whole; a still
-/// WebP incrementally, shrunk while decoding when it is over three times the preview), then
+/// PNG, WebP, HEIC and AVIF originals: decoded by their library (HEIF and interlaced PNG whole;
+/// other PNGs a band of rows at a time; a still WebP incrementally, shrunk while decoding when it
+/// is over three times the preview), then
 /// resampled and encoded exactly as a JPEG's derivatives are: Lanczos-3 to the same sizes, the
 /// same progressive, mozjpeg-table JPEGs.
 extension ImagePipeline {
@@ -16,9 +17,14 @@ extension ImagePipeline {
         let rows: any RasterRows
         switch info.format {
         case .png:
-            rows =
-                try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
-                ?? PNGDecoder.decode(bytes: bytes ?? [], limits: limits)
+            // Decoded while resampled, a band of rows at a time; an interlaced file whole.
+            if let decoder = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits) {
+                rows = decoder
+            } else {
+                rows =
+                    try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
+                    ?? PNGDecoder.decode(bytes: bytes ?? [], limits: limits)
+            }
         case .webp:
             // Decoded while resampled: the "decode" lap holds only libwebp's header parse.
             rows = try WebPDecoder.rows(

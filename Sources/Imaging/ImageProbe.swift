@@ -277,6 +277,7 @@ struct JPEGHeaderParser {
             width: frame.width, height: frame.height, orientation: exif?.orientation ?? 1,
             components: frame.componentIDs.count, colorSpace: colorSpace(componentIDs: frame.componentIDs),
             isProgressive: frame.progressive, iccProfile: assembledICC(), takenAt: exif?.takenAt,
+            cameraMake: exif?.make, cameraModel: exif?.model,
             hasAdobeMarker: adobeTransform != nil, componentQuantization: componentQuantization())
     }
 }

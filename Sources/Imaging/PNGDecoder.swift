@@ -1,9 +1,10 @@
 import CPNG
 
-/// Decodes a PNG with libpng's simplified API (`png_image_*`), which keeps libpng's
+/// Decodes a PNG whole with libpng's simplified API (`png_image_*`), which keeps libpng's
 /// setjmp/longjmp error handling inside libpng and reports a failure as a sentence in
-/// `png_image.message`. Every kind of PNG comes out as 8-bit RGB, or straight RGBA when it has
-/// alpha: 16-bit samples
+/// `png_image.message`: the path of interlaced (Adam7) files, whose rows are final only after the
+/// last pass; `PNGRowDecoder` reads the others a band of rows at a time, to the same rows. Every
+/// kind of PNG comes out as 8-bit RGB, or straight RGBA when it has alpha: 16-bit samples
 /// reduced, palettes and `tRNS` expanded, grey widened, Adam7 interlacing undone, `gAMA`
 /// honoured (the output is sRGB-encoded; `sRGB` and `iCCP` images are left as they are, and an
 /// `iCCP` profile travels into the derivatives as the JPEG path's APP2 profile does).

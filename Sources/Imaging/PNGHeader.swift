@@ -48,7 +48,8 @@ enum PNGHeader {
                 guard type == "IDAT" else { throw ImageError.corrupt("PNG without image data") }
                 return ImageInfo(
                     width: size.width, height: size.height, components: 3, colorSpace: .rgb, isProgressive: false,
-                    iccProfile: profile, takenAt: exif?.takenAt, format: .png)
+                    iccProfile: profile, takenAt: exif?.takenAt, cameraMake: exif?.make,
+                    cameraModel: exif?.model, format: .png)
             default:
                 break
             }

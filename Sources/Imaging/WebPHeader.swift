@@ -53,6 +53,6 @@ enum WebPHeader {
         }
         return ImageInfo(
             width: width, height: height, components: 3, colorSpace: .rgb, isProgressive: false, iccProfile: profile,
-            takenAt: exif?.takenAt, format: .webp)
+            takenAt: exif?.takenAt, cameraMake: exif?.make, cameraModel: exif?.model, format: .webp)
     }
 }

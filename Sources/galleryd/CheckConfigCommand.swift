@@ -12,7 +12,7 @@ struct CheckConfigCommand: ParsableCommand {
 
     @Flag(
         help:
-            "Also check what `serve` needs (database URL, master key length; with storage = s3, that the endpoint answers, the credentials are accepted and the bucket exists)."
+            "Also check what `serve` needs (database URL, master key length; with storage = s3, that the endpoint answers, the credentials are accepted and the bucket exists; that no view hides a custom class)."
     )
     var serving = false
 
@@ -25,6 +25,7 @@ struct CheckConfigCommand: ParsableCommand {
             do {
                 try configuration.validateForServing()
                 try configuration.checkObjectStore()
+                try GalleryApplication.checkViews(configuration: configuration)
             } catch {
                 fail("config: \(error)")
             }

@@ -116,6 +116,8 @@ struct ProcessCommand: ParsableCommand {
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             fields.append("\"takenAt\":\(ParseJSONWriter.quoted(formatter.string(from: takenAt)))")
         }
+        if let make = info.cameraMake { fields.append("\"cameraMake\":\(ParseJSONWriter.quoted(make))") }
+        if let model = info.cameraModel { fields.append("\"cameraModel\":\(ParseJSONWriter.quoted(model))") }
         fields.append("\"ms\":{\(ms.joined(separator: ","))}")
         return "{" + fields.joined(separator: ",") + "}"
     }

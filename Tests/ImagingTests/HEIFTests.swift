@@ -91,6 +91,33 @@ import Testing
         try Self.expectQuadrants(result.preview.jpeg, [g, y, r, b])
     }
 
+    /// Real iPhone files are not available offline, so the mirror axis is checked against libheif's
+    /// own `heif-convert` on generated files: whatever libheif 1.15 makes of `imir` (and of `imir`
+    /// after `irot`), galleryd's derivatives show the same, not a second or opposite flip.
+    @Test func process_MirrorsAsHeifConvertDoes() throws {
+        let tile = HEIFAssembler.Tile(
+            heifEncOutput: try FixtureTools.heic(PNGTests.quadrantsPNG(), options: ["-q", "90"]), width: 96, height: 64)
+        let cases: [[HEIFAssembler.Transform]] = [
+            [.imir(axis: 0)], [.imir(axis: 1)], [.irot(quarters: 1), .imir(axis: 0)],
+            [.irot(quarters: 3), .imir(axis: 1)],
+        ]
+        for transforms in cases {
+            let heic = HEIFAssembler.assemble(tiles: [tile], grid: false, transforms: transforms)
+            let converted = try FixtureTools.run(
+                "heif-convert", ["{0}", "{out}"], inputs: [("in.heic", heic)], output: "out.png")
+            let reference = try PNGDecoder.decode(bytes: converted, limits: ImageLimits())
+            let result = try ImagePipeline.process(bytes: heic, spec: Self.spec)
+            #expect((result.info.displayWidth, result.info.displayHeight) == (reference.width, reference.height))
+            let bpp = reference.layout.bytesPerPixel
+            let expected: [RGB] = [(1, 1), (3, 1), (1, 3), (3, 3)].map { qx, qy in
+                let p =
+                    reference.pixels + (reference.height * qy / 4) * reference.stride + (reference.width * qx / 4) * bpp
+                return (p[0], p[1], p[2])
+            }
+            try Self.expectQuadrants(result.preview.jpeg, expected)
+        }
+    }
+
     @Test func probe_ReadsEXIFButOrientationThereIsInformational() throws {
         let jpeg = TestImages.inserting(
             TestImages.exifSegment(orientation: 6, littleEndian: false, date: "2024:05:06 07:08:09"),
@@ -103,6 +130,20 @@ import Testing
         #expect(result.info.orientation == 1)
         #expect((result.info.displayWidth, result.info.displayHeight) == (96, 64))
         try ImagePipelineTests.expectUprightQuadrants(result.preview.jpeg, width: 64, height: 43)
+    }
+
+    @Test func probe_ReadsTheCameraFromTheExifItem() throws {
+        let jpeg = TestImages.inserting(
+            TestImages.exifSegment(
+                orientation: 1, littleEndian: true, make: Array("Apple".utf8), model: Array("iPhone 15 Pro".utf8)),
+            into: try TestImages.baseline(TestImages.noise(width: 64, height: 48)))
+        let heic = try FixtureTools.heic(jpeg, inputName: "in.jpg", options: ["-q", "90"])
+        let info = try ImageProbe.probe(bytes: heic)
+        #expect(info.format == .heif)
+        #expect(info.cameraMake == "Apple" && info.cameraModel == "iPhone 15 Pro")
+        let plain = try FixtureTools.heic(
+            try TestImages.baseline(TestImages.noise(width: 64, height: 48)), inputName: "in.jpg")
+        #expect(try ImageProbe.probe(bytes: plain).cameraMake == nil)
     }
 
     @Test func process_ConvertsDisplayP3ToSRGB() throws {

@@ -66,6 +66,17 @@ import Testing
         #expect(try ImageProbe.probe(bytes: jpeg).orientation == 1)
     }
 
+    @Test func probe_ReadsTheCameraFromAPP1() throws {
+        let jpeg = try TestImages.inserting(
+            TestImages.exifSegment(
+                orientation: 1, littleEndian: true, make: Array("FUJIFILM".utf8), model: Array("X-T5\u{1}".utf8)),
+            into: TestImages.baseline(TestImages.noise(width: 8, height: 8)))
+        let info = try ImageProbe.probe(bytes: jpeg)
+        #expect(info.cameraMake == "FUJIFILM" && info.cameraModel == "X-T5")
+        let plain = try TestImages.baseline(TestImages.noise(width: 8, height: 8))
+        #expect(try ImageProbe.probe(bytes: plain).cameraMake == nil)
+    }
+
     @Test func probe_SurvivesGarbageEXIF() throws {
         var state: UInt64 = 7
         for length in [0, 1, 5, 14, 20, 64, 300] {

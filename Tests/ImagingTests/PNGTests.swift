@@ -122,6 +122,21 @@ import Testing
         #expect(try ImageProbe.probe(bytes: png).takenAt?.timeIntervalSince1970 == 1_714_979_289)
     }
 
+    @Test func probe_ReadsTheCameraFromEXIf() throws {
+        let app1 = TestImages.exifSegment(
+            orientation: 1, littleEndian: true, make: Array("Apple".utf8), model: Array("iPhone 15 Pro".utf8))
+        let png = PNGWriter(width: 8, height: 8, colorType: .gray, exif: Array(app1.dropFirst(10))) { _, _ in [0] }
+            .encode()
+        let info = try ImageProbe.probe(bytes: png)
+        #expect(info.cameraMake == "Apple" && info.cameraModel == "iPhone 15 Pro")
+        // A garbled eXIf chunk is ignored: the PNG itself is fine.
+        let garbled = PNGWriter(width: 8, height: 8, colorType: .gray, exif: Array("MM\0*garbage".utf8)) { _, _ in [0] }
+            .encode()
+        let garbledInfo = try ImageProbe.probe(bytes: garbled)
+        #expect(garbledInfo.cameraMake == nil && garbledInfo.width == 8)
+        #expect(try ImagePipeline.process(bytes: garbled, spec: Self.spec).preview.width == 8)
+    }
+
     @Test func probe_RefusesABombBeforeDecoding() {
         var bomb: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         bomb += PNGWriter.chunk("IHDR", PNGWriter.u32(60000) + PNGWriter.u32(60000) + [8, 2, 0, 0, 0])

@@ -109,10 +109,11 @@ enum TestImages {
         Array(jpeg[0..<2]) + segment + Array(jpeg[2...])
     }
 
-    /// An APP1 EXIF segment with Orientation in IFD0 and DateTimeOriginal (+ offset, sub-seconds)
-    /// in the Exif IFD, in the given byte order.
+    /// An APP1 EXIF segment with Orientation (and Make, Model when given, as raw bytes) in IFD0
+    /// and DateTimeOriginal (+ offset, sub-seconds) in the Exif IFD, in the given byte order.
     static func exifSegment(
-        orientation: UInt16, littleEndian: Bool, date: String? = nil, offset: String? = nil, subSeconds: String? = nil
+        orientation: UInt16, littleEndian: Bool, date: String? = nil, offset: String? = nil, subSeconds: String? = nil,
+        make: [UInt8]? = nil, model: [UInt8]? = nil
     ) -> [UInt8] {
         func u16(_ v: UInt16) -> [UInt8] {
             littleEndian ? [UInt8(v & 0xFF), UInt8(v >> 8)] : [UInt8(v >> 8), UInt8(v & 0xFF)]
@@ -121,37 +122,41 @@ enum TestImages {
             let b = [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
             return littleEndian ? b.reversed() : b
         }
-        var exifEntries: [(tag: UInt16, text: String)] = []
-        if let date { exifEntries.append((0x9003, date)) }
-        if let offset { exifEntries.append((0x9011, offset)) }
-        if let subSeconds { exifEntries.append((0x9291, subSeconds)) }
+        var exifEntries: [(tag: UInt16, bytes: [UInt8])] = []
+        if let date { exifEntries.append((0x9003, Array(date.utf8) + [0])) }
+        if let offset { exifEntries.append((0x9011, Array(offset.utf8) + [0])) }
+        if let subSeconds { exifEntries.append((0x9291, Array(subSeconds.utf8) + [0])) }
+        var cameraEntries: [(tag: UInt16, bytes: [UInt8])] = []
+        if let make { cameraEntries.append((0x010F, make + [0])) }
+        if let model { cameraEntries.append((0x0110, model + [0])) }
 
-        var tiff: [UInt8] = littleEndian ? [0x49, 0x49] : [0x4D, 0x4D]
-        tiff += u16(42) + u32(8)
-        // IFD0 at 8: two entries (orientation, Exif pointer), next-IFD 0.
-        let ifd0Size = 2 + 2 * 12 + 4
+        // IFD0 at 8 (camera entries, orientation, Exif pointer; next-IFD 0), the Exif IFD after it,
+        // then the values too long to be inline.
+        let ifd0Size = 2 + (cameraEntries.count + 2) * 12 + 4
         let exifIFDOffset = 8 + ifd0Size
-        tiff += u16(2)
-        tiff += u16(0x0112) + u16(3) + u32(1) + u16(orientation) + [0, 0]
-        tiff += u16(0x8769) + u16(4) + u32(1) + u32(UInt32(exifIFDOffset))
-        tiff += u32(0)
-        // Exif IFD, ASCII values stored after it.
         let exifIFDSize = 2 + exifEntries.count * 12 + 4
         var dataOffset = exifIFDOffset + exifIFDSize
         var data: [UInt8] = []
-        tiff += u16(UInt16(exifEntries.count))
-        for entry in exifEntries {
-            let bytes = Array(entry.text.utf8) + [0]
-            if bytes.count <= 4 {
-                tiff +=
-                    u16(entry.tag) + u16(2) + u32(UInt32(bytes.count)) + bytes
-                    + [UInt8](repeating: 0, count: 4 - bytes.count)
-            } else {
-                tiff += u16(entry.tag) + u16(2) + u32(UInt32(bytes.count)) + u32(UInt32(dataOffset))
-                data += bytes
-                dataOffset += bytes.count
+        func asciiEntry(_ entry: (tag: UInt16, bytes: [UInt8])) -> [UInt8] {
+            let header = u16(entry.tag) + u16(2) + u32(UInt32(entry.bytes.count))
+            if entry.bytes.count <= 4 {
+                return header + entry.bytes + [UInt8](repeating: 0, count: 4 - entry.bytes.count)
             }
+            defer {
+                data += entry.bytes
+                dataOffset += entry.bytes.count
+            }
+            return header + u32(UInt32(dataOffset))
         }
+        var tiff: [UInt8] = littleEndian ? [0x49, 0x49] : [0x4D, 0x4D]
+        tiff += u16(42) + u32(8)
+        tiff += u16(UInt16(cameraEntries.count + 2))
+        for entry in cameraEntries { tiff += asciiEntry(entry) }
+        tiff += u16(0x0112) + u16(3) + u32(1) + u16(orientation) + [0, 0]
+        tiff += u16(0x8769) + u16(4) + u32(1) + u32(UInt32(exifIFDOffset))
+        tiff += u32(0)
+        tiff += u16(UInt16(exifEntries.count))
+        for entry in exifEntries { tiff += asciiEntry(entry) }
         tiff += u32(0)
         tiff += data
         let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff

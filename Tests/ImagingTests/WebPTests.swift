@@ -43,6 +43,22 @@ import Testing
         #expect(try ImagePipeline.process(bytes: animation, spec: Self.spec).dominantColor == "#dc1e1e")
     }
 
+    @Test func probe_ReadsTheCameraFromTheEXIFChunk() throws {
+        let webp = try FixtureTools.webp(PNGTests.quadrantsPNG(), options: ["-q", "90"])
+        let app1 = TestImages.exifSegment(
+            orientation: 1, littleEndian: false, date: "2024:05:06 07:08:09", make: Array("Google".utf8),
+            model: Array("Pixel 8".utf8))
+        // The chunk holds the TIFF structure (no `Exif\0\0`), as webpmux and the container spec write it.
+        let tagged = try FixtureTools.run(
+            "webpmux", ["-set", "exif", "{1}", "{0}", "-o", "{out}"],
+            inputs: [("in.webp", webp), ("in.exif", Array(app1.dropFirst(10)))], output: "out.webp")
+        let info = try ImageProbe.probe(bytes: tagged)
+        #expect(info.cameraMake == "Google" && info.cameraModel == "Pixel 8")
+        #expect(info.takenAt?.timeIntervalSince1970 == 1_714_979_289)
+        #expect(try ImagePipeline.process(bytes: tagged, spec: Self.spec).info.cameraModel == "Pixel 8")
+        #expect(try ImageProbe.probe(bytes: webp).cameraMake == nil)
+    }
+
     @Test func probe_RefusesABombBeforeDecoding() {
         // A lossless header declaring 16384×16384 (VP8L: 14-bit sizes minus one, then alpha and version bits).
         let packed = UInt32(16383) | UInt32(16383) << 14

@@ -2,11 +2,13 @@
 /// columns that hold them, its class-level permissions and indexes, and the `ParseClassSchema`
 /// finds and gets compile against. Immutable: a change makes a new value.
 struct CustomClass: Sendable {
-    /// One field: its Parse name and type, and its column (`c<N>`; none for a Relation).
+    /// One field: its Parse name and type, and its column (`c<N>`; none for a Relation, whose
+    /// pairs are rows of its join table `custom_<n>_r<k>`, Parse Server's `_Join:<field>:<class>`).
     struct Field: Equatable, Sendable {
         let name: String
         let type: CustomFieldType
         let column: String?
+        var joinTable: String? = nil
     }
 
     /// One index: its Parse name, its fields with directions (1 or -1) and its SQL name.
@@ -49,6 +51,10 @@ struct CustomClass: Sendable {
         self.schema = Self.makeSchema(className: className, table: Self.table(tableId), fields: fields)
     }
 
+    /// The change sequence of a class's rows, schema and permissions (migration 0025): what its
+    /// finds' tags are made from.
+    static func changeScope(_ className: String) -> String { "Custom:" + className }
+
     /// The table's name: server-made, never from a client.
     static func table(_ tableId: Int64) -> String { "custom_\(tableId)" }
     /// The table's name.
@@ -80,11 +86,18 @@ struct CustomClass: Sendable {
             case .acl, .json: plain = false
             default: plain = true
             }
-            parseFields.append(ParseField(field.name, column, type, queryable: plain, sortable: plain))
+            // An Array takes `$exists` and `$containedBy` (ParseWhereParser+Subqueries).
+            parseFields.append(
+                ParseField(field.name, column, type, queryable: plain || type == .json("Array"), sortable: plain))
+        }
+        var relations: [String: ParseRelationField] = [:]
+        for field in fields {
+            guard let joinTable = field.joinTable, let target = field.type.targetClass else { continue }
+            relations[field.name] = ParseRelationField(joinTable: joinTable, targetClass: target)
         }
         return ParseClassSchema(
             className: className, table: table, fields: parseFields, hasTrash: false, liveCountName: table,
-            isCustom: true)
+            isCustom: true, relations: relations)
     }
 
     /// The stored form of `fields`.
@@ -104,6 +117,10 @@ struct CustomClass: Sendable {
             if let column = field.column {
                 writer.key("column")
                 writer.string(column)
+            }
+            if let joinTable = field.joinTable {
+                writer.key("join")
+                writer.string(joinTable)
             }
             writer.endObject()
         }
@@ -154,7 +171,7 @@ struct CustomClass: Sendable {
                 fields.append(
                     Field(
                         name: name, type: CustomFieldType(type, targetClass: object["targetClass"]?.stringValue),
-                        column: object["column"]?.stringValue))
+                        column: object["column"]?.stringValue, joinTable: object["join"]?.stringValue))
             }
         }
         var indexes: [Index] = []

@@ -86,6 +86,19 @@ struct CustomFieldType: Equatable, Sendable {
                 switch op {
                 case "Increment": return CustomFieldType(.number)
                 case "Add", "AddUnique", "Remove": return CustomFieldType(.array)
+                case "AddRelation", "RemoveRelation":
+                    // Parse Server's `getType`: a Relation to the first object's class.
+                    guard case .array(let objects)? = object["objects"], case .object(let first)? = objects.first,
+                        case .string(let target)? = first["className"]
+                    else { throw ParseError.invalidJSON("\(op) needs an objects array of pointers") }
+                    guard ParseClassName.isValidClassName(target) || ParseClassName.systemClasses.contains(target)
+                    else { throw ParseClassName.invalidClassNameError(target) }
+                    return CustomFieldType(.relation, targetClass: target)
+                case "Batch":
+                    guard case .array(let ops)? = object["ops"], let first = ops.first else {
+                        throw ParseError.invalidJSON("Batch needs an ops array")
+                    }
+                    return try inferred(from: first, className: className)
                 case "Delete": return nil
                 default: throw ParseError.incorrectType("The \(op.prefix(100)) operator is not supported.")
                 }

@@ -20,10 +20,12 @@ struct CustomObjectWrite: Sendable {
         case remove(String)
     }
 
-    /// The changes, by column, in body order (a Relation's operations are not stored: no column).
+    /// The changes, by column, in body order.
     let changes: [(column: String, change: Change)]
     /// Fields the body names that the class does not have, with the types their values give them.
     let newFields: [(name: String, type: CustomFieldType)]
+    /// The Relation operations: objectIds added to and removed from each join table.
+    var relationChanges: [CustomRelationChange] = []
 
     /// Parses `body` against `custom` (nil: a class the write is about to create).
     static func parse(_ body: [UInt8], className: String, custom: CustomClass?, limits: ParseLimits) throws
@@ -37,6 +39,7 @@ struct CustomObjectWrite: Sendable {
         }
         var changes: [(column: String, change: Change)] = []
         var newFields: [(name: String, type: CustomFieldType)] = []
+        var relationChanges: [CustomRelationChange] = []
         for member in object.members {
             let name = member.key
             if name == "objectId" || name == "createdAt" || name == "updatedAt" {
@@ -58,12 +61,12 @@ struct CustomObjectWrite: Sendable {
                 continue
             }
             guard let column = field.column else {
-                throw ParseError.incorrectType(
-                    "\(name) is a Relation: AddRelation and RemoveRelation are not supported yet.")
+                relationChanges.append(try CustomRelationChange.parse(member.value, field: field, className: className))
+                continue
             }
             changes.append((column, try change(member.value, field: field, className: className)))
         }
-        return CustomObjectWrite(changes: changes, newFields: newFields)
+        return CustomObjectWrite(changes: changes, newFields: newFields, relationChanges: relationChanges)
     }
 
     private static func isDelete(_ json: ParseJSONValue) -> Bool {

@@ -1,17 +1,20 @@
 /// A class the class routes serve, resolved once per request: a built-in class (Photo, Gallery,
 /// GalleryItem: a fixed schema, rows decided in SQL by `ParseSQLCompiler+Access`, behaviour in
-/// `ParseAPI`, class-level permissions in `BuiltInClassPermissions`) or an app's custom class (its
+/// `ParseAPI`, class-level permissions in `BuiltInClassPermissions`), an app's custom class (its
 /// schema from `custom_classes`, its class-level permissions, then its objects' ACLs in SQL
-/// (`CustomObjectACL`), writes in `CustomObjectService`).
+/// (`CustomObjectACL`), writes in `CustomObjectService`), or a view over photos from the config
+/// file (`PhotoView`: read-only, Photo's rows and access, its own class-level permissions).
 enum ParseClass: Sendable {
     case builtIn(ParseClassSchema)
     case custom(CustomClass)
+    case view(PhotoView)
 
-    /// What reads compile against.
+    /// What reads compile against (a view's: its source, Photo).
     var schema: ParseClassSchema {
         switch self {
         case .builtIn(let schema): return schema
         case .custom(let custom): return custom.schema
+        case .view: return .photo
         }
     }
 
@@ -31,6 +34,12 @@ enum ParseClass: Sendable {
             if permissions == .public { return }
         case .custom(let custom):
             permissions = custom.permissions
+        case .view(let view):
+            // A view's own permissions, as main has them: no pointer or protected fields.
+            try view.permissions.require(
+                operation, on: view.className, caller: query.access.caller,
+                roles: CustomObjectService.roles(of: query.access))
+            return
         }
         let className = schema.className
         let access = query.access

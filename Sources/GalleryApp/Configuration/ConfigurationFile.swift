@@ -26,7 +26,8 @@ enum ConfigurationFile {
             throw ConfigurationError.syntax(file: file, line: error.source.begin.line, reason: error.description)
         }
         var entries: [Entry] = []
-        for key in table.keys {
+        // `[[views]]` is read whole by `ViewDefinition`.
+        for key in table.keys where key != ViewDefinition.key {
             let line = Self.line(of: key, in: text)
             guard let value = table[key]?.tomlValue else { continue }
             let textValue: String

@@ -237,6 +237,10 @@ public struct ConfigurationKey: Sendable {
         .int(
             "url_validity_seconds", \.urlValiditySeconds,
             "Seconds a signed asset URL stays valid at least (at most this plus one window).", range: 60...31_536_000),
+        .secret(
+            "flickr_api_secret", \.flickrAPISecret,
+            "Flickr API consumer secret: when set, a /services/rest/ call carrying OAuth parameters must be signed with it (HMAC-SHA1; else Flickr's 96/97). Unset: signatures are not checked."
+        ),
         .int(
             "password_hash_cost", \.passwordHashCost,
             "log2 of scrypt's N for new password hashes (17: 128 MiB per hash); weaker stored hashes are replaced at the next login. Lower only for tests.",
@@ -396,7 +400,7 @@ public struct ConfigurationKey: Sendable {
             range: 0...100_000),
         .int(
             "manifest_cache_bytes", \.manifestCacheBytes,
-            "Bytes of rendered find and count answers kept by their ETag, answered without the database until a change (0: off).",
+            "Bytes of rendered find and count answers (and Flickr API answers) kept, answered without the database until a change (0: off).",
             range: 0...4_294_967_296),
         .int(
             "size_cache_bytes", \.sizeCacheBytes,

@@ -23,6 +23,7 @@ extension GalleryConfiguration {
                 }
                 try key.apply(entry.value, to: &configuration)
             }
+            configuration.views = try ViewDefinition.parse(text, file: path)
         }
         for key in ConfigurationKey.all {
             if let value = environment[key.environmentVariable] {
@@ -121,6 +122,7 @@ extension GalleryConfiguration {
                 lines.append("# \(key.name) = (not set)")
             }
         }
+        lines += ViewDefinition.rendered(views)
         return lines.joined(separator: "\n") + "\n"
     }
 }

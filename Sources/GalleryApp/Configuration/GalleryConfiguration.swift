@@ -107,6 +107,9 @@ public struct GalleryConfiguration: Sendable, Equatable {
     public var urlWindowSeconds = 86_400
     /// Seconds a signed URL stays valid at least (at most this plus one window).
     public var urlValiditySeconds = 604_800
+    /// The Flickr API's consumer secret: when set, a call carrying OAuth parameters must be signed
+    /// with it (`FlickrOAuth`); nil checks no signature (docs/decisions/040).
+    public var flickrAPISecret: String? = nil
     /// log2 of scrypt's N for new password hashes (`PasswordHasher`): 17 is 128 MiB of memory per
     /// hash (at r = 8); a stored hash of a lower cost is replaced at its user's next login.
     public var passwordHashCost = 17
@@ -233,6 +236,8 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Whether a caller without the master key may create a class by saving to it (Parse
     /// Server's `allowClientClassCreation`; off, the default: 119). Such a class is open to everyone.
     public var allowClientClassCreation = false
+    /// Read-only classes over Photo (`[[views]]`, docs/decisions/038); none by default.
+    public var views: [ViewDefinition] = []
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
     /// `production` or `development`: production refuses the client developers' aids

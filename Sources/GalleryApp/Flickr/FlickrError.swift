@@ -20,6 +20,10 @@ struct FlickrError: Error, Sendable, Equatable {
         code: 3, message: "Parameterless searches have been disabled. Please use flickr.photos.getRecent instead.")
     /// 98: an `X-Parse-Session-Token` that logs nobody in.
     static let invalidAuthToken = FlickrError(code: 98, message: "Invalid auth token")
+    /// Flickr's 96: an OAuth signature that is not the call's (`flickr_api_secret` set).
+    static let invalidSignature = FlickrError(code: 96, message: "Invalid signature")
+    /// Flickr's 97: OAuth parameters without a signature (`flickr_api_secret` set).
+    static let missingSignature = FlickrError(code: 97, message: "Missing signature")
     /// 100: missing or wrong `api_key` / `oauth_consumer_key`.
     static let invalidAPIKey = FlickrError(code: 100, message: "Invalid API Key (Key has invalid format)")
 

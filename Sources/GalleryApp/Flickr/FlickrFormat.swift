@@ -51,6 +51,18 @@ enum FlickrFormat: Sendable, Equatable {
         }
     }
 
+    /// The HTTP answer of a successful call whose body `success(_:)` made earlier (a kept answer,
+    /// `FlickrAnswerCache`): the same body, status and header fields.
+    func kept(_ body: [UInt8]) -> HTTPResponse {
+        let contentType: String
+        switch self {
+        case .rest: contentType = "text/xml; charset=utf-8"
+        case .json(let callback):
+            contentType = callback == nil ? "application/json; charset=utf-8" : "text/javascript; charset=utf-8"
+        }
+        return HTTPResponse(status: .ok, contentType: contentType, bytes: body, headers: ["Cache-Control": "no-store"])
+    }
+
     /// The HTTP answer for `error`.
     func failure(_ error: FlickrError) -> HTTPResponse {
         let status: HTTPStatus = error.status == 200 ? .ok : error.status == 400 ? .badRequest : .serviceUnavailable

@@ -21,6 +21,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     private let onClose: @Sendable (LiveQueryClient) -> Void
     /// The built-in classes' class-level permissions (find, `protectedFields`), checked on subscribe.
     private let permissions: BuiltInClassPermissions?
+    /// The custom class of a name, or nil.
+    private let customClasses: @Sendable (String) -> CustomClass?
     private let state = Mutex(State())
 
     /// What the loop, the client's queue and the listener thread share, under the mutex.
@@ -39,9 +41,11 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     init(
         clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
         limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
-        logger: Logger, onClose: @escaping @Sendable (LiveQueryClient) -> Void
+        logger: Logger, customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil },
+        onClose: @escaping @Sendable (LiveQueryClient) -> Void
     ) {
         self.permissions = permissions
+        self.customClasses = customClasses
         self.clientId = clientId
         self.keys = keys
         self.sessions = sessions
@@ -128,7 +132,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         guard let query = message["query"] as? [String: Any], let className = query["className"] as? String else {
             throw LiveQueryError.badMessage("query.className is required")
         }
-        guard let schema = ParseClassSchema.named(className) else {
+        let custom = ParseClassSchema.named(className) == nil ? customClasses(className) : nil
+        guard let schema = ParseClassSchema.named(className) ?? custom?.schema else {
             throw LiveQueryError.invalidQuery("no class \(className)")
         }
         let whereObject = query["where"] as? [String: Any] ?? [:]
@@ -147,15 +152,25 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         if let token = message["sessionToken"] as? String, !access.caller.isMaster {
             (access, sessionHash) = try self.access(level: .client, sessionToken: token)
         }
-        // Without a session only what the access rules let it read.
-        if !LiveQuerySubscription.mayEverRead(className, by: access) {
+        if let custom {
+            // A custom class: its `find` permission, now (each event checks it again).
+            do {
+                try custom.permissions.require(
+                    .find, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access))
+            } catch let error as ParseError {
+                throw LiveQueryError(error.code, error.message)
+            }
+        } else if !LiveQuerySubscription.mayEverRead(className, by: access) {
+            // Without a session only what the access rules let it read.
             throw LiveQueryError(
                 ParseError.Code.operationForbidden,
                 "Permission denied: subscribing to \(className) needs a sessionToken.")
         }
         // The class-level permissions, as a find's (`ParseClass.authorize`): `find`, then the
         // protected fields left out of every event, and never matched on (which would tell them).
-        if let permissions = try permissions?.permissions(of: className), permissions != .public {
+        if let permissions = try custom?.permissions ?? permissions?.permissions(of: className),
+            permissions != .public
+        {
             let roles = Set(access.roleNames)
             do {
                 _ = try permissions.grant(.find, on: className, caller: access.caller, roles: roles)

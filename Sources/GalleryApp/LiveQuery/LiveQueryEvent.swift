@@ -12,14 +12,23 @@ struct LiveQueryEvent {
     let new: [String: Any]?
     /// For a GalleryItem: its gallery's `owner_id` and `acl`, whose readers are the item's.
     var gallery: [String: Any]? = nil
+    /// For a custom class: its class-level permissions as they are now (the caller needs `find`).
+    var permissions: ClassLevelPermissions? = nil
 
-    /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used.
-    static func decode(_ payload: String) -> (event: LiveQueryEvent?, problem: String?) {
+    /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used. `customClasses`
+    /// finds a custom class by name (migration 0025 announces their rows too).
+    static func decode(_ payload: String, customClasses: (String) -> CustomClass? = { _ in nil }) -> (
+        event: LiveQueryEvent?, problem: String?
+    ) {
         guard let data = payload.data(using: .utf8),
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let className = object["className"] as? String, let schema = ParseClassSchema.named(className),
+            let className = object["className"] as? String,
             let op = (object["op"] as? String).flatMap(Operation.init(rawValue:))
         else { return (nil, "undecodable payload") }
+        let custom = ParseClassSchema.named(className) == nil ? customClasses(className) : nil
+        guard let schema = ParseClassSchema.named(className) ?? custom?.schema else {
+            return (nil, "no class \(className.prefix(100))")
+        }
         if object["truncated"] as? Bool == true {
             return (nil, "row too large for a NOTIFY payload: \(className) \(object["objectId"] ?? "")")
         }
@@ -27,7 +36,7 @@ struct LiveQueryEvent {
             LiveQueryEvent(
                 schema: schema, operation: op, old: object["old"] as? [String: Any],
                 new: object["new"] as? [String: Any],
-                gallery: object["gallery"] as? [String: Any]),
+                gallery: object["gallery"] as? [String: Any], permissions: custom?.permissions),
             nil
         )
     }
@@ -37,8 +46,12 @@ struct LiveQueryEvent {
     /// Whether `access` may read `row` (the row before or after the change): the rules of
     /// `ParseSQLCompiler+Access`, applied to the row the notification carries.
     func readable(_ row: [String: Any], by access: ParseAccess) -> Bool {
-        // A custom class: its object's ACL (the class-level permissions admitted the subscription).
-        if schema.isCustom { return CustomObjectACL.grantsRead(row["acl"], to: access) }
+        if let permissions {
+            // A custom class: its class-level permissions as they are now, then the object's ACL.
+            return access.caller.isMaster
+                || (permissions.allows(.find, userId: access.caller.userId, roles: Set(access.roleNames))
+                    && CustomObjectACL.grantsRead(row["acl"], to: access))
+        }
         let principals = access.principals
         switch access.caller {
         case .master:

@@ -37,15 +37,19 @@ public final class LiveQueryServer: Sendable {
     private let publicRead: Bool
     /// The built-in classes' class-level permissions, checked on subscribe.
     private let permissions: BuiltInClassPermissions?
+    /// The custom class of a name, or nil (subscriptions and events of custom classes).
+    private let customClasses: @Sendable (String) -> CustomClass?
 
     /// A server for `path`; nothing listens until `start`. Subscribers' session tokens are
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
     init(
         path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
         limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
-        databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder
+        databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder,
+        customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil }
     ) {
         self.permissions = permissions
+        self.customClasses = customClasses
         self.path = path
         self.limits = limits
         self.keys = keys
@@ -94,7 +98,7 @@ public final class LiveQueryServer: Sendable {
             state.lastClientId += 1
             let client = LiveQueryClient(
                 clientId: state.lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
-                permissions: permissions, logger: logger
+                permissions: permissions, logger: logger, customClasses: customClasses
             ) { [weak self] client in self?.closed(client, address: address) }
             state.clients[client.clientId] = client
             return client
@@ -147,7 +151,7 @@ public final class LiveQueryServer: Sendable {
 
     /// One notification: decoded once, matched against every subscription.
     func dispatch(_ payload: String) {
-        let (event, problem) = LiveQueryEvent.decode(payload)
+        let (event, problem) = LiveQueryEvent.decode(payload, customClasses: customClasses)
         guard let event else {
             logger.warning("live query event skipped: \(problem ?? "")")
             return

@@ -55,7 +55,8 @@ public struct ParseAggregatePipeline: Sendable {
             let query = try ParseQuery.find(
                 schema, items: [("where", String(decoding: writer.bytes, as: UTF8.self))], limits: limits)
             if let condition = query.condition {
-                conditions.append(ParseSQLCompiler.conditionSQL(condition, schema: schema, binds: &binds))
+                conditions.append(
+                    ParseSQLCompiler.conditionSQL(condition, schema: schema, binds: &binds, access: .master))
             }
         }
         // The inner select list: output name → SQL expression.

@@ -27,6 +27,8 @@ public struct ParseClassSchema: Sendable {
     /// Whether an app defined the class (`CustomClass`): its class-level permissions decide who
     /// reads it, so statements add no row filter, and its unconditioned count is its counter for anyone.
     public let isCustom: Bool
+    /// The Relation fields (a custom class's), by name: what `$relatedTo` reads.
+    public let relations: [String: ParseRelationField]
 
     private let fieldsByName: [String: Int]
 
@@ -35,9 +37,10 @@ public struct ParseClassSchema: Sendable {
         className: String, table: String, fields: [ParseField], hasTrash: Bool, liveCountName: String?,
         userCountName: String? = nil, publicLiveCountName: String? = nil,
         hiddenWithTrashedTargets: [String] = [], searchColumn: String? = nil, searchFields: [String] = [],
-        isCustom: Bool = false
+        isCustom: Bool = false, relations: [String: ParseRelationField] = [:]
     ) {
         self.isCustom = isCustom
+        self.relations = relations
         self.className = className
         self.table = table
         self.fields = fields
@@ -93,6 +96,9 @@ public struct ParseClassSchema: Sendable {
             ParseField("height", "height", .int),
             ParseField("aspectRatio", "aspect_ratio", .double),
             ParseField("takenAt", "taken_at", .date),
+            // EXIF Make and Model of the original (migration 0027).
+            ParseField("cameraMake", "camera_make", .string),
+            ParseField("cameraModel", "camera_model", .string),
             ParseField("status", "status", .string),
             ParseField("error", "error", .string),
             ParseField("dominantColor", "dominant_color", .string),

@@ -9,9 +9,10 @@ extension ParseCondition {
             return inner.fieldNames
         case .compare(let field, _, _), .isNull(let field, _), .inList(let field, _, _, _),
             .arrayContainsAll(let field, _), .arrayOverlaps(let field, _), .arrayEquals(let field, _),
-            .hasPrefix(let field, _), .regex(let field, _, _):
+            .hasPrefix(let field, _), .regex(let field, _, _), .inSubquery(let field, _, _),
+            .arrayContainedBy(let field, _):
             return [field]
-        case .textSearch:
+        case .textSearch, .relatedTo:
             return []
         }
     }

@@ -26,6 +26,14 @@ public indirect enum ParseCondition: Equatable, Sendable {
     case regex(field: String, pattern: String, caseInsensitive: Bool)
     /// The class's full-text search column matches the search term.
     case textSearch(term: String)
+    /// `field` holds (`negated`: does not hold; a null field then matches, as `$nin`) a value of
+    /// the subquery's key: `$inQuery`/`$notInQuery` (the key is `objectId`), `$select`/`$dontSelect`.
+    case inSubquery(field: String, ParseSubquery, negated: Bool)
+    /// An array field holds nothing but values of the list (`$containedBy`): a `text[]` field's
+    /// strings (`.textArray`), or a custom Array field's JSON array (`.text`, compared as jsonb).
+    case arrayContainedBy(field: String, SQLValue)
+    /// `$relatedTo`: the object is in the Relation whose pairs are in `joinTable`, of the object `owningId`.
+    case relatedTo(joinTable: String, owningId: String)
 }
 
 /// A comparison operator of `ParseCondition.compare`.

@@ -16,6 +16,10 @@ public struct ParseObjectEncoder: Sendable {
     private let signer: AssetURLSigner?
     /// The expiry of every URL this encoder signs: one per answer, so its URLs agree.
     private let expires: Int64
+    /// Objects fetched for `include` (`ParseAPI+Includes`), by pointer field, then objectId, as
+    /// their JSON: a pointer field named here is written as its object, or left out when the
+    /// object was not found (deleted, or not the caller's to read), as Parse Server leaves it out.
+    public var included: [String: [String: [UInt8]]] = [:]
 
     /// An encoder whose file URLs are `publicURL/bucket/key`, or `assetURL/key` when an asset base
     /// URL (`public_asset_url`, a CDN in front of the bucket) is given; with a signer, each carries
@@ -158,6 +162,12 @@ public struct ParseObjectEncoder: Sendable {
                     try write(row, projection: included, columns: includedColumns, into: &writer, asIncluded: true)
                 } else {
                     guard let objectId = try row.string(column) else { continue }
+                    if projection.columnPrefix.isEmpty, let fetched = included[field.name] {
+                        guard let object = fetched[objectId] else { continue }
+                        writer.key(json: field.jsonKey)
+                        writer.raw(object)
+                        continue
+                    }
                     writer.key(field.name)
                     writer.beginObject()
                     writer.key("__type")

@@ -35,7 +35,9 @@ extension ParseQuery {
             return field == "tags"
         case .hasPrefix(let field, _): return field == "title" || field == "filename"
         case .textSearch: return true
-        case .regex, .not: return false
+        case .inSubquery(let field, _, let negated): return !negated && indexedPhotoFields.contains(field)
+        case .relatedTo: return true
+        case .regex, .not, .arrayContainedBy: return false
         }
     }
 

@@ -33,6 +33,14 @@ public struct ParseQuery: Sendable {
     public var access: ParseAccess = .master
     /// `explain`: answer the statement's PostgreSQL plan instead of rows (master key only, checked by the route).
     public var explain = false
+    /// For a read of a view (`PhotoView`), the view fields its rows are written as; nil for a class.
+    var view: PhotoView.Selection?
+    /// The subqueries of `where` (`$inQuery`, `$select`…), nested ones included.
+    public var subqueries: [ParseSubquery] = []
+    /// The includes fetched after the page, one statement per level (the joined ones are in `projection`).
+    public var includes: [ParseInclude] = []
+    /// Whether a subquery or include names a class that does not exist (no sequence tracks it).
+    public var readsMissingClass = false
 
     /// The parameters `GET /classes/<Class>` accepts (Parse Server's `ClassesRouter.optionsFromBody`).
     public static let findParameters = Set([
@@ -51,9 +59,11 @@ public struct ParseQuery: Sendable {
         "PRIMARY", "PRIMARY_PREFERRED", "SECONDARY", "SECONDARY_PREFERRED", "NEAREST",
     ]
 
-    /// Parses the query items of `GET /classes/<Class>`.
+    /// Parses the query items of `GET /classes/<Class>`; `classes` resolves the classes subqueries
+    /// and includes name (nil: subqueries are 102, includes reach the built-in classes alone).
     public static func find(
-        _ schema: ParseClassSchema, items: [(name: String, value: String)], limits: ParseLimits = ParseLimits()
+        _ schema: ParseClassSchema, items: [(name: String, value: String)], limits: ParseLimits = ParseLimits(),
+        classes: ParseWhereParser.ClassResolver? = nil
     ) throws -> ParseQuery {
         var parameters = try collect(items, allowed: findParameters)
         try checkIgnored(parameters)
@@ -62,6 +72,7 @@ public struct ParseQuery: Sendable {
             parameters["include"] = parameters["include"].map { $0 + ",*" } ?? "*"
         }
         var whereParser = ParseWhereParser(schema: schema, limits: limits)
+        whereParser.resolveClass = classes
         var condition: ParseCondition?
         if let whereText = parameters["where"] {
             guard whereText.utf8.count <= limits.maxWhereBytes else {
@@ -100,7 +111,7 @@ public struct ParseQuery: Sendable {
         }
         let order = try parseOrder(parameters["order"], schema: schema)
         let orderHasScore = order.contains(.score)
-        let (projection, keysHaveScore) = try parseProjection(
+        let (projection, keysHaveScore, fetched) = try parseProjection(
             schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
             includesScore: orderHasScore)
         var searchTerm: String?
@@ -119,6 +130,9 @@ public struct ParseQuery: Sendable {
             let verbosity = ["queryPlanner", "executionStats", "allPlansExecution"].contains(text)
             query.explain = try verbosity || flag(text, name: "explain")
         }
+        query.subqueries = whereParser.subqueries
+        query.includes = try ParseInclude.tree(fetched, on: schema, classes: classes)
+        query.readsMissingClass = whereParser.readsMissingClass || query.includes.contains(where: \.readsMissingClass)
         return query
     }
 
@@ -174,18 +188,20 @@ public struct ParseQuery: Sendable {
     /// can show an item of Recently Deleted), with `keys`, `excludeKeys` and `include`.
     public static func get(
         _ schema: ParseClassSchema, objectId: String, items: [(name: String, value: String)] = [],
-        limits: ParseLimits = ParseLimits()
+        limits: ParseLimits = ParseLimits(), classes: ParseWhereParser.ClassResolver? = nil
     ) throws -> ParseQuery {
         let parameters = try collect(items, allowed: getParameters)
         try checkIgnored(parameters)
-        let (projection, keysHaveScore) = try parseProjection(
+        let (projection, keysHaveScore, fetched) = try parseProjection(
             schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
             includesScore: false)
         if keysHaveScore { throw ParseError.invalidQuery("$score needs a $text constraint") }
-        return ParseQuery(
+        var query = ParseQuery(
             schema: schema, condition: .compare(field: "objectId", op: .equal, value: .text(objectId)), order: [],
             limit: 1,
             skip: 0, count: false, projection: projection, hidesTrashed: false, searchTerm: nil)
+        query.includes = try ParseInclude.tree(fetched, on: schema, classes: classes)
+        return query
     }
 
     /// The parameters that name fields: a comma list, or (as the Parse SDKs send them) a JSON
@@ -209,36 +225,6 @@ public struct ParseQuery: Sendable {
             if value == nil { parameters[item.name] = nil }
         }
         return parameters
-    }
-
-    /// `["-createdAt","title"]` → `-createdAt,title`, and a JSON string `"title"` → `title` (Parse
-    /// Server parses every parameter as JSON and joins an array with commas); any other text is
-    /// already the comma list; nil for an empty array. An array holding anything but strings is 102.
-    static func commaList(_ text: String, name: String) throws -> String? {
-        guard let first = text.utf8.first(where: { $0 != UInt8(ascii: " ") }),
-            first == UInt8(ascii: "[") || first == UInt8(ascii: "\"")
-        else { return text }
-        let json: ParseJSONValue
-        do {
-            json = try ParseJSONParser.parse(text, maxDepth: 2)
-        } catch {
-            throw ParseError.invalidQuery("\(name) must be a comma list or a JSON array of strings")
-        }
-        switch json {
-        case .string(let single):
-            return single
-        case .array(let elements):
-            var names: [String] = []
-            for element in elements {
-                guard case .string(let element) = element else {
-                    throw ParseError.invalidQuery("\(name) must be a comma list or a JSON array of strings")
-                }
-                names.append(element)
-            }
-            return names.isEmpty ? nil : names.joined(separator: ",")
-        default:
-            throw ParseError.invalidQuery("\(name) must be a comma list or a JSON array of strings")
-        }
     }
 
     private static func integer(_ text: String, name: String) throws -> Int {
@@ -284,22 +270,33 @@ public struct ParseQuery: Sendable {
         return keys
     }
 
-    /// Builds the projection; returns whether `keys` asked for `$score`.
+    /// Builds the projection; returns whether `keys` asked for `$score`, and the include paths
+    /// fetched after the page (dotted ones, and pointers without a join).
     private static func parseProjection(
         _ schema: ParseClassSchema, keys: String?, excludeKeys: String?, include: String?, includesScore: Bool
-    ) throws -> (ParseProjection, Bool) {
+    ) throws -> (ParseProjection, Bool, [[String]]) {
         var includeRoots: Set<String> = []
+        var fetched: [[String]] = []
         for name in list(include) ?? [] {
             if name == "*" {
-                for field in schema.fields where field.joinAlias != nil { includeRoots.insert(field.name) }
+                // A built-in class's joined pointers (as before); every pointer of a custom class.
+                for field in schema.fields where field.pointerClassName != nil {
+                    if field.joinAlias != nil {
+                        includeRoots.insert(field.name)
+                    } else if schema.isCustom {
+                        fetched.append([field.name])
+                    }
+                }
                 continue
             }
-            guard !name.contains(".") else {
-                throw ParseError.invalidQuery("include supports one level only: \(ParseWhereParser.quoted(name))")
+            if !name.contains("."), schema.field(named: name)?.joinAlias != nil {
+                includeRoots.insert(name)
+                continue
             }
-            _ = try joinableField(schema, name, parameter: "include")
-            includeRoots.insert(name)
+            fetched.append(name.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
         }
+        // A pointer fetched for a deeper path is not joined as well.
+        for path in fetched { includeRoots.remove(path[0]) }
         var topKeys: Set<String>?
         var nestedKeys: [String: Set<String>] = [:]
         var scoreRequested = false
@@ -356,7 +353,7 @@ public struct ParseQuery: Sendable {
         }
         let projection = ParseProjection(
             schema: schema, fields: fields, includes: includes, includesScore: includesScore || scoreRequested)
-        return (projection, scoreRequested)
+        return (projection, scoreRequested, fetched)
     }
 
     private static func joinableField(_ schema: ParseClassSchema, _ name: String, parameter: String) throws

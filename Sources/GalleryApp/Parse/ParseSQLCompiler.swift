@@ -19,6 +19,8 @@ public enum ParseSQLCompiler {
     /// Collects bind values and hands out their placeholders.
     struct Binds {
         var values: [SQLValue] = []
+        /// Subqueries made so far: each gets its own table alias (`s1`, `s2`, …).
+        var subqueryCount = 0
 
         mutating func add(_ value: SQLValue, cast: String) -> String {
             values.append(value)
@@ -146,7 +148,7 @@ public enum ParseSQLCompiler {
     static func whereClause(_ query: ParseQuery, binds: inout Binds, withAccess: Bool = true) -> String {
         var parts: [String] = []
         if let condition = query.condition {
-            parts.append(conditionSQL(condition, schema: query.schema, binds: &binds))
+            parts.append(conditionSQL(condition, schema: query.schema, binds: &binds, access: query.access))
         }
         if withAccess,
             let filter = accessFilter(query.schema, alias: "t", access: query.access, need: .read, binds: &binds)
@@ -193,7 +195,7 @@ public enum ParseSQLCompiler {
         return terms.joined(separator: ", ")
     }
 
-    private static func columnName(_ field: ParseField) -> String {
+    static func columnName(_ field: ParseField) -> String {
         if case .column(let column) = field.source { return column }
         return field.column
     }
@@ -231,17 +233,24 @@ public enum ParseSQLCompiler {
         }
     }
 
-    /// SQL for a condition on the queried table `t`.
-    static func conditionSQL(_ condition: ParseCondition, schema: ParseClassSchema, binds: inout Binds) -> String {
+    /// SQL for a condition on the table aliased `alias` (`t`, the queried table; `s<n>` inside a
+    /// subquery, whose rows are those `access` may read).
+    static func conditionSQL(
+        _ condition: ParseCondition, schema: ParseClassSchema, binds: inout Binds, alias: String = "t",
+        access: ParseAccess
+    ) -> String {
         func column(_ name: String) -> String {
             // The parser only produces known, queryable fields.
             guard let field = schema.field(named: name) else { return "null" }
-            return "t.\(columnName(field))"
+            return "\(alias).\(columnName(field))"
+        }
+        func inner(_ part: ParseCondition) -> String {
+            conditionSQL(part, schema: schema, binds: &binds, alias: alias, access: access)
         }
         switch condition {
         case .and(let parts):
             if parts.isEmpty { return "true" }
-            return "(" + parts.map { conditionSQL($0, schema: schema, binds: &binds) }.joined(separator: " and ") + ")"
+            return "(" + parts.map(inner).joined(separator: " and ") + ")"
         case .or(let parts):
             if parts.isEmpty { return "false" }
             if let keyset = keysetComparison(parts) {
@@ -251,9 +260,9 @@ public enum ParseSQLCompiler {
                     + binds.add(keyset.firstValue, cast: keyset.firstValue.sqlCast) + ", "
                     + binds.add(keyset.secondValue, cast: keyset.secondValue.sqlCast) + ")"
             }
-            return "(" + parts.map { conditionSQL($0, schema: schema, binds: &binds) }.joined(separator: " or ") + ")"
-        case .not(let inner):
-            return "not (" + conditionSQL(inner, schema: schema, binds: &binds) + ")"
+            return "(" + parts.map(inner).joined(separator: " or ") + ")"
+        case .not(let part):
+            return "not (" + inner(part) + ")"
         case .compare(let field, let op, let value):
             return "\(column(field)) \(op.rawValue) " + binds.add(value, cast: value.sqlCast)
         case .isNull(let field, let isNull):
@@ -287,7 +296,17 @@ public enum ParseSQLCompiler {
             return "\(column(field)) \(caseInsensitive ? "~*" : "~") " + binds.add(.text(pattern), cast: "text")
         case .textSearch(let term):
             let searchColumn = schema.searchColumn ?? "search"
-            return "t.\(searchColumn) @@ websearch_to_tsquery('simple', " + binds.add(.text(term), cast: "text") + ")"
+            return "\(alias).\(searchColumn) @@ websearch_to_tsquery('simple', " + binds.add(.text(term), cast: "text")
+                + ")"
+        case .inSubquery(let field, let subquery, let negated):
+            return subquerySQL(column(field), subquery, negated: negated, binds: &binds, access: access)
+        case .relatedTo(let joinTable, let owningId):
+            // The join table is named by the server (`ParseRelationField`).
+            return "\(alias).object_id in (select r.related_id from \(joinTable) r where r.owning_id = "
+                + binds.add(.text(owningId), cast: "text") + ")"
+        case .arrayContainedBy(let field, let values):
+            let cast = schema.field(named: field)?.type == .stringArray ? "text[]" : "jsonb"
+            return "\(column(field)) <@ " + binds.add(values, cast: cast)
         }
     }
 }

@@ -11,7 +11,17 @@ public struct ParseWhereParser {
     public private(set) var namesDeletedAt = false
     /// The `$text` search terms found, in order.
     public private(set) var searchTerms: [String] = []
-    private var conditionCount = 0
+    /// The classes `$inQuery`, `$notInQuery`, `$select` and `$dontSelect` may name; nil where
+    /// subqueries are not taken (102).
+    public var resolveClass: ClassResolver?
+    /// Every subquery found, nested ones included, and the owning class of each `$relatedTo`
+    /// (with no condition): the classes the query reads besides its own (`ParseAPI.checkSubqueries`,
+    /// `ClassChangeSequences.dependencies(of:)`).
+    public internal(set) var subqueries: [ParseSubquery] = []
+    /// Whether a subquery named a class that does not exist (then no change sequence tracks it).
+    public internal(set) var readsMissingClass = false
+    /// The constraints counted so far (subqueries' included), against `limits.maxConditions`.
+    var conditionCount = 0
 
     /// A parser for `schema`.
     public init(schema: ParseClassSchema, limits: ParseLimits) {
@@ -25,7 +35,7 @@ public struct ParseWhereParser {
         return try parseObject(object)
     }
 
-    private mutating func count() throws {
+    mutating func count() throws {
         conditionCount += 1
         guard conditionCount <= limits.maxConditions else {
             throw ParseError.invalidQuery("where has more than \(limits.maxConditions) constraints")
@@ -50,6 +60,9 @@ public struct ParseWhereParser {
                     compiled.append(try parseObject(branchObject) ?? .and([]))
                 }
                 parts.append(member.key == "$or" ? .or(compiled) : .and(compiled))
+            case "$relatedTo":
+                try count()
+                parts.append(try relatedTo(member.value))
             default:
                 if member.key.hasPrefix("$") {
                     throw ParseError.invalidQuery("unsupported operator \(Self.quoted(member.key))")
@@ -142,6 +155,12 @@ public struct ParseWhereParser {
                 continue  // handled with $regex
             case "$text":
                 parts.append(try textSearch(field, value))
+            case "$inQuery", "$notInQuery":
+                parts.append(try inQuery(field, value, negated: member.key == "$notInQuery", operator: member.key))
+            case "$select", "$dontSelect":
+                parts.append(try selectKey(field, value, negated: member.key == "$dontSelect", operator: member.key))
+            case "$containedBy":
+                parts.append(try containedBy(field, value))
             default:
                 throw ParseError.invalidQuery("unsupported operator \(Self.quoted(member.key)) on \(field.name)")
             }
@@ -205,7 +224,7 @@ public struct ParseWhereParser {
         return .inList(field: field.name, values: values, orNull: orNull, negated: negated)
     }
 
-    private func stringList(_ field: ParseField, _ value: ParseJSONValue, operator name: String) throws -> [String] {
+    func stringList(_ field: ParseField, _ value: ParseJSONValue, operator name: String) throws -> [String] {
         guard case .array(let elements) = value else {
             throw ParseError.invalidQuery("\(name) on \(field.name) must be an array of strings")
         }

@@ -20,6 +20,9 @@ struct FileRepository: Sendable {
         var height: Int
         var orientation: Int
         var takenAt: Date?
+        /// EXIF Make and Model of the original (migration 0027).
+        var cameraMake: String?
+        var cameraModel: String?
     }
 
     let pool: PostgresPool
@@ -31,13 +34,14 @@ struct FileRepository: Sendable {
     ) throws {
         try connection.query(
             """
-            insert into files (name, key, checksum, byte_size, content_type, width, height, orientation, taken_at)
-            values ($1, $2, $3, $4, $9, $5, $6, $7, $8)
+            insert into files (name, key, checksum, byte_size, content_type, width, height, orientation, taken_at,
+                               camera_make, camera_model)
+            values ($1, $2, $3, $4, $9, $5, $6, $7, $8, $10, $11)
             on conflict do nothing
             """,
             [
                 name, key, checksum, byteSize, info.displayWidth, info.displayHeight, info.orientation, info.takenAt,
-                info.format.contentType,
+                info.format.contentType, info.cameraMake, info.cameraModel,
             ])
     }
 
@@ -73,7 +77,8 @@ struct FileRepository: Sendable {
         guard
             let file = try connection.query(
                 """
-                select key, checksum, byte_size, content_type, width, height, orientation, taken_at
+                select key, checksum, byte_size, content_type, width, height, orientation, taken_at,
+                       camera_make, camera_model
                 from files where name = $1 for update
                 """, [name]
             ).first
@@ -84,7 +89,9 @@ struct FileRepository: Sendable {
             contentType: try file.decode(String.self, "content_type"),
             originalFilename: name,
             width: try file.decode(Int.self, "width"), height: try file.decode(Int.self, "height"),
-            orientation: try file.decode(Int.self, "orientation"), takenAt: try file.decode(Date?.self, "taken_at"))
+            orientation: try file.decode(Int.self, "orientation"), takenAt: try file.decode(Date?.self, "taken_at"),
+            cameraMake: try file.decode(String?.self, "camera_make"),
+            cameraModel: try file.decode(String?.self, "camera_model"))
     }
 
     /// Deletes `uploader`'s upload of these bytes (nil: the master key's), which a photo now

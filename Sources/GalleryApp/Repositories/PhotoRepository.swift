@@ -92,15 +92,16 @@ extension PhotoRepository {
         let inserted = try connection.query(
             """
             insert into photos (object_id, filename, title, tags, content_type, byte_size, checksum,
-                                width, height, aspect_ratio, orientation, taken_at, original_key, status, owner_id)
-            values ($1, $2, $3, $4, $14, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13)
+                                width, height, aspect_ratio, orientation, taken_at, original_key, status, owner_id,
+                                camera_make, camera_model)
+            values ($1, $2, $3, $4, $14, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $15, $16)
             on conflict (owner_id, checksum) do nothing
             returning object_id, created_at
             """,
             [
                 objectId, file.originalFilename, title, tags, file.byteSize, file.checksum, file.width, file.height,
                 file.height > 0 ? Double(file.width) / Double(file.height) : 1.0, file.orientation,
-                file.takenAt, file.key, owner, file.contentType,
+                file.takenAt, file.key, owner, file.contentType, file.cameraMake, file.cameraModel,
             ])
         guard let row = inserted.first else { return nil }
         return (try row.decode(String.self, "object_id"), try row.decode(Date.self, "created_at"))

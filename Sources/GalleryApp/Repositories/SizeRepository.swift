@@ -38,6 +38,18 @@ struct SizeRepository: Sendable {
         }
     }
 
+    /// Runs `body` holding rendition `blobKey`'s lock, shared by every instance on the database
+    /// (`pg_advisory_xact_lock` on two `hashtext`s: galleryd's sizes and the key), in a transaction
+    /// that `body`'s statements on this pool join (`sharingTransaction`): a second instance asking
+    /// for the same cold size waits here, then finds the first one's file. Holds one connection
+    /// while `body` renders (tens of milliseconds).
+    func whileHoldingRenderLock<T>(_ blobKey: String, _ body: () throws -> T) throws -> T {
+        try pool.sharingTransaction {
+            try pool.query("select pg_advisory_xact_lock(hashtext('galleryd-sizes'), hashtext($1))", [blobKey])
+            return try body()
+        }
+    }
+
     /// Lists a rendered size (or updates its byte count after a re-render); false when the photo
     /// is gone (purged while it rendered), so the caller deletes the blob it wrote.
     func record(_ entry: Entry) throws -> Bool {

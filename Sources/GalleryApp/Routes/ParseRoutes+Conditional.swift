@@ -26,14 +26,14 @@ extension ParseRoutes {
             inputs = known
         } else {
             let compiled = try api.findQuery(className, items: items, access: caller)
-            if compiled.explain {
-                // A plan, not the rows: no tag, never stored.
+            guard !compiled.explain, let dependencies = ClassChangeSequences.dependencies(of: compiled) else {
+                // A plan, or rows no sequence tracks: no tag, never stored.
                 let result = try api.findOrExplain(compiled)
                 return HTTPResponse.json(result.json, status: result.status).notStored()
             }
+            // The route's class (a view's rows are Photo's, its answers its own), the rows' sequences.
             inputs = ManifestCache.TagInputs(
-                className: compiled.schema.className,
-                dependencies: ClassChangeSequences.dependencies(of: compiled.schema.className, for: caller),
+                className: className, dependencies: dependencies,
                 items: ManifestETag.normalized(items))
             if let cacheKey { cache.remember(inputs, for: cacheKey) }
             query = compiled

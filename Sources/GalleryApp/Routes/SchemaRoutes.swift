@@ -23,6 +23,8 @@ struct SchemaRoutes {
             routes.add(
                 HTTPRoute(method, mountPath + path) { request in
                     try ParseRoutes.require(.master, request, keys)
+                    // A class's schema and permissions are part of its finds' tags (migration 0025).
+                    defer { if method != .get { api.classChanges?.refreshAfterWrite() } }
                     let json = try body(request, request.pathParameters["className"] ?? "")
                     return ParseRoutes.respond(ParseAPI.Result(status: .ok, json: json), request)
                 })
@@ -37,12 +39,13 @@ struct SchemaRoutes {
             }
             ParseClassSchema.user.writeSchema(into: &writer)
             for custom in try schemas.catalog.all() { custom.write(into: &writer) }
+            for view in try api.views.all() { view.writeSchema(into: &writer) }
             writer.endArray()
             writer.endObject()
             return writer.bytes
         }
         route(.get, "/schemas/:className") { _, className in
-            try Self.render(className, schemas)
+            try Self.renderView(className, api.views) ?? Self.render(className, schemas)
         }
         let create: @Sendable (HTTPRequest, String) throws -> [UInt8] = { request, pathName in
             let body = try Self.object(request, depth)
@@ -56,6 +59,9 @@ struct SchemaRoutes {
                 className = named
             } else if body["className"] != nil || pathName.isEmpty {
                 throw ParseError(code: ParseError.Code.invalidClassName, message: "POST /schemas needs a class name.")
+            }
+            guard !api.views.contains(className) else {
+                throw ParseError(code: ParseError.Code.invalidClassName, message: "Class \(className) already exists.")
             }
             let permissions =
                 try body["classLevelPermissions"].map { try ClassLevelPermissions.parse($0) } ?? .masterOnly
@@ -81,6 +87,7 @@ struct SchemaRoutes {
                 permissionsChanged()
                 return try Self.render(className, schemas)
             }
+            if let view = try api.views.view(named: className) { return try Self.updateView(view, body, api.views) }
             let custom = try schemas.changing(className) { connection in
                 guard let custom = try schemas.lock(on: connection, className) else { throw Self.missing(className) }
                 return try Self.apply(body, to: custom, on: connection, schemas, creating: false)
@@ -95,6 +102,10 @@ struct SchemaRoutes {
             }
             guard ParseClassSchema.named(className) == nil else {
                 throw ParseError.operationForbidden("\(className) is built in and cannot be deleted.")
+            }
+            guard !api.views.contains(className) else {
+                throw ParseError.operationForbidden(
+                    "\(className) is a view: remove its [[views]] from the config file.")
             }
             try schemas.changing(className) { connection in
                 try schemas.deleteClass(on: connection, className)

@@ -55,6 +55,7 @@ struct CustomObjectService: Sendable {
             let sql =
                 "insert into \(current!.table) (\(columns.joined(separator: ", "))) values (\(values.joined(separator: ", "))) returning created_at"
             let createdAt = try connection.query(sql, binds.values.postgresBinds).first!.decode(Date.self, 0)
+            for relation in final.relationChanges { try relation.run(on: connection, owningId: objectId) }
             return (objectId, createdAt)
         }
     }
@@ -89,6 +90,7 @@ struct CustomObjectService: Sendable {
             guard let row = try connection.query(sql, binds.values.postgresBinds).first else {
                 throw ParseError.objectNotFound()
             }
+            for relation in final.relationChanges { try relation.run(on: connection, owningId: objectId) }
             return try row.decode(Date.self, 0)
         }
     }

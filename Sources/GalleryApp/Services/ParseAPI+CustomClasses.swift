@@ -6,14 +6,16 @@ extension ParseAPI {
     /// The class called `className` (103 when there is none).
     func resolve(_ className: String) throws -> ParseClass {
         if let schema = ParseClassSchema.named(className) { return .builtIn(schema) }
+        if let view = try views.view(named: className) { return .view(view) }
         return .custom(try customClass(className))
     }
 
-    /// Whether finds of `className` skip ETags and kept answers: those of a custom class, and of a
-    /// built-in class whose permissions were changed (`PUT /parse/schemas/<Class>`), depend on
-    /// permissions as well as rows, which the change sequences do not track.
+    /// Whether finds of `className` skip ETags and kept answers: those of a built-in class whose
+    /// permissions were changed (`PUT /parse/schemas/<Class>`) depend on permissions as well as
+    /// rows, which its change sequences do not track. A custom class's permissions move its own
+    /// sequence (migration 0025), and kept answers are keyed by the caller (`ParseAccess.tagKey`).
     func skipsAnswerCache(_ className: String) -> Bool {
-        guard ParseClassSchema.named(className) != nil else { return className != "_User" }
+        guard ParseClassSchema.named(className) != nil else { return false }
         return (try? schemas.builtIns.permissions(of: className)) != .public
     }
 
@@ -36,12 +38,14 @@ extension ParseAPI {
 
     /// `POST /classes/<Class>` of a custom class: 201 with `objectId` and `createdAt`.
     func createCustom(_ className: String, body: [UInt8], access: ParseAccess) throws -> Result {
+        try refuseViewWrite(className)
         let (objectId, createdAt) = try customObjects.create(className, body: body, access: access)
         return created(className, objectId: objectId, createdAt: createdAt)
     }
 
     /// `PUT /classes/<Class>/<objectId>` of a custom class: `{"updatedAt"}`.
     func updateCustom(_ className: String, objectId: String, body: [UInt8], access: ParseAccess) throws -> Result {
+        try refuseViewWrite(className)
         let custom = try customClass(className)
         let updatedAt = try customObjects.update(
             custom, objectId: try Self.checkedObjectId(objectId), body: body, access: access)
@@ -55,6 +59,7 @@ extension ParseAPI {
 
     /// `DELETE /classes/<Class>/<objectId>` of a custom class: removed at once (no trash). `{}`.
     func deleteCustom(_ className: String, objectId: String, access: ParseAccess) throws -> Result {
+        try refuseViewWrite(className)
         let custom = try customClass(className)
         try customObjects.delete(custom, objectId: try Self.checkedObjectId(objectId), access: access)
         return Result(status: .ok, json: Array("{}".utf8))

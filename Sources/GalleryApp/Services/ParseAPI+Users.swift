@@ -32,9 +32,10 @@ extension ParseAPI {
         case .not(let inner): return fieldNames(inner)
         case .compare(let field, _, _), .isNull(let field, _), .inList(let field, _, _, _),
             .arrayContainsAll(let field, _),
-            .arrayOverlaps(let field, _), .arrayEquals(let field, _), .hasPrefix(let field, _), .regex(let field, _, _):
+            .arrayOverlaps(let field, _), .arrayEquals(let field, _), .hasPrefix(let field, _), .regex(let field, _, _),
+            .inSubquery(let field, _, _), .arrayContainedBy(let field, _):
             return [field]
-        case .textSearch: return []
+        case .textSearch, .relatedTo: return []
         }
     }
 }

@@ -40,6 +40,8 @@ struct ParseAPI: Sendable {
     let schemas: SchemaService
     /// Writes to objects of custom classes.
     var customObjects: CustomObjectService
+    /// The views over photos of the config file (`[[views]]`).
+    var views: ViewCatalog
 
     /// The operations with their collaborators.
     init(
@@ -61,9 +63,10 @@ struct ParseAPI: Sendable {
             pool: pool, catalog: CustomClassCatalog(pool: pool), builtIns: BuiltInClassPermissions(pool: pool))
         self.schemas = schemas
         self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
+        self.views = ViewCatalog([], pool: pool)
     }
 
-    private var encoder: ParseObjectEncoder {
+    var encoder: ParseObjectEncoder {
         ParseObjectEncoder(publicURL: publicURL(), bucket: bucket, assetURL: publicAssetURL, signer: assetSigner)
     }
 
@@ -95,9 +98,10 @@ struct ParseAPI: Sendable {
         -> ParseQuery
     {
         let parseClass = try resolve(className)
-        var query = try ParseQuery.find(parseClass.schema, items: items, limits: limits)
+        var query = try parseFind(parseClass, items: items, access: access)
         query.access = access
         try parseClass.authorize(&query, query.count && query.limit == 0 ? .count : .find, builtIns: schemas.builtIns)
+        try checkSubqueries(query)
         return query
     }
 
@@ -177,9 +181,13 @@ struct ParseAPI: Sendable {
         let compiled = ParseSQLCompiler.compile(query)
         var rows: [PostgresRow] = []
         var count: Int64?
+        var encoder = self.encoder
         let run = { (connection: PostgresConnection) throws -> Void in
             if let select = compiled.select {
                 rows = Array(try connection.query(select.sql, select.binds.postgresBinds, retry: .safe))
+                encoder.included = try self.includedObjects(
+                    query.includes, rows: rows, projection: compiled.projection, access: query.access,
+                    connection: connection)
             }
             if let countStatement = compiled.count {
                 count =
@@ -194,7 +202,10 @@ struct ParseAPI: Sendable {
         } else {
             try pool.withConnection(run)
         }
-        return Result(status: .ok, json: try encoder.findResponse(rows, projection: compiled.projection, count: count))
+        let json =
+            try query.view?.findResponse(rows, count: count, encoder: encoder)
+            ?? encoder.findResponse(rows, projection: compiled.projection, count: count)
+        return Result(status: .ok, json: json)
     }
 
     /// `GET /classes/<Class>/<objectId>`.
@@ -202,15 +213,29 @@ struct ParseAPI: Sendable {
         _ className: String, objectId: String, items: [(name: String, value: String)], access: ParseAccess = .master
     ) throws -> Result {
         let parseClass = try resolve(className)
+        if case .view(let view) = parseClass {
+            try view.permissions.require(
+                .get, on: view.className, caller: access.caller, roles: CustomObjectService.roles(of: access))
+            return try getView(view, objectId: objectId, items: items, access: access)
+        }
         let schema = parseClass.schema
         var query = try ParseQuery.get(
-            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits)
+            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits,
+            classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
         try parseClass.authorize(&query, .get, builtIns: schemas.builtIns)
         let compiled = ParseSQLCompiler.compile(query)
-        guard let select = compiled.select,
-            let row = try pool.query(select.sql, select.binds.postgresBinds, retry: .safe).first
-        else { throw ParseError.objectNotFound() }
+        guard let select = compiled.select else { throw ParseError.objectNotFound() }
+        var encoder = self.encoder
+        let row = try pool.withConnection { connection -> PostgresRow? in
+            guard let row = try connection.query(select.sql, select.binds.postgresBinds, retry: .safe).first else {
+                return nil
+            }
+            encoder.included = try includedObjects(
+                query.includes, rows: [row], projection: compiled.projection, access: access, connection: connection)
+            return row
+        }
+        guard let row else { throw ParseError.objectNotFound() }
         return Result(status: .ok, json: try encoder.object(row, projection: compiled.projection))
     }
 

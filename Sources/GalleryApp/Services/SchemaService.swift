@@ -68,6 +68,10 @@ struct SchemaService: Sendable {
             insert into row_counts (name, n) values ('\(table)', 0) on conflict (name) do update set n = 0;
             """)
         try connection.execute(CustomObjectACL.columnsDDL(table: table))
+        // Its change scope and LiveQuery announcements (migration 0025).
+        try connection.query(
+            "select add_custom_change_triggers($1, $2), add_custom_live_query_trigger($1, $3)",
+            [table, CustomClass.changeScope(className), className])
         return CustomClass(
             className: className, tableId: tableId, fields: [], nextColumn: 1, permissions: permissions, indexes: [])
     }
@@ -100,13 +104,27 @@ struct SchemaService: Sendable {
                 message: "\(custom.className) has \(Self.maxFields) fields, the most a class may have.")
         }
         var column: String?
+        var joinTable: String?
         if let sqlType = type.sqlType {
             column = "c\(custom.nextColumn)"
             try connection.execute("alter table \(custom.table) add column \(column!) \(sqlType)")
+        } else {
+            // A Relation: its join table, whose changes are the class's (migration 0025).
+            let join = "\(custom.table)_r\(custom.nextColumn)"
+            try connection.execute(
+                """
+                create table \(join) (
+                    owning_id text not null references \(custom.table) (object_id) on delete cascade,
+                    related_id text not null, primary key (owning_id, related_id));
+                create index \(join)_related on \(join) (related_id, owning_id);
+                """)
+            try connection.query(
+                "select add_custom_change_triggers($1, $2)", [join, CustomClass.changeScope(custom.className)])
+            joinTable = join
         }
         return CustomClass(
             className: custom.className, tableId: custom.tableId,
-            fields: custom.fields + [CustomClass.Field(name: name, type: type, column: column)],
+            fields: custom.fields + [CustomClass.Field(name: name, type: type, column: column, joinTable: joinTable)],
             nextColumn: custom.nextColumn + 1, permissions: custom.permissions, indexes: custom.indexes)
     }
 
@@ -127,6 +145,7 @@ struct SchemaService: Sendable {
             // Dropping the column drops the indexes that use it.
             try connection.execute("alter table \(custom.table) drop column \(column)")
         }
+        if let joinTable = field.joinTable { try connection.execute("drop table \(joinTable)") }
         return CustomClass(
             className: custom.className, tableId: custom.tableId, fields: custom.fields.filter { $0.name != name },
             nextColumn: custom.nextColumn, permissions: custom.permissions,
@@ -207,6 +226,7 @@ struct SchemaService: Sendable {
                 code: ParseError.Code.schemaConflict,
                 message: "Class \(className) is not empty, contains \(total) objects, cannot drop schema.")
         }
+        for joinTable in custom.fields.compactMap(\.joinTable) { try connection.execute("drop table \(joinTable)") }
         try connection.execute(
             "drop table \(custom.table); delete from row_counts where name = '\(custom.counterName)'")
         _ = try connection.query("delete from custom_classes where class_name = $1", [className])

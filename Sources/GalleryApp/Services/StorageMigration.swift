@@ -4,7 +4,7 @@ import Foundation
 import Postgres
 
 /// `galleryd storage migrate --to s3|local`: copies every blob the database names (originals of
-/// `files`, and each photo's original, thumbnail and preview) from one store to the other, and
+/// `files`, each photo's original, thumbnail and preview, and its rendered display sizes) from one store to the other, and
 /// verifies each copy. Copy-only, so it is safe while serving: the source stays complete until
 /// the operator switches `storage`. Resumable: a blob already at the destination with the same
 /// size (and, for S3, the MD5 ETag of its bytes) is skipped, so a run cut off anywhere just runs again.

@@ -13,7 +13,9 @@ import Logging
 ///   key when the size is exactly that file); the first GET of it renders the file.
 /// - `file(photo:size:)` → the blob key holding the size, rendered now if it is not stored yet.
 ///   Blocks (decode, encode, store writes): call it from a route that may block, never from an
-///   event loop. Any number of concurrent callers for one photo and size share one render.
+///   event loop. Any number of concurrent callers for one photo and size share one render, in
+///   this process (`SingleFlight`) and across the instances on one database (a PostgreSQL
+///   advisory lock per rendition, `SizeRepository.whileHoldingRenderLock`).
 ///
 /// Sizes up to `k` are made from the smallest stored derivative large enough, the thumbnail when
 /// it holds twice the size (the small squares, `t`, `s` of most photos), else the preview
@@ -124,12 +126,19 @@ public final class SizeService: Sendable {
         return try flights.run(keyText) {
             // A request that waited for the lock of an earlier flight finds the file made.
             if try store.info(key) != nil { return key }
-            try render(photo: photo, size: size, width: width, height: height, into: key)
+            // Across instances on one database: the first to take the key's lock renders; the
+            // others wait for it, then find the file made.
+            let rendered = try repository.whileHoldingRenderLock(keyText) {
+                if try store.info(key) != nil { return false }
+                try render(photo: photo, size: size, width: width, height: height, into: key)
+                return true
+            }
+            if rendered { try cache.evict(keeping: keyText) }
             return key
         }
     }
 
-    /// Renders, stores, lists, then evicts down to the bound (never this rendition, the newest).
+    /// Renders, stores and lists one rendition (the caller then evicts down to the bound).
     private func render(photo: SizedPhoto, size: DisplaySize, width: Int, height: Int, into key: BlobKey) throws {
         let source = sourceKey(photo: photo, size: size, width: width, height: height)
         let image = try store.withLocalFile(source, spoolDirectory: spool.spoolDirectory, maxBytes: 1 << 30) { path in
@@ -146,7 +155,6 @@ public final class SizeService: Sendable {
             _ = try? store.delete(key)
             throw BlobStoreError.notFound(key.rawValue)
         }
-        try cache.evict(keeping: key.rawValue)
     }
 
     /// The smallest stored derivative that holds at least twice `width`×`height` (its centred square

@@ -25,7 +25,7 @@ func compileWhere(_ json: String, _ schema: ParseClassSchema = .photo, limits: P
         return ("", [])
     }
     var binds = ParseSQLCompiler.Binds()
-    let sql = ParseSQLCompiler.conditionSQL(condition, schema: schema, binds: &binds)
+    let sql = ParseSQLCompiler.conditionSQL(condition, schema: schema, binds: &binds, access: .master)
     return (sql, binds.values)
 }
 

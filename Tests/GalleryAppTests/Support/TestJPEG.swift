@@ -36,4 +36,22 @@ enum TestJPEG {
         let segment: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
         return Array(jpeg[0..<2]) + segment + Array(jpeg[2...])
     }
+
+    /// The same JPEG with an APP1 EXIF segment carrying IFD0 Make and Model (raw bytes, a NUL added).
+    static func withCamera(_ jpeg: [UInt8], make: [UInt8], model: [UInt8]) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v & 0xFFFF) }
+        // Big-endian TIFF: header, IFD0 with two ASCII entries pointing after it, next IFD 0.
+        let values = [make + [0], model + [0]]
+        var offset = 8 + 2 + 2 * 12 + 4
+        var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A] + u32(8) + u16(2)
+        for (tag, value) in zip([0x010F, 0x0110], values) {
+            tiff += u16(tag) + u16(2) + u32(value.count) + u32(offset)
+            offset += value.count
+        }
+        tiff += u32(0) + values[0] + values[1]
+        let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
+        let segment: [UInt8] = [0xFF, 0xE1] + u16(payload.count + 2) + payload
+        return Array(jpeg[0..<2]) + segment + Array(jpeg[2...])
+    }
 }

@@ -68,12 +68,15 @@ final class ServeProcess {
         try? FileManager.default.removeItem(atPath: logPath)
     }
 
-    /// Sends a request with the app id, and a session token and JSON body when given.
-    func send(_ method: String, _ path: String, _ body: String? = nil, token: String? = nil) throws -> Response {
+    /// Sends a request with the app id, and a session token, JSON body and other headers when given.
+    func send(
+        _ method: String, _ path: String, _ body: String? = nil, token: String? = nil, headers: [String: String] = [:]
+    ) throws -> Response {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
         request.timeoutInterval = 60
         request.setValue(TestKeys.appID, forHTTPHeaderField: "X-Parse-Application-Id")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue(token, forHTTPHeaderField: "X-Parse-Session-Token") }
         if let body {
             request.httpBody = Data(body.utf8)

@@ -1,0 +1,40 @@
+/// `$inQuery`, `$notInQuery`, `$select` and `$dontSelect` as SQL subqueries of the one statement
+/// (Parse Server runs each subquery first and sends its results back as an `$in` list; here the
+/// planner joins them, so a subquery matching a million rows costs no list and no round trip).
+extension ParseSQLCompiler {
+    /// `outer in (select key from … where …)`, or for `negated` `outer is null or not exists (…)`
+    /// (a null field matches, as with `$nin`). The subquery reads only the rows `access` may
+    /// read of its class (`accessFilter`) and no trashed row (nor a GalleryItem whose photo or
+    /// gallery is trashed).
+    static func subquerySQL(
+        _ outer: String, _ subquery: ParseSubquery, negated: Bool, binds: inout Binds, access: ParseAccess
+    ) -> String {
+        binds.subqueryCount += 1
+        let alias = "s\(binds.subqueryCount)"
+        let schema = subquery.schema
+        var terms: [String] = []
+        if let condition = subquery.condition {
+            terms.append(conditionSQL(condition, schema: schema, binds: &binds, alias: alias, access: access))
+        }
+        if let filter = accessFilter(schema, alias: alias, access: access, need: .read, binds: &binds) {
+            terms.append(filter)
+        }
+        if schema.hasTrash { terms.append("\(alias).deleted_at is null") }
+        for name in schema.hiddenWithTrashedTargets {
+            guard let field = schema.field(named: name), let className = field.pointerClassName,
+                let target = ParseClassSchema.named(className), target.hasTrash
+            else { continue }
+            terms.append(
+                "exists (select 1 from \(target.table) x where x.object_id = \(alias).\(columnName(field))"
+                    + " and x.deleted_at is null)")
+        }
+        let key = schema.field(named: subquery.key).map { "\(alias).\(columnName($0))" } ?? "null"
+        if negated {
+            terms.append("\(key) = \(outer)")
+            return "(\(outer) is null or not exists (select 1 from \(schema.table) \(alias) where "
+                + terms.joined(separator: " and ") + "))"
+        }
+        let filter = terms.isEmpty ? "" : " where " + terms.joined(separator: " and ")
+        return "\(outer) in (select \(key) from \(schema.table) \(alias)\(filter))"
+    }
+}

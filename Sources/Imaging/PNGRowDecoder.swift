@@ -1,0 +1,101 @@
+import CPNGShim
+
+/// A non-interlaced PNG decoded a band of rows at a time by libpng's row reader (through the
+/// `CPNGShim` setjmp guard), each band handed to the resampler before the next is read, so only
+/// `bandRows` rows of 8-bit RGB(A) are ever held — not the whole image (8.9 MB for a 1170×2532
+/// screenshot). The rows are what libpng's simplified API gives (`PNGDecoder`): palettes, `tRNS`,
+/// grey and 16-bit samples expanded or scaled, `gAMA` honoured unless `sRGB`/`iCCP` is present.
+final class PNGRowDecoder: RasterRows {
+    /// Rows read per band.
+    static let bandRows = 16
+
+    let width: Int
+    let height: Int
+    /// RGB, or straight RGBA when the file has alpha (an alpha channel or `tRNS`).
+    let layout: DecodedRaster.Layout
+    private let reader: OpaquePointer
+    /// The in-memory file libpng reads from (nil for a file on disk).
+    private let input: UnsafeMutableRawBufferPointer?
+
+    /// Opens the PNG at `path`, or in `bytes`, and reads its header; nil for an interlaced file
+    /// (Adam7 rows are final only after the last pass: `PNGDecoder` decodes those whole).
+    static func open(fileAt path: String?, bytes: [UInt8]?, limits: ImageLimits) throws -> PNGRowDecoder? {
+        var input: UnsafeMutableRawBufferPointer?
+        let reader: OpaquePointer?
+        if let path {
+            reader = gp_reader_create_file(path)
+        } else {
+            let bytes = bytes ?? []
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+            memory.copyBytes(from: bytes)
+            input = memory
+            reader = gp_reader_create_memory(memory.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        guard let reader else {
+            input?.deallocate()
+            throw ImageError.decodeFailed("libpng: cannot create a reader")
+        }
+        var width: UInt32 = 0
+        var height: UInt32 = 0
+        var alpha: Int32 = 0
+        let status = gp_reader_start(reader, &width, &height, &alpha)
+        guard status == GP_OK else {
+            let error = Self.error(status, reader)
+            gp_reader_destroy(reader)
+            input?.deallocate()
+            if status == GP_INTERLACED { return nil }
+            throw error
+        }
+        let decoder = PNGRowDecoder(
+            reader: reader, input: input, width: Int(width), height: Int(height), layout: alpha != 0 ? .rgba : .rgb)
+        // The probe checked IHDR already; the same check here keeps this decoder safe on its own.
+        guard decoder.width * decoder.height <= limits.maxPixels else {
+            throw ImageError.tooManyPixels(width: decoder.width, height: decoder.height, limit: limits.maxPixels)
+        }
+        return decoder
+    }
+
+    private init(
+        reader: OpaquePointer, input: UnsafeMutableRawBufferPointer?, width: Int, height: Int,
+        layout: DecodedRaster.Layout
+    ) {
+        self.reader = reader
+        self.input = input
+        self.width = width
+        self.height = height
+        self.layout = layout
+    }
+
+    deinit {
+        gp_reader_destroy(reader)
+        input?.deallocate()
+    }
+
+    /// Reads the rows band by band, calling `run` with each, then the chunks after the image
+    /// data (a damaged end is an error as in a whole decode).
+    func forEachRun(_ run: (UnsafePointer<UInt8>, Int, Int) throws -> Void) throws {
+        let stride = width * layout.bytesPerPixel
+        let band = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.bandRows)
+        defer { band.deallocate() }
+        var done = 0
+        while done < height {
+            let count = min(Self.bandRows, height - done)
+            let status = gp_reader_read_rows(reader, band, stride, UInt32(count))
+            guard status == GP_OK else { throw Self.error(status, reader) }
+            try run(band, stride, count)
+            done += count
+        }
+        let status = gp_reader_finish(reader)
+        guard status == GP_OK else { throw Self.error(status, reader) }
+    }
+
+    /// The `ImageError` for a failed call, with libpng's message.
+    private static func error(_ status: gp_status, _ reader: OpaquePointer) -> ImageError {
+        let message = String(cString: gp_reader_message(reader))
+        switch status {
+        case GP_TRUNCATED: return .truncated
+        case GP_IO: return .io(message)
+        default: return .corrupt("libpng: \(message)")
+        }
+    }
+}
