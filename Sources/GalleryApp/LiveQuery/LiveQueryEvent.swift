@@ -46,11 +46,13 @@ struct LiveQueryEvent {
     /// Whether `access` may read `row` (the row before or after the change): the rules of
     /// `ParseSQLCompiler+Access`, applied to the row the notification carries.
     func readable(_ row: [String: Any], by access: ParseAccess) -> Bool {
-        if let permissions {
+        if schema.isCustom {
             // A custom class: its class-level permissions as they are now, then the object's ACL.
-            return access.caller.isMaster
-                || (permissions.allows(.find, userId: access.caller.userId, roles: Set(access.roleNames))
-                    && CustomObjectACL.grantsRead(row["acl"], to: access))
+            if access.caller.isMaster { return true }
+            if let permissions, !permissions.allows(.find, userId: access.caller.userId, roles: Set(access.roleNames)) {
+                return false
+            }
+            return CustomObjectACL.grantsRead(row["acl"], to: access)
         }
         let principals = access.principals
         switch access.caller {
