@@ -53,8 +53,10 @@ extension GalleryApplication {
                 makeEncoder: { [unowned self] in self.makeEncoder() }),
             keys: keys
         ).register(on: browserFacing)
-        SchemaRoutes(api: api, keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth)
-            .register(on: browserFacing)
+        SchemaRoutes(
+            api: api, keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
+            permissionsChanged: { [manifestCache] in manifestCache.removeAll() }
+        ).register(on: browserFacing)
         // After ParseRoutes: /classes/_User's literal segment wins over /classes/:className.
         UserRoutes(
             accounts: accounts, authenticator: sessions, keys: keys, api: api, publicRead: configuration.publicRead,
@@ -67,7 +69,7 @@ extension GalleryApplication {
             publicRead: configuration.publicRead,
             mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth,
             publicURL: { [unowned self] in self.publicURL },
-            rolesChanged: { [classChanges] in classChanges.refreshAfterWrite() }
+            rolesChanged: { [classChanges] in classChanges.refreshAfterWrite() }, idempotency: idempotency
         ).register(on: browserFacing)
         ParseConfigRoutes(
             repository: ParseConfigRepository(pool: pool), keys: keys, mountPath: configuration.mountPath,
@@ -92,7 +94,7 @@ extension GalleryApplication {
             path: configuration.liveQueryPath.isEmpty ? configuration.mountPath : configuration.liveQueryPath,
             keys: keys,
             sessions: sessions, publicRead: configuration.publicRead, limits: liveLimits,
-            databaseURL: configuration.databaseURL,
+            permissions: api.schemas.builtIns, databaseURL: configuration.databaseURL,
             logger: logger,
             encoder: { [unowned self] in self.makeEncoder() },
             customClasses: { [catalog = api.schemas.catalog] in try? catalog.lookup($0) })

@@ -9,8 +9,14 @@ struct ClassLevelPermissions: Equatable, Sendable {
 
     /// Who may perform each operation (an operation without entries: only the master key).
     private(set) var entries: [Operation: Set<String>]
-    /// `protectedFields` as sent (kept and shown; hiding the fields is not applied yet).
+    /// `protectedFields`: for `*`, `authenticated`, a user's objectId or `role:<Name>`, the
+    /// fields hidden from them (`hiddenFields(for:)`).
     private(set) var protectedFields: [String: [String]]
+    /// `readUserFields`: `_User` pointer fields whose user may get, find and count an object
+    /// without those operations' grant (Parse's pointer permissions).
+    private(set) var readUserFields: [String] = []
+    /// `writeUserFields`: the same for update and delete.
+    private(set) var writeUserFields: [String] = []
 
     /// Permissions granting every operation to `grantees`.
     init(granting grantees: Set<String> = [], protectedFields: [String: [String]] = [:]) {
@@ -62,7 +68,13 @@ struct ClassLevelPermissions: Equatable, Sendable {
                 continue
             }
             if key == "readUserFields" || key == "writeUserFields" {
-                throw ParseError.invalidJSON("\(key) is not supported for class level permissions yet")
+                let fields = try parseUserFields(member.value, key: key)
+                if key == "readUserFields" {
+                    permissions.readUserFields = fields
+                } else {
+                    permissions.writeUserFields = fields
+                }
+                continue
             }
             guard let operation = Operation(rawValue: member.key) else {
                 throw ParseError.invalidJSON("\(key) is not a valid operation for class level permissions")
@@ -104,6 +116,19 @@ struct ClassLevelPermissions: Equatable, Sendable {
             }
     }
 
+    private static func parseUserFields(_ json: ParseJSONValue, key: String) throws -> [String] {
+        guard case .array(let elements) = json else {
+            throw ParseError.invalidJSON(
+                "'\(json.typeName)' is not a valid value for class level permissions \(key)")
+        }
+        return try elements.map {
+            guard case .string(let field) = $0, ParseClassName.isValidFieldName(field) else {
+                throw ParseError.invalidJSON("\(key) must hold field names")
+            }
+            return field
+        }
+    }
+
     private static func parseProtectedFields(_ json: ParseJSONValue) throws -> [String: [String]] {
         guard case .object(let object) = json else {
             throw ParseError.invalidJSON(
@@ -140,6 +165,13 @@ struct ClassLevelPermissions: Equatable, Sendable {
                 writer.bool(true)
             }
             writer.endObject()
+        }
+        for (key, fields) in [("readUserFields", readUserFields), ("writeUserFields", writeUserFields)]
+        where !fields.isEmpty {
+            writer.key(key)
+            writer.beginArray()
+            for field in fields { writer.string(field) }
+            writer.endArray()
         }
         writer.key("protectedFields")
         writer.beginObject()

@@ -1,8 +1,9 @@
 /// A class the class routes serve, resolved once per request: a built-in class (Photo, Gallery,
-/// GalleryItem: a fixed schema, access decided in SQL by `ParseSQLCompiler+Access`, behaviour in
-/// `ParseAPI`), an app's custom class (its schema from `custom_classes`, access decided by its
-/// class-level permissions, writes in `CustomObjectService`), or a view over photos from the
-/// config file (`PhotoView`: read-only, Photo's rows and access, its own class-level permissions).
+/// GalleryItem: a fixed schema, rows decided in SQL by `ParseSQLCompiler+Access`, behaviour in
+/// `ParseAPI`, class-level permissions in `BuiltInClassPermissions`), an app's custom class (its
+/// schema from `custom_classes`, its class-level permissions, then its objects' ACLs in SQL
+/// (`CustomObjectACL`), writes in `CustomObjectService`), or a view over photos from the config
+/// file (`PhotoView`: read-only, Photo's rows and access, its own class-level permissions).
 enum ParseClass: Sendable {
     case builtIn(ParseClassSchema)
     case custom(CustomClass)
@@ -17,18 +18,48 @@ enum ParseClass: Sendable {
         }
     }
 
-    /// 119 (or 101, `requiresAuthentication` without a session) unless the caller of `access` may perform
-    /// `operation`. Built-in classes answer here for nothing: their statements carry the caller's filter.
-    func require(_ operation: ClassLevelPermissions.Operation, access: ParseAccess) throws {
+    /// Applies the class-level permissions to a read of `operation` (get, find, count): 119 (or
+    /// 101) when refused; else the pointer permissions' condition (only the objects whose
+    /// `readUserFields` point to the caller) and the caller's `protectedFields`, left out of the
+    /// answer (a `where` or `order` on one is 119, as Parse Server's `denyProtectedFields`). A
+    /// built-in class's permissions come from `builtIns` (open by default: its statements carry
+    /// the caller's filter either way).
+    func authorize(
+        _ query: inout ParseQuery, _ operation: ClassLevelPermissions.Operation, builtIns: BuiltInClassPermissions
+    ) throws {
+        let permissions: ClassLevelPermissions
         switch self {
-        case .builtIn:
-            return
+        case .builtIn(let schema):
+            permissions = try builtIns.permissions(of: schema.className)
+            if permissions == .public { return }
         case .custom(let custom):
-            try custom.permissions.require(
-                operation, on: custom.className, caller: access.caller, roles: CustomObjectService.roles(of: access))
+            permissions = custom.permissions
         case .view(let view):
+            // A view's own permissions, as main has them: no pointer or protected fields.
             try view.permissions.require(
-                operation, on: view.className, caller: access.caller, roles: CustomObjectService.roles(of: access))
+                operation, on: view.className, caller: query.access.caller,
+                roles: CustomObjectService.roles(of: query.access))
+            return
         }
+        let className = schema.className
+        let access = query.access
+        let roles = CustomObjectService.roles(of: access)
+        let grant = try permissions.grant(operation, on: className, caller: access.caller, roles: roles)
+        if case .pointedBy(let fields) = grant {
+            // Without a session no pointer names the caller: `or []`, no row.
+            let user = access.caller.userId
+            let pointing = ParseCondition.or(
+                user.map { user in fields.map { ParseCondition.compare(field: $0, op: .equal, value: .text(user)) } }
+                    ?? [])
+            query.condition = query.condition.map { .and([$0, pointing]) } ?? pointing
+        }
+        let hidden = permissions.hiddenFields(caller: access.caller, roles: roles)
+        guard !hidden.isEmpty else { return }
+        var named = query.condition?.fieldNames ?? []
+        for case .field(let name, _) in query.order { named.insert(name) }
+        if let name = named.intersection(hidden).sorted().first {
+            throw ParseError.operationForbidden("This user is not allowed to query \(name) on class \(className)")
+        }
+        query.projection = query.projection.hiding(hidden)
     }
 }

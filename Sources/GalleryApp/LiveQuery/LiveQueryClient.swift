@@ -19,6 +19,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     private let queue: DispatchQueue
     private let logger: Logger
     private let onClose: @Sendable (LiveQueryClient) -> Void
+    /// The built-in classes' class-level permissions (find, `protectedFields`), checked on subscribe.
+    private let permissions: BuiltInClassPermissions?
     /// The custom class of a name, or nil.
     private let customClasses: @Sendable (String) -> CustomClass?
     private let state = Mutex(State())
@@ -38,10 +40,11 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
 
     init(
         clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
-        limits: LiveQueryLimits = LiveQueryLimits(),
+        limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
         logger: Logger, customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil },
         onClose: @escaping @Sendable (LiveQueryClient) -> Void
     ) {
+        self.permissions = permissions
         self.customClasses = customClasses
         self.clientId = clientId
         self.keys = keys
@@ -162,6 +165,25 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
             throw LiveQueryError(
                 ParseError.Code.operationForbidden,
                 "Permission denied: subscribing to \(className) needs a sessionToken.")
+        }
+        // The class-level permissions, as a find's (`ParseClass.authorize`): `find`, then the
+        // protected fields left out of every event, and never matched on (which would tell them).
+        if let permissions = try custom?.permissions ?? permissions?.permissions(of: className),
+            permissions != .public
+        {
+            let roles = Set(access.roleNames)
+            do {
+                _ = try permissions.grant(.find, on: className, caller: access.caller, roles: roles)
+            } catch let error as ParseError {
+                throw LiveQueryError(error.code, error.message)
+            }
+            let hidden = permissions.hiddenFields(caller: access.caller, roles: roles)
+            if let name = LiveQuerySubscription.fieldNames(of: whereObject).intersection(hidden).sorted().first {
+                throw LiveQueryError(
+                    ParseError.Code.operationForbidden,
+                    "This user is not allowed to query \(name) on class \(className)")
+            }
+            if !hidden.isEmpty { keySet = (keySet ?? Set(schema.fields.map(\.name))).subtracting(hidden) }
         }
         let subscription = LiveQuerySubscription(
             requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access,

@@ -46,11 +46,13 @@ struct LiveQueryEvent {
     /// Whether `access` may read `row` (the row before or after the change): the rules of
     /// `ParseSQLCompiler+Access`, applied to the row the notification carries.
     func readable(_ row: [String: Any], by access: ParseAccess) -> Bool {
-        if let permissions {
-            // A custom class: its class-level permissions, then the object's own ACL.
-            return access.caller.isMaster
-                || (permissions.allows(.find, userId: access.caller.userId, roles: Set(access.roleNames))
-                    && Self.objectReadable(row, by: access))
+        if schema.isCustom {
+            // A custom class: its class-level permissions as they are now, then the object's ACL.
+            if access.caller.isMaster { return true }
+            if let permissions, !permissions.allows(.find, userId: access.caller.userId, roles: Set(access.roleNames)) {
+                return false
+            }
+            return CustomObjectACL.grantsRead(row["acl"], to: access)
         }
         let principals = access.principals
         switch access.caller {
@@ -76,13 +78,6 @@ struct LiveQueryEvent {
                 return gallery["owner_id"] as? String == userId || Self.grants(gallery["acl"], toAnyOf: principals)
             }
         }
-    }
-
-    /// Whether the ACL of a custom class's row lets `access` read it: the one call LiveQuery makes
-    /// for per-object ACLs on custom classes. They are stored but not applied to custom classes
-    /// yet (docs/decisions/031): every row passes, as in their finds.
-    static func objectReadable(_ row: [String: Any], by access: ParseAccess) -> Bool {
-        true
     }
 
     /// Whether a row is out of the trash.

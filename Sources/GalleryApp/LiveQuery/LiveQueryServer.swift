@@ -35,6 +35,8 @@ public final class LiveQueryServer: Sendable {
 
     private let sessions: SessionAuthenticator?
     private let publicRead: Bool
+    /// The built-in classes' class-level permissions, checked on subscribe.
+    private let permissions: BuiltInClassPermissions?
     /// The custom class of a name, or nil (subscriptions and events of custom classes).
     private let customClasses: @Sendable (String) -> CustomClass?
 
@@ -42,10 +44,11 @@ public final class LiveQueryServer: Sendable {
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
     init(
         path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
-        limits: LiveQueryLimits = LiveQueryLimits(),
+        limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
         databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder,
         customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil }
     ) {
+        self.permissions = permissions
         self.customClasses = customClasses
         self.path = path
         self.limits = limits
@@ -95,7 +98,7 @@ public final class LiveQueryServer: Sendable {
             state.lastClientId += 1
             let client = LiveQueryClient(
                 clientId: state.lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
-                logger: logger, customClasses: customClasses
+                permissions: permissions, logger: logger, customClasses: customClasses
             ) { [weak self] client in self?.closed(client, address: address) }
             state.clients[client.clientId] = client
             return client

@@ -7,4 +7,19 @@ extension LiveQuerySubscription {
         guard access.caller == .anonymous else { return true }
         return access.publicRead && ["Photo", "Gallery", "GalleryItem"].contains(className)
     }
+
+    /// The field names a LiveQuery `where` tests, at any depth (`$or`, `$and`, `$nor` included).
+    static func fieldNames(of whereObject: [String: Any]) -> Set<String> {
+        var names: Set<String> = []
+        for (key, value) in whereObject {
+            if key.hasPrefix("$") {
+                for case let inner as [String: Any] in (value as? [Any]) ?? [] {
+                    names.formUnion(fieldNames(of: inner))
+                }
+            } else {
+                names.insert(key)
+            }
+        }
+        return names
+    }
 }

@@ -1,8 +1,8 @@
 /// A built-in class as `/parse/schemas` shows it: `className` and `fields` with Parse's type
-/// names (its class-level permissions are fixed in code, docs/security.md, and not shown).
+/// names, and its class-level permissions when given (`BuiltInClassPermissions`).
 extension ParseClassSchema {
-    /// Writes `{"className":…,"fields":{…}}`.
-    func writeSchema(into writer: inout ParseJSONWriter) {
+    /// Writes `{"className":…,"fields":{…}}`, with `"classLevelPermissions":{…}` when `permissions` is given.
+    func writeSchema(into writer: inout ParseJSONWriter, permissions: ClassLevelPermissions? = nil) {
         writer.beginObject()
         writer.key("className")
         writer.string(className)
@@ -25,6 +25,10 @@ extension ParseClassSchema {
             writer.endObject()
         }
         writer.endObject()
+        if let permissions {
+            writer.key("classLevelPermissions")
+            permissions.write(into: &writer)
+        }
         writer.endObject()
     }
 }

@@ -20,8 +20,9 @@ extension ParseSQLCompiler {
     static func accessFilter(
         _ schema: ParseClassSchema, alias: String, access: ParseAccess, need: ParseAccessNeed, binds: inout Binds
     ) -> String? {
-        // A custom class: its class-level permissions were checked before the statement was made.
-        if schema.isCustom { return nil }
+        // A custom class: its class-level permissions were checked before the statement was made;
+        // its objects' ACLs decide the rows (CustomObjectACL).
+        if schema.isCustom { return CustomObjectACL.filter(alias: alias, access: access, need: need, binds: &binds) }
         if schema.className == "_User" {
             // Every account is readable by every user (Parse Server's default), and by anyone with
             // `public_read`; its protected email is the select list's business (`selfOnly`).

@@ -82,8 +82,11 @@ public enum ParseSQLCompiler {
             // photos, or the galleries they may read: the public ones plus their own and those
             // granted to them, migrations/0014 and 0015). Names are schema constants. No row answers 0.
             switch query.access.caller {
-            case _ where schema.isCustom, .master:
-                // A custom class's counter is named by the server (`custom_<n>`), never by a client.
+            case _ where schema.isCustom:
+                // A custom class's counter is named by the server (`custom_<n>`), never by a client;
+                // the rows the caller's ACLs hide are subtracted.
+                return CustomObjectACL.countSQL(table: schema.table, counter: counter, access: query.access)
+            case .master:
                 return ParseSQLStatement(sql: "select n from row_counts where name = '\(counter)'", binds: [])
             case .anonymous where query.access.publicRead && schema.publicLiveCountName != nil:
                 // The public rows.

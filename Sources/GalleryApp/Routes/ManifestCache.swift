@@ -241,6 +241,13 @@ final class ManifestCache: Sendable {
         }
     }
 
+    /// Forgets every tag input and body: a class's permissions changed, so answers and tags made
+    /// under the old ones must not be served (its finds skip the cache from then on).
+    func removeAll() {
+        state.withLock { $0.inputs.removeAll() }
+        removeAllBodies()
+    }
+
     /// Forgets every body (the tag inputs stay: they depend on no data).
     func removeAllBodies() {
         state.withLock { state in

@@ -99,6 +99,11 @@ struct ParseRoutes {
                 let className = request.pathParameters["className"]!
                 let access = keys.access(request)
                 let caller = try Self.access(request, keys, context)
+                if api.skipsAnswerCache(className) {
+                    return Self.respond(
+                        try api.findOrExplain(
+                            try api.findQuery(className, items: try Self.queryItems(request), access: caller)), request)
+                }
                 return try Self.conditionalFind(
                     request, className: className, items: try Self.queryItems(request), access: access, caller: caller,
                     api: api, context: context,
@@ -131,6 +136,10 @@ struct ParseRoutes {
                         try api.create(className, body: override?.body ?? body, access: access)
                     }
                     return Self.respond(result, request)
+                case "GET"? where api.skipsAnswerCache(className):
+                    let items = override!.queryItems(mergedWith: try Self.queryItems(request))
+                    return Self.respond(
+                        try api.findOrExplain(try api.findQuery(className, items: items, access: access)), request)
                 case "GET"?:
                     return try Self.conditionalFind(
                         request, className: className,

@@ -18,13 +18,24 @@ struct RoleRoutes {
     let publicURL: @Sendable () -> String
     /// Called after every change: role grants alter what finds return (`ClassChangeSequences.refreshAfterWrite`).
     var rolesChanged: @Sendable () -> Void = {}
+    /// `X-Parse-Request-Id`: a retried create answers the first role instead of making another
+    /// (recorded with the role, as the class routes' creates are).
+    let idempotency: ParseRequestIdempotency
 
     func register(on routes: HTTPRouteGroup) {
         for path in ["/roles", "/classes/_Role"] {
             add(routes, .get, path) { request, _, access in try self.find(try ParseRoutes.queryItems(request), access) }
             add(routes, .post, path) { request, override, access in
                 switch override?.method {
-                case nil, "POST"?: return try self.create(override?.body ?? ParseRoutes.body(request), access)
+                case nil, "POST"?:
+                    let body = try override?.body ?? ParseRoutes.body(request)
+                    let result = try self.idempotency.run(
+                        requestId: request.headers["X-Parse-Request-Id"],
+                        scope: ParseRoutes.idempotencyScope(request, access, bodyToken: override?.sessionToken),
+                        durable: true
+                    ) { try self.create(body, access) }
+                    self.changed()
+                    return result
                 case "GET"?:
                     return try self.find(override!.queryItems(mergedWith: try ParseRoutes.queryItems(request)), access)
                 default:
@@ -83,13 +94,14 @@ struct RoleRoutes {
         return object
     }
 
+    /// Creates a role (`changed()` is the caller's, after the commit of the transaction the create
+    /// runs in with its `X-Parse-Request-Id` record).
     private func create(_ body: [UInt8], _ access: ParseAccess) throws -> ParseAPI.Result {
         guard access.caller.isMaster else {
             throw ParseError.operationForbidden("Only the master key may create a role.")
         }
         let write = try ParseRoleWrite.parse(try object(body), creating: true)
         let role = try repository.create(write)
-        changed()
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("objectId")

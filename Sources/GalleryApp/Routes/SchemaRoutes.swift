@@ -11,9 +11,11 @@ struct SchemaRoutes {
     let mountPath: String
     /// The deepest JSON nesting a body may have.
     let maxJSONDepth: Int
+    /// Called after a built-in class's permissions change: answers kept under the old ones go.
+    let permissionsChanged: @Sendable () -> Void
 
     func register(on routes: HTTPRouteGroup) {
-        let (api, keys, depth) = (api, keys, maxJSONDepth)
+        let (api, keys, depth, permissionsChanged) = (api, keys, maxJSONDepth, permissionsChanged)
         let schemas = api.schemas
         func route(
             _ method: HTTPMethod, _ path: String, _ body: @escaping @Sendable (HTTPRequest, String) throws -> [UInt8]
@@ -32,7 +34,10 @@ struct SchemaRoutes {
             writer.beginObject()
             writer.key("results")
             writer.beginArray()
-            for schema in ParseClassSchema.all + [ParseClassSchema.user] { schema.writeSchema(into: &writer) }
+            for schema in ParseClassSchema.all {
+                schema.writeSchema(into: &writer, permissions: try schemas.builtIns.permissions(of: schema.className))
+            }
+            ParseClassSchema.user.writeSchema(into: &writer)
             for custom in try schemas.catalog.all() { custom.write(into: &writer) }
             for view in try api.views.all() { view.writeSchema(into: &writer) }
             writer.endArray()
@@ -77,6 +82,11 @@ struct SchemaRoutes {
                     code: ParseError.Code.invalidClassName,
                     message: "Class name mismatch between \(named.prefix(100)) and \(className.prefix(100)).")
             }
+            if ParseClassSchema.named(className) != nil {
+                try BuiltInSchemaChange.apply(body, to: className, schemas.builtIns)
+                permissionsChanged()
+                return try Self.render(className, schemas)
+            }
             if let view = try api.views.view(named: className) { return try Self.updateView(view, body, api.views) }
             let custom = try schemas.changing(className) { connection in
                 guard let custom = try schemas.lock(on: connection, className) else { throw Self.missing(className) }
@@ -112,8 +122,10 @@ struct SchemaRoutes {
     /// The schema of a built-in or custom class.
     static func render(_ className: String, _ schemas: SchemaService) throws -> [UInt8] {
         var writer = ParseJSONWriter()
-        if let builtIn = ParseClassSchema.named(className) ?? (className == "_User" ? ParseClassSchema.user : nil) {
-            builtIn.writeSchema(into: &writer)
+        if let builtIn = ParseClassSchema.named(className) {
+            builtIn.writeSchema(into: &writer, permissions: try schemas.builtIns.permissions(of: className))
+        } else if className == "_User" {
+            ParseClassSchema.user.writeSchema(into: &writer)
         } else if let custom = try schemas.catalog.lookup(className) {
             custom.write(into: &writer)
         } else {
@@ -185,6 +197,7 @@ struct SchemaRoutes {
                     on: connection, custom, SchemaService.IndexRequest(name: member.key, keys: parsed))
             }
         }
+        try custom.permissions.checkPointerFields(of: custom)
         try schemas.store(on: connection, custom)
         return custom
     }

@@ -63,7 +63,8 @@ struct CustomObjectService: Sendable {
     /// `PUT /classes/<Class>/<objectId>`: the new updatedAt (101 when there is no such object).
     func update(_ custom: CustomClass, objectId: String, body: [UInt8], access: ParseAccess) throws -> Date {
         let caller = access.caller
-        try custom.permissions.require(.update, on: custom.className, caller: caller, roles: Self.roles(of: access))
+        let grant = try custom.permissions.grant(
+            .update, on: custom.className, caller: caller, roles: Self.roles(of: access))
         let write = try CustomObjectWrite.parse(body, className: custom.className, custom: custom, limits: limits)
         if !write.newFields.isEmpty {
             try custom.permissions.require(
@@ -83,8 +84,9 @@ struct CustomObjectService: Sendable {
                 sets.append("\(column) = " + CustomObjectWrite.expression(change, column: column, binds: &binds))
             }
             let id = binds.add(.text(objectId), cast: "text")
+            let writable = CustomObjectACL.writableSQL(current, grant: grant, access: access, binds: &binds)
             let sql =
-                "update \(current.table) set \(sets.joined(separator: ", ")) where object_id = \(id) returning updated_at"
+                "update \(current.table) set \(sets.joined(separator: ", ")) where object_id = \(id)\(writable) returning updated_at"
             guard let row = try connection.query(sql, binds.values.postgresBinds).first else {
                 throw ParseError.objectNotFound()
             }
@@ -95,9 +97,13 @@ struct CustomObjectService: Sendable {
 
     /// `DELETE /classes/<Class>/<objectId>` (101 when there is no such object).
     func delete(_ custom: CustomClass, objectId: String, access: ParseAccess) throws {
-        try custom.permissions.require(
+        let grant = try custom.permissions.grant(
             .delete, on: custom.className, caller: access.caller, roles: Self.roles(of: access))
-        let deleted = try schemas.pool.query("delete from \(custom.table) where object_id = $1 returning 1", [objectId])
+        var binds = ParseSQLCompiler.Binds()
+        let id = binds.add(.text(objectId), cast: "text")
+        let writable = CustomObjectACL.writableSQL(custom, grant: grant, access: access, binds: &binds)
+        let deleted = try schemas.pool.query(
+            "delete from \(custom.table) where object_id = \(id)\(writable) returning 1", binds.values.postgresBinds)
         guard deleted.count == 1 else { throw ParseError.objectNotFound() }
     }
 

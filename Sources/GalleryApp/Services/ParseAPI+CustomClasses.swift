@@ -10,6 +10,15 @@ extension ParseAPI {
         return .custom(try customClass(className))
     }
 
+    /// Whether finds of `className` skip ETags and kept answers: those of a built-in class whose
+    /// permissions were changed (`PUT /parse/schemas/<Class>`) depend on permissions as well as
+    /// rows, which its change sequences do not track. A custom class's permissions move its own
+    /// sequence (migration 0025), and kept answers are keyed by the caller (`ParseAccess.tagKey`).
+    func skipsAnswerCache(_ className: String) -> Bool {
+        guard ParseClassSchema.named(className) != nil else { return false }
+        return (try? schemas.builtIns.permissions(of: className)) != .public
+    }
+
     /// The custom class `className` (103 when there is none).
     func customClass(_ className: String) throws -> CustomClass {
         guard let custom = try schemas.catalog.lookup(className) else {
@@ -17,6 +26,14 @@ extension ParseAPI {
                 code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
         }
         return custom
+    }
+
+    /// 119 (or 101) unless a built-in class's permissions (`PUT /parse/schemas/<Class>`, open by
+    /// default) let the caller of `access` perform `operation`.
+    func requireBuiltIn(_ operation: ClassLevelPermissions.Operation, _ className: String, _ access: ParseAccess) throws
+    {
+        try schemas.builtIns.permissions(of: className).require(
+            operation, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access))
     }
 
     /// `POST /classes/<Class>` of a custom class: 201 with `objectId` and `createdAt`.

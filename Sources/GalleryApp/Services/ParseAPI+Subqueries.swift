@@ -11,7 +11,7 @@ extension ParseAPI {
         let operation: ClassLevelPermissions.Operation = use == .subquery ? .find : .get
         if className == ParseClassSchema.user.className { return ParseClassSchema.user }
         if let schema = ParseClassSchema.named(className) {
-            try ParseClass.builtIn(schema).require(operation, access: access)
+            try requireBuiltIn(operation, className, access)
             return schema
         }
         guard ParseClassName.isValidClassName(className) else { throw ParseClassName.invalidClassNameError(className) }
@@ -22,7 +22,8 @@ extension ParseAPI {
             }
             return nil
         }
-        try ParseClass.custom(custom).require(operation, access: access)
+        try custom.permissions.require(
+            operation, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access))
         return custom.schema
     }
 

@@ -59,7 +59,8 @@ struct ParseAPI: Sendable {
         self.publicAssetURL = publicAssetURL
         self.mountPath = mountPath
         self.limits = limits
-        let schemas = SchemaService(pool: pool, catalog: CustomClassCatalog(pool: pool))
+        let schemas = SchemaService(
+            pool: pool, catalog: CustomClassCatalog(pool: pool), builtIns: BuiltInClassPermissions(pool: pool))
         self.schemas = schemas
         self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
         self.views = ViewCatalog([], pool: pool)
@@ -99,7 +100,7 @@ struct ParseAPI: Sendable {
         let parseClass = try resolve(className)
         var query = try parseFind(parseClass, items: items, access: access)
         query.access = access
-        try parseClass.require(query.count && query.limit == 0 ? .count : .find, access: access)
+        try parseClass.authorize(&query, query.count && query.limit == 0 ? .count : .find, builtIns: schemas.builtIns)
         try checkSubqueries(query)
         return query
     }
@@ -212,8 +213,9 @@ struct ParseAPI: Sendable {
         _ className: String, objectId: String, items: [(name: String, value: String)], access: ParseAccess = .master
     ) throws -> Result {
         let parseClass = try resolve(className)
-        try parseClass.require(.get, access: access)
         if case .view(let view) = parseClass {
+            try view.permissions.require(
+                .get, on: view.className, caller: access.caller, roles: CustomObjectService.roles(of: access))
             return try getView(view, objectId: objectId, items: items, access: access)
         }
         let schema = parseClass.schema
@@ -221,6 +223,7 @@ struct ParseAPI: Sendable {
             schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits,
             classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
+        try parseClass.authorize(&query, .get, builtIns: schemas.builtIns)
         let compiled = ParseSQLCompiler.compile(query)
         guard let select = compiled.select else { throw ParseError.objectNotFound() }
         var encoder = self.encoder
@@ -243,6 +246,7 @@ struct ParseAPI: Sendable {
         guard let schema = ParseClassSchema.named(className) else {
             return try createCustom(className, body: body, access: access)
         }
+        try requireBuiltIn(.create, className, access)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
         if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
         let owner = try self.owner(for: write, access)
@@ -307,6 +311,7 @@ struct ParseAPI: Sendable {
         guard let schema = ParseClassSchema.named(className) else {
             return try updateCustom(className, objectId: objectId, body: body, access: access)
         }
+        try requireBuiltIn(.update, className, access)
         let objectId = try Self.checkedObjectId(objectId)
         let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
         let updatedAt: Date
@@ -386,6 +391,7 @@ struct ParseAPI: Sendable {
         guard let schema = ParseClassSchema.named(className) else {
             return try deleteCustom(className, objectId: objectId, access: access)
         }
+        try requireBuiltIn(.delete, className, access)
         let objectId = try Self.checkedObjectId(objectId)
         // Trashing is the owner's; removing an item its gallery's editors'.
         try require(schema.className == "GalleryItem" ? .edit : .own, schema, objectId, access)

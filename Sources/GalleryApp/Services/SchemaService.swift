@@ -21,6 +21,8 @@ struct SchemaService: Sendable {
     let pool: PostgresPool
     /// The classes in memory, told of every change after commit.
     let catalog: CustomClassCatalog
+    /// The built-in classes' class-level permissions.
+    let builtIns: BuiltInClassPermissions
 
     /// Runs `body` in a transaction (a savepoint inside a caller's, such as an idempotent
     /// create's), then drops the catalog entry of `className`, whatever the outcome: the next
@@ -65,6 +67,7 @@ struct SchemaService: Sendable {
                 for each statement execute function count_custom_rows('\(table)');
             insert into row_counts (name, n) values ('\(table)', 0) on conflict (name) do update set n = 0;
             """)
+        try connection.execute(CustomObjectACL.columnsDDL(table: table))
         // Its change scope and LiveQuery announcements (migration 0025).
         try connection.query(
             "select add_custom_change_triggers($1, $2), add_custom_live_query_trigger($1, $3)",

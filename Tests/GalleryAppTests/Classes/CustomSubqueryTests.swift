@@ -65,7 +65,12 @@ struct CustomSubqueryTests {
             classes: { name, _ in name == "Team" ? team.schema : ParseClassSchema.named(name) })
         query.access = ParseAccess(caller: .user(objectId: "u1"))
         let sql = try #require(ParseSQLCompiler.compile(query).select).sql
-        #expect(sql.contains("t.c1 in (select s1.object_id from custom_1 s1 where s1.c1 = $1::text)"), "\(sql)")
+        // Team's rows this user's object ACLs let them read (CustomObjectACL), as the outer class's.
+        #expect(
+            sql.contains(
+                "t.c1 in (select s1.object_id from custom_1 s1 where s1.c1 = $1::text and s1.readers && $2::text[])"),
+            "\(sql)")
+        #expect(sql.contains(" and t.readers && $5::text[] "), "\(sql)")
         // Photo's rows for this user only (its access filter), live ones; a null hometown matches.
         #expect(sql.contains("(t.c2 is null or not exists (select 1 from photos s2 where (s2.owner_id = "), "\(sql)")
         #expect(sql.contains("s2.deleted_at is null and s2.title = t.c2))"), "\(sql)")

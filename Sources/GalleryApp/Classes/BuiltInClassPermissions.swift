@@ -1,0 +1,53 @@
+import Postgres
+import Synchronization
+
+/// The class-level permissions of the built-in classes (Photo, Gallery, GalleryItem), from
+/// `builtin_class_permissions` (migration 0024), kept in memory. A class without a row is open to
+/// every operation (`*`): the access filter in SQL decides its rows, as it always has; a row set
+/// through `PUT /parse/schemas/<Class>` is checked before that filter, as a custom class's is.
+/// Another server's change is seen after a change here or a restart, as for custom classes.
+final class BuiltInClassPermissions: Sendable {
+    private let pool: PostgresPool
+    /// The permissions read so far, by class name, and a number that moves with every change,
+    /// so a read that began before a change does not keep what it read.
+    private let state = Mutex<(generation: UInt64, known: [String: ClassLevelPermissions])>((0, [:]))
+
+    /// Permissions reading through `pool`.
+    init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// The permissions of the built-in class `className`.
+    func permissions(of className: String) throws -> ClassLevelPermissions {
+        let (held, generation) = state.withLock { ($0.known[className], $0.generation) }
+        if let held { return held }
+        let row = try pool.query(
+            "select clp::text from builtin_class_permissions where class_name = $1", [className], retry: .safe
+        ).first
+        let permissions =
+            try row.map {
+                try ClassLevelPermissions.parse(
+                    try ParseJSONParser.parse(Array(try $0.decode(String.self, 0).utf8), maxDepth: 16), base: .public)
+            } ?? .public
+        state.withLock { if $0.generation == generation { $0.known[className] = permissions } }
+        return permissions
+    }
+
+    /// Parses `json` (107 for a malformed one; pointer permissions are refused: built-in classes
+    /// have their own owners) over the open default, stores it and returns it.
+    func set(_ className: String, _ json: ParseJSONValue) throws -> ClassLevelPermissions {
+        let permissions = try ClassLevelPermissions.parse(json, base: .public)
+        guard permissions.readUserFields.isEmpty && permissions.writeUserFields.isEmpty else {
+            throw ParseError.invalidJSON("readUserFields and writeUserFields are not supported on \(className)")
+        }
+        try pool.query(
+            "insert into builtin_class_permissions (class_name, clp) values ($1, $2::jsonb)"
+                + " on conflict (class_name) do update set clp = excluded.clp",
+            [className, permissions.json])
+        state.withLock {
+            $0.generation &+= 1
+            $0.known[className] = nil
+        }
+        return permissions
+    }
+}
