@@ -75,12 +75,7 @@ extension PhotoView.Selection {
             if field.isDefault {
                 writer.isoDate(milliseconds: milliseconds)
             } else {
-                writer.beginObject()
-                writer.key("__type")
-                writer.string("Date")
-                writer.key("iso")
-                writer.isoDate(milliseconds: milliseconds)
-                writer.endObject()
+                writer.parseDate(milliseconds: milliseconds)
             }
         case .stringArray:
             guard let values = try row.stringArray(column) else { return }

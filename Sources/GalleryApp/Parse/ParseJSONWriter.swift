@@ -105,6 +105,17 @@ public struct ParseJSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Writes a date as Parse's `{"__type":"Date","iso":"…"}` object (a field's value; the built-in
+    /// `createdAt`/`updatedAt` are plain `isoDate` strings).
+    public mutating func parseDate(milliseconds: Int64) {
+        beginObject()
+        key("__type")
+        string("Date")
+        key("iso")
+        isoDate(milliseconds: milliseconds)
+        endObject()
+    }
+
     /// Writes a parsed JSON value back out (members in their order).
     public mutating func value(_ value: ParseJSONValue) {
         switch value {

@@ -135,12 +135,7 @@ public struct ParseObjectEncoder: Sendable {
                 if field.isBuiltInDate {
                     writer.isoDate(milliseconds: milliseconds)
                 } else {
-                    writer.beginObject()
-                    writer.key("__type")
-                    writer.string("Date")
-                    writer.key("iso")
-                    writer.isoDate(milliseconds: milliseconds)
-                    writer.endObject()
+                    writer.parseDate(milliseconds: milliseconds)
                 }
             case .stringArray:
                 guard let values = try row.stringArray(column) else { continue }
