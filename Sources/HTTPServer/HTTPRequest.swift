@@ -225,18 +225,7 @@ public struct HTTPRequest: Sendable {
     /// Returns nil when a pair is not valid percent-encoding.
     public func queryItems() -> [(name: String, value: String)]? {
         guard let query, !query.isEmpty else { return [] }
-        var items: [(name: String, value: String)] = []
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ s: Substring) -> String? {
-                s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = decode(parts[0]) else { return nil }
-            let value = parts.count > 1 ? decode(parts[1]) : ""
-            guard let value else { return nil }
-            items.append((name: name, value: value))
-        }
-        return items
+        return try? HTTPQueryString.decode(query)
     }
 
     /// Whether the connection stays open after this request (RFC 9112 §9.3).

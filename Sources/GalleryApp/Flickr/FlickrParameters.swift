@@ -57,15 +57,6 @@ struct FlickrParameters: Sendable {
 
     /// `a=b&c=d` (`+` a space) as pairs; nil when a part is not valid percent-encoding.
     static func decode(_ text: String) -> [(name: String, value: String)]? {
-        var items: [(name: String, value: String)] = []
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decoded(_ part: Substring) -> String? {
-                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = decoded(parts[0]), let value = parts.count > 1 ? decoded(parts[1]) : "" else { return nil }
-            items.append((name, value))
-        }
-        return items
+        try? HTTPQueryString.decode(text)
     }
 }
