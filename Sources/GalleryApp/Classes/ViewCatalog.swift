@@ -12,7 +12,13 @@ final class ViewCatalog: Sendable {
     private let views: [String: PhotoView]
     /// The stored permissions by view name, once read, and a number that moves with every change,
     /// so a read that began before a change does not keep what it read.
-    private let stored = Mutex<(generation: UInt64, permissions: [String: ClassLevelPermissions]?)>((0, nil))
+    private let stored = Mutex<(generation: UInt64, kept: Kept?)>((0, nil))
+
+    /// What was read of `view_permissions`, with each view's manifest-cache name made from it once.
+    private struct Kept {
+        let permissions: [String: ClassLevelPermissions]
+        let cacheNames: [String: String]
+    }
 
     /// The views of `definitions` (checked when the config was read), read through `pool`.
     init(_ definitions: [ViewDefinition], pool: PostgresPool) {
@@ -30,15 +36,22 @@ final class ViewCatalog: Sendable {
     /// The view called `className` with its current permissions, or nil when there is none.
     func view(named className: String) throws -> PhotoView? {
         guard let view = views[className] else { return nil }
-        return try permissions()[className].map { view.with(permissions: $0) } ?? view
+        return try kept().permissions[className].map { view.with(permissions: $0) } ?? view
     }
 
     /// The name a find of `className` is kept under in the manifest cache: a view's carries its
     /// permissions, so a change of them is a new key, whose first find checks them again (a kept
     /// key answers without compiling the query); any other class's is its name.
     func cacheName(_ className: String) throws -> String {
-        guard let view = try view(named: className) else { return className }
-        return className + "\u{0}" + view.permissions.json
+        guard views[className] != nil else { return className }
+        return try kept().cacheNames[className] ?? className
+    }
+
+    /// `cacheName(_:)` without a query, for the event loop: nil for a view whose permissions
+    /// were not read yet (or changed since), so the caller takes the pool's path, which reads them.
+    func keptCacheName(_ className: String) -> String? {
+        guard views[className] != nil else { return className }
+        return stored.withLock { $0.kept?.cacheNames[className] }
     }
 
     /// Every view, by name.
@@ -54,7 +67,7 @@ final class ViewCatalog: Sendable {
             [className, permissions.json])
         stored.withLock {
             $0.generation &+= 1
-            $0.permissions = nil
+            $0.kept = nil
         }
     }
 
@@ -64,15 +77,18 @@ final class ViewCatalog: Sendable {
         try views.keys.sorted().filter { try catalog.lookup($0) != nil }
     }
 
-    private func permissions() throws -> [String: ClassLevelPermissions] {
-        let (known, generation) = stored.withLock { ($0.permissions, $0.generation) }
+    private func kept() throws -> Kept {
+        let (known, generation) = stored.withLock { ($0.kept, $0.generation) }
         if let known { return known }
         var read: [String: ClassLevelPermissions] = [:]
         for row in try pool.query("select class_name, clp::text from view_permissions", retry: .safe) {
             let clp = try ParseJSONParser.parse(try row.decode(String.self, 1), maxDepth: 16)
             read[try row.decode(String.self, 0)] = try ClassLevelPermissions.parse(clp)
         }
-        stored.withLock { if $0.generation == generation { $0.permissions = read } }
-        return read
+        var names: [String: String] = [:]
+        for (name, view) in views { names[name] = name + "\u{0}" + (read[name] ?? view.permissions).json }
+        let kept = Kept(permissions: read, cacheNames: names)
+        stored.withLock { if $0.generation == generation { $0.kept = kept } }
+        return kept
     }
 }

@@ -71,12 +71,13 @@ extension ParseRoutes {
         guard request.method == .get else { return nil }
         let access = keys.access(request)
         guard access >= .client, let caller = context.sessions.rememberedCaller(request, access: access),
-            let className = request.pathParameters["className"], let stamp = context.classChanges.stamp(),
+            let className = request.pathParameters["className"],
+            let cacheName = context.api.views.keptCacheName(className), let stamp = context.classChanges.stamp(),
             let parseAccess = context.sessions.roles.rememberedAccess(
                 for: caller, publicRead: context.configuration.publicRead)
         else { return nil }
         let key = ManifestCache.QueryKey(
-            className: className, query: request.query ?? "", access: access.rawValue, caller: parseAccess.tagKey)
+            className: cacheName, query: request.query ?? "", access: access.rawValue, caller: parseAccess.tagKey)
         let version = ManifestCache.TagVersion(
             stamp: stamp, publicURL: context.publicURL, assetWindow: context.assetURLWindow)
         guard let found = context.manifestCache.lookUp(key, version: version),
