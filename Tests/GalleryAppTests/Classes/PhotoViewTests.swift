@@ -291,10 +291,8 @@ import Testing
         defer { server.stop() }
         let path = "/parse/classes/Resource?limit=20&order=-createdAt"
         func inline() throws -> HTTPResponse? {
-            guard
-                case .route(let route, let parameters) = server.application.router.match(
-                    method: .get, path: "/parse/classes/Resource")
-            else { throw ParseError.invalidQuery("no find route") }
+            let (route, parameters) = try #require(
+                server.application.router.route(method: .get, path: "/parse/classes/Resource"))
             var fields = HTTPHeaders()
             fields["X-Parse-Application-Id"] = TestServer.appID
             var request = HTTPRequest(method: .get, target: path, headers: fields)
