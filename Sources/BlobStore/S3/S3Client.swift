@@ -133,7 +133,7 @@ public final class S3Client: Sendable {
             let batch = keys[index..<min(index + 1000, keys.count)]
             index += batch.count
             var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>"
-            for key in batch { xml += "<Object><Key>\(Self.escapeXML(configuration.prefix + key))</Key></Object>" }
+            for key in batch { xml += "<Object><Key>\(XMLText.escaped(configuration.prefix + key))</Key></Object>" }
             xml += "</Delete>"
             let body = Array(xml.utf8)
             let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
@@ -240,7 +240,7 @@ public final class S3Client: Sendable {
     public func completeMultipartUpload(_ key: String, uploadId: String, partETags: [String]) throws -> String {
         var xml = "<CompleteMultipartUpload>"
         for (index, etag) in partETags.enumerated() {
-            xml += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(Self.escapeXML(etag))</ETag></Part>"
+            xml += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(XMLText.escaped(etag))</ETag></Part>"
         }
         xml += "</CompleteMultipartUpload>"
         let body = Array(xml.utf8)
@@ -362,10 +362,5 @@ public final class S3Client: Sendable {
             remaining -= Int64(chunk.count)
         }
         return S3Signer.hex(hasher.finalize())
-    }
-
-    static func escapeXML(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

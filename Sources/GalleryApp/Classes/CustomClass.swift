@@ -214,25 +214,7 @@ struct CustomClass: Sendable {
             field.type.write(into: &writer)
         }
         writer.endObject()
-        writer.key("classLevelPermissions")
-        permissions.write(into: &writer)
-        writer.key("indexes")
-        writer.beginObject()
-        writer.key("_id_")
-        writer.beginObject()
-        writer.key("_id")
-        writer.int(1)
-        writer.endObject()
-        for index in indexes {
-            writer.key(index.name)
-            writer.beginObject()
-            for key in index.keys {
-                writer.key(key.field)
-                writer.int(Int64(key.direction))
-            }
-            writer.endObject()
-        }
-        writer.endObject()
+        permissions.writeSchemaEnd(indexes: indexes, into: &writer)
         writer.endObject()
     }
 }

@@ -57,32 +57,9 @@ extension PhotoView.Selection {
         into writer: inout ParseJSONWriter
     ) throws {
         switch field.source.type {
-        case .string:
-            _ = try row.writeString(column, as: field.jsonKey, into: &writer)
-        case .int:
-            _ = try row.writeInt(column, as: field.jsonKey, into: &writer)
-        case .double:
-            guard let value = try row.double(column) else { return }
-            writer.key(json: field.jsonKey)
-            writer.double(value)
-        case .bool:
-            guard let value = try row.bool(column) else { return }
-            writer.key(json: field.jsonKey)
-            writer.bool(value)
-        case .date:
-            guard let milliseconds = try row.milliseconds(column) else { return }
-            writer.key(json: field.jsonKey)
-            if field.isDefault {
-                writer.isoDate(milliseconds: milliseconds)
-            } else {
-                writer.parseDate(milliseconds: milliseconds)
-            }
-        case .stringArray:
-            guard let values = try row.stringArray(column) else { return }
-            writer.key(json: field.jsonKey)
-            writer.beginArray()
-            for value in values { writer.string(value) }
-            writer.endArray()
+        case .string, .int, .double, .bool, .date, .stringArray:
+            try row.writePlainValue(
+                column, type: field.source.type, as: field.jsonKey, isoDate: field.isDefault, into: &writer)
         case .file:
             guard let key = try row.string(column) else { return }
             writer.key(json: field.jsonKey)

@@ -122,16 +122,7 @@ struct PhotoView: Sendable {
             writer.endObject()
         }
         writer.endObject()
-        writer.key("classLevelPermissions")
-        permissions.write(into: &writer)
-        writer.key("indexes")
-        writer.beginObject()
-        writer.key("_id_")
-        writer.beginObject()
-        writer.key("_id")
-        writer.int(1)
-        writer.endObject()
-        writer.endObject()
+        permissions.writeSchemaEnd(into: &writer)
         writer.endObject()
     }
 }

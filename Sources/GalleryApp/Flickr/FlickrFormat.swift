@@ -1,3 +1,4 @@
+import BlobStore
 import HTTPServer
 
 /// The answer format a Flickr call asked for: `format=rest` (XML, Flickr's default), or
@@ -68,7 +69,7 @@ enum FlickrFormat: Sendable, Equatable {
         let status: HTTPStatus = error.status == 200 ? .ok : error.status == 400 ? .badRequest : .serviceUnavailable
         switch self {
         case .rest:
-            let message = FlickrValue.xmlEscaped(error.message)
+            let message = XMLText.escaped(error.message)
             let out =
                 "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"fail\">\n"
                 + "\t<err code=\"\(error.code)\" msg=\"\(message)\" />\n</rsp>\n"

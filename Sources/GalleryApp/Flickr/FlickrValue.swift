@@ -1,3 +1,5 @@
+import BlobStore
+
 /// A value of a Flickr answer, written once and rendered as JSON or as Flickr's XML (`format=rest`).
 ///
 /// Flickr's JSON is its XML read mechanically: an element is an object whose scalar attributes are
@@ -54,7 +56,7 @@ enum FlickrValue: Sendable {
     func xml(named name: String, into out: inout String) {
         switch self {
         case .string(let text):
-            out += "<\(name)>" + Self.xmlEscaped(text) + "</\(name)>"
+            out += "<\(name)>" + XMLText.escaped(text) + "</\(name)>"
         case .int(let number):
             out += "<\(name)>\(number)</\(name)>"
         case .list(let items):
@@ -66,9 +68,9 @@ enum FlickrValue: Sendable {
             for entry in entries {
                 switch entry.value {
                 case .string(let value) where entry.name == Self.content:
-                    text = Self.xmlEscaped(value)
+                    text = XMLText.escaped(value)
                 case .string(let value):
-                    out += " \(entry.name)=\"" + Self.xmlEscaped(value) + "\""
+                    out += " \(entry.name)=\"" + XMLText.escaped(value) + "\""
                 case .int(let value):
                     out += " \(entry.name)=\"\(value)\""
                 case .object, .list:
@@ -111,37 +113,5 @@ enum FlickrValue: Sendable {
             }
         }
         out += "\""
-    }
-
-    /// `text` escaped for an XML attribute or text; characters XML 1.0 cannot carry (controls other
-    /// than tab, newline and return) become U+FFFD, line breaks are kept as character references.
-    static func xmlEscaped(_ text: String) -> String {
-        // 0xEF leads U+FFFE and U+FFFF; 0x22 0x26 0x27 0x3C 0x3E are " & ' < >.
-        if !text.utf8.contains(where: {
-            $0 < 0x20 || $0 == 0x22 || $0 == 0x26 || $0 == 0x27 || $0 == 0x3C || $0 == 0x3E || $0 == 0xEF
-        }) {
-            return text
-        }
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            case "\t": out += "&#9;"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
     }
 }

@@ -111,38 +111,15 @@ public struct ParseObjectEncoder: Sendable {
                 continue
             }
             switch field.type {
-            case .string:
-                _ = try row.writeString(column, as: field.jsonKey, into: &writer)
-            case .int:
-                _ = try row.writeInt(column, as: field.jsonKey, into: &writer)
-            case .double:
-                guard let value = try row.double(column) else { continue }
-                writer.key(json: field.jsonKey)
-                writer.double(value)
-            case .bool:
-                guard let value = try row.bool(column) else { continue }
-                writer.key(json: field.jsonKey)
-                writer.bool(value)
+            case .string, .int, .double, .bool, .date, .stringArray:
+                try row.writePlainValue(
+                    column, type: field.type, as: field.jsonKey, isoDate: field.isBuiltInDate, into: &writer)
             case .acl, .json:
                 // jsonb's own text, a JSON object the server normalized on write.
                 _ = try row.withText(column) { json in
                     writer.key(json: field.jsonKey)
                     writer.raw(Array(json))
                 }
-            case .date:
-                guard let milliseconds = try row.milliseconds(column) else { continue }
-                writer.key(json: field.jsonKey)
-                if field.isBuiltInDate {
-                    writer.isoDate(milliseconds: milliseconds)
-                } else {
-                    writer.parseDate(milliseconds: milliseconds)
-                }
-            case .stringArray:
-                guard let values = try row.stringArray(column) else { continue }
-                writer.key(json: field.jsonKey)
-                writer.beginArray()
-                for value in values { writer.string(value) }
-                writer.endArray()
             case .file:
                 _ = try row.withText(column) { key in
                     writer.key(json: field.jsonKey)

@@ -67,28 +67,11 @@ struct S3ErrorResponder: HTTPErrorResponder {
     private func document(_ status: HTTPStatus, code: String, message: String, request: HTTPRequest) -> HTTPResponse {
         let key = request.pathParameters["key"] ?? ""
         let xml =
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code><Message>\(escape(message))</Message>"
-            + (key.isEmpty ? "" : "<Key>\(escape(key))</Key>")
-            + "<BucketName>\(escape(bucket))</BucketName><RequestId>\(escape(request.requestID))</RequestId></Error>\n"
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>\(code)</Code>"
+            + "<Message>\(XMLText.escaped(message))</Message>"
+            + (key.isEmpty ? "" : "<Key>\(XMLText.escaped(key))</Key>")
+            + "<BucketName>\(XMLText.escaped(bucket))</BucketName>"
+            + "<RequestId>\(XMLText.escaped(request.requestID))</RequestId></Error>\n"
         return HTTPResponse(status: status, contentType: "application/xml", bytes: Array(xml.utf8)).notStored()
-    }
-
-    private func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // XML 1.0 forbids most control characters; drop them rather than emit an invalid document.
-                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

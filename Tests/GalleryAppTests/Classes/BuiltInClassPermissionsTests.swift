@@ -61,7 +61,8 @@ import Testing
     }
 
     @Test func protectedFields_NeverReachALiveQuerySubscriber() throws {
-        let server = try TestServer(workers: 0)
+        // Listening: a Python LiveQuery client connects over a WebSocket.
+        let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let alice = try server.makeUser("alice")

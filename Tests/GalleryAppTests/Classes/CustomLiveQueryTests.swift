@@ -7,7 +7,8 @@ import Testing
 /// the class's `find` permission, and each event is checked against the permissions as they are.
 struct CustomLiveQueryTests {
     @Test func endToEnd_SubscriberSeesCreateUpdateLeaveEnterDelete_AndTheRefusedOneNothing() throws {
-        let server = try TestServer(workers: 1)
+        // Listening: a Python LiveQuery client connects over a WebSocket.
+        let server = try TestServer(workers: 1, listening: true)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let alice = try server.makeUser("alice")

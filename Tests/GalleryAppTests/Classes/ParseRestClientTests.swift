@@ -8,7 +8,8 @@ import Testing
 /// independent client sends them (Tests/e2e/parse_rest_e2e.py; scripts/test.sh installs it).
 @Suite struct ParseRestClientTests {
     @Test func parseRest_DrivesACustomClassAndAView() throws {
-        let server = try TestServer(workers: 0) {
+        // Listening: parse_rest, in another process, calls the server over HTTP.
+        let server = try TestServer(workers: 0, listening: true) {
             $0.restKey = "test-rest-key"
             $0.publicRead = true
             $0.views = [

@@ -1,3 +1,4 @@
+import BlobStore
 import Foundation
 import HTTPServer
 import Testing
@@ -46,7 +47,7 @@ import Testing
         #expect(xml.contains("<photos page=\"1\" total=\"2\"><photo id=\"a1\""))
         let parser = XMLParser(data: Data(xml.utf8))
         #expect(parser.parse(), "\(xml)")
-        #expect(FlickrValue.xmlEscaped("a\u{1}b") == "a\u{FFFD}b")
+        #expect(XMLText.escaped("a\u{1}b") == "a\u{FFFD}b")
     }
 
     @Test func errors_AreFlickrs_InBothFormats() {

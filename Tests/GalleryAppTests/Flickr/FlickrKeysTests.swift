@@ -18,7 +18,8 @@ import Testing
     let photo: String
 
     init() throws {
-        server = try TestServer(workers: 1) {
+        // Listening: OAuth signs the URL the client called, and the flickrapi client runs in another process.
+        server = try TestServer(workers: 1, listening: true) {
             $0.publicRead = true
             $0.flickrAPISecret = Self.consumerSecret
             $0.urlSigningKey = Self.rotatedKey

@@ -13,7 +13,8 @@ import Testing
 /// through PostgreSQL (migration 0019), and expiry is timed by the instance itself.
 @Suite(.serialized) struct LiveQueryRevocationTests {
     @Test func sessionsEndedOnInstanceA_EndTheirSubscriptionsOnInstanceB() throws {
-        let a = try AccountTests.openServer()
+        // Listening: the Python client logs in on instance A over HTTP.
+        let a = try AccountTests.openServer(listening: true)
         defer { a.stop() }
         // Instance B: the same database, its own port, listener and session cache.
         var configuration = a.application.configuration

@@ -8,25 +8,30 @@ import Testing
 /// the master key sees everything; no session reads nothing (or what is public with
 /// `public_read`); the upgrade gives ownerless rows to the first admin.
 struct OwnershipTests {
-    private typealias F = ManifestFixtures
+    /// The find and id helpers every file of the suite uses.
+    typealias F = ManifestFixtures
 
-    private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ user: TestUser?) throws
+    /// Creates an object of `className` as `user` (nil: the master key).
+    func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ user: TestUser?) throws
         -> TestServer.Response
     {
         try create(server, className, body, user?.headers ?? [:])
     }
 
-    private func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ headers: [String: String])
+    /// Creates an object of `className` with `headers`.
+    func create(_ server: TestServer, _ className: String, _ body: [String: Any], _ headers: [String: String])
         throws -> TestServer.Response
     {
         try server.json("POST", "/parse/classes/\(className)", body, headers: headers)
     }
 
-    private func createdId(_ response: TestServer.Response) throws -> String {
+    /// The objectId a create answered (the test fails when it answered none).
+    func createdId(_ response: TestServer.Response) throws -> String {
         try #require(response.json["objectId"] as? String, "create failed: \(response.status) \(response.text)")
     }
 
-    private func gallery(_ server: TestServer, _ name: String, acl: [String: Any]? = nil, _ user: TestUser) throws
+    /// Creates a gallery owned by `user`, with `acl` when given; returns its objectId.
+    func gallery(_ server: TestServer, _ name: String, acl: [String: Any]? = nil, _ user: TestUser) throws
         -> String
     {
         var body: [String: Any] = ["name": name]
@@ -34,7 +39,8 @@ struct OwnershipTests {
         return try createdId(try create(server, "Gallery", body, user))
     }
 
-    private func item(_ server: TestServer, gallery: String, photo: String, _ user: TestUser) throws
+    /// Adds `photo` to `gallery` as `user`.
+    func item(_ server: TestServer, gallery: String, photo: String, _ user: TestUser) throws
         -> TestServer.Response
     {
         try create(
@@ -42,7 +48,8 @@ struct OwnershipTests {
             ["gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo)], user)
     }
 
-    private func count(
+    /// `count=1&limit=0` on `className` with `headers` (and `where`); nil when the answer has no count.
+    func count(
         _ server: TestServer, _ className: String, _ headers: [String: String], where condition: [String: Any]? = nil,
         anonymous: Bool = false
     ) throws -> Int? {
@@ -52,7 +59,8 @@ struct OwnershipTests {
             as? Int
     }
 
-    private static let master = ["X-Parse-Master-Key": TestServer.masterKey]
+    /// The master key, as `headers`.
+    static let master = ["X-Parse-Master-Key": TestServer.masterKey]
 
     @Test func userA_CannotReadChangeDeleteOrCountUserBsPhotos_ByAnyRoute() throws {
         let server = try TestServer(workers: 0)
@@ -191,200 +199,6 @@ struct OwnershipTests {
         #expect(F.code(bad) == 209)
     }
 
-    @Test func sharedGallery_IsReadableThroughItselfOnly() throws {
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
-        let a = try server.makeUser("alice")
-        let b = try server.makeUser("bob")
-        let photos = try server.insertPhotos(2, owner: a.objectId)
-        let shared = try gallery(server, "Shared", acl: [b.objectId: ["read": true]], a)
-        let other = try gallery(server, "Other", a)
-        _ = try createdId(try item(server, gallery: shared, photo: photos[0], a))
-        _ = try createdId(try item(server, gallery: other, photo: photos[1], a))
-
-        let got = try server.request("GET", "/parse/classes/Gallery/\(shared)?include=coverPhoto", headers: b.headers)
-        #expect(got.status == 200)
-        #expect((got.json["ACL"] as? [String: Any])?[b.objectId] as? [String: Bool] == ["read": true])
-        #expect((got.json["coverPhoto"] as? [String: Any])?["objectId"] as? String == photos[0])
-        #expect(F.ids(try F.find(server, [:], className: "Gallery", headers: b.headers)) == [shared])
-        #expect(F.code(try server.request("GET", "/parse/classes/Gallery/\(other)", headers: b.headers)) == 101)
-
-        let items = try F.find(
-            server, ["where": F.json(["gallery": TestServer.pointer("Gallery", shared)]), "include": "photo"],
-            className: "GalleryItem", headers: b.headers)
-        let included = F.results(items).first?["photo"] as? [String: Any]
-        #expect(included?["objectId"] as? String == photos[0])
-        // The bucket URL of a photo seen through the gallery is the photo's (the bucket serves it as it serves any).
-        #expect((included?["original"] as? [String: Any])?["url"] as? String != nil)
-        #expect(F.ids(try F.find(server, [:], className: "GalleryItem", headers: b.headers)).count == 1)
-        #expect(try count(server, "GalleryItem", b.headers) == 1)
-        #expect(try count(server, "Gallery", b.headers) == 1)
-        // Through the Photo class B sees none of A's photos.
-        #expect(F.ids(try F.find(server, [:], headers: b.headers)).isEmpty)
-        #expect(F.code(try server.request("GET", "/parse/classes/Photo/\(photos[0])", headers: b.headers)) == 101)
-        // Reading is not writing.
-        #expect(
-            F.code(try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["name": "Bob's"], headers: b.headers))
-                == 101)
-        // Unsharing takes it away.
-        #expect(
-            try server.json(
-                "PUT", "/parse/classes/Gallery/\(shared)", ["ACL": [:] as [String: Any]], headers: a.headers
-            ).status == 200)
-        #expect(F.code(try server.request("GET", "/parse/classes/Gallery/\(shared)", headers: b.headers)) == 101)
-        // "*" read: every user (and, with public_read, every caller) reads it.
-        let c = try server.makeUser("carol")
-        #expect(
-            try server.json(
-                "PUT", "/parse/classes/Gallery/\(shared)", ["ACL": ["*": ["read": true]]], headers: a.headers
-            ).status == 200)
-        #expect(try server.request("GET", "/parse/classes/Gallery/\(shared)", headers: c.headers).status == 200)
-        #expect(F.ids(try F.find(server, [:], className: "Gallery", headers: c.headers)) == [shared])
-    }
-
-    @Test func writeACL_EditsItemsAndName_ButNeitherTrashesNorReshares() throws {
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
-        let a = try server.makeUser("alice")
-        let b = try server.makeUser("bob")
-        let c = try server.makeUser("carol")
-        let photosA = try server.insertPhotos(2, owner: a.objectId)
-        let photosB = try server.insertPhotos(1, owner: b.objectId)
-        let shared = try gallery(
-            server, "Family", acl: [b.objectId: ["read": true, "write": true], c.objectId: ["read": true]], a)
-        let itemA = try createdId(try item(server, gallery: shared, photo: photosA[0], a))
-
-        // B adds B's photo, moves it, renames the gallery, removes A's item.
-        let itemB = try createdId(try item(server, gallery: shared, photo: photosB[0], b))
-        #expect(
-            try server.json("PUT", "/parse/classes/GalleryItem/\(itemB)", ["position": 0], headers: b.headers).status
-                == 200)
-        #expect(
-            try server.json("PUT", "/parse/classes/Gallery/\(shared)", ["name": "Family 2026"], headers: b.headers)
-                .status == 200)
-        #expect(try server.storedItems(of: shared).map(\.photo) == [photosB[0], photosA[0]])
-        #expect(try server.request("DELETE", "/parse/classes/GalleryItem/\(itemA)", headers: b.headers).status == 200)
-        // The item B added is B's.
-        let bItem = try server.request("GET", "/parse/classes/GalleryItem/\(itemB)", headers: a.headers)
-        #expect((bItem.json["owner"] as? [String: Any])?["objectId"] as? String == b.objectId)
-
-        // B may not: add a photo B does not own, trash A's photos, trash or restore or purge the
-        // gallery, change its ACL.
-        #expect(F.code(try item(server, gallery: shared, photo: photosA[1], b)) == 101)
-        #expect(F.code(try server.request("DELETE", "/parse/classes/Photo/\(photosA[0])", headers: b.headers)) == 101)
-        #expect(F.code(try server.request("DELETE", "/parse/classes/Gallery/\(shared)", headers: b.headers)) == 101)
-        let reshare = try server.json(
-            "PUT", "/parse/classes/Gallery/\(shared)", ["ACL": ["*": ["read": true]]], headers: b.headers)
-        #expect(F.code(reshare) == 101)
-        // C reads but may not add, move or remove.
-        let photosC = try server.insertPhotos(1, owner: c.objectId)
-        #expect(F.code(try item(server, gallery: shared, photo: photosC[0], c)) == 101)
-        #expect(
-            F.code(try server.json("PUT", "/parse/classes/GalleryItem/\(itemB)", ["position": 1], headers: c.headers))
-                == 101)
-        #expect(F.code(try server.request("DELETE", "/parse/classes/GalleryItem/\(itemB)", headers: c.headers)) == 101)
-        #expect(F.ids(try F.find(server, [:], className: "GalleryItem", headers: c.headers)) == [itemB])
-        // The owner trashes, restores and purges.
-        #expect(try server.request("DELETE", "/parse/classes/Gallery/\(shared)", headers: a.headers).status == 200)
-        #expect(
-            F.code(
-                try server.json(
-                    "PUT", "/parse/classes/Gallery/\(shared)", ["deletedAt": ["__op": "Delete"]], headers: b.headers))
-                == 101)
-        #expect(F.code(try server.request("DELETE", "/parse/purge/Gallery/\(shared)", headers: b.headers)) == 101)
-        #expect(try server.request("DELETE", "/parse/purge/Gallery/\(shared)", headers: a.headers).status == 200)
-        #expect(
-            try server.request("GET", "/parse/classes/Photo/\(photosB[0])", headers: b.headers).status == 200,
-            "B's photo stays B's")
-    }
-
-    /// The trash is its owner's: a reader of a shared (or, with `public_read`, public) gallery
-    /// never gets a trashed photo through an item, nor the trashed gallery, by a get by id, an
-    /// `include` or a `where` on `deletedAt` (issue #25, item 9).
-    @Test func trash_IsItsOwnersAlone_ThroughGetIncludeAndDeletedAtQueries() throws {
-        let server = try TestServer(workers: 0) { $0.publicRead = true }
-        defer { server.stop() }
-        let a = try server.makeUser("alice")
-        let b = try server.makeUser("bob")
-        let photos = try server.insertPhotos(2, owner: a.objectId)
-        let shared = try gallery(server, "Shared", acl: [b.objectId: ["read": true], "*": ["read": true]], a)
-        let trashedItem = try createdId(try item(server, gallery: shared, photo: photos[0], a))
-        let liveItem = try createdId(try item(server, gallery: shared, photo: photos[1], a))
-        #expect(try server.request("DELETE", "/parse/classes/Photo/\(photos[0])", headers: a.headers).status == 200)
-
-        func get(_ path: String, _ headers: [String: String]?) throws -> TestServer.Response {
-            try server.request("GET", "/parse/classes/" + path, headers: headers ?? [:], anonymous: headers == nil)
-        }
-        for (who, headers) in [("B", b.headers), ("no session", nil)] {
-            let viaItem = try get("GalleryItem/\(trashedItem)?include=photo", headers)
-            #expect(viaItem.status == 404 && F.code(viaItem) == 101, "\(who): \(viaItem.text)")
-            let live = try get("GalleryItem/\(liveItem)?include=photo", headers)
-            #expect((live.json["photo"] as? [String: Any])?["original"] != nil, "\(who): \(live.text)")
-        }
-        // The owner (and the master key) still see it, to restore it.
-        let own = try get("GalleryItem/\(trashedItem)?include=photo", a.headers)
-        #expect((own.json["photo"] as? [String: Any])?["deletedAt"] != nil, "\(own.text)")
-        #expect(try get("GalleryItem/\(trashedItem)?include=photo", Self.master).status == 200)
-
-        // A trashed gallery: its owner's Recently Deleted, no one else's.
-        #expect(try server.request("DELETE", "/parse/classes/Gallery/\(shared)", headers: a.headers).status == 200)
-        let inTrash = ["where": F.json(["deletedAt": ["$exists": true]])]
-        for (who, headers) in [("B", b.headers), ("no session", nil)] {
-            let r = try get("Gallery/\(shared)", headers)
-            #expect(r.status == 404 && F.code(r) == 101, "\(who): \(r.text)")
-            let found = try F.find(
-                server, inTrash, className: "Gallery", headers: headers ?? [:], anonymous: headers == nil)
-            #expect(found.status == 200 && F.results(found).isEmpty, "\(who): \(found.text)")
-        }
-        #expect(try get("Gallery/\(shared)", a.headers).json["deletedAt"] != nil)
-        #expect(F.ids(try F.find(server, inTrash, className: "Gallery", headers: a.headers)) == [shared])
-    }
-
-    @Test func acl_IsValidated_AndOnlyTheMasterKeyGivesObjectsAway() throws {
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
-        let a = try server.makeUser("alice")
-        let b = try server.makeUser("bob")
-        let role = try create(server, "Gallery", ["name": "x", "ACL": ["role:Admins": ["read": true]]], a)
-        #expect(role.status == 201, "\(role.text)")
-        for acl: Any in [
-            "public", ["*": true], ["*": ["read": "yes"]], ["*": ["delete": true]], ["not an id!": ["read": true]],
-            ["role:Bad!": ["read": true]], ["role:": ["read": true]],
-        ] {
-            let r = try create(server, "Gallery", ["name": "x", "ACL": acl], a)
-            #expect(r.status == 400 && F.code(r) == 123, "\(acl): \(r.text)")
-        }
-        // owner: a user may name only themself; the master key anyone (but a user).
-        let forB = try create(server, "Gallery", ["name": "x", "owner": TestServer.pointer("_User", b.objectId)], a)
-        #expect(F.code(forB) == 119)
-        let given = try createdId(
-            try server.json(
-                "POST", "/parse/classes/Gallery", ["name": "Gift", "owner": TestServer.pointer("_User", b.objectId)],
-                headers: Self.master))
-        #expect(try server.request("GET", "/parse/classes/Gallery/\(given)", headers: b.headers).status == 200)
-        let nobody = try server.json(
-            "POST", "/parse/classes/Gallery", ["name": "x", "owner": TestServer.pointer("_User", "NoSuchUser")],
-            headers: Self.master)
-        #expect(F.code(nobody) == 106)
-        // owner never changes; sending it back unchanged (an SDK's save) is fine.
-        let mine = try gallery(server, "Mine", a)
-        #expect(
-            try server.json(
-                "PUT", "/parse/classes/Gallery/\(mine)", ["owner": TestServer.pointer("_User", a.objectId)],
-                headers: a.headers
-            ).status == 200)
-        #expect(
-            F.code(
-                try server.json(
-                    "PUT", "/parse/classes/Gallery/\(mine)", ["owner": TestServer.pointer("_User", b.objectId)],
-                    headers: a.headers)) == 105)
-        // Queries on owner work (the master key's view of one user).
-        let bs = try F.find(
-            server, ["where": F.json(["owner": TestServer.pointer("_User", b.objectId)])], className: "Gallery",
-            headers: Self.master)
-        #expect(F.ids(bs) == [given])
-    }
-
     @Test func noSession_ReadsAndWritesNothing_AndBadTokensAre209() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
@@ -416,149 +230,6 @@ struct OwnershipTests {
             [late.objectId])
         let expired = try server.request("GET", "/parse/classes/Photo/\(photos[0])", headers: late.headers)
         #expect(F.code(expired) == 209, "\(expired.text)")
-    }
-
-    @Test func publicRead_ShowsPublicGalleriesTheirItemsAndPhotos_Only() throws {
-        let server = try TestServer(workers: 0) { $0.publicRead = true }
-        defer { server.stop() }
-        let a = try server.makeUser("alice")
-        let photos = try server.insertPhotos(2, owner: a.objectId)
-        let publicGallery = try gallery(server, "Public", acl: ["*": ["read": true]], a)
-        let privateGallery = try gallery(server, "Private", a)
-        _ = try createdId(try item(server, gallery: publicGallery, photo: photos[0], a))
-        _ = try createdId(try item(server, gallery: privateGallery, photo: photos[1], a))
-
-        #expect(F.ids(try F.find(server, [:], className: "Gallery", anonymous: true)) == [publicGallery])
-        #expect(try count(server, "Gallery", [:], anonymous: true) == 1)
-        #expect(try server.request("GET", "/parse/classes/Gallery/\(publicGallery)", anonymous: true).status == 200)
-        #expect(F.code(try server.request("GET", "/parse/classes/Gallery/\(privateGallery)", anonymous: true)) == 101)
-        let items = try F.find(server, ["include": "photo"], className: "GalleryItem", anonymous: true)
-        #expect(F.results(items).compactMap { ($0["photo"] as? [String: Any])?["objectId"] as? String } == [photos[0]])
-        #expect(F.ids(try F.find(server, anonymous: true)).isEmpty, "photos only through the gallery")
-        #expect(try count(server, "Photo", [:], anonymous: true) == 0)
-        #expect(
-            F.code(try server.json("PUT", "/parse/classes/Gallery/\(publicGallery)", ["name": "x"], anonymous: true))
-                == 101)
-        #expect(F.code(try server.json("POST", "/parse/classes/Gallery", ["name": "x"], anonymous: true)) == 119)
-    }
-
-    @Test func upgrade_GivesOwnerlessRowsToTheFirstAdmin() throws {
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
-        // Rows of a single-tenant install (made before accounts): ownerless. The app id alone reads
-        // none of them, even with no account; the master key reads them all.
-        let legacy = try server.insertPhotos(3, owner: nil)
-        let legacyGallery = try server.createGallery("Before accounts")
-        _ = try server.addedItem(gallery: legacyGallery, photo: legacy[0])
-        #expect(F.ids(try F.find(server, anonymous: true)).isEmpty)
-        #expect(try count(server, "Photo", [:], anonymous: true) == 0)
-        #expect(Set(F.ids(try F.find(server))) == Set(legacy))
-        #expect(try count(server, "Photo", [:]) == 3)
-
-        // A first (non-admin) account: ownerless rows stay unassigned, and are not the user's.
-        let user = try server.makeUser("user")
-        #expect(try OwnershipRepository(pool: server.application.pool).assignOwnerlessRowsToFirstAdmin().adminId == nil)
-        #expect(F.ids(try F.find(server, [:], headers: user.headers)).isEmpty)
-
-        let admin = try server.makeUser("admin", admin: true)
-        _ = try server.makeUser("second-admin", admin: true)
-        // What `galleryd users create --admin` calls; `migrate` and `serve` run it too.
-        let assigned = try OwnershipRepository(pool: server.application.pool).assignOwnerlessRowsToFirstAdmin()
-        #expect(assigned == .init(adminId: admin.objectId, photos: 3, galleries: 1, galleryItems: 1))
-        #expect(Set(F.ids(try F.find(server, [:], headers: admin.headers))) == Set(legacy))
-        #expect(try count(server, "Photo", admin.headers) == 3, "the admin's counter was recounted")
-        #expect(
-            try server.request("GET", "/parse/classes/Gallery/\(legacyGallery)", headers: admin.headers).status == 200)
-        #expect(try server.application.migrate().isEmpty)
-        #expect(try OwnershipRepository(pool: server.application.pool).assignOwnerlessRowsToFirstAdmin().isEmpty)
-        // Counters follow trash and restore per owner.
-        #expect(try server.request("DELETE", "/parse/classes/Photo/\(legacy[0])", headers: admin.headers).status == 200)
-        #expect(try count(server, "Photo", admin.headers) == 2)
-        #expect(
-            try server.json(
-                "PUT", "/parse/classes/Photo/\(legacy[0])", ["deletedAt": ["__op": "Delete"]], headers: admin.headers
-            ).status == 200)
-        #expect(try count(server, "Photo", admin.headers) == 3)
-        // An owner never changes, even in SQL.
-        #expect(throws: (any Error).self) {
-            try server.application.pool.query(
-                "update photos set owner_id = $1 where object_id = $2", [user.objectId, legacy[1]])
-        }
-    }
-
-    @Test func usersCreateAdmin_TakesTheOwnerlessRows_AndAnOwnerIsDeletedOnlyOnceEmpty() throws {
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
-        let legacy = try server.insertPhotos(2, owner: nil)
-        let legacyGallery = try server.createGallery("Before accounts")
-        let url = server.application.configuration.databaseURL
-        let created = try GalleryCommandRun.galleryd(
-            ["users", "create", "boss", "--admin", "--password-stdin"], databaseURL: url,
-            stdin: "a long enough password\n")
-        #expect(created.status == 0, "\(created.error)")
-        #expect(
-            created.output.contains(
-                "gave 2 photo(s), 1 gallery(ies) and 0 item(s) without an owner to the first admin"),
-            "\(created.output)")
-        let boss = try #require(
-            try server.application.pool.query("select object_id from users where username = 'boss'").first?
-                .decode(String.self, 0))
-        let owners = try server.application.pool.query("select distinct owner_id from photos").map {
-            try $0.decode(String?.self, 0)
-        }
-        #expect(owners == [boss])
-        // A second admin takes nothing (nothing is ownerless any more).
-        let second = try GalleryCommandRun.galleryd(
-            ["users", "create", "deputy", "--admin", "--password-stdin"], databaseURL: url,
-            stdin: "another long password\n")
-        #expect(second.status == 0 && !second.output.contains("gave"), "\(second.output)")
-
-        // RESTRICT: an owner of photos is deleted only after they are purged.
-        let refused = try server.request("DELETE", "/parse/users/\(boss)", headers: Self.master)
-        #expect(refused.status == 400 && F.code(refused) == 119, "\(refused.text)")
-        #expect((refused.json["error"] as? String)?.contains("purge them first") == true)
-        for photo in legacy {
-            #expect(try server.request("DELETE", "/parse/classes/Photo/\(photo)", headers: Self.master).status == 200)
-        }
-        #expect(
-            try server.request("DELETE", "/parse/classes/Gallery/\(legacyGallery)", headers: Self.master).status == 200)
-        #expect(try server.request("DELETE", "/parse/purge/Photo", headers: Self.master).status == 200)
-        #expect(try server.request("DELETE", "/parse/purge/Gallery", headers: Self.master).status == 200)
-        let deleted = try server.request("DELETE", "/parse/users/\(boss)", headers: Self.master)
-        #expect(deleted.status == 200, "\(deleted.text)")
-    }
-
-    @Test func uploads_AreTheUploadersOwn_SameBytesAreOnePhotoPerOwner() throws {
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
-        let a = try server.makeUser("alice")
-        let b = try server.makeUser("bob")
-        let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 9)
-        func upload(_ user: TestUser) throws -> TestServer.Response {
-            let file = try server.request(
-                "POST", "/parse/files/p.jpg", body: Data(jpeg),
-                headers: user.headers.merging(["Content-Type": "image/jpeg"]) { $1 })
-            let name = try #require(file.json["name"] as? String, "\(file.text)")
-            return try create(server, "Photo", ["original": ["__type": "File", "name": name]], user)
-        }
-        let first = try upload(a)
-        #expect(first.status == 201)
-        #expect(
-            try upload(a).json["objectId"] as? String == first.json["objectId"] as? String,
-            "the same bytes again: the same photo")
-        let other = try upload(b)
-        #expect(other.status == 201 && other.json["objectId"] as? String != first.json["objectId"] as? String)
-        #expect(F.ids(try F.find(server, [:], headers: b.headers)) == [try createdId(other)])
-        // Purging B's copy keeps A's original.
-        #expect(
-            try server.request("DELETE", "/parse/classes/Photo/\(try createdId(other))", headers: b.headers).status
-                == 200)
-        #expect(
-            try server.request("DELETE", "/parse/purge/Photo/\(try createdId(other))", headers: b.headers).status == 200
-        )
-        let kept = try server.request("GET", "/parse/classes/Photo/\(try createdId(first))", headers: a.headers)
-        let url = try #require((kept.json["original"] as? [String: Any])?["url"] as? String)
-        #expect(try server.request("GET", String(url.dropFirst(server.baseURL.count)), appID: nil).status == 200)
     }
 
     @Test func requestIds_NeverReplayAnotherUsersAnswer() throws {

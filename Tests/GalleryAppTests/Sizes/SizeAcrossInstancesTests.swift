@@ -14,7 +14,8 @@ import Testing
 /// between them, make one render in all (the advisory lock of `SizeRepository.whileHoldingRenderLock`).
 @Suite(.serialized) final class SizeAcrossInstancesTests {
     @Test func twoInstances_ColdRequestsForOneSize_RenderItOnce() throws {
-        let server = try TestServer(workers: 1)
+        // Listening: cold requests go to both instances over HTTP at once.
+        let server = try TestServer(workers: 1, listening: true)
         defer { server.stop() }
         let id = try server.uploadPhoto(TestJPEG.make(width: 1600, height: 1200, seed: 61))
         #expect(try server.waitForProcessing(id) == "ready")

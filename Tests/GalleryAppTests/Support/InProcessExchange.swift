@@ -8,42 +8,53 @@ import Synchronization
 /// memory or a temporary file past `inMemoryBodyThreshold` through the route's observer, the inline
 /// answer or the handler, the URL space's error responder for what throws and for 404, 405 and
 /// `OPTIONS`, and gzip when asked. The answer is then read as a client sees it: the framing fields
-/// the server owns (`Content-Length`, `X-Request-Id`, `Server`), the default headers, and no body
-/// for `HEAD`, 204 and 304. What only the wire does (keep-alive, pipelining, 100-continue, chunked
-/// bodies, timeouts, WebSocket upgrades, `Date`) is not done here: suites testing it listen.
+/// the server owns (`Content-Length`, `Date`, `Server`, `X-Request-Id`), the default headers, and no body
+/// for `HEAD`, 204 and 304; the observer (the application's metrics) is told of the exchange. What
+/// only the wire does (keep-alive, pipelining, 100-continue, chunked bodies, timeouts, WebSocket
+/// upgrades) is not done here: suites testing it listen.
 final class InProcessExchange: Sendable {
     /// Every route of the application.
     let router: HTTPRouter
     /// The server settings the connection would run with: limits, spool directory, default headers.
     let settings: HTTPServerConfiguration
+    /// Told of each finished exchange, as the server tells it (the application's metrics).
+    let observer: HTTPServerObserver?
     private let requestIDs = Mutex(
         HTTPRequestIDGenerator(serverPrefix: HTTPRequestIDGenerator.randomServerPrefix(), loopIndex: 0))
 
-    init(router: HTTPRouter, settings: HTTPServerConfiguration) {
+    init(router: HTTPRouter, settings: HTTPServerConfiguration, observer: HTTPServerObserver? = nil) {
         self.router = router
         self.settings = settings
+        self.observer = observer
     }
 
     /// Answers `method target` with `headers` and `body` (nil: none), as a client reads the answer.
     func respond(
         method: String, target: String, headers: HTTPHeaders, body: Data?
     ) throws -> TestServer.Response {
+        let start = monotonicNanoseconds()
         let id = requestIDs.withLock { $0.next() }
+        var headers = headers
+        // A body's length, as URLSession (and any client not sending chunks) declares it.
+        if let body, !headers.contains("Content-Length") { headers["Content-Length"] = String(body.count) }
         var request = HTTPRequest(
             method: HTTPMethod(rawValue: method), target: target, headers: headers, remoteAddress: "127.0.0.1",
             requestID: id)
+        // As the server's parsed request: `unmatched` until a route matches.
+        request.routePattern = "unmatched"
         guard let (path, query) = HTTPRequest.splitTarget(target) else {
             let responder = router.errorResponder(for: String(target.prefix { $0 != "?" && $0 != "#" }))
             let error = HTTPParseError.invalidTarget
             return try read(
-                responder.response(status: error.status, message: error.description, request: request), for: request)
+                responder.response(status: error.status, message: error.description, request: request), for: request,
+                since: start)
         }
         request.path = path
         request.query = query
         var response = exchange(&request, body: body.map { [UInt8]($0) } ?? [])
         if case .file(let spooled, _) = request.body { unlink(spooled) }
         HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-        return try read(response, for: request)
+        return try read(response, for: request, since: start)
     }
 
     /// The server's answer to `request`, its body still to be read.
@@ -97,22 +108,31 @@ final class InProcessExchange: Sendable {
         }
     }
 
-    /// `response` as the client reads it: the head `HTTPResponseEncoder` writes, and the body.
-    private func read(_ response: HTTPResponse, for request: HTTPRequest) throws -> TestServer.Response {
-        var fields = response.headers
-        for owned in ["Connection", "Content-Length", "Transfer-Encoding"] { fields.remove(owned) }
-        if !fields.contains("Server") { fields["Server"] = "galleryd" }
-        for field in settings.defaultHeaders where !response.headers.contains(field.name) {
-            fields.add(field.name, field.value)
-        }
-        fields["X-Request-Id"] = request.requestID
-        let noContent = HTTPResponseEncoder.hasNoContent(response.status.code)
-        if !noContent { fields["Content-Length"] = String(response.body.count) }
+    /// `response` as the client reads it: the head the connection's `HTTPResponseEncoder` writes
+    /// (the framing fields, `Date`, `Server`, the default headers, `X-Request-Id`; a handler's
+    /// `Connection: close` as the connection keeps it), read back field by field as a client does,
+    /// and the body; the exchange is then told to the observer.
+    private func read(_ response: HTTPResponse, for request: HTTPRequest, since start: UInt64) throws
+        -> TestServer.Response
+    {
+        var encoder = HTTPResponseEncoder(defaultHeaders: settings.defaultHeaders)
+        var head: [UInt8] = []
+        encoder.encodeHead(
+            response, into: &head, requestID: request.requestID,
+            keepAlive: !response.headers.containsToken("close", in: "Connection"), clientVersion: request.version)
         var headers: [String: String] = [:]
-        for field in fields {
-            headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value
+        // The status line, then `name: value` lines up to the empty one (RFC 9112 §2.1, §5).
+        for line in String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
-        let body = try Self.bytes(of: response.body, sent: request.method != .head && !noContent)
+        let sent = request.method != .head && !HTTPResponseEncoder.hasNoContent(response.status.code)
+        let body = try Self.bytes(of: response.body, sent: sent)
+        observer?.requestFinished(
+            method: request.method, routePattern: request.routePattern, status: response.status.code,
+            durationSeconds: Double(monotonicNanoseconds() - start) / 1e9, bytesSent: head.count + body.count)
         return TestServer.Response(status: response.status.code, headers: headers, body: body)
     }
 

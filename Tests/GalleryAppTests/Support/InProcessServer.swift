@@ -32,7 +32,8 @@ final class InProcessServer {
         exchange = InProcessExchange(
             router: application.router,
             settings: HTTPServerConfiguration(
-                configuration, listenFileDescriptor: nil, temporaryDirectory: application.store.spoolDirectory))
+                configuration, listenFileDescriptor: nil, temporaryDirectory: application.store.spoolDirectory),
+            observer: application.metrics)
     }
 
     /// Releases the application's pool and timers and removes its storage directory.

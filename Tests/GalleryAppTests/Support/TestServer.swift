@@ -14,9 +14,9 @@ import Testing
 /// process's `MigratedTemplate`, dropped at stop) and its own blob directory, with its workers,
 /// change sequences and LiveQuery feed running. With `listening: false` its routes are called in
 /// process (`InProcessExchange`: router, middleware, admission, handler, error responder, no
-/// socket); `listening: true` starts the real server on 127.0.0.1 with a random port, for what
-/// only the wire shows (raw requests, keep-alive, streaming, WebSockets, other processes calling
-/// it). The default is still `true` until the in-process default has been run over every suite.
+/// socket), the default; `listening: true` starts the real server on 127.0.0.1 with a random port,
+/// for what only the wire shows (raw requests, keep-alive, streaming, WebSockets, other processes
+/// calling it) (docs/decisions/035).
 /// Tests fail loudly without `DATABASE_URL`: run them with `make test`, which starts a throwaway
 /// PostgreSQL.
 final class TestServer: Sendable {
@@ -54,8 +54,12 @@ final class TestServer: Sendable {
         ScratchDatabase.drop(name, admin: admin)
     }
 
+    /// Whether every test server listens, whatever its test says: `GALLERYD_TEST_WIRE=1` runs the
+    /// whole suite over sockets, as before decision 035, to compare or time the two paths.
+    static let everyServerListens = ProcessInfo.processInfo.environment["GALLERYD_TEST_WIRE"] == "1"
+
     init(
-        workers: Int = 1, listening: Bool = true, configure: (inout GalleryConfiguration) -> Void = { _ in }
+        workers: Int = 1, listening: Bool = false, configure: (inout GalleryConfiguration) -> Void = { _ in }
     ) throws {
         clusterLock = try Self.lockClusterShared()
         let database = try MigratedTemplate.copy()
@@ -85,14 +89,15 @@ final class TestServer: Sendable {
         var logger = Logger(label: "galleryd.test")
         logger.logLevel = .warning
         application = try GalleryApplication(configuration: configuration, logger: logger)
-        if listening {
+        if listening || Self.everyServerListens {
             inProcess = nil
             try application.start()
         } else {
             inProcess = InProcessExchange(
                 router: application.router,
                 settings: HTTPServerConfiguration(
-                    configuration, listenFileDescriptor: nil, temporaryDirectory: application.store.spoolDirectory))
+                    configuration, listenFileDescriptor: nil, temporaryDirectory: application.store.spoolDirectory),
+                observer: application.metrics)
             try application.startWithoutListening()
         }
     }
@@ -159,6 +164,8 @@ final class TestServer: Sendable {
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?" + query }
         var fields = HTTPHeaders()
+        // The `Host` URLSession sends; then the request's own fields.
+        fields["Host"] = "127.0.0.1:\(application.port)"
         for (name, value) in request.allHTTPHeaderFields ?? [:] { fields[name] = value }
         return try inProcess.respond(method: method, target: target, headers: fields, body: body)
     }
