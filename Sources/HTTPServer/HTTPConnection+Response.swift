@@ -110,7 +110,10 @@ extension HTTPConnection {
         }
         sink?.discard()
         sink = nil
-        request = nil
+        if var finished = request {
+            request = nil
+            if finished.emptyForRefill() { finishedRequest = finished }
+        }
         route = nil
         responders.reset()
     }

@@ -32,6 +32,8 @@ final class HTTPConnection {
     // The exchange in progress.
     /// The request being read, handled or answered.
     var request: HTTPRequest?
+    /// The last finished request, emptied, whose box the next head refills (`HTTPRequest.refill`).
+    var finishedRequest: HTTPRequest?
     /// The route the request matched.
     var route: HTTPRoute?
     /// Which error responder answers for the request's URL space.
@@ -204,7 +206,7 @@ final class HTTPConnection {
             parseFailed(.invalidTarget)
             return machine.resume()
         }
-        var request = HTTPRequest(head: head, path: path, query: query, remoteAddress: remoteAddress, requestID: id)
+        var request = newRequest(head, path: path, query: query, requestID: id)
         machine.headReceived(keepAlive: head.keepAlive, expectContinue: head.expectContinue)
         let router = server.router
         switch router.match(method: head.method, path: path) {
@@ -271,6 +273,16 @@ final class HTTPConnection {
             respondServerError(.notFound, "not found", hasUnreadBody: head.hasBody)
         }
         return machine.resume()
+    }
+
+    /// The request for a parsed head: the previous request's box refilled when nothing else holds
+    /// it (no allocation per keep-alive request), else a new one.
+    private func newRequest(_ head: HTTPRequestHead, path: String, query: String?, requestID: String) -> HTTPRequest {
+        if var reused = finishedRequest {
+            finishedRequest = nil
+            if reused.refill(head: head, path: path, query: query, requestID: requestID) { return reused }
+        }
+        return HTTPRequest(head: head, path: path, query: query, remoteAddress: remoteAddress, requestID: requestID)
     }
 
     /// RFC 9110 §10.1.1: the route wants the body the client holds back for our answer.

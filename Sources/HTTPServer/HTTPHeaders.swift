@@ -88,6 +88,10 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Reserves room for `n` fields (the parser knows the count up front).
     mutating func reserve(_ n: Int) { fields.reserveCapacity(n) }
 
+    /// Removes every field, keeping the storage when no copy of this list shares it (the parser
+    /// refills one list for each request of a connection).
+    mutating func removeAll() { fields.removeAll(keepingCapacity: true) }
+
     /// The number of fields.
     public var count: Int { fields.count }
 

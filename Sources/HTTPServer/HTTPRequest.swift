@@ -149,6 +149,37 @@ public struct HTTPRequest: Sendable {
             headers: head.headers, routePattern: "unmatched", requestID: requestID, remoteAddress: remoteAddress)
     }
 
+    /// Refills this request from the next parsed head of the same connection, when no copy shares
+    /// its box: a keep-alive connection then reuses one box for all its requests (decision 041).
+    /// False, with nothing changed, when the box is shared (make a new request then).
+    mutating func refill(head: HTTPRequestHead, path: String, query: String?, requestID: String) -> Bool {
+        guard isKnownUniquelyReferenced(&storage) else { return false }
+        storage.method = head.method
+        storage.target = head.target
+        storage.path = path
+        storage.query = query
+        storage.version = head.version
+        storage.headers = head.headers
+        storage.routePattern = "unmatched"
+        storage.requestID = requestID
+        return true
+    }
+
+    /// Empties a finished request for `refill`, when no copy shares its box: what only its exchange
+    /// needed (body, observer, trailers, parameters) is let go of now rather than held by an idle
+    /// connection, and the header list too, so the parser's copy of it is unique again. False when
+    /// the box is shared (the request is then dropped, not kept).
+    mutating func emptyForRefill() -> Bool {
+        guard isKnownUniquelyReferenced(&storage) else { return false }
+        storage.headers = HTTPHeaders()
+        storage.body = .empty
+        storage.pathParameters = HTTPPathParameters()
+        storage.bodyObserver = nil
+        storage.trailers = HTTPHeaders()
+        storage.query = nil
+        return true
+    }
+
     /// Splits a request-target into a percent-decoded path and the raw query (RFC 9112 §3.2).
     /// Accepts origin-form (`/path?query`) and absolute-form (`http://host/path`, which a server
     /// MUST accept, §3.2.2); nil for anything else or for invalid percent-encoding.

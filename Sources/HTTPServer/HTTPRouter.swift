@@ -199,7 +199,7 @@ public final class HTTPRouter: @unchecked Sendable {
         let utf8 = path.utf8
         var start = utf8.startIndex
         if start != utf8.endIndex && utf8[start] == UInt8(ascii: "/") { start = utf8.index(after: start) }
-        var captures: [(String, Substring)] = []
+        var captures = HTTPPathParameters()
         var firstPathMatch: Node?
         let found = Self.search(root, Substring(path), start, &captures) { node in
             if node.routes.isEmpty { return false }
@@ -211,8 +211,7 @@ public final class HTTPRouter: @unchecked Sendable {
         }
         if let found {
             let route = found.route(for: method) ?? found.route(for: .get)!
-            return .route(
-                route, parameters: captures.isEmpty ? HTTPPathParameters() : HTTPPathParameters(captures: captures))
+            return .route(route, parameters: captures)
         }
         guard let node = firstPathMatch else { return .notFound }
         let allow = Self.allow(node)
@@ -231,7 +230,7 @@ public final class HTTPRouter: @unchecked Sendable {
     /// last segment) and what follows it, depth first: literal, then parameter, then rest.
     /// `segmentStart == nil` means every segment has been consumed.
     private static func search(
-        _ node: Node, _ path: Substring, _ segmentStart: String.Index?, _ captures: inout [(String, Substring)],
+        _ node: Node, _ path: Substring, _ segmentStart: String.Index?, _ captures: inout HTTPPathParameters,
         _ accept: (Node) -> Bool
     ) -> Node? {
         guard let start = segmentStart else { return accept(node) ? node : nil }
@@ -247,12 +246,12 @@ public final class HTTPRouter: @unchecked Sendable {
             return hit
         }
         if let (name, child) = node.parameter, !segment.isEmpty {
-            captures.append((name, segment))
+            captures.append(name, segment)
             if let hit = search(child, path, next, &captures, accept) { return hit }
             captures.removeLast()
         }
         if let (name, child) = node.rest {
-            captures.append((name, path[start...]))
+            captures.append(name, path[start...])
             if accept(child) { return child }
             captures.removeLast()
         }

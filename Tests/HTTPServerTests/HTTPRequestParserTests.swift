@@ -310,3 +310,23 @@ private func expectError(
     #expect(split("?q") == nil)
     #expect(split("") == nil)
 }
+
+/// The parser refills one field list per connection (decision 041): a request still held when the
+/// next head is parsed (a handler that kept it) keeps its own fields, unchanged.
+@Test func parser_HeadsStillHeld_KeepTheirFields_AfterTheNextHeadIsParsed() throws {
+    var parser = HTTPRequestParser(limits: HTTPLimits())
+    func head(_ text: String) throws -> HTTPRequestHead {
+        let bytes = Array(text.utf8)
+        let step = try bytes.withUnsafeBytes { try parser.next($0) }
+        guard case .head(let head)? = step.event else { throw HTTPParseError.invalidRequestLine }
+        // The bodyless request's end, so the parser expects the next head.
+        _ = try [UInt8]().withUnsafeBytes { try parser.next($0) }
+        return head
+    }
+    let first = try head("GET /a HTTP/1.1\r\nHost: one\r\nX-First: 1\r\n\r\n")
+    let second = try head("GET /b HTTP/1.1\r\nHost: two\r\n\r\n")
+    let third = try head("GET /c HTTP/1.1\r\nHost: three\r\nAccept: */*\r\nX-Third: 3\r\n\r\n")
+    #expect(first.headers.map { "\($0.name)=\($0.value)" } == ["Host=one", "X-First=1"])
+    #expect(second.headers.map { "\($0.name)=\($0.value)" } == ["Host=two"])
+    #expect(third.headers.map { "\($0.name)=\($0.value)" } == ["Host=three", "Accept=*/*", "X-Third=3"])
+}

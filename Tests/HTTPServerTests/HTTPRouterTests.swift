@@ -116,3 +116,34 @@ private struct TaggedResponder: HTTPErrorResponder {
     #expect(router.route(method: .delete, path: "/parse/classes/Photo/abc") == nil)
     #expect(router.route(method: .get, path: "/nowhere/at/all") == nil)
 }
+
+/// The first two captures are kept inline and the rest in a list (decision 041): a route with four
+/// parameters, and backtracking out of a third one, must give the same parameters as before.
+@Test func router_CapturesMoreThanTwoParameters_AndBacktracksOutOfThem() throws {
+    let router = HTTPRouter()
+    router.add(route(.get, "/b/s/:expires/:signature/sizes/:photo/:file"))
+    router.add(route(.get, "/b/s/:expires/:signature/*rest"))
+    router.add(route(.get, "/b/*key"))
+    guard case .route(_, let four) = router.match(method: .get, path: "/b/s/17/sig/sizes/p1/m.jpg") else {
+        Issue.record("no match")
+        return
+    }
+    #expect(four.count == 4)
+    #expect(four.names == ["expires", "signature", "photo", "file"])
+    #expect(four == ["expires": "17", "signature": "sig", "photo": "p1", "file": "m.jpg"])
+    #expect(four.substring("file") == "m.jpg")
+    #expect(four["missing"] == nil && four.substring("missing") == nil)
+    // "sizes/p1" has no :file segment: the third and fourth captures are taken back, the rest-capture wins.
+    guard case .route(let route, let rest) = router.match(method: .get, path: "/b/s/17/sig/sizes/p1") else {
+        Issue.record("no match")
+        return
+    }
+    #expect(route.pattern == "/b/s/:expires/:signature/*rest")
+    #expect(rest == ["expires": "17", "signature": "sig", "rest": "sizes/p1"])
+    #expect(rest.description == "[expires: 17, signature: sig, rest: sizes/p1]")
+    guard case .route(_, let one) = router.match(method: .get, path: "/b/x") else {
+        Issue.record("no match")
+        return
+    }
+    #expect(one.count == 1 && one.substring("key") == "x")
+}

@@ -125,6 +125,11 @@ public final class AssetURLSigner: Sendable {
     /// signature comes from the cache for the current window's URLs (what the API hands out now),
     /// else it is computed; the comparison takes the same time wherever it differs.
     public func verify(captured: String, query: String?, now: Int64) throws -> (key: String, expires: Int64) {
+        try verify(captured: Substring(captured), query: query, now: now)
+    }
+
+    /// As `verify(captured:query:now:)` for a piece of the request's path, read in place.
+    public func verify(captured: Substring, query: String?, now: Int64) throws -> (key: String, expires: Int64) {
         var captured = captured
         let signed = try captured.withUTF8 { bytes -> (key: String, expires: Int64)? in
             guard let (expires, signature, keyStart) = try Self.pathParameters(in: bytes) else { return nil }
@@ -137,21 +142,26 @@ public final class AssetURLSigner: Sendable {
         let expires = try query.withUTF8 { bytes in
             guard let base = bytes.baseAddress else { throw AssetURLError.missing }
             let (expires, signature) = try Self.queryParameters(in: base, count: bytes.count)
-            try check(key: captured, expires: expires, given: UnsafeBufferPointer(rebasing: bytes[signature]), now: now)
+            try check(
+                key: String(captured), expires: expires, given: UnsafeBufferPointer(rebasing: bytes[signature]),
+                now: now)
             return expires
         }
-        return (captured, expires)
+        return (String(captured), expires)
     }
 
     /// The blob key a path names when signatures are not checked (`bucket_public = true`): the
     /// path form's key without its segment, so URLs signed before the bucket was opened keep working.
-    public static func unsignedKey(captured: String) -> String {
+    public static func unsignedKey(captured: String) -> String { unsignedKey(captured: Substring(captured)) }
+
+    /// As `unsignedKey(captured:)` for a piece of the request's path, read in place.
+    public static func unsignedKey(captured: Substring) -> String {
         var captured = captured
         let key = captured.withUTF8 { bytes -> String? in
             guard let (_, _, keyStart) = try? pathParameters(in: bytes) else { return nil }
             return String(decoding: UnsafeBufferPointer(rebasing: bytes[keyStart...]), as: UTF8.self)
         }
-        return key ?? captured
+        return key ?? String(captured)
     }
 
     /// The checks both forms share, the cheap ones first: an expiry no URL of this server can

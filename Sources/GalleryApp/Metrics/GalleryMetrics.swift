@@ -107,8 +107,9 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
     /// The series for a request: the calling thread's last one when it is the same (route, method,
     /// status) of this instance, which on an event loop serving one route over and over is nearly
     /// every request (three comparisons, no lock, no hash: #17); otherwise the shared map under its
-    /// lock, remembered as the thread's last. The counts themselves are swift-prometheus's atomics,
-    /// so a scrape sees every request whichever thread counted it.
+    /// lock, remembered as the thread's last. The counts themselves are atomics (swift-prometheus'
+    /// counters, our `AtomicHistogram`), so a scrape sees every request whichever thread counted
+    /// it, and no request takes a lock.
     func requestSeries(route: String, method: String, status: Int) -> RequestSeries {
         let last = ThreadLastSeries.current()
         if last.owner == identity, last.status == status, last.route == route, last.method == method,

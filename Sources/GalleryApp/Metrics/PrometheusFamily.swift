@@ -27,7 +27,8 @@ final class PrometheusFamily: Sendable {
     private struct Series {
         var counters: [[String]: Counter] = [:]
         var gauges: [[String]: Gauge] = [:]
-        var histograms: [[String]: ValueHistogram] = [:]
+        /// Histograms are galleryd's own (`AtomicHistogram`), rendered by `renderHistograms`.
+        var histograms: [[String]: AtomicHistogram] = [:]
     }
 
     /// A family in `registry`; one without labels registers its single series at once.
@@ -88,15 +89,25 @@ final class PrometheusFamily: Sendable {
     }
 
     /// The histogram series with these label values, created on first use.
-    func histogram(_ values: [String]) -> ValueHistogram {
-        series.withLock { series in
+    func histogram(_ values: [String]) -> AtomicHistogram {
+        precondition(values.count == labelNames.count, "\(name) takes \(labelNames.count) label values")
+        return series.withLock { series in
             if let existing = series.histograms[values] { return existing }
-            let made =
-                labelNames.isEmpty
-                ? registry.makeValueHistogram(descriptor: descriptor, buckets: buckets)
-                : registry.makeValueHistogram(descriptor: descriptor, labels: labels(values), buckets: buckets)
+            let made = AtomicHistogram(bounds: buckets)
             series.histograms[values] = made
             return made
+        }
+    }
+
+    /// A histogram family in the Prometheus text format: HELP, TYPE, then each series (in the
+    /// order of their label values, so scrapes list them alike); nothing for other kinds.
+    func renderHistograms(into out: inout String) {
+        guard kind == .histogram else { return }
+        let made = series.withLock { $0.histograms }
+        out += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (values, histogram) in made.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            let labels = zip(labelNames, values).map { "\($0)=\"\(PrometheusRegistry.escapeLabel($1))\"" }
+            histogram.render(name: name, labels: labels.joined(separator: ","), into: &out)
         }
     }
 

@@ -60,6 +60,9 @@ public final class PrometheusRegistry: Sendable {
     public func render() -> String {
         let sources = collectors.withLock { $0 }
         var out = collectorRegistry.emitToString()
+        for family in families.withLock({ $0.values.sorted { $0.name < $1.name } }) {
+            family.renderHistograms(into: &out)
+        }
         for source in sources {
             for metric in source() {
                 out += "# HELP \(metric.name) \(metric.help)\n# TYPE \(metric.name) \(metric.type)\n"

@@ -89,7 +89,8 @@ struct BucketRoutes {
     static func authorize(
         _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders, captured: String? = nil
     ) throws -> (key: String, headers: HTTPHeaders) {
-        let captured = captured ?? request.pathParameters["key"] ?? ""
+        // The capture is read in place, as a piece of the request's path: only the key becomes a String.
+        let captured = captured.map { Substring($0) } ?? request.pathParameters.substring("key") ?? ""
         guard case .signed(let signer) = access else {
             return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders)
         }

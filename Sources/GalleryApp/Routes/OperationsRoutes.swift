@@ -14,11 +14,13 @@ struct OperationsRoutes {
     let logger: Logger
 
     static let healthBody = Array("{\"status\":\"ok\"}".utf8)
+    /// The answer of `/health`, made once: every probe gets the same, and nothing is built per request.
+    static let healthy = HTTPResponse.json(healthBody)
 
     /// Registers the routes: `/health`, `/ready` and `/metrics` on `router`, the Parse health path
     /// through `mount` (the Parse mount's group: browser access).
     func register(on router: HTTPRouter, mount: HTTPRouteGroup) {
-        let health = HTTPClosureHandler { _ in .json(Self.healthBody) }
+        let health = HTTPClosureHandler { _ in Self.healthy }
         router.add(HTTPRoute(.get, "/health", mayBlock: false, handler: health))
         mount.add(HTTPRoute(.get, configuration.mountPath + "/health", mayBlock: false, handler: health))
         // Parse Server answers its health path for any method (ParseHealth.check() POSTs).

@@ -2,21 +2,16 @@
     import Foundation
     import Synchronization
 
-    /// Readiness from an edge-triggered epoll instance on a thread of its own: the listener with
-    /// EPOLLEXCLUSIVE (one loop wakes per new connection), each connection registered once for
-    /// input, output and peer hang-up, and an eventfd for tasks posted from other threads.
-    /// Edge-triggered, so `interest` has nothing to do: a connection reads until EAGAIN and the
-    /// next byte or free buffer space brings a new event.
+    /// Readiness from the loop's edge-triggered `EpollSet` on a thread of its own, and an eventfd
+    /// in the same set for tasks posted from other threads. Edge-triggered, so `interest` has
+    /// nothing to do: a connection reads until EAGAIN and the next byte or free buffer space
+    /// brings a new event.
     // @unchecked: thread-confined; all but `posted` is touched only on its epoll thread.
-    final class EpollReactor: Reactor, @unchecked Sendable {
-        private static let listenerToken = UInt64.max - 1
-        private static let wakeToken = UInt64.max
-        private static let maxEvents: Int32 = 256
-
-        private unowned(unsafe) let loop: EventLoop
-        private let epfd: Int32
+    final class EpollReactor: EpollSetReactor, @unchecked Sendable {
+        /// The loop owns the reactor and outlives its thread.
+        unowned(unsafe) let loop: EventLoop
+        let epollSet: EpollSet
         private let wakeFD: Int32
-        private var listenerWatched = false
 
         /// Tasks posted from other threads, under the mutex (taken per post and per wake-up).
         private let posted = Mutex(PostedTasks())
@@ -28,24 +23,20 @@
             var stopped = false
         }
 
-        /// Edge-triggered with EPOLLRDHUP: a short read means the socket is empty until the next event.
-        let shortReadDrainsSocket = true
-
-        /// Creates the epoll instance and its wake-up eventfd.
+        /// Creates the epoll set and its wake-up eventfd.
         init(loop: EventLoop) throws {
             self.loop = loop
-            epfd = Epoll.create()
-            guard epfd >= 0 else { throw SocketError.eventLoopFailed("epoll_create1: \(SocketError.errnoText)") }
+            epollSet = try EpollSet(loop: loop)
             wakeFD = Epoll.eventFD()
             guard wakeFD >= 0 else {
-                SystemCalls.close(epfd)
+                SystemCalls.close(epollSet.fd)
                 throw SocketError.eventLoopFailed("eventfd: \(SocketError.errnoText)")
             }
-            _ = Epoll.control(epfd, Epoll.ctlAdd, wakeFD, events: Epoll.input, token: Self.wakeToken)
+            epollSet.watchReactorDescriptor(wakeFD)
         }
 
         deinit {
-            SystemCalls.close(epfd)
+            SystemCalls.close(epollSet.fd)
             SystemCalls.close(wakeFD)
         }
 
@@ -54,47 +45,6 @@
             thread.name = "galleryd.http.loop.\(loop.index)"
             thread.start()
         }
-
-        func watchListener() throws {
-            guard addListener() else {
-                throw SocketError.eventLoopFailed("epoll_ctl(listener): \(SocketError.errnoText)")
-            }
-        }
-
-        private func addListener() -> Bool {
-            listenerWatched =
-                Epoll.control(
-                    epfd, Epoll.ctlAdd, loop.listener.fd, events: Epoll.input | Epoll.exclusive,
-                    token: Self.listenerToken) == 0
-            return listenerWatched
-        }
-
-        private func removeListener() {
-            if listenerWatched {
-                listenerWatched = false
-                _ = Epoll.control(epfd, Epoll.ctlDel, loop.listener.fd, events: 0, token: 0)
-            }
-        }
-
-        func pauseListener() { removeListener() }
-
-        func resumeListener() { if !listenerWatched { _ = addListener() } }
-
-        func unwatchListener() {
-            removeListener()
-            loop.listener.release()
-        }
-
-        func watch(_ fd: Int32) -> Bool {
-            let mask = Epoll.input | Epoll.output | Epoll.readHangUp | Epoll.edgeTriggered
-            return Epoll.control(epfd, Epoll.ctlAdd, fd, events: mask, token: UInt64(fd)) == 0
-        }
-
-        @inline(__always)
-        func interest(_ fd: Int32, read: Bool, write: Bool) {}
-
-        /// Closing removes the descriptor from the epoll set.
-        func unwatchAndClose(_ fd: Int32) { SystemCalls.close(fd) }
 
         func post(_ task: @escaping () -> Void) {
             let posting = LoopTask(run: task)
@@ -118,33 +68,19 @@
         }
 
         private func run() {
-            let events = UnsafeMutableRawPointer.allocate(
-                byteCount: Epoll.eventSize * Int(Self.maxEvents), alignment: 8)
-            defer { events.deallocate() }
             loop.updateClock()
             var nextTick = loop.now + loop.tickNanoseconds
             while !loop.shouldStop {
                 let now = loop.now
                 let waitMs = nextTick > now ? Int32(min((nextTick - now) / 1_000_000 + 1, 1000)) : 0
-                let n = Epoll.wait(epfd, events, Self.maxEvents, waitMs)
+                let n = epollSet.wait(timeoutMs: waitMs)
                 loop.updateClock()
                 if n < 0 && errno != EINTR {
                     loop.server.logger.critical("epoll_wait failed: \(SocketError.errnoText)")
                     break
                 }
-                var i = 0
-                while i < Int(n) {
-                    let (mask, token) = Epoll.event(events, i)
-                    i += 1
-                    switch token {
-                    case Self.listenerToken:
-                        loop.acceptConnections()
-                    case Self.wakeToken:
-                        runTasks()
-                    default:
-                        loop.connectionEvent(Int32(truncatingIfNeeded: token), Self.events(mask))
-                    }
-                }
+                // Posted tasks run after the batch's socket events.
+                if epollSet.deliver(n) { runTasks() }
                 if loop.now >= nextTick {
                     loop.tick()
                     nextTick = loop.now + loop.tickNanoseconds
@@ -158,16 +94,6 @@
             }
             for task in leftovers { task.run() }
             loop.didExit()
-        }
-
-        /// What an epoll event mask means to a connection (also `DispatchEpollReactor`'s).
-        @inline(__always)
-        static func events(_ mask: UInt32) -> ReactorEvents {
-            var events: ReactorEvents = []
-            if mask & (Epoll.input | Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { events.insert(.readable) }
-            if mask & (Epoll.output | Epoll.hangUp | Epoll.error) != 0 { events.insert(.writable) }
-            if mask & (Epoll.readHangUp | Epoll.hangUp | Epoll.error) != 0 { events.insert(.hangUp) }
-            return events
         }
 
         private func runTasks() {

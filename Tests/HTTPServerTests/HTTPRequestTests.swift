@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import HTTPServer
+
+/// The heads of `texts` (bodyless requests) as one connection's parser gives them.
+private func heads(_ texts: [String]) throws -> [HTTPRequestHead] {
+    var parser = HTTPRequestParser(limits: HTTPLimits())
+    return try texts.map { text in
+        let bytes = Array(text.utf8)
+        let step = try bytes.withUnsafeBytes { try parser.next($0) }
+        guard case .head(let head)? = step.event else { throw HTTPParseError.invalidRequestLine }
+        _ = try [UInt8]().withUnsafeBytes { try parser.next($0) }
+        return head
+    }
+}
+
+/// A connection refills its finished request's box for the next head (decision 041) only when
+/// nothing else holds it: a kept copy is never emptied nor refilled.
+@Test func request_Refill_ReusesOnlyAnUnsharedBox() throws {
+    let h = try heads(["GET /a?q=1 HTTP/1.1\r\nHost: one\r\n\r\n", "GET /b HTTP/1.1\r\nHost: two\r\n\r\n"])
+    var request = HTTPRequest(head: h[0], path: "/a", query: "q=1", remoteAddress: "peer", requestID: "id1")
+    request.body = .bytes([1, 2, 3])
+    request.pathParameters = ["key": "v"]
+    let held = request
+    withExtendedLifetime(held) {
+        #expect(!request.emptyForRefill())
+        #expect(!request.refill(head: h[1], path: "/b", query: nil, requestID: "id2"))
+        #expect(request.path == "/a" && request.body.count == 3)
+    }
+    #expect(held.path == "/a" && held.query == "q=1" && held.body.count == 3 && held.pathParameters["key"] == "v")
+    #expect(held.headers["Host"] == "one")
+
+    var alone = HTTPRequest(head: h[0], path: "/a", query: "q=1", remoteAddress: "peer", requestID: "id1")
+    alone.body = .bytes([1, 2, 3])
+    alone.pathParameters = ["key": "v"]
+    alone.routePattern = "/a"
+    #expect(alone.emptyForRefill())
+    #expect(alone.body.count == 0 && alone.headers.count == 0 && alone.pathParameters.count == 0)
+    #expect(alone.refill(head: h[1], path: "/b", query: nil, requestID: "id2"))
+    #expect(alone.path == "/b" && alone.target == "/b" && alone.query == nil && alone.requestID == "id2")
+    #expect(alone.routePattern == "unmatched" && alone.remoteAddress == "peer" && alone.headers["Host"] == "two")
+}
+
+/// Over one keep-alive connection, requests that a handler keeps (here: all of them, on the
+/// handler pool and on the loop) still read as they arrived after later requests reused the
+/// connection's request box and field list.
+@Test(arguments: HTTPIOBackend.available)
+func server_RequestsAHandlerKeeps_StayAsTheyArrived(backend: HTTPIOBackend) throws {
+    final class Kept: Sendable { let requests = Mutex<[HTTPRequest]>([]) }
+    let kept = Kept()
+    try withServer(
+        backend: backend,
+        routes: { router in
+            router.add(.get, "/loop/:n", mayBlock: false) { request in
+                kept.requests.withLock { $0.append(request) }
+                return .text("ok")
+            }
+            router.add(.get, "/pool/:n", mayBlock: true) { request in
+                kept.requests.withLock { $0.append(request) }
+                return .text("ok")
+            }
+        }
+    ) { server in
+        let client = try RawClient(port: server.port)
+        for n in 0..<20 {
+            let path = n % 2 == 0 ? "/loop/\(n)" : "/pool/\(n)"
+            client.send(get(path + "?n=\(n)", headers: "X-N: \(n)\r\n"))
+            #expect(try client.readResponse().status == 200)
+        }
+    }
+    let requests = kept.requests.withLock { $0 }
+    #expect(requests.count == 20)
+    for (n, request) in requests.enumerated() {
+        #expect(request.path == (n % 2 == 0 ? "/loop/\(n)" : "/pool/\(n)"))
+        #expect(request.query == "n=\(n)")
+        #expect(request.headers["X-N"] == "\(n)")
+        #expect(request.pathParameters["n"] == "\(n)")
+    }
+}
