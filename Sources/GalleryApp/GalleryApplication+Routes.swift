@@ -77,7 +77,7 @@ extension GalleryApplication {
         ).register(on: browserFacing)
         ParseCloudRoutes(keys: keys, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth)
             .register(on: browserFacing)
-        ParseAggregateRoutes(pool: pool, keys: keys, mountPath: configuration.mountPath, limits: api.limits)
+        ParseAggregateRoutes(pool: pool, api: api, keys: keys, mountPath: configuration.mountPath, limits: api.limits)
             .register(on: browserFacing)
         ParseJobRoutes(
             jobs: jobs, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth, keys: keys

@@ -1,6 +1,7 @@
 """parse_rest against a galleryd test server: a custom class's objects created, queried, updated
 (with Increment) and deleted as the library sends them, its schema read with the master key, a
-view over photos queried, and a write to the view refused with Parse's 119.
+Relation added to and queried through a fetched object (`$relatedTo`, also of an object the app's
+keys may not read), a view over photos queried, and a write to the view refused with Parse's 119.
 
 PyPI's `parse_rest` (0.2.20141004, 2014) is Python 2 only (`import core`); `qs-parse-rest` is the
 same library (ParsePy) kept up for Python 3, imported as `parse_rest`, and reads PARSE_API_ROOT.
@@ -27,6 +28,10 @@ class GameScore(Object):
 
 
 class Resource(Object):
+    pass
+
+
+class League(Object):
     pass
 
 
@@ -58,6 +63,25 @@ expect([s.playerName for s in high] == ["Kim"] and high[0].cheatMode is True, "q
 expect(GameScore.Query.filter(playerName__in=["Kim", "Lee"]).count() == 2, "count")
 both = list(GameScore.Query.all().order_by("score").keys("score"))
 expect([s.score for s in both] == [10, 1338], "order/keys: %r" % [s.__dict__ for s in both])
+
+# A Relation, as parse_rest sends it: AddRelation, then a fetched object's Relation field (which
+# names the related class, so no schema read with the master key is needed) queried with $relatedTo.
+league = League(name="open")
+league.save()
+league.relation("scores").add([fetched, other])
+opened = League.Query.get(objectId=league.objectId)
+expect(getattr(opened, "scores", None) is not None, "a fetched object's Relation field: %r" % opened.__dict__)
+scores = opened.relation("scores")
+expect(scores.relatedClassName == "GameScore", "Relation className: %r" % scores.__dict__)
+expect(sorted(s.playerName for s in scores.query()) == ["Kim", "Lee"], "$relatedTo")
+# A league only the master key reads: its relation relates nothing to the app's keys.
+with MasterKey(master_key):
+    closed = League(name="closed", ACL={})
+    closed.save()
+    closed.relation("scores").add([other])
+    expect([s.playerName for s in closed.relation("scores").query()] == ["Lee"], "$relatedTo, master key")
+expect(list(closed.relation("scores").query()) == [], "$relatedTo of an object the caller may not read")
+
 fetched.delete()
 expect(GameScore.Query.filter(playerName="Kim").count() == 0, "delete")
 

@@ -12,10 +12,12 @@ public struct ParseAggregatePipeline: Sendable {
     /// The stages in the one order they may come in.
     static let stageOrder = ["$match", "$group", "$sort", "$skip", "$limit", "$project"]
 
-    /// Compiles `pipeline` (a JSON array of one-key stage objects, or one object of stages) on `schema`.
-    public static func compile(_ pipeline: ParseJSONValue, schema: ParseClassSchema, limits: ParseLimits) throws
-        -> ParseAggregatePipeline
-    {
+    /// Compiles `pipeline` (a JSON array of one-key stage objects, or one object of stages) on
+    /// `schema`; `classes` resolves the classes `$match`'s subqueries and `$relatedTo` name (nil: 102).
+    public static func compile(
+        _ pipeline: ParseJSONValue, schema: ParseClassSchema, limits: ParseLimits,
+        classes: ParseWhereParser.ClassResolver? = nil
+    ) throws -> ParseAggregatePipeline {
         var stages: [(String, ParseJSONValue)] = []
         switch pipeline {
         case .array(let items):
@@ -53,7 +55,8 @@ public struct ParseAggregatePipeline: Sendable {
             var writer = ParseJSONWriter()
             writer.value(match)
             let query = try ParseQuery.find(
-                schema, items: [("where", String(decoding: writer.bytes, as: UTF8.self))], limits: limits)
+                schema, items: [("where", String(decoding: writer.bytes, as: UTF8.self))], limits: limits,
+                classes: classes)
             if let condition = query.condition {
                 conditions.append(
                     ParseSQLCompiler.conditionSQL(condition, schema: schema, binds: &binds, access: .master))

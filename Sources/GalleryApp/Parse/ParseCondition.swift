@@ -32,8 +32,9 @@ public indirect enum ParseCondition: Equatable, Sendable {
     /// An array field holds nothing but values of the list (`$containedBy`): a `text[]` field's
     /// strings (`.textArray`), or a custom Array field's JSON array (`.text`, compared as jsonb).
     case arrayContainedBy(field: String, SQLValue)
-    /// `$relatedTo`: the object is in the Relation whose pairs are in `joinTable`, of the object `owningId`.
-    case relatedTo(joinTable: String, owningId: String)
+    /// `$relatedTo`: the object is in the Relation whose pairs are in `joinTable`, of the object
+    /// `owner` finds (its objectId, narrowed to what the caller may read of the owning class).
+    case relatedTo(joinTable: String, owner: ParseSubquery)
 }
 
 /// A comparison operator of `ParseCondition.compare`.

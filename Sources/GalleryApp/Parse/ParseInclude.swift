@@ -9,6 +9,9 @@ public struct ParseInclude: Sendable {
     public let schema: ParseClassSchema?
     /// The includes inside the pointed-to objects.
     public let children: [ParseInclude]
+    /// The pointed-to class's fields its `protectedFields` hide from the caller: left out of the
+    /// included objects, as a get of them leaves them out.
+    public var hidden: Set<String> = []
 
     /// Whether this level or one below names a class that does not exist.
     public var readsMissingClass: Bool { schema == nil || children.contains(where: \.readsMissingClass) }
@@ -42,14 +45,16 @@ public struct ParseInclude: Sendable {
             guard let target = field.pointerClassName else {
                 throw ParseError.invalidQuery("include: \(field.name) is not a Pointer")
             }
-            let resolved: ParseClassSchema?
+            let resolved: ParseReadableClass?
             if let classes {
                 resolved = try classes(target, .include)
             } else {
-                resolved = ParseClassSchema.named(target) ?? (target == ParseClassSchema.user.className ? .user : nil)
+                resolved = (ParseClassSchema.named(target) ?? (target == ParseClassSchema.user.className ? .user : nil))
+                    .map { ParseReadableClass(schema: $0) }
             }
-            let children = try resolved.map { try tree(rest[name] ?? [], on: $0, classes: classes) } ?? []
-            return ParseInclude(field: name, schema: resolved, children: children)
+            let children = try resolved.map { try tree(rest[name] ?? [], on: $0.schema, classes: classes) } ?? []
+            return ParseInclude(
+                field: name, schema: resolved?.schema, children: children, hidden: resolved?.hidden ?? [])
         }
     }
 }

@@ -152,6 +152,16 @@ public struct ParseObjectEncoder: Sendable {
                 }
             }
         }
+        for name in projection.relations {
+            guard let relation = projection.schema.relations[name] else { continue }
+            writer.key(name)
+            writer.beginObject()
+            writer.key("__type")
+            writer.string("Relation")
+            writer.key("className")
+            writer.string(relation.targetClass)
+            writer.endObject()
+        }
         if let scoreColumn = columns.score, let score = try row.double(scoreColumn) {
             writer.key("score")
             writer.double(score)

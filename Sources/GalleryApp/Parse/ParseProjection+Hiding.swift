@@ -6,6 +6,7 @@ extension ParseProjection {
         let kept = fields.filter { always.contains($0.name) || !hidden.contains($0.name) }
         return ParseProjection(
             schema: schema, fields: kept, includes: includes.filter { !hidden.contains($0.key) },
-            includesScore: includesScore, columnPrefix: columnPrefix)
+            includesScore: includesScore, columnPrefix: columnPrefix,
+            relations: relations.filter { !hidden.contains($0) })
     }
 }

@@ -15,12 +15,17 @@ public struct ParseProjection: Sendable {
     public let includesScore: Bool
     /// The prefix of this projection's result columns (`""` for the queried class).
     public let columnPrefix: String
+    /// The Relation fields written as `{"__type":"Relation","className":…}` (sorted by name): all
+    /// of the class's, whatever `keys` and `excludeKeys` say, as Parse Server's storage adapters
+    /// write them; only `protectedFields` take one out (`hiding`). They select no column.
+    public let relations: [String]
 
-    /// A projection of `fields` of `schema`.
+    /// A projection of `fields` of `schema`, with its Relation fields (`relations`: all of them
+    /// unless named).
     public init(
         schema: ParseClassSchema, fields: [ParseField], includes: [String: ParseProjection] = [:],
         includesScore: Bool = false,
-        columnPrefix: String = ""
+        columnPrefix: String = "", relations: [String]? = nil
     ) {
         self.schema = schema
         self.fields = fields
@@ -28,6 +33,7 @@ public struct ParseProjection: Sendable {
         self.includes = includes
         self.includesScore = includesScore
         self.columnPrefix = columnPrefix
+        self.relations = relations ?? schema.relations.keys.sorted()
     }
 
     /// Every field of `schema` but those written only on request (`isOptIn`), nothing expanded.

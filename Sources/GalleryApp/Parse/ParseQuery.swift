@@ -310,7 +310,8 @@ public struct ParseQuery: Sendable {
                     includeRoots.insert(root)
                     top.insert(root)
                 } else {
-                    guard schema.field(named: key) != nil else {
+                    // A Relation field is written whatever `keys` says (ParseProjection.relations).
+                    guard schema.field(named: key) != nil || schema.relations[key] != nil else {
                         throw ParseError.invalidQuery("keys names unknown field \(ParseWhereParser.quoted(key))")
                     }
                     top.insert(key)
@@ -324,7 +325,7 @@ public struct ParseQuery: Sendable {
             if let (root, sub) = try dotted(schema, key, parameter: "excludeKeys") {
                 nestedExcluded[root, default: []].insert(sub)
             } else {
-                guard schema.field(named: key) != nil else {
+                guard schema.field(named: key) != nil || schema.relations[key] != nil else {
                     throw ParseError.invalidQuery("excludeKeys names unknown field \(ParseWhereParser.quoted(key))")
                 }
                 excluded.insert(key)

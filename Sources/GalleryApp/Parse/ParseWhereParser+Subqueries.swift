@@ -3,16 +3,18 @@
 /// `$containedBy`. A subquery is validated here against its own class and compiled into the same
 /// statement (`ParseSQLCompiler`), never run on its own.
 extension ParseWhereParser {
-    /// What a query reads of another class: a subquery's rows (`find`), or included objects (`get`).
+    /// What a query reads of another class: a subquery's rows (`find`), included objects (`get`),
+    /// or the object owning a `$relatedTo`'s relation (`get`).
     public enum ClassUse: Sendable {
-        case subquery, include
+        case subquery, include, relatedTo
     }
 
-    /// The schema of a class a subquery or include names: 103 for a name no class may have, 119
-    /// for a class the caller cannot read that way (Parse Server's "not allowed to access
-    /// non-existent class" and its class-level permission answer); nil for a class that does not
-    /// exist, to the master key (Parse Server finds no rows in it).
-    public typealias ClassResolver = (String, ClassUse) throws -> ParseClassSchema?
+    /// A class a subquery, include or `$relatedTo` names, as the caller may read it: 103 for a name
+    /// no class may have, 119 for a class the caller cannot read that way (Parse Server's "not
+    /// allowed to access non-existent class" and its class-level permission answer; a `$relatedTo`
+    /// owner is `refused` instead); nil for a class that does not exist, to the master key (Parse
+    /// Server finds no rows in it).
+    public typealias ClassResolver = (String, ClassUse) throws -> ParseReadableClass?
 
     /// `{"$inQuery":{"where":{…},"className":"Post"}}` on a Pointer: the pointer is (`negated`: is
     /// not) one of the subquery's objects. 102 for any other shape or field type.
@@ -58,8 +60,10 @@ extension ParseWhereParser {
 
     /// `{"$relatedTo":{"object":<pointer>,"key":"likes"}}` at the top of a `where`: the objects in
     /// that object's Relation `key`. 102 for another shape, or a key that is not a Relation of the
-    /// object's class to this class (Parse Server would find nothing); the object's class is
-    /// resolved as a subquery's (103, 119).
+    /// object's class to this class (Parse Server would find nothing); 103 and 119 as a subquery's
+    /// class. As Parse Server since GHSA-wmwx-jr2p-4j4r: a key the owner's `protectedFields` hide
+    /// from the caller is 119, and an owner the caller may not read (its class-level permissions,
+    /// pointer permissions or ACL) relates nothing, so a relation never tells what its owner hides.
     mutating func relatedTo(_ value: ParseJSONValue) throws -> ParseCondition {
         guard case .object(let object) = value, object.members.count == 2, case .string(let key)? = object["key"],
             case .object(let pointer)? = object["object"], pointer["__type"] == .string("Pointer"),
@@ -69,10 +73,11 @@ extension ParseWhereParser {
             throw ParseError.invalidPointer("invalid Pointer in $relatedTo")
         }
         guard let resolveClass else { throw ParseError.invalidQuery("$relatedTo is not supported here") }
-        guard let owning = try resolveClass(className, .subquery) else {
+        guard let owner = try resolveClass(className, .relatedTo) else {
             readsMissingClass = true
             return .or([])
         }
+        let owning = owner.schema
         guard let relation = owning.relations[key] else {
             throw ParseError.invalidQuery("$relatedTo: \(Self.quoted(key)) is not a Relation of \(owning.className)")
         }
@@ -80,8 +85,14 @@ extension ParseWhereParser {
             throw ParseError.invalidQuery(
                 "$relatedTo: \(owning.className).\(key) relates to \(relation.targetClass), not to \(schema.className)")
         }
+        try owner.deny([key])
         subqueries.append(ParseSubquery(schema: owning, condition: nil, key: "objectId"))
-        return .relatedTo(joinTable: relation.joinTable, owningId: objectId)
+        if owner.refused { return .or([]) }
+        let ownerRow = ParseSubquery(
+            schema: owning,
+            condition: owner.narrowing(.compare(field: "objectId", op: .equal, value: .text(objectId))),
+            key: "objectId")
+        return .relatedTo(joinTable: relation.joinTable, owner: ownerRow)
     }
 
     /// `{"$containedBy":[…]}` on an array field: every element of the field is in the list.
@@ -122,23 +133,28 @@ extension ParseWhereParser {
         throws -> ParseSubquery?
     {
         guard let resolveClass else { throw ParseError.invalidQuery("\(name) is not supported here") }
-        guard let schema = try resolveClass(className, .subquery) else {
+        guard let readable = try resolveClass(className, .subquery) else {
             readsMissingClass = true
             return nil
         }
+        let schema = readable.schema
         guard let keyField = schema.field(named: key), case .column = keyField.source,
             Self.comparable(keyField.type) != nil
         else {
             throw ParseError.invalidQuery(
                 "\(name): \(Self.quoted(key)) is not a field of \(schema.className) that can be compared")
         }
+        // A protected field may be neither selected (its values would become the outer field's)
+        // nor constrained (the matches would tell its values): 119, as a find of the class.
+        try readable.deny([key])
         var inner = ParseWhereParser(schema: schema, limits: limits)
         inner.resolveClass = resolveClass
         inner.conditionCount = conditionCount
         let condition = try json.flatMap { try inner.parse($0) }
+        try readable.deny(condition?.fieldNames ?? [])
         conditionCount = inner.conditionCount
         readsMissingClass = readsMissingClass || inner.readsMissingClass
-        let found = ParseSubquery(schema: schema, condition: condition, key: key)
+        let found = ParseSubquery(schema: schema, condition: readable.narrowing(condition), key: key)
         subqueries += inner.subqueries + [found]
         return found
     }

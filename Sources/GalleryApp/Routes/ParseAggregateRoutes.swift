@@ -4,15 +4,18 @@ import Postgres
 /// `GET /aggregate/<Class>` (master key, as Parse Server): the pipeline from the `pipeline`
 /// parameter (a JSON array), or from stage parameters (`match`, `group`, `sort`, `skip`, `limit`,
 /// `project`, with or without `$`), also as a POST with `_method: GET`. Answers `{"results":[…]}`
-/// (`ParseAggregatePipeline`). Classes: Photo, Gallery, GalleryItem and `_User`.
+/// (`ParseAggregatePipeline`). Classes: Photo, Gallery, GalleryItem and `_User`. `$match` takes
+/// subqueries (`$inQuery`, `$select`…) and `$relatedTo` on any class, read with the master key.
 struct ParseAggregateRoutes {
     let pool: PostgresPool
+    /// Resolves the classes `$match`'s subqueries name.
+    let api: ParseAPI
     let keys: KeyChecker
     let mountPath: String
     let limits: ParseLimits
 
     func register(on routes: HTTPRouteGroup) {
-        let (pool, keys, limits) = (pool, keys, limits)
+        let (pool, api, keys, limits) = (pool, api, keys, limits)
         let run: @Sendable (HTTPRequest, [(name: String, value: String)], KeyChecker.Keys?) throws -> HTTPResponse = {
             request, items, bodyKeys in
             try ParseRoutes.require(.master, request, keys, bodyKeys: bodyKeys)
@@ -22,7 +25,8 @@ struct ParseAggregateRoutes {
                     code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
             }
             let pipeline = try ParseAggregatePipeline.compile(
-                try Self.pipeline(items, maxDepth: limits.maxJSONDepth), schema: schema, limits: limits)
+                try Self.pipeline(items, maxDepth: limits.maxJSONDepth), schema: schema, limits: limits,
+                classes: { try api.otherClass($0, $1, access: .master) })
             let statement = pipeline.statement
             let rows = try pool.query(statement.sql, statement.binds.postgresBinds, retry: .safe)
             var json = ParseJSONWriter()

@@ -5,7 +5,8 @@ extension UserRoutes {
     /// A find's parameters with a top-level `$relatedTo` on a role's `users` relation
     /// (`{"$relatedTo":{"object":<_Role pointer>,"key":"users"}}`, what `ParseRelation.query()`
     /// sends) replaced by `objectId $in` the role's members, and'ed with the rest of the `where`.
-    /// The caller must be able to read the role (101 otherwise). Other parameters pass unchanged.
+    /// The caller must be able to read the role (101 otherwise). Other parameters pass unchanged,
+    /// as does a `$relatedTo` whose object is not a role.
     func relatedUsers(
         _ items: [(name: String, value: String)], caller: ParseCaller
     ) throws -> [(name: String, value: String)] {
@@ -15,6 +16,13 @@ extension UserRoutes {
             case .object(var condition) = try ParseJSONParser.parse(items[index].value, maxDepth: maxJSONDepth),
             let related = condition["$relatedTo"]
         else { return items }
+        // A relation to users of another class (a custom class's Relation to `_User`) is the
+        // classes' own `$relatedTo` (`ParseWhereParser.relatedTo`), which reads its owner's access.
+        if case .object(let relation) = related, case .object(let owner)? = relation["object"],
+            case .string(let className)? = owner["className"], className != "_Role"
+        {
+            return items
+        }
         guard case .object(let relation) = related, relation["key"] == .string("users"), let object = relation["object"]
         else {
             throw ParseError.invalidQuery("$relatedTo on _User takes {\"object\":<_Role pointer>,\"key\":\"users\"}.")

@@ -30,7 +30,8 @@ extension ParseAPI {
                     schema: target,
                     condition: .inList(
                         field: "objectId", values: ids.map(SQLValue.text), orNull: false, negated: false),
-                    order: [], limit: ids.count, skip: 0, count: false, projection: .all(target),
+                    order: [], limit: ids.count, skip: 0, count: false,
+                    projection: .all(target).hiding(include.hidden),
                     hidesTrashed: target.hasTrash || !target.hiddenWithTrashedTargets.isEmpty, searchTerm: nil)
                 query.access = access
                 if let select = ParseSQLCompiler.compile(query).select {

@@ -2,29 +2,59 @@
 /// includes name, resolved and checked for the caller as a find (a subquery) or get (an include)
 /// of that class would be: Parse Server runs each as a query with the caller's auth.
 extension ParseAPI {
-    /// The schema of `className` for `use` by `access`: 103 for a name no class may have; 119 for
-    /// a class that does not exist (the master key: nil, no rows, as Parse Server finds none) or
-    /// whose class-level permissions refuse `find` (subquery) or `get` (include).
+    /// `className` as `access` may read it for `use`: 103 for a name no class may have; 119 for a
+    /// class that does not exist (the master key: nil, no rows, as Parse Server finds none) or
+    /// whose class-level permissions refuse `find` (subquery) or `get` (include; a `$relatedTo`
+    /// owner is `refused` instead, so its relation finds nothing). A subquery and a `$relatedTo`
+    /// owner carry the caller's `protectedFields` and pointer permissions (`readUserFields`);
+    /// an include leaves out the protected fields and keeps needing the whole `get` grant (its
+    /// objects are read by id, unnarrowed).
     func otherClass(_ className: String, _ use: ParseWhereParser.ClassUse, access: ParseAccess) throws
-        -> ParseClassSchema?
+        -> ParseReadableClass?
     {
-        let operation: ClassLevelPermissions.Operation = use == .subquery ? .find : .get
-        if className == ParseClassSchema.user.className { return ParseClassSchema.user }
-        if let schema = ParseClassSchema.named(className) {
-            try requireBuiltIn(operation, className, access)
-            return schema
-        }
-        guard ParseClassName.isValidClassName(className) else { throw ParseClassName.invalidClassNameError(className) }
-        guard let custom = try schemas.catalog.lookup(className) else {
-            guard access.caller.isMaster else {
-                throw ParseError.operationForbidden(
-                    "This user is not allowed to access non-existent class: \(className.prefix(100))")
+        if className == ParseClassSchema.user.className { return ParseReadableClass(schema: .user) }
+        let schema: ParseClassSchema
+        let permissions: ClassLevelPermissions
+        if let builtIn = ParseClassSchema.named(className) {
+            schema = builtIn
+            permissions = try schemas.builtIns.permissions(of: className)
+        } else {
+            guard ParseClassName.isValidClassName(className) else {
+                throw ParseClassName.invalidClassNameError(className)
             }
-            return nil
+            guard let custom = try schemas.catalog.lookup(className) else {
+                guard access.caller.isMaster else {
+                    throw ParseError.operationForbidden(
+                        "This user is not allowed to access non-existent class: \(className.prefix(100))")
+                }
+                return nil
+            }
+            schema = custom.schema
+            permissions = custom.permissions
         }
-        try custom.permissions.require(
-            operation, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access))
-        return custom.schema
+        let roles = CustomObjectService.roles(of: access)
+        let hidden = permissions.hiddenFields(caller: access.caller, roles: roles)
+        if use == .include {
+            try permissions.require(.get, on: className, caller: access.caller, roles: roles)
+            return ParseReadableClass(schema: schema, hidden: hidden)
+        }
+        let grant: ClassLevelPermissions.Grant
+        do {
+            grant = try permissions.grant(
+                use == .subquery ? .find : .get, on: className, caller: access.caller, roles: roles)
+        } catch let error as ParseError {
+            guard use == .relatedTo else { throw error }
+            return ParseReadableClass(schema: schema, refused: true)
+        }
+        var readable = ParseReadableClass(schema: schema, hidden: hidden)
+        if case .pointedBy(let fields) = grant {
+            // Without a session no pointer names the caller: `or []`, no row.
+            let user = access.caller.userId
+            readable.rows = .or(
+                user.map { user in fields.map { ParseCondition.compare(field: $0, op: .equal, value: .text(user)) } }
+                    ?? [])
+        }
+        return readable
     }
 
     /// 119 for a subquery on `_User` constraining a protected field (`email`) without the master

@@ -5,14 +5,18 @@ extension ParseAPI {
     /// user, `email` only on their own row (all of them for the master key), and `where`/`order`
     /// on `email` refused unless with the master key (119, Parse Server's answer for a protected
     /// field: a query on it would tell whose address it is). No session: 209, unless
-    /// `public_read`, which lists them as a user sees others (without `email`).
+    /// `public_read`, which lists them as a user sees others (without `email`). Subqueries
+    /// (`$inQuery`, `$select`…) and `$relatedTo` read their classes as the caller may read them
+    /// (`otherClass`), as in a find of any class.
     func findUsers(items: [(name: String, value: String)], access: ParseAccess) throws -> Result {
         if access.caller == .anonymous, !access.publicRead {
             throw ParseError(
                 code: ParseError.Code.invalidSessionToken, message: "Session token required to find users.")
         }
-        var query = try ParseQuery.find(.user, items: items, limits: limits)
+        var query = try ParseQuery.find(
+            .user, items: items, limits: limits, classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
+        try checkSubqueries(query)
         if !access.caller.isMaster {
             let protected = Set(
                 ParseClassSchema.user.fields.filter {

@@ -62,7 +62,9 @@ struct CustomSubqueryTests {
             + #""hometown":{"$dontSelect":{"query":{"className":"Photo","where":{}},"key":"title"}}}"#
         var query = try ParseQuery.find(
             player.schema, items: [("where", whereText)],
-            classes: { name, _ in name == "Team" ? team.schema : ParseClassSchema.named(name) })
+            classes: { name, _ in
+                (name == "Team" ? team.schema : ParseClassSchema.named(name)).map { ParseReadableClass(schema: $0) }
+            })
         query.access = ParseAccess(caller: .user(objectId: "u1"))
         let sql = try #require(ParseSQLCompiler.compile(query).select).sql
         // Team's rows this user's object ACLs let them read (CustomObjectACL), as the outer class's.

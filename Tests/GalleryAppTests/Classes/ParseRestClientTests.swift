@@ -4,7 +4,8 @@ import Testing
 @testable import GalleryApp
 
 /// parse_rest (Python, PyPI `qs-parse-rest`: ParsePy for Python 3) against galleryd: a custom
-/// class's objects created, queried, updated and deleted, and a view over photos queried, as that
+/// class's objects created, queried, updated and deleted, a Relation queried through a fetched
+/// object (`$relatedTo`, also of an object it may not read), and a view over photos queried, as that
 /// independent client sends them (Tests/e2e/parse_rest_e2e.py; scripts/test.sh installs it).
 @Suite struct ParseRestClientTests {
     @Test func parseRest_DrivesACustomClassAndAView() throws {
@@ -35,6 +36,15 @@ import Testing
                 ],
             ])
         #expect(created.status == 200, "\(created.text)")
+        let league = try server.json(
+            "POST", "/parse/schemas/League",
+            [
+                "fields": ["name": ["type": "String"], "scores": ["type": "Relation", "targetClass": "GameScore"]],
+                "classLevelPermissions": [
+                    "get": ["*": true], "find": ["*": true], "create": ["*": true], "update": ["*": true],
+                ],
+            ])
+        #expect(league.status == 200, "\(league.text)")
         let photos = try server.insertPhotos(3, owner: nil)
         try server.application.pool.query(
             "update photos set thumbnail_key = 'thumbnails/' || object_id || '.jpg', acl = '{\"*\":{\"read\":true}}'")
