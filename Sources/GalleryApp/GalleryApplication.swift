@@ -164,9 +164,15 @@ public final class GalleryApplication: @unchecked Sendable {
         return WorkerPool(
             settings: settings, queue: jobs, processor: processor, trash: trash, databaseURL: configuration.databaseURL,
             logger: logger, metrics: metrics,
-            backfill: ThumbHashBackfill(
-                pool: pool, store: blobs, spoolDirectory: store.spoolDirectory,
-                limits: ImageLimits(maxPixels: configuration.maxPixels), logger: logger))
+            backfills: [
+                ThumbHashBackfill(
+                    pool: pool, store: blobs, spoolDirectory: store.spoolDirectory,
+                    limits: ImageLimits(maxPixels: configuration.maxPixels), logger: logger),
+                CameraBackfill(
+                    pool: pool, store: blobs, spoolDirectory: store.spoolDirectory,
+                    limits: ImageLimits(maxPixels: configuration.maxPixels),
+                    maxOriginalBytes: Int64(configuration.maxUploadBytes), logger: logger),
+            ])
     }
 
     /// Applies pending migrations; returns the names applied.

@@ -12,7 +12,7 @@ import Synchronization
 /// `thumbhash` appears once written. A photo whose thumbnail cannot be read or decoded is passed
 /// over (counted, logged once at the end of the pass). Once the pass reaches the last photo, the
 /// backfill is over for this process: photos processed since 0023 get one from the worker.
-public final class ThumbHashBackfill: Sendable {
+public final class ThumbHashBackfill: Backfill {
     private let pool: PostgresPool
     private let store: any BlobStore
     private let spoolDirectory: String
@@ -35,14 +35,17 @@ public final class ThumbHashBackfill: Sendable {
         self.logger = logger
     }
 
-    /// Whether the pass has looked at every photo (no more batches needed).
-    var isFinished: Bool { finished.load(ordering: .relaxed) }
+    public let name = "ThumbHash backfill"
+
+    public var isFinished: Bool { finished.load(ordering: .relaxed) }
+
+    public func runBatch() throws -> Int { try runBatch(limit: Self.batchSize) }
 
     /// Hashes the next `limit` photos without a ThumbHash; returns how many got one (0 also when
     /// all of the batch failed, or when none was left: the backfill is then finished). One batch
     /// at a time (worker 0 runs it).
     @discardableResult
-    func runBatch(limit: Int = batchSize) throws -> Int {
+    func runBatch(limit: Int) throws -> Int {
         guard !isFinished else { return 0 }
         let after = progress.withLock { $0.after }
         let rows = try pool.query(

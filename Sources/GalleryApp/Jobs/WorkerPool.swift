@@ -6,8 +6,8 @@ import Postgres
 
 /// Threads that take derivatives jobs from the queue: woken by `NOTIFY` on the jobs channel and
 /// polling as a fallback (a missed notification or a lease that expired). One of them also
-/// purges the trash past its retention period and, while the queue is empty, gives old photos
-/// their ThumbHash (`ThumbHashBackfill`).
+/// purges the trash past its retention period and, while the queue is empty, fills in what old
+/// photos lack (`Backfill`: their ThumbHash, their camera).
 // @unchecked: its state is guarded by `condition` (idle workers wait on it for a wake-up, which Mutex cannot do).
 public final class WorkerPool: @unchecked Sendable {
     /// What the pool needs to run.
@@ -40,8 +40,8 @@ public final class WorkerPool: @unchecked Sendable {
     let databaseURL: String
     let logger: Logger
     let metrics: GalleryMetrics?
-    /// Hashes old photos' thumbnails between jobs (worker 0, when the queue is empty); nil: none.
-    let backfill: ThumbHashBackfill?
+    /// Passes over old photos run between jobs (worker 0, when the queue is empty), in order.
+    let backfills: [any Backfill]
     private let condition = NSCondition()
     private var running = false
     private var wakeups = 0
@@ -52,7 +52,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     public init(
         settings: Settings, queue: JobQueue, processor: PhotoProcessor, trash: TrashService, databaseURL: String,
-        logger: Logger, metrics: GalleryMetrics?, backfill: ThumbHashBackfill? = nil
+        logger: Logger, metrics: GalleryMetrics?, backfills: [any Backfill] = []
     ) {
         self.settings = settings
         self.queue = queue
@@ -61,7 +61,7 @@ public final class WorkerPool: @unchecked Sendable {
         self.databaseURL = databaseURL
         self.logger = logger
         self.metrics = metrics
-        self.backfill = backfill
+        self.backfills = backfills
     }
 
     /// Starts the listener and the worker threads.
@@ -138,8 +138,8 @@ public final class WorkerPool: @unchecked Sendable {
                 logger.error("worker \(worker): \(error)")
                 didWork = false
             }
-            if !didWork, index == 0, let backfill, !backfill.isFinished {
-                do { didWork = try backfill.runBatch() > 0 } catch { logger.error("ThumbHash backfill: \(error)") }
+            if !didWork, index == 0, let backfill = backfills.first(where: { !$0.isFinished }) {
+                do { didWork = try backfill.runBatch() > 0 } catch { logger.error("\(backfill.name): \(error)") }
             }
             if !didWork { idle() }
         }
