@@ -15,12 +15,15 @@ public struct ParseProjection: Sendable {
     public let includesScore: Bool
     /// The prefix of this projection's result columns (`""` for the queried class).
     public let columnPrefix: String
+    /// Fields protected from the caller but shown on the rows where one of these `_User` pointer
+    /// columns holds the caller's id (`protectedFields` `userField:` entries), by field name.
+    public let revealedBy: [String: [String]]
 
     /// A projection of `fields` of `schema`.
     public init(
         schema: ParseClassSchema, fields: [ParseField], includes: [String: ParseProjection] = [:],
         includesScore: Bool = false,
-        columnPrefix: String = ""
+        columnPrefix: String = "", revealedBy: [String: [String]] = [:]
     ) {
         self.schema = schema
         self.fields = fields
@@ -28,6 +31,7 @@ public struct ParseProjection: Sendable {
         self.includes = includes
         self.includesScore = includesScore
         self.columnPrefix = columnPrefix
+        self.revealedBy = revealedBy
     }
 
     /// Every field of `schema` but those written only on request (`isOptIn`), nothing expanded.
