@@ -12,15 +12,16 @@ extension ParseAPI {
     typealias AppFieldChanges = [(column: String, change: CustomObjectWrite.Change)]
 
     /// `body` of a write to the built-in class `schema` split in two: the members its fixed
-    /// schema knows (with `objectId`, `createdAt` and `updatedAt`, which `ParseWriteBody`
-    /// answers) and, when there are any, the others. A body that is no JSON object is left whole
+    /// schema knows (with `objectId`, `createdAt`, `updatedAt` and `deletedAt`, which
+    /// `ParseWriteBody` answers: the trash is no app field, even on GalleryItem) and, when
+    /// there are any, the others. A body that is no JSON object is left whole
     /// for `ParseWriteBody` to refuse.
     func splitAppFields(_ body: [UInt8], of schema: ParseClassSchema) throws -> (fixed: [UInt8], app: [UInt8]?) {
         guard body.count <= limits.maxBodyBytes,
             case .object(let object) = try ParseJSONParser.parse(body, maxDepth: limits.maxJSONDepth)
         else { return (body, nil) }
         let isFixed = { (name: String) in
-            schema.field(named: name) != nil || name == "objectId" || name == "createdAt" || name == "updatedAt"
+            schema.field(named: name) != nil || ["objectId", "createdAt", "updatedAt", "deletedAt"].contains(name)
         }
         let app = object.members.filter { !isFixed($0.key) }
         guard !app.isEmpty else { return (body, nil) }

@@ -11,7 +11,7 @@ import Testing
         className: "Resource", source: "Photo",
         fields: [
             .init(name: "filename", path: "filename"), .init(name: "thumbnailURLString", path: "thumbnail.url"),
-            .init(name: "caption", path: "title"), .init(name: "removedAt", path: "deletedAt"),
+            .init(name: "caption", path: "title"),
         ])
 
     @Test func endToEnd_EventsUnderTheViewsNames_ForWhatTheSubscriberMayRead() throws {
@@ -28,7 +28,7 @@ import Testing
             "live_query_view_e2e.py",
             [
                 server.baseURL, TestServer.appID, TestServer.masterKey, jpegPath, alice.token, alice.objectId,
-                bruno.token, bruno.objectId, brunoPhoto,
+                bruno.token, bruno.objectId, brunoPhoto, server.application.configuration.databaseURL,
             ])
         #expect(run.status == 0 && run.output.contains("\"ok\": true"), "\(run.output)")
     }
