@@ -97,7 +97,8 @@ extension GalleryApplication {
             permissions: api.schemas.builtIns, databaseURL: configuration.databaseURL,
             logger: logger,
             encoder: { [unowned self] in self.makeEncoder() },
-            customClasses: { [catalog = api.schemas.catalog] in try? catalog.lookup($0) })
+            customClasses: { [catalog = api.schemas.catalog] in try? catalog.lookup($0) },
+            views: { [views = api.views] in try? views.view(named: $0) })
         router.add(liveQuery.route())
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,

@@ -3,7 +3,8 @@ import Synchronization
 
 /// The class-level permissions of the built-in classes (Photo, Gallery, GalleryItem), from
 /// `builtin_class_permissions` (migration 0024), kept in memory. A class without a row is open to
-/// every operation (`*`): the access filter in SQL decides its rows, as it always has; a row set
+/// every operation (`*`) but `addField` (`ClassLevelPermissions.builtInDefault`): the access filter
+/// in SQL decides its rows, as it always has; a row set
 /// through `PUT /parse/schemas/<Class>` is checked before that filter, as a custom class's is.
 /// Another server's change is seen after a change here or a restart, as for custom classes.
 final class BuiltInClassPermissions: Sendable {
@@ -27,19 +28,26 @@ final class BuiltInClassPermissions: Sendable {
         let permissions =
             try row.map {
                 try ClassLevelPermissions.parse(
-                    try ParseJSONParser.parse(Array(try $0.decode(String.self, 0).utf8), maxDepth: 16), base: .public)
-            } ?? .public
+                    try ParseJSONParser.parse(Array(try $0.decode(String.self, 0).utf8), maxDepth: 16),
+                    base: .builtInDefault)
+            } ?? .builtInDefault
         state.withLock { if $0.generation == generation { $0.known[className] = permissions } }
         return permissions
     }
 
-    /// Parses `json` (107 for a malformed one; pointer permissions are refused: built-in classes
-    /// have their own owners) over the open default, stores it and returns it.
-    func set(_ className: String, _ json: ParseJSONValue) throws -> ClassLevelPermissions {
-        let permissions = try ClassLevelPermissions.parse(json, base: .public)
+    /// Parses `json` as `set` stores it (107 for a malformed one), without storing it.
+    static func parse(_ json: ParseJSONValue, of className: String) throws -> ClassLevelPermissions {
+        let permissions = try ClassLevelPermissions.parse(json, base: .builtInDefault)
         guard permissions.readUserFields.isEmpty && permissions.writeUserFields.isEmpty else {
             throw ParseError.invalidJSON("readUserFields and writeUserFields are not supported on \(className)")
         }
+        return permissions
+    }
+
+    /// Parses `json` (107 for a malformed one; pointer permissions are refused: built-in classes
+    /// have their own owners) over the default, stores it and returns it.
+    func set(_ className: String, _ json: ParseJSONValue) throws -> ClassLevelPermissions {
+        let permissions = try Self.parse(json, of: className)
         try pool.query(
             "insert into builtin_class_permissions (class_name, clp) values ($1, $2::jsonb)"
                 + " on conflict (class_name) do update set clp = excluded.clp",

@@ -51,6 +51,22 @@ extension ClassLevelPermissions {
         return hidden
     }
 
+    /// For each field of `hidden` (the caller's `hiddenFields`), the `userField:<pointer>` entries
+    /// that show it on the objects whose pointer names the caller: as Parse Server's
+    /// `filterSensitiveData`, such an object hides only the intersection of `hidden` and every
+    /// matching entry, so a field is shown there when any matching entry leaves it out. Only a
+    /// signed-in caller can be pointed to; `{"*":["email"],"userField:owner":[]}` shows `email`
+    /// to each object's owner alone.
+    func revealingPointers(hidden: Set<String>, caller: ParseCaller) -> [String: [String]] {
+        guard caller.userId != nil, !hidden.isEmpty else { return [:] }
+        var revealing: [String: [String]] = [:]
+        for (key, fields) in protectedFields.sorted(by: { $0.key < $1.key }) {
+            guard let pointer = Self.userFieldName(key) else { continue }
+            for name in hidden.subtracting(fields) { revealing[name, default: []].append(pointer) }
+        }
+        return revealing
+    }
+
     /// 107 (as Parse Server's `validatePointerPermission`) unless every `readUserFields` and
     /// `writeUserFields` entry is a Pointer to `_User` of `custom`.
     func checkPointerFields(of custom: CustomClass) throws {

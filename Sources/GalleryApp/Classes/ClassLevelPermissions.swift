@@ -10,7 +10,8 @@ struct ClassLevelPermissions: Equatable, Sendable {
     /// Who may perform each operation (an operation without entries: only the master key).
     private(set) var entries: [Operation: Set<String>]
     /// `protectedFields`: for `*`, `authenticated`, a user's objectId or `role:<Name>`, the
-    /// fields hidden from them (`hiddenFields(for:)`).
+    /// fields hidden from them (`hiddenFields(for:)`); for `userField:<pointer>`, the fields still
+    /// hidden on the objects whose pointer names the caller (`revealingPointers`).
     private(set) var protectedFields: [String: [String]]
     /// `readUserFields`: `_User` pointer fields whose user may get, find and count an object
     /// without those operations' grant (Parse's pointer permissions).
@@ -31,6 +32,14 @@ struct ClassLevelPermissions: Equatable, Sendable {
     static let masterOnly = ClassLevelPermissions()
     /// Parse Server's default: every operation open to anyone with the app's keys.
     static let `public` = ClassLevelPermissions(granting: ["*"])
+    /// The built-in classes' default (`BuiltInClassPermissions`): every operation open (their
+    /// statements' access filter decides the rows) but `addField`, the master key's, so a save
+    /// adds a column to Photo's table only where `PUT /parse/schemas/Photo` granted it.
+    static let builtInDefault: ClassLevelPermissions = {
+        var permissions = ClassLevelPermissions.public
+        permissions.entries[.addField] = []
+        return permissions
+    }()
 
     /// Whether `userId` (nil without a session), holding `roles`, may perform `operation`.
     func allows(_ operation: Operation, userId: String?, roles: Set<String>) -> Bool {
@@ -116,6 +125,14 @@ struct ClassLevelPermissions: Equatable, Sendable {
             }
     }
 
+    /// The pointer field of a `protectedFields` key `userField:<field>` (Parse Server's
+    /// pointer-permission form), or nil for any other key or an invalid field name.
+    static func userFieldName(_ key: String) -> String? {
+        guard key.hasPrefix("userField:") else { return nil }
+        let field = String(key.dropFirst(10))
+        return ParseClassName.isValidFieldName(field) ? field : nil
+    }
+
     private static func parseUserFields(_ json: ParseJSONValue, key: String) throws -> [String] {
         guard case .array(let elements) = json else {
             throw ParseError.invalidJSON(
@@ -137,7 +154,10 @@ struct ClassLevelPermissions: Equatable, Sendable {
         }
         var result: [String: [String]] = [:]
         for member in object.members {
-            guard member.key == "*" || member.key == "authenticated" || isValidGrantee(member.key) else {
+            guard
+                member.key == "*" || member.key == "authenticated" || isValidGrantee(member.key)
+                    || userFieldName(member.key) != nil
+            else {
                 throw ParseError.invalidJSON(
                     "'\(member.key.prefix(100))' is not a valid key for class level permissions")
             }

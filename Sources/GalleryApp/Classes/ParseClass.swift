@@ -31,7 +31,7 @@ enum ParseClass: Sendable {
         switch self {
         case .builtIn(let schema):
             permissions = try builtIns.permissions(of: schema.className)
-            if permissions == .public { return }
+            if permissions == .builtInDefault { return }
         case .custom(let custom):
             permissions = custom.permissions
         case .view(let view):
@@ -60,6 +60,29 @@ enum ParseClass: Sendable {
         if let name = named.intersection(hidden).sorted().first {
             throw ParseError.operationForbidden("This user is not allowed to query \(name) on class \(className)")
         }
-        query.projection = query.projection.hiding(hidden)
+        query.projection = query.projection.hiding(
+            hidden,
+            revealedBy: Self.pointerColumns(
+                permissions.revealingPointers(hidden: hidden, caller: access.caller), in: schema))
+    }
+
+    /// `revealing` (field → `userField:` pointer names) as the columns of those pointers that are
+    /// `_User` pointers of `schema`, for the plain columns among the fields; a field left with none
+    /// stays hidden (a `userField:` entry naming anything else never matches a caller).
+    private static func pointerColumns(_ revealing: [String: [String]], in schema: ParseClassSchema) -> [String:
+        [String]]
+    {
+        var columns: [String: [String]] = [:]
+        for (name, pointers) in revealing {
+            guard case .column? = schema.field(named: name)?.source else { continue }
+            let pointerColumns = pointers.compactMap { pointer -> String? in
+                guard let field = schema.field(named: pointer), field.type == .pointer("_User"),
+                    case .column(let column) = field.source
+                else { return nil }
+                return column
+            }
+            if !pointerColumns.isEmpty { columns[name] = pointerColumns }
+        }
+        return columns
     }
 }

@@ -78,7 +78,7 @@ extension PhotoView.Selection {
     }
 
     /// A blob key's last segment, as Photo names its files.
-    private static func fileName(_ key: String) -> String {
+    static func fileName(_ key: String) -> String {
         guard let slash = key.lastIndex(of: "/") else { return key }
         return String(key[key.index(after: slash)...])
     }

@@ -23,6 +23,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     private let permissions: BuiltInClassPermissions?
     /// The custom class of a name, or nil.
     private let customClasses: @Sendable (String) -> CustomClass?
+    /// The view (`[[views]]`) of a name with its permissions as they are now, or nil.
+    private let views: @Sendable (String) -> PhotoView?
     private let state = Mutex(State())
 
     /// What the loop, the client's queue and the listener thread share, under the mutex.
@@ -42,10 +44,12 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         clientId: Int, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
         limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
         logger: Logger, customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil },
+        views: @escaping @Sendable (String) -> PhotoView? = { _ in nil },
         onClose: @escaping @Sendable (LiveQueryClient) -> Void
     ) {
         self.permissions = permissions
         self.customClasses = customClasses
+        self.views = views
         self.clientId = clientId
         self.keys = keys
         self.sessions = sessions
@@ -132,20 +136,34 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         guard let query = message["query"] as? [String: Any], let className = query["className"] as? String else {
             throw LiveQueryError.badMessage("query.className is required")
         }
-        let custom = ParseClassSchema.named(className) == nil ? customClasses(className) : nil
-        guard let schema = ParseClassSchema.named(className) ?? custom?.schema else {
+        // As the class routes resolve a name: built in, then a view (of Photo), then custom.
+        let builtIn = ParseClassSchema.named(className)
+        let view = builtIn == nil ? views(className) : nil
+        let custom = builtIn == nil && view == nil ? customClasses(className) : nil
+        guard let schema = builtIn ?? view.map({ _ in ParseClassSchema.photo }) ?? custom?.schema else {
             throw LiveQueryError.invalidQuery("no class \(className)")
         }
-        let whereObject = query["where"] as? [String: Any] ?? [:]
+        var whereObject = query["where"] as? [String: Any] ?? [:]
         try LiveQueryMatcher.check(whereObject, limits: limits.query)
-        let matcher = try LiveQueryMatcher.compile(whereObject, schema: schema)
         var keySet: Set<String>?
-        if let keys = query["keys"] as? [String] {
+        var viewSelection: PhotoView.LiveSelection?
+        if let view {
+            // The view's names become Photo's; Photo's own names are unknown here (102).
+            do {
+                let live = try view.live(where: whereObject, keys: query["keys"] as? [String], limits: limits.query)
+                whereObject = live.where
+                viewSelection = live.selection
+                keySet = live.selection.photoKeys
+            } catch let error as ParseError {
+                throw LiveQueryError(error.code, error.message)
+            }
+        } else if let keys = query["keys"] as? [String] {
             for key in keys where schema.field(named: key) == nil {
                 throw LiveQueryError.invalidQuery("no field \(className).\(key)")
             }
             keySet = Set(keys)
         }
+        let matcher = try LiveQueryMatcher.compile(whereObject, schema: schema)
         let isUpdate = message["op"] as? String == "update"
         // A subscription's own sessionToken (Parse LiveQuery lets each carry one) beats connect's.
         var (access, sessionHash) = state.withLock { ($0.access, $0.accessSessionHash) }
@@ -160,7 +178,7 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
             } catch let error as ParseError {
                 throw LiveQueryError(error.code, error.message)
             }
-        } else if !LiveQuerySubscription.mayEverRead(className, by: access) {
+        } else if !LiveQuerySubscription.mayEverRead(view == nil ? className : "Photo", by: access) {
             // Without a session only what the access rules let it read.
             throw LiveQueryError(
                 ParseError.Code.operationForbidden,
@@ -168,8 +186,16 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         }
         // The class-level permissions, as a find's (`ParseClass.authorize`): `find`, then the
         // protected fields left out of every event, and never matched on (which would tell them).
-        if let permissions = try custom?.permissions ?? permissions?.permissions(of: className),
-            permissions != .public
+        if let view {
+            // A view's own permissions: `find` now, and again at every event (`deliver`).
+            do {
+                try view.permissions.require(
+                    .find, on: className, caller: access.caller, roles: CustomObjectService.roles(of: access))
+            } catch let error as ParseError {
+                throw LiveQueryError(error.code, error.message)
+            }
+        } else if let permissions = try custom?.permissions ?? permissions?.permissions(of: className),
+            permissions != .public, permissions != .builtInDefault
         {
             let roles = Set(access.roleNames)
             do {
@@ -187,7 +213,7 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         }
         let subscription = LiveQuerySubscription(
             requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access,
-            sessionHash: sessionHash)
+            sessionHash: sessionHash, view: viewSelection)
         try state.withLock { state in
             // Replacing one (`update`, or the same requestId) does not add to the count.
             guard state.subscriptions[requestId] != nil || state.subscriptions.count < limits.maxSubscriptions else {
@@ -265,6 +291,7 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         guard let socket else { return 0 }
         var sent = 0
         for subscription in current {
+            if let view = subscription.view, !mayStillFind(view.className, subscription.access) { continue }
             guard let text = subscription.message(for: event, rendering: rendering, clientId: clientId) else {
                 continue
             }
@@ -272,6 +299,14 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
             sent += 1
         }
         return sent
+    }
+
+    /// Whether the caller of a view subscription may still find the view: its permissions may
+    /// have changed since `subscribe` (as a custom class's are checked at each event).
+    private func mayStillFind(_ viewName: String, _ access: ParseAccess) -> Bool {
+        access.caller.isMaster
+            || views(viewName)?.permissions.allows(
+                .find, userId: access.caller.userId, roles: CustomObjectService.roles(of: access)) == true
     }
 
     private func send(error: LiveQueryError, requestId: Int?) {

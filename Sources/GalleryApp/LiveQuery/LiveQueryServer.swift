@@ -39,6 +39,8 @@ public final class LiveQueryServer: Sendable {
     private let permissions: BuiltInClassPermissions?
     /// The custom class of a name, or nil (subscriptions and events of custom classes).
     private let customClasses: @Sendable (String) -> CustomClass?
+    /// The view of a name, or nil (subscriptions to views receive Photo's events).
+    private let views: @Sendable (String) -> PhotoView?
 
     /// A server for `path`; nothing listens until `start`. Subscribers' session tokens are
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
@@ -46,10 +48,12 @@ public final class LiveQueryServer: Sendable {
         path: String, keys: KeyChecker, sessions: SessionAuthenticator? = nil, publicRead: Bool = false,
         limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
         databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder,
-        customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil }
+        customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil },
+        views: @escaping @Sendable (String) -> PhotoView? = { _ in nil }
     ) {
         self.permissions = permissions
         self.customClasses = customClasses
+        self.views = views
         self.path = path
         self.limits = limits
         self.keys = keys
@@ -98,7 +102,7 @@ public final class LiveQueryServer: Sendable {
             state.lastClientId += 1
             let client = LiveQueryClient(
                 clientId: state.lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
-                permissions: permissions, logger: logger, customClasses: customClasses
+                permissions: permissions, logger: logger, customClasses: customClasses, views: views
             ) { [weak self] client in self?.closed(client, address: address) }
             state.clients[client.clientId] = client
             return client

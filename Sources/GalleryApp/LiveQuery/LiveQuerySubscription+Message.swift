@@ -10,7 +10,10 @@ extension LiveQuerySubscription {
         let object: String?
         var original: String?
         if op == "leave", let new = event.new, !event.readable(new, by: access) {
-            object = rendering.identity()
+            object = rendering.identity(className: view?.className)
+        } else if let view {
+            object = rendering.object(old: op == "delete", view: view)
+            if op != "create" && op != "delete" { original = rendering.object(old: true, view: view) }
         } else {
             object = rendering.object(old: op == "delete", keys: keys)
             if op != "create" && op != "delete" { original = rendering.object(old: true, keys: keys) }

@@ -14,6 +14,9 @@ struct LiveQuerySubscription {
     /// The hash of the session token `access` came from (nil for the master key and no session):
     /// when that session ends, so does the subscription (`LiveQueryClient.sessionEnded`).
     var sessionHash: String? = nil
+    /// For a subscription to a view (`PhotoView`): its name and fields, under which each Photo
+    /// event's object is sent; nil for a class of its own.
+    var view: PhotoView.LiveSelection? = nil
 
     /// The server op for `event` as seen through this subscription (Parse LiveQuery semantics:
     /// create, update, enter, leave, delete), or nil when it does not concern it.

@@ -19,13 +19,16 @@ public struct ParseProjection: Sendable {
     /// of the class's, whatever `keys` and `excludeKeys` say, as Parse Server's storage adapters
     /// write them; only `protectedFields` take one out (`hiding`). They select no column.
     public let relations: [String]
+    /// Fields protected from the caller but shown on the rows where one of these `_User` pointer
+    /// columns holds the caller's id (`protectedFields` `userField:` entries), by field name.
+    public let revealedBy: [String: [String]]
 
     /// A projection of `fields` of `schema`, with its Relation fields (`relations`: all of them
     /// unless named).
     public init(
         schema: ParseClassSchema, fields: [ParseField], includes: [String: ParseProjection] = [:],
         includesScore: Bool = false,
-        columnPrefix: String = "", relations: [String]? = nil
+        columnPrefix: String = "", relations: [String]? = nil, revealedBy: [String: [String]] = [:]
     ) {
         self.schema = schema
         self.fields = fields
@@ -34,6 +37,7 @@ public struct ParseProjection: Sendable {
         self.includesScore = includesScore
         self.columnPrefix = columnPrefix
         self.relations = relations ?? schema.relations.keys.sorted()
+        self.revealedBy = revealedBy
     }
 
     /// Every field of `schema` but those written only on request (`isOptIn`), nothing expanded.

@@ -43,6 +43,10 @@ public enum ParseSQLCompiler {
                 columns.append(selfOnlyExpression(column, access: query.access, binds: &binds))
                 continue
             }
+            if let pointers = projection.revealedBy[field.name] {
+                columns.append(revealedExpression(field, pointers: pointers, access: query.access, binds: &binds))
+                continue
+            }
             columns.append(
                 selectExpression(field, table: "t", prefix: "", included: projection.includes[field.name] != nil))
         }

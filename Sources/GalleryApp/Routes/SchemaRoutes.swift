@@ -35,7 +35,8 @@ struct SchemaRoutes {
             writer.key("results")
             writer.beginArray()
             for schema in ParseClassSchema.all {
-                schema.writeSchema(into: &writer, permissions: try schemas.builtIns.permissions(of: schema.className))
+                try schemas.appFields.schema(of: schema).writeSchema(
+                    into: &writer, permissions: try schemas.builtIns.permissions(of: schema.className))
             }
             ParseClassSchema.user.writeSchema(into: &writer)
             for custom in try schemas.catalog.all() { custom.write(into: &writer) }
@@ -83,7 +84,7 @@ struct SchemaRoutes {
                     message: "Class name mismatch between \(named.prefix(100)) and \(className.prefix(100)).")
             }
             if ParseClassSchema.named(className) != nil {
-                try BuiltInSchemaChange.apply(body, to: className, schemas.builtIns)
+                try BuiltInSchemaChange.apply(body, to: className, schemas)
                 permissionsChanged()
                 return try Self.render(className, schemas)
             }
@@ -123,7 +124,8 @@ struct SchemaRoutes {
     static func render(_ className: String, _ schemas: SchemaService) throws -> [UInt8] {
         var writer = ParseJSONWriter()
         if let builtIn = ParseClassSchema.named(className) {
-            builtIn.writeSchema(into: &writer, permissions: try schemas.builtIns.permissions(of: className))
+            try schemas.appFields.schema(of: builtIn).writeSchema(
+                into: &writer, permissions: try schemas.builtIns.permissions(of: className))
         } else if className == "_User" {
             ParseClassSchema.user.writeSchema(into: &writer)
         } else if let custom = try schemas.catalog.lookup(className) {

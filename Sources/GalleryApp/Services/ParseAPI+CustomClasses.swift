@@ -5,7 +5,7 @@ import Foundation
 extension ParseAPI {
     /// The class called `className` (103 when there is none).
     func resolve(_ className: String) throws -> ParseClass {
-        if let schema = ParseClassSchema.named(className) { return .builtIn(schema) }
+        if let schema = ParseClassSchema.named(className) { return .builtIn(try schemas.appFields.schema(of: schema)) }
         if let view = try views.view(named: className) { return .view(view) }
         return .custom(try customClass(className))
     }
@@ -16,7 +16,7 @@ extension ParseAPI {
     /// sequence (migration 0025), and kept answers are keyed by the caller (`ParseAccess.tagKey`).
     func skipsAnswerCache(_ className: String) -> Bool {
         guard ParseClassSchema.named(className) != nil else { return false }
-        return (try? schemas.builtIns.permissions(of: className)) != .public
+        return (try? schemas.builtIns.permissions(of: className)) != .builtInDefault
     }
 
     /// The custom class `className` (103 when there is none).

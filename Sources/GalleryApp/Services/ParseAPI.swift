@@ -60,7 +60,8 @@ struct ParseAPI: Sendable {
         self.mountPath = mountPath
         self.limits = limits
         let schemas = SchemaService(
-            pool: pool, catalog: CustomClassCatalog(pool: pool), builtIns: BuiltInClassPermissions(pool: pool))
+            pool: pool, catalog: CustomClassCatalog(pool: pool), builtIns: BuiltInClassPermissions(pool: pool),
+            appFields: BuiltInAppFields(pool: pool))
         self.schemas = schemas
         self.customObjects = CustomObjectService(schemas: schemas, limits: limits, allowClientClassCreation: false)
         self.views = ViewCatalog([], pool: pool)
@@ -247,9 +248,11 @@ struct ParseAPI: Sendable {
             return try createCustom(className, body: body, access: access)
         }
         try requireBuiltIn(.create, className, access)
-        let write = try ParseWriteBody.parse(body, schema: schema, mode: .create, limits: limits)
+        let (fixedBody, appBody) = try splitAppFields(body, of: schema)
+        let write = try ParseWriteBody.parse(fixedBody, schema: schema, mode: .create, limits: limits)
         if write.restores { throw ParseError.invalidKeyName("deletedAt cannot be set on create.") }
         let owner = try self.owner(for: write, access)
+        let appChanges = try appFieldChanges(appBody, of: schema, access: access)
         let objectId: String
         let createdAt: Date
         var isNew = true
@@ -289,6 +292,7 @@ struct ParseAPI: Sendable {
         default:
             throw ParseError.operationForbidden("\(schema.className) objects cannot be created.")
         }
+        _ = try applyAppFields(appChanges, schema, objectId: objectId)
         return created(schema.className, objectId: objectId, createdAt: createdAt, status: isNew ? .created : .ok)
     }
 
@@ -313,7 +317,9 @@ struct ParseAPI: Sendable {
         }
         try requireBuiltIn(.update, className, access)
         let objectId = try Self.checkedObjectId(objectId)
-        let write = try ParseWriteBody.parse(body, schema: schema, mode: .update, limits: limits)
+        let (fixedBody, appBody) = try splitAppFields(body, of: schema)
+        let write = try ParseWriteBody.parse(fixedBody, schema: schema, mode: .update, limits: limits)
+        let appChanges = try appFieldChanges(appBody, of: schema, access: access)
         let updatedAt: Date
         // A gallery's ACL and a restore are its owner's; a name (or an item's move) its editors'.
         let need: ParseAccessNeed = write.restores || write["ACL"] != nil ? .own : .edit
@@ -329,11 +335,13 @@ struct ParseAPI: Sendable {
                 }
                 try Self.checkUnchanged(row, write)
             }
+            var moved: Date?
             if case .int(let position)? = write["position"] {
-                updatedAt = try galleries.moveItem(objectId, to: Int(position))
-            } else {
-                updatedAt = try galleries.itemUpdatedAt(objectId)
+                moved = try galleries.moveItem(objectId, to: Int(position))
             }
+            updatedAt =
+                try applyAppFields(appChanges, schema, objectId: objectId) ?? moved
+                ?? galleries.itemUpdatedAt(objectId)
         } else {
             updatedAt = try pool.transaction { connection -> Date in
                 // One statement locks the row and compares the read-only fields sent back.
@@ -346,8 +354,13 @@ struct ParseAPI: Sendable {
                         "\(schema.className) \(objectId) is in Recently Deleted; restore it first.")
                 }
                 try Self.checkUnchanged(row, write)
+                var appUpdatedAt: Date?
+                if let appChanges, !appChanges.isEmpty {
+                    appUpdatedAt = try Self.applyAppFields(
+                        appChanges, table: schema.table, objectId: objectId, on: connection)
+                }
                 guard let statement = ParseSQLCompiler.update(write, objectId: objectId) else {
-                    return try row.decode(Date.self, "updated_at")
+                    return try appUpdatedAt ?? row.decode(Date.self, "updated_at")
                 }
                 guard let updated = try connection.query(statement.sql, statement.binds.postgresBinds).first else {
                     throw ParseError.objectNotFound()

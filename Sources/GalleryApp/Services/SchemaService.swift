@@ -23,6 +23,8 @@ struct SchemaService: Sendable {
     let catalog: CustomClassCatalog
     /// The built-in classes' class-level permissions.
     let builtIns: BuiltInClassPermissions
+    /// The fields apps added to the built-in classes.
+    let appFields: BuiltInAppFields
 
     /// Runs `body` in a transaction (a savepoint inside a caller's, such as an idempotent
     /// create's), then drops the catalog entry of `className`, whatever the outcome: the next

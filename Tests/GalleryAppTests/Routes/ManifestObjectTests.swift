@@ -93,7 +93,7 @@ import Testing
         let refused: [(Any, Int)] = [
             (["width": 10], 105), (["status": "failed"], 105), (["objectId": "bbbbbbbbbb"], 105),
             (["createdAt": ["__type": "Date", "iso": "2020-01-01T00:00:00.000Z"]], 105),
-            (["original": ["__type": "File", "name": "x.jpg"]], 105), (["nope": 1], 105),
+            (["original": ["__type": "File", "name": "x.jpg"]], 105), (["no pe": 1], 105),
             (["title": 5], 111), (["tags": "x"], 111), (["tags": [1]], 111),
         ]
         for (body, code) in refused {

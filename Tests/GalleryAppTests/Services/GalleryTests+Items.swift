@@ -205,7 +205,7 @@ extension GalleryTests {
             ["position": 1, "photo": TestServer.pointer("Photo", photos[2])],
             ["objectId": "abcdefghij"],
             ["createdAt": "2020-01-01T00:00:00.000Z"],
-            ["nosuchfield": 1],
+            ["no such field": 1],
             ["deletedAt": ["__op": "Delete"]],
         ] {
             let r = try server.json("PUT", path, body)
