@@ -33,8 +33,8 @@ public indirect enum ParseCondition: Equatable, Sendable {
     /// strings (`.textArray`), or a custom Array field's JSON array (`.text`, compared as jsonb).
     case arrayContainedBy(field: String, SQLValue)
     /// `$relatedTo`: the object is in the Relation whose pairs are in `joinTable`, of the object
-    /// `owner` finds (its objectId, narrowed to what the caller may read of the owning class).
-    case relatedTo(joinTable: String, owner: ParseSubquery)
+    /// `owningId`, when `owner` finds it (narrowed to what the caller may read of the owning class).
+    case relatedTo(joinTable: String, owningId: String, owner: ParseSubquery)
 }
 
 /// A comparison operator of `ParseCondition.compare`.

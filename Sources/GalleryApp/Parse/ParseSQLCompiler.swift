@@ -304,11 +304,14 @@ public enum ParseSQLCompiler {
                 + ")"
         case .inSubquery(let field, let subquery, let negated):
             return subquerySQL(column(field), subquery, negated: negated, binds: &binds, access: access)
-        case .relatedTo(let joinTable, let owner):
-            // The join table is named by the server (`ParseRelationField`); the owner is read as a
-            // subquery of its class, with its access filter: an owner the caller may not read relates nothing.
-            return "\(alias).object_id in (select r.related_id from \(joinTable) r where "
-                + subquerySQL("r.owning_id", owner, negated: false, binds: &binds, access: access) + ")"
+        case .relatedTo(let joinTable, let owningId, let owner):
+            // The join table is named by the server (`ParseRelationField`). The pairs are read by the
+            // owner's id itself (the join table's index); the owner, read as a subquery of its class
+            // with its access filter, is a test of constants the planner runs once: an owner the
+            // caller may not read relates nothing (docs/decisions/043).
+            let id = binds.add(.text(owningId), cast: "text")
+            return "\(alias).object_id in (select r.related_id from \(joinTable) r where r.owning_id = \(id) and "
+                + subquerySQL(id, owner, negated: false, binds: &binds, access: access) + ")"
         case .arrayContainedBy(let field, let values):
             let cast = schema.field(named: field)?.type == .stringArray ? "text[]" : "jsonb"
             return "\(column(field)) <@ " + binds.add(values, cast: cast)

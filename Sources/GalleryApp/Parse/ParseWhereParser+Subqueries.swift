@@ -92,7 +92,7 @@ extension ParseWhereParser {
             schema: owning,
             condition: owner.narrowing(.compare(field: "objectId", op: .equal, value: .text(objectId))),
             key: "objectId")
-        return .relatedTo(joinTable: relation.joinTable, owner: ownerRow)
+        return .relatedTo(joinTable: relation.joinTable, owningId: objectId, owner: ownerRow)
     }
 
     /// `{"$containedBy":[…]}` on an array field: every element of the field is in the list.

@@ -90,13 +90,14 @@ import Testing
         let readable = try sql(ParseReadableClass(schema: post.schema))
         #expect(
             readable.contains(
-                "t.object_id in (select r.related_id from custom_1_r1 r where r.owning_id in (select s1.object_id"
-                    + " from custom_1 s1 where s1.object_id = $1::text and s1.readers && $2::text[]))"), "\(readable)")
+                "t.object_id in (select r.related_id from custom_1_r1 r where r.owning_id = $1::text and $1::text in"
+                    + " (select s1.object_id from custom_1 s1 where s1.object_id = $2::text and s1.readers && $3::text[]))"
+            ), "\(readable)")
         let pointed = try sql(
             ParseReadableClass(
                 schema: post.schema,
                 rows: .or([.compare(field: "author", op: .equal, value: .text("u1"))])))
-        #expect(pointed.contains("where (s1.object_id = $1::text and (s1.c2 = $2::text)) and s1.readers"), "\(pointed)")
+        #expect(pointed.contains("where (s1.object_id = $2::text and (s1.c2 = $3::text)) and s1.readers"), "\(pointed)")
         #expect(try sql(ParseReadableClass(schema: post.schema, refused: true)).contains("where false and"))
         #expect(throws: ParseError.self) { try sql(ParseReadableClass(schema: post.schema, hidden: ["likes"])) }
     }

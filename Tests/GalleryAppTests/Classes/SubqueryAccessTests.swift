@@ -215,6 +215,8 @@ import Testing
         #expect(
             F.code(try photos(["title": ["$inQuery": ["className": "_User", "where": [:] as [String: Any]]]])) == 102)
         // Still the master key's alone.
-        #expect(F.code(try photos([:], headers: bob.headers)) != nil)
+        let refused = try photos(
+            ["owner": ["$inQuery": ["className": "_User", "where": ["username": "alice"]]]], headers: bob.headers)
+        #expect(refused.status == 403 && F.results(refused).isEmpty, "\(refused.text)")
     }
 }
