@@ -8,6 +8,8 @@
 #   (QUALITY sets galleryd's --quality only; vips stays at Q80, to compare at equal SSIMULACRA2;
 #   galleryd encodes thumbnails and original-size previews 2 higher, see DerivativeSpec)
 #   QUANTIZER=trellis bench/imaging.sh   (galleryd's --quantizer: libjpeg, the default, or trellis)
+#   GALLERYD=$(bench/imaging-process.sh) PYTHON=… bench/imaging.sh   (another binary, such as the
+#                                     Imaging-only release build, and another bench virtualenv)
 #
 # For each JPEG (recursively) it makes the two derivatives three ways, at Q80 with metadata
 # stripped: galleryd in one run (thumbnail: shorter edge 400, preview: longer edge 2048, one
@@ -32,9 +34,8 @@ photos=${1:-${PHOTOS_DIR:-$repo/samples/photos}}
 runs=${RUNS:-5}
 warmup=${WARMUP:-1}
 ssim=${SSIM:-1}
-bin=$repo/.build/release/galleryd
-
-python=$repo/.build-venv-bench/bin/python
+bin=${GALLERYD:-$repo/.build/release/galleryd}
+python=${PYTHON:-$repo/.build-venv-bench/bin/python}
 
 for tool in vipsthumbnail jq awk; do
   command -v "$tool" >/dev/null || { echo "imaging.sh: $tool is missing (scripts/deps.sh --bench)" >&2; exit 1; }
@@ -44,7 +45,7 @@ if ! "$python" -c 'import pyvips, ssimulacra2, PIL' 2>/dev/null; then
   echo "imaging.sh: $python with pyvips and ssimulacra2 is missing (scripts/deps.sh --bench)" >&2
   exit 1
 fi
-if [ ! -x "$bin" ] || [ -n "$(find "$repo/Sources" -newer "$bin" -name '*.swift' -o -newer "$bin" -name '*.c' | head -1)" ]; then
+if [ -z "${GALLERYD:-}" ] && { [ ! -x "$bin" ] || [ -n "$(find "$repo/Sources" -newer "$bin" -name '*.swift' -o -newer "$bin" -name '*.c' | head -1)" ]; }; then
   echo "imaging.sh: building galleryd (release)" >&2
   (cd "$repo" && swift build -c release --static-swift-stdlib --product galleryd >&2)  # as `make release` builds it
 fi

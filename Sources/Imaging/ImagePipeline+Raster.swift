@@ -41,44 +41,57 @@ extension ImagePipeline {
             throw ImageError.corrupt(
                 "decoded \(rows.fileSize.width)×\(rows.fileSize.height), header said \(info.width)×\(info.height)")
         }
-        let (preview, thumbnail) = try resample(
-            rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries))
-        clock.lap("resize")
-
         // Derivatives carry the original's RGB ICC profile, as for JPEG originals; converted nclx
         // colour is sRGB and needs none.
         let icc = compatibleProfile(info.iccProfile, channels: 4)
         let previewQuality = spec.previewQuality(keepsOriginalSize: false)
+        let thumbnailQuality = spec.effectiveThumbnailQuality
         let previewTables = QuantizationTables(quality: previewQuality)
         let thumbnailTables = QuantizationTables(
-            quality: spec.effectiveThumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+            quality: thumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+        // The preview is encoded while it is resampled (colour conversion and DCT on the thread
+        // of the vertical pass), unless it is the thumbnail too: then its pixels are needed.
+        let previewEncoder =
+            plan.thumbnailSource == .samePixels
+            ? nil
+            : try JPEGStreamEncoder(
+                width: plan.preview.width, height: plan.preview.height, channels: 4, quality: previewQuality,
+                quantizer: spec.quantizer, iccProfile: icc, tables: previewTables)
+        let (preview, thumbnail) = try resample(
+            rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries),
+            previewEncoder: previewEncoder)
+        clock.lap("resize")
+
         // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.
         nonisolated(unsafe) var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
         nonisolated(unsafe) var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        // Unchecked: the resampling that fed it has returned; only the preview task finishes it.
+        nonisolated(unsafe) let finishingEncoder = previewEncoder
         DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
             if task == 0 {
                 previewJPEG = Result {
-                    try JPEGEncoder.encode(
-                        preview, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc,
+                    if let finishingEncoder { return try finishingEncoder.finish() }
+                    return try JPEGEncoder.encode(
+                        preview!, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc,
                         tables: previewTables)
                 }
             } else if let thumbnail {
                 thumbnailJPEG = Result {
                     try JPEGEncoder.encode(
-                        thumbnail, quality: spec.effectiveThumbnailQuality, quantizer: spec.quantizer, iccProfile: icc,
+                        thumbnail, quality: thumbnailQuality, quantizer: spec.quantizer, iccProfile: icc,
                         tables: thumbnailTables)
                 }
             }
         }
         clock.lap("encode")
         let previewBytes = try previewJPEG.get()
-        let thumbnailImage = thumbnail ?? preview
+        let thumbnailImage = thumbnail ?? preview!
         return ProcessedImage(
             info: info,
             thumbnail: EncodedImage(
                 jpeg: thumbnail == nil ? previewBytes : try thumbnailJPEG.get(), width: thumbnailImage.width,
                 height: thumbnailImage.height),
-            preview: EncodedImage(jpeg: previewBytes, width: preview.width, height: preview.height),
+            preview: EncodedImage(jpeg: previewBytes, width: plan.preview.width, height: plan.preview.height),
             dominantColor: thumbnailImage.averageColorHex(), timings: clock.laps, thumbnailSource: plan.thumbnailSource,
             thumbHash: ThumbHash.encode(thumbnailImage))
     }
@@ -86,15 +99,17 @@ extension ImagePipeline {
     /// One pass over the decoded rows, as the decoder hands them out, into the preview's
     /// resampler (which feeds the thumbnail's when the thumbnail comes from the preview) and, for
     /// small or elongated originals, the thumbnail's own; the thumbnail is nil when it is the
-    /// preview itself.
+    /// preview itself. With `previewEncoder` the preview's rows go into it as they are made and
+    /// no preview image is kept (nil).
     ///
     /// When the thumbnail comes from the preview (every large original), the work is split over
     /// two threads as the JPEG path splits it: this one converts rows and runs the preview's
     /// horizontal pass, a second one (through a `RowBlockRing`) the vertical pass and the
     /// thumbnail. Otherwise one thread does it all.
     private static func resample(
-        _ raster: any RasterRows, plan: DerivativePlan, converter: RasterRowConverter
-    ) throws -> (preview: PixelBuffer, thumbnail: PixelBuffer?) {
+        _ raster: any RasterRows, plan: DerivativePlan, converter: RasterRowConverter,
+        previewEncoder: JPEGStreamEncoder?
+    ) throws -> (preview: PixelBuffer?, thumbnail: PixelBuffer?) {
         let fromPreview: StreamingResampler? =
             plan.thumbnailSource == .preview
             ? StreamingResampler(
@@ -105,10 +120,18 @@ extension ImagePipeline {
             ? StreamingResampler(
                 sourceWidth: raster.width, sourceHeight: raster.height, targetWidth: plan.thumbnail.width,
                 targetHeight: plan.thumbnail.height, channels: 4) : nil
+        var encodeError: Error?
+        let sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = previewEncoder.map { encoder in
+            { row in
+                guard encodeError == nil else { return }
+                do { try encoder.write(row: row) } catch { encodeError = error }
+            }
+        }
         let split = fromDecode == nil
         let previewResampler = StreamingResampler(
             sourceWidth: raster.width, sourceHeight: raster.height, targetWidth: plan.preview.width,
-            targetHeight: plan.preview.height, channels: 4, downstream: fromPreview, verticalFirst: split ? false : nil)
+            targetHeight: plan.preview.height, channels: 4, downstream: fromPreview, sink: sink,
+            verticalFirst: split ? false : nil)
         let count = raster.width * 4
         let row = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
             .bindMemory(to: Float.self, capacity: count)
@@ -146,7 +169,8 @@ extension ImagePipeline {
                 }
             }
         }
-        return (previewResampler.finish(), fromPreview?.finish() ?? fromDecode?.finish())
+        if let encodeError { throw encodeError }
+        return (sink == nil ? previewResampler.finish() : nil, fromPreview?.finish() ?? fromDecode?.finish())
     }
 
     /// The whole file (WebP is decoded from memory).

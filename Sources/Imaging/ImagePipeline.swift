@@ -220,6 +220,12 @@ public enum ImagePipeline {
                 return
             }
             guard firstResampler != nil || fromDecode != nil else { return }
+            // One resampler holding source rows: converted straight into its ring, no copy.
+            if fromDecode == nil, let firstResampler, let slot = firstResampler.nextRowSlot {
+                converter.convert(row.bytes, width: size.width, into: slot)
+                firstResampler.commitRow()
+                return
+            }
             converter.convert(row.bytes, width: size.width, into: row.floats)
             firstResampler?.push(row: row.floats)
             fromDecode?.push(row: row.floats)

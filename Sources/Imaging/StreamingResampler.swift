@@ -107,6 +107,21 @@ final class StreamingResampler {
         emitReadyRows()
     }
 
+    /// Where the next source row goes in a vertical-first resampler, whose ring holds source rows:
+    /// a caller that writes the row there (`sourceWidth * channels` floats) and then calls
+    /// `commitRow()` saves `push(row:)`'s copy of it. Nil in a horizontal-first resampler.
+    var nextRowSlot: UnsafeMutablePointer<Float>? {
+        guard verticalFirst, rowsReceived < sourceHeight else { return nil }
+        return ring + (rowsReceived % vertical.taps) * ringFloats
+    }
+
+    /// Takes the row written at `nextRowSlot` as the next source row.
+    func commitRow() {
+        precondition(verticalFirst && rowsReceived < sourceHeight)
+        rowsReceived += 1
+        emitReadyRows()
+    }
+
     /// Floats in a horizontally resampled row (`targetWidth * channels`).
     var horizontalRowFloats: Int { targetFloats }
 

@@ -58,6 +58,31 @@ import Testing
         #expect(resampler.finish().bytes == whole.bytes)
     }
 
+    /// Rows written in place (`nextRowSlot`, `commitRow()`) give exactly `push(row:)`'s bytes; a
+    /// horizontal-first resampler, whose ring holds resampled rows, offers no slot.
+    @Test(arguments: [(300, 200, 97, 61), (640, 400, 200, 125), (1, 500, 1, 17)])
+    func resampler_GivesSameBytes_WhenRowsAreWrittenInPlace(
+        width: Int, height: Int, targetWidth: Int, targetHeight: Int
+    ) throws {
+        let image = TestImages.noise(width: width, height: height)
+        let pushed = Self.run(image, width: targetWidth, height: targetHeight, verticalFirst: true)
+        let resampler = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: targetWidth, targetHeight: targetHeight,
+            channels: image.channels, verticalFirst: true)
+        let count = width * image.channels
+        for y in 0..<height {
+            let slot = try #require(resampler.nextRowSlot)
+            for i in 0..<count { slot[i] = Float(image.bytes[y * count + i]) }
+            resampler.commitRow()
+        }
+        #expect(resampler.nextRowSlot == nil)
+        #expect(resampler.finish().bytes == pushed.bytes)
+        let horizontalFirst = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: targetWidth, targetHeight: targetHeight,
+            channels: image.channels, verticalFirst: false)
+        #expect(horizontalFirst.nextRowSlot == nil)
+    }
+
     @Test func resampler_KeepsFlatColour_AndHandlesGray() {
         let flat = TestImages.solid(width: 123, height: 77, (10, 128, 250))
         let small = Self.run(flat, width: 40, height: 25, verticalFirst: nil)
