@@ -42,9 +42,11 @@ final class InProcessExchange: Sendable {
             requestID: id)
         // As the server's parsed request: `unmatched` until a route matches.
         request.routePattern = "unmatched"
-        guard let (path, query) = HTTPRequest.splitTarget(target) else {
+        // The parser's limit on the request line (RFC 9112 §3: method SP target SP version) → 414.
+        let lineTooLong = method.utf8.count + target.utf8.count + 10 > settings.limits.requestLineBytes
+        guard !lineTooLong, let (path, query) = HTTPRequest.splitTarget(target) else {
             let responder = router.errorResponder(for: String(target.prefix { $0 != "?" && $0 != "#" }))
-            let error = HTTPParseError.invalidTarget
+            let error = lineTooLong ? HTTPParseError.requestLineTooLong : HTTPParseError.invalidTarget
             return try read(
                 responder.response(status: error.status, message: error.description, request: request), for: request,
                 since: start)
