@@ -100,11 +100,15 @@ callgrind_requests() {
   file="$(ls -t "$dump".* 2>/dev/null | head -n1)"
   [ -n "$file" ] || { echo "callgrind: no dump for $dump" >&2; return 0; }
   callgrind_annotate --inclusive=yes --threshold=99.5 "$file" 2>/dev/null | swift demangle --simplified >"$report"
-  # Who calls the allocator, with call counts ("(Nx)" over N requests): where each allocation is made.
+  # Who calls the allocators (libc's, and Swift's runtime over them), with call counts ("(Nx)",
+  # over N requests): where each allocation is made.
   callgrind_annotate --tree=caller --inclusive=yes --threshold=100 "$file" 2>/dev/null | swift demangle --simplified \
-    | awk '/^ *[0-9,]+ +< / { callers = callers $0 "\n"; next }
-           /^\* / || /^ *[0-9,]+ +\* / { if ($0 ~ /(malloc|posix_memalign|calloc|realloc)( |$)/) printf "%s%s\n\n", callers, $0; callers = ""; next }
-           { callers = "" }' >"${report%.txt}-allocations.txt"
+    | awk '/^ *[0-9,]+ +(\([ 0-9.]+%\) +)?< / { callers = callers $0 "\n"; next }
+      /^ *[0-9,]+ +(\([ 0-9.]+%\) +)?\* / {
+        if ($0 ~ /[:*] *(swift_allocObject|swift_slowAlloc|malloc|calloc|realloc|posix_memalign|aligned_alloc) /)
+          printf "%s%s\n\n", callers, $0
+        callers = ""; next }
+      { callers = "" }' >"${report%.txt}-allocations.txt"
   total="$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$report")"
   echo "$(basename "$report" .txt): $((total / n)) instructions per request (user space), profile in $report," \
     "allocation sites in ${report%.txt}-allocations.txt"
