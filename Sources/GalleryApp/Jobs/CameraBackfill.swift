@@ -20,10 +20,8 @@ final class CameraBackfill: Backfill {
     private let limits: ImageLimits
     private let maxOriginalBytes: Int64
     private let logger: Logger
-    /// How far the pass has gone: the last objectId looked at, and how many were passed over.
-    private let progress = Mutex<(after: String, failed: Int)>(("", 0))
-    /// The pass has looked at every photo.
-    private let finished = Atomic<Bool>(false)
+    /// How far the pass has gone.
+    private let cursor = BackfillCursor()
 
     /// Photos per batch: reading a header is cheap, but a remote store fetches the whole original.
     static let batchSize = 16
@@ -43,7 +41,7 @@ final class CameraBackfill: Backfill {
         self.logger = logger
     }
 
-    var isFinished: Bool { finished.load(ordering: .relaxed) }
+    var isFinished: Bool { cursor.isFinished }
 
     func runBatch() throws -> Int { try runBatch(limit: Self.batchSize) }
 
@@ -51,24 +49,15 @@ final class CameraBackfill: Backfill {
     /// without a camera (0 when none was left: the backfill is then finished).
     @discardableResult
     func runBatch(limit: Int) throws -> Int {
-        guard !isFinished else { return 0 }
-        let after = progress.withLock { $0.after }
-        let rows = try pool.query(
-            """
-            select object_id, original_key from photos
-            where camera_checked is null and camera_make is null and camera_model is null and object_id > $1
-            order by object_id limit $2
-            """, [after, limit], retry: .safe)
-        guard let last = rows.last else {
-            finished.store(true, ordering: .relaxed)
-            let failed = progress.withLock { $0.failed }
-            if failed > 0 {
-                logger.warning(
-                    "camera backfill done; some photos' originals could not be read",
-                    metadata: ["photos": "\(failed)"])
-            }
-            return 0
-        }
+        guard
+            let rows = try cursor.nextBatch(
+                """
+                select object_id, original_key from photos
+                where camera_checked is null and camera_make is null and camera_model is null and object_id > $1
+                order by object_id limit $2
+                """, limit: limit, pool: pool, logger: logger,
+                unreadable: "camera backfill done; some photos' originals could not be read")
+        else { return 0 }
         var checked = 0
         var failed = 0
         for row in rows {
@@ -98,8 +87,7 @@ final class CameraBackfill: Backfill {
                 """, [id, camera.make, camera.model])
             checked += 1
         }
-        let next = try last.decode(String.self, "object_id")
-        progress.withLock { $0 = (next, $0.failed + failed) }
+        try cursor.advance(past: rows, failed: failed)
         return checked
     }
 

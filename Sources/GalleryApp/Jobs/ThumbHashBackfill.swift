@@ -18,10 +18,8 @@ public final class ThumbHashBackfill: Backfill {
     private let spoolDirectory: String
     private let limits: ImageLimits
     private let logger: Logger
-    /// How far the pass has gone: the last objectId looked at, and how many were passed over.
-    private let progress = Mutex<(after: String, failed: Int)>(("", 0))
-    /// The pass has looked at every photo.
-    private let finished = Atomic<Bool>(false)
+    /// How far the pass has gone.
+    private let cursor = BackfillCursor()
 
     /// Photos per batch: a worker between jobs spends at most a few tens of milliseconds on one.
     static let batchSize = 16
@@ -37,7 +35,7 @@ public final class ThumbHashBackfill: Backfill {
 
     public let name = "ThumbHash backfill"
 
-    public var isFinished: Bool { finished.load(ordering: .relaxed) }
+    public var isFinished: Bool { cursor.isFinished }
 
     public func runBatch() throws -> Int { try runBatch(limit: Self.batchSize) }
 
@@ -46,24 +44,15 @@ public final class ThumbHashBackfill: Backfill {
     /// at a time (worker 0 runs it).
     @discardableResult
     func runBatch(limit: Int) throws -> Int {
-        guard !isFinished else { return 0 }
-        let after = progress.withLock { $0.after }
-        let rows = try pool.query(
-            """
-            select object_id, thumbnail_key from photos
-            where thumbhash is null and thumbnail_key is not null and object_id > $1
-            order by object_id limit $2
-            """, [after, limit], retry: .safe)
-        guard let last = rows.last else {
-            finished.store(true, ordering: .relaxed)
-            let failed = progress.withLock { $0.failed }
-            if failed > 0 {
-                logger.warning(
-                    "ThumbHash backfill done; some photos' thumbnails could not be read",
-                    metadata: ["photos": "\(failed)"])
-            }
-            return 0
-        }
+        guard
+            let rows = try cursor.nextBatch(
+                """
+                select object_id, thumbnail_key from photos
+                where thumbhash is null and thumbnail_key is not null and object_id > $1
+                order by object_id limit $2
+                """, limit: limit, pool: pool, logger: logger,
+                unreadable: "ThumbHash backfill done; some photos' thumbnails could not be read")
+        else { return 0 }
         var done = 0
         var failed = 0
         for row in rows {
@@ -86,8 +75,7 @@ public final class ThumbHashBackfill: Backfill {
                 logger.debug("no ThumbHash for a photo", metadata: ["photo": "\(id)", "error": "\(error)"])
             }
         }
-        let next = try last.decode(String.self, "object_id")
-        progress.withLock { $0 = (next, $0.failed + failed) }
+        try cursor.advance(past: rows, failed: failed)
         return done
     }
 }
