@@ -90,6 +90,7 @@ if [ "$use_anchor" = 1 ]; then
   ports+=("$anchor_port")
 fi
 if [ -n "$compare" ]; then
+  compare_index="${#pids[@]}"
   on_server_cpus "$compare" serve --port "$compare_port" --host 127.0.0.1 --no-migrate --workers 0 \
     2>"$tmp/compare.log" &
   pids+=($!)
@@ -117,10 +118,18 @@ for path in "$page" "$count"; do
 done
 echo "bodies: the same JSON from all ${#ports[@]} ($(curl -s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "http://127.0.0.1:$port$page" | wc -c) bytes for the page)" >&2
 
-rate() { # url → req/s (after a 1 s warm-up)
+rate() { # url [server pid] → req/s (after a 1 s warm-up); with a pid, also appends the server's CPU
+  # microseconds per request (utime + stime from /proc, bench/rounds.sh) to $tmp/cpu.last
+  local before=0 after=0
   on_client_cpus wrk -t1 -c"$connections" -d1s -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "$1" >/dev/null
+  [ -n "${2:-}" ] && before="$(cpu_ticks "$2")"
   on_client_cpus wrk -t1 -c"$connections" -d"${duration}s" -H 'X-Parse-Application-Id: gallery' -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" "$1" >"$tmp/wrk.out" 2>&1
+  [ -n "${2:-}" ] && after="$(cpu_ticks "$2")"
   if grep -q "Non-2xx\|Socket errors" "$tmp/wrk.out"; then echo "manifest-anchor.sh: $(cat "$tmp/wrk.out")" >&2; exit 1; fi
+  if [ -n "${2:-}" ]; then
+    awk -v t=$((after - before)) -v hz="$clock_ticks" '/requests in/ { printf "%.2f\n", ($1 > 0 ? t / hz * 1e6 / $1 : 0) }' \
+      "$tmp/wrk.out" >"$tmp/cpu.last"
+  fi
   awk '/^Requests\/sec:/ {print $2}' "$tmp/wrk.out"
 }
 
@@ -132,18 +141,26 @@ if [ -n "$compare" ]; then
   for name in page count; do
     path="$page"; [ "$name" = count ] && path="$count"
     : >"$tmp/c.cache"; : >"$tmp/c.cmp"; : >"$tmp/c.off"; : >"$tmp/c.cmpoff"
+    for kind in cache cmp off cmpoff; do : >"$tmp/u.$kind"; done
     for _ in $(seq 1 "$rounds"); do
-      rate "http://127.0.0.1:$port$path" >>"$tmp/c.cache"
-      rate "http://127.0.0.1:$compare_port$path" >>"$tmp/c.cmp"
-      rate "http://127.0.0.1:$nocache_port$path" >>"$tmp/c.off"
-      rate "http://127.0.0.1:$compare_off_port$path" >>"$tmp/c.cmpoff"
+      rate "http://127.0.0.1:$port$path" "${pids[0]}" >>"$tmp/c.cache"; cat "$tmp/cpu.last" >>"$tmp/u.cache"
+      rate "http://127.0.0.1:$compare_port$path" "${pids[$compare_index]}" >>"$tmp/c.cmp"; cat "$tmp/cpu.last" >>"$tmp/u.cmp"
+      rate "http://127.0.0.1:$nocache_port$path" "${pids[1]}" >>"$tmp/c.off"; cat "$tmp/cpu.last" >>"$tmp/u.off"
+      rate "http://127.0.0.1:$compare_off_port$path" "${pids[$((compare_index + 1))]}" >>"$tmp/c.cmpoff"
+      cat "$tmp/cpu.last" >>"$tmp/u.cmpoff"
     done
     printf '%-24s %12.0f %12.0f %8s %12.0f %12.0f %8s\n' "$name" "$(median <"$tmp/c.cache")" "$(median <"$tmp/c.cmp")" \
       "$(paste "$tmp/c.cache" "$tmp/c.cmp" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \
       "$(median <"$tmp/c.off")" "$(median <"$tmp/c.cmpoff")" \
       "$(paste "$tmp/c.off" "$tmp/c.cmpoff" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+    printf '%-24s %12s %12s %8s %12s %12s %8s\n' "  CPU µs/request" "$(median <"$tmp/u.cache")" "$(median <"$tmp/u.cmp")" \
+      "$(paste "$tmp/u.cmp" "$tmp/u.cache" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \
+      "$(median <"$tmp/u.off")" "$(median <"$tmp/u.cmpoff")" \
+      "$(paste "$tmp/u.cmpoff" "$tmp/u.off" | awk '{ printf "%.3f\n", $1 / $2 }' | median)"
+    echo "  rounds: $(tr '\n' ' ' <"$tmp/c.cache")| compare $(tr '\n' ' ' <"$tmp/c.cmp")| off $(tr '\n' ' ' <"$tmp/c.off")| compare off $(tr '\n' ' ' <"$tmp/c.cmpoff")"
   done
-  echo "(ratio: median of per-round this/compare, with kept answers and with them off)"
+  echo "(ratio: median of per-round this/compare, with kept answers and with them off; for CPU per request,"
+  echo " compare/this, so above 1 means this build spends less CPU per request)"
 fi
 [ "$use_anchor" = 1 ] || exit 0
 

@@ -1,5 +1,4 @@
 import Postgres
-import Synchronization
 
 /// The fields an app added to a built-in class (Photo, Gallery, GalleryItem), from
 /// `builtin_class_fields` (migration 0028), kept in memory with the schema finds compile against.
@@ -17,9 +16,8 @@ final class BuiltInAppFields: Sendable {
     }
 
     private let pool: PostgresPool
-    /// The classes read so far, and a number that moves with every change, so a read that began
-    /// before a change does not keep what it read.
-    private let state = Mutex<(generation: UInt64, known: [String: Entry])>((0, [:]))
+    /// The classes read so far.
+    private let known = ClassNameCache<Entry>()
 
     /// App fields read through `pool`.
     init(pool: PostgresPool) {
@@ -27,23 +25,22 @@ final class BuiltInAppFields: Sendable {
     }
 
     /// `base` with its app fields (`base` itself when it has none).
-    func schema(of base: ParseClassSchema) throws -> ParseClassSchema { try entry(base).schema }
+    func schema(of base: ParseClassSchema) throws -> ParseClassSchema { try entry(base).value.schema }
 
     /// The app fields of `base`.
-    func fields(of base: ParseClassSchema) throws -> CustomClass { try entry(base).fields }
+    func fields(of base: ParseClassSchema) throws -> CustomClass { try entry(base).value.fields }
 
-    private func entry(_ base: ParseClassSchema) throws -> Entry {
-        let (held, generation) = state.withLock { ($0.known[base.className], $0.generation) }
-        if let held { return held }
-        let row = try pool.query(
-            "select fields::text, next_column from builtin_class_fields where class_name = $1", [base.className],
-            retry: .safe
-        ).first
-        let fields = try Self.decode(
-            base, fieldsJSON: try row?.decode(String.self, 0) ?? "[]", nextColumn: try row?.decode(Int64.self, 1) ?? 1)
-        let entry = Entry(fields: fields, schema: base.adding(fields.fields))
-        state.withLock { if $0.generation == generation { $0.known[base.className] = entry } }
-        return entry
+    private func entry(_ base: ParseClassSchema) throws -> ClassNameCache<Entry>.Held {
+        try known.held(base.className) {
+            let row = try pool.query(
+                "select fields::text, next_column from builtin_class_fields where class_name = $1", [base.className],
+                retry: .safe
+            ).first
+            let fields = try Self.decode(
+                base, fieldsJSON: try row?.decode(String.self, 0) ?? "[]",
+                nextColumn: try row?.decode(Int64.self, 1) ?? 1)
+            return Entry(fields: fields, schema: base.adding(fields.fields))
+        }
     }
 
     private static func decode(_ base: ParseClassSchema, fieldsJSON: String, nextColumn: Int64) throws -> CustomClass {
@@ -55,12 +52,7 @@ final class BuiltInAppFields: Sendable {
     /// Runs `body` in a transaction, then forgets what was held, whatever the outcome: the next
     /// read sees what was committed.
     func changing<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        defer {
-            state.withLock {
-                $0.generation &+= 1
-                $0.known = [:]
-            }
-        }
+        defer { known.forget() }
         return try pool.transaction(body)
     }
 

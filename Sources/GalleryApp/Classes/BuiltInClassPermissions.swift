@@ -1,5 +1,4 @@
 import Postgres
-import Synchronization
 
 /// The class-level permissions of the built-in classes (Photo, Gallery, GalleryItem), from
 /// `builtin_class_permissions` (migration 0024), kept in memory. A class without a row is open to
@@ -9,9 +8,8 @@ import Synchronization
 /// Another server's change is seen after a change here or a restart, as for custom classes.
 final class BuiltInClassPermissions: Sendable {
     private let pool: PostgresPool
-    /// The permissions read so far, by class name, and a number that moves with every change,
-    /// so a read that began before a change does not keep what it read.
-    private let state = Mutex<(generation: UInt64, known: [String: ClassLevelPermissions])>((0, [:]))
+    /// The permissions read so far, by class name, each with whether it is the default.
+    private let known = ClassNameCache<(permissions: ClassLevelPermissions, isDefault: Bool)>()
 
     /// Permissions reading through `pool`.
     init(pool: PostgresPool) {
@@ -20,19 +18,29 @@ final class BuiltInClassPermissions: Sendable {
 
     /// The permissions of the built-in class `className`.
     func permissions(of className: String) throws -> ClassLevelPermissions {
-        let (held, generation) = state.withLock { ($0.known[className], $0.generation) }
-        if let held { return held }
-        let row = try pool.query(
-            "select clp::text from builtin_class_permissions where class_name = $1", [className], retry: .safe
-        ).first
-        let permissions =
-            try row.map {
-                try ClassLevelPermissions.parse(
-                    try ParseJSONParser.parse(Array(try $0.decode(String.self, 0).utf8), maxDepth: 16),
-                    base: .builtInDefault)
-            } ?? .builtInDefault
-        state.withLock { if $0.generation == generation { $0.known[className] = permissions } }
-        return permissions
+        try held(className).value.permissions
+    }
+
+    /// Whether `className` has the default permissions (none set through `/parse/schemas`).
+    func isDefault(_ className: String) throws -> Bool {
+        try held(className).value.isDefault
+    }
+
+    private func held(_ className: String) throws -> ClassNameCache<(
+        permissions: ClassLevelPermissions, isDefault: Bool
+    )>.Held {
+        try known.held(className) {
+            let row = try pool.query(
+                "select clp::text from builtin_class_permissions where class_name = $1", [className], retry: .safe
+            ).first
+            let permissions =
+                try row.map {
+                    try ClassLevelPermissions.parse(
+                        try ParseJSONParser.parse(Array(try $0.decode(String.self, 0).utf8), maxDepth: 16),
+                        base: .builtInDefault)
+                } ?? .builtInDefault
+            return (permissions, permissions == .builtInDefault)
+        }
     }
 
     /// Parses `json` as `set` stores it (107 for a malformed one), without storing it.
@@ -52,10 +60,7 @@ final class BuiltInClassPermissions: Sendable {
             "insert into builtin_class_permissions (class_name, clp) values ($1, $2::jsonb)"
                 + " on conflict (class_name) do update set clp = excluded.clp",
             [className, permissions.json])
-        state.withLock {
-            $0.generation &+= 1
-            $0.known[className] = nil
-        }
+        known.forget(className)
         return permissions
     }
 }

@@ -10,12 +10,8 @@ public struct ParseObjectEncoder: Sendable {
     public let publicURL: String
     /// The bucket name in asset URLs.
     public let bucket: String
-    private let urlPrefix: String
-    private let urlPrefixBytes: [UInt8]
-    /// Signs file URLs (nil: plain URLs, `bucket_public = true`).
-    private let signer: AssetURLSigner?
-    /// The expiry of every URL this encoder signs: one per answer, so its URLs agree.
-    private let expires: Int64
+    /// How file URLs are written (prefix, signer, the answer's one expiry).
+    private let files: ParseFileURLs
     /// Objects fetched for `include` (`ParseAPI+Includes`), by pointer field, then objectId, as
     /// their JSON: a pointer field named here is written as its object, or left out when the
     /// object was not found (deleted, or not the caller's to read), as Parse Server leaves it out.
@@ -27,16 +23,15 @@ public struct ParseObjectEncoder: Sendable {
     public init(
         publicURL: String, bucket: String, assetURL: String = "", signer: AssetURLSigner? = nil, now: Date = Date()
     ) {
-        self.signer = signer
-        self.expires = signer?.expires(at: Int64(now.timeIntervalSince1970)) ?? 0
         var base = publicURL
         while base.hasSuffix("/") { base.removeLast() }
         self.publicURL = base
         self.bucket = bucket
         var asset = assetURL
         while asset.hasSuffix("/") { asset.removeLast() }
-        self.urlPrefix = asset.isEmpty ? base + "/" + bucket + "/" : asset + "/"
-        self.urlPrefixBytes = Array(urlPrefix.utf8)
+        self.files = ParseFileURLs(
+            prefix: asset.isEmpty ? base + "/" + bucket + "/" : asset + "/", signer: signer,
+            expires: signer?.expires(at: Int64(now.timeIntervalSince1970)) ?? 0)
     }
 
     /// `{"results":[…]}` (plus `"count":N` when `count` is given) for a query's rows.
@@ -105,7 +100,7 @@ public struct ParseObjectEncoder: Sendable {
         }
         for (index, field) in projection.fields.enumerated() {
             guard let column = columns.fields[index] else { continue }
-            if field.source == .displaySizes {
+            if case .displaySizes = field.source {
                 _ = try row.withText(column) { text in writeSizes(String(decoding: text, as: UTF8.self), into: &writer)
                 }
                 continue
@@ -121,9 +116,10 @@ public struct ParseObjectEncoder: Sendable {
                     writer.raw(Array(json))
                 }
             case .file:
+                let files = self.files  // the closure captures this one reference, not the encoder
                 _ = try row.withText(column) { key in
                     writer.key(json: field.jsonKey)
-                    writeFile(key: key, into: &writer)
+                    files.writeFile(key: key, into: &writer)
                 }
             case .pointer(let className):
                 if let included = projection.includes[field.name], let includedColumns = columns.includes[field.name] {
@@ -171,50 +167,5 @@ public struct ParseObjectEncoder: Sendable {
 
     /// The absolute URL of a blob key (`publicURL/bucket/key`, unsafe bytes percent-encoded), with
     /// a signer `publicURL/bucket/s/<expires>/<signature>/key` (`AssetURLSigner`).
-    public func url(forKey key: String) -> String {
-        guard let signer else { return urlPrefix + Self.percentEncodePath(key) }
-        return urlPrefix + String(decoding: signer.pathSegment(forKey: key, expires: expires), as: UTF8.self)
-            + Self.percentEncodePath(key)
-    }
-
-    private func writeFile(key: UnsafeBufferPointer<UInt8>, into writer: inout ParseJSONWriter) {
-        writer.beginObject()
-        writer.key("__type")
-        writer.string("File")
-        // The name is the key's last segment; the URL the prefix and the key, written in place.
-        let nameStart = (key.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
-        writer.key("name")
-        writer.string(utf8: UnsafeBufferPointer(rebasing: key[nameStart...]))
-        writer.key("url")
-        if key.allSatisfy(Self.isUnreserved) {
-            writer.string(
-                utf8: key, prefix: urlPrefixBytes, infix: signer?.pathSegment(forKey: key, expires: expires) ?? [])
-        } else {
-            writer.string(url(forKey: String(decoding: key, as: UTF8.self)))
-        }
-        writer.endObject()
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
-            || byte == UInt8(ascii: "~")
-            || byte == UInt8(ascii: "/")
-    }
-
-    private static func percentEncodePath(_ key: String) -> String {
-        if key.utf8.allSatisfy(isUnreserved) { return key }
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-        var bytes: [UInt8] = []
-        for byte in key.utf8 {
-            if isUnreserved(byte) {
-                bytes.append(byte)
-            } else {
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    public func url(forKey key: String) -> String { files.url(forKey: key) }
 }

@@ -16,7 +16,7 @@ extension ParseAPI {
     /// sequence (migration 0025), and kept answers are keyed by the caller (`ParseAccess.tagKey`).
     func skipsAnswerCache(_ className: String) -> Bool {
         guard ParseClassSchema.named(className) != nil else { return false }
-        return (try? schemas.builtIns.permissions(of: className)) != .builtInDefault
+        return (try? schemas.builtIns.isDefault(className)) != true
     }
 
     /// The custom class `className` (103 when there is none).
