@@ -26,9 +26,13 @@ final class BuiltInClassPermissions: Sendable {
         try held(className).value.isDefault
     }
 
-    private func held(_ className: String) throws -> ClassNameCache<(
-        permissions: ClassLevelPermissions, isDefault: Bool
-    )>.Held {
+    private func held(_ className: String) throws
+        -> ClassNameCache<
+            (
+                permissions: ClassLevelPermissions, isDefault: Bool
+            )
+        >.Held
+    {
         try known.held(className) {
             let row = try pool.query(
                 "select clp::text from builtin_class_permissions where class_name = $1", [className], retry: .safe

@@ -8,7 +8,7 @@
 /// a readers-writer lock: readers never wait for each other, so a reader descheduled while it
 /// holds the lock does not make the others on its core spin or sleep, as they would on a
 /// `Mutex` (measured on the manifest page: `Mutex._lockSlow` and its futex were 1.2 % of the
-/// server's CPU with two such lookups per find; docs/decisions/045).
+/// server's CPU with two such lookups per find; docs/decisions/048).
 ///
 /// `@unchecked Sendable`: `state` is read only under the read lock and changed only under the
 /// write lock.
