@@ -10,7 +10,8 @@
 # of a page filtered on the Number (`rating > 4.5`, no index) and of a page sorted by it, and
 # each table's size.
 # Usage: bench/builtin-app-fields.sh   Env: ROWS (200000), ROUNDS (3), SECONDS_PER_RUN (5),
-#   PGPORT_PRIVATE (55446), BIN (a galleryd to run `migrate` with; default: the debug build).
+#   PGPORT_PRIVATE (55446), BIN (a galleryd to run `migrate` with; default: the debug build),
+#   KEEP=1 keeps the temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,21 +20,11 @@ export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55446}"
 bin="${BIN:-$(swift build --show-bin-path)/galleryd}"
 
 tmp="$(mktemp -d /tmp/galleryd-appfields-bench.XXXXXX)"
-cleanup() {
-  scripts/pg.sh stop "$tmp/pg" || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. bench/galleryd.sh
+trap cleanup_run EXIT INT TERM
 
-database_url="$(scripts/pg.sh start "$tmp/pg")"
-export DATABASE_URL="$database_url"
-export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
-export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
-export GALLERYD_STORAGE_DIR="$tmp/blobs"
-"$bin" migrate >&2
-q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
-echo "seeding $rows photos…" >&2
-psql "$database_url" -Xq -v ON_ERROR_STOP=1 -v rows="$rows" -v owners=0 -f bench/manifest-seed.sql >/dev/null
+start_database "$bin"
+seed_photos "$rows"
 
 values="'album ' || (hashtext(object_id) & 63), ((hashtext(object_id) & 1023) / 204.6)::float8,
   jsonb_build_object('lens', '35mm', 'iso', hashtext(object_id) & 3200)"

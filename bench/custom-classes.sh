@@ -9,7 +9,8 @@
 #   - the alternative design (one jsonb table for every class) at the SQL level: the same first
 #     page through an expression index, EXPLAIN ANALYZE, and the table sizes.
 # Usage: bench/custom-classes.sh   Env: ROWS (1000000), SMALL (10000), ROUNDS (5), REQUESTS (200),
-#   PORT (18094), PGPORT_PRIVATE (55444), CONFIGURATION (debug), BIN (a galleryd to run).
+#   PORT (18094), PGPORT_PRIVATE (55444), CONFIGURATION (debug), BIN (a galleryd to run), KEEP=1
+#   (keeps the temporary directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,27 +24,13 @@ if [ -n "${BIN:-}" ]; then bin="$BIN"; else
 fi
 
 tmp="$(mktemp -d /tmp/galleryd-classes-bench.XXXXXX)"
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && { kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; }
-  scripts/pg.sh stop "$tmp/pg" || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. bench/galleryd.sh
+trap cleanup_run EXIT INT TERM
 
-database_url="$(scripts/pg.sh start "$tmp/pg")"
-export DATABASE_URL="$database_url"
-export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
-export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
-export GALLERYD_STORAGE_DIR="$tmp/blobs"
-"$bin" migrate >&2
-q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
-echo "seeding $rows photos…" >&2
-psql "$database_url" -Xq -v ON_ERROR_STOP=1 -v rows="$rows" -v owners=0 -f bench/manifest-seed.sql >/dev/null
+start_database "$bin"
+seed_photos "$rows"
 
-"$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
-server_pid=$!
-for _ in $(seq 1 1200); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
+start_galleryd "$bin" "$port"
 base="http://127.0.0.1:$port/parse"
 h=(-H "X-Parse-Application-Id: gallery" -H "X-Parse-Master-Key: $GALLERYD_MASTER_KEY" -H "Content-Type: application/json")
 for class in Resource Small; do

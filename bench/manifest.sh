@@ -43,28 +43,11 @@ fi
 
 tmp="$(mktemp -d /tmp/galleryd-manifest-bench.XXXXXX)"
 pg_dir="${DATA_DIR:-$tmp/pg}"
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    # A clean stop drains connections; do not hang the bench if it does not come.
-    for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  scripts/pg.sh stop "$pg_dir" || true
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
+. bench/galleryd.sh
+trap 'cleanup_run "$pg_dir"' EXIT INT TERM
 
-database_url="$(scripts/pg.sh start "$pg_dir")"
-export DATABASE_URL="$database_url"
-export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
-export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
-export GALLERYD_STORAGE_DIR="$tmp/blobs"
-"$bin" migrate >&2
+start_database "$bin" "$pg_dir"
 
-q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
 # A DATA_DIR seeded by an earlier run is reused as it is, if it holds this shape.
 shape_mark="rows=$rows owners=$owners"
 if [ -f "$pg_dir/bench-seeded" ]; then
@@ -122,12 +105,7 @@ if [ "$owners" -gt 0 ]; then
 fi
 echo "live photos: $(q "select n from row_counts where name = 'photos_live'")" >&2
 
-"$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
-server_pid=$!
-for _ in $(seq 1 100); do
-  curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-  sleep 0.1
-done
+start_galleryd "$bin" "$port"
 
 # The deep page: the keyset cursor 90 % of the way down the (user's) live photos. benchuser0's
 # rows are every OWNERS-th, and the trashed ones every 100th: with OWNERS=10 all of them are its

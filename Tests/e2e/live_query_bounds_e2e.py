@@ -16,37 +16,24 @@ import time
 
 import websockets
 
+from live_query_client import Server, expect, subscribe
+
 BASE, APP_ID, TOKEN = sys.argv[1], sys.argv[2], sys.argv[3]
 MAX_SUBSCRIPTIONS, CONNECT_TIMEOUT, MAX_SOCKETS = int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
-WS = BASE.replace("http://", "ws://") + "/parse"
+SERVER = Server(BASE, APP_ID)
 
 
-async def expect(ws, op, timeout=10):
-    message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
-    if message.get("op") != op:
-        raise SystemExit(f"expected {op}, got {message}")
-    return message
-
-
-async def subscribe(ws, request_id, where, op="subscribe"):
-    text = json.dumps({"op": op, "requestId": request_id, "query": {"className": "Photo", "where": where}})
-    # The server takes frames of up to 64 KiB: a larger message goes in fragments.
-    await ws.send([text[i:i + 32768] for i in range(0, len(text), 32768)] if len(text) > 32768 else text)
+async def answer_to(ws, request_id, where, op="subscribe"):
+    """Subscribes (or updates) to Photo where `where`; the next frame, whatever its op."""
+    await subscribe(ws, request_id, "Photo", where, op=op)
     return json.loads(await asyncio.wait_for(ws.recv(), 10))
-
-
-async def connected():
-    ws = await websockets.connect(WS, max_size=None)
-    await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID, "sessionToken": TOKEN}))
-    await expect(ws, "connected")
-    return ws
 
 
 async def main():
     summary = {}
     # No connect: an error frame, then the server closes with 1008.
     started = time.time()
-    async with websockets.connect(WS) as idle:
+    async with SERVER.open() as idle:
         error = await expect(idle, "error", timeout=CONNECT_TIMEOUT + 10)
         try:
             await asyncio.wait_for(idle.recv(), 10)
@@ -58,17 +45,17 @@ async def main():
     assert summary["idle_closed_after_s"] >= CONNECT_TIMEOUT - 0.2, summary
 
     # The subscription cap.
-    ws = await connected()
+    ws = await SERVER.socket(max_size=None, sessionToken=TOKEN)
     for request_id in range(1, MAX_SUBSCRIPTIONS + 1):
-        answer = await subscribe(ws, request_id, {})
+        answer = await answer_to(ws, request_id, {})
         assert answer["op"] == "subscribed", answer
-    over = await subscribe(ws, MAX_SUBSCRIPTIONS + 1, {})
+    over = await answer_to(ws, MAX_SUBSCRIPTIONS + 1, {})
     assert over["op"] == "error" and over["code"] == 155 and over["requestId"] == MAX_SUBSCRIPTIONS + 1, over
-    replaced = await subscribe(ws, 1, {"title": "x"}, op="update")
+    replaced = await answer_to(ws, 1, {"title": "x"}, op="update")
     assert replaced["op"] == "updated", replaced
     await ws.send(json.dumps({"op": "unsubscribe", "requestId": 1}))
     await expect(ws, "unsubscribed")
-    again = await subscribe(ws, MAX_SUBSCRIPTIONS + 1, {})
+    again = await answer_to(ws, MAX_SUBSCRIPTIONS + 1, {})
     assert again["op"] == "subscribed", again
     await ws.send(json.dumps({"op": "unsubscribe", "requestId": 2}))
     await expect(ws, "unsubscribed")
@@ -83,16 +70,16 @@ async def main():
         ("size", {"title": {"$in": ["y" * 200 + str(i) for i in range(900)]}}),
         ("string", {"title": "z" * 9000}),
     ]:
-        refused = await subscribe(ws, 50, where)
+        refused = await answer_to(ws, 50, where)
         assert refused["op"] == "error" and refused["code"] == 102, (name, refused)
     summary["where_refused"] = 4
 
     # Sockets per address: `ws` is one; fill up to the cap, then the next upgrade is 429.
     held = [ws]
     for _ in range(MAX_SOCKETS - 1):
-        held.append(await websockets.connect(WS))
+        held.append(await SERVER.open())
     try:
-        extra = await websockets.connect(WS)
+        extra = await SERVER.open()
         await extra.close()
         raise SystemExit("an upgrade past the socket cap was accepted")
     except SystemExit:
@@ -104,9 +91,8 @@ async def main():
         await socket.close()
     await asyncio.sleep(0.5)
     # Closed sockets give their places back.
-    async with websockets.connect(WS) as fresh:
-        await fresh.send(json.dumps({"op": "connect", "applicationId": APP_ID}))
-        await expect(fresh, "connected")
+    async with SERVER.open() as fresh:
+        await SERVER.connect(fresh)
     summary["ok"] = True
     print(json.dumps(summary))
 

@@ -12,62 +12,38 @@ exits non-zero with the reason on failure.
 import asyncio
 import json
 import sys
-import urllib.request
 
-import websockets
+from live_query_client import Server, expect, subscribe, subscribed
 
 BASE, APP_ID, JPEG, MASTER_KEY = sys.argv[1:5]
-WS = BASE.replace("http://", "ws://") + "/parse"
-
-
-def rest(method, path, body, content_type):
-    request = urllib.request.Request(BASE + path, data=body, method=method)
-    request.add_header("X-Parse-Application-Id", APP_ID)
-    request.add_header("X-Parse-Master-Key", MASTER_KEY)
-    request.add_header("Content-Type", content_type)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
-
-
-async def expect(ws, op, timeout=10):
-    message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
-    if message.get("op") != op:
-        raise SystemExit(f"expected {op}, got {message}")
-    return message
+SERVER = Server(BASE, APP_ID, MASTER_KEY)
 
 
 async def main():
-    async with websockets.connect(WS) as ws:
-        await ws.send(json.dumps({"op": "subscribe", "requestId": 1, "query": {"className": "Photo", "where": {}}}))
+    async with SERVER.open() as ws:
+        await subscribe(ws, 1, "Photo", {})
         early = await expect(ws, "error")
         assert early["code"] == 2, early
         await ws.send(json.dumps({"op": "connect", "applicationId": "wrong"}))
         bad = await expect(ws, "error")
         assert bad["code"] == 4, bad
 
-    async with websockets.connect(WS) as ws:
-        await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID, "masterKey": MASTER_KEY}))
-        connected = await expect(ws, "connected")
+    async with SERVER.open() as ws:
+        connected = await SERVER.connect(ws, masterKey=MASTER_KEY)
         client_id = connected["clientId"]
-        await ws.send(json.dumps({"op": "subscribe", "requestId": 7,
-                                  "query": {"className": "Photo", "where": {"title": {"$text": {"$search": "x"}}}}}))
+        await subscribe(ws, 7, "Photo", {"title": {"$text": {"$search": "x"}}})
         refused = await expect(ws, "error")
         assert refused["code"] == 102 and refused["requestId"] == 7, refused
-        await ws.send(json.dumps({"op": "subscribe", "requestId": 1,
-                                  "query": {"className": "Photo", "where": {"title": {"$regex": "^Beach"}}}}))
-        assert (await expect(ws, "subscribed"))["requestId"] == 1
-        await ws.send(json.dumps({"op": "subscribe", "requestId": 2,
-                                  "query": {"className": "Photo", "where": {"status": "ready", "width": {"$gt": 10}},
-                                            "keys": ["status", "title"]}}))
-        assert (await expect(ws, "subscribed"))["requestId"] == 2
+        assert (await subscribed(ws, 1, "Photo", {"title": {"$regex": "^Beach"}}))["requestId"] == 1
+        ready = {"status": "ready", "width": {"$gt": 10}}
+        assert (await subscribed(ws, 2, "Photo", ready, keys=["status", "title"]))["requestId"] == 2
         # An event for another title must not arrive on subscription 1: it is created first.
         with open(JPEG, "rb") as f:
             jpeg = f.read()
         loop = asyncio.get_running_loop()
-        upload = await loop.run_in_executor(None, rest, "POST", "/parse/files/live.jpg", jpeg, "image/jpeg")
-        created = await loop.run_in_executor(None, rest, "POST", "/parse/classes/Photo",
-                                             json.dumps({"original": {"__type": "File", "name": upload["name"]},
-                                                         "title": "Beach at noon"}).encode(), "application/json")
+        upload = await SERVER.call("POST", "/parse/files/live.jpg", jpeg, "image/jpeg")
+        created = await SERVER.call("POST", "/parse/classes/Photo",
+                                    {"original": {"__type": "File", "name": upload["name"]}, "title": "Beach at noon"})
         object_id = created["objectId"]
         seen = []
         ready_update = enter = None

@@ -11,39 +11,16 @@ exits non-zero with the reason on failure.
 import asyncio
 import json
 import sys
-import urllib.request
 
-import websockets
+from live_query_client import Server, expect, subscribe, subscribed
 
 BASE, APP_ID, TOKEN_A, TOKEN_B, USER_B = sys.argv[1:6]
-WS = BASE.replace("http://", "ws://") + "/parse"
-
-
-def rest(path, body, token):
-    request = urllib.request.Request(BASE + path, data=json.dumps(body).encode(), method="POST")
-    request.add_header("X-Parse-Application-Id", APP_ID)
-    request.add_header("X-Parse-Session-Token", token)
-    request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
-
-
-async def expect(ws, op, timeout=10):
-    message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
-    if message.get("op") != op:
-        raise SystemExit(f"expected {op}, got {message}")
-    return message
+SERVER = Server(BASE, APP_ID)
 
 
 async def subscriber(token):
-    ws = await websockets.connect(WS)
-    connect = {"op": "connect", "applicationId": APP_ID}
-    if token:
-        connect["sessionToken"] = token
-    await ws.send(json.dumps(connect))
-    await expect(ws, "connected")
-    await ws.send(json.dumps({"op": "subscribe", "requestId": 1, "query": {"className": "Gallery", "where": {}}}))
-    await expect(ws, "subscribed")
+    ws = await SERVER.socket(sessionToken=token)
+    await subscribed(ws, 1, "Gallery", {})
     return ws
 
 
@@ -59,23 +36,21 @@ async def created_names(ws, wait):
 
 
 async def main():
-    async with websockets.connect(WS) as ws:
+    async with SERVER.open() as ws:
         await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID, "sessionToken": "r:not-a-session"}))
         bad = await expect(ws, "error")
         assert bad["code"] == 209, bad
 
-    async with websockets.connect(WS) as anonymous:
-        await anonymous.send(json.dumps({"op": "connect", "applicationId": APP_ID}))
-        await expect(anonymous, "connected")
-        await anonymous.send(json.dumps({"op": "subscribe", "requestId": 1, "query": {"className": "Gallery", "where": {}}}))
+    async with SERVER.open() as anonymous:
+        await SERVER.connect(anonymous)
+        await subscribe(anonymous, 1, "Gallery", {})
         refused = await expect(anonymous, "error")
         assert refused["code"] == 119 and refused["requestId"] == 1, refused
 
     a, b = await subscriber(TOKEN_A), await subscriber(TOKEN_B)
-    loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, rest, "/parse/classes/Gallery", {"name": "Private"}, TOKEN_A)
-    await loop.run_in_executor(None, rest, "/parse/classes/Gallery",
-                               {"name": "Shared", "ACL": {USER_B: {"read": True}}}, TOKEN_A)
+    as_a = {"X-Parse-Session-Token": TOKEN_A}
+    await SERVER.call("POST", "/parse/classes/Gallery", {"name": "Private"}, headers=as_a)
+    await SERVER.call("POST", "/parse/classes/Gallery", {"name": "Shared", "ACL": {USER_B: {"read": True}}}, headers=as_a)
     seen_a, seen_b = await asyncio.gather(created_names(a, 3), created_names(b, 3))
     for ws in (a, b):
         await ws.close()

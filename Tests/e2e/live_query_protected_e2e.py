@@ -11,48 +11,23 @@ the reason on failure.
 import asyncio
 import json
 import sys
-import urllib.request
 
-import websockets
+from live_query_client import Server, expect, subscribe, subscribed
 
 BASE, APP_ID, MASTER_KEY, SESSION, GALLERY = sys.argv[1:6]
-WS = BASE.replace("http://", "ws://") + "/parse"
-
-
-def rest(method, path, body):
-    request = urllib.request.Request(BASE + path, data=json.dumps(body).encode(), method=method)
-    request.add_header("X-Parse-Application-Id", APP_ID)
-    request.add_header("X-Parse-Master-Key", MASTER_KEY)
-    request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
-
-
-async def expect(ws, op, timeout=10):
-    message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
-    if message.get("op") != op:
-        raise SystemExit(f"expected {op}, got {message}")
-    return message
-
-
-async def connect(ws, **keys):
-    await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID, **keys}))
-    await expect(ws, "connected")
+SERVER = Server(BASE, APP_ID, MASTER_KEY)
 
 
 async def main():
-    async with websockets.connect(WS) as user, websockets.connect(WS) as master:
-        await connect(user, sessionToken=SESSION)
-        await connect(master, masterKey=MASTER_KEY)
-        await user.send(json.dumps({"op": "subscribe", "requestId": 1,
-                                    "query": {"className": "Gallery", "where": {"name": "secret"}}}))
+    async with SERVER.open() as user, SERVER.open() as master:
+        await SERVER.connect(user, sessionToken=SESSION)
+        await SERVER.connect(master, masterKey=MASTER_KEY)
+        await subscribe(user, 1, "Gallery", {"name": "secret"})
         refused = await expect(user, "error")
         assert refused["code"] == 119 and refused["requestId"] == 1, refused
-        await user.send(json.dumps({"op": "subscribe", "requestId": 2, "query": {"className": "Gallery", "where": {}}}))
-        await expect(user, "subscribed")
-        await master.send(json.dumps({"op": "subscribe", "requestId": 3, "query": {"className": "Gallery", "where": {}}}))
-        await expect(master, "subscribed")
-        rest("PUT", f"/parse/classes/Gallery/{GALLERY}", {"name": "renamed secret"})
+        await subscribed(user, 2, "Gallery", {})
+        await subscribed(master, 3, "Gallery", {})
+        SERVER.rest("PUT", f"/parse/classes/Gallery/{GALLERY}", {"name": "renamed secret"})
         seen = await expect(user, "update")
         assert "name" not in seen["object"] and "name" not in seen.get("original", {}), seen
         assert seen["object"]["objectId"] == GALLERY, seen

@@ -17,32 +17,18 @@ import asyncio
 import json
 import sys
 import time
-import urllib.request
 
 import websockets
 
+from live_query_client import Server, subscribed
+
 BASE_A, BASE_B, APP_ID, MASTER_KEY, CASES = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], json.loads(sys.argv[5])
-WS_B = BASE_B.replace("http://", "ws://") + "/parse"
-
-
-def rest(method, path, body, headers):
-    request = urllib.request.Request(BASE_A + path, data=json.dumps(body).encode(), method=method)
-    request.add_header("X-Parse-Application-Id", APP_ID)
-    request.add_header("Content-Type", "application/json")
-    for name, value in headers.items():
-        request.add_header(name, value)
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
+INSTANCE_A, INSTANCE_B = Server(BASE_A, APP_ID), Server(BASE_B, APP_ID)
 
 
 async def subscriber(token, request_id):
-    ws = await websockets.connect(WS_B)
-    await ws.send(json.dumps({"op": "connect", "applicationId": APP_ID, "sessionToken": token}))
-    message = json.loads(await asyncio.wait_for(ws.recv(), 10))
-    assert message["op"] == "connected", message
-    await ws.send(json.dumps({"op": "subscribe", "requestId": request_id, "query": {"className": "Photo", "where": {}}}))
-    message = json.loads(await asyncio.wait_for(ws.recv(), 10))
-    assert message["op"] == "subscribed", message
+    ws = await INSTANCE_B.socket(sessionToken=token)
+    await subscribed(ws, request_id, "Photo", {})
     return ws
 
 
@@ -63,12 +49,10 @@ async def main():
     names = ["logout", "password", "other", "delete", "expiry", "kept"]
     tokens = {"other": CASES["password"]["other"], **{name: CASES[name]["token"] for name in names if name in CASES}}
     sockets = {name: await subscriber(tokens[name], index + 1) for index, name in enumerate(names)}
-    loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, rest, "POST", "/parse/logout", {}, {"X-Parse-Session-Token": tokens["logout"]})
-    await loop.run_in_executor(None, rest, "PUT", f"/parse/users/{CASES['password']['user']}", {"password": "a new one"},
-                               {"X-Parse-Session-Token": tokens["other"]})
-    await loop.run_in_executor(None, rest, "DELETE", f"/parse/users/{CASES['delete']['user']}", {},
-                               {"X-Parse-Master-Key": MASTER_KEY})
+    await INSTANCE_A.call("POST", "/parse/logout", {}, headers={"X-Parse-Session-Token": tokens["logout"]})
+    await INSTANCE_A.call("PUT", f"/parse/users/{CASES['password']['user']}", {"password": "a new one"},
+                          headers={"X-Parse-Session-Token": tokens["other"]})
+    await INSTANCE_A.call("DELETE", f"/parse/users/{CASES['delete']['user']}", {}, headers={"X-Parse-Master-Key": MASTER_KEY})
     waits = await asyncio.gather(*[ended(sockets[name], index + 1, 8) for index, name in enumerate(names)])
     result = dict(zip(names, waits))
     for socket in sockets.values():

@@ -34,20 +34,9 @@ extension ConfigurationKey {
         _ name: String, _ path: WritableKeyPath<GalleryConfiguration, Int> & Sendable, _ summary: String,
         range: ClosedRange<Int>
     ) -> ConfigurationKey {
-        ConfigurationKey(
-            name: name, environmentVariable: "GALLERYD_" + name.uppercased(), summary: summary, isSecret: false,
-            apply: { config, text in
-                let digits = text.replacingOccurrences(of: "_", with: "")
-                guard let value = Int(digits) else {
-                    throw ConfigurationError.invalidValue(key: name, value: text, reason: "not an integer")
-                }
-                guard range.contains(value) else {
-                    throw ConfigurationError.invalidValue(
-                        key: name, value: text, reason: "must be between \(range.lowerBound) and \(range.upperBound)")
-                }
-                config[keyPath: path] = value
-            },
-            render: { String($0[keyPath: path]) })
+        number(name, path, summary, range: range, kind: "an integer") {
+            Int($0.replacingOccurrences(of: "_", with: ""))
+        }
     }
 
     /// A boolean setting: true/1/yes/on or false/0/no/off, any case.
@@ -73,11 +62,19 @@ extension ConfigurationKey {
         _ name: String, _ path: WritableKeyPath<GalleryConfiguration, Double> & Sendable, _ summary: String,
         range: ClosedRange<Double>
     ) -> ConfigurationKey {
+        number(name, path, summary, range: range, kind: "a number") { Double($0).flatMap { $0.isFinite ? $0 : nil } }
+    }
+
+    /// A numeric setting within `range`, whose text `parse` reads (nil: the text is not `kind`).
+    private static func number<Value: Comparable & LosslessStringConvertible & Sendable>(
+        _ name: String, _ path: WritableKeyPath<GalleryConfiguration, Value> & Sendable, _ summary: String,
+        range: ClosedRange<Value>, kind: String, parse: @escaping @Sendable (String) -> Value?
+    ) -> ConfigurationKey {
         ConfigurationKey(
             name: name, environmentVariable: "GALLERYD_" + name.uppercased(), summary: summary, isSecret: false,
             apply: { config, text in
-                guard let value = Double(text), value.isFinite else {
-                    throw ConfigurationError.invalidValue(key: name, value: text, reason: "not a number")
+                guard let value = parse(text) else {
+                    throw ConfigurationError.invalidValue(key: name, value: text, reason: "not \(kind)")
                 }
                 guard range.contains(value) else {
                     throw ConfigurationError.invalidValue(

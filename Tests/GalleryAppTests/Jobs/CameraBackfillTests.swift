@@ -14,20 +14,15 @@ import Testing
     let photos: [String]
 
     init() throws {
-        let server = try TestServer(workers: 0)
-        self.server = server
-        var ids: [String] = []
-        for (seed, make, model) in [
+        let cameras = try [
             (81, "Canon", "Canon EOS R5"), (82, "Apple", "iPhone 15 Pro"), (83, "NIKON CORPORATION", "NIKON Z 8"),
-        ] {
+        ].map { seed, make, model in
             let jpeg = try TestJPEG.make(width: 320, height: 240, seed: UInt64(seed))
-            ids.append(
-                try server.uploadPhoto(TestJPEG.withCamera(jpeg, make: Array(make.utf8), model: Array(model.utf8))))
+            return TestJPEG.withCamera(jpeg, make: Array(make.utf8), model: Array(model.utf8))
         }
-        ids.append(try server.uploadPhoto(TestJPEG.make(width: 320, height: 240, seed: 84)))
-        photos = ids
-        server.application.makeWorkerPool(threads: 1).drain()
-        for id in photos { #expect(try server.waitForProcessing(id, timeout: 10) == "ready") }
+        let fixture = try TestServer.withProcessedPhotos(cameras + [TestJPEG.make(width: 320, height: 240, seed: 84)])
+        server = fixture.server
+        photos = fixture.photos
     }
 
     deinit { server.stop() }

@@ -12,15 +12,12 @@ import Testing
     let photos: [String]
 
     init() throws {
-        let server = try TestServer(workers: 0)
-        self.server = server
-        var ids: [String] = []
-        for (width, height, seed) in [(800, 600, 71), (600, 800, 72), (640, 640, 73)] {
-            ids.append(try server.uploadPhoto(TestJPEG.make(width: width, height: height, seed: UInt64(seed))))
-        }
-        photos = ids
-        server.application.makeWorkerPool(threads: 1).drain()
-        for id in photos { #expect(try server.waitForProcessing(id, timeout: 10) == "ready") }
+        let fixture = try TestServer.withProcessedPhotos(
+            [(800, 600, 71), (600, 800, 72), (640, 640, 73)].map { width, height, seed in
+                try TestJPEG.make(width: width, height: height, seed: UInt64(seed))
+            })
+        server = fixture.server
+        photos = fixture.photos
     }
 
     deinit { server.stop() }

@@ -88,8 +88,6 @@ struct LiveQueryTests {
         #expect(LiveQueryEvent.decode("not json").event == nil)
     }
 
-    /// The independent client: PyPI `websockets` (installed by scripts/test.sh into its virtualenv)
-    /// runs Tests/e2e/live_query_e2e.py against a real server with a worker.
     @Test func liveQueryPath_MovesTheUpgrade_AndThePageIsToldWhere() throws {
         let server = try TestServer(workers: 0, listening: true) { $0.liveQueryPath = "/live" }
         defer { server.stop() }
@@ -107,31 +105,19 @@ struct LiveQueryTests {
         #expect(config["mountPath"] as? String == "/parse")
     }
 
+    /// The independent client: PyPI `websockets` (installed by scripts/test.sh into its virtualenv)
+    /// runs Tests/e2e/live_query_e2e.py against a real server with a worker.
     @Test func endToEnd_WebsocketsClient_SeesCreateAndReadyUpdate() throws {
-        let python = try #require(
-            ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
-            "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`"
-        )
         let server = try TestServer(workers: 1, listening: true)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let jpegPath = NSTemporaryDirectory() + "live-\(UUID().uuidString).jpg"
         try Data(try TestJPEG.make(width: 160, height: 120, seed: 5)).write(to: URL(fileURLWithPath: jpegPath))
         defer { try? FileManager.default.removeItem(atPath: jpegPath) }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("e2e/live_query_e2e.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, server.baseURL, TestServer.appID, jpegPath, TestServer.masterKey]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.contains("\"ok\": true"), "\(text)")
+        let run = try runLiveQueryScript(
+            "live_query_e2e.py", [server.baseURL, TestServer.appID, jpegPath, TestServer.masterKey])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("\"ok\": true"), "\(run.output)")
         #expect(server.application.liveQuery.eventsDelivered >= 2)
     }
 }

@@ -252,28 +252,14 @@ struct OwnershipTests {
     }
 
     @Test func liveQuery_SendsEachSubscriberOnlyWhatItMayRead() throws {
-        let python = try #require(
-            ProcessInfo.processInfo.environment["GALLERYD_TEST_PYTHON"],
-            "GALLERYD_TEST_PYTHON is not set: run the tests with scripts/test.sh (make test), which installs `websockets`"
-        )
         let server = try TestServer(workers: 0, listening: true)
         defer { server.stop() }
         #expect(server.application.liveQuery.waitUntilListening(timeout: 10))
         let a = try server.makeUser("alice")
         let b = try server.makeUser("bob")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("e2e/live_query_owners_e2e.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script, server.baseURL, TestServer.appID, a.token, b.token, b.objectId]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
-        #expect(text.contains("\"ok\": true"), "\(text)")
+        let run = try runLiveQueryScript(
+            "live_query_owners_e2e.py", [server.baseURL, TestServer.appID, a.token, b.token, b.objectId])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("\"ok\": true"), "\(run.output)")
     }
 }
