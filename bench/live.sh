@@ -26,39 +26,17 @@ if ! "$venv/bin/python" -c 'import websockets' 2>/dev/null; then
 fi
 
 tmp="$(mktemp -d /tmp/galleryd-live-bench.XXXXXX)"
-server_pid=""
-cleanup() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
-  scripts/pg.sh stop "$tmp/pg" || true
-  if [ "${KEEP:-0}" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT INT TERM
+. bench/galleryd.sh
+trap cleanup_run EXIT INT TERM
 ulimit -n 8192 2>/dev/null || true
 
-database_url="$(scripts/pg.sh start "$tmp/pg")"
-export DATABASE_URL="$database_url"
-export GALLERYD_STORAGE_DIR="$tmp/blobs"
-export GALLERYD_MASTER_KEY="bench-master-key-0123456789"
-export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
 # Every subscriber comes from 127.0.0.1: no cap on sockets per address here.
 export GALLERYD_LIVE_QUERY_MAX_SOCKETS_PER_ADDRESS=0
-"$bin" migrate >&2
-q() { psql "$database_url" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
-psql "$database_url" -q -v ON_ERROR_STOP=1 -v rows=1 -f bench/manifest-seed.sql >&2
+start_database "$bin"
+seed_photos 1
 id="$(q "select object_id from photos limit 1")"
 
-"$bin" serve --port "$port" --host 127.0.0.1 --no-migrate --workers 0 2>"$tmp/serve.log" &
-server_pid=$!
-for _ in $(seq 1 100); do
-  curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-kill -0 "$server_pid" 2>/dev/null || { cat "$tmp/serve.log" >&2; echo "live.sh: galleryd did not start" >&2; exit 1; }
+start_galleryd "$bin" "$port"
 
 "$venv/bin/python" bench/live.py "ws://127.0.0.1:$port/parse" "${GALLERYD_APP_ID:-gallery}" "$subscribers" "$events" \
   "$server_pid" "$tmp/ready" &
