@@ -2,9 +2,8 @@ import Postgres
 
 /// `users` and `roles` in a `_Role` find, as a `where` on a custom class's Relation
 /// (docs/decisions/046): a pointer or `$eq` (the roles whose relation holds it), `$in` (one of
-/// them), `$ne` and `$nin` (none of them), `$all` (every one). A target the caller may not read is
-/// held by no role, so a find never tells that it exists or which roles hold it: an account
-/// without a session (unless `public_read`, as `_User` finds), a child role its ACL hides.
+/// them), `$ne` and `$nin` (none of them), `$all` (every one). A child role its ACL hides from
+/// the caller is held by no role, so a find never tells that it exists or which roles hold it.
 extension RoleQuery {
     /// The condition on `r` that `value` puts on the relation `key` (`users` or `roles`); 102 for
     /// any other shape.
@@ -49,7 +48,7 @@ extension RoleQuery {
     private mutating func holds(_ key: String, _ ids: [String]) -> String {
         guard !ids.isEmpty else { return "false" }
         if key == "users" {
-            guard access.caller != .anonymous || access.publicRead else { return "false" }
+            // Every account is readable by whoever may read roles (`_User`'s access filter).
             return "exists (select 1 from role_users ru where ru.role_id = r.object_id and ru.user_id = any("
                 + bind(ids) + "::text[]))"
         }
