@@ -49,7 +49,24 @@ extension ParseSQLCompiler {
     ) -> String {
         binds.subqueryCount += 1
         let pairs = "j\(binds.subqueryCount)"
-        return "\(alias).object_id in (select \(pairs).owning_id from \(joinTable) \(pairs) where "
-            + subquerySQL("\(pairs).related_id", targets, negated: false, binds: &binds, access: access) + ")"
+        let head = "\(alias).object_id in (select \(pairs).owning_id from \(joinTable) \(pairs) where "
+        if let id = singleTarget(targets.condition) {
+            // One object (`{"likes":<pointer>}`, `$ne`): its pairs read by the id itself, and the
+            // target tested with constants only, run once, as `$relatedTo`'s owner (043); the
+            // `in (…)` semi-join below hid the id from the planner (a page 15× slower, 046).
+            let placeholder = binds.add(.text(id), cast: "text")
+            return head + "\(pairs).related_id = \(placeholder) and "
+                + subquerySQL(placeholder, targets, negated: false, binds: &binds, access: access) + ")"
+        }
+        return head + subquerySQL("\(pairs).related_id", targets, negated: false, binds: &binds, access: access) + ")"
+    }
+
+    /// The objectId a relation's targets name when they name one (alone or narrowed by pointer permissions).
+    private static func singleTarget(_ condition: ParseCondition?) -> String? {
+        switch condition {
+        case .compare("objectId", .equal, .text(let id))?: return id
+        case .and(let parts)?: return parts.first.flatMap { singleTarget($0) }
+        default: return nil
+        }
     }
 }

@@ -89,8 +89,8 @@ import Testing
         let held = try sql(#"{"likes":\#(pointer)}"#, ParseReadableClass(schema: fan.schema))
         #expect(
             held.contains(
-                "t.object_id in (select j1.owning_id from custom_1_r1 j1 where j1.related_id in"
-                    + " (select s2.object_id from custom_2 s2 where s2.object_id = $1::text and s2.readers && $2::text[]))"
+                "t.object_id in (select j1.owning_id from custom_1_r1 j1 where j1.related_id = $1::text and $1::text in"
+                    + " (select s2.object_id from custom_2 s2 where s2.object_id = $2::text and s2.readers && $3::text[]))"
             ), "\(held)")
         let notHeld = try sql(#"{"likes":{"$ne":\#(pointer)}}"#, ParseReadableClass(schema: fan.schema))
         #expect(notHeld.contains("not (t.object_id in (select j1.owning_id"), "\(notHeld)")
