@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A `where` on a Relation field (`{"likes":<fan>}`, docs/decisions/046): the first page of 20 posts
 # (newest first) and the count, with the named fan read as the caller may read it (a subquery of
-# its class with its ACL filter, as `ParseSQLCompiler.relationSQL` writes it: an array run once;
-# and a first shape, an `in (…)` semi-join) against the join table read by the id alone (Parse
-# Server's `owningIds`, no target check). Tables shaped as
+# its class with its ACL filter: as `ParseSQLCompiler.relationSQL` writes it for one object, the
+# pairs read by the id and the target tested with constants; and the `in (…)` semi-join it writes
+# for several) against the join table read by the id alone (Parse Server's `owningIds`, no check). Tables shaped as
 # SchemaService makes a custom class and a Relation's join table: 100k posts, 20k fans, one fan
 # liked by 5,000 posts, the others by ~10. Also `$ne` of that fan. Median server execution time
 # (EXPLAIN ANALYZE) of N runs, in ms, the two alternating.
