@@ -10,7 +10,7 @@ extension ParseCondition {
         case .compare(let field, _, _), .isNull(let field, _), .inList(let field, _, _, _),
             .arrayContainsAll(let field, _), .arrayOverlaps(let field, _), .arrayEquals(let field, _),
             .hasPrefix(let field, _), .regex(let field, _, _), .inSubquery(let field, _, _),
-            .arrayContainedBy(let field, _):
+            .arrayContainedBy(let field, _), .inRelation(let field, _, _):
             return [field]
         case .textSearch, .relatedTo:
             return []

@@ -35,6 +35,10 @@ public indirect enum ParseCondition: Equatable, Sendable {
     /// `$relatedTo`: the object is in the Relation whose pairs are in `joinTable`, of the object
     /// `owningId`, when `owner` finds it (narrowed to what the caller may read of the owning class).
     case relatedTo(joinTable: String, owningId: String, owner: ParseSubquery)
+    /// A `where` on the Relation `field` (Parse Server's `reduceInRelation`): the object's relation,
+    /// whose pairs are in `joinTable`, holds one of `targets`' objects (the ids named, narrowed to
+    /// what the caller may read of the target class). `$ne`/`$nin` are its negation.
+    case inRelation(field: String, joinTable: String, targets: ParseSubquery)
 }
 
 /// A comparison operator of `ParseCondition.compare`.

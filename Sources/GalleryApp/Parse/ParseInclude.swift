@@ -1,7 +1,8 @@
 /// One `include` path level that is fetched rather than joined: a pointer field whose objects are
 /// read by one statement per level after the page (`ParseAPI+Includes`), Parse Server's
 /// `includePath` without a query per row. `include=a.b` is `a` with the child `b`; the target
-/// class is resolved once, with the caller's class-level permission to `get` it.
+/// class is resolved once, with the caller's class-level permission to `get` it (its pointer
+/// permissions and protected fields narrow what is shown).
 public struct ParseInclude: Sendable {
     /// The pointer field, of the class one level up.
     public let field: String
@@ -12,6 +13,10 @@ public struct ParseInclude: Sendable {
     /// The pointed-to class's fields its `protectedFields` hide from the caller: left out of the
     /// included objects, as a get of them leaves them out.
     public var hidden: Set<String> = []
+    /// The condition the pointed-to class's pointer permissions (`readUserFields`) put on the
+    /// included objects: only those pointing to the caller are shown, as a get shows only them
+    /// (101 for the others); nil for every object the ACLs let the caller read.
+    public var rows: ParseCondition? = nil
 
     /// Whether this level or one below names a class that does not exist.
     public var readsMissingClass: Bool { schema == nil || children.contains(where: \.readsMissingClass) }
@@ -54,7 +59,8 @@ public struct ParseInclude: Sendable {
             }
             let children = try resolved.map { try tree(rest[name] ?? [], on: $0.schema, classes: classes) } ?? []
             return ParseInclude(
-                field: name, schema: resolved?.schema, children: children, hidden: resolved?.hidden ?? [])
+                field: name, schema: resolved?.schema, children: children, hidden: resolved?.hidden ?? [],
+                rows: resolved?.rows)
         }
     }
 }

@@ -36,7 +36,7 @@ extension ParseQuery {
         case .hasPrefix(let field, _): return field == "title" || field == "filename"
         case .textSearch: return true
         case .inSubquery(let field, _, let negated): return !negated && indexedPhotoFields.contains(field)
-        case .relatedTo: return true
+        case .relatedTo, .inRelation: return true
         case .regex, .not, .arrayContainedBy: return false
         }
     }

@@ -111,9 +111,9 @@ public struct ParseQuery: Sendable {
         }
         let order = try parseOrder(parameters["order"], schema: schema)
         let orderHasScore = order.contains(.score)
-        let (projection, keysHaveScore, fetched) = try parseProjection(
+        let (projection, keysHaveScore, fetched) = try checkedProjection(
             schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
-            includesScore: orderHasScore)
+            includesScore: orderHasScore, classes: classes)
         var searchTerm: String?
         if whereParser.searchTerms.count == 1 { searchTerm = whereParser.searchTerms[0] }
         if orderHasScore || keysHaveScore {
@@ -192,9 +192,9 @@ public struct ParseQuery: Sendable {
     ) throws -> ParseQuery {
         let parameters = try collect(items, allowed: getParameters)
         try checkIgnored(parameters)
-        let (projection, keysHaveScore, fetched) = try parseProjection(
+        let (projection, keysHaveScore, fetched) = try checkedProjection(
             schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
-            includesScore: false)
+            includesScore: false, classes: classes)
         if keysHaveScore { throw ParseError.invalidQuery("$score needs a $text constraint") }
         var query = ParseQuery(
             schema: schema, condition: .compare(field: "objectId", op: .equal, value: .text(objectId)), order: [],
@@ -271,9 +271,10 @@ public struct ParseQuery: Sendable {
     }
 
     /// Builds the projection; returns whether `keys` asked for `$score`, and the include paths
-    /// fetched after the page (dotted ones, and pointers without a join).
-    private static func parseProjection(
-        _ schema: ParseClassSchema, keys: String?, excludeKeys: String?, include: String?, includesScore: Bool
+    /// fetched after the page (dotted ones, pointers without a join, and those in `fetching`).
+    static func parseProjection(
+        _ schema: ParseClassSchema, keys: String?, excludeKeys: String?, include: String?, includesScore: Bool,
+        fetching: Set<String> = []
     ) throws -> (ParseProjection, Bool, [[String]]) {
         var includeRoots: Set<String> = []
         var fetched: [[String]] = []
@@ -281,15 +282,15 @@ public struct ParseQuery: Sendable {
             if name == "*" {
                 // A built-in class's joined pointers (as before); every pointer of a custom class.
                 for field in schema.fields where field.pointerClassName != nil {
-                    if field.joinAlias != nil {
+                    if field.joinAlias != nil, !fetching.contains(field.name) {
                         includeRoots.insert(field.name)
-                    } else if schema.isCustom {
+                    } else if schema.isCustom || fetching.contains(field.name) {
                         fetched.append([field.name])
                     }
                 }
                 continue
             }
-            if !name.contains("."), schema.field(named: name)?.joinAlias != nil {
+            if !name.contains("."), schema.field(named: name)?.joinAlias != nil, !fetching.contains(name) {
                 includeRoots.insert(name)
                 continue
             }
@@ -307,7 +308,7 @@ public struct ParseQuery: Sendable {
                     scoreRequested = true
                 } else if let (root, sub) = try dotted(schema, key, parameter: "keys") {
                     nestedKeys[root, default: []].insert(sub)
-                    includeRoots.insert(root)
+                    if !fetching.contains(root) { includeRoots.insert(root) }
                     top.insert(root)
                 } else {
                     // A Relation field is written whatever `keys` says (ParseProjection.relations).

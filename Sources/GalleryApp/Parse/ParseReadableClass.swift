@@ -1,6 +1,7 @@
 /// A class that another query reads — a subquery's (`$inQuery`, `$select`…), the owner of a
-/// `$relatedTo`, an include's target — as the caller may read it. Parse Server runs each of these
-/// as a query with the caller's auth, so the same rules apply as to a find of that class: its
+/// `$relatedTo`, the targets of a `where` on a Relation, an include's target — as the caller may
+/// read it. Parse Server runs each of these as a query with the caller's auth, so the same rules
+/// apply as to a find of that class: its
 /// `protectedFields` may not be queried or selected, its pointer permissions (`readUserFields`)
 /// narrow its rows, and the per-object ACLs (`ParseSQLCompiler.accessFilter`) filter them in SQL.
 public struct ParseReadableClass: Sendable {
@@ -12,7 +13,8 @@ public struct ParseReadableClass: Sendable {
     /// point to the caller); nil for every row the ACLs let the caller read.
     public var rows: ParseCondition? = nil
     /// Whether its class-level permissions refuse the caller (only answered for a `$relatedTo`
-    /// owner, which then has no readable object and relates nothing; other uses answer 119).
+    /// owner and the targets of a `where` on a Relation, which then have no readable object and
+    /// relate nothing; other uses answer 119).
     public var refused = false
 
     /// A class read under `hidden` and `rows`.

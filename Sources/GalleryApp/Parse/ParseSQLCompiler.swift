@@ -312,6 +312,8 @@ public enum ParseSQLCompiler {
             let id = binds.add(.text(owningId), cast: "text")
             return "\(alias).object_id in (select r.related_id from \(joinTable) r where r.owning_id = \(id) and "
                 + subquerySQL(id, owner, negated: false, binds: &binds, access: access) + ")"
+        case .inRelation(_, let joinTable, let targets):
+            return relationSQL(alias, joinTable: joinTable, targets: targets, binds: &binds, access: access)
         case .arrayContainedBy(let field, let values):
             let cast = schema.field(named: field)?.type == .stringArray ? "text[]" : "jsonb"
             return "\(column(field)) <@ " + binds.add(values, cast: cast)

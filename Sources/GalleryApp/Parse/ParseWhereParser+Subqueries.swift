@@ -4,7 +4,8 @@
 /// statement (`ParseSQLCompiler`), never run on its own.
 extension ParseWhereParser {
     /// What a query reads of another class: a subquery's rows (`find`), included objects (`get`),
-    /// or the object owning a `$relatedTo`'s relation (`get`).
+    /// or the object owning a `$relatedTo`'s relation and the objects a `where` on a Relation
+    /// field names (`get`).
     public enum ClassUse: Sendable {
         case subquery, include, relatedTo
     }

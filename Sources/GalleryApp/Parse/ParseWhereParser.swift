@@ -67,6 +67,10 @@ public struct ParseWhereParser {
                 if member.key.hasPrefix("$") {
                     throw ParseError.invalidQuery("unsupported operator \(Self.quoted(member.key))")
                 }
+                if let relation = schema.relations[member.key] {
+                    parts.append(try relationConstraint(member.key, relation, member.value))
+                    continue
+                }
                 guard let field = schema.field(named: member.key) else {
                     throw ParseError.invalidQuery(
                         "unknown field \(Self.quoted(member.key)) for class \(schema.className)")

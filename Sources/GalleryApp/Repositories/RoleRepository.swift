@@ -20,12 +20,14 @@ struct RoleRepository: Sendable {
 
     static let columns = "object_id, name, acl::text, created_at, updated_at"
 
-    /// SQL true for a role row `r` that `access` may read (`need` "read") or change ("write").
-    static func filter(_ access: ParseAccess, need: String, binds: inout [PostgresBindable?]) -> String {
+    /// SQL true for a role row `alias` that `access` may read (`need` "read") or change ("write").
+    static func filter(_ access: ParseAccess, need: String, binds: inout [PostgresBindable?], alias: String = "r")
+        -> String
+    {
         if access.caller.isMaster { return "true" }
         binds.append(access.principals)
         // The ACL's keys granting `need`, tested against the caller's principals.
-        return "exists (select 1 from jsonb_each(r.acl) e where e.key = any($\(binds.count)::text[])"
+        return "exists (select 1 from jsonb_each(\(alias).acl) e where e.key = any($\(binds.count)::text[])"
             + " and e.value->>'\(need)' = 'true')"
     }
 

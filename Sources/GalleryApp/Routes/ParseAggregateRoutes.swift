@@ -4,8 +4,9 @@ import Postgres
 /// `GET /aggregate/<Class>` (master key, as Parse Server): the pipeline from the `pipeline`
 /// parameter (a JSON array), or from stage parameters (`match`, `group`, `sort`, `skip`, `limit`,
 /// `project`, with or without `$`), also as a POST with `_method: GET`. Answers `{"results":[…]}`
-/// (`ParseAggregatePipeline`). Classes: Photo, Gallery, GalleryItem and `_User`. `$match` takes
-/// subqueries (`$inQuery`, `$select`…) and `$relatedTo` on any class, read with the master key.
+/// (`ParseAggregatePipeline`). Classes: Photo, Gallery, GalleryItem (with their app fields),
+/// `_User` and the custom classes. `$match` takes subqueries (`$inQuery`, `$select`…),
+/// `$relatedTo` and a `where` on a Relation field on any class, read with the master key.
 struct ParseAggregateRoutes {
     let pool: PostgresPool
     /// Resolves the classes `$match`'s subqueries name.
@@ -19,11 +20,7 @@ struct ParseAggregateRoutes {
         let run: @Sendable (HTTPRequest, [(name: String, value: String)], KeyChecker.Keys?) throws -> HTTPResponse = {
             request, items, bodyKeys in
             try ParseRoutes.require(.master, request, keys, bodyKeys: bodyKeys)
-            let className = request.pathParameters["className"] ?? ""
-            guard let schema = className == "_User" ? ParseClassSchema.user : ParseClassSchema.named(className) else {
-                throw ParseError(
-                    code: ParseError.Code.invalidClassName, message: "Invalid class name: \(className.prefix(100)).")
-            }
+            let schema = try Self.schema(of: request.pathParameters["className"] ?? "", api: api)
             let pipeline = try ParseAggregatePipeline.compile(
                 try Self.pipeline(items, maxDepth: limits.maxJSONDepth), schema: schema, limits: limits,
                 classes: { try api.otherClass($0, $1, access: .master) })
@@ -54,6 +51,20 @@ struct ParseAggregateRoutes {
                     request, override.queryItems(mergedWith: try ParseRoutes.queryItems(request)), override.keys
                 ).notStored()
             })
+    }
+
+    /// The class a pipeline reads: `_User`, a built-in class with its app fields, or a custom
+    /// class; 103 for a class that does not exist, 102 for a view (a read-only class over Photo:
+    /// aggregate Photo itself).
+    static func schema(of className: String, api: ParseAPI) throws -> ParseClassSchema {
+        if className == ParseClassSchema.user.className { return .user }
+        switch try api.resolve(className) {
+        case .builtIn(let schema): return schema
+        case .custom(let custom): return custom.schema
+        case .view(let view):
+            throw ParseError.invalidQuery(
+                "\(view.className) is a view: aggregate its source class, \(ParseClassSchema.photo.className).")
+        }
     }
 
     /// The pipeline the parameters describe: `pipeline`, or one object of stage parameters.

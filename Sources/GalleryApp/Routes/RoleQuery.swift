@@ -1,10 +1,11 @@
 import Postgres
 
 /// A find on `_Role` as the SDKs send it, compiled to conditions on the `roles` row `r`: `where`
-/// on `objectId` and `name` (equality, `$in`, `$ne`), `users` or `roles` equal to a pointer (the
-/// roles whose relation holds it: `ParseQuery<ParseRole>.where("users" == user)`), `$relatedTo`
-/// (the roles in another role's `roles` relation); `order` on `name`, `createdAt`, `updatedAt`;
-/// `limit`, `skip`, `count`. Anything else is 102. Values are binds, never SQL text.
+/// on `objectId` and `name` (equality, `$in`, `$ne`), `users` or `roles` holding a pointer (the
+/// roles whose relation holds it: `ParseQuery<ParseRole>.where("users" == user)`; also `$eq`,
+/// `$in`, `$nin`, `$ne`, `$all`, as a where on a custom class's Relation), `$relatedTo` (the roles
+/// in another role's `roles` relation); `order` on `name`, `createdAt`, `updatedAt`; `limit`,
+/// `skip`, `count`. Anything else is 102. Values are binds, never SQL text.
 struct RoleQuery {
     var conditions: [String] = []
     var binds: [PostgresBindable?] = []
@@ -12,10 +13,15 @@ struct RoleQuery {
     var limit = 100
     var skip = 0
     var count = false
+    /// The caller: the targets of `users` and `roles` are those they may read.
+    var access = ParseAccess.master
 
-    /// Parses the query parameters.
-    static func parse(_ items: [(name: String, value: String)], maxDepth: Int) throws -> RoleQuery {
+    /// Parses the query parameters of `access`'s find.
+    static func parse(_ items: [(name: String, value: String)], maxDepth: Int, access: ParseAccess = .master) throws
+        -> RoleQuery
+    {
         var query = RoleQuery()
+        query.access = access
         for item in items {
             switch item.name {
             case "where":
@@ -65,7 +71,8 @@ struct RoleQuery {
         return columns.joined(separator: ", ") + ", r.object_id"
     }
 
-    private mutating func bind(_ value: PostgresBindable) -> String {
+    /// Appends `value` to the binds; its placeholder (`$n`).
+    mutating func bind(_ value: PostgresBindable) -> String {
         binds.append(value)
         return "$\(binds.count)"
     }
@@ -77,14 +84,7 @@ struct RoleQuery {
                 let column = member.key == "name" ? "r.name" : "r.object_id"
                 try addScalar(column, member.key, member.value)
             case "users", "roles":
-                let id = try Self.pointer(
-                    member.value, className: member.key == "users" ? "_User" : "_Role", field: member.key)
-                let placeholder = bind(id)
-                conditions.append(
-                    member.key == "users"
-                        ? "exists (select 1 from role_users ru where ru.role_id = r.object_id and ru.user_id = \(placeholder)::text)"
-                        : "exists (select 1 from role_roles rr where rr.parent_id = r.object_id and rr.child_id = \(placeholder)::text)"
-                )
+                conditions.append(try relation(member.key, member.value))
             case "$relatedTo":
                 guard case .object(let related) = member.value, related["key"] == .string("roles"),
                     let object = related["object"]

@@ -142,7 +142,7 @@ struct RoleRoutes {
     }
 
     private func find(_ items: [(name: String, value: String)], _ access: ParseAccess) throws -> ParseAPI.Result {
-        let query = try RoleQuery.parse(items, maxDepth: maxJSONDepth)
+        let query = try RoleQuery.parse(items, maxDepth: maxJSONDepth, access: access)
         let found = try repository.find(
             conditions: query.conditions, binds: query.binds, access: access, order: query.order, limit: query.limit,
             skip: query.skip, count: query.count)

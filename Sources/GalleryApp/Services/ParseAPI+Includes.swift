@@ -6,8 +6,8 @@ import Postgres
 extension ParseAPI {
     /// The objects `includes` reach from `rows` (read with `projection`), encoded as the answer
     /// writes them (`ParseObjectEncoder.included`). Each level reads the pointed-to objects by id
-    /// with the caller's access filter, so an object the caller may not read is left out, as is a
-    /// deleted or trashed one.
+    /// with the caller's access filter and its class's pointer permissions, so an object a get of
+    /// it would refuse the caller is left out, as is a deleted or trashed one.
     func includedObjects<Row: ParseRowSource>(
         _ includes: [ParseInclude], rows: [Row], projection: ParseProjection, access: ParseAccess,
         connection: PostgresConnection
@@ -26,10 +26,11 @@ extension ParseAPI {
             }
             var objects: [String: [UInt8]] = [:]
             if let target = include.schema, !ids.isEmpty {
+                let named = ParseCondition.inList(
+                    field: "objectId", values: ids.map(SQLValue.text), orNull: false, negated: false)
                 var query = ParseQuery(
                     schema: target,
-                    condition: .inList(
-                        field: "objectId", values: ids.map(SQLValue.text), orNull: false, negated: false),
+                    condition: include.rows.map { ParseCondition.and([named, $0]) } ?? named,
                     order: [], limit: ids.count, skip: 0, count: false,
                     projection: .all(target).hiding(include.hidden),
                     hidesTrashed: target.hasTrash || !target.hiddenWithTrashedTargets.isEmpty, searchTerm: nil)

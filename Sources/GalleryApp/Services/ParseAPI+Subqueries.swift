@@ -5,10 +5,10 @@ extension ParseAPI {
     /// `className` as `access` may read it for `use`: 103 for a name no class may have; 119 for a
     /// class that does not exist (the master key: nil, no rows, as Parse Server finds none) or
     /// whose class-level permissions refuse `find` (subquery) or `get` (include; a `$relatedTo`
-    /// owner is `refused` instead, so its relation finds nothing). A subquery and a `$relatedTo`
-    /// owner carry the caller's `protectedFields` and pointer permissions (`readUserFields`);
-    /// an include leaves out the protected fields and keeps needing the whole `get` grant (its
-    /// objects are read by id, unnarrowed).
+    /// owner and the targets of a `where` on a Relation are `refused` instead, so they relate
+    /// nothing). Each carries the caller's `protectedFields` and pointer permissions
+    /// (`readUserFields`): an include leaves out the protected fields and the objects that do
+    /// not point to the caller, as a get of them would (docs/decisions/046).
     func otherClass(_ className: String, _ use: ParseWhereParser.ClassUse, access: ParseAccess) throws
         -> ParseReadableClass?
     {
@@ -34,10 +34,6 @@ extension ParseAPI {
         }
         let roles = CustomObjectService.roles(of: access)
         let hidden = permissions.hiddenFields(caller: access.caller, roles: roles)
-        if use == .include {
-            try permissions.require(.get, on: className, caller: access.caller, roles: roles)
-            return ParseReadableClass(schema: schema, hidden: hidden)
-        }
         let grant: ClassLevelPermissions.Grant
         do {
             grant = try permissions.grant(

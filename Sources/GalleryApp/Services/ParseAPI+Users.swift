@@ -37,7 +37,7 @@ extension ParseAPI {
         case .compare(let field, _, _), .isNull(let field, _), .inList(let field, _, _, _),
             .arrayContainsAll(let field, _),
             .arrayOverlaps(let field, _), .arrayEquals(let field, _), .hasPrefix(let field, _), .regex(let field, _, _),
-            .inSubquery(let field, _, _), .arrayContainedBy(let field, _):
+            .inSubquery(let field, _, _), .arrayContainedBy(let field, _), .inRelation(let field, _, _):
             return [field]
         case .textSearch, .relatedTo: return []
         }
