@@ -7,9 +7,9 @@
 ///   (docs/decisions/019-aligned-reencode-dc-step-qualities.md), the row every other goal was
 ///   measured with.
 /// - PNG: 2 qualities lower for both outputs. A lossless source has nothing of a first encode's
-///   blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes; at
-///   −2 they are smaller and still above it on every bench photo
-///   (docs/decisions/047-per-format-encoder-settings.md).
+///   blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes; at −2
+///   they are 0.85× vips' bytes over 18 photos with every thumbnail above vips', but previews that
+///   keep the original's size score below it (docs/decisions/047-per-format-encoder-settings.md).
 /// - WebP: the thumbnail 2 qualities lower, the preview unchanged. libwebp's rescaler hands the
 ///   preview the same area average vips' loader does, which leaves that preview almost no margin
 ///   over vips; the thumbnail, resampled from it with Lanczos-3, keeps ~2 points of margin (047).
