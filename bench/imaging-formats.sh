@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
 # Imaging bench for the formats phones make besides JPEG (#28): `galleryd process` against two
 # `vipsthumbnail` runs (preview, then thumbnail: two decodes, as bench/imaging.sh) on
-#   a 12 MP HEIC (4032×3024), a 1170×2532 PNG screenshot and a 4000×3000 WebP, made from a photo
-#   of PHOTO_DIR (default ../shared/photos next to the repo; SOURCE names the photo), and
+#   a 12 MP HEIC (4032×3024), a 1170×2532 PNG screenshot and a 4000×3000 WebP, made from each photo
+#   of PHOTO_DIR (default ../shared/photos next to the repo) that SOURCES names (file names, space
+#   separated; default SOURCE, default kleiber_6028x3391.jpg; a photo smaller than a fixture gives
+#   a smaller fixture: nothing is enlarged), FORMATS of them (default "heic png webp"), and
 #   with BIG=1, a 48 MP HEIC (8064×6048) for peak RSS.
 # It prints, per file: median wall time of each side over RUNS alternating rounds (WARMUP first),
-# peak RSS (/usr/bin/time -f %M) of ours and of the larger vips run, the derivatives' bytes, and the
+# peak RSS (/usr/bin/time -f %M) of ours and of the larger vips run, the CPU seconds (user + system)
+# of that one run of ours and of the two vips runs (steadier than wall time on a loaded machine),
+# the derivatives' bytes and their ratio, and the
 # decode time alone: galleryd's own "decode" stage against `heif-convert` to Y4M / `dwebp -ppm`
 # (PNG: `vips copy` to .v); and SSIMULACRA2 (PyPI `ssimulacra2`, SSIM=0 skips it) of each side's
 # thumbnail and preview against a reference made as bench/imaging.sh makes it: the original decoded
 # by its own tool (`heif-convert`/`dwebp` to PNG; a PNG as it is), then PIL Lanczos to that output's
 # exact size. The run directory (KEEP=1 keeps it) has results.jsonl and the references, so
-# bench/imaging-oracle.py runs on it as on an imaging.sh run.
+# bench/imaging-oracle.py runs on it as on an imaging.sh run. Last, per format: the bytes of
+# all its files against vips', and how many outputs scored below vips'.
 #   RUNS=5 WARMUP=1 BIG=1 FIXTURES=/tmp/formats bench/imaging-formats.sh [PHOTO_DIR]
+#   RUNS=1 WARMUP=0 FORMATS="png webp" SOURCES="kleiber_6028x3391.jpg dune_canon_1680x1050.jpg" bench/imaging-formats.sh
 # Needs heif-enc/heif-convert (libheif-examples), cwebp/dwebp (webp), vips, jq, /usr/bin/time and
 # .build-venv-bench (ssimulacra2, Pillow): scripts/deps.sh --bench and scripts/deps.sh.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 photos=${1:-$repo/../shared/photos}
-source_photo=$photos/${SOURCE:-kleiber_6028x3391.jpg}
+read -r -a sources <<<"${SOURCES:-${SOURCE:-kleiber_6028x3391.jpg}}"
+read -r -a formats <<<"${FORMATS:-heic png webp}"
 runs=${RUNS:-5}
 warmup=${WARMUP:-1}
 bin=${GALLERYD:-$repo/.build/release/galleryd}
@@ -38,30 +45,38 @@ done
 work=$(mktemp -d /tmp/imaging-formats.XXXXXX)
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 
-# Fixtures: the source photo cropped and scaled to each size, then encoded as a phone would; kept
-# in FIXTURES (default: the temporary directory) and made only when missing there.
+# Fixtures: each source photo cropped and scaled down to each size, then encoded as a phone
+# would, named <photo>-<kind>; kept in FIXTURES (default: the temporary directory) and made only
+# when missing there.
 fixtures=${FIXTURES:-$work}
 mkdir -p "$fixtures"
-make_fixture() {  # NAME WIDTH HEIGHT ENCODER...
-  local name=$1 width=$2 height=$3; shift 3
+files=()
+make_fixture() {  # SOURCE NAME WIDTH HEIGHT ENCODER...
+  local source=$1 name=$2 width=$3 height=$4; shift 4
+  files+=("$fixtures/$name")
   [ -s "$fixtures/$name" ] && return
-  vips thumbnail "$source_photo" "$work/source.png" "$width" --height "$height" --crop centre --size force
+  vips thumbnail "$photos/$source" "$work/source.png" "$width" --height "$height" --crop centre --size down
   "$@" "$work/source.png" "$fixtures/$name"
 }
 heic() { heif-enc -q 80 -o "$2" "$1" >/dev/null; }
 webp() { cwebp -quiet -q 80 "$1" -o "$2"; }
-make_fixture photo-12mp.heic 4032 3024 heic
-make_fixture screenshot-1170x2532.png 1170 2532 cp
-make_fixture photo-4000x3000.webp 4000 3000 webp
-files=("$fixtures/photo-12mp.heic" "$fixtures/screenshot-1170x2532.png" "$fixtures/photo-4000x3000.webp")
-if [ "${BIG:-0}" = 1 ]; then
-  make_fixture photo-48mp.heic 8064 6048 heic
-  files+=("$fixtures/photo-48mp.heic")
-fi
+for source in "${sources[@]}"; do
+  stem=${source%.*}
+  for format in "${formats[@]}"; do
+    case $format in
+      heic) make_fixture "$source" "$stem-photo-12mp.heic" 4032 3024 heic ;;
+      png) make_fixture "$source" "$stem-screenshot-1170x2532.png" 1170 2532 cp ;;
+      webp) make_fixture "$source" "$stem-photo-4000x3000.webp" 4000 3000 webp ;;
+      *) echo "imaging-formats.sh: unknown format $format (heic, png, webp)" >&2; exit 1 ;;
+    esac
+  done
+  [ "${BIG:-0}" = 1 ] && make_fixture "$source" "$stem-photo-48mp.heic" 8064 6048 heic
+done
 
+declare -A total_ours total_vips below
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2) / 1e3}'; }
-printf '%-28s %9s %9s %6s %9s %9s %9s %9s %9s %9s %13s %13s\n' file ours_ms vips_ms ratio rss_ours rss_vips kB_ours kB_vips \
-  dec_ours dec_tool ssim2_T_o/v ssim2_P_o/v
+printf '%-48s %8s %8s %6s %9s %9s %7s %7s %7s %7s %6s %8s %8s %13s %13s\n' file ours_ms vips_ms ratio rss_ours rss_vips \
+  cpu_o_s cpu_v_s kB_ours kB_vips bytes dec_ours dec_tool ssim2_T_o/v ssim2_P_o/v
 for f in "${files[@]}"; do
   name=$(basename "$f")
   dir=$work/out-$name
@@ -86,12 +101,18 @@ for f in "${files[@]}"; do
     s=${EPOCHREALTIME/./}; "${v1[@]}"; "${v2[@]}"; e=${EPOCHREALTIME/./}; t_vips+=($((e - s)))
     s=${EPOCHREALTIME/./}; "${decode[@]}" >/dev/null 2>&1; e=${EPOCHREALTIME/./}; t_dec+=($((e - s)))
   done
-  /usr/bin/time -f %M -o "$dir/rss_ours" "${ours[@]}" >/dev/null
-  /usr/bin/time -f %M -o "$dir/rss_v1" "${v1[@]}"
-  /usr/bin/time -f %M -o "$dir/rss_v2" "${v2[@]}"
-  rss_vips=$(sort -n "$dir/rss_v1" "$dir/rss_v2" | tail -1)
-  kb_ours=$(( ($(stat -c %s "$dir/ours/preview.jpg") + $(stat -c %s "$dir/ours/thumbnail.jpg")) / 1024 ))
-  kb_vips=$(( ($(stat -c %s "$dir/vips/preview.jpg") + $(stat -c %s "$dir/vips/thumbnail.jpg")) / 1024 ))
+  /usr/bin/time -f '%M %U %S' -o "$dir/time_ours" "${ours[@]}" >/dev/null
+  /usr/bin/time -f '%M %U %S' -o "$dir/time_v1" "${v1[@]}"
+  /usr/bin/time -f '%M %U %S' -o "$dir/time_v2" "${v2[@]}"
+  rss_ours=$(awk '{print $1}' "$dir/time_ours")
+  rss_vips=$(awk '{print $1}' "$dir/time_v1" "$dir/time_v2" | sort -n | tail -1)
+  cpu_ours=$(awk '{print $2 + $3}' "$dir/time_ours")
+  cpu_vips=$(awk '{s += $2 + $3} END {print s}' "$dir/time_v1" "$dir/time_v2")
+  b_ours=$(( $(stat -c %s "$dir/ours/preview.jpg") + $(stat -c %s "$dir/ours/thumbnail.jpg") ))
+  b_vips=$(( $(stat -c %s "$dir/vips/preview.jpg") + $(stat -c %s "$dir/vips/thumbnail.jpg") ))
+  ext=${name##*.}
+  total_ours[$ext]=$(( ${total_ours[$ext]:-0} + b_ours ))
+  total_vips[$ext]=$(( ${total_vips[$ext]:-0} + b_vips ))
   wo=$(median "${t_ours[@]}"); wv=$(median "${t_vips[@]}")
   scores=("-" "-")
   if [ "$ssim" = 1 ]; then
@@ -119,7 +140,15 @@ for kind in ("thumbnail", "preview"):
 PY
 )
   fi
-  printf '%-28s %9.0f %9.0f %6.2f %8sk %8sk %9s %9s %9.0f %9.0f %13s %13s\n' "$name" "$wo" "$wv" \
-    "$(awk "BEGIN {print $wo / $wv}")" "$(cat "$dir/rss_ours")" "$rss_vips" "$kb_ours" "$kb_vips" \
-    "$(median "${d_ours[@]}")" "$(median "${t_dec[@]}")" "${scores[0]}" "${scores[1]}"
+  for s in "${scores[@]}"; do
+    [ "$s" = - ] || below[$ext]=$(( ${below[$ext]:-0} + $(awk -F/ '{print ($1 < $2)}' <<<"$s") ))
+  done
+  printf '%-48s %8.0f %8.0f %6.2f %8sk %8sk %7.2f %7.2f %7d %7d %6.3f %8.0f %8.0f %13s %13s\n' "$name" "$wo" "$wv" \
+    "$(awk "BEGIN {print $wo / $wv}")" "$rss_ours" "$rss_vips" "$cpu_ours" "$cpu_vips" $((b_ours / 1024)) \
+    $((b_vips / 1024)) "$(awk "BEGIN {print $b_ours / $b_vips}")" "$(median "${d_ours[@]}")" "$(median "${t_dec[@]}")" \
+    "${scores[0]}" "${scores[1]}"
+done
+for ext in "${!total_ours[@]}"; do
+  printf '%s: bytes %d / %d = %.3f× vips, %s outputs scored below vips\n' "$ext" "${total_ours[$ext]}" "${total_vips[$ext]}" \
+    "$(awk "BEGIN {print ${total_ours[$ext]} / ${total_vips[$ext]}}")" "${below[$ext]:-0}"
 done

@@ -5,7 +5,8 @@ public struct DerivativeSpec: Sendable, Equatable {
     /// The preview's longer displayed edge, in pixels (never enlarged). Default 2048.
     public var previewLongEdge: Int
     /// JPEG quality 1…100 on libjpeg's scale, of a downscaled preview (the thumbnail and a preview
-    /// that keeps the original's size are encoded a little higher, see `thumbnailQualityBoost`). Default 80.
+    /// that keeps the original's size are encoded a little higher, see `thumbnailQualityBoost`; PNG and
+    /// WebP originals' derivatives step from these, see `SourceEncoderSettings`). Default 80.
     public var quality: Int
     /// Who quantizes the DCT coefficients. Default `.libjpeg`.
     public var quantizer: JPEGQuantizer

@@ -5,7 +5,8 @@ import Foundation
 /// other PNGs a band of rows at a time; a still WebP incrementally, shrunk while decoding when it
 /// is over three times the preview), then
 /// resampled and encoded exactly as a JPEG's derivatives are: Lanczos-3 to the same sizes, the
-/// same progressive, mozjpeg-table JPEGs.
+/// same progressive, mozjpeg-table JPEGs, at qualities that depend on the format
+/// (`SourceEncoderSettings`).
 extension ImagePipeline {
     /// Decodes the original of `info` (probed already) and makes its derivatives.
     static func processRaster(
@@ -44,8 +45,10 @@ extension ImagePipeline {
         // Derivatives carry the original's RGB ICC profile, as for JPEG originals; converted nclx
         // colour is sRGB and needs none.
         let icc = compatibleProfile(info.iccProfile, channels: 4)
-        let previewQuality = spec.previewQuality(keepsOriginalSize: false)
-        let thumbnailQuality = spec.effectiveThumbnailQuality
+        // Each format's own steps from the spec's qualities (SourceEncoderSettings).
+        let settings = SourceEncoderSettings.forSource(info.format)
+        let previewQuality = settings.previewQuality(spec)
+        let thumbnailQuality = settings.thumbnailQuality(spec)
         let previewTables = QuantizationTables(quality: previewQuality)
         let thumbnailTables = QuantizationTables(
             quality: thumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)

@@ -1,0 +1,43 @@
+/// How the derivatives of an original are encoded depending on its format: the qualities that
+/// meet the byte and SSIMULACRA2 goals against vipsthumbnail differ with what the decoder hands
+/// the resampler. One row per format, applied on top of `DerivativeSpec`'s qualities (so a
+/// configured `quality` still moves every format).
+///
+/// - JPEG, HEIC and AVIF: the spec's qualities as they are
+///   (docs/decisions/019-aligned-reencode-dc-step-qualities.md), the row every other goal was
+///   measured with.
+/// - PNG: 2 qualities lower for both outputs. A lossless source has nothing of a first encode's
+///   blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes; at −2
+///   they are 0.85× vips' bytes over 18 photos with every thumbnail above vips', but previews that
+///   keep the original's size score below it (docs/decisions/047-per-format-encoder-settings.md).
+/// - WebP: the thumbnail 2 qualities lower, the preview unchanged. libwebp's rescaler hands the
+///   preview the same area average vips' loader does, which leaves that preview almost no margin
+///   over vips; the thumbnail, resampled from it with Lanczos-3, keeps ~2 points of margin (047).
+struct SourceEncoderSettings: Sendable, Equatable {
+    /// Added to the spec's preview quality.
+    let previewQualityStep: Int
+    /// Added to the spec's thumbnail quality.
+    let thumbnailQualityStep: Int
+
+    /// The spec's qualities unchanged.
+    static let unchanged = SourceEncoderSettings(previewQualityStep: 0, thumbnailQualityStep: 0)
+
+    /// The settings for derivatives of an original in `format`.
+    static func forSource(_ format: ImageFormat) -> SourceEncoderSettings {
+        switch format {
+        case .jpeg, .heif, .avif: .unchanged
+        case .png: SourceEncoderSettings(previewQualityStep: -2, thumbnailQualityStep: -2)
+        case .webp: SourceEncoderSettings(previewQualityStep: 0, thumbnailQualityStep: -2)
+        }
+    }
+
+    /// The quality of a downscaled preview under `spec`.
+    func previewQuality(_ spec: DerivativeSpec) -> Int {
+        min(max(spec.previewQuality(keepsOriginalSize: false) + previewQualityStep, 1), 100)
+    }
+
+    /// The thumbnail's quality under `spec`.
+    func thumbnailQuality(_ spec: DerivativeSpec) -> Int {
+        min(max(spec.effectiveThumbnailQuality + thumbnailQualityStep, 1), 100)
+    }
+}

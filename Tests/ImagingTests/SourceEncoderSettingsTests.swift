@@ -1,0 +1,69 @@
+import Testing
+
+@testable import Imaging
+
+/// Each source format's derivatives are quantized at its own qualities, read back from the
+/// output's DQT segments; JPEG originals keep the spec's.
+@Suite struct SourceEncoderSettingsTests {
+    /// Quality 90: a downscaled preview at 90, the thumbnail at 92 (chroma 4 above), before each format's steps.
+    static let spec = PNGTests.spec
+
+    /// The luma and chroma steps a JPEG was written with.
+    static func tables(_ jpeg: [UInt8]) throws -> QuantizationTables {
+        let components = try ImageProbe.probe(bytes: jpeg).componentQuantization
+        try #require(components.count == 3)
+        return QuantizationTables(
+            luma: components[0].steps.map { UInt32($0) }, chroma: components[1].steps.map { UInt32($0) })
+    }
+
+    /// Our preview and thumbnail tables at these qualities.
+    static func expectTables(
+        _ result: ProcessedImage, preview: Int, thumbnail: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(result.thumbnailSource != .samePixels, sourceLocation: sourceLocation)
+        #expect(try tables(result.preview.jpeg) == QuantizationTables(quality: preview), sourceLocation: sourceLocation)
+        #expect(
+            try tables(result.thumbnail.jpeg)
+                == QuantizationTables(quality: thumbnail, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost),
+            sourceLocation: sourceLocation)
+    }
+
+    @Test func png_IsEncodedTwoQualitiesLower() throws {
+        let result = try ImagePipeline.process(bytes: PNGTests.quadrantsPNG(), spec: Self.spec)
+        #expect(result.info.format == .png)
+        try Self.expectTables(result, preview: 88, thumbnail: 90)
+    }
+
+    @Test func webp_LowersOnlyTheThumbnail() throws {
+        let webp = try FixtureTools.webp(PNGTests.quadrantsPNG(), options: ["-q", "95"])
+        let result = try ImagePipeline.process(bytes: webp, spec: Self.spec)
+        #expect(result.info.format == .webp)
+        try Self.expectTables(result, preview: 90, thumbnail: 90)
+    }
+
+    @Test func heif_KeepsTheSpecsQualities() throws {
+        let heic = try FixtureTools.heic(PNGTests.quadrantsPNG(), options: ["-q", "90"])
+        try Self.expectTables(ImagePipeline.process(bytes: heic, spec: Self.spec), preview: 90, thumbnail: 92)
+    }
+
+    /// JPEG originals are not touched by the table: the same tables, so the same bytes as before it.
+    @Test func jpeg_KeepsTheSpecsQualities() throws {
+        let jpeg = try TestImages.progressive(TestImages.noise(width: 96, height: 64), quality: 95)
+        let result = try ImagePipeline.process(bytes: jpeg, spec: Self.spec)
+        #expect(result.info.format == .jpeg)
+        try Self.expectTables(result, preview: 90, thumbnail: 92)
+    }
+
+    /// The steps never take a quality out of 1…100, whatever the configured one.
+    @Test(arguments: ImageFormat.allCases)
+    func qualities_StayWithinOneToOneHundred(format: ImageFormat) {
+        let settings = SourceEncoderSettings.forSource(format)
+        for quality in [1, 2, 99, 100] {
+            let spec = DerivativeSpec(quality: quality, thumbnailQuality: quality)
+            #expect((1...100).contains(settings.previewQuality(spec)))
+            #expect((1...100).contains(settings.thumbnailQuality(spec)))
+        }
+        #expect(SourceEncoderSettings.forSource(.png).previewQuality(DerivativeSpec(quality: 1)) == 1)
+        #expect(SourceEncoderSettings.forSource(.jpeg).thumbnailQuality(DerivativeSpec(quality: 100)) == 100)
+    }
+}
