@@ -113,7 +113,7 @@ public struct ParseQuery: Sendable {
         let orderHasScore = order.contains(.score)
         let (projection, keysHaveScore, fetched) = try parseProjection(
             schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
-            includesScore: orderHasScore)
+            includesScore: orderHasScore, classes: classes)
         var searchTerm: String?
         if whereParser.searchTerms.count == 1 { searchTerm = whereParser.searchTerms[0] }
         if orderHasScore || keysHaveScore {
@@ -194,7 +194,7 @@ public struct ParseQuery: Sendable {
         try checkIgnored(parameters)
         let (projection, keysHaveScore, fetched) = try parseProjection(
             schema, keys: parameters["keys"], excludeKeys: parameters["excludeKeys"], include: parameters["include"],
-            includesScore: false)
+            includesScore: false, classes: classes)
         if keysHaveScore { throw ParseError.invalidQuery("$score needs a $text constraint") }
         var query = ParseQuery(
             schema: schema, condition: .compare(field: "objectId", op: .equal, value: .text(objectId)), order: [],
@@ -271,10 +271,21 @@ public struct ParseQuery: Sendable {
     }
 
     /// Builds the projection; returns whether `keys` asked for `$score`, and the include paths
-    /// fetched after the page (dotted ones, and pointers without a join).
+    /// fetched after the page (dotted ones, and pointers without a join). A joined pointer's
+    /// class is read as `classes` lets the caller get it (its app fields, less its protected
+    /// fields); without `classes`, as its fixed schema.
     private static func parseProjection(
-        _ schema: ParseClassSchema, keys: String?, excludeKeys: String?, include: String?, includesScore: Bool
+        _ schema: ParseClassSchema, keys: String?, excludeKeys: String?, include: String?, includesScore: Bool,
+        classes: ParseWhereParser.ClassResolver?
     ) throws -> (ParseProjection, Bool, [[String]]) {
+        var joined: [String: ParseReadableClass] = [:]
+        func target(_ className: String) throws -> ParseReadableClass? {
+            if let known = joined[className] { return known }
+            guard let fixed = ParseClassSchema.named(className) else { return nil }
+            let readable = try classes?(className, .include) ?? ParseReadableClass(schema: fixed)
+            joined[className] = readable
+            return readable
+        }
         var includeRoots: Set<String> = []
         var fetched: [[String]] = []
         for name in list(include) ?? [] {
@@ -305,7 +316,7 @@ public struct ParseQuery: Sendable {
             for key in keyList {
                 if key == "$score" {
                     scoreRequested = true
-                } else if let (root, sub) = try dotted(schema, key, parameter: "keys") {
+                } else if let (root, sub) = try dotted(schema, key, parameter: "keys", target: target) {
                     nestedKeys[root, default: []].insert(sub)
                     includeRoots.insert(root)
                     top.insert(root)
@@ -322,7 +333,7 @@ public struct ParseQuery: Sendable {
         var excluded: Set<String> = []
         var nestedExcluded: [String: Set<String>] = [:]
         for key in list(excludeKeys) ?? [] {
-            if let (root, sub) = try dotted(schema, key, parameter: "excludeKeys") {
+            if let (root, sub) = try dotted(schema, key, parameter: "excludeKeys", target: target) {
                 nestedExcluded[root, default: []].insert(sub)
             } else {
                 guard schema.field(named: key) != nil || schema.relations[key] != nil else {
@@ -339,18 +350,19 @@ public struct ParseQuery: Sendable {
         var includes: [String: ParseProjection] = [:]
         for field in fields where includeRoots.contains(field.name) {
             guard let alias = field.joinAlias, let className = field.pointerClassName,
-                let target = ParseClassSchema.named(className)
+                let readable = try target(className)
             else {
                 continue
             }
             let only = nestedKeys[field.name]
-            let without = nestedExcluded[field.name] ?? []
-            let targetFields = target.fields.filter { targetField in
+            let without = (nestedExcluded[field.name] ?? []).union(readable.hidden)
+            let targetFields = readable.schema.fields.filter { targetField in
                 targetField.isAlwaysSelected
                     || ((only?.contains(targetField.name) ?? !targetField.isOptIn)
                         && !without.contains(targetField.name))
             }
-            includes[field.name] = ParseProjection(schema: target, fields: targetFields, columnPrefix: alias + "__")
+            includes[field.name] = ParseProjection(
+                schema: readable.schema, fields: targetFields, columnPrefix: alias + "__")
         }
         let projection = ParseProjection(
             schema: schema, fields: fields, includes: includes, includesScore: includesScore || scoreRequested)
@@ -370,16 +382,18 @@ public struct ParseQuery: Sendable {
     }
 
     /// `pointer.field` → (pointer, field) after checking both; nil when `key` has no dot.
-    private static func dotted(_ schema: ParseClassSchema, _ key: String, parameter: String) throws -> (String, String)?
-    {
+    private static func dotted(
+        _ schema: ParseClassSchema, _ key: String, parameter: String,
+        target: (String) throws -> ParseReadableClass?
+    ) throws -> (String, String)? {
         let parts = key.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count > 1 else { return nil }
         guard parts.count == 2 else {
             throw ParseError.invalidQuery("\(parameter) supports one level only: \(ParseWhereParser.quoted(key))")
         }
         let root = try joinableField(schema, String(parts[0]), parameter: parameter)
-        guard let className = root.pointerClassName, let target = ParseClassSchema.named(className),
-            target.field(named: String(parts[1])) != nil
+        guard let className = root.pointerClassName, let readable = try target(className),
+            readable.schema.field(named: String(parts[1])) != nil
         else {
             throw ParseError.invalidQuery("\(parameter) names unknown field \(ParseWhereParser.quoted(key))")
         }

@@ -31,7 +31,10 @@ extension ParseAPI {
                     condition: .inList(
                         field: "objectId", values: ids.map(SQLValue.text), orNull: false, negated: false),
                     order: [], limit: ids.count, skip: 0, count: false,
-                    projection: .all(target).hiding(include.hidden),
+                    projection: .all(target).hiding(
+                        include.hidden,
+                        revealedBy: target.className == ParseClassSchema.user.className
+                            ? ParseClass.ownAccountRow(include.hidden) : [:]),
                     hidesTrashed: target.hasTrash || !target.hiddenWithTrashedTargets.isEmpty, searchTerm: nil)
                 query.access = access
                 if let select = ParseSQLCompiler.compile(query).select {
