@@ -98,7 +98,8 @@ extension GalleryApplication {
             logger: logger,
             encoder: { [unowned self] in self.makeEncoder() },
             customClasses: { [catalog = api.schemas.catalog] in try? catalog.lookup($0) },
-            views: { [views = api.views] in try? views.view(named: $0) })
+            views: { [views = api.views] in try? views.view(named: $0) },
+            appFields: { [appFields = api.schemas.appFields] in (try? appFields.schema(of: $0)) ?? $0 })
         router.add(liveQuery.route())
         WebRoutes(
             root: WebRoutes.directory(configured: configuration.webRoot), mountPath: configuration.mountPath,

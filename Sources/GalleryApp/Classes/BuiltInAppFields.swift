@@ -1,6 +1,6 @@
 import Postgres
 
-/// The fields an app added to a built-in class (Photo, Gallery, GalleryItem), from
+/// The fields an app added to a built-in class (Photo, Gallery, GalleryItem, `_User`), from
 /// `builtin_class_fields` (migration 0028), kept in memory with the schema finds compile against.
 /// Each is a typed, nullable column `app_<n>` of the class's own table, named by the server, so
 /// `where`, `order` and `keys` work on it as on a fixed field, and a class without app fields
@@ -79,6 +79,9 @@ final class BuiltInAppFields: Sendable {
         _ type: CustomFieldType
     ) throws -> CustomClass {
         guard ParseClassName.isValidFieldName(name) else { throw ParseClassName.invalidFieldNameError(name) }
+        if base.className == ParseClassSchema.user.className, ParseClassSchema.reservedUserFields.contains(name) {
+            throw ParseError(code: ParseError.Code.changedImmutableField, message: "field \(name) cannot be added")
+        }
         guard base.field(named: name) == nil, !ParseClassName.defaultFields.contains(name) else {
             throw ParseError(code: ParseError.Code.schemaConflict, message: "Field \(name) exists, cannot update.")
         }
@@ -125,10 +128,12 @@ final class BuiltInAppFields: Sendable {
     /// Stores the app fields `current` of its class, and moves the class's change sequences
     /// (migrations 0010, 0020: the class's own and its readers' scopes, Photo's or the galleries')
     /// so no answer tagged before the change is a 304 after it (a deleted field's values are gone).
+    /// `_User` has no sequence: no find that reads it is kept.
     func store(on connection: PostgresConnection, _ current: CustomClass) throws {
         try connection.query(
             "update builtin_class_fields set fields = $2::jsonb, next_column = $3 where class_name = $1",
             [current.className, CustomClass.fieldsJSON(current.fields), Int64(current.nextColumn)])
+        guard current.className != ParseClassSchema.user.className else { return }
         try connection.query("select bump_class_change_sequence($1)", [current.className])
         try connection.query(
             "select bump_change_scope(scope) from change_scope_sequences where scope like $1 order by scope",

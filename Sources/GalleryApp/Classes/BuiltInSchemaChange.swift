@@ -1,4 +1,4 @@
-/// `PUT /parse/schemas/<Class>` on a built-in class (Photo, Gallery, GalleryItem): its
+/// `PUT /parse/schemas/<Class>` on a built-in class (Photo, Gallery, GalleryItem, `_User`): its
 /// `classLevelPermissions` change, and fields of an app's own (`BuiltInAppFields`) are added or
 /// deleted (`{"__op":"Delete"}`); its fixed fields cannot be deleted (136, as Parse Server
 /// answers for a default field) nor redefined (255), and its indexes are the server's (119).
@@ -8,7 +8,7 @@ enum BuiltInSchemaChange {
     /// Checks `body` against the built-in class `className`, then changes its fields and stores
     /// its permissions (if any).
     static func apply(_ body: ParseJSONObject, to className: String, _ schemas: SchemaService) throws {
-        guard let schema = ParseClassSchema.named(className) else { return }
+        guard let schema = ParseClassSchema.builtIn(named: className) else { return }
         for member in body.members
         where !["className", "fields", "classLevelPermissions", "indexes"].contains(member.key) {
             throw ParseError.invalidJSON("unknown key \(member.key.prefix(100)) in a schema")

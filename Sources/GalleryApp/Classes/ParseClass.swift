@@ -61,9 +61,23 @@ enum ParseClass: Sendable {
             throw ParseError.operationForbidden("This user is not allowed to query \(name) on class \(className)")
         }
         query.projection = query.projection.hiding(
-            hidden,
-            revealedBy: Self.pointerColumns(
-                permissions.revealingPointers(hidden: hidden, caller: access.caller), in: schema))
+            hidden, revealedBy: Self.revealedBy(hidden, permissions, in: schema, caller: access.caller))
+    }
+
+    /// The columns that show the caller a `hidden` field on the rows where one of them holds the
+    /// caller's id, by field: on `_User`, the account itself (`ownAccountRow`); elsewhere the
+    /// `_User` pointers of `protectedFields`' `userField:` entries. Finds and LiveQuery both use it.
+    static func revealedBy(
+        _ hidden: Set<String>, _ permissions: ClassLevelPermissions, in schema: ParseClassSchema, caller: ParseCaller
+    ) -> [String: [String]] {
+        guard schema.className != ParseClassSchema.user.className else { return ownAccountRow(hidden) }
+        return pointerColumns(permissions.revealingPointers(hidden: hidden, caller: caller), in: schema)
+    }
+
+    /// `_User`'s protected fields shown on the caller's own account, as Parse Server's
+    /// `filterSensitiveData` shows a user their own row whole.
+    static func ownAccountRow(_ hidden: Set<String>) -> [String: [String]] {
+        Dictionary(uniqueKeysWithValues: hidden.map { ($0, ["object_id"]) })
     }
 
     /// `revealing` (field → `userField:` pointer names) as the columns of those pointers that are

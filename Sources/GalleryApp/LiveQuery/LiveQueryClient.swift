@@ -25,6 +25,8 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
     private let customClasses: @Sendable (String) -> CustomClass?
     /// The view (`[[views]]`) of a name with its permissions as they are now, or nil.
     private let views: @Sendable (String) -> PhotoView?
+    /// A built-in class's schema with the fields an app added to it (`BuiltInAppFields`).
+    private let appFields: @Sendable (ParseClassSchema) -> ParseClassSchema
     private let state = Mutex(State())
 
     /// What the loop, the client's queue and the listener thread share, under the mutex.
@@ -45,8 +47,10 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
         limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
         logger: Logger, customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil },
         views: @escaping @Sendable (String) -> PhotoView? = { _ in nil },
+        appFields: @escaping @Sendable (ParseClassSchema) -> ParseClassSchema = { $0 },
         onClose: @escaping @Sendable (LiveQueryClient) -> Void
     ) {
+        self.appFields = appFields
         self.permissions = permissions
         self.customClasses = customClasses
         self.views = views
@@ -137,7 +141,7 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
             throw LiveQueryError.badMessage("query.className is required")
         }
         // As the class routes resolve a name: built in, then a view (of Photo), then custom.
-        let builtIn = ParseClassSchema.named(className)
+        let builtIn = ParseClassSchema.builtIn(named: className).map(appFields)
         let view = builtIn == nil ? views(className) : nil
         let custom = builtIn == nil && view == nil ? customClasses(className) : nil
         guard let schema = builtIn ?? view.map({ _ in ParseClassSchema.photo }) ?? custom?.schema else {
@@ -185,7 +189,9 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
                 "Permission denied: subscribing to \(className) needs a sessionToken.")
         }
         // The class-level permissions, as a find's (`ParseClass.authorize`): `find`, then the
-        // protected fields left out of every event, and never matched on (which would tell them).
+        // protected fields left out of every event but on the rows that name the caller, and
+        // never matched on (which would tell them).
+        var revealedBy: [String: [String]] = [:]
         if let view {
             // A view's own permissions: `find` now, and again at every event (`deliver`).
             do {
@@ -209,11 +215,19 @@ final class LiveQueryClient: WebSocketHandler, Sendable {
                     ParseError.Code.operationForbidden,
                     "This user is not allowed to query \(name) on class \(className)")
             }
-            if !hidden.isEmpty { keySet = (keySet ?? Set(schema.fields.map(\.name))).subtracting(hidden) }
+            if !hidden.isEmpty {
+                let requested = keySet ?? Set(schema.fields.map(\.name))
+                keySet = requested.subtracting(hidden)
+                // Shown again on the rows that name the caller, as a find shows them.
+                revealedBy = ParseClass.revealedBy(hidden, permissions, in: schema, caller: access.caller).filter {
+                    requested.contains($0.key)
+                }
+            }
         }
-        let subscription = LiveQuerySubscription(
+        var subscription = LiveQuerySubscription(
             requestId: requestId, schema: schema, matcher: matcher, keys: keySet, access: access,
             sessionHash: sessionHash, view: viewSelection)
+        subscription.revealedBy = revealedBy
         try state.withLock { state in
             // Replacing one (`update`, or the same requestId) does not add to the count.
             guard state.subscriptions[requestId] != nil || state.subscriptions.count < limits.maxSubscriptions else {

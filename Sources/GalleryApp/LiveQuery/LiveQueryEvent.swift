@@ -16,17 +16,20 @@ struct LiveQueryEvent {
     var permissions: ClassLevelPermissions? = nil
 
     /// Decodes a NOTIFY payload; nil (with the reason) for one that cannot be used. `customClasses`
-    /// finds a custom class by name (migration 0025 announces their rows too).
-    static func decode(_ payload: String, customClasses: (String) -> CustomClass? = { _ in nil }) -> (
-        event: LiveQueryEvent?, problem: String?
-    ) {
+    /// finds a custom class by name (migration 0025 announces their rows too); `appFields` gives a
+    /// built-in class's schema with the fields an app added to it, whose columns the row carries.
+    static func decode(
+        _ payload: String, customClasses: (String) -> CustomClass? = { _ in nil },
+        appFields: (ParseClassSchema) -> ParseClassSchema = { $0 }
+    ) -> (event: LiveQueryEvent?, problem: String?) {
         guard let data = payload.data(using: .utf8),
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             let className = object["className"] as? String,
             let op = (object["op"] as? String).flatMap(Operation.init(rawValue:))
         else { return (nil, "undecodable payload") }
-        let custom = ParseClassSchema.named(className) == nil ? customClasses(className) : nil
-        guard let schema = ParseClassSchema.named(className) ?? custom?.schema else {
+        let builtIn = ParseClassSchema.builtIn(named: className).map(appFields)
+        let custom = builtIn == nil ? customClasses(className) : nil
+        guard let schema = builtIn ?? custom?.schema else {
             return (nil, "no class \(className.prefix(100))")
         }
         if object["truncated"] as? Bool == true {
@@ -53,6 +56,10 @@ struct LiveQueryEvent {
                 return false
             }
             return CustomObjectACL.grantsRead(row["acl"], to: access)
+        }
+        if schema.className == ParseClassSchema.user.className {
+            // Every account, to every user and with `public_read` to anyone, as a find of `_User`.
+            return access.caller != .anonymous || access.publicRead
         }
         let principals = access.principals
         switch access.caller {

@@ -41,6 +41,8 @@ public final class LiveQueryServer: Sendable {
     private let customClasses: @Sendable (String) -> CustomClass?
     /// The view of a name, or nil (subscriptions to views receive Photo's events).
     private let views: @Sendable (String) -> PhotoView?
+    /// A built-in class's schema with the fields an app added to it (`BuiltInAppFields`).
+    private let appFields: @Sendable (ParseClassSchema) -> ParseClassSchema
 
     /// A server for `path`; nothing listens until `start`. Subscribers' session tokens are
     /// resolved by `sessions` (without it every non-master subscriber reads as no session).
@@ -49,8 +51,10 @@ public final class LiveQueryServer: Sendable {
         limits: LiveQueryLimits = LiveQueryLimits(), permissions: BuiltInClassPermissions? = nil,
         databaseURL: String, logger: Logger, encoder: @escaping @Sendable () -> ParseObjectEncoder,
         customClasses: @escaping @Sendable (String) -> CustomClass? = { _ in nil },
-        views: @escaping @Sendable (String) -> PhotoView? = { _ in nil }
+        views: @escaping @Sendable (String) -> PhotoView? = { _ in nil },
+        appFields: @escaping @Sendable (ParseClassSchema) -> ParseClassSchema = { $0 }
     ) {
+        self.appFields = appFields
         self.permissions = permissions
         self.customClasses = customClasses
         self.views = views
@@ -102,7 +106,8 @@ public final class LiveQueryServer: Sendable {
             state.lastClientId += 1
             let client = LiveQueryClient(
                 clientId: state.lastClientId, keys: keys, sessions: sessions, publicRead: publicRead, limits: limits,
-                permissions: permissions, logger: logger, customClasses: customClasses, views: views
+                permissions: permissions, logger: logger, customClasses: customClasses, views: views,
+                appFields: appFields
             ) { [weak self] client in self?.closed(client, address: address) }
             state.clients[client.clientId] = client
             return client
@@ -155,7 +160,7 @@ public final class LiveQueryServer: Sendable {
 
     /// One notification: decoded once, matched against every subscription.
     func dispatch(_ payload: String) {
-        let (event, problem) = LiveQueryEvent.decode(payload, customClasses: customClasses)
+        let (event, problem) = LiveQueryEvent.decode(payload, customClasses: customClasses, appFields: appFields)
         guard let event else {
             logger.warning("live query event skipped: \(problem ?? "")")
             return

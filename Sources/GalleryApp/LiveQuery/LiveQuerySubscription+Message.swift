@@ -15,8 +15,8 @@ extension LiveQuerySubscription {
             object = rendering.object(old: op == "delete", view: view)
             if op != "create" && op != "delete" { original = rendering.object(old: true, view: view) }
         } else {
-            object = rendering.object(old: op == "delete", keys: keys)
-            if op != "create" && op != "delete" { original = rendering.object(old: true, keys: keys) }
+            object = rendering.object(old: op == "delete", keys: keys(for: op == "delete" ? event.old : event.new))
+            if op != "create" && op != "delete" { original = rendering.object(old: true, keys: keys(for: event.old)) }
         }
         guard let object else { return nil }
         // Written by hand around the shared object JSON (keys in sorted order, like the rest).

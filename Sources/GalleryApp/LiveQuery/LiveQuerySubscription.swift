@@ -17,6 +17,16 @@ struct LiveQuerySubscription {
     /// For a subscription to a view (`PhotoView`): its name and fields, under which each Photo
     /// event's object is sent; nil for a class of its own.
     var view: PhotoView.LiveSelection? = nil
+    /// Protected fields left out of `keys` but sent on the rows where one of these columns holds
+    /// the subscriber's id (`ParseClass.revealedBy`: `userField:` pointers, a `_User`'s own row).
+    var revealedBy: [String: [String]] = [:]
+
+    /// The fields sent of `row`: `keys`, with the protected fields `row` reveals to the subscriber.
+    func keys(for row: [String: Any]?) -> Set<String>? {
+        guard let keys, !revealedBy.isEmpty, let row, let userId = access.caller.userId else { return keys }
+        let shown = revealedBy.filter { $0.value.contains { row[$0] as? String == userId } }.keys
+        return shown.isEmpty ? keys : keys.union(shown)
+    }
 
     /// The server op for `event` as seen through this subscription (Parse LiveQuery semantics:
     /// create, update, enter, leave, delete), or nil when it does not concern it.

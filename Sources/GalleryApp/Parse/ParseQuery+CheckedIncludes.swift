@@ -13,7 +13,8 @@ extension ParseQuery {
         classes: ParseWhereParser.ClassResolver?
     ) throws -> (ParseProjection, Bool, [[String]]) {
         let parsed = try parseProjection(
-            schema, keys: keys, excludeKeys: excludeKeys, include: include, includesScore: includesScore)
+            schema, keys: keys, excludeKeys: excludeKeys, include: include, includesScore: includesScore,
+            classes: classes)
         guard let classes else { return parsed }
         var fetching: Set<String> = []
         for name in parsed.0.includes.keys.sorted() {
@@ -25,6 +26,6 @@ extension ParseQuery {
         guard !fetching.isEmpty else { return parsed }
         return try parseProjection(
             schema, keys: keys, excludeKeys: excludeKeys, include: include, includesScore: includesScore,
-            fetching: fetching)
+            classes: classes, fetching: fetching)
     }
 }

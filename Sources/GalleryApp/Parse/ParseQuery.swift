@@ -271,11 +271,21 @@ public struct ParseQuery: Sendable {
     }
 
     /// Builds the projection; returns whether `keys` asked for `$score`, and the include paths
-    /// fetched after the page (dotted ones, pointers without a join, and those in `fetching`).
+    /// fetched after the page (dotted ones, pointers without a join, and those in `fetching`). A
+    /// joined pointer's class is read as `classes` lets the caller get it (its app fields, less its
+    /// protected fields); without `classes`, as its fixed schema.
     static func parseProjection(
         _ schema: ParseClassSchema, keys: String?, excludeKeys: String?, include: String?, includesScore: Bool,
-        fetching: Set<String> = []
+        classes: ParseWhereParser.ClassResolver?, fetching: Set<String> = []
     ) throws -> (ParseProjection, Bool, [[String]]) {
+        var joined: [String: ParseReadableClass] = [:]
+        func target(_ className: String) throws -> ParseReadableClass? {
+            if let known = joined[className] { return known }
+            guard let fixed = ParseClassSchema.named(className) else { return nil }
+            let readable = try classes?(className, .include) ?? ParseReadableClass(schema: fixed)
+            joined[className] = readable
+            return readable
+        }
         var includeRoots: Set<String> = []
         var fetched: [[String]] = []
         for name in list(include) ?? [] {
@@ -306,7 +316,7 @@ public struct ParseQuery: Sendable {
             for key in keyList {
                 if key == "$score" {
                     scoreRequested = true
-                } else if let (root, sub) = try dotted(schema, key, parameter: "keys") {
+                } else if let (root, sub) = try dotted(schema, key, parameter: "keys", target: target) {
                     nestedKeys[root, default: []].insert(sub)
                     if !fetching.contains(root) { includeRoots.insert(root) }
                     top.insert(root)
@@ -323,7 +333,7 @@ public struct ParseQuery: Sendable {
         var excluded: Set<String> = []
         var nestedExcluded: [String: Set<String>] = [:]
         for key in list(excludeKeys) ?? [] {
-            if let (root, sub) = try dotted(schema, key, parameter: "excludeKeys") {
+            if let (root, sub) = try dotted(schema, key, parameter: "excludeKeys", target: target) {
                 nestedExcluded[root, default: []].insert(sub)
             } else {
                 guard schema.field(named: key) != nil || schema.relations[key] != nil else {
@@ -340,51 +350,23 @@ public struct ParseQuery: Sendable {
         var includes: [String: ParseProjection] = [:]
         for field in fields where includeRoots.contains(field.name) {
             guard let alias = field.joinAlias, let className = field.pointerClassName,
-                let target = ParseClassSchema.named(className)
+                let readable = try target(className)
             else {
                 continue
             }
             let only = nestedKeys[field.name]
-            let without = nestedExcluded[field.name] ?? []
-            let targetFields = target.fields.filter { targetField in
+            let without = (nestedExcluded[field.name] ?? []).union(readable.hidden)
+            let targetFields = readable.schema.fields.filter { targetField in
                 targetField.isAlwaysSelected
                     || ((only?.contains(targetField.name) ?? !targetField.isOptIn)
                         && !without.contains(targetField.name))
             }
-            includes[field.name] = ParseProjection(schema: target, fields: targetFields, columnPrefix: alias + "__")
+            includes[field.name] = ParseProjection(
+                schema: readable.schema, fields: targetFields, columnPrefix: alias + "__")
         }
         let projection = ParseProjection(
             schema: schema, fields: fields, includes: includes, includesScore: includesScore || scoreRequested)
         return (projection, scoreRequested, fetched)
-    }
-
-    private static func joinableField(_ schema: ParseClassSchema, _ name: String, parameter: String) throws
-        -> ParseField
-    {
-        guard let field = schema.field(named: name) else {
-            throw ParseError.invalidQuery("\(parameter) names unknown field \(ParseWhereParser.quoted(name))")
-        }
-        guard field.joinAlias != nil else {
-            throw ParseError.invalidQuery("\(parameter): \(name) is not a pointer that can be included")
-        }
-        return field
-    }
-
-    /// `pointer.field` → (pointer, field) after checking both; nil when `key` has no dot.
-    private static func dotted(_ schema: ParseClassSchema, _ key: String, parameter: String) throws -> (String, String)?
-    {
-        let parts = key.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count > 1 else { return nil }
-        guard parts.count == 2 else {
-            throw ParseError.invalidQuery("\(parameter) supports one level only: \(ParseWhereParser.quoted(key))")
-        }
-        let root = try joinableField(schema, String(parts[0]), parameter: parameter)
-        guard let className = root.pointerClassName, let target = ParseClassSchema.named(className),
-            target.field(named: String(parts[1])) != nil
-        else {
-            throw ParseError.invalidQuery("\(parameter) names unknown field \(ParseWhereParser.quoted(key))")
-        }
-        return (root.name, String(parts[1]))
     }
 }
 

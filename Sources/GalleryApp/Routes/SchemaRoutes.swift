@@ -38,7 +38,7 @@ struct SchemaRoutes {
                 try schemas.appFields.schema(of: schema).writeSchema(
                     into: &writer, permissions: try schemas.builtIns.permissions(of: schema.className))
             }
-            ParseClassSchema.user.writeSchema(into: &writer)
+            try Self.writeUserSchema(into: &writer, schemas)
             for custom in try schemas.catalog.all() { custom.write(into: &writer) }
             for view in try api.views.all() { view.writeSchema(into: &writer) }
             writer.endArray()
@@ -83,7 +83,7 @@ struct SchemaRoutes {
                     code: ParseError.Code.invalidClassName,
                     message: "Class name mismatch between \(named.prefix(100)) and \(className.prefix(100)).")
             }
-            if ParseClassSchema.named(className) != nil {
+            if ParseClassSchema.builtIn(named: className) != nil {
                 try BuiltInSchemaChange.apply(body, to: className, schemas)
                 permissionsChanged()
                 return try Self.render(className, schemas)
@@ -126,14 +126,20 @@ struct SchemaRoutes {
         if let builtIn = ParseClassSchema.named(className) {
             try schemas.appFields.schema(of: builtIn).writeSchema(
                 into: &writer, permissions: try schemas.builtIns.permissions(of: className))
-        } else if className == "_User" {
-            ParseClassSchema.user.writeSchema(into: &writer)
+        } else if className == ParseClassSchema.user.className {
+            try writeUserSchema(into: &writer, schemas)
         } else if let custom = try schemas.catalog.lookup(className) {
             custom.write(into: &writer)
         } else {
             throw missing(className)
         }
         return writer.bytes
+    }
+
+    /// `_User` with its app fields and class-level permissions (docs/decisions/045).
+    static func writeUserSchema(into writer: inout ParseJSONWriter, _ schemas: SchemaService) throws {
+        try schemas.appFields.schema(of: .user).writeSchema(
+            into: &writer, permissions: try schemas.builtIns.permissions(of: ParseClassSchema.user.className))
     }
 
     /// The request body as a JSON object (107 otherwise).

@@ -136,11 +136,13 @@ struct UserRoutes {
     // MARK: Handlers
 
     private func signUp(_ call: Call) throws -> ParseAPI.Result {
-        try Self.onlyFields(["username", "password", "email"], in: call.fields, className: "_User")
-        let created = try accounts.signUp(
-            username: try Self.string("username", call.fields), password: try Self.string("password", call.fields),
-            email: try Self.string("email", call.fields), isMaster: call.caller == .master,
-            installationId: call.installationId)
+        let appBody = try Self.appBody(call.fields)
+        let created = try signUpAccount(call, appBody: appBody) {
+            try accounts.signUp(
+                username: try Self.string("username", call.fields), password: try Self.string("password", call.fields),
+                email: try Self.string("email", call.fields), isMaster: call.caller == .master,
+                installationId: call.installationId)
+        }
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("objectId")
@@ -171,7 +173,7 @@ struct UserRoutes {
         let result = try accounts.logIn(
             username: values["username"], email: values["email"], password: values["password"],
             address: call.request.remoteAddress, installationId: call.installationId)
-        return ParseAPI.Result(status: .ok, json: Self.userJSON(result.user, token: result.token))
+        return ParseAPI.Result(status: .ok, json: try ownAccount(result.user.objectId, token: result.token))
     }
 
     private func findUsers(_ call: Call, items: [(name: String, value: String)]) throws -> ParseAPI.Result {
@@ -202,9 +204,7 @@ struct UserRoutes {
 
     private func me(_ call: Call) throws -> ParseAPI.Result {
         guard let token = call.token else { throw ParseError.invalidSessionToken() }
-        let userId = try authenticator.userId(for: token)
-        guard let user = try accounts.user(objectId: userId) else { throw ParseError.invalidSessionToken() }
-        return ParseAPI.Result(status: .ok, json: Self.userJSON(user, token: token))
+        return ParseAPI.Result(status: .ok, json: try ownAccount(try authenticator.userId(for: token), token: token))
     }
 
     private func currentSession(_ call: Call) throws -> ParseAPI.Result {
@@ -232,13 +232,18 @@ struct UserRoutes {
 
     private func getUser(_ call: Call) throws -> ParseAPI.Result {
         let objectId = try authorize(call, modifying: false)
-        guard let user = try accounts.user(objectId: objectId) else { throw AccountError.notFound }
-        return ParseAPI.Result(status: .ok, json: Self.userJSON(user, token: nil))
+        guard
+            let json = try api.account(
+                objectId, items: try ParseRoutes.queryItems(call.request), access: try access(call), checked: true)
+        else { throw AccountError.notFound }
+        return ParseAPI.Result(status: .ok, json: json)
     }
 
     private func updateUser(_ call: Call) throws -> ParseAPI.Result {
         let objectId = try authorize(call, modifying: true)
-        try Self.onlyFields(["username", "email", "password"], in: call.fields, className: "_User")
+        let access = try self.access(call)
+        try api.requireBuiltIn(.update, ParseClassSchema.user.className, access)
+        let appChanges = try api.appFieldChanges(try Self.appBody(call.fields), of: .user, access: access)
         var changes = AccountService.Changes()
         changes.username = try Self.string("username", call.fields)
         changes.password = try Self.string("password", call.fields)
@@ -249,11 +254,17 @@ struct UserRoutes {
         case .object(let operation)? where operation["__op"] == .string("Delete"): changes.email = .some(nil)
         case let other?: throw ParseError.incorrectType("email must be a string or null, not \(other.typeName).")
         }
-        let user = try accounts.update(userId: objectId, changes, keepingSession: call.token)
+        var updatedAt: Date?
+        // A body that changes no app field still moves the account's updatedAt, as before.
+        if changes.username != nil || changes.email != nil || changes.password != nil || appChanges?.isEmpty ?? true {
+            updatedAt = try accounts.update(userId: objectId, changes, keepingSession: call.token).updatedAt
+        }
+        updatedAt = try api.applyAppFields(appChanges, .user, objectId: objectId) ?? updatedAt
+        guard let updatedAt else { throw AccountError.notFound }
         var json = ParseJSONWriter()
         json.beginObject()
         json.key("updatedAt")
-        json.isoDate(milliseconds: ParseDate.milliseconds(user.updatedAt))
+        json.isoDate(milliseconds: ParseDate.milliseconds(updatedAt))
         json.endObject()
         return ParseAPI.Result(status: .ok, json: json.bytes)
     }
@@ -325,30 +336,6 @@ struct UserRoutes {
         case .string(let text)?: return text
         case let other?: throw ParseError.incorrectType("\(name) must be a string, not \(other.typeName).")
         }
-    }
-
-    /// A user as Parse returns it: never the password or its hash.
-    static func userJSON(_ user: AccountService.User, token: SessionToken?) -> [UInt8] {
-        var json = ParseJSONWriter()
-        json.beginObject()
-        json.key("objectId")
-        json.string(user.objectId)
-        json.key("username")
-        json.string(user.username)
-        if let email = user.email {
-            json.key("email")
-            json.string(email)
-        }
-        json.key("createdAt")
-        json.isoDate(milliseconds: ParseDate.milliseconds(user.createdAt))
-        json.key("updatedAt")
-        json.isoDate(milliseconds: ParseDate.milliseconds(user.updatedAt))
-        if let token {
-            json.key("sessionToken")
-            json.string(token.value)
-        }
-        json.endObject()
-        return json.bytes
     }
 
     /// A session as Parse's `_Session`; the token only for the caller's own current session (the

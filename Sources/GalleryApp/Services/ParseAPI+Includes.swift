@@ -32,7 +32,10 @@ extension ParseAPI {
                     schema: target,
                     condition: include.rows.map { ParseCondition.and([named, $0]) } ?? named,
                     order: [], limit: ids.count, skip: 0, count: false,
-                    projection: .all(target).hiding(include.hidden),
+                    projection: .all(target).hiding(
+                        include.hidden,
+                        revealedBy: target.className == ParseClassSchema.user.className
+                            ? ParseClass.ownAccountRow(include.hidden) : [:]),
                     hidesTrashed: target.hasTrash || !target.hiddenWithTrashedTargets.isEmpty, searchTerm: nil)
                 query.access = access
                 if let select = ParseSQLCompiler.compile(query).select {

@@ -12,11 +12,10 @@ extension ParseAPI {
     func otherClass(_ className: String, _ use: ParseWhereParser.ClassUse, access: ParseAccess) throws
         -> ParseReadableClass?
     {
-        if className == ParseClassSchema.user.className { return ParseReadableClass(schema: .user) }
         let schema: ParseClassSchema
         let permissions: ClassLevelPermissions
-        if let builtIn = ParseClassSchema.named(className) {
-            schema = builtIn
+        if let builtIn = ParseClassSchema.builtIn(named: className) {
+            schema = try schemas.appFields.schema(of: builtIn)
             permissions = try schemas.builtIns.permissions(of: className)
         } else {
             guard ParseClassName.isValidClassName(className) else {

@@ -1,5 +1,7 @@
-/// Finding users (`GET /users`, `GET /classes/_User`): Parse Server's `_User` find, through the
-/// same query parser, compiler and encoder as the classes, over `ParseClassSchema.user`.
+/// Finding users (`GET /users`, `GET /classes/_User`) and reading one (`me`, login, `GET
+/// /users/<id>`): Parse Server's `_User` find and get, through the
+/// same query parser, compiler and encoder as the classes, over `ParseClassSchema.user` with the
+/// fields an app added to it (`BuiltInAppFields`).
 extension ParseAPI {
     /// `{"results":[…]}` (and `count`) of the accounts `access` may list: every account for a
     /// user, `email` only on their own row (all of them for the master key), and `where`/`order`
@@ -13,9 +15,14 @@ extension ParseAPI {
             throw ParseError(
                 code: ParseError.Code.invalidSessionToken, message: "Session token required to find users.")
         }
+        let schema = try schemas.appFields.schema(of: .user)
         var query = try ParseQuery.find(
-            .user, items: items, limits: limits, classes: { try self.otherClass($0, $1, access: access) })
+            schema, items: items, limits: limits, classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
+        // `PUT /parse/schemas/_User`'s permissions: `find`/`count`, then its protected fields
+        // (hidden on every row but the caller's own).
+        try ParseClass.builtIn(schema).authorize(
+            &query, query.count && query.limit == 0 ? .count : .find, builtIns: schemas.builtIns)
         try checkSubqueries(query)
         if !access.caller.isMaster {
             let protected = Set(
@@ -27,6 +34,22 @@ extension ParseAPI {
             }
         }
         return try findOrExplain(query)
+    }
+
+    /// The account `objectId` as `access` may get it, with the fields an app added to `_User`
+    /// and `items`' `keys`, `excludeKeys` and `include`; nil when there is none. `checked`:
+    /// `_User`'s class-level `get` permission and protected fields apply first (`GET
+    /// /users/<id>`); `me` and a login answer the caller's own account whole, as Parse Server's do.
+    func account(
+        _ objectId: String, items: [(name: String, value: String)] = [], access: ParseAccess, checked: Bool
+    ) throws -> [UInt8]? {
+        let schema = try schemas.appFields.schema(of: .user)
+        var query = try ParseQuery.get(
+            schema, objectId: try Self.checkedObjectId(objectId), items: items, limits: limits,
+            classes: { try self.otherClass($0, $1, access: access) })
+        query.access = access
+        if checked { try ParseClass.builtIn(schema).authorize(&query, .get, builtIns: schemas.builtIns) }
+        return try object(query)
     }
 
     /// Every field a condition names.

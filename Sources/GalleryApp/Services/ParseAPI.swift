@@ -225,19 +225,8 @@ struct ParseAPI: Sendable {
             classes: { try self.otherClass($0, $1, access: access) })
         query.access = access
         try parseClass.authorize(&query, .get, builtIns: schemas.builtIns)
-        let compiled = ParseSQLCompiler.compile(query)
-        guard let select = compiled.select else { throw ParseError.objectNotFound() }
-        var encoder = self.encoder
-        let row = try pool.withConnection { connection -> PostgresRow? in
-            guard let row = try connection.query(select.sql, select.binds.postgresBinds, retry: .safe).first else {
-                return nil
-            }
-            encoder.included = try includedObjects(
-                query.includes, rows: [row], projection: compiled.projection, access: access, connection: connection)
-            return row
-        }
-        guard let row else { throw ParseError.objectNotFound() }
-        return Result(status: .ok, json: try encoder.object(row, projection: compiled.projection))
+        guard let object = try object(query) else { throw ParseError.objectNotFound() }
+        return Result(status: .ok, json: object)
     }
 
     /// `POST /classes/<Class>`: 201 with `objectId` and `createdAt` (200 when an upload of the
