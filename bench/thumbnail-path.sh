@@ -15,7 +15,8 @@
 #      epoll), GALLERYD (a release galleryd to run instead of building this tree's), COMPARE (another
 #      build, run beside this one on the first backend in every round: paired before/after),
 #      PHOTO (see bench/photos.sh), OURS_PORT (18301, and the next ones), NGINX_PORT (18309),
-#      PGPORT_PRIVATE (55615), PIN (see bench/pin.sh), PATHS ("thumbnail health": which comparisons),
+#      PGPORT_PRIVATE (55615), PIN (see bench/pin.sh), PATHS ("thumbnail health": which comparisons;
+#      "size" adds the signed URL of the photo's `s` display size (#29), rendered by a first GET),
 #      COUNTS=1: instead of the rounds, per-request counts of every server (system calls by name,
 #      allocations, context switches, CPU; bench/counts.sh: strace, perf, root); with PERF=1 also a
 #      `perf record -g` profile of each (reports in PERF_OUT, default /tmp); CALLGRIND=1: instead,
@@ -111,6 +112,17 @@ thumbnail_path="/${thumbnail_url#http://*/}"
 case "$thumbnail_path" in */s/*) ;; *) echo "thumbnail-path.sh: $thumbnail_path is not signed" >&2; exit 1 ;; esac
 key="thumbnails/$photo_id.jpg"
 echo "served: $thumbnail_path, $(stat -c %s "$storage/$key") bytes" >&2
+size_path=""
+case " $paths " in
+  *" size "*)
+    # The `s` display size's signed URL as the API hands it out; the first GET renders it.
+    size_url="$(parse "http://127.0.0.1:$ours_port/parse/classes/Photo/$photo_id?keys=sizes" \
+      | python3 -c 'import json,sys; print(json.load(sys.stdin)["sizes"]["s"]["url"])')"
+    size_path="/${size_url#http://*/}"
+    curl -fsS -o /dev/null "http://127.0.0.1:$ours_port$size_path"
+    echo "served: $size_path, $(stat -c %s "$storage/sizes/$photo_id/s.jpg") bytes" >&2
+    ;;
+esac
 health_body='{"status":"ok"}'
 
 write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
@@ -134,13 +146,15 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 for port in $ports; do
-  cmp <(curl -fsS "http://127.0.0.1:$port$thumbnail_path") <(curl -fsS "http://127.0.0.1:$nginx_port$thumbnail_path") \
-    || { echo "thumbnail-path.sh: galleryd ($port) and nginx serve different thumbnail bytes" >&2; exit 1; }
+  for served in "$thumbnail_path" $size_path; do
+    cmp <(curl -fsS "http://127.0.0.1:$port$served") <(curl -fsS "http://127.0.0.1:$nginx_port$served") \
+      || { echo "thumbnail-path.sh: galleryd ($port) and nginx serve different bytes at $served" >&2; exit 1; }
+  done
   [ "$(curl -fsS "http://127.0.0.1:$port/health")" = "$(curl -fsS "http://127.0.0.1:$nginx_port/health")" ] \
     || { echo "thumbnail-path.sh: galleryd ($port) and nginx answer /health differently" >&2; exit 1; }
 done
 
-path_of() { if [ "$1" = thumbnail ]; then echo "$thumbnail_path"; else echo /health; fi; }
+path_of() { case "$1" in thumbnail) echo "$thumbnail_path" ;; size) echo "$size_path" ;; *) echo /health ;; esac; }
 set -- $ours_pids
 declare -A pid_of
 for port in $ports; do pid_of[$port]="$1"; shift; done
@@ -221,7 +235,7 @@ done
 
 # One summary per comparison: each galleryd against nginx, COMPARE against this build, and the backends.
 for what in $paths; do
-  echo "=== $what ($(path_of "$what" | cut -c1-60)…), nginx: $( [ "$what" = thumbnail ] && echo "sendfile, open_file_cache" || echo "return 200")"
+  echo "=== $what ($(path_of "$what" | cut -c1-60)…), nginx: $( [ "$what" = health ] && echo "return 200" || echo "sendfile, open_file_cache")"
   for pass in "$connections" $high; do
     echo "-- $pass connections$( [ "$pass" = "$connections" ] && echo ", $rounds rounds" || echo ", 1 round")"
     set -- $names

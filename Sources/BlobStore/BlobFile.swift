@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -17,6 +18,10 @@ public final class BlobFile: Sendable {
     public let info: BlobInfo
     /// `info.modified` as an IMF-fixdate (`Last-Modified`), formatted once for every reader.
     public let lastModified: String
+    /// A number a reader may swap in (`exchange`) to do something once per file and round rather
+    /// than on every read: the size cache counts a rendition as used once per eviction round,
+    /// not with a lock and a hash on every warm request. 0 on a newly opened file.
+    public let mark = Atomic<UInt64>(0)
 
     /// Takes ownership of `fd`, described by `info`.
     init(fd: Int32, info: BlobInfo) {

@@ -17,7 +17,10 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
             throw BlobStoreError.invalidKey(
                 String(rawValue.prefix(64)), reason: "key longer than \(Self.maxLength) bytes")
         }
-        guard !rawValue.hasPrefix("/") else { throw BlobStoreError.invalidKey(rawValue, reason: "absolute path") }
+        // The first byte first: `hasPrefix` compares Characters, which every bucket GET would pay for.
+        guard !(rawValue.utf8.first == UInt8(ascii: "/") && rawValue.hasPrefix("/")) else {
+            throw BlobStoreError.invalidKey(rawValue, reason: "absolute path")
+        }
         // Every bucket GET validates its key: over its contiguous bytes in place when it can (the
         // UTF-8 view's own iteration costs several times more per byte; decision 041).
         if try rawValue.utf8.withContiguousStorageIfAvailable({ try Self.validate($0, rawValue) }) == nil {

@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 
-/// One event loop's access log buffer: lines are formatted on the loop thread into a scratch array
-/// (no Foundation formatting; the timestamp is formatted once a second, like the Date header) and
-/// appended under a lock the writer thread only takes to empty it. When the buffer is full, the
-/// line is dropped and counted instead of waiting for the writer.
-// @unchecked: `second` and `stamp` are touched only on its event loop's thread; the rest is under `shared`.
+/// One event loop's access log buffer: lines are formatted on the loop thread into raw scratch
+/// memory (`ScratchBytes`; no Foundation formatting; the timestamp is formatted once a second, like
+/// the Date header) and appended in one copy under a lock the writer thread only takes to empty it.
+/// When the buffer is full, the line is dropped and counted instead of waiting for the writer.
+// @unchecked: `second`, `stamp` and `line` are touched only on its event loop's thread; the rest is under `shared`.
 final class HTTPAccessLogBuffer: @unchecked Sendable {
     private let format: HTTPAccessLogFormat
     private let capacity: Int
@@ -27,6 +27,8 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     // Loop thread only.
     private var second = -1
     private var stamp: [UInt8] = []
+    /// The line being formatted.
+    private let line = ScratchBytes(capacity: 512)
 
     /// A buffer of `capacity` bytes writing lines in `format`; `wake` asks the writer to come early.
     init(format: HTTPAccessLogFormat, capacity: Int, wake: @escaping @Sendable () -> Void) {
@@ -41,9 +43,9 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     /// Lines dropped so far because the writer was behind.
     var dropped: Int { shared.withLock { $0.droppedLines } }
 
-    /// Formats one finished exchange and queues it; called on the loop thread. The line is written
-    /// straight into the shared buffer under the lock (the writer only holds it to swap buffers),
-    /// and taken back out, counted as dropped, if it does not fit.
+    /// Formats one finished exchange and queues it; called on the loop thread. The line is formatted
+    /// outside the lock, then copied into the shared buffer under it (the writer only holds it to
+    /// swap buffers), or counted as dropped if it does not fit.
     func record(
         remote: String, method: String, path: String, status: Int, bytes: Int, nanoseconds: UInt64,
         requestID: String, aborted: Bool
@@ -54,18 +56,17 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
             second = now
             stamp = Self.timestamp(now)
         }
-        let micros = Int(nanoseconds / 1000)
-        let stamp = self.stamp
+        line.removeAll()
+        Self.format(
+            format, into: line, stamp: stamp, remote: remote, method: method, path: path, status: status,
+            bytes: bytes, micros: Int(nanoseconds / 1000), requestID: requestID, aborted: aborted)
+        let text = line.bytes
         let wakeNow = shared.withLock { shared in
-            let start = shared.pending.count
-            Self.format(
-                format, into: &shared.pending, stamp: stamp, remote: remote, method: method, path: path, status: status,
-                bytes: bytes, micros: micros, requestID: requestID, aborted: aborted)
-            if shared.pending.count > capacity {
-                shared.pending.removeSubrange(start...)
+            if shared.pending.count + text.count > capacity {
                 shared.droppedLines += 1
                 return false
             }
+            shared.pending.append(contentsOf: text)
             if !shared.wakeRequested && shared.pending.count >= capacity / 2 {
                 shared.wakeRequested = true
                 return true
@@ -77,49 +78,49 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
 
     /// Appends one line in `format` to `line`, newline included.
     static func format(
-        _ format: HTTPAccessLogFormat, into line: inout [UInt8], stamp: [UInt8], remote: String, method: String,
+        _ format: HTTPAccessLogFormat, into line: ScratchBytes, stamp: [UInt8], remote: String, method: String,
         path: String, status: Int, bytes: Int, micros: Int, requestID: String, aborted: Bool
     ) {
         switch format {
         case .off:
             return
         case .text:
-            line.append(contentsOf: stamp)
+            line.append(stamp)
             line.append(0x20)
-            appendText(remote, to: &line)
+            appendText(remote, to: line)
             line.append(0x20)
             line.append(0x22)
-            appendText(method, to: &line)
+            appendText(method, to: line)
             line.append(0x20)
-            appendText(path, to: &line)
+            appendText(path, to: line)
             line.append(0x22)
             line.append(0x20)
-            appendDecimal(status, to: &line)
+            line.appendDecimal(status)
             line.append(0x20)
-            appendDecimal(bytes, to: &line)
+            line.appendDecimal(bytes)
             line.append(0x20)
-            appendMilliseconds(micros, to: &line)
-            append("ms ", to: &line)
-            appendText(requestID, to: &line)
-            if aborted { append(" aborted", to: &line) }
+            appendMilliseconds(micros, to: line)
+            line.append("ms ")
+            appendText(requestID, to: line)
+            if aborted { line.append(" aborted") }
         case .json:
-            append("{\"time\":\"", to: &line)
-            line.append(contentsOf: stamp)
-            append("\",\"remote\":", to: &line)
-            appendJSONString(remote, to: &line)
-            append(",\"method\":", to: &line)
-            appendJSONString(method, to: &line)
-            append(",\"path\":", to: &line)
-            appendJSONString(path, to: &line)
-            append(",\"status\":", to: &line)
-            appendDecimal(status, to: &line)
-            append(",\"bytes\":", to: &line)
-            appendDecimal(bytes, to: &line)
-            append(",\"duration_ms\":", to: &line)
-            appendMilliseconds(micros, to: &line)
-            append(",\"request\":", to: &line)
-            appendJSONString(requestID, to: &line)
-            if aborted { append(",\"aborted\":true", to: &line) }
+            line.append("{\"time\":\"")
+            line.append(stamp)
+            line.append("\",\"remote\":")
+            appendJSONString(remote, to: line)
+            line.append(",\"method\":")
+            appendJSONString(method, to: line)
+            line.append(",\"path\":")
+            appendJSONString(path, to: line)
+            line.append(",\"status\":")
+            line.appendDecimal(status)
+            line.append(",\"bytes\":")
+            line.appendDecimal(bytes)
+            line.append(",\"duration_ms\":")
+            appendMilliseconds(micros, to: line)
+            line.append(",\"request\":")
+            appendJSONString(requestID, to: line)
+            if aborted { line.append(",\"aborted\":true") }
             line.append(0x7D)
         }
         line.append(0x0A)
@@ -137,11 +138,6 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
             }
             shared.wakeRequested = false
         }
-    }
-
-    @inline(__always)
-    private static func append(_ text: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     // MARK: - Formatting without Foundation
@@ -178,34 +174,9 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
         return out
     }
 
-    /// A non-negative integer in decimal.
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 {
-            out.append(0x2D)
-            appendDecimal(value == Int.min ? Int.max : -value, to: &out)
-            return
-        }
-        if value < 10 {
-            out.append(UInt8(truncatingIfNeeded: 0x30 + value))
-            return
-        }
-        // The digits into a buffer on the stack, last first, then one append (decision 041).
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
-        withUnsafeMutableBytes(of: &digits) { raw in
-            var n = value
-            var i = raw.count
-            while n > 0 {
-                i -= 1
-                raw[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
-                n /= 10
-            }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[i...]))
-        }
-    }
-
     /// Microseconds as milliseconds with three decimals: `12.345`.
-    static func appendMilliseconds(_ micros: Int, to out: inout [UInt8]) {
-        appendDecimal(micros / 1000, to: &out)
+    static func appendMilliseconds(_ micros: Int, to out: ScratchBytes) {
+        out.appendDecimal(micros / 1000)
         out.append(0x2E)
         let fraction = micros % 1000
         out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
@@ -215,12 +186,14 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
 
     /// Text for a text line: control characters, spaces inside quotes are fine, but `"`, `\` and
     /// bytes below 0x20 or 0x7F become `\xNN` (as nginx escapes them), so a line stays one line.
-    static func appendText(_ text: String, to out: inout [UInt8]) {
+    static func appendText(_ text: String, to out: ScratchBytes) {
         // Nearly every path, address and id needs no escape: checked first, then copied in one go
         // (a byte-by-byte append costs a capacity check per byte; docs/decisions/041).
+        // The check goes eight bytes at a time (ASCIIScan).
         let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes where byte < 0x20 || byte == 0x7F || byte == 0x22 || byte == 0x5C { return false }
-            out.append(contentsOf: bytes)
+            let raw = UnsafeRawBufferPointer(bytes)
+            if ASCIIScan.needsLogEscape(raw) { return false }
+            out.append(raw)
             return true
         }
         if copied == true { return }
@@ -237,17 +210,19 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     }
 
     /// A JSON string literal (RFC 8259 §7): quotes, backslash and control characters escaped.
-    static func appendJSONString(_ text: String, to out: inout [UInt8]) {
+    static func appendJSONString(_ text: String, to out: ScratchBytes) {
         out.append(0x22)
         for byte in text.utf8 {
             switch byte {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0x22: out.append("\\\"")
+            case 0x5C: out.append("\\\\")
+            case 0x0A: out.append("\\n")
+            case 0x0D: out.append("\\r")
+            case 0x09: out.append("\\t")
             case 0..<0x20, 0x7F:
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex(byte >> 4), hex(byte & 0xF)])
+                out.append("\\u00")
+                out.append(hex(byte >> 4))
+                out.append(hex(byte & 0xF))
             default: out.append(byte)
             }
         }

@@ -56,22 +56,23 @@ public enum HTTPFileResponse {
         headers.add("ETag", file.etag)
         headers.add("Last-Modified", file.lastModifiedText ?? HTTPFileResponse.imfFixdate(file.lastModified))
         let seconds = file.lastModified.timeIntervalSince1970.rounded(.down)
+        let fields = Preconditions(request.headers)
 
         // RFC 9110 §13.2.2: If-Match, then If-Unmodified-Since, then If-None-Match, then If-Modified-Since.
-        if let ifMatch = request.headers["If-Match"] {
+        if let ifMatch = fields.ifMatch {
             if !entityTagList(ifMatch, matches: file.etag, weak: false) {
                 return HTTPResponse(status: .preconditionFailed, headers: headers)
             }
-        } else if let since = request.headers["If-Unmodified-Since"], let date = parseHTTPDate(since),
+        } else if let since = fields.ifUnmodifiedSince, let date = parseHTTPDate(since),
             seconds > date.timeIntervalSince1970
         {
             return HTTPResponse(status: .preconditionFailed, headers: headers)
         }
-        if let ifNoneMatch = request.headers["If-None-Match"] {
+        if let ifNoneMatch = fields.ifNoneMatch {
             if entityTagList(ifNoneMatch, matches: file.etag, weak: true) {
                 return HTTPResponse(status: .notModified, headers: headers)
             }
-        } else if let since = request.headers["If-Modified-Since"], let date = parseHTTPDate(since),
+        } else if let since = fields.ifModifiedSince, let date = parseHTTPDate(since),
             seconds <= date.timeIntervalSince1970
         {
             return HTTPResponse(status: .notModified, headers: headers)
@@ -79,12 +80,12 @@ public enum HTTPFileResponse {
 
         headers.add("Accept-Ranges", "bytes")
         let whole = file.body(offset: 0, length: file.size)
-        guard let rangeHeader = request.headers["Range"] else {
+        guard let rangeHeader = fields.range else {
             headers.add("Content-Type", file.contentType)
             return HTTPResponse(status: .ok, headers: headers, body: whole)
         }
         // If-Range (RFC 9110 §13.1.5): serve the range only if the validator still matches, else the whole file.
-        if let ifRange = request.headers["If-Range"] {
+        if let ifRange = fields.ifRange {
             let matches: Bool
             if ifRange.hasPrefix("\"") || ifRange.hasPrefix("W/") {
                 matches = ifRange == file.etag
@@ -112,6 +113,40 @@ public enum HTTPFileResponse {
             return HTTPResponse(
                 status: .partialContent, headers: headers,
                 body: file.body(offset: range.lowerBound, length: range.count))
+        }
+    }
+
+    /// The request fields a file answer depends on (the first of each name, as `HTTPHeaders`'
+    /// subscript gives it), found in one pass over the request's fields rather than one per name:
+    /// most requests carry none of them, and each field is then told apart by its length alone.
+    private struct Preconditions {
+        var ifMatch: String?
+        var ifUnmodifiedSince: String?
+        var ifNoneMatch: String?
+        var ifModifiedSince: String?
+        var range: String?
+        var ifRange: String?
+
+        init(_ headers: HTTPHeaders) {
+            for field in headers.fields {
+                let name = field.name
+                switch name.utf8.count {
+                case 5 where range == nil && name.caseInsensitiveEquals("Range"):
+                    range = field.value
+                case 8 where ifMatch == nil && name.caseInsensitiveEquals("If-Match"):
+                    ifMatch = field.value
+                case 8 where ifRange == nil && name.caseInsensitiveEquals("If-Range"):
+                    ifRange = field.value
+                case 13 where ifNoneMatch == nil && name.caseInsensitiveEquals("If-None-Match"):
+                    ifNoneMatch = field.value
+                case 17 where ifModifiedSince == nil && name.caseInsensitiveEquals("If-Modified-Since"):
+                    ifModifiedSince = field.value
+                case 19 where ifUnmodifiedSince == nil && name.caseInsensitiveEquals("If-Unmodified-Since"):
+                    ifUnmodifiedSince = field.value
+                default:
+                    break
+                }
+            }
         }
     }
 

@@ -38,7 +38,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
 
     /// Removes every field of that name.
-    public mutating func remove(_ name: String) { fields.removeAll { $0.name.caseInsensitiveEquals(name) } }
+    public mutating func remove(_ name: String) {
+        // Setting a field the list does not have yet (most of them) is then one scan, not a
+        // partition of the whole list and a uniqueness check.
+        guard fields.contains(where: { $0.name.caseInsensitiveEquals(name) }) else { return }
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
 
     /// Whether a comma-separated field (e.g. `Connection`, `Accept-Encoding`) lists the token,
     /// ignoring case, whitespace and parameters (RFC 9110 §5.6.1).

@@ -1,44 +1,60 @@
 /// The values captured by a route's `:name` and `*name` segments, looked up by name.
 ///
-/// Kept as the matched pieces of the request path, in pattern order: a request usually has one or
-/// two and its handler reads each once, so a list beats a dictionary, and a value becomes a String
-/// only when it is read. The first two are stored inline and only a third goes to an array, so
-/// matching a route allocates nothing for its captures (decision 041).
+/// Kept as where each value lies in the request path (UTF-8 offsets into it), in pattern order: a
+/// request usually has one or two and its handler reads each once, so a list beats a dictionary,
+/// and a value becomes a `Substring` (or a `String`) only when it is read. The first two are
+/// stored inline and only a third goes to an array, so matching a route allocates nothing for its
+/// captures, and taking one back while backtracking is forgetting two numbers (decision 041).
 public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    /// One capture: the parameter's name and the piece of the path it matched.
-    typealias Entry = (name: String, value: Substring)
+    /// One capture: the parameter's name and the UTF-8 offsets of its value in `text`.
+    typealias Entry = (name: String, start: Int, end: Int)
 
+    /// The text the values are pieces of: the request's decoded path (for parameters given by
+    /// hand, their values one after another).
+    private var text: String
     private var first: Entry?
     private var second: Entry?
     /// The third capture on, in order (size routes have four).
     private var more: [Entry] = []
 
     /// No parameters.
-    public init() {}
+    public init() { text = "" }
+
+    /// Parameters whose values will be pieces of `path` (the router, walking it).
+    init(path: String) { text = path }
 
     init(captures: [(String, Substring)]) {
-        for (name, value) in captures { append(name, value) }
+        text = captures.map { String($0.1) }.joined()
+        var offset = 0
+        for (name, value) in captures {
+            let length = value.utf8.count
+            append(name, start: offset, end: offset + length)
+            offset += length
+        }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        for (name, value) in elements { append(name, Substring(value)) }
+        self.init(captures: elements.map { ($0.0, Substring($0.1)) })
     }
 
     /// The number of parameters.
     public var count: Int { first == nil ? 0 : second == nil ? 1 : 2 + more.count }
 
-    /// Adds a capture after the others (the router, walking the pattern).
-    mutating func append(_ name: String, _ value: Substring) {
+    /// Adds a capture after the others: the bytes `start..<end` of the path (the router, walking
+    /// the pattern).
+    @inline(__always)
+    mutating func append(_ name: String, start: Int, end: Int) {
         if first == nil {
-            first = (name, value)
+            first = (name, start, end)
         } else if second == nil {
-            second = (name, value)
+            second = (name, start, end)
         } else {
-            more.append((name, value))
+            more.append((name, start, end))
         }
     }
 
     /// Takes back the last capture (the router, backtracking).
+    @inline(__always)
     mutating func removeLast() {
         if !more.isEmpty {
             more.removeLast()
@@ -58,12 +74,19 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
         }
     }
 
+    /// The value of an entry, as a piece of `text`.
+    private func value(_ entry: Entry) -> Substring {
+        let utf8 = text.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: entry.start)
+        return Substring(utf8[start..<utf8.index(start, offsetBy: entry.end - entry.start)])
+    }
+
     /// The piece of the path captured under `name`, without making a String of it: for handlers
     /// that read its bytes (the bucket's signed path).
     public func substring(_ name: String) -> Substring? {
-        if let first, first.name == name { return first.value }
-        if let second, second.name == name { return second.value }
-        for entry in more where entry.name == name { return entry.value }
+        if let first, first.name == name { return value(first) }
+        if let second, second.name == name { return value(second) }
+        for entry in more where entry.name == name { return value(entry) }
         return nil
     }
 
@@ -75,10 +98,10 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
 
     public static func == (lhs: HTTPPathParameters, rhs: HTTPPathParameters) -> Bool {
         lhs.count == rhs.count
-            && (0..<lhs.count).allSatisfy { rhs.substring(lhs.entry($0).name) == lhs.entry($0).value }
+            && (0..<lhs.count).allSatisfy { rhs.substring(lhs.entry($0).name) == lhs.value(lhs.entry($0)) }
     }
 
     public var description: String {
-        "[" + (0..<count).map { "\(entry($0).name): \(entry($0).value)" }.joined(separator: ", ") + "]"
+        "[" + (0..<count).map { "\(entry($0).name): \(value(entry($0)))" }.joined(separator: ", ") + "]"
     }
 }

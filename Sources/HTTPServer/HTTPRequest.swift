@@ -51,79 +51,79 @@ public struct HTTPRequest: Sendable {
 
     private var storage: Storage
 
-    /// A field of the box; a write first makes the box unique, so copies of this request never see it.
-    private subscript<Value>(field: ReferenceWritableKeyPath<Storage, Value>) -> Value {
-        get { storage[keyPath: field] }
-        set {
+    /// The box, made unique first, for a write: copies of this request never see it. Each field
+    /// has its own accessors rather than one key-path subscript, so a read is a load (decision 041).
+    private var unique: Storage {
+        mutating get {
             if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            storage[keyPath: field] = newValue
+            return storage
         }
     }
 
     /// The request method.
     public var method: HTTPMethod {
-        get { self[\.method] }
-        set { self[\.method] = newValue }
+        get { storage.method }
+        set { unique.method = newValue }
     }
     /// The request-target exactly as received (origin-form: path and optional query).
     public var target: String {
-        get { self[\.target] }
-        set { self[\.target] = newValue }
+        get { storage.target }
+        set { unique.target = newValue }
     }
     /// The percent-decoded path, without the query.
     public var path: String {
-        get { self[\.path] }
-        set { self[\.path] = newValue }
+        get { storage.path }
+        set { unique.path = newValue }
     }
     /// The raw query string after `?` (not decoded), or nil when absent.
     public var query: String? {
-        get { self[\.query] }
-        set { self[\.query] = newValue }
+        get { storage.query }
+        set { unique.query = newValue }
     }
     /// The protocol version from the request line.
     public var version: HTTPVersion {
-        get { self[\.version] }
-        set { self[\.version] = newValue }
+        get { storage.version }
+        set { unique.version = newValue }
     }
     /// The header fields in order.
     public var headers: HTTPHeaders {
-        get { self[\.headers] }
-        set { self[\.headers] = newValue }
+        get { storage.headers }
+        set { unique.headers = newValue }
     }
     /// The request body: nothing, bytes in memory, or a temporary file for large bodies.
     public var body: HTTPRequestBody {
-        get { self[\.body] }
-        set { self[\.body] = newValue }
+        get { storage.body }
+        set { unique.body = newValue }
     }
     /// Values captured by `:name` segments of the matched route pattern.
     public var pathParameters: HTTPPathParameters {
-        get { self[\.pathParameters] }
-        set { self[\.pathParameters] = newValue }
+        get { storage.pathParameters }
+        set { unique.pathParameters = newValue }
     }
     /// The pattern of the route that matched (e.g. `/parse/classes/:className`), for logs and metrics.
     public var routePattern: String {
-        get { self[\.routePattern] }
-        set { self[\.routePattern] = newValue }
+        get { storage.routePattern }
+        set { unique.routePattern = newValue }
     }
     /// A short unique id, logged with the request and returned as `X-Request-Id`.
     public var requestID: String {
-        get { self[\.requestID] }
-        set { self[\.requestID] = newValue }
+        get { storage.requestID }
+        set { unique.requestID = newValue }
     }
     /// The peer address as text (`127.0.0.1:53122`, `[::1]:53122`).
     public var remoteAddress: String {
-        get { self[\.remoteAddress] }
-        set { self[\.remoteAddress] = newValue }
+        get { storage.remoteAddress }
+        set { unique.remoteAddress = newValue }
     }
     /// What the route's body observer saw while the body streamed in (for example a digest), if it had one.
     public var bodyObserver: HTTPBodyObserver? {
-        get { self[\.bodyObserver] }
-        set { self[\.bodyObserver] = newValue }
+        get { storage.bodyObserver }
+        set { unique.bodyObserver = newValue }
     }
     /// Trailer fields sent after a chunked body (RFC 9112 §7.1.2); empty otherwise.
     public var trailers: HTTPHeaders {
-        get { self[\.trailers] }
-        set { self[\.trailers] = newValue }
+        get { storage.trailers }
+        set { unique.trailers = newValue }
     }
 
     /// A request; the server fills every field, tests may build one by hand.

@@ -243,12 +243,10 @@ struct HTTPRequestParser {
         i += 1
         let targetStart = i
         // RFC 9112 §3.2: the target has no whitespace; we accept visible ASCII only (RFC 3986 chars
-        // and a few that clients fail to escape); CTLs, DEL and non-ASCII are rejected.
-        while i < end, p[i] != Self.sp {
-            let c = p[i]
-            guard c > 0x20, c < 0x7F else { throw HTTPParseError.invalidTarget }
-            i += 1
-        }
+        // and a few that clients fail to escape); CTLs, DEL and non-ASCII are rejected. It ends at the
+        // first byte that is not visible ASCII, which must be the SP before the version.
+        i = ASCIIScan.firstNonVisible(UnsafeRawBufferPointer(rebasing: p[..<end]), from: i)
+        if i < end && p[i] != Self.sp { throw HTTPParseError.invalidTarget }
         guard i > targetStart, i < end else { throw HTTPParseError.invalidRequestLine }
         let targetEnd = i
         i += 1
@@ -376,11 +374,8 @@ struct HTTPRequestParser {
         while valueEnd > i, p[valueEnd - 1] == sp || p[valueEnd - 1] == htab { valueEnd -= 1 }
         // RFC 9110 §5.5: field-vchar = VCHAR / obs-text, with SP and HTAB inside; CR, LF, NUL and other
         // CTLs are invalid (a bare CR included).
-        var j = i
-        while j < valueEnd {
-            let c = p[j]
-            if c < 0x20 && c != htab || c == 0x7F { throw HTTPParseError.invalidHeaderValue }
-            j += 1
+        if ASCIIScan.hasInvalidFieldByte(UnsafeRawBufferPointer(rebasing: p[i..<valueEnd])) {
+            throw HTTPParseError.invalidHeaderValue
         }
         return (string(p, start, nameEnd), string(p, i, valueEnd), start..<nameEnd)
     }

@@ -2,10 +2,26 @@ import Foundation
 
 /// Writes response heads (RFC 9112 §4, §6) into a reused byte buffer, and applies the server's
 /// response rules: gzip, `Vary`, the framing fields the server owns. One per event loop.
+///
+/// The lines the server adds to nearly every answer (`Date`, `Server`, the default headers and the
+/// start of `X-Request-Id`) are kept pre-encoded as one run of bytes, remade once a second when the
+/// date changes: a head is then its status line, the handler's fields, that run, the request id
+/// and the framing fields, written into raw memory kept from head to head (`ScratchBytes`) and
+/// handed over in one append (decision 041). Copies of an encoder share that memory: each
+/// event loop has its own encoder, used on its thread only.
 struct HTTPResponseEncoder {
     private var date = HTTPDate()
     /// `HTTPServerConfiguration.defaultHeaders`: each name, and its whole line ready to append.
     private let defaults: [(name: String, line: [UInt8])]
+    /// Bit n is set when a default header's name is n bytes long (names of 64 bytes or more set
+    /// bit 63): a handler's field whose length is not among them is no default, with no compare.
+    private let defaultNameLengths: UInt64
+    /// `Date: <now>`, `Server: galleryd`, every default line and `X-Request-Id: `, for `serverLinesSecond`.
+    private var serverLines: [UInt8] = []
+    /// The second (`time(nil)`) `serverLines` was made for; -1 before the first head.
+    private var serverLinesSecond = -1
+    /// Where each head is written before it goes to the caller's buffer in one append.
+    private let head = ScratchBytes()
 
     /// An encoder adding `defaultHeaders` (the first 64) to responses that do not set them.
     init(defaultHeaders: HTTPHeaders = HTTPHeaders()) {
@@ -14,7 +30,12 @@ struct HTTPResponseEncoder {
             // A line break would split the head (RFC 9110 §5.5): such a field is never written.
             return line.dropLast(2).contains(where: { $0 == 13 || $0 == 10 }) ? nil : (field.name, line)
         }
+        defaultNameLengths = defaults.reduce(0) { $0 | Self.lengthBit($1.name.utf8.count) }
     }
+
+    /// The bit of `defaultNameLengths` for a name of `count` bytes.
+    @inline(__always)
+    private static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
     /// Compresses the body with gzip when the client accepts it, the type is compressible, the body is
     /// over 1 KiB, the handler did not encode it already and the status is not 206 or 304. Adds
@@ -49,25 +70,34 @@ struct HTTPResponseEncoder {
         _ response: HTTPResponse, into out: inout [UInt8], requestID: String, keepAlive: Bool,
         clientVersion: HTTPVersion
     ) {
+        let head = self.head
+        head.removeAll()
         let status = response.status.code
         // RFC 9112 §4: status-line = HTTP-version SP status-code SP [ reason-phrase ] CRLF.
-        Self.append("HTTP/1.1 ", to: &out)
-        out.append(UInt8(truncatingIfNeeded: 0x30 + status / 100 % 10))
-        out.append(UInt8(truncatingIfNeeded: 0x30 + status / 10 % 10))
-        out.append(UInt8(truncatingIfNeeded: 0x30 + status % 10))
-        out.append(0x20)
-        Self.withBytes(response.status.reason) { out.append(contentsOf: $0) }
-        Self.append("\r\n", to: &out)
+        if status == 200 && response.status.reason == "OK" {
+            head.append("HTTP/1.1 200 OK\r\n")
+        } else {
+            head.append("HTTP/1.1 ")
+            head.append(UInt8(truncatingIfNeeded: 0x30 + status / 100 % 10))
+            head.append(UInt8(truncatingIfNeeded: 0x30 + status / 10 % 10))
+            head.append(UInt8(truncatingIfNeeded: 0x30 + status % 10))
+            head.append(0x20)
+            Self.withBytes(response.status.reason) { head.append($0) }
+            head.append("\r\n")
+        }
 
         var handlerSetDate = false
         var handlerSetServer = false
         var handlerSetDefaults: UInt64 = 0
         for field in response.headers.fields {
             let name = field.name
-            for (i, fallback) in defaults.enumerated() where name.caseInsensitiveEquals(fallback.name) {
-                handlerSetDefaults |= 1 << UInt64(i)
+            let nameLength = name.utf8.count
+            if defaultNameLengths & Self.lengthBit(nameLength) != 0 {
+                for (i, fallback) in defaults.enumerated() where name.caseInsensitiveEquals(fallback.name) {
+                    handlerSetDefaults |= 1 << UInt64(i)
+                }
             }
-            switch name.utf8.count {
+            switch nameLength {
             case 4 where name.caseInsensitiveEquals("Date"):
                 handlerSetDate = true
             case 6 where name.caseInsensitiveEquals("Server"):
@@ -82,41 +112,55 @@ struct HTTPResponseEncoder {
             Self.withBytes(name) { name in
                 Self.withBytes(field.value) { value in
                     // Never let CR or LF from a handler split the response (RFC 9110 §5.5).
-                    if Self.hasLineBreak(name) || Self.hasLineBreak(value) { return }
-                    out.append(contentsOf: name)
-                    out.append(0x3A)
-                    out.append(0x20)
-                    out.append(contentsOf: value)
-                    out.append(13)
-                    out.append(10)
+                    if ASCIIScan.hasLineBreak(name) || ASCIIScan.hasLineBreak(value) { return }
+                    head.appendField(name, value)
                 }
             }
         }
-        if !handlerSetDate {
-            Self.append("Date: ", to: &out)
-            out.append(contentsOf: date.current())
-            Self.append("\r\n", to: &out)
+        if !handlerSetDate && !handlerSetServer && handlerSetDefaults == 0 {
+            // What nearly every answer gets, pre-encoded for this second (up to `X-Request-Id: `).
+            let now = time(nil)
+            if now != serverLinesSecond { makeServerLines(second: now) }
+            head.append(serverLines)
+        } else {
+            if !handlerSetDate {
+                head.append("Date: ")
+                head.append(date.current())
+                head.append("\r\n")
+            }
+            if !handlerSetServer { head.append("Server: galleryd\r\n") }
+            for (i, fallback) in defaults.enumerated() where handlerSetDefaults & (1 << UInt64(i)) == 0 {
+                head.append(fallback.line)
+            }
+            head.append("X-Request-Id: ")
         }
-        if !handlerSetServer { Self.append("Server: galleryd\r\n", to: &out) }
-        for (i, fallback) in defaults.enumerated() where handlerSetDefaults & (1 << UInt64(i)) == 0 {
-            out.append(contentsOf: fallback.line)
-        }
-        Self.append("X-Request-Id: ", to: &out)
-        Self.withBytes(requestID) { out.append(contentsOf: $0) }
-        Self.append("\r\n", to: &out)
+        Self.withBytes(requestID) { head.append($0) }
         // RFC 9110 §8.6: no Content-Length in 1xx or 204; a 304 would announce the 200's length, which we
         // do not know, so it is left out there too.
         if !Self.hasNoContent(status) {
-            Self.append("Content-Length: ", to: &out)
-            Self.appendDecimal(response.body.count, to: &out)
-            Self.append("\r\n", to: &out)
+            head.append("\r\nContent-Length: ")
+            head.appendDecimal(response.body.count)
         }
         if !keepAlive {
-            Self.append("Connection: close\r\n", to: &out)
+            head.append("\r\nConnection: close\r\n\r\n")
         } else if clientVersion == .http10 {
-            Self.append("Connection: keep-alive\r\n", to: &out)
+            head.append("\r\nConnection: keep-alive\r\n\r\n")
+        } else {
+            head.append("\r\n\r\n")
         }
-        Self.append("\r\n", to: &out)
+        out.append(contentsOf: head.bytes)
+    }
+
+    /// Makes `serverLines` for `second`: the `Date` of that second, `Server`, every default line and
+    /// `X-Request-Id: `, in the order a head written field by field has them.
+    private mutating func makeServerLines(second: Int) {
+        serverLinesSecond = second
+        var lines = Array("Date: ".utf8)
+        lines.append(contentsOf: date.current())
+        lines.append(contentsOf: "\r\nServer: galleryd\r\n".utf8)
+        for fallback in defaults { lines.append(contentsOf: fallback.line) }
+        lines.append(contentsOf: "X-Request-Id: ".utf8)
+        serverLines = lines
     }
 
     /// The whole of a response with an in-memory (or no) body, head and body in one buffer: for
@@ -132,42 +176,12 @@ struct HTTPResponseEncoder {
         return out
     }
 
-    @inline(__always)
-    private static func append(_ text: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// Whether CR or LF occurs: two `memchr`s, which scan words at a time, instead of a loop over
-    /// every byte of every field (decision 041).
-    private static func hasLineBreak(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return false }
-        return memchr(base, 13, bytes.count) != nil || memchr(base, 10, bytes.count) != nil
-    }
-
     /// The string's UTF-8 bytes in place (native strings are contiguous; others are copied once).
     @inline(__always)
-    private static func withBytes(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        if s.utf8.withContiguousStorageIfAvailable(body) != nil { return }
+    private static func withBytes(_ s: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        if s.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) != nil { return }
         var copy = s
         copy.makeContiguousUTF8()
-        copy.utf8.withContiguousStorageIfAvailable(body)
-    }
-
-    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(truncatingIfNeeded: 0x30 + value))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
-        var n = value
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { raw in
-            while n > 0 {
-                raw[count] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
-                n /= 10
-                count += 1
-            }
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(raw[i]) }
-        }
+        copy.utf8.withContiguousStorageIfAvailable { body(UnsafeRawBufferPointer($0)) }
     }
 }

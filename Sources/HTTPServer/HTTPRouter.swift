@@ -1,48 +1,52 @@
 /// Maps a method and path to a route, and a path to the error responder of its URL space.
 ///
-/// Patterns are split into segments once, into a tree: literal segments are dictionary lookups,
-/// `:name` captures one segment, a final `*name` captures the rest. Literals win over parameters,
+/// Patterns are split into segments once, into a tree: literal segments are compared by bytes (a
+/// dictionary for segments that are not ASCII), `:name` captures one segment, a final `*name`
+/// captures the rest. Literals win over parameters,
 /// parameters over the rest-capture, with backtracking. No regular expressions.
 /// Configure it before `HTTPServer.start()`; it is read-only while serving.
 // @unchecked: configured before `HTTPServer.start()`, only read while serving (no lock per request).
 public final class HTTPRouter: @unchecked Sendable {
     /// A node of the pattern tree: one path segment.
     final class Node {
-        /// Keyed by Substring so a lookup with a piece of the request path allocates nothing.
+        /// Keyed by Substring, for segments that are not ASCII (matched by canonical equivalence,
+        /// as String keys are).
         var literals: [Substring: Node] = [:]
-        /// The same literals as UTF-8 bytes, scanned in order while there are few: comparing a
-        /// segment's length and bytes costs far less than hashing it (decision 041).
+        /// The same literals as UTF-8 bytes, scanned in order: comparing a segment's length and
+        /// bytes costs far less than hashing it (decision 041).
         var literalBytes: [(key: [UInt8], node: Node)] = []
         /// Whether every literal is ASCII (route patterns are): then a segment equals one exactly
         /// when its bytes do.
         var literalsAreASCII = true
 
-        /// The child for a literal segment, or nil.
-        func literal(_ segment: Substring) -> Node? {
-            if literalsAreASCII && literalBytes.count <= Node.scannedLiterals {
-                var decided = false
-                var match: Node?
-                _ = segment.utf8.withContiguousStorageIfAvailable { bytes in
-                    // Only ASCII is compared by bytes: other text matches by canonical equivalence,
-                    // as String keys do, so it is left to the dictionary.
-                    for byte in bytes where byte >= 0x80 { return }
-                    decided = true
-                    for entry in literalBytes where entry.key.count == bytes.count && entry.key.elementsEqual(bytes) {
-                        match = entry.node
-                        return
+        /// The child for a literal segment (the bytes of the path from `start` to `end`), or nil.
+        /// `pathIsASCII`: whether the whole path is, so its bytes decide.
+        func literal(_ path: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, pathIsASCII: Bool) -> Node? {
+            let length = end - start
+            if literalsAreASCII && pathIsASCII {
+                guard let base = path.baseAddress else { return nil }
+                for entry in literalBytes where entry.key.count == length {
+                    let equal = entry.key.withUnsafeBufferPointer { key -> Bool in
+                        var i = 0
+                        while i < length && key[i] == base[start + i] { i += 1 }
+                        return i == length
                     }
+                    if equal { return entry.node }
                 }
-                if decided { return match }
+                return nil
             }
-            return literals[segment]
+            let segment = String(decoding: UnsafeBufferPointer(rebasing: path[start..<end]), as: UTF8.self)
+            return literals[Substring(segment)]
         }
 
-        /// Up to this many literals at a node are scanned; more are hashed.
-        static let scannedLiterals = 16
         var parameter: (name: String, node: Node)?
         var rest: (name: String, node: Node)?
         /// A handful per node at most, so a list scanned in order beats hashing the method.
-        var routes: [(method: HTTPMethod, route: HTTPRoute)] = []
+        var routes: [(method: HTTPMethod, route: HTTPRoute)] = [] {
+            didSet { servesOtherThanOptions = routes.contains { $0.method != .options } }
+        }
+        /// Whether a route here answers a method other than OPTIONS (kept with `routes`).
+        private(set) var servesOtherThanOptions = false
 
         func route(for method: HTTPMethod) -> HTTPRoute? {
             for entry in routes where entry.method == method { return entry.route }
@@ -195,19 +199,22 @@ public final class HTTPRouter: @unchecked Sendable {
 
     /// Finds the route for a method and decoded path. HEAD falls back to GET (RFC 9110 §9.3.2).
     func match(method: HTTPMethod, path: String) -> Match {
-        // Walks the path's bytes segment by segment; only captured values become Strings.
-        let utf8 = path.utf8
-        var start = utf8.startIndex
-        if start != utf8.endIndex && utf8[start] == UInt8(ascii: "/") { start = utf8.index(after: start) }
-        var captures = HTTPPathParameters()
+        // Walks the path's bytes segment by segment, by offsets; captures are offsets too, and
+        // become Substrings only when a handler reads them (decision 041).
+        var captures = HTTPPathParameters(path: path)
         var firstPathMatch: Node?
-        let found = Self.search(root, Substring(path), start, &captures) { node in
-            if node.routes.isEmpty { return false }
-            // A node with only OPTIONS routes (a CORS preflight catch-all like `/parse/*path`) exists
-            // for OPTIONS alone: to other methods its paths stay unknown (404, not 405).
-            if method != .options && !node.routes.contains(where: { $0.method != .options }) { return false }
-            if firstPathMatch == nil { firstPathMatch = node }
-            return node.route(for: method) != nil || (method == .head && node.route(for: .get) != nil)
+        var bytes = path
+        let found = bytes.withUTF8 { path -> Node? in
+            let start = path.first == UInt8(ascii: "/") ? 1 : 0
+            let ascii = ASCIIScan.isASCII(UnsafeRawBufferPointer(path))
+            return Self.search(root, path, start, ascii, &captures) { node in
+                if node.routes.isEmpty { return false }
+                // A node with only OPTIONS routes (a CORS preflight catch-all like `/parse/*path`) exists
+                // for OPTIONS alone: to other methods its paths stay unknown (404, not 405).
+                if method != .options && !node.servesOtherThanOptions { return false }
+                if firstPathMatch == nil { firstPathMatch = node }
+                return node.route(for: method) != nil || (method == .head && node.route(for: .get) != nil)
+            }
         }
         if let found {
             let route = found.route(for: method) ?? found.route(for: .get)!
@@ -226,49 +233,42 @@ public final class HTTPRouter: @unchecked Sendable {
         return methods.sorted().joined(separator: ", ")
     }
 
-    /// Matches the segment starting at `start` (just after a `/`, or the path's end for an empty
-    /// last segment) and what follows it, depth first: literal, then parameter, then rest.
-    /// `segmentStart == nil` means every segment has been consumed.
+    /// Matches the segment starting at offset `start` of the path (just after a `/`, or the path's
+    /// end for an empty last segment) and what follows it, depth first: literal, then parameter,
+    /// then rest. `segmentStart == nil` means every segment has been consumed.
     private static func search(
-        _ node: Node, _ path: Substring, _ segmentStart: String.Index?, _ captures: inout HTTPPathParameters,
-        _ accept: (Node) -> Bool
+        _ node: Node, _ path: UnsafeBufferPointer<UInt8>, _ segmentStart: Int?, _ pathIsASCII: Bool,
+        _ captures: inout HTTPPathParameters, _ accept: (Node) -> Bool
     ) -> Node? {
         guard let start = segmentStart else { return accept(node) ? node : nil }
-        let utf8 = path.utf8
-        let end = nextSlash(utf8, from: start)
-        let segment = path[start..<end]
-        let next: String.Index? = end == utf8.endIndex ? nil : utf8.index(after: end)
+        let end = nextSlash(path, from: start)
+        let next: Int? = end == path.count ? nil : end + 1
         // A node below which only a parameter or rest-capture follows (`/bucket/*key`) has no
-        // literals: skip hashing the segment for nothing (#17).
-        if !node.literals.isEmpty, let child = node.literal(segment),
-            let hit = search(child, path, next, &captures, accept)
+        // literals: nothing to compare (#17).
+        if !node.literalBytes.isEmpty, let child = node.literal(path, start, end, pathIsASCII: pathIsASCII),
+            let hit = search(child, path, next, pathIsASCII, &captures, accept)
         {
             return hit
         }
-        if let (name, child) = node.parameter, !segment.isEmpty {
-            captures.append(name, segment)
-            if let hit = search(child, path, next, &captures, accept) { return hit }
+        if let (name, child) = node.parameter, end > start {
+            captures.append(name, start: start, end: end)
+            if let hit = search(child, path, next, pathIsASCII, &captures, accept) { return hit }
             captures.removeLast()
         }
         if let (name, child) = node.rest {
-            captures.append(name, path[start...])
+            captures.append(name, start: start, end: path.count)
             if accept(child) { return child }
             captures.removeLast()
         }
         return nil
     }
 
-    /// The index of the first `/` at or after `start`, or the end. Scans the contiguous bytes when
-    /// it can: the generic UTF-8 view walk is several times slower.
-    private static func nextSlash(_ utf8: Substring.UTF8View, from start: String.Index) -> String.Index {
-        let offset = utf8.distance(from: utf8.startIndex, to: start)
-        let found = utf8.withContiguousStorageIfAvailable { bytes -> Int in
-            var i = offset
-            while i < bytes.count && bytes[i] != UInt8(ascii: "/") { i += 1 }
-            return i
-        }
-        if let found { return utf8.index(utf8.startIndex, offsetBy: found) }
-        return utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+    /// The offset of the first `/` at or after `start`, or the path's length.
+    @inline(__always)
+    private static func nextSlash(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        while i < path.count && path[i] != UInt8(ascii: "/") { i += 1 }
+        return i
     }
 
     /// `/a/b/` → `["a", "b", ""]`; `/` → `[""]`.

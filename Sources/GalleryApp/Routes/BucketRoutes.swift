@@ -87,10 +87,10 @@ struct BucketRoutes {
     /// `captured` is the path after the bucket when the route splits it into several parameters
     /// (the size routes); by default the `*key` capture.
     static func authorize(
-        _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders, captured: String? = nil
+        _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders, captured: Substring? = nil
     ) throws -> (key: String, headers: HTTPHeaders) {
         // The capture is read in place, as a piece of the request's path: only the key becomes a String.
-        let captured = captured.map { Substring($0) } ?? request.pathParameters.substring("key") ?? ""
+        let captured = captured ?? request.pathParameters.substring("key") ?? ""
         guard case .signed(let signer) = access else {
             return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders)
         }
@@ -103,13 +103,26 @@ struct BucketRoutes {
     /// Added to every public answer; built once (HTTPFileResponse copies it into each response).
     static let fixedHeaders: HTTPHeaders = ["Cache-Control": cacheControl]
 
+    /// The answer for `key` of the local store (`openBlob`, then `respond`).
     static func get(
         _ request: HTTPRequest, key: String, headers: HTTPHeaders, store: LocalBlobStore, errors: S3ErrorResponder
     ) throws -> HTTPResponse {
+        let (key, blob) = try openBlob(key, in: store)
+        return respond(request, key: key, blob: blob, headers: headers, errors: errors)
+    }
+
+    /// The blob to serve, opened once: validators come from fstat of the descriptor the bytes are
+    /// sent from. Shared with the open-file cache: a hot blob costs no open, dup or close per request.
+    static func openBlob(_ key: String, in store: LocalBlobStore) throws -> (BlobKey, BlobFile) {
         let key = try BlobKey(key)
-        // Opened once: validators come from fstat of the descriptor the bytes are sent from. Shared
-        // with the open-file cache: a hot blob costs no open, dup or close per request.
         guard let blob = try store.openShared(key) else { throw BlobStoreError.notFound(key.rawValue) }
+        return (key, blob)
+    }
+
+    /// The answer for an open blob: 200, 206, 304, or 412/416 with S3's XML error document.
+    static func respond(
+        _ request: HTTPRequest, key: BlobKey, blob: BlobFile, headers: HTTPHeaders, errors: S3ErrorResponder
+    ) -> HTTPResponse {
         let file = HTTPFileResponse.File(
             path: key.rawValue, size: Int(blob.info.size), etag: blob.info.etag, lastModified: blob.info.modified,
             contentType: contentType(for: key), descriptor: HTTPFileDescriptor(sharing: blob.fd, keptOpenBy: blob),

@@ -39,27 +39,52 @@ struct SizeRoutes: Sendable {
     ) {
         let parameters = request.pathParameters
         let photo = parameters["photo"] ?? ""
-        let file = parameters["file"] ?? ""
-        var captured = "sizes/\(photo)/\(file)"
-        if let expires = parameters["expires"], let signature = parameters["signature"] {
-            captured = "\(AssetURLSigner.pathMarker)/\(expires)/\(signature)/" + captured
-        }
+        let file = parameters.substring("file") ?? ""
         let (key, headers) = try BucketRoutes.authorize(
-            request, bucket.access, bucket.privateHeaders, captured: captured)
-        guard file.hasSuffix(".jpg"), let size = DisplaySize(rawValue: String(file.dropLast(4))), size != .o else {
+            request, bucket.access, bucket.privateHeaders, captured: captured(request))
+        guard let size = Self.size(named: file) else {
             let names = DisplaySize.rendered.map(\.rawValue).joined(separator: ", ")
             throw HTTPError(.badRequest, "Unknown display size \(file): one of \(names), as <size>.jpg.")
         }
         return (key, size, photo, headers)
     }
 
+    /// What the bucket checks and serves: the path after `/<bucket>/`, read in place (the route's
+    /// captures are pieces of that path: `sizes/<photo>/<file>`, after `s/<expires>/<signature>/`
+    /// in the signed form), rebuilt from the captures only for a request whose path is elsewhere.
+    private func captured(_ request: HTTPRequest) -> Substring {
+        let path = request.path
+        let prefix = bucket.bucket.utf8.count + 2
+        let utf8 = path.utf8
+        if utf8.count > prefix && utf8.first == UInt8(ascii: "/") && utf8.dropFirst().starts(with: bucket.bucket.utf8)
+            && utf8[utf8.index(utf8.startIndex, offsetBy: prefix - 1)] == UInt8(ascii: "/")
+        {
+            return Substring(utf8.dropFirst(prefix))
+        }
+        let parameters = request.pathParameters
+        var captured = "sizes/\(parameters["photo"] ?? "")/\(parameters["file"] ?? "")"
+        if let expires = parameters["expires"], let signature = parameters["signature"] {
+            captured = "\(AssetURLSigner.pathMarker)/\(expires)/\(signature)/" + captured
+        }
+        return Substring(captured)
+    }
+
+    /// The rendered size a file name `<size>.jpg` names, or nil (unknown, or the original).
+    static func size(named file: Substring) -> DisplaySize? {
+        let name = file.utf8
+        guard name.count > 4, name.suffix(4).elementsEqual(".jpg".utf8),
+            let size = DisplaySize(rawValue: String(Substring(name.dropLast(4)))), size != .o
+        else { return nil }
+        return size
+    }
+
     /// The answer for a size already in the local store; throws (the handler then renders, or
     /// answers the error) when it is not stored yet or the request is refused.
     private func serveStored(_ request: HTTPRequest) throws -> HTTPResponse {
         let (key, _, _, headers) = try authorize(request)
-        let response = try BucketRoutes.get(request, key: key, headers: headers, store: bucket.store, errors: errors)
-        sizes.cache.touch(key)
-        return response
+        let (blobKey, blob) = try BucketRoutes.openBlob(key, in: bucket.store)
+        sizes.cache.touch(key, servedFrom: blob)
+        return BucketRoutes.respond(request, key: blobKey, blob: blob, headers: headers, errors: errors)
     }
 
     /// Serves the size, rendering it first when it is not stored.

@@ -15,6 +15,9 @@ final class SizeCache: Sendable {
     /// Most bytes of renditions kept (the newest always stays, so 0 keeps one).
     let limitBytes: Int64
     private let touched = Mutex<Set<String>>([])
+    /// The eviction round: moved on before each eviction takes the marks (starts at 1, which no
+    /// newly opened file's mark holds).
+    private let round = Atomic<UInt64>(1)
     private let metrics: SizeMetrics
     private let logger: Logger
 
@@ -32,6 +35,16 @@ final class SizeCache: Sendable {
         touched.withLock { _ = $0.insert(blobKey) }
     }
 
+    /// Notes that `blobKey` was served from `file` (open, from the store's open-file cache): only
+    /// the first time in this eviction round that this file is served, found by the round number
+    /// swapped into the file's mark, so a warm size costs an atomic exchange rather than a lock
+    /// and a hash of its key. A file opened anew (no open-file cache, or evicted from it) has
+    /// mark 0 and is noted again.
+    func touch(_ blobKey: String, servedFrom file: BlobFile) {
+        let current = round.load(ordering: .relaxed)
+        if file.mark.exchange(current, ordering: .relaxed) != current { touch(blobKey) }
+    }
+
     /// Lists a rendition just written; false when its photo is gone (the caller deletes the blob).
     func record(_ entry: SizeRepository.Entry) throws -> Bool {
         try repository.record(entry)
@@ -41,6 +54,8 @@ final class SizeCache: Sendable {
     /// `limitBytes` stay listed (never `kept`, the newest): rows first, then their blobs. Updates
     /// the bytes gauge.
     func evict(keeping kept: String) throws {
+        // A file served from now on is noted again, for the next eviction.
+        round.wrappingAdd(1, ordering: .relaxed)
         let keys = touched.withLock { touched -> [String] in
             defer { touched.removeAll(keepingCapacity: true) }
             return Array(touched)

@@ -191,6 +191,36 @@ import Testing
         #expect(sizes.metrics.cacheBytes.value() <= 8000)
     }
 
+    @Test func cache_NotesAWarmSizeAgainInEveryEvictionRound_FromTheSameOpenFile() throws {
+        // A warm size is noted once per eviction round by a mark on its open file (kept by the
+        // open-file cache across rounds): the second round must note it again, or it would look
+        // unused and go before a size rendered earlier.
+        let server = try TestServer(workers: 1) { $0.sizeCacheBytes = 8000 }
+        defer { server.stop() }
+        let id = try server.uploadPhoto(TestJPEG.make(width: 800, height: 600, seed: 78))
+        #expect(try server.waitForProcessing(id) == "ready")
+        let sizes = server.application.sizes!
+        let found = try sizes.repository.photo(id)
+        let photo = try #require(found)
+        func fetch(_ size: DisplaySize) throws {
+            let rendition = try #require(sizes.rendition(photo: photo, size: size))
+            let url = try #require(URL(string: rendition.url))
+            #expect(try server.request("GET", url.path, appID: nil).status == 200)
+        }
+        func kept() throws -> [String] {
+            try server.application.pool.query("select size from photo_sizes where photo_id = $1 order by size", [id])
+                .map { try $0.decode(String.self, "size") }
+        }
+        try fetch(.sq)
+        try fetch(.n)
+        try fetch(.sq)  // warm: noted in this round
+        try fetch(.t)  // over the bound: n goes first
+        #expect(try kept() == ["sq", "t"])
+        try fetch(.sq)  // warm again, from the same open file: noted in the new round too
+        try fetch(.n)  // over the bound: t is now the least recently used
+        #expect(try kept() == ["n", "sq"])
+    }
+
     @Test func signedBucket_ServesTheSignedURL_AndRefusesABadSignatureAsTheBucketDoes() throws {
         let server = try TestServer(workers: 1) { $0.bucketPublic = false }
         defer { server.stop() }

@@ -1,0 +1,109 @@
+/// Bytes written piece by piece (a response head, an access-log line) into raw memory kept from
+/// one use to the next, so each piece is a bounds check and a copy; the finished bytes then go
+/// where they belong in one append (an `Array` append checks uniqueness and capacity every time:
+/// about sixty instructions, and a head or a log line has twenty-odd pieces; decision 041). Each
+/// is owned by one event loop's encoder or log buffer and used on that loop's thread only.
+final class ScratchBytes {
+    /// The start of the memory (bound to bytes, written through raw pointers).
+    private var base: UnsafeMutablePointer<UInt8>
+    /// Bytes the memory holds.
+    private var capacity: Int
+    /// Bytes written since `removeAll`.
+    private(set) var count = 0
+
+    /// Room for `capacity` bytes, grown when more come.
+    init(capacity: Int = 1024) {
+        self.capacity = max(64, capacity)
+        base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Starts over (the memory is kept).
+    func removeAll() { count = 0 }
+
+    /// The bytes so far.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    /// Appends `bytes`.
+    @inline(__always)
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends the bytes of an array.
+    @inline(__always)
+    func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
+
+    /// Appends a literal.
+    @inline(__always)
+    func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends one byte.
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    /// Appends a field line, `name: value` and CRLF, with one bounds check.
+    @inline(__always)
+    func appendField(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) {
+        reserve(name.count + value.count + 4)
+        let raw = UnsafeMutableRawPointer(base)
+        if let source = name.baseAddress { (raw + count).copyMemory(from: source, byteCount: name.count) }
+        count += name.count
+        raw.storeBytes(of: (0x203A as UInt16).littleEndian, toByteOffset: count, as: UInt16.self)  // ": "
+        count += 2
+        if let source = value.baseAddress { (raw + count).copyMemory(from: source, byteCount: value.count) }
+        count += value.count
+        raw.storeBytes(of: (0x0A0D as UInt16).littleEndian, toByteOffset: count, as: UInt16.self)  // CRLF
+        count += 2
+    }
+
+    /// Appends an integer in decimal.
+    func appendDecimal(_ value: Int) {
+        if value < 0 {
+            append(0x2D)
+            appendDecimal(value == Int.min ? Int.max : -value)
+            return
+        }
+        if value < 10 {
+            append(UInt8(truncatingIfNeeded: 0x30 + value))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var n = value
+            var i = raw.count
+            while n > 0 {
+                i -= 1
+                raw[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
+                n /= 10
+            }
+            append(UnsafeRawBufferPointer(rebasing: raw[i...]))
+        }
+    }
+
+    /// Makes room for `more` bytes after `count`.
+    @inline(__always)
+    private func reserve(_ more: Int) {
+        if count + more > capacity { grow(to: count + more) }
+    }
+
+    private func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.initialize(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+}
