@@ -60,10 +60,17 @@ final class BuiltInClassPermissions: Sendable {
     /// have their own owners) over the default, stores it and returns it.
     func set(_ className: String, _ json: ParseJSONValue) throws -> ClassLevelPermissions {
         let permissions = try Self.parse(json, of: className)
-        try pool.query(
-            "insert into builtin_class_permissions (class_name, clp) values ($1, $2::jsonb)"
-                + " on conflict (class_name) do update set clp = excluded.clp",
-            [className, permissions.json])
+        try pool.transaction { connection in
+            try connection.query(
+                "insert into builtin_class_permissions (class_name, clp) values ($1, $2::jsonb)"
+                    + " on conflict (class_name) do update set clp = excluded.clp",
+                [className, permissions.json])
+            // Other classes' answers read this class too (GalleryItem's `include=photo`, Gallery's
+            // `coverPhoto`, a custom class's pointers): every class is re-tagged, so no answer tagged
+            // under the old permissions is a 304 after the change.
+            try connection.query(
+                "select bump_class_change_sequence(class_name) from class_change_sequences order by lock_rank")
+        }
         known.forget(className)
         return permissions
     }

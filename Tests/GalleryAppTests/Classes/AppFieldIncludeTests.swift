@@ -103,4 +103,32 @@ import Testing
         #expect(refused.status == 400 && F.code(refused) == 119, "\(refused.text)")
         #expect(F.results(try server.request("GET", "/parse/classes/GalleryItem", headers: alice.headers)).count == 1)
     }
+
+    @Test func anIncludesTag_MovesWhenTheIncludedClassesPermissionsChange() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let alice = try server.makeUser("alice")
+        let photo = try server.insertPhotos(1, owner: alice.objectId)[0]
+        let gallery = try #require(
+            try server.json("POST", "/parse/classes/Gallery", ["name": "g"], headers: alice.headers)
+                .json["objectId"] as? String)
+        _ = try server.json(
+            "POST", "/parse/classes/GalleryItem",
+            ["gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo)],
+            headers: alice.headers)
+        let path = "/parse/classes/GalleryItem?include=photo"
+        var tag: String?
+        for _ in 0..<100 where tag == nil {
+            tag = try server.request("GET", path, headers: alice.headers).header("ETag")
+            if tag == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let before = try #require(tag, "no ETag")
+        let revalidated = alice.headers.merging(["If-None-Match": before]) { $1 }
+        #expect(try server.request("GET", path, headers: revalidated).status == 304)
+        let hidden = try server.json(
+            "PUT", "/parse/schemas/Photo", ["classLevelPermissions": ["protectedFields": ["*": ["title"]]]])
+        #expect(hidden.status == 200, "\(hidden.text)")
+        // The items did not change, but what their included photo shows did: a full answer, not 304.
+        #expect(try server.request("GET", path, headers: revalidated).status == 200)
+    }
 }
