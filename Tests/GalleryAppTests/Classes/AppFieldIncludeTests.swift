@@ -83,9 +83,8 @@ import Testing
         #expect((master.first?["photo"] as? [String: Any])?["rating"] as? Double == 4, "\(master)")
     }
 
-    @Test func joinedInclude_NeedsTheTargetsGetPermission() throws {
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
+    /// Alice, with one photo of hers in a gallery of hers (one GalleryItem).
+    private func userWithOneItem(_ server: TestServer) throws -> TestUser {
         let alice = try server.makeUser("alice")
         let photo = try server.insertPhotos(1, owner: alice.objectId)[0]
         let gallery = try #require(
@@ -95,6 +94,13 @@ import Testing
             "POST", "/parse/classes/GalleryItem",
             ["gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo)],
             headers: alice.headers)
+        return alice
+    }
+
+    @Test func joinedInclude_NeedsTheTargetsGetPermission() throws {
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let alice = try userWithOneItem(server)
         let closed = try server.json(
             "PUT", "/parse/schemas/Photo", ["classLevelPermissions": ["get": [String: Bool]()]])
         #expect(closed.status == 200, "\(closed.text)")
@@ -107,15 +113,7 @@ import Testing
     @Test func anIncludesTag_MovesWhenTheIncludedClassesPermissionsChange() throws {
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let alice = try server.makeUser("alice")
-        let photo = try server.insertPhotos(1, owner: alice.objectId)[0]
-        let gallery = try #require(
-            try server.json("POST", "/parse/classes/Gallery", ["name": "g"], headers: alice.headers)
-                .json["objectId"] as? String)
-        _ = try server.json(
-            "POST", "/parse/classes/GalleryItem",
-            ["gallery": TestServer.pointer("Gallery", gallery), "photo": TestServer.pointer("Photo", photo)],
-            headers: alice.headers)
+        let alice = try userWithOneItem(server)
         let path = "/parse/classes/GalleryItem?include=photo"
         var tag: String?
         for _ in 0..<100 where tag == nil {
