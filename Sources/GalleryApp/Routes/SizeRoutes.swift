@@ -14,6 +14,18 @@ struct SizeRoutes: Sendable {
     let bucket: BucketRoutes
     /// Finds and renders the sizes.
     let sizes: SizeService
+    /// `/<bucket>/` as bytes: a size path is read in place after it.
+    private let pathPrefix: [UInt8]
+    /// The bucket's S3 XML error format, made once.
+    private let errors: S3ErrorResponder
+
+    /// The size routes of `bucket`, served from `sizes`.
+    init(bucket: BucketRoutes, sizes: SizeService) {
+        self.bucket = bucket
+        self.sizes = sizes
+        self.pathPrefix = Array("/\(bucket.bucket)/".utf8)
+        self.errors = S3ErrorResponder(bucket: bucket.bucket, logger: bucket.logger)
+    }
 
     /// Registers the signed and the unsigned form, after `BucketRoutes.register` (its mount and
     /// error format apply).
@@ -23,9 +35,7 @@ struct SizeRoutes: Sendable {
         // A size already stored on local storage is served inline, as the bucket serves a file.
         var inline: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil
         if bucket.remote == nil {
-            inline = { request -> HTTPResponse? in
-                do { return try sizeRoutes.serveStored(request) } catch { return nil }
-            }
+            inline = { request in sizeRoutes.serveStored(request) }
         }
         for pattern in [prefix + "/s/:expires/:signature/sizes/:photo/:file", prefix + "/sizes/:photo/:file"] {
             let handler = HTTPClosureHandler { request in try sizeRoutes.serve(request) }
@@ -37,29 +47,32 @@ struct SizeRoutes: Sendable {
     private func authorize(_ request: HTTPRequest) throws -> (
         key: String, size: DisplaySize, objectId: String, headers: HTTPHeaders
     ) {
-        let parameters = request.pathParameters
-        let photo = parameters["photo"] ?? ""
-        let file = parameters.substring("file") ?? ""
+        let captured = captured(request)
         let (key, headers) = try BucketRoutes.authorize(
-            request, bucket.access, bucket.privateHeaders, captured: captured(request))
-        guard let size = Self.size(named: file) else {
+            request, bucket.access, bucket.privateHeaders, captured: captured)
+        guard let size = Self.size(named: captured) else {
+            let file = request.pathParameters["file"] ?? ""
             let names = DisplaySize.rendered.map(\.rawValue).joined(separator: ", ")
             throw HTTPError(.badRequest, "Unknown display size \(file): one of \(names), as <size>.jpg.")
         }
-        return (key, size, photo, headers)
+        return (key, size, request.pathParameters["photo"] ?? "", headers)
     }
 
     /// What the bucket checks and serves: the path after `/<bucket>/`, read in place (the route's
     /// captures are pieces of that path: `sizes/<photo>/<file>`, after `s/<expires>/<signature>/`
-    /// in the signed form), rebuilt from the captures only for a request whose path is elsewhere.
+    /// in the signed form), rebuilt from the captures only for a request whose path is elsewhere
+    /// (matched through canonical equivalence: not all ASCII).
     private func captured(_ request: HTTPRequest) -> Substring {
         let path = request.path
-        let prefix = bucket.bucket.utf8.count + 2
         let utf8 = path.utf8
-        if utf8.count > prefix && utf8.first == UInt8(ascii: "/") && utf8.dropFirst().starts(with: bucket.bucket.utf8)
-            && utf8[utf8.index(utf8.startIndex, offsetBy: prefix - 1)] == UInt8(ascii: "/")
-        {
-            return Substring(utf8.dropFirst(prefix))
+        let inPlace =
+            utf8.withContiguousStorageIfAvailable { path in
+                pathPrefix.withUnsafeBufferPointer { prefix in
+                    path.count > prefix.count && memcmp(path.baseAddress!, prefix.baseAddress!, prefix.count) == 0
+                }
+            } ?? false
+        if inPlace {
+            return Substring(utf8[utf8.index(utf8.startIndex, offsetBy: pathPrefix.count)...])
         }
         let parameters = request.pathParameters
         var captured = "sizes/\(parameters["photo"] ?? "")/\(parameters["file"] ?? "")"
@@ -69,20 +82,32 @@ struct SizeRoutes: Sendable {
         return Substring(captured)
     }
 
-    /// The rendered size a file name `<size>.jpg` names, or nil (unknown, or the original).
-    static func size(named file: Substring) -> DisplaySize? {
-        let name = file.utf8
-        guard name.count > 4, name.suffix(4).elementsEqual(".jpg".utf8),
-            let size = DisplaySize(rawValue: String(Substring(name.dropLast(4)))), size != .o
-        else { return nil }
+    /// The rendered size a file name `<size>.jpg` names (or a path ending in one: its last
+    /// segment), or nil (unknown, or the original). Read from the bytes, without a String.
+    static func size(named path: Substring) -> DisplaySize? {
+        let found = path.utf8.withContiguousStorageIfAvailable { path -> DisplaySize? in
+            let end = path.count - 4
+            guard end > 0, path[end] == UInt8(ascii: "."), path[end + 1] == UInt8(ascii: "j"),
+                path[end + 2] == UInt8(ascii: "p"), path[end + 3] == UInt8(ascii: "g")
+            else { return nil }
+            var start = end
+            while start > 0 && path[start - 1] != UInt8(ascii: "/") { start -= 1 }
+            return DisplaySize(rawValueBytes: UnsafeBufferPointer(rebasing: path[start..<end]))
+        }
+        guard let size = found ?? nil, size != .o else { return nil }
         return size
     }
 
-    /// The answer for a size already in the local store; throws (the handler then renders, or
-    /// answers the error) when it is not stored yet or the request is refused.
-    private func serveStored(_ request: HTTPRequest) throws -> HTTPResponse {
-        let (key, _, _, headers) = try authorize(request)
-        let (blobKey, blob) = try BucketRoutes.openBlob(key, in: bucket.store)
+    /// The answer for a size already in the local store, or nil (the handler then renders, or
+    /// answers the error) when it is not stored yet or the request is refused. Reads the path in
+    /// place: no capture becomes a String, and only the blob key is made.
+    private func serveStored(_ request: HTTPRequest) -> HTTPResponse? {
+        let captured = captured(request)
+        guard Self.size(named: captured) != nil,
+            let (key, headers) = try? BucketRoutes.authorize(
+                request, bucket.access, bucket.privateHeaders, captured: captured),
+            let (blobKey, blob) = try? BucketRoutes.openBlob(key, in: bucket.store)
+        else { return nil }
         sizes.cache.touch(key, servedFrom: blob)
         return BucketRoutes.respond(request, key: blobKey, blob: blob, headers: headers, errors: errors)
     }
@@ -99,6 +124,4 @@ struct SizeRoutes: Sendable {
         }
         return try BucketRoutes.get(request, key: key.rawValue, headers: headers, store: bucket.store, errors: errors)
     }
-
-    private var errors: S3ErrorResponder { S3ErrorResponder(bucket: bucket.bucket, logger: bucket.logger) }
 }

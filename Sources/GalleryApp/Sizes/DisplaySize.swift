@@ -99,6 +99,29 @@ public enum DisplaySize: String, CaseIterable, Sendable, Codable {
     /// The key of this size's height next to its URL in Flickr's answers, e.g. `height_s`.
     public var heightKey: String { "height_" + rawValue }
 
+    /// The size whose raw value is the bytes `name` (`s`, `sq`…), or nil: read without making a
+    /// String, as the size route does on every request (`String` and `init(rawValue:)` cost
+    /// several hundred instructions; this is a scan of thirteen numbers).
+    public init?(rawValueBytes name: UnsafeBufferPointer<UInt8>) {
+        guard name.count == 1 || name.count == 2 else { return nil }
+        let code = Self.code(name)
+        guard let size = Self.byCode.first(where: { $0.code == code })?.size else { return nil }
+        self = size
+    }
+
+    /// Every size by the number its raw value's bytes make (`code`).
+    private static let byCode: [(code: UInt32, size: DisplaySize)] = allCases.map { size in
+        var name = size.rawValue
+        return (name.withUTF8 { code($0) }, size)
+    }
+
+    /// One or two bytes and their count as one number: equal exactly when the bytes are.
+    private static func code(_ name: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var code = UInt32(name.count) << 16
+        for (index, byte) in name.prefix(2).enumerated() { code |= UInt32(byte) << (8 * index) }
+        return code
+    }
+
     /// The sizes that are rendered (all but the original), smallest first.
     public static let rendered: [DisplaySize] = allCases.filter { $0 != .o }
 

@@ -25,6 +25,37 @@ struct DisplaySizeTests {
         #expect(!DisplaySize.rendered.contains(.o))
     }
 
+    @Test func rawValueBytes_ReadsEveryName_AndNothingElse() {
+        func size(_ name: [UInt8]) -> DisplaySize? { name.withUnsafeBufferPointer { DisplaySize(rawValueBytes: $0) } }
+        for expected in DisplaySize.allCases {
+            #expect(size(Array(expected.rawValue.utf8)) == expected, "\(expected)")
+        }
+        // Not names: empty, too long, another case, a prefix or an extension of a name, a NUL
+        // after one, the two letters swapped, a byte that is not ASCII.
+        for name in ["", "sqq", "S", "SQ", "qs", "x", "s.", "k1"] { #expect(size(Array(name.utf8)) == nil, "\(name)") }
+        #expect(size([UInt8(ascii: "s"), 0]) == nil)
+        #expect(size([0]) == nil)
+        #expect(size([UInt8(ascii: "s"), UInt8(ascii: "q"), 0]) == nil)
+        #expect(size([0xC3, 0x9F]) == nil)
+    }
+
+    @Test func sizeRoute_ReadsTheSizeFromTheFileName_OrThePathsLastSegment() {
+        #expect(SizeRoutes.size(named: "s.jpg") == .s)
+        #expect(SizeRoutes.size(named: "sq.jpg") == .sq)
+        #expect(SizeRoutes.size(named: "sizes/AbC123xyz0/k.jpg") == .k)
+        #expect(SizeRoutes.size(named: "s/1796428800/Z8-6R2_x/sizes/AbC123xyz0/z.jpg") == .z)
+        // The original is not a rendered size; unknown names, other extensions and cases are not sizes.
+        for name in [
+            "o.jpg", "sizes/id/o.jpg", "xl.jpg", "s.JPG", "s.jpeg", "s.png", ".jpg", "jpg", "", "sizes/id/.jpg",
+        ] {
+            #expect(SizeRoutes.size(named: Substring(name)) == nil, "\(name)")
+        }
+        #expect(SizeRoutes.size(named: "sizes/s.jpg/x.jpg") == nil, "only the last segment names the size")
+        #expect(SizeRoutes.size(named: "sizes/id/s.jpg"[...].dropLast(4)) == nil)
+        let piece = "sizes/id/q.jpg?x"[...].dropLast(2)
+        #expect(SizeRoutes.size(named: piece) == .q, "a piece of a longer path")
+    }
+
     @Test func dimensions_FitTheLongestEdge_NeverEnlarge_AndSquaresCrop() {
         #expect(DisplaySize.s.dimensions(width: 4000, height: 3000) == (240, 180))
         #expect(DisplaySize.s.dimensions(width: 3000, height: 4000) == (180, 240))
