@@ -100,6 +100,8 @@ callgrind_requests() {
   file="$(ls -t "$dump".* 2>/dev/null | head -n1)"
   [ -n "$file" ] || { echo "callgrind: no dump for $dump" >&2; return 0; }
   callgrind_annotate --inclusive=yes --threshold=99.5 "$file" 2>/dev/null | swift demangle --simplified >"$report"
+  # The dump itself beside the report, for `callgrind_annotate --tree=caller` on any function later.
+  cp "$file" "${report%.txt}.callgrind"
   # Who calls the allocators (libc's, and Swift's runtime over them), with call counts ("(Nx)",
   # over N requests): where each allocation is made.
   callgrind_annotate --tree=caller --inclusive=yes --threshold=100 "$file" 2>/dev/null | swift demangle --simplified \
