@@ -119,35 +119,48 @@ public enum HTTPFileResponse {
     /// The request fields a file answer depends on (the first of each name, as `HTTPHeaders`'
     /// subscript gives it), found in one pass over the request's fields rather than one per name:
     /// most requests carry none of them, and each field is then told apart by its length alone.
+    /// Where each was found is kept as its index in the list, and its value read only when asked
+    /// for: six strings copied and destroyed per answer cost more than the search (decision 041).
     private struct Preconditions {
-        var ifMatch: String?
-        var ifUnmodifiedSince: String?
-        var ifNoneMatch: String?
-        var ifModifiedSince: String?
-        var range: String?
-        var ifRange: String?
+        private let fields: [HTTPHeaders.Field]
+        private var ifMatchAt = -1
+        private var ifUnmodifiedSinceAt = -1
+        private var ifNoneMatchAt = -1
+        private var ifModifiedSinceAt = -1
+        private var rangeAt = -1
+        private var ifRangeAt = -1
 
         init(_ headers: HTTPHeaders) {
-            for field in headers.fields {
-                let name = field.name
+            fields = headers.fields
+            for index in fields.indices {
+                let name = fields[index].name
                 switch name.utf8.count {
-                case 5 where range == nil && name.caseInsensitiveEquals("Range"):
-                    range = field.value
-                case 8 where ifMatch == nil && name.caseInsensitiveEquals("If-Match"):
-                    ifMatch = field.value
-                case 8 where ifRange == nil && name.caseInsensitiveEquals("If-Range"):
-                    ifRange = field.value
-                case 13 where ifNoneMatch == nil && name.caseInsensitiveEquals("If-None-Match"):
-                    ifNoneMatch = field.value
-                case 17 where ifModifiedSince == nil && name.caseInsensitiveEquals("If-Modified-Since"):
-                    ifModifiedSince = field.value
-                case 19 where ifUnmodifiedSince == nil && name.caseInsensitiveEquals("If-Unmodified-Since"):
-                    ifUnmodifiedSince = field.value
+                case 5 where rangeAt < 0 && name.caseInsensitiveEquals("Range"):
+                    rangeAt = index
+                case 8 where ifMatchAt < 0 && name.caseInsensitiveEquals("If-Match"):
+                    ifMatchAt = index
+                case 8 where ifRangeAt < 0 && name.caseInsensitiveEquals("If-Range"):
+                    ifRangeAt = index
+                case 13 where ifNoneMatchAt < 0 && name.caseInsensitiveEquals("If-None-Match"):
+                    ifNoneMatchAt = index
+                case 17 where ifModifiedSinceAt < 0 && name.caseInsensitiveEquals("If-Modified-Since"):
+                    ifModifiedSinceAt = index
+                case 19 where ifUnmodifiedSinceAt < 0 && name.caseInsensitiveEquals("If-Unmodified-Since"):
+                    ifUnmodifiedSinceAt = index
                 default:
                     break
                 }
             }
         }
+
+        private func value(_ index: Int) -> String? { index < 0 ? nil : fields[index].value }
+
+        var ifMatch: String? { value(ifMatchAt) }
+        var ifUnmodifiedSince: String? { value(ifUnmodifiedSinceAt) }
+        var ifNoneMatch: String? { value(ifNoneMatchAt) }
+        var ifModifiedSince: String? { value(ifModifiedSinceAt) }
+        var range: String? { value(rangeAt) }
+        var ifRange: String? { value(ifRangeAt) }
     }
 
     /// The result of reading a `Range` header against a representation of `size` bytes.

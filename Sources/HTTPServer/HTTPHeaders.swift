@@ -3,14 +3,24 @@
 /// Order and repeated fields are kept as received, so a parser can detect duplicates
 /// and a writer emits exactly what a handler set.
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One field. A struct rather than a pair: a list of them is copied and destroyed by compiled
+    /// code, where a list of pairs goes through the runtime's generic tuple witnesses, about ninety
+    /// instructions a field, for each request and each response (decision 041).
+    public struct Field: Sendable {
+        /// The name as received or set.
+        public var name: String
+        /// The value.
+        public var value: String
+    }
+
     /// The fields in order, names as received.
-    public private(set) var fields: [(name: String, value: String)]
+    public private(set) var fields: [Field]
 
     /// An empty list.
     public init() { fields = [] }
 
     /// Fields from a list of pairs, in order.
-    public init(_ fields: [(String, String)]) { self.fields = fields.map { (name: $0.0, value: $0.1) } }
+    public init(_ fields: [(String, String)]) { self.fields = fields.map { Field(name: $0.0, value: $0.1) } }
 
     public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
 
@@ -22,7 +32,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         }
         set {
             remove(name)
-            if let newValue { fields.append((name: name, value: newValue)) }
+            if let newValue { fields.append(Field(name: name, value: newValue)) }
         }
     }
 
@@ -35,7 +45,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
     /// Appends a field, keeping any earlier one of the same name.
-    public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
+    public mutating func add(_ name: String, _ value: String) { fields.append(Field(name: name, value: value)) }
 
     /// Removes every field of that name.
     public mutating func remove(_ name: String) {
@@ -100,7 +110,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// The number of fields.
     public var count: Int { fields.count }
 
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+    /// The fields in order, each as a `(name, value)` pair.
+    public func makeIterator() -> Iterator { Iterator(fields: fields.makeIterator()) }
+
+    /// Hands out the fields as `(name, value)` pairs.
+    public struct Iterator: IteratorProtocol {
+        var fields: IndexingIterator<[Field]>
+
+        public mutating func next() -> (name: String, value: String)? {
+            fields.next().map { (name: $0.name, value: $0.value) }
+        }
+    }
 }
 
 extension String {

@@ -254,10 +254,10 @@ struct HTTPRequestParser {
         guard end - i == 8, p[i] == 0x48, p[i + 1] == 0x54, p[i + 2] == 0x54, p[i + 3] == 0x50, p[i + 4] == 0x2F,
             p[i + 6] == 0x2E, Self.isDigit(p[i + 5]), Self.isDigit(p[i + 7])
         else { throw HTTPParseError.invalidRequestLine }
-        let method = Self.string(p, 0, methodEnd)
+        let method = HTTPMethod.parse(UnsafeRawBufferPointer(rebasing: p[0..<methodEnd]))
         let target = Self.string(p, targetStart, targetEnd)
-        requestLine = (method, target)
-        parsedMethod = HTTPMethod(rawValue: method)
+        requestLine = (method.rawValue, target)
+        parsedMethod = method
         parsedTarget = target
         switch (p[i + 5], p[i + 7]) {
         case (0x31, 0x31): parsedVersion = .http11
@@ -377,7 +377,8 @@ struct HTTPRequestParser {
         if ASCIIScan.hasInvalidFieldByte(UnsafeRawBufferPointer(rebasing: p[i..<valueEnd])) {
             throw HTTPParseError.invalidHeaderValue
         }
-        return (string(p, start, nameEnd), string(p, i, valueEnd), start..<nameEnd)
+        let name = HTTPFieldNames.name(UnsafeRawBufferPointer(rebasing: p[start..<nameEnd]))
+        return (name, string(p, i, valueEnd), start..<nameEnd)
     }
 
     // MARK: - Chunked body (RFC 9112 §7.1)

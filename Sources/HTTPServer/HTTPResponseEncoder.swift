@@ -111,9 +111,12 @@ struct HTTPResponseEncoder {
             }
             Self.withBytes(name) { name in
                 Self.withBytes(field.value) { value in
-                    // Never let CR or LF from a handler split the response (RFC 9110 §5.5).
-                    if ASCIIScan.hasLineBreak(name) || ASCIIScan.hasLineBreak(value) { return }
+                    // Never let CR or LF from a handler split the response (RFC 9110 §5.5): the line
+                    // is written, then its name and value (no CR or LF between them) scanned in one
+                    // pass, and taken back if one has either.
+                    let start = head.count
                     head.appendField(name, value)
+                    if ASCIIScan.hasLineBreak(head.bytes(from: start, dropping: 2)) { head.truncate(to: start) }
                 }
             }
         }

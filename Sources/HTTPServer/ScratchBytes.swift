@@ -25,6 +25,16 @@ final class ScratchBytes {
     /// The bytes so far.
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
+    /// The bytes written from offset `start` on, less the last `dropping`.
+    @inline(__always)
+    func bytes(from start: Int, dropping: Int = 0) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + start, count: max(0, count - dropping - start))
+    }
+
+    /// Takes back what was written after the first `count` bytes.
+    @inline(__always)
+    func truncate(to count: Int) { self.count = min(self.count, count) }
+
     /// Appends `bytes`.
     @inline(__always)
     func append(_ bytes: UnsafeRawBufferPointer) {

@@ -330,3 +330,35 @@ private func expectError(
     #expect(second.headers.map { "\($0.name)=\($0.value)" } == ["Host=two"])
     #expect(third.headers.map { "\($0.name)=\($0.value)" } == ["Host=three", "Accept=*/*", "X-Third=3"])
 }
+
+@Test func parser_GivesMethodsAndFieldNamesExactlyAsReceived_CommonOnesAndOthers() throws {
+    // The common methods and names are handed out as literals (decision 041): each must still be
+    // exactly what was sent, in its spelling, and the others made from their bytes as before.
+    for method in ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "M-SEARCH", "get", "GETS", "PROPFIND"] {
+        let outcome = verify(
+            "\(method) / HTTP/1.1\r\nHost: h\r\nHOST-X: 1\r\nuser-agent: u\r\nUser-Agent2: v\r\n"
+                + "X-Parse-Application-Id: a\r\nx-parse-application-id: b\r\nAccept-Encodin: c\r\n\r\n")
+        let message = try #require(outcome.messages.first)
+        #expect(message.method == method)
+        #expect(
+            message.headers == [
+                "Host=h", "HOST-X=1", "user-agent=u", "User-Agent2=v", "X-Parse-Application-Id=a",
+                "x-parse-application-id=b", "Accept-Encodin=c",
+            ])
+    }
+    let outcome = verify("GET / HTTP/1.1\r\nHOST: h\r\nhost: i\r\n\r\n")
+    #expect(outcome.error == .invalidHost)  // two Host fields, whatever their spelling
+}
+
+@Test func method_EqualsByItsBytes_AndHashesAsItsToken() {
+    #expect(HTTPMethod(rawValue: "GET") == .get)
+    #expect(HTTPMethod(rawValue: "GET") != .put)  // same length
+    #expect(HTTPMethod.get != .head)
+    #expect(HTTPMethod(rawValue: "get") != .get)  // methods are case-sensitive
+    #expect(Set([HTTPMethod(rawValue: "POST"), .post, .options]).count == 2)
+    for token in ["GET", "PUT", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS", "TRACE", "G", ""] {
+        let parsed = Array(token.utf8).withUnsafeBytes { HTTPMethod.parse($0) }
+        #expect(parsed == HTTPMethod(rawValue: token))
+        #expect(parsed.rawValue == token)
+    }
+}

@@ -155,8 +155,9 @@ struct BucketRoutes {
     }
 
     /// `response` with S3's XML error document in place of the body of a 412 or 416.
-    static func respond(_ request: HTTPRequest, response: HTTPResponse, errors: S3ErrorResponder) -> HTTPResponse {
-        var response = response
+    static func respond(_ request: HTTPRequest, response: consuming HTTPResponse, errors: S3ErrorResponder)
+        -> HTTPResponse
+    {
         // 412 and 416 carry S3's XML error document (PreconditionFailed, InvalidRange), as S3 clients expect.
         if response.status.code >= 400 {
             let message =
