@@ -127,15 +127,34 @@ extension String {
     /// ASCII case-insensitive comparison, as header names and tokens need (RFC 9110 §5.1).
     @inlinable
     public func caseInsensitiveEquals(_ other: String) -> Bool {
-        let a = utf8
-        let b = other.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
+        guard utf8.count == other.utf8.count else { return false }
+        // In place (every request looks up its keys by name among its fields); a string without
+        // contiguous UTF-8 (bridged) is compared through copies.
+        let equal = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in Self.caseInsensitiveEquals(a, b) }
+        }
+        return (equal ?? nil) ?? Self.caseInsensitiveEquals(Array(utf8), Array(other.utf8))
+    }
+
+    /// `caseInsensitiveEquals` of two byte strings of the same length.
+    @usableFromInline
+    static func caseInsensitiveEquals(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        for index in 0..<a.count where a[index] != b[index] {
+            let x = a[index]
+            let y = b[index]
             let lx = (x >= 65 && x <= 90) ? x | 0x20 : x
             let ly = (y >= 65 && y <= 90) ? y | 0x20 : y
             if lx != ly { return false }
         }
         return true
+    }
+
+    /// `caseInsensitiveEquals` of two byte arrays of the same length.
+    @usableFromInline
+    static func caseInsensitiveEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in caseInsensitiveEquals(a, b) } }
     }
 
     /// The string without leading and trailing spaces and tabs (optional whitespace, RFC 9110 §5.6.3).

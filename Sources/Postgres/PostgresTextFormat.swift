@@ -113,6 +113,7 @@ enum PostgresTextFormat {
     /// Days since 1970-01-01 and microseconds into that day (negative or past a day when a zone
     /// offset moves the time across midnight).
     private static func parseTimestampParts(_ bytes: UnsafeRawBufferPointer) -> (days: Int64, microseconds: Int64)? {
+        if let parts = parseUTCTimestampParts(bytes) { return parts }
         var reader = ByteReader(bytes: bytes)
         guard var year = reader.number(minDigits: 4, maxDigits: 7), reader.skip("-"),
             let month = reader.number(minDigits: 2, maxDigits: 2), reader.skip("-"),
@@ -153,6 +154,38 @@ enum PostgresTextFormat {
         }
         if reader.skip("BC") { year = 1 - year }
         guard reader.atEnd, (1...12).contains(month), (1...31).contains(day) else { return nil }
+        return (CivilDate(year: year, month: month, day: day).daysSince1970, microseconds)
+    }
+
+    /// `parseTimestampParts` for the shape a UTC session writes every `timestamptz` in,
+    /// `YYYY-MM-DD HH:MM:SS[.f…]+00` (one to six fraction digits), read at fixed places: it is
+    /// every row's `createdAt` and `updatedAt`. Nil for any other shape (the general reader's).
+    private static func parseUTCTimestampParts(_ bytes: UnsafeRawBufferPointer) -> (days: Int64, microseconds: Int64)? {
+        let count = bytes.count
+        guard count >= 22, count <= 29, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes[count - 3] == UInt8(ascii: "+"), bytes[count - 2] == UInt8(ascii: "0"),
+            bytes[count - 1] == UInt8(ascii: "0"), count == 22 || (count >= 24 && bytes[19] == UInt8(ascii: "."))
+        else { return nil }
+        func digits(_ start: Int, _ end: Int) -> Int64? {
+            var value: Int64 = 0
+            for position in start..<end {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard let year = digits(0, 4), let month = digits(5, 7), let day = digits(8, 10), let hour = digits(11, 13),
+            let minute = digits(14, 16), let second = digits(17, 19), (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        var microseconds = (hour * 3600 + minute * 60 + second) * 1_000_000
+        if count > 22 {
+            guard let fraction = digits(20, count - 3) else { return nil }
+            var scale: Int64 = 1
+            for _ in (count - 3 - 20)..<6 { scale *= 10 }
+            microseconds += fraction * scale
+        }
         return (CivilDate(year: year, month: month, day: day).daysSince1970, microseconds)
     }
 

@@ -15,17 +15,21 @@ public enum ParseDate {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
+    /// The length of `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    public static var length: Int { 24 }
+
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func format(_ date: Date) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        append(milliseconds: milliseconds(date), to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        String(unsafeUninitializedCapacity: length) { buffer in
+            write(milliseconds: milliseconds(date), to: buffer.baseAddress!)
+            return length
+        }
     }
 
-    /// Appends the UTC date `YYYY-MM-DDTHH:MM:SS.mmmZ` for `milliseconds` since 1970 to `bytes`.
-    /// Years outside 0…9999 are clamped to that range's representation as 4 digits.
-    public static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+    /// Writes the UTC date `YYYY-MM-DDTHH:MM:SS.mmmZ` for `milliseconds` since 1970 into the
+    /// `length` bytes at `out`, each digit in place. Years outside 0…9999 are clamped to that
+    /// range's representation as 4 digits.
+    public static func write(milliseconds: Int64, to out: UnsafeMutablePointer<UInt8>) {
         let msPerDay: Int64 = 86_400_000
         var days = milliseconds / msPerDay
         var msOfDay = milliseconds % msPerDay
@@ -34,33 +38,32 @@ public enum ParseDate {
             days -= 1
         }
         let civil = CivilDate(daysSince1970: days)
-        let clampedYear = Int(max(0, min(9999, civil.year)))
-        appendDigits(clampedYear, count: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(Int(civil.month), count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(Int(civil.day), count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
+        let year = Int(max(0, min(9999, civil.year)))
+        writeTwoDigits(year / 100, to: out)
+        writeTwoDigits(year % 100, to: out + 2)
+        out[4] = UInt8(ascii: "-")
+        writeTwoDigits(Int(civil.month), to: out + 5)
+        out[7] = UInt8(ascii: "-")
+        writeTwoDigits(Int(civil.day), to: out + 8)
+        out[10] = UInt8(ascii: "T")
         let totalSeconds = Int(msOfDay / 1000)
-        appendDigits(totalSeconds / 3600, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(totalSeconds / 60 % 60, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(totalSeconds % 60, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(Int(msOfDay % 1000), count: 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        writeTwoDigits(totalSeconds / 3600, to: out + 11)
+        out[13] = UInt8(ascii: ":")
+        writeTwoDigits(totalSeconds / 60 % 60, to: out + 14)
+        out[16] = UInt8(ascii: ":")
+        writeTwoDigits(totalSeconds % 60, to: out + 17)
+        out[19] = UInt8(ascii: ".")
+        let millisecond = Int(msOfDay % 1000)
+        out[20] = UInt8(ascii: "0") + UInt8(millisecond / 100)
+        writeTwoDigits(millisecond % 100, to: out + 21)
+        out[23] = UInt8(ascii: "Z")
     }
 
-    private static func appendDigits(_ value: Int, count: Int, to bytes: inout [UInt8]) {
-        var divisor = 1
-        for _ in 1..<count { divisor *= 10 }
-        var remaining = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(remaining / divisor % 10))
-            remaining %= divisor
-            divisor /= 10
-        }
+    /// Writes `value` (0…99) as two digits.
+    @inline(__always)
+    private static func writeTwoDigits(_ value: Int, to out: UnsafeMutablePointer<UInt8>) {
+        out[0] = UInt8(ascii: "0") + UInt8(value / 10)
+        out[1] = UInt8(ascii: "0") + UInt8(value % 10)
     }
 
     /// Parses an ISO 8601 date as Parse clients send it: `YYYY-MM-DD` (midnight UTC) or

@@ -26,14 +26,12 @@ final class ParseFileURLs: Sendable {
 
     /// Writes `{"__type":"File","name":…,"url":…}` for the blob `key`.
     func writeFile(key: UnsafeBufferPointer<UInt8>, into writer: inout ParseJSONWriter) {
-        writer.beginObject()
-        writer.key("__type")
-        writer.string("File")
+        writer.beginObject(type: "File")
         // The name is the key's last segment; the URL the prefix and the key, written in place.
         let nameStart = (key.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
-        writer.key("name")
+        writer.key(ascii: "name")
         writer.string(utf8: UnsafeBufferPointer(rebasing: key[nameStart...]))
-        writer.key("url")
+        writer.key(ascii: "url")
         if key.allSatisfy(Self.isUnreserved) {
             writer.string(
                 utf8: key, prefix: prefixBytes, infix: signer?.pathSegment(forKey: key, expires: expires) ?? [])

@@ -40,7 +40,7 @@ public struct ParseObjectEncoder: Sendable {
     {
         var writer = ParseJSONWriter(capacity: 64 + rows.count * 700)
         writer.beginObject()
-        writer.key("results")
+        writer.key(ascii: "results")
         writer.beginArray()
         if let first = rows.first {
             // Every row of a result has the same columns: find them once for the page.
@@ -51,7 +51,7 @@ public struct ParseObjectEncoder: Sendable {
         }
         writer.endArray()
         if let count {
-            writer.key("count")
+            writer.key(ascii: "count")
             writer.int(count)
         }
         writer.endObject()
@@ -93,9 +93,9 @@ public struct ParseObjectEncoder: Sendable {
     ) throws {
         writer.beginObject()
         if asIncluded {
-            writer.key("__type")
-            writer.string("Object")
-            writer.key("className")
+            writer.key(ascii: "__type")
+            writer.string(ascii: "Object")
+            writer.key(ascii: "className")
             writer.string(projection.schema.className)
         }
         for (index, field) in projection.fields.enumerated() {
@@ -113,7 +113,7 @@ public struct ParseObjectEncoder: Sendable {
                 // jsonb's own text, a JSON object the server normalized on write.
                 _ = try row.withText(column) { json in
                     writer.key(json: field.jsonKey)
-                    writer.raw(Array(json))
+                    writer.raw(utf8: json)
                 }
             case .file:
                 let files = self.files  // the closure captures this one reference, not the encoder
@@ -136,13 +136,11 @@ public struct ParseObjectEncoder: Sendable {
                         writer.raw(object)
                         continue
                     }
-                    writer.key(field.name)
-                    writer.beginObject()
-                    writer.key("__type")
-                    writer.string("Pointer")
-                    writer.key("className")
+                    writer.key(json: field.jsonKey)
+                    writer.beginObject(type: "Pointer")
+                    writer.key(ascii: "className")
                     writer.string(className)
-                    writer.key("objectId")
+                    writer.key(ascii: "objectId")
                     writer.string(objectId)
                     writer.endObject()
                 }
@@ -151,15 +149,13 @@ public struct ParseObjectEncoder: Sendable {
         for name in projection.relations {
             guard let relation = projection.schema.relations[name] else { continue }
             writer.key(name)
-            writer.beginObject()
-            writer.key("__type")
-            writer.string("Relation")
-            writer.key("className")
+            writer.beginObject(type: "Relation")
+            writer.key(ascii: "className")
             writer.string(relation.targetClass)
             writer.endObject()
         }
         if let scoreColumn = columns.score, let score = try row.double(scoreColumn) {
-            writer.key("score")
+            writer.key(ascii: "score")
             writer.double(score)
         }
         writer.endObject()

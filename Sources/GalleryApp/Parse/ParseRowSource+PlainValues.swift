@@ -31,11 +31,7 @@ extension ParseRowSource {
                 writer.parseDate(milliseconds: milliseconds)
             }
         case .stringArray:
-            guard let values = try stringArray(column) else { return }
-            writer.key(json: key)
-            writer.beginArray()
-            for value in values { writer.string(value) }
-            writer.endArray()
+            _ = try writeStringArray(column, as: key, into: &writer)
         case .file, .pointer, .acl, .json:
             return
         }

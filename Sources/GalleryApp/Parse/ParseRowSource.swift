@@ -34,6 +34,9 @@ public protocol ParseRowSource {
     func writeString(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) throws -> Bool
     /// Writes `key` (`"name":`) and the integer column's value; false (nothing written) when it reads as nil.
     func writeInt(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) throws -> Bool
+    /// Writes `key` (`"name":`) and the `text[]` column's value as an array of strings; false
+    /// (nothing written) when it reads as nil.
+    func writeStringArray(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) throws -> Bool
 }
 
 extension ParseRowSource {
@@ -65,6 +68,24 @@ extension ParseRowSource {
         guard let value = try int(column) else { return false }
         writer.key(json: key)
         writer.int(value)
+        return true
+    }
+
+    public func writeStringArray(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter) throws
+        -> Bool
+    {
+        try writeDecodedStringArray(column, as: key, into: &writer)
+    }
+
+    /// `writeStringArray` through `stringArray`, the decoder every row source has.
+    public func writeDecodedStringArray(_ column: Column, as key: [UInt8], into writer: inout ParseJSONWriter)
+        throws -> Bool
+    {
+        guard let values = try stringArray(column) else { return false }
+        writer.key(json: key)
+        writer.beginArray()
+        for value in values { writer.string(value) }
+        writer.endArray()
         return true
     }
 }

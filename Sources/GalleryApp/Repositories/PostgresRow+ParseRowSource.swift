@@ -14,11 +14,11 @@ extension PostgresRow: ParseRowSource {
     public func stringArray(_ column: Int) throws -> [String]? { try decode([String]?.self, column) }
     public func bool(_ column: Int) throws -> Bool? { try decode(Bool?.self, column) }
 
-    /// Lends ASCII text straight from the result; other text goes through a String, which
-    /// repairs any invalid UTF-8 the server let through.
+    /// Lends ASCII text (and `json`/`jsonb` text, an ACL on every row) straight from the result;
+    /// other text goes through a String, which repairs any invalid UTF-8 the server let through.
     public func withText<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws -> R? {
         switch columnType(column) {
-        case .text, .varchar, .bpchar, .name:
+        case .text, .varchar, .bpchar, .name, .json, .jsonb:
             return withTextBytes(column) { raw -> R? in
                 guard let raw else { return nil }
                 let bytes = raw.bindMemory(to: UInt8.self)
@@ -59,6 +59,66 @@ extension PostgresRow: ParseRowSource {
             writer.int(value)
             return true
         }
+    }
+
+    /// Copies the elements of a `text[]` that PostgreSQL wrote bare (`{sea,sun}`: printable ASCII,
+    /// no quotes, escapes, NULLs or nesting) straight from the result; any other array (and any
+    /// other type) goes through the decoder.
+    public func writeStringArray(_ column: Int, as key: [UInt8], into writer: inout ParseJSONWriter) throws -> Bool {
+        switch columnType(column) {
+        case .textArray, .varcharArray:
+            let copied: Bool? = withTextBytes(column) { raw in
+                guard let raw else { return false }
+                let text = raw.bindMemory(to: UInt8.self)
+                guard Self.isBareArray(text) else { return nil }
+                writer.key(json: key)
+                writer.beginArray()
+                var elementStart = 1
+                for position in 1..<text.count where text[position] == UInt8(ascii: ",") || position == text.count - 1 {
+                    if position > elementStart {
+                        writer.string(utf8: UnsafeBufferPointer(rebasing: text[elementStart..<position]))
+                    }
+                    elementStart = position + 1
+                }
+                writer.endArray()
+                return true
+            }
+            if let copied { return copied }
+        default:
+            break
+        }
+        return try writeDecodedStringArray(column, as: key, into: &writer)
+    }
+
+    /// `{}` or `{e,e,…}` where every element is one or more printable ASCII bytes other than
+    /// `"`, `\`, `{`, `}` and `,`, and none is `NULL` (any case): elements the decoder would
+    /// read as their own bytes.
+    private static func isBareArray(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.count >= 2, text[0] == UInt8(ascii: "{"), text[text.count - 1] == UInt8(ascii: "}") else {
+            return false
+        }
+        if text.count == 2 { return true }
+        var elementStart = 1
+        for position in 1..<text.count {
+            let byte = text[position]
+            if byte == UInt8(ascii: ",") || position == text.count - 1 {
+                let length = position - elementStart
+                guard length > 0 else { return false }
+                if length == 4 && (text[elementStart] | 0x20) == UInt8(ascii: "n")
+                    && (text[elementStart + 1] | 0x20) == UInt8(ascii: "u")
+                    && (text[elementStart + 2] | 0x20) == UInt8(ascii: "l")
+                    && (text[elementStart + 3] | 0x20) == UInt8(ascii: "l")
+                {
+                    return false
+                }
+                elementStart = position + 1
+            } else if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "}")
+            {
+                return false
+            }
+        }
+        return true
     }
 
     /// `-?[0-9]+`, the form PostgreSQL writes integers in (and a valid JSON number).

@@ -11,6 +11,8 @@ import Testing
         #expect(ParseDate.format(Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
         #expect(ParseDate.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000Z")
         #expect(ParseDate.format(Date(timeIntervalSince1970: 253_402_300_799.999)) == "9999-12-31T23:59:59.999Z")
+        // Years past 9999 are clamped to four digits.
+        #expect(ParseDate.format(Date(timeIntervalSince1970: 253_402_300_800)) == "9999-01-01T00:00:00.000Z")
     }
 
     @Test func date_RoundTripsThroughParse_ForManyInstants() {

@@ -87,6 +87,64 @@ import Testing
         #expect(foundation == all)
     }
 
+    @Test func writer_WritesIntegersAsSwiftDoes_AtEveryDigitCount() {
+        var values: [Int64] = [0, 9, 10, -1, -9, -10, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+        }
+        var writer = ParseJSONWriter(capacity: 1)  // grows as it goes
+        writer.beginArray()
+        for value in values { writer.int(value) }
+        writer.endArray()
+        #expect(
+            String(decoding: writer.bytes, as: UTF8.self) == "[" + values.map(String.init).joined(separator: ",") + "]")
+    }
+
+    @Test func writer_CopiesKeepTheirOwnBytes() {
+        var first = ParseJSONWriter(capacity: 256)
+        first.beginArray()
+        first.string("shared")
+        var second = first  // both would write at the same place of one buffer
+        first.string("first")
+        second.int(2)
+        first.endArray()
+        second.endArray()
+        #expect(String(decoding: first.bytes, as: UTF8.self) == #"["shared","first"]"#)
+        #expect(String(decoding: second.bytes, as: UTF8.self) == #"["shared",2]"#)
+    }
+
+    @Test func writer_LiteralsAndLentBytes_WriteWhatTheEscapingCallsWrite() {
+        var literal = ParseJSONWriter(capacity: 1)
+        literal.beginObject(type: "File")
+        literal.key(ascii: "url")
+        literal.string(ascii: "x")
+        var escaped = ParseJSONWriter()
+        escaped.beginObject()
+        escaped.key("__type")
+        escaped.string("File")
+        escaped.key("url")
+        escaped.string("x")
+        let lent: [UInt8] = Array("a\"b".utf8)
+        lent.withUnsafeBufferPointer { bytes in
+            literal.key(ascii: "lent")
+            literal.string(utf8: bytes)
+            literal.key(ascii: "joined")
+            literal.string(utf8: bytes, prefix: Array("p\\".utf8), infix: Array("i/".utf8))
+            escaped.key("lent")
+            escaped.string("a\"b")
+            escaped.key("joined")
+            escaped.string("p\\i/a\"b")
+        }
+        literal.endObject()
+        escaped.endObject()
+        #expect(literal.bytes == escaped.bytes)
+        #expect(
+            String(decoding: literal.bytes, as: UTF8.self)
+                == #"{"__type":"File","url":"x","lent":"a\"b","joined":"p\\i/a\"b"}"#)
+    }
+
     @Test func quoted_IsTheWritersStringLiteral() throws {
         let text = "say \"hi\"\\\n\u{1}é"
         var writer = ParseJSONWriter()
