@@ -6,7 +6,8 @@
  * version, written so the compiler vectorises it for the baseline x86-64 (SSE2) or arm64, and on
  * x86-64 an AVX2+FMA version (eight floats per instruction, fused multiply-adds), chosen by the
  * `avx2` argument: pass gd_resample_has_avx2() once read, never 1 on a CPU without AVX2 and FMA.
- * Both versions add the taps in the same order; they differ only in the FMA's single rounding.
+ * The vertical passes add the taps in the same order in both versions (they differ only in the
+ * FMA's single rounding); the AVX2 horizontal pass adds them in two interleaved sums.
  */
 #include <stddef.h>
 #include <stdint.h>
