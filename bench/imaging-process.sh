@@ -11,8 +11,8 @@ s=Sources
 out="$scratch/imaging-process"
 maps=()
 for m in CJPEG CPNG CWebP CHeif CZlib; do maps+=(-Xcc "-fmodule-map-file=$s/$m/module.modulemap"); done
-for m in CJPEGShim CPNGShim; do maps+=(-Xcc "-fmodule-map-file=$r/$m.build/module.modulemap" -Xcc "-I$s/$m/include"); done
+for m in CJPEGShim CPNGShim CResampleKernels; do maps+=(-Xcc "-fmodule-map-file=$r/$m.build/module.modulemap" -Xcc "-I$s/$m/include"); done
 swiftc -O bench/imaging-process.swift -I "$r/Modules" "${maps[@]}" "$r"/Imaging.build/*.o "$r"/CJPEGShim.build/*.o \
-  "$r"/CPNGShim.build/*.o "$r"/CivilCalendar.build/*.o -ljpeg -lpng16 -lwebp -lwebpdemux -lheif -lz -o "$out" 2>&1 \
+  "$r"/CPNGShim.build/*.o "$r"/CResampleKernels.build/*.o "$r"/CivilCalendar.build/*.o -ljpeg -lpng16 -lwebp -lwebpdemux -lheif -lz -o "$out" 2>&1 \
   | grep -v warning >&2 || true
 echo "$out"

@@ -147,12 +147,23 @@ public enum ImagePipeline {
 
         let converter = RowConverter(format: format, invertedCMYK: info.hasAdobeMarker)
         let channels = converter.channels
+        // When the preview is the decoded image itself (an RGB or gray original no larger than the
+        // preview), this thread hands the decoded rows straight to the preview — to the streaming
+        // encoder, or turned into place for the orientations that cannot stream — and the other
+        // thread only makes the thumbnail: no identity resampling, no round trip through floats,
+        // and the encoder's DCT runs on the thread that otherwise waits for the resampler
+        // (docs/decisions/018-imaging-time-against-vips.md).
+        let previewIsDecode =
+            format != .cmyk && size.width == plan.preview.width && size.height == plan.preview.height
+        // The resampler that takes the decoded rows keeps them as bytes (if it goes vertical
+        // first): RGBX and gray rows need no conversion, only CMYK does.
+        let keepsBytes = format != .cmyk
         let fromPreview: StreamingResampler? =
             plan.thumbnailSource == .preview
             ? StreamingResampler(
                 sourceWidth: plan.preview.width, sourceHeight: plan.preview.height,
                 targetWidth: plan.thumbnail.width, targetHeight: plan.thumbnail.height, channels: channels,
-                orientation: info.orientation) : nil
+                orientation: info.orientation, byteRows: previewIsDecode && keepsBytes) : nil
         let fromDecode: StreamingResampler? =
             plan.thumbnailSource == .decode
             ? StreamingResampler(
@@ -168,14 +179,6 @@ public enum ImagePipeline {
                 do { try encoder.write(row: row) } catch { encodeError = error }
             }
         }
-        // When the preview is the decoded image itself (an RGB or gray original no larger than the
-        // preview), this thread hands the decoded rows straight to the preview — to the streaming
-        // encoder, or turned into place for the orientations that cannot stream — and the other
-        // thread only makes the thumbnail: no identity resampling, no round trip through floats,
-        // and the encoder's DCT runs on the thread that otherwise waits for the resampler
-        // (docs/decisions/018-imaging-time-against-vips.md).
-        let previewIsDecode =
-            format != .cmyk && size.width == plan.preview.width && size.height == plan.preview.height
         let directEncoder = previewIsDecode ? previewEncoder : nil
         let directWriter =
             previewIsDecode && previewEncoder == nil
@@ -201,7 +204,7 @@ public enum ImagePipeline {
                 sourceWidth: size.width, sourceHeight: size.height, targetWidth: plan.preview.width,
                 targetHeight: plan.preview.height, channels: channels, downstream: fromPreview, sink: sink,
                 orientation: previewEncoder == nil ? info.orientation : 1,
-                verticalFirst: splitPasses ? false : nil)
+                verticalFirst: splitPasses ? false : nil, byteRows: keepsBytes && fromDecode == nil)
         let firstResampler = previewResampler ?? fromPreview
         let splitResampler = splitPasses ? previewResampler : nil
         let decodedFloats: UnsafeMutablePointer<Float>? =
@@ -220,7 +223,13 @@ public enum ImagePipeline {
                 return
             }
             guard firstResampler != nil || fromDecode != nil else { return }
-            // One resampler holding source rows: converted straight into its ring, no copy.
+            // One resampler holding source rows: the bytes copied into its ring, or (CMYK)
+            // converted straight into it.
+            if fromDecode == nil, let firstResampler, let slot = firstResampler.nextByteRowSlot {
+                slot.update(from: row.bytes, count: size.width * channels)
+                firstResampler.commitRow()
+                return
+            }
             if fromDecode == nil, let firstResampler, let slot = firstResampler.nextRowSlot {
                 converter.convert(row.bytes, width: size.width, into: slot)
                 firstResampler.commitRow()

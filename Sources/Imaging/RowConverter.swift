@@ -1,3 +1,5 @@
+import CResampleKernels
+
 /// Turns decoded 8-bit rows into the float rows the resampler reads: RGBX and gray are widened;
 /// CMYK (and YCCK, which libjpeg hands out as CMYK) becomes RGB with the naive formula
 /// R = (1 − C)(1 − K), inverted first for Adobe files, which store CMYK inverted.
@@ -14,9 +16,9 @@ struct RowConverter {
     func convert(_ source: UnsafePointer<UInt8>, width: Int, into target: UnsafeMutablePointer<Float>) {
         switch format {
         case .gray:
-            for i in 0..<width { target[i] = Float(Int32(source[i])) }
+            Self.widen(source, count: width, into: target)
         case .rgbx:
-            for i in 0..<width * 4 { target[i] = Float(Int32(source[i])) }
+            Self.widen(source, count: width * 4, into: target)
         case .cmyk:
             let scale: Float = 1 / 255
             for i in 0..<width {
@@ -41,6 +43,6 @@ struct RowConverter {
 
     /// Converts a whole `PixelBuffer` row (already RGBX or gray).
     static func widen(_ source: UnsafePointer<UInt8>, count: Int, into target: UnsafeMutablePointer<Float>) {
-        for i in 0..<count { target[i] = Float(Int32(source[i])) }
+        gd_widen(source, count, target, StreamingResampler.avx2)
     }
 }

@@ -1,3 +1,5 @@
+import CResampleKernels
+
 /// Separable Lanczos-3 resampler fed one source row at a time, in order.
 ///
 /// An output row is produced as soon as the last source row it needs has arrived, from a ring of
@@ -5,7 +7,9 @@
 /// horizontally resampled rows (horizontal pass first) or the source rows themselves (vertical
 /// pass first), whichever order costs fewer multiply-adds: shrinking a lot vertically (the
 /// thumbnail from the preview) is cheaper vertical-first, since the horizontal pass then runs on
-/// output rows only. Rows are `Float`, 1 (gray) or 4 (RGBX) per pixel.
+/// output rows only. Rows are `Float`, 1 (gray) or 4 (RGBX) per pixel; a vertical-first ring may
+/// hold the 8-bit source rows themselves (`byteRows`), widened as the vertical pass reads them.
+/// The inner loops are C (`CResampleKernels`): AVX2 and FMA where the CPU has them.
 final class StreamingResampler {
     /// Source size in pixels.
     let sourceWidth: Int
@@ -25,7 +29,10 @@ final class StreamingResampler {
     private let ringFloats: Int  // floats per ring row
     private let targetFloats: Int  // floats per output row
     private let ring: UnsafeMutablePointer<Float>
-    private let rowPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let rowPointers: UnsafeMutablePointer<UnsafePointer<Float>?>
+    /// Vertical-first with `byteRows`: the ring of 8-bit source rows (then `ring` is unused).
+    private let byteRing: UnsafeMutablePointer<UInt8>?
+    private let byteRowPointers: UnsafeMutablePointer<UnsafePointer<UInt8>?>
     private let combined: UnsafeMutablePointer<Float>  // vertical-first: one combined source row
     private let scratch: UnsafeMutablePointer<Float>  // one output row before rounding
     private var rowsReceived = 0
@@ -44,11 +51,13 @@ final class StreamingResampler {
 
     /// A resampler from `sourceWidth`×`sourceHeight` to `targetWidth`×`targetHeight` (stored
     /// orientation), feeding `downstream` and/or `sink` with each output row; `verticalFirst`
-    /// forces the pass order (tests), otherwise the cheaper one is chosen.
+    /// forces the pass order (tests), otherwise the cheaper one is chosen. With `byteRows`, a
+    /// vertical-first resampler keeps its source rows as bytes (`nextByteRowSlot`): a quarter of
+    /// the float ring's memory traffic and no widening copy.
     init(
         sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int, channels: Int,
         downstream: StreamingResampler? = nil, sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = nil,
-        orientation: Int = 1, verticalFirst forcedOrder: Bool? = nil
+        orientation: Int = 1, verticalFirst forcedOrder: Bool? = nil, byteRows: Bool = false
     ) {
         precondition(channels == 1 || channels == 4)
         precondition(downstream.map { $0.sourceWidth == targetWidth && $0.sourceHeight == targetHeight } ?? true)
@@ -70,7 +79,10 @@ final class StreamingResampler {
         verticalFirst = forcedOrder ?? (verticalFirstCost < horizontalFirstCost)
         targetFloats = targetWidth * channels
         ringFloats = (verticalFirst ? sourceWidth : targetWidth) * channels
-        ring = Self.allocateFloats(vertical.taps * ringFloats)
+        let keepsBytes = verticalFirst && byteRows
+        ring = Self.allocateFloats(keepsBytes ? 1 : vertical.taps * ringFloats)
+        byteRing = keepsBytes ? .allocate(capacity: vertical.taps * ringFloats) : nil
+        byteRowPointers = .allocate(capacity: vertical.taps)
         combined = Self.allocateFloats(verticalFirst ? sourceWidth * channels : 1)
         scratch = Self.allocateFloats(targetFloats)
         rowPointers = .allocate(capacity: vertical.taps)
@@ -80,6 +92,8 @@ final class StreamingResampler {
 
     deinit {
         UnsafeMutableRawPointer(ring).deallocate()
+        byteRing?.deallocate()
+        byteRowPointers.deallocate()
         UnsafeMutableRawPointer(combined).deallocate()
         UnsafeMutableRawPointer(scratch).deallocate()
         rowPointers.deallocate()
@@ -96,7 +110,7 @@ final class StreamingResampler {
 
     /// Adds the next source row: `sourceWidth * channels` floats.
     func push(row: UnsafePointer<Float>) {
-        precondition(rowsReceived < sourceHeight)
+        precondition(rowsReceived < sourceHeight && byteRing == nil)
         let slot = ring + (rowsReceived % vertical.taps) * ringFloats
         if verticalFirst {
             slot.update(from: row, count: ringFloats)
@@ -111,11 +125,18 @@ final class StreamingResampler {
     /// a caller that writes the row there (`sourceWidth * channels` floats) and then calls
     /// `commitRow()` saves `push(row:)`'s copy of it. Nil in a horizontal-first resampler.
     var nextRowSlot: UnsafeMutablePointer<Float>? {
-        guard verticalFirst, rowsReceived < sourceHeight else { return nil }
+        guard verticalFirst, byteRing == nil, rowsReceived < sourceHeight else { return nil }
         return ring + (rowsReceived % vertical.taps) * ringFloats
     }
 
-    /// Takes the row written at `nextRowSlot` as the next source row.
+    /// Where the next 8-bit source row goes (`sourceWidth * channels` bytes) in a resampler that
+    /// keeps bytes (vertical-first, `byteRows`); then `commitRow()`. Nil otherwise.
+    var nextByteRowSlot: UnsafeMutablePointer<UInt8>? {
+        guard let byteRing, rowsReceived < sourceHeight else { return nil }
+        return byteRing + (rowsReceived % vertical.taps) * ringFloats
+    }
+
+    /// Takes the row written at `nextRowSlot` or `nextByteRowSlot` as the next source row.
     func commitRow() {
         precondition(verticalFirst && rowsReceived < sourceHeight)
         rowsReceived += 1
@@ -164,17 +185,23 @@ final class StreamingResampler {
         let taps = vertical.taps
         let start = vertical.starts[y]
         for k in 0..<taps {
-            rowPointers[k] = UnsafePointer(ring + ((start + k) % taps) * ringFloats)
-        }
-        vertical.weights.withUnsafeBufferPointer { weights in
-            let w = weights.baseAddress! + y * taps
-            if verticalFirst {
-                Self.combine(rowPointers, weights: w, taps: taps, count: ringFloats, into: combined)
-                resampleHorizontally(combined, into: scratch)
+            let offset = ((start + k) % taps) * ringFloats
+            if let byteRing {
+                byteRowPointers[k] = UnsafePointer(byteRing + offset)
             } else {
-                Self.combine(rowPointers, weights: w, taps: taps, count: targetFloats, into: scratch)
+                rowPointers[k] = UnsafePointer(ring + offset)
             }
         }
+        let sum = verticalFirst ? combined : scratch
+        vertical.weights.withUnsafeBufferPointer { weights in
+            let w = weights.baseAddress! + y * taps
+            if byteRing != nil {
+                gd_combine_u8(byteRowPointers, w, Int32(taps), ringFloats, sum, Self.avx2)
+            } else {
+                gd_combine_f32(rowPointers, w, Int32(taps), verticalFirst ? ringFloats : targetFloats, sum, Self.avx2)
+            }
+        }
+        if verticalFirst { resampleHorizontally(combined, into: scratch) }
         if let sink, let sinkRow {
             Self.quantize(scratch, count: targetFloats, into: sinkRow)
             sink(sinkRow)
@@ -200,113 +227,23 @@ final class StreamingResampler {
     }
 
     private func resampleHorizontally(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
-        if channels == 4 {
-            resampleRow4(source, into: target)
-        } else {
-            resampleRow1(source, into: target)
-        }
-    }
-
-    private func resampleRow4(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
-        let taps = horizontal.taps
-        UnsafeRawPointer(source).withMemoryRebound(to: SIMD4<Float>.self, capacity: sourceWidth) { src in
-            UnsafeMutableRawPointer(target).withMemoryRebound(to: SIMD4<Float>.self, capacity: targetWidth) { dst in
-                horizontal.weights.withUnsafeBufferPointer { weights in
-                    horizontal.starts.withUnsafeBufferPointer { starts in
-                        var w = weights.baseAddress!
-                        for i in 0..<targetWidth {
-                            let s = src + starts[i]
-                            // Four independent sums: a single one would wait on every add's latency.
-                            var a0 = SIMD4<Float>()
-                            var a1 = SIMD4<Float>()
-                            var a2 = SIMD4<Float>()
-                            var a3 = SIMD4<Float>()
-                            var k = 0
-                            while k + 4 <= taps {
-                                a0 += w[k] * s[k]
-                                a1 += w[k + 1] * s[k + 1]
-                                a2 += w[k + 2] * s[k + 2]
-                                a3 += w[k + 3] * s[k + 3]
-                                k += 4
-                            }
-                            while k < taps {
-                                a0 += w[k] * s[k]
-                                k += 1
-                            }
-                            dst[i] = (a0 + a1) + (a2 + a3)
-                            w += taps
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    private func resampleRow1(_ source: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
-        let taps = horizontal.taps
         horizontal.weights.withUnsafeBufferPointer { weights in
             horizontal.starts.withUnsafeBufferPointer { starts in
-                var w = weights.baseAddress!
-                for i in 0..<targetWidth {
-                    let s = source + starts[i]
-                    var acc: Float = 0
-                    for k in 0..<taps { acc += w[k] * s[k] }
-                    target[i] = acc
-                    w += taps
+                let (w, s, taps) = (weights.baseAddress!, starts.baseAddress!, Int32(horizontal.taps))
+                if channels == 4 {
+                    gd_resample_row4(source, s, w, taps, targetWidth, target, Self.avx2)
+                } else {
+                    gd_resample_row1(source, s, w, taps, targetWidth, target, Self.avx2)
                 }
             }
         }
     }
 
-    /// `out[x] = Σₖ weights[k] · rows[k][x]` for `count` floats: 32 at a time in four independent
-    /// SIMD8 sums, to keep the adders busy.
-    private static func combine(
-        _ rows: UnsafePointer<UnsafePointer<Float>>, weights w: UnsafePointer<Float>, taps: Int, count n: Int,
-        into sum: UnsafeMutablePointer<Float>
-    ) {
-        var x = 0
-        while x + 32 <= n {
-            var a0 = SIMD8<Float>()
-            var a1 = SIMD8<Float>()
-            var a2 = SIMD8<Float>()
-            var a3 = SIMD8<Float>()
-            for k in 0..<taps {
-                let weight = w[k]
-                let row = UnsafeRawPointer(rows[k] + x)
-                a0 += weight * row.loadUnaligned(as: SIMD8<Float>.self)
-                a1 += weight * row.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                a2 += weight * row.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
-                a3 += weight * row.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self)
-            }
-            let out = UnsafeMutableRawPointer(sum + x)
-            out.storeBytes(of: a0, as: SIMD8<Float>.self)
-            out.storeBytes(of: a1, toByteOffset: 32, as: SIMD8<Float>.self)
-            out.storeBytes(of: a2, toByteOffset: 64, as: SIMD8<Float>.self)
-            out.storeBytes(of: a3, toByteOffset: 96, as: SIMD8<Float>.self)
-            x += 32
-        }
-        while x + 8 <= n {
-            var acc = SIMD8<Float>()
-            for k in 0..<taps {
-                acc += w[k] * UnsafeRawPointer(rows[k] + x).loadUnaligned(as: SIMD8<Float>.self)
-            }
-            UnsafeMutableRawPointer(sum + x).storeBytes(of: acc, as: SIMD8<Float>.self)
-            x += 8
-        }
-        while x < n {
-            var acc: Float = 0
-            for k in 0..<taps { acc += w[k] * rows[k][x] }
-            sum[x] = acc
-            x += 1
-        }
-    }
+    /// Whether the C kernels may use AVX2 and FMA: read once, from CPUID.
+    static let avx2 = gd_resample_has_avx2()
 
-    /// Rounds and clamps floats to bytes. Adding 1.5·2²³ puts round-to-nearest(v) in the low
-    /// mantissa bits, a branch-free form the compiler vectorizes.
+    /// Rounds (to nearest, ties to even) and clamps floats to bytes.
     static func quantize(_ source: UnsafePointer<Float>, count: Int, into target: UnsafeMutablePointer<UInt8>) {
-        for i in 0..<count {
-            let clamped = min(max(source[i], 0), 255)
-            target[i] = UInt8(truncatingIfNeeded: (clamped + 12_582_912).bitPattern)
-        }
+        gd_quantize(source, count, target, avx2)
     }
 }

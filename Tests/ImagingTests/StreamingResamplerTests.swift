@@ -83,6 +83,36 @@ import Testing
         #expect(horizontalFirst.nextRowSlot == nil)
     }
 
+    /// A resampler that keeps its source rows as bytes (`byteRows`, `nextByteRowSlot`) gives exactly
+    /// the bytes of one fed floats; only a vertical-first one keeps bytes.
+    @Test(arguments: [(300, 200, 97, 61, 4), (640, 400, 200, 125, 4), (301, 77, 50, 20, 1), (1, 500, 1, 17, 4)])
+    func resampler_GivesSameBytes_WhenItKeepsByteRows(
+        width: Int, height: Int, targetWidth: Int, targetHeight: Int, channels: Int
+    ) throws {
+        let noise = TestImages.noise(width: width, height: height)
+        let image =
+            channels == 4
+            ? noise
+            : PixelBuffer(width: width, height: height, channels: 1, bytes: Array(noise.bytes[..<(width * height)]))
+        let pushed = Self.run(image, width: targetWidth, height: targetHeight, verticalFirst: true)
+        let resampler = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: targetWidth, targetHeight: targetHeight,
+            channels: channels, verticalFirst: true, byteRows: true)
+        #expect(resampler.nextRowSlot == nil)
+        let count = width * channels
+        for y in 0..<height {
+            let slot = try #require(resampler.nextByteRowSlot)
+            for i in 0..<count { slot[i] = image.bytes[y * count + i] }
+            resampler.commitRow()
+        }
+        #expect(resampler.nextByteRowSlot == nil)
+        #expect(resampler.finish().bytes == pushed.bytes)
+        let horizontalFirst = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: targetWidth, targetHeight: targetHeight,
+            channels: channels, verticalFirst: false, byteRows: true)
+        #expect(horizontalFirst.nextByteRowSlot == nil)
+    }
+
     @Test func resampler_KeepsFlatColour_AndHandlesGray() {
         let flat = TestImages.solid(width: 123, height: 77, (10, 128, 250))
         let small = Self.run(flat, width: 40, height: 25, verticalFirst: nil)
