@@ -15,8 +15,10 @@
 ///   preview the same area average vips' loader does, which leaves that preview almost no margin
 ///   over vips; the thumbnail, resampled from it with Lanczos-3, keeps ~2 points of margin (047).
 ///
-/// A preview that keeps the original's size is, as on the JPEG path, its own row: the spec gives it
-/// `DerivativeSpec.originalSizePreviewQualityBoost` more, and each format steps from that.
+/// A preview that keeps the original's size is, as on the JPEG path, its own column: the spec gives
+/// it `DerivativeSpec.originalSizePreviewQualityBoost` more and each format steps from that, which
+/// lifted PNG's and WebP's such previews above vips' on all but china
+/// (docs/decisions/050-raster-original-size-preview-and-quality-sweep.md, with the per-photo sweep).
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int
