@@ -45,9 +45,11 @@ extension ImagePipeline {
         // Derivatives carry the original's RGB ICC profile, as for JPEG originals; converted nclx
         // colour is sRGB and needs none.
         let icc = compatibleProfile(info.iccProfile, channels: 4)
-        // Each format's own steps from the spec's qualities (SourceEncoderSettings).
+        // Each format's own steps from the spec's qualities (SourceEncoderSettings); a preview at
+        // the original's own size has its own row, as on the JPEG path.
         let settings = SourceEncoderSettings.forSource(info.format)
-        let previewQuality = settings.previewQuality(spec)
+        let keepsSize = plan.preview.width == info.width && plan.preview.height == info.height
+        let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize)
         let thumbnailQuality = settings.thumbnailQuality(spec)
         let previewTables = QuantizationTables(quality: previewQuality)
         let thumbnailTables = QuantizationTables(

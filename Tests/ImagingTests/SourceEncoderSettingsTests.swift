@@ -41,6 +41,24 @@ import Testing
         try Self.expectTables(result, preview: 90, thumbnail: 90)
     }
 
+    /// A preview that keeps the original's size (96×64 under a 128-pixel preview) gets the JPEG
+    /// path's boost on top of each format's step; HEIC's stays at the downscale's quality.
+    @Test(arguments: [(ImageFormat.png, 90), (.webp, 92), (.heif, 90)])
+    func originalSizePreview_IsBoostedAsOnTheJPEGPath(format: ImageFormat, previewQuality: Int) throws {
+        let png = PNGTests.quadrantsPNG()
+        let bytes =
+            switch format {
+            case .webp: try FixtureTools.webp(png, options: ["-q", "95"])
+            case .heif: try FixtureTools.heic(png, options: ["-q", "90"])
+            default: png
+            }
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
+        #expect(result.info.format == format)
+        #expect(result.preview.width == 96 && result.preview.height == 64)
+        #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(quality: previewQuality))
+    }
+
     @Test func heif_KeepsTheSpecsQualities() throws {
         let heic = try FixtureTools.heic(PNGTests.quadrantsPNG(), options: ["-q", "90"])
         try Self.expectTables(ImagePipeline.process(bytes: heic, spec: Self.spec), preview: 90, thumbnail: 92)
@@ -60,10 +78,13 @@ import Testing
         let settings = SourceEncoderSettings.forSource(format)
         for quality in [1, 2, 99, 100] {
             let spec = DerivativeSpec(quality: quality, thumbnailQuality: quality)
-            #expect((1...100).contains(settings.previewQuality(spec)))
+            #expect((1...100).contains(settings.previewQuality(spec, keepsOriginalSize: false)))
+            #expect((1...100).contains(settings.previewQuality(spec, keepsOriginalSize: true)))
             #expect((1...100).contains(settings.thumbnailQuality(spec)))
         }
-        #expect(SourceEncoderSettings.forSource(.png).previewQuality(DerivativeSpec(quality: 1)) == 1)
+        #expect(
+            SourceEncoderSettings.forSource(.png).previewQuality(DerivativeSpec(quality: 1), keepsOriginalSize: false)
+                == 1)
         #expect(SourceEncoderSettings.forSource(.jpeg).thumbnailQuality(DerivativeSpec(quality: 100)) == 100)
     }
 }
