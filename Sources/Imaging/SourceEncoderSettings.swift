@@ -17,7 +17,7 @@
 ///
 /// A preview that keeps the original's size is, as on the JPEG path, its own column: the spec gives
 /// it `DerivativeSpec.originalSizePreviewQualityBoost` more and each format steps from that, which
-/// lifted PNG's and WebP's such previews above vips' on all but china
+/// lifted PNG's and WebP's such previews to vips' or above on all but china (mate_Storm's is −0.01)
 /// (docs/decisions/050-raster-original-size-preview-and-quality-sweep.md, with the per-photo sweep).
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
