@@ -44,6 +44,26 @@ import Testing
         #expect(parse("2024-03-05 12:34:56+00junk", PostgresTextFormat.parseTimestamp) == nil)
     }
 
+    @Test func timestamp_UTCShapeReadAtFixedPlaces_MatchesTheGeneralReader() {
+        let days = ["1900-01-01", "1969-12-31", "1970-01-01", "2000-02-29", "2024-05-06", "9999-12-31"]
+        let fractions = ["", ".5", ".25", ".125", ".1235", ".12345", ".123456", ".1234567"]
+        for day in days {
+            for fraction in fractions {
+                let utc = "\(day) 23:59:58\(fraction)+00"
+                let general = "\(day) 23:59:58\(fraction)+00:00"  // another shape: the general reader
+                let micros = parse(utc, PostgresTextFormat.parseTimestampMicroseconds)
+                #expect(micros != nil, "\(utc)")
+                #expect(micros == parse(general, PostgresTextFormat.parseTimestampMicroseconds), "\(utc)")
+            }
+        }
+        for junk in [
+            "2024-13-05 12:34:56+00", "2024-03-00 12:34:56+00", "2024-03-0x 12:34:56+00", "2024-03-05 12:34:56.+00",
+            "2024-03-05 12:34:5x.1+00", "2024-03-05 12:34:56.1x+00",
+        ] {
+            #expect(parse(junk, PostgresTextFormat.parseTimestampMicroseconds) == nil, "\(junk)")
+        }
+    }
+
     @Test func integer_ParsesExtremesAndRejectsJunk() {
         #expect(parse("9223372036854775807", PostgresTextFormat.parseInteger) == .max)
         #expect(parse("-9223372036854775808", PostgresTextFormat.parseInteger) == .min)
