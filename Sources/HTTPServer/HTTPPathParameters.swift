@@ -2,9 +2,10 @@
 ///
 /// Kept as where each value lies in the request path (UTF-8 offsets into it), in pattern order: a
 /// request usually has one or two and its handler reads each once, so a list beats a dictionary,
-/// and a value becomes a `Substring` (or a `String`) only when it is read. The first two are
-/// stored inline and only a third goes to an array, so matching a route allocates nothing for its
-/// captures, and taking one back while backtracking is forgetting two numbers (decision 041).
+/// and a value becomes a `Substring` (or a `String`) only when it is read. The first four are
+/// stored inline (the signed size URL has four) and only a fifth goes to an array, so matching a
+/// route allocates nothing for its captures, and taking one back while backtracking is forgetting
+/// two numbers (decisions 041, 052).
 public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One capture: the parameter's name and the UTF-8 offsets of its value in `text`.
     typealias Entry = (name: String, start: Int, end: Int)
@@ -14,7 +15,9 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
     private var text: String
     private var first: Entry?
     private var second: Entry?
-    /// The third capture on, in order (size routes have four).
+    private var third: Entry?
+    private var fourth: Entry?
+    /// The fifth capture on, in order.
     private var more: [Entry] = []
 
     /// No parameters.
@@ -38,7 +41,9 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
     }
 
     /// The number of parameters.
-    public var count: Int { first == nil ? 0 : second == nil ? 1 : 2 + more.count }
+    public var count: Int {
+        first == nil ? 0 : second == nil ? 1 : third == nil ? 2 : fourth == nil ? 3 : 4 + more.count
+    }
 
     /// Adds a capture after the others: the bytes `start..<end` of the path (the router, walking
     /// the pattern).
@@ -48,6 +53,10 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
             first = (name, start, end)
         } else if second == nil {
             second = (name, start, end)
+        } else if third == nil {
+            third = (name, start, end)
+        } else if fourth == nil {
+            fourth = (name, start, end)
         } else {
             more.append((name, start, end))
         }
@@ -58,6 +67,10 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
     mutating func removeLast() {
         if !more.isEmpty {
             more.removeLast()
+        } else if fourth != nil {
+            fourth = nil
+        } else if third != nil {
+            third = nil
         } else if second != nil {
             second = nil
         } else {
@@ -70,7 +83,9 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
         switch index {
         case 0: return first!
         case 1: return second!
-        default: return more[index - 2]
+        case 2: return third!
+        case 3: return fourth!
+        default: return more[index - 4]
         }
     }
 
@@ -86,6 +101,8 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
     public func substring(_ name: String) -> Substring? {
         if let first, first.name == name { return value(first) }
         if let second, second.name == name { return value(second) }
+        if let third, third.name == name { return value(third) }
+        if let fourth, fourth.name == name { return value(fourth) }
         for entry in more where entry.name == name { return value(entry) }
         return nil
     }

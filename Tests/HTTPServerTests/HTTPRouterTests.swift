@@ -117,8 +117,8 @@ private struct TaggedResponder: HTTPErrorResponder {
     #expect(router.route(method: .get, path: "/nowhere/at/all") == nil)
 }
 
-/// The first two captures are kept inline and the rest in a list (decision 041): a route with four
-/// parameters, and backtracking out of a third one, must give the same parameters as before.
+/// The first four captures are kept inline and the rest in a list (decisions 041, 052): a route with
+/// four parameters, and backtracking out of a third one, must give the same parameters as before.
 @Test func router_CapturesMoreThanTwoParameters_AndBacktracksOutOfThem() throws {
     let router = HTTPRouter()
     router.add(route(.get, "/b/s/:expires/:signature/sizes/:photo/:file"))
@@ -146,4 +146,28 @@ private struct TaggedResponder: HTTPErrorResponder {
         return
     }
     #expect(one.count == 1 && one.substring("key") == "x")
+}
+
+/// Past the four inline captures the list takes over: six parameters read back in order, and
+/// backtracking out of the fifth and sixth (list) and then the fourth (inline) leaves the rest intact.
+@Test func router_CapturesSixParameters_AndBacktracksAcrossTheInlineOnes() throws {
+    let router = HTTPRouter()
+    router.add(route(.get, "/x/:a/:b/:c/:d/:e/:f"))
+    router.add(route(.get, "/x/:a/:b/:c/*rest"))
+    guard case .route(_, let six) = router.match(method: .get, path: "/x/1/2/3/4/5/6") else {
+        Issue.record("no match")
+        return
+    }
+    #expect(six.count == 6)
+    #expect(six.names == ["a", "b", "c", "d", "e", "f"])
+    #expect(six == ["a": "1", "b": "2", "c": "3", "d": "4", "e": "5", "f": "6"])
+    #expect(six["e"] == "5" && six.substring("f") == "6")
+    // "/x/1/2/3/4/5" has no sixth segment: :e, then :d are taken back, and *rest gets "4/5".
+    guard case .route(let route, let rest) = router.match(method: .get, path: "/x/1/2/3/4/5") else {
+        Issue.record("no match")
+        return
+    }
+    #expect(route.pattern == "/x/:a/:b/:c/*rest")
+    #expect(rest.count == 4 && rest.names == ["a", "b", "c", "rest"])
+    #expect(rest == ["a": "1", "b": "2", "c": "3", "rest": "4/5"])
 }
