@@ -21,43 +21,29 @@ static inline uint8_t round_to_byte(float v)
     return (uint8_t)bits.u;
 }
 
-static void combine_u8_portable(const uint8_t *const *rows, const float *w, int taps, size_t n, float *out)
-{
-    size_t x = 0;
-    for (; x + BLOCK <= n; x += BLOCK) {
-        float sum[BLOCK] = { 0 };
-        for (int k = 0; k < taps; k++) {
-            const uint8_t *row = rows[k] + x;
-            float weight = w[k];
-            for (int j = 0; j < BLOCK; j++) sum[j] += weight * (float)row[j];
-        }
-        for (int j = 0; j < BLOCK; j++) out[x + j] = sum[j];
+/* One vertical pass over `taps` rows of type T (bytes from the decoder, or floats), defined once
+   for each row type. */
+#define GD_COMBINE_PORTABLE(name, T)                                                              \
+    static void name(const T *const *rows, const float *w, int taps, size_t n, float *out)        \
+    {                                                                                             \
+        size_t x = 0;                                                                             \
+        for (; x + BLOCK <= n; x += BLOCK) {                                                      \
+            float sum[BLOCK] = { 0 };                                                             \
+            for (int k = 0; k < taps; k++) {                                                      \
+                const T *row = rows[k] + x;                                                       \
+                float weight = w[k];                                                              \
+                for (int j = 0; j < BLOCK; j++) sum[j] += weight * (float)row[j];                 \
+            }                                                                                     \
+            for (int j = 0; j < BLOCK; j++) out[x + j] = sum[j];                                  \
+        }                                                                                         \
+        for (; x < n; x++) {                                                                      \
+            float sum = 0;                                                                        \
+            for (int k = 0; k < taps; k++) sum += w[k] * (float)rows[k][x];                       \
+            out[x] = sum;                                                                         \
+        }                                                                                         \
     }
-    for (; x < n; x++) {
-        float sum = 0;
-        for (int k = 0; k < taps; k++) sum += w[k] * (float)rows[k][x];
-        out[x] = sum;
-    }
-}
-
-static void combine_f32_portable(const float *const *rows, const float *w, int taps, size_t n, float *out)
-{
-    size_t x = 0;
-    for (; x + BLOCK <= n; x += BLOCK) {
-        float sum[BLOCK] = { 0 };
-        for (int k = 0; k < taps; k++) {
-            const float *row = rows[k] + x;
-            float weight = w[k];
-            for (int j = 0; j < BLOCK; j++) sum[j] += weight * row[j];
-        }
-        for (int j = 0; j < BLOCK; j++) out[x + j] = sum[j];
-    }
-    for (; x < n; x++) {
-        float sum = 0;
-        for (int k = 0; k < taps; k++) sum += w[k] * rows[k][x];
-        out[x] = sum;
-    }
-}
+GD_COMBINE_PORTABLE(combine_u8_portable, uint8_t)
+GD_COMBINE_PORTABLE(combine_f32_portable, float)
 
 static void row4_portable(const float *source, const intptr_t *starts, const float *w, int taps, size_t width,
                           float *target)
@@ -112,55 +98,37 @@ GD_AVX2 static inline __m256 load8_u8(const uint8_t *p)
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
 }
 
-GD_AVX2 static void combine_u8_avx2(const uint8_t *const *rows, const float *w, int taps, size_t n, float *out)
-{
-    size_t x = 0;
-    for (; x + BLOCK <= n; x += BLOCK) {
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-        for (int k = 0; k < taps; k++) {
-            const uint8_t *row = rows[k] + x;
-            __m256 weight = _mm256_broadcast_ss(w + k);
-            a0 = _mm256_fmadd_ps(weight, load8_u8(row), a0);
-            a1 = _mm256_fmadd_ps(weight, load8_u8(row + 8), a1);
-            a2 = _mm256_fmadd_ps(weight, load8_u8(row + 16), a2);
-            a3 = _mm256_fmadd_ps(weight, load8_u8(row + 24), a3);
-        }
-        _mm256_storeu_ps(out + x, a0);
-        _mm256_storeu_ps(out + x + 8, a1);
-        _mm256_storeu_ps(out + x + 16, a2);
-        _mm256_storeu_ps(out + x + 24, a3);
-    }
-    for (; x < n; x++) {
-        float sum = 0;
-        for (int k = 0; k < taps; k++) sum = __builtin_fmaf(w[k], (float)rows[k][x], sum);
-        out[x] = sum;
-    }
-}
+GD_AVX2 static inline __m256 load8_f32(const float *p) { return _mm256_loadu_ps(p); }
 
-GD_AVX2 static void combine_f32_avx2(const float *const *rows, const float *w, int taps, size_t n, float *out)
-{
-    size_t x = 0;
-    for (; x + BLOCK <= n; x += BLOCK) {
-        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-        for (int k = 0; k < taps; k++) {
-            const float *row = rows[k] + x;
-            __m256 weight = _mm256_broadcast_ss(w + k);
-            a0 = _mm256_fmadd_ps(weight, _mm256_loadu_ps(row), a0);
-            a1 = _mm256_fmadd_ps(weight, _mm256_loadu_ps(row + 8), a1);
-            a2 = _mm256_fmadd_ps(weight, _mm256_loadu_ps(row + 16), a2);
-            a3 = _mm256_fmadd_ps(weight, _mm256_loadu_ps(row + 24), a3);
-        }
-        _mm256_storeu_ps(out + x, a0);
-        _mm256_storeu_ps(out + x + 8, a1);
-        _mm256_storeu_ps(out + x + 16, a2);
-        _mm256_storeu_ps(out + x + 24, a3);
+/* The vertical pass with intrinsics: four registers of eight sums a block; `load8` widens eight
+   values of the row type to floats. */
+#define GD_COMBINE_AVX2(name, T, load8)                                                           \
+    GD_AVX2 static void name(const T *const *rows, const float *w, int taps, size_t n, float *out) \
+    {                                                                                             \
+        size_t x = 0;                                                                             \
+        for (; x + BLOCK <= n; x += BLOCK) {                                                      \
+            __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                           \
+            for (int k = 0; k < taps; k++) {                                                      \
+                const T *row = rows[k] + x;                                                       \
+                __m256 weight = _mm256_broadcast_ss(w + k);                                       \
+                a0 = _mm256_fmadd_ps(weight, load8(row), a0);                                     \
+                a1 = _mm256_fmadd_ps(weight, load8(row + 8), a1);                                 \
+                a2 = _mm256_fmadd_ps(weight, load8(row + 16), a2);                                \
+                a3 = _mm256_fmadd_ps(weight, load8(row + 24), a3);                                \
+            }                                                                                     \
+            _mm256_storeu_ps(out + x, a0);                                                        \
+            _mm256_storeu_ps(out + x + 8, a1);                                                    \
+            _mm256_storeu_ps(out + x + 16, a2);                                                   \
+            _mm256_storeu_ps(out + x + 24, a3);                                                   \
+        }                                                                                         \
+        for (; x < n; x++) {                                                                      \
+            float sum = 0;                                                                        \
+            for (int k = 0; k < taps; k++) sum = __builtin_fmaf(w[k], (float)rows[k][x], sum);    \
+            out[x] = sum;                                                                         \
+        }                                                                                         \
     }
-    for (; x < n; x++) {
-        float sum = 0;
-        for (int k = 0; k < taps; k++) sum = __builtin_fmaf(w[k], rows[k][x], sum);
-        out[x] = sum;
-    }
-}
+GD_COMBINE_AVX2(combine_u8_avx2, uint8_t, load8_u8)
+GD_COMBINE_AVX2(combine_f32_avx2, float, load8_f32)
 
 /* Weights k and k + 1, each repeated four times: one for each half of a register. */
 GD_AVX2 static inline __m256 tap_pair(const float *w)
