@@ -2,8 +2,8 @@
 # Imaging bench for the formats phones make besides JPEG (#28): `galleryd process` against two
 # `vipsthumbnail` runs (preview, then thumbnail: two decodes, as bench/imaging.sh) on
 #   a 12 MP HEIC (4032×3024), a 1170×2532 PNG screenshot and a 4000×3000 WebP, made from each photo
-#   of PHOTO_DIR (default ../shared/photos next to the repo) that SOURCES names (file names, space
-#   separated; default SOURCE, default kleiber_6028x3391.jpg; a photo smaller than a fixture gives
+#   of PHOTO_DIR (default PHOTOS_DIR, else the repository's samples/photos) that SOURCES names (file names, space
+#   separated; default SOURCE, default every .jpg there; a photo smaller than a fixture gives
 #   a smaller fixture: nothing is enlarged), FORMATS of them (default "heic png webp"), and
 #   with BIG=1, a 48 MP HEIC (8064×6048) for peak RSS.
 # It prints, per file: median wall time of each side over RUNS alternating rounds (WARMUP first),
@@ -18,14 +18,14 @@
 # bench/imaging-oracle.py runs on it as on an imaging.sh run. Last, per format: the bytes of
 # all its files against vips', and how many outputs scored below vips'.
 #   RUNS=5 WARMUP=1 BIG=1 FIXTURES=/tmp/formats bench/imaging-formats.sh [PHOTO_DIR]
-#   RUNS=1 WARMUP=0 FORMATS="png webp" SOURCES="kleiber_6028x3391.jpg dune_canon_1680x1050.jpg" bench/imaging-formats.sh
+#   RUNS=1 WARMUP=0 FORMATS="png webp" SOURCES="kleiber_6028x3391.jpg dune_canon_1680x1050.jpg" bench/imaging-formats.sh <photos>
 # Needs heif-enc/heif-convert (libheif-examples), cwebp/dwebp (webp), vips, jq, /usr/bin/time and
 # .build-venv-bench (ssimulacra2, Pillow): scripts/deps.sh --bench and scripts/deps.sh.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-photos=${1:-$repo/../shared/photos}
-read -r -a sources <<<"${SOURCES:-${SOURCE:-kleiber_6028x3391.jpg}}"
+photos=${1:-${PHOTOS_DIR:-$repo/samples/photos}}
+read -r -a sources <<<"${SOURCES:-${SOURCE:-$(cd "$photos" && ls -- *.jpg | tr '\n' ' ')}}"
 read -r -a formats <<<"${FORMATS:-heic png webp}"
 runs=${RUNS:-5}
 warmup=${WARMUP:-1}

@@ -111,7 +111,10 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: file))
         try server.application.pool.transaction { try JobQueue.requeue([photoId], on: $0) }
         let deadline = Date().addingTimeInterval(30)
-        while try rows() > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        // The rows go in the transaction; the file goes after its commit.
+        while try rows() > 0 || FileManager.default.fileExists(atPath: file), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         #expect(try rows() == 0)
         #expect(!FileManager.default.fileExists(atPath: file))
         // Asked again, it is rendered again.
