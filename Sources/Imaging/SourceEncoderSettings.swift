@@ -7,10 +7,11 @@
 ///   (docs/decisions/019-aligned-reencode-dc-step-qualities.md), the row every other goal was
 ///   measured with; HEIC and AVIF previews that keep the original's size stay at the downscale's
 ///   quality, as they were measured (047).
-/// - PNG: 2 qualities lower for both outputs. A lossless source has nothing of a first encode's
-///   blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes; at −2
-///   they are 0.85× vips' bytes over 18 photos with every thumbnail above vips', but previews that
-///   keep the original's size score below it (docs/decisions/047-per-format-encoder-settings.md).
+/// - PNG: the preview 2 qualities lower, the thumbnail 1. A lossless source has nothing of a first
+///   encode's blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes;
+///   at −2 they are 0.85× vips' bytes over 18 photos, but previews that keep the original's size
+///   score below it (docs/decisions/047-per-format-encoder-settings.md), and so did mate_Wood's
+///   thumbnail (−0.15; at −1 +0.24, for 1–3% of the thumbnails' bytes: decision 056).
 /// - WebP: the thumbnail 2 qualities lower, the preview unchanged. libwebp's rescaler hands the
 ///   preview the same area average vips' loader does, which leaves that preview almost no margin
 ///   over vips; the thumbnail, resampled from it with Lanczos-3, keeps ~2 points of margin (047).
@@ -76,7 +77,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
                 thumbnailQualityStep: 0)
         case .png:
             SourceEncoderSettings(
-                previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -2,
+                previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
                 nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6))
         case .webp:
             SourceEncoderSettings(
