@@ -46,11 +46,13 @@ extension ImagePipeline {
         // colour is sRGB and needs none.
         let icc = compatibleProfile(info.iccProfile, channels: 4)
         // Each format's own steps from the spec's qualities (SourceEncoderSettings); a preview at
-        // the original's own size has its own row, as on the JPEG path.
+        // the original's own size has its own row, as on the JPEG path, and so do a small
+        // original's two derivatives when the thumbnail is nearly the preview's size.
         let settings = SourceEncoderSettings.forSource(info.format)
         let keepsSize = plan.preview.width == info.width && plan.preview.height == info.height
-        let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize)
-        let thumbnailQuality = settings.thumbnailQuality(spec)
+        let nearSize = SourceEncoderSettings.isNearSize(thumbnail: plan.thumbnail, preview: plan.preview)
+        let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize, nearSize: nearSize)
+        let thumbnailQuality = settings.thumbnailQuality(spec, nearSize: nearSize)
         let previewTables = QuantizationTables(quality: previewQuality)
         let thumbnailTables = QuantizationTables(
             quality: thumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)

@@ -7,10 +7,11 @@
 ///   (docs/decisions/019-aligned-reencode-dc-step-qualities.md), the row every other goal was
 ///   measured with; HEIC and AVIF previews that keep the original's size stay at the downscale's
 ///   quality, as they were measured (047).
-/// - PNG: 2 qualities lower for both outputs. A lossless source has nothing of a first encode's
-///   blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes; at −2
-///   they are 0.85× vips' bytes over 18 photos with every thumbnail above vips', but previews that
-///   keep the original's size score below it (docs/decisions/047-per-format-encoder-settings.md).
+/// - PNG: the preview 2 qualities lower, the thumbnail 1. A lossless source has nothing of a first
+///   encode's blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes;
+///   at −2 they are 0.85× vips' bytes over 18 photos, but previews that keep the original's size
+///   score below it (docs/decisions/047-per-format-encoder-settings.md), and so did mate_Wood's
+///   thumbnail (−0.15; at −1 +0.24, for 1–3% of the thumbnails' bytes: decision 056).
 /// - WebP: the thumbnail 2 qualities lower, the preview unchanged. libwebp's rescaler hands the
 ///   preview the same area average vips' loader does, which leaves that preview almost no margin
 ///   over vips; the thumbnail, resampled from it with Lanczos-3, keeps ~2 points of margin (047).
@@ -19,6 +20,20 @@
 /// it `DerivativeSpec.originalSizePreviewQualityBoost` more and each format steps from that, which
 /// lifted PNG's and WebP's such previews to vips' or above on all but china (mate_Storm's is −0.01)
 /// (docs/decisions/050-raster-original-size-preview-and-quality-sweep.md, with the per-photo sweep).
+///
+/// A small original's thumbnail that is nearly its preview (at least `nearSizeFraction` of the
+/// preview's pixels: 640×427 → 600×400 under a 2048 preview) is hardly a downscale: it is the
+/// original re-encoded, as the preview is. PNG and WebP then have their own row, `nearSize`
+/// (docs/decisions/056-small-originals-thumbnail-near-preview-size.md):
+///
+/// | source | thumbnail | preview (keeps the original's size) |
+/// |---|---|---|
+/// | PNG | −6 (76) | 0 (82) |
+/// | WebP | −6 (76) | +2 (84) |
+///
+/// (encoded qualities at the default 80 in brackets; JPEG, HEIC and AVIF have no such row). The
+/// thumbnail gives up the thumbnail's boost and more, where it kept 2.6–10.9 points over vips' at
+/// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score.
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int
@@ -26,10 +41,31 @@ struct SourceEncoderSettings: Sendable, Equatable {
     let originalSizePreviewQualityStep: Int
     /// Added to the spec's thumbnail quality.
     let thumbnailQualityStep: Int
+    /// The steps when the thumbnail is nearly the preview's size (`isNearSize`), in place of the
+    /// columns above; nil when the format has no such row.
+    var nearSize: NearSizeSteps? = nil
+
+    /// The preview's and the thumbnail's steps of a thumbnail nearly the preview's size.
+    struct NearSizeSteps: Sendable, Equatable {
+        /// Added to the spec's quality of the preview (whichever its size).
+        let previewQualityStep: Int
+        /// Added to the spec's thumbnail quality.
+        let thumbnailQualityStep: Int
+    }
+
+    /// The share of the preview's pixels from which a thumbnail counts as nearly its size.
+    static let nearSizeFraction = 0.75
 
     /// The spec's qualities unchanged.
     static let unchanged = SourceEncoderSettings(
         previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: 0)
+
+    /// Whether a thumbnail of `thumbnail` pixels is nearly a preview of `preview` pixels: it has
+    /// at least `nearSizeFraction` of them, and is not the preview itself.
+    static func isNearSize(thumbnail: (width: Int, height: Int), preview: (width: Int, height: Int)) -> Bool {
+        let (thumbnailPixels, previewPixels) = (thumbnail.width * thumbnail.height, preview.width * preview.height)
+        return thumbnailPixels < previewPixels && Double(thumbnailPixels) >= nearSizeFraction * Double(previewPixels)
+    }
 
     /// The settings for derivatives of an original in `format`.
     static func forSource(_ format: ImageFormat) -> SourceEncoderSettings {
@@ -40,20 +76,27 @@ struct SourceEncoderSettings: Sendable, Equatable {
                 previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
                 thumbnailQualityStep: 0)
         case .png:
-            SourceEncoderSettings(previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -2)
+            SourceEncoderSettings(
+                previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
+                nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6))
         case .webp:
-            SourceEncoderSettings(previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2)
+            SourceEncoderSettings(
+                previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
+                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6))
         }
     }
 
-    /// The quality of a preview under `spec`, which `keepsOriginalSize` or is a downscale.
-    func previewQuality(_ spec: DerivativeSpec, keepsOriginalSize: Bool) -> Int {
-        let step = keepsOriginalSize ? originalSizePreviewQualityStep : previewQualityStep
+    /// The quality of a preview under `spec`, which `keepsOriginalSize` or is a downscale, and whose
+    /// thumbnail is `nearSize` or not (`isNearSize`).
+    func previewQuality(_ spec: DerivativeSpec, keepsOriginalSize: Bool, nearSize near: Bool = false) -> Int {
+        let ownStep = keepsOriginalSize ? originalSizePreviewQualityStep : previewQualityStep
+        let step = (near ? nearSize?.previewQualityStep : nil) ?? ownStep
         return min(max(spec.previewQuality(keepsOriginalSize: keepsOriginalSize) + step, 1), 100)
     }
 
-    /// The thumbnail's quality under `spec`.
-    func thumbnailQuality(_ spec: DerivativeSpec) -> Int {
-        min(max(spec.effectiveThumbnailQuality + thumbnailQualityStep, 1), 100)
+    /// The thumbnail's quality under `spec`, when it is `nearSize` to the preview's or not.
+    func thumbnailQuality(_ spec: DerivativeSpec, nearSize near: Bool = false) -> Int {
+        let step = (near ? nearSize?.thumbnailQualityStep : nil) ?? thumbnailQualityStep
+        return min(max(spec.effectiveThumbnailQuality + step, 1), 100)
     }
 }

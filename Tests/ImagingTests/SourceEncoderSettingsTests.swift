@@ -28,10 +28,11 @@ import Testing
             sourceLocation: sourceLocation)
     }
 
-    @Test func png_IsEncodedTwoQualitiesLower() throws {
+    /// PNG's preview 2 lower, its thumbnail 1 lower (050's −2 left mate_Wood's at −0.15; decision 056).
+    @Test func png_PreviewIsTwoLower_ThumbnailOne() throws {
         let result = try ImagePipeline.process(bytes: PNGTests.quadrantsPNG(), spec: Self.spec)
         #expect(result.info.format == .png)
-        try Self.expectTables(result, preview: 88, thumbnail: 90)
+        try Self.expectTables(result, preview: 88, thumbnail: 91)
     }
 
     @Test func webp_LowersOnlyTheThumbnail() throws {
@@ -59,6 +60,38 @@ import Testing
         #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(quality: previewQuality))
     }
 
+    /// A thumbnail nearly the preview's size (84×56 of a 96×64 preview, 77% of its pixels) has
+    /// PNG's and WebP's own row: the thumbnail 6 lower, the preview 0 and +2 from the spec's
+    /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
+    @Test(arguments: [
+        (ImageFormat.png, 56, 92, 86), (.webp, 56, 94, 86), (.heif, 56, 90, 92), (.png, 48, 90, 91),
+        (.webp, 48, 92, 90),
+    ])
+    func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int) throws {
+        let png = PNGTests.quadrantsPNG()
+        let bytes =
+            switch format {
+            case .webp: try FixtureTools.webp(png, options: ["-q", "95"])
+            case .heif: try FixtureTools.heic(png, options: ["-q", "90"])
+            default: png
+            }
+        let spec = DerivativeSpec(thumbnailShortEdge: edge, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
+        #expect(result.info.format == format)
+        #expect(result.preview.width == 96 && result.thumbnail.height == edge)
+        try Self.expectTables(result, preview: preview, thumbnail: thumbnail)
+    }
+
+    /// Near size is a share of the preview's pixels: china's and flower's 600×400 of 640×427, not
+    /// dune's 640×400 of 1680×1050, nor a thumbnail that is the preview.
+    @Test func nearSize_IsThreeQuartersOfThePreviewsPixels() {
+        #expect(SourceEncoderSettings.isNearSize(thumbnail: (600, 400), preview: (640, 427)))
+        #expect(SourceEncoderSettings.isNearSize(thumbnail: (75, 64), preview: (100, 64)))
+        #expect(!SourceEncoderSettings.isNearSize(thumbnail: (74, 64), preview: (100, 64)))
+        #expect(!SourceEncoderSettings.isNearSize(thumbnail: (640, 400), preview: (1680, 1050)))
+        #expect(!SourceEncoderSettings.isNearSize(thumbnail: (640, 427), preview: (640, 427)))
+    }
+
     @Test func heif_KeepsTheSpecsQualities() throws {
         let heic = try FixtureTools.heic(PNGTests.quadrantsPNG(), options: ["-q", "90"])
         try Self.expectTables(ImagePipeline.process(bytes: heic, spec: Self.spec), preview: 90, thumbnail: 92)
@@ -81,6 +114,8 @@ import Testing
             #expect((1...100).contains(settings.previewQuality(spec, keepsOriginalSize: false)))
             #expect((1...100).contains(settings.previewQuality(spec, keepsOriginalSize: true)))
             #expect((1...100).contains(settings.thumbnailQuality(spec)))
+            #expect((1...100).contains(settings.previewQuality(spec, keepsOriginalSize: true, nearSize: true)))
+            #expect((1...100).contains(settings.thumbnailQuality(spec, nearSize: true)))
         }
         #expect(
             SourceEncoderSettings.forSource(.png).previewQuality(DerivativeSpec(quality: 1), keepsOriginalSize: false)
