@@ -26,19 +26,38 @@ cpu_ticks() {
 }
 clock_ticks="$(getconf CLK_TCK 2>/dev/null || echo 100)"
 
+# core_ticks CPU: "busy total" clock ticks of one core from /proc/stat (busy: all but idle and
+# iowait, so softirq time too, which /proc/PID/stat leaves out: loopback TCP's receive work runs
+# there). Empty when CPU is not one core or /proc/stat is missing.
+core_ticks() {
+  case "$1" in '' | *[!0-9]*) return 0 ;; esac
+  awk -v cpu="cpu$1" '$1 == cpu { total = 0; for (i = 2; i <= NF; i++) total += $i
+    print total - $5 - $6, total }' /proc/stat 2>/dev/null || true
+}
+
 # measure PID URL CONNECTIONS SECONDS TAG: one pinned wrk run against the server PID, which
-# appends req/s, p99 latency and the server's CPU microseconds per request to $tmp/{rps,p99,cpu}-TAG
-# and shows wrk's report on stderr.
+# appends req/s, p99 latency, the server's CPU microseconds per request and wrk's own (user+system,
+# from its rusage) to $tmp/{rps,p99,cpu,client}-TAG and shows wrk's report on stderr. wrk's share
+# tells whether a run measured the server or the load generator: a server short of its core while
+# wrk uses all of its own is waiting for the client (the `busy` figures of `report`).
 measure() {
-  local pid="$1" url="$2" connections="$3" seconds="$4" tag="$5" before after
+  local pid="$1" url="$2" connections="$3" seconds="$4" tag="$5" before after TIMEFORMAT="%3U %3S" cores_before
   before="$(cpu_ticks "$pid")"
-  on_client_cpus wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" >"$tmp/wrk.txt"
+  cores_before="$(core_ticks "${server_cpus:-}") $(core_ticks "${client_cpus:-}")"
+  { time on_client_cpus wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" >"$tmp/wrk.txt"; } 2>"$tmp/wrk-time.txt"
   after="$(cpu_ticks "$pid")"
+  # Each pinned core's busy share over the run (softirq included): 100% on the server's core is a
+  # run that measured the server; on wrk's, one that measured the client.
+  echo "$cores_before $(core_ticks "${server_cpus:-}") $(core_ticks "${client_cpus:-}")" \
+    | awk 'NF == 8 { printf "%.0f%% %.0f%%\n", 100 * ($5 - $1) / ($6 - $2 + 1e-9), 100 * ($7 - $3) / ($8 - $4 + 1e-9) }' \
+      >>"$tmp/cores-$tag"
   cat "$tmp/wrk.txt" >&2
   awk '/Requests\/sec/ { print $2 }' "$tmp/wrk.txt" >>"$tmp/rps-$tag"
   awk '/ 99%/ { print $2 }' "$tmp/wrk.txt" >>"$tmp/p99-$tag"
   awk -v t=$((after - before)) -v hz="$clock_ticks" '/requests in/ { printf "%.2f\n", ($1 > 0 ? t / hz * 1e6 / $1 : 0) }' \
     "$tmp/wrk.txt" >>"$tmp/cpu-$tag"
+  awk -v t="$(tail -n1 "$tmp/wrk-time.txt")" '/requests in/ { split(t, s, " ")
+    printf "%.2f\n", ($1 > 0 ? (s[1] + s[2]) * 1e6 / $1 : 0) }' "$tmp/wrk.txt" >>"$tmp/client-$tag"
 }
 
 # report NAME TAG [NGINX_TAG]: one server's medians (req/s, CPU µs per request) with every round
@@ -48,6 +67,12 @@ report() {
   printf "%-18s %9s req/s  %6s µs CPU/req  (rounds: %s; µs: %s; p99: %s)\n" "$name" \
     "$(median <"$tmp/rps-$tag")" "$(median <"$tmp/cpu-$tag")" \
     "$(paste -sd' ' "$tmp/rps-$tag")" "$(paste -sd' ' "$tmp/cpu-$tag")" "$(paste -sd' ' "$tmp/p99-$tag")"
+  # Per round: the process's and wrk's CPU (per request × req/s) as shares of a core, and each
+  # pinned core's busy share (softirq included).
+  [ -s "$tmp/client-$tag" ] && printf "%-18s busy: server %s; wrk %s (µs/req %s); cores server/wrk %s\n" "" \
+    "$(paste "$tmp/rps-$tag" "$tmp/cpu-$tag" | awk '{ printf "%s%.0f%%", (NR > 1 ? " " : ""), $1 * $2 / 1e4 }')" \
+    "$(paste "$tmp/rps-$tag" "$tmp/client-$tag" | awk '{ printf "%s%.0f%%", (NR > 1 ? " " : ""), $1 * $2 / 1e4 }')" \
+    "$(paste -sd' ' "$tmp/client-$tag")" "$( [ -s "$tmp/cores-$tag" ] && tr ' ' / <"$tmp/cores-$tag" | paste -sd' ' || echo -)"
   [ -n "$theirs" ] || return 0
   awk -v a="$(median <"$tmp/rps-$tag")" -v b="$(median <"$tmp/rps-$theirs")" \
     -v p="$(paste "$tmp/rps-$tag" "$tmp/rps-$theirs" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \

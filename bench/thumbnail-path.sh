@@ -17,6 +17,7 @@
 #      PHOTO (see bench/photos.sh), OURS_PORT (18301, and the next ones), NGINX_PORT (18309),
 #      PGPORT_PRIVATE (55615), PIN (see bench/pin.sh), PATHS ("thumbnail health": which comparisons;
 #      "size" adds the signed URL of the photo's `s` display size (#29), rendered by a first GET),
+#      SAME_HEAD=1: nginx sends galleryd's extra head fields too (same head bytes for wrk to parse),
 #      COUNTS=1: instead of the rounds, per-request counts of every server (system calls by name,
 #      allocations, context switches, CPU; bench/counts.sh: strace, perf, root); with PERF=1 also a
 #      `perf record -g` profile of each (reports in PERF_OUT, default /tmp); CALLGRIND=1: instead,
@@ -124,6 +125,19 @@ case " $paths " in
     ;;
 esac
 health_body='{"status":"ok"}'
+# SAME_HEAD=1: nginx also sends the fields galleryd adds to a file's head (CORS, security, request
+# id), so wrk reads and parses as many head bytes from both; the comparison is then of the servers
+# alone, not of how long a head the client parses (wrk is pinned to one core too).
+same_head=""
+if [ "${SAME_HEAD:-0}" = 1 ]; then
+  same_head="$(curl -fsS -D - -o /dev/null "http://127.0.0.1:$ours_port$thumbnail_path" | tr -d '\r' | awk '
+    NR > 1 && index($0, ": ") {
+      name = substr($0, 1, index($0, ": ") - 1); value = substr($0, length(name) + 3)
+      if (tolower(name) ~ /^(server|date|content-type|content-length|last-modified|etag|accept-ranges|cache-control|connection)$/) next
+      gsub(/"/, "\\\"", value); printf "      add_header %s \"%s\";\n", name, value }')"
+  echo "nginx adds galleryd's head fields:" >&2
+  echo "$same_head" >&2
+fi
 
 write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
   "  sendfile on;
@@ -134,6 +148,7 @@ write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
   "    location ~ ^/[^/]+/s/[0-9]+/[A-Za-z0-9_-]+/(.+)\$ {
       alias $storage/\$1;
       add_header Cache-Control \"private, max-age=600000\";
+$same_head
     }
     location = /health {
       default_type application/json;
