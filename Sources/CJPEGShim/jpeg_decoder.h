@@ -16,6 +16,8 @@ typedef struct {
 
 /* Installs the shim's handlers: fatal errors and data warnings jump back with a status. */
 void gd_error_init(gd_error_mgr *err);
+/* The shim's emit_message: a data warning jumps back as GD_CORRUPT or GD_TRUNCATED. */
+void gd_emit_message(j_common_ptr cinfo, int level);
 
 struct gd_decoder {
     struct jpeg_decompress_struct cinfo;

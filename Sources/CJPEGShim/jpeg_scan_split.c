@@ -46,6 +46,7 @@ static size_t gd_entropy_end(const unsigned char *bytes, size_t length, size_t s
 typedef struct {
     int frames;
     int ids[3];
+    int dc_seen[3];             /* a DC scan of the component came already */
     signed char low_bit[3][64]; /* -1: never sent; else the successive-approximation bit Al */
 } gd_frame;
 
@@ -61,7 +62,7 @@ static int gd_read_frame(gd_frame *frame, const unsigned char *segment, size_t l
     return 1;
 }
 
-/* Reads an SOS segment: which streams get the scan (bit 0 luma, bit 1 chroma), 0 if unusable. */
+/* Reads an SOS segment: which stream gets the scan (1 luma, 2 chroma), 0 if unusable. */
 static int gd_read_scan(gd_frame *frame, const unsigned char *segment, size_t length) {
     /* Ls(2) Ns(1), then Cs, Td/Ta for each component, then Ss, Se, Ah/Al (T.81 B.2.3). */
     if (frame->frames != 1 || length < 3) return 0;
@@ -77,9 +78,13 @@ static int gd_read_scan(gd_frame *frame, const unsigned char *segment, size_t le
             if (frame->ids[c] == segment[3 + 2 * i]) index = c;
         if (index < 0) return 0;
         if (index == 0) luma = 1; else chroma = 1;
+        if (start == 0) frame->dc_seen[index] = 1;
+        else if (!frame->dc_seen[index]) return 0; /* AC before DC: the one-thread decode objects */
         for (int k = start; k <= end; k++) frame->low_bit[index][k] = (signed char)low_bit;
     }
-    if (start == 0) return 3;            /* DC scans: both streams (each latches its tables) */
+    /* DC scans go to the luma stream only: it latches every component's table where the file
+     * does, and the chroma half needs no DC (gd_split_merge keeps the luma half's). */
+    if (start == 0) return 1;
     if (luma && chroma) return 0;        /* an AC scan of two components is not progressive JPEG */
     return luma ? 1 : 2;
 }

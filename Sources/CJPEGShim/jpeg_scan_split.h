@@ -3,9 +3,9 @@
 /*
  * Splits a progressive JPEG's bytes into two JPEG streams that libjpeg can decode apart (ITU T.81
  * G.1: every AC scan of a progressive image has one component): `luma` holds every marker segment
- * in order plus the scans of component 0 and every DC scan; `chroma` the same markers plus the
- * scans of the other components and every DC scan. Decoding `luma` and `chroma` gives component
- * 0's and the others' coefficients exactly as decoding the whole file does.
+ * in order plus every DC scan and the AC scans of component 0; `chroma` the same markers plus the
+ * AC scans of the other components. Decoding `luma` gives every DC coefficient and component 0's
+ * AC coefficients, `chroma` the others' AC coefficients, exactly as decoding the whole file does.
  */
 #include <stddef.h>
 
@@ -19,7 +19,8 @@ typedef struct {
 
 /*
  * Splits `bytes`; returns 1 on success (free with gd_scan_split_free), 0 when the file is not a
- * plain progressive Huffman file with 3 components whose scans give every coefficient in full,
+ * plain progressive Huffman file with 3 components whose scans give every coefficient in full
+ * (each component's DC before its AC),
  * or anything in its layout is unusual (extra bytes, a missing EOI, a second SOF, more than
  * max_scans scans): the caller then decodes it the usual way, which reports what is wrong.
  */

@@ -18,7 +18,7 @@ static void gd_error_exit(j_common_ptr cinfo) {
 }
 
 /* Warnings mean damaged data; a few harmless ones are ignored, the rest are errors. */
-static void gd_emit_message(j_common_ptr cinfo, int level) {
+void gd_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return; /* trace messages */
     int code = cinfo->err->msg_code;
     if (code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM || code == JWRN_BOGUS_ICC) return;

@@ -2,10 +2,10 @@
  * A progressive colour JPEG decoded on two threads. jpeg_start_decompress of a multi-scan file
  * absorbs every scan before the first output row, on one core; the scans are separate entropy-
  * coded segments, and after the DC scans each carries one component. So the file is split
- * (jpeg_scan_split.c): this thread decodes component 0's scans with buffered_image on the
- * decoder's own object, a second thread absorbs the other components' scans with
- * jpeg_read_coefficients; their coefficient rows are copied into this object's whole-image
- * arrays and the output pass runs as usual, giving the rows of the one-thread decode bit for bit.
+ * (jpeg_scan_split.c): this thread decodes the DC scans and component 0's AC scans with
+ * buffered_image on the decoder's own object, a second thread absorbs the other components' AC
+ * scans with jpeg_read_coefficients (never touching its component 0 arrays, so they cost no
+ * memory); their AC coefficients are copied into this object's whole-image arrays and the output pass runs as usual, giving the rows of the one-thread decode bit for bit.
  * Anything unusual, or any error in either half, goes back to the one-thread decode, which then
  * reports exactly what it always has.
  */
@@ -42,8 +42,19 @@ typedef struct {
     gd_status status;
 } gd_chroma_half;
 
+/*
+ * The chroma stream has no DC scans, so libjpeg warns that an AC scan came before any DC scan
+ * (JWRN_BOGUS_PROGRESSION for coefficient 0): expected here, since the splitter checked that the
+ * file itself sends each component's DC first. Every other message is handled as usual.
+ */
+static void gd_chroma_emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0 && cinfo->err->msg_code == JWRN_BOGUS_PROGRESSION && cinfo->err->msg_parm.i[1] == 0) return;
+    gd_emit_message(cinfo, level);
+}
+
 static gd_status gd_chroma_decode(gd_chroma_half *half) {
     gd_error_init(&half->err);
+    half->err.pub.emit_message = gd_chroma_emit_message;
     half->cinfo.err = &half->err.pub;
     if (setjmp(half->err.jump)) return half->err.status;
     jpeg_create_decompress(&half->cinfo);
@@ -107,7 +118,8 @@ static gd_status gd_luma_consume(gd_decoder *decoder, const gd_scan_split *split
     return GD_OK;
 }
 
-/* Copies components 1 and 2 from the second half's arrays, then opens the output pass. */
+/* Copies components 1 and 2's AC coefficients from the second half's arrays (their DC came
+ * with the luma stream), then opens the output pass. */
 static gd_status gd_split_merge(gd_decoder *decoder, gd_chroma_half *half) {
     GD_GUARD(decoder);
     j_decompress_ptr cinfo = &decoder->cinfo;
@@ -130,7 +142,12 @@ static gd_status gd_split_merge(gd_decoder *decoder, gd_chroma_half *half) {
                                                                 row, step, TRUE);
             JBLOCKARRAY from = (*half->cinfo.mem->access_virt_barray)((j_common_ptr)&half->cinfo, half->arrays[c],
                                                                       row, step, FALSE);
-            for (JDIMENSION r = 0; r < step; r++) memcpy(to[r], from[r], columns * sizeof(JBLOCK));
+            for (JDIMENSION r = 0; r < step; r++)
+                for (JDIMENSION b = 0; b < columns; b++) {
+                    JCOEF dc = to[r][b][0];
+                    memcpy(to[r][b], from[r][b], sizeof(JBLOCK));
+                    to[r][b][0] = dc;
+                }
         }
     }
     jpeg_destroy_decompress(&half->cinfo); /* its arrays are as large as ours: free them now */

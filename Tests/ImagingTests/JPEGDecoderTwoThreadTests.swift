@@ -53,14 +53,19 @@ import Testing
         return outcome
     }
 
-    /// A progressive file from libjpeg-turbo's `cjpeg` (its standard scan script), with the chroma
-    /// sampling and restart interval given (`-sample 2x2`: 4:2:0, `2x1`: 4:2:2, `1x1`: 4:4:4).
-    static func cjpeg(_ image: PixelBuffer, sample: String, restart: String? = nil) throws -> [UInt8] {
+    /// A progressive file from libjpeg-turbo's `cjpeg` (its standard scan script, or `scans` in
+    /// cjpeg's `-scans` syntax), with the chroma sampling and restart interval given (`-sample
+    /// 2x2`: 4:2:0, `2x1`: 4:2:2, `1x1`: 4:4:4).
+    static func cjpeg(_ image: PixelBuffer, sample: String, restart: String? = nil, scans: String? = nil) throws
+        -> [UInt8]
+    {
         var ppm = Array("P6\n\(image.width) \(image.height)\n255\n".utf8)
         for i in 0..<image.width * image.height { ppm += image.bytes[4 * i..<4 * i + 3] }
-        let options = ["-quality", "90", "-progressive", "-sample", sample] + (restart.map { ["-restart", $0] } ?? [])
+        var options = ["-quality", "90", "-progressive", "-sample", sample] + (restart.map { ["-restart", $0] } ?? [])
+        if scans != nil { options += ["-scans", "{1}"] }
         return try FixtureTools.run(
-            "cjpeg", options + ["-outfile", "{out}", "{0}"], inputs: [("in.ppm", ppm)], output: "out.jpg")
+            "cjpeg", options + ["-outfile", "{out}", "{0}"],
+            inputs: [("in.ppm", ppm)] + (scans.map { [("scans.txt", Array($0.utf8))] } ?? []), output: "out.jpg")
     }
 
     static let samplings = ["2x2", "2x1", "1x1"]
@@ -89,6 +94,23 @@ import Testing
                 let two = try Self.decode(jpeg, scale: scale, twoThreadMinimumBytes: 0)
                 #expect(two.twoThreads)
                 #expect(two == (try Self.decode(jpeg, scale: scale, twoThreadMinimumBytes: -1)), "\(width)×\(height)")
+            }
+        }
+    }
+
+    /// DC scans of one component each still split (the luma half latches every table where the
+    /// file does); a script that stops short of the last bit keeps one thread, where libjpeg's
+    /// block smoothing applies and each half would smooth without the other's coefficients.
+    @Test func scanScripts_SplitOnlyWhenEveryCoefficientIsComplete() throws {
+        let image = TestImages.noise(width: 120, height: 90)
+        let separateDC = "0: 0-0, 0, 0; 1: 0-0, 0, 0; 2: 0-0, 0, 0; 2: 1-63, 0, 0; 0: 1-63, 0, 0; 1: 1-63, 0, 0;"
+        let incomplete = "0,1,2: 0-0, 0, 0; 0: 1-63, 0, 1; 1: 1-63, 0, 0; 2: 1-63, 0, 0;"
+        for (script, splits) in [(separateDC, true), (incomplete, false)] {
+            let jpeg = try Self.cjpeg(image, sample: "2x2", scans: script)
+            for scale in [2, 8] {
+                let two = try Self.decode(jpeg, scale: scale, twoThreadMinimumBytes: 0)
+                #expect(two.twoThreads == splits, "\(script)")
+                #expect(two == (try Self.decode(jpeg, scale: scale, twoThreadMinimumBytes: -1)), "\(script)")
             }
         }
     }
