@@ -10,9 +10,10 @@ set -euo pipefail
 # `websockets` client (LiveQuery tests).
 # libheif-dev, libpng-dev, libwebp-dev: HEIC/AVIF, PNG and WebP originals (libheif 1.15 has its HEVC and
 # AV1 decoders built in). libheif-examples (heif-enc) and webp (cwebp, img2webp): the Imaging tests make
-# their HEIC, AVIF and WebP fixtures with them.
+# their HEIC, AVIF and WebP fixtures with them; libjpeg-turbo-progs (cjpeg) their 4:2:2 and restart-
+# interval progressive JPEGs.
 packages=(pkg-config libpq-dev libjpeg62-turbo-dev zlib1g-dev libheif-dev libpng-dev libwebp-dev libcurl4-openssl-dev
-  postgresql procps systemd python3 python3-venv libheif-examples webp)
+  postgresql procps systemd python3 python3-venv libheif-examples webp libjpeg-turbo-progs)
 if [ "${1:-}" = "--demo" ]; then
   packages+=(curl python3)
 fi

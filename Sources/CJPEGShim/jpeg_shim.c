@@ -1,19 +1,12 @@
 #include "jpeg_shim.h"
 #include "jpeg_coefficients.h"
+#include "jpeg_decoder.h"
 
 #include <errno.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jerror.h>
-
-/* Error manager: remembers the message and status, then jumps back to the guarded call. */
-typedef struct {
-    struct jpeg_error_mgr pub;
-    jmp_buf jump;
-    gd_status status;
-    char message[JMSG_LENGTH_MAX];
-} gd_error_mgr;
 
 static void gd_error_exit(j_common_ptr cinfo) {
     gd_error_mgr *err = (gd_error_mgr *)cinfo->err;
@@ -25,7 +18,7 @@ static void gd_error_exit(j_common_ptr cinfo) {
 }
 
 /* Warnings mean damaged data; a few harmless ones are ignored, the rest are errors. */
-static void gd_emit_message(j_common_ptr cinfo, int level) {
+void gd_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return; /* trace messages */
     int code = cinfo->err->msg_code;
     if (code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM || code == JWRN_BOGUS_ICC) return;
@@ -37,7 +30,7 @@ static void gd_emit_message(j_common_ptr cinfo, int level) {
 
 static void gd_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
-static void gd_error_init(gd_error_mgr *err) {
+void gd_error_init(gd_error_mgr *err) {
     jpeg_std_error(&err->pub);
     err->pub.error_exit = gd_error_exit;
     err->pub.emit_message = gd_emit_message;
@@ -45,15 +38,6 @@ static void gd_error_init(gd_error_mgr *err) {
     err->status = GD_OK;
     err->message[0] = 0;
 }
-
-struct gd_decoder {
-    struct jpeg_decompress_struct cinfo;
-    gd_error_mgr err;
-    struct jpeg_progress_mgr progress;
-    int max_scans;
-    FILE *file;
-    char *file_buffer;
-};
 
 /* Called once per iMCU row of input; stops files with an absurd number of scans early. */
 static void gd_progress(j_common_ptr cinfo) {
@@ -79,6 +63,7 @@ gd_decoder *gd_decoder_create(int max_scans) {
     decoder->max_scans = max_scans;
     decoder->progress.progress_monitor = gd_progress;
     decoder->cinfo.progress = &decoder->progress;
+    decoder->split_min_bytes = GD_SPLIT_MIN_BYTES;
     return decoder;
 }
 
@@ -93,11 +78,6 @@ void gd_decoder_destroy(gd_decoder *decoder) {
 struct jpeg_decompress_struct *gd_decoder_cinfo(gd_decoder *decoder) { return &decoder->cinfo; }
 
 const char *gd_decoder_message(const gd_decoder *decoder) { return decoder->err.message; }
-
-#define GD_GUARD(decoder)                                  \
-    (decoder)->err.status = GD_OK;                         \
-    (decoder)->err.message[0] = 0;                         \
-    if (setjmp((decoder)->err.jump)) return (decoder)->err.status;
 
 gd_status gd_decoder_open_file(gd_decoder *decoder, const char *path) {
     decoder->file = fopen(path, "rb");
@@ -114,6 +94,8 @@ gd_status gd_decoder_open_file(gd_decoder *decoder, const char *path) {
 }
 
 gd_status gd_decoder_open_memory(gd_decoder *decoder, const unsigned char *bytes, unsigned long length) {
+    decoder->memory = bytes;
+    decoder->memory_length = length;
     GD_GUARD(decoder);
     jpeg_mem_src(&decoder->cinfo, bytes, length);
     return GD_OK;
@@ -129,7 +111,13 @@ gd_status gd_decoder_read_header(gd_decoder *decoder) {
     return GD_OK;
 }
 
+void gd_decoder_set_split_min_bytes(gd_decoder *decoder, long bytes) { decoder->split_min_bytes = bytes; }
+
+int gd_decoder_split_used(const gd_decoder *decoder) { return decoder->split_used; }
+
 gd_status gd_decoder_start(gd_decoder *decoder) {
+    gd_status status;
+    if (gd_split_start(decoder, &status)) return status;
     GD_GUARD(decoder);
     jpeg_start_decompress(&decoder->cinfo);
     return GD_OK;
@@ -149,6 +137,13 @@ gd_status gd_decoder_read_scanlines(gd_decoder *decoder, unsigned char **rows, u
 
 gd_status gd_decoder_finish(gd_decoder *decoder) {
     GD_GUARD(decoder);
+    if (decoder->split) {
+        /* What jpeg_finish_decompress says of an unfinished one-pass decode, then the buffered close. */
+        if (decoder->cinfo.output_scanline < decoder->cinfo.output_height)
+            ERREXIT(&decoder->cinfo, JERR_TOO_LITTLE_DATA);
+        decoder->split = 0;
+        jpeg_finish_output(&decoder->cinfo);
+    }
     jpeg_finish_decompress(&decoder->cinfo);
     return GD_OK;
 }

@@ -4,8 +4,16 @@ import CJPEGShim
 /// Owns one libjpeg decompressor (through the C shim's setjmp guard) and hands out scanlines,
 /// optionally scaled in the DCT domain (`scale/8`, ITU T.81 decoders may skip high frequencies).
 ///
+/// A progressive colour file of at least `twoThreadMinimumBytes` has its scans decoded on two
+/// threads before the first row (the shim's `gd_decoder_start`, decision 055); its rows and errors
+/// are those of the one-thread decode.
+///
 /// Not shared between threads: each `ImagePipeline.process` call makes its own.
 final class JPEGDecoder {
+    /// The smallest progressive colour file whose scans are decoded on two threads: below it the
+    /// second thread's start and the split cost more than they save.
+    static let twoThreadMinimumBytes = Int(GD_SPLIT_MIN_BYTES)
+
     private let handle: OpaquePointer
     private var memory: UnsafeMutableBufferPointer<UInt8>?
 
@@ -21,21 +29,23 @@ final class JPEGDecoder {
         var bytesPerPixel: Int { self == .gray ? 1 : 4 }
     }
 
-    /// Prepares to decode the file at `path`.
-    init(path: String, maxScans: Int) throws {
+    /// Prepares to decode the file at `path`; `twoThreadMinimumBytes` < 0 keeps one thread.
+    init(path: String, maxScans: Int, twoThreadMinimumBytes: Int = JPEGDecoder.twoThreadMinimumBytes) throws {
         guard let handle = gd_decoder_create(Int32(clamping: maxScans)) else {
             throw ImageError.decodeFailed("cannot create a decompressor")
         }
         self.handle = handle
+        gd_decoder_set_split_min_bytes(handle, twoThreadMinimumBytes)
         try check(gd_decoder_open_file(handle, path))
     }
 
-    /// Prepares to decode a copy of `bytes`.
-    init(bytes: [UInt8], maxScans: Int) throws {
+    /// Prepares to decode a copy of `bytes`; `twoThreadMinimumBytes` < 0 keeps one thread.
+    init(bytes: [UInt8], maxScans: Int, twoThreadMinimumBytes: Int = JPEGDecoder.twoThreadMinimumBytes) throws {
         guard let handle = gd_decoder_create(Int32(clamping: maxScans)) else {
             throw ImageError.decodeFailed("cannot create a decompressor")
         }
         self.handle = handle
+        gd_decoder_set_split_min_bytes(handle, twoThreadMinimumBytes)
         let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = copy.initialize(from: bytes)
         memory = copy
@@ -69,6 +79,9 @@ final class JPEGDecoder {
         try check(gd_decoder_start(handle))
         return (Int(info.pointee.output_width), Int(info.pointee.output_height))
     }
+
+    /// Whether the last `start` decoded the scans on two threads.
+    var decodedOnTwoThreads: Bool { gd_decoder_split_used(handle) != 0 }
 
     /// Reads up to `rows.count` scanlines into the given row pointers; returns how many.
     func readScanlines(into rows: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, count: Int) throws -> Int {

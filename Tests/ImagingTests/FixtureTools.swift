@@ -1,7 +1,8 @@
 import Foundation
 
 /// Runs the encoders that make the HEIC, AVIF and WebP fixtures at test time: `heif-enc`
-/// (libheif-examples) and `cwebp`/`img2webp` (webp), which `scripts/deps.sh` installs.
+/// (libheif-examples), `cwebp`/`img2webp` (webp) and `cjpeg` (libjpeg-turbo-progs), which
+/// `scripts/deps.sh` installs.
 enum FixtureTools {
     struct Failed: Error, CustomStringConvertible {
         var description: String

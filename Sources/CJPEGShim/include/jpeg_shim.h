@@ -30,7 +30,17 @@ struct jpeg_decompress_struct *gd_decoder_cinfo(gd_decoder *decoder);
 gd_status gd_decoder_open_file(gd_decoder *decoder, const char *path);
 gd_status gd_decoder_open_memory(gd_decoder *decoder, const unsigned char *bytes, unsigned long length);
 gd_status gd_decoder_read_header(gd_decoder *decoder);
+/*
+ * Starts decompression. A progressive colour file of at least the split threshold's bytes is
+ * decoded on two threads (component 0's scans here, the others' on a second thread) before the
+ * first row is returned; the rows and every error are those of the one-thread decode.
+ */
 gd_status gd_decoder_start(gd_decoder *decoder);
+/* The smallest file decoded on two threads; < 0: never. Set before gd_decoder_start. */
+#define GD_SPLIT_MIN_BYTES 262144L
+void gd_decoder_set_split_min_bytes(gd_decoder *decoder, long bytes);
+/* 1 when the last gd_decoder_start decoded on two threads. */
+int gd_decoder_split_used(const gd_decoder *decoder);
 /* Reads up to max_lines scanlines into rows; *lines_read receives how many were read. */
 gd_status gd_decoder_read_scanlines(gd_decoder *decoder, unsigned char **rows, unsigned int max_lines,
                                     unsigned int *lines_read);

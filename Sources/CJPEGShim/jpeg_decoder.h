@@ -1,0 +1,48 @@
+#ifndef GALLERYD_JPEG_DECODER_H
+#define GALLERYD_JPEG_DECODER_H
+/* The decompressor's internals, shared by jpeg_shim.c and the two-thread progressive decode
+ * (jpeg_split_decode.c). */
+#include <setjmp.h>
+
+#include "jpeg_shim.h"
+
+/* Error manager: remembers the message and status, then jumps back to the guarded call. */
+typedef struct {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    gd_status status;
+    char message[JMSG_LENGTH_MAX];
+} gd_error_mgr;
+
+/* Installs the shim's handlers: fatal errors and data warnings jump back with a status. */
+void gd_error_init(gd_error_mgr *err);
+/* The shim's emit_message: a data warning jumps back as GD_CORRUPT or GD_TRUNCATED. */
+void gd_emit_message(j_common_ptr cinfo, int level);
+
+struct gd_decoder {
+    struct jpeg_decompress_struct cinfo;
+    gd_error_mgr err;
+    struct jpeg_progress_mgr progress;
+    int max_scans;
+    FILE *file;
+    char *file_buffer;
+    const unsigned char *memory;  /* the caller's bytes (gd_decoder_open_memory), or NULL */
+    unsigned long memory_length;
+    long split_min_bytes;         /* the two-thread decode's size threshold; < 0: never */
+    int split;                    /* 1 while a two-thread decode's output pass runs */
+    int split_used;               /* the last start decoded on two threads */
+};
+
+#define GD_GUARD(decoder)                                  \
+    (decoder)->err.status = GD_OK;                         \
+    (decoder)->err.message[0] = 0;                         \
+    if (setjmp((decoder)->err.jump)) return (decoder)->err.status;
+
+/*
+ * Starts a progressive colour decode on two threads when it applies (jpeg_split_decode.c):
+ * returns 1 with *status set when it handled the start (on success the output pass is open),
+ * 0 when the caller should start the usual way (the decoder is then as it was).
+ */
+int gd_split_start(gd_decoder *decoder, gd_status *status);
+
+#endif
