@@ -19,7 +19,8 @@
 #      PIN (1), KEEP=1 keeps the temporary directory,
 #      ANCHOR (1; 0: no Hummingbird anchor, so no anchor build: galleryd against COMPARE only),
 #      COMPARE (another galleryd build, e.g. an older main's, served beside this one from the same database,
-#      with and without its kept answers, in every round: the ratio columns then compare this build to it).
+#      with and without its kept answers, in every round: the ratio columns then compare this build to it),
+#      REQUESTS ("page count": which requests are timed; e.g. REQUESTS=count times only the count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +38,10 @@ use_anchor="${ANCHOR:-1}"
 compare="${COMPARE:-}"
 [ "$use_anchor" = 1 ] || [ -n "$compare" ] || { echo "manifest-anchor.sh: ANCHOR=0 needs COMPARE" >&2; exit 1; }
 pool="${POOL:-10}"
+requests="${REQUESTS:-page count}"
+for name in $requests; do
+  case "$name" in page | count) ;; *) echo "manifest-anchor.sh: REQUESTS takes page and/or count, not $name" >&2; exit 1 ;; esac
+done
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55414}"
 
 for tool in wrk jq psql; do
@@ -138,7 +143,7 @@ if [ -n "$compare" ]; then
   echo "this build vs COMPARE ($compare), $rows photos, limit=$limit, wrk -t1 -c$connections, $rounds x ${duration}s alternating"
   pinning_summary
   printf '%-24s %12s %12s %8s %12s %12s %8s\n' request galleryd compare ratio "off" "compare off" "ratio"
-  for name in page count; do
+  for name in $requests; do
     path="$page"; [ "$name" = count ] && path="$count"
     : >"$tmp/c.cache"; : >"$tmp/c.cmp"; : >"$tmp/c.off"; : >"$tmp/c.cmpoff"
     for kind in cache cmp off cmpoff; do : >"$tmp/u.$kind"; done
@@ -168,7 +173,7 @@ echo
 echo "manifest page vs Hummingbird 2 + PostgresNIO, $rows photos, limit=$limit, wrk -t1 -c$connections, $rounds x ${duration}s alternating ($(nproc) cores; PostgreSQL unpinned)"
 pinning_summary
 printf '%-24s %12s %14s %12s %10s %10s\n' "request" "galleryd" "cache off" "hummingbird" "ratio" "off ratio"
-for name in page count; do
+for name in $requests; do
   path="$page"; [ "$name" = count ] && path="$count"
   : >"$tmp/r.cache"; : >"$tmp/r.off"; : >"$tmp/r.anchor"
   for _ in $(seq 1 "$rounds"); do

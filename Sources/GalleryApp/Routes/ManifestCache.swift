@@ -1,6 +1,5 @@
 import Foundation
 import HTTPServer
-import Synchronization
 
 /// What makes an unchanged find or count cheap (issue #17), in two bounded parts:
 ///
@@ -99,7 +98,7 @@ final class ManifestCache: Sendable {
 
     /// The bound on kept bodies, in bytes (bodies, gzip forms, tags and overhead); 0 keeps none.
     let maxBytes: Int
-    private let state = Mutex(State())
+    private let state = SleepingMutex(State())
 
     /// The remembered inputs and the kept bodies with their LRU list, under the mutex.
     private struct State {
