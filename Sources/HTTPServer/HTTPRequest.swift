@@ -100,9 +100,6 @@ public struct HTTPRequest: Sendable {
         get { storage.pathParameters }
         set { unique.pathParameters = newValue }
     }
-    /// The piece of the path captured under `name` (`pathParameters.substring(_:)`), read in the
-    /// request's box: without the copy of every capture that `pathParameters` hands out.
-    public func pathSubstring(_ name: String) -> Substring? { storage.pathParameters.substring(name) }
     /// The pattern of the route that matched (e.g. `/parse/classes/:className`), for logs and metrics.
     public var routePattern: String {
         get { storage.routePattern }

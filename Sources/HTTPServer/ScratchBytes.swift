@@ -92,14 +92,17 @@ final class ScratchBytes {
             bound &*= 10
         }
         reserve(digits)
-        var n = value
-        var i = count + digits
-        while i > count {
+        // The memory and count read once: each access to a class's stored property is checked.
+        let start = count
+        let out = base + start
+        var n = UInt(bitPattern: value)
+        var i = digits
+        while i > 0 {
             i -= 1
-            base[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
+            out[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
             n /= 10
         }
-        count += digits
+        count = start + digits
     }
 
     /// Makes room for `more` bytes after `count`.

@@ -46,16 +46,6 @@ private func heads(_ texts: [String]) throws -> [HTTPRequestHead] {
     #expect(alone.routePattern == "unmatched" && alone.remoteAddress == "peer" && alone.headers["Host"] == "two")
 }
 
-/// A capture read in the request's box is the one `pathParameters` hands out; an unknown name is nil.
-@Test func request_PathSubstring_IsThePathParametersCapture() {
-    var request = HTTPRequest(method: .get, target: "/b/s/1/sig/k.jpg")
-    request.pathParameters = ["bucket": "b", "key": "s/1/sig/k.jpg"]
-    #expect(request.pathSubstring("key") == "s/1/sig/k.jpg")
-    #expect(request.pathSubstring("key") == request.pathParameters.substring("key"))
-    #expect(request.pathSubstring("bucket") == "b")
-    #expect(request.pathSubstring("missing") == nil)
-}
-
 /// Over one keep-alive connection, requests that a handler keeps (here: all of them, on the
 /// handler pool and on the loop) still read as they arrived after later requests reused the
 /// connection's request box and field list.

@@ -90,7 +90,7 @@ struct BucketRoutes {
         _ request: HTTPRequest, _ access: Access, _ privateHeaders: PrivateCacheHeaders, captured: Substring? = nil
     ) throws -> (key: String, headers: HTTPHeaders) {
         // The capture is read in place, as a piece of the request's path: only the key becomes a String.
-        let captured = captured ?? request.pathSubstring("key") ?? ""
+        let captured = captured ?? request.pathParameters.substring("key") ?? ""
         guard case .signed(let signer) = access else {
             return (AssetURLSigner.unsignedKey(captured: captured), fixedHeaders)
         }
