@@ -29,6 +29,9 @@ public struct BlobKey: Hashable, Sendable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
+    /// A key whose text was validated before (the open-file cache holds only validated keys).
+    init(validated rawValue: String) { self.rawValue = rawValue }
+
     /// One pass over the key's bytes, segment by segment.
     private static func validate<Bytes: Sequence<UInt8>>(_ bytes: Bytes, _ rawValue: String) throws {
         var segmentStart = 0

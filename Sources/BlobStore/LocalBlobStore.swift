@@ -168,6 +168,16 @@ public final class LocalBlobStore: BlobStore, Sendable {
         return file
     }
 
+    /// As `openShared(_:)` for key text not validated yet: the key and the blob, or nil when absent.
+    /// A key the open-file cache holds was validated when it went in, so a hit skips the validation
+    /// (a byte switch per character of every bucket GET); anything else is validated first and
+    /// refused as `BlobKey(_:)` refuses it.
+    public func openShared(validating text: String) throws -> (key: BlobKey, file: BlobFile)? {
+        if let hit = openFiles?.lookup(text) { return (BlobKey(validated: text), hit) }
+        let key = try BlobKey(text)
+        return try openShared(key).map { (key, $0) }
+    }
+
     /// One lookup relative to the root and an `fstat`: the blob and its raw status, or nil when absent.
     private func openUncached(_ key: BlobKey) throws -> (blob: OpenBlob, status: FileStatus)? {
         // O_NONBLOCK: opening something that is not a regular file (a FIFO) must not hang the caller.

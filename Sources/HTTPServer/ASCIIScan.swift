@@ -87,6 +87,43 @@ enum ASCIIScan {
         }
     }
 
+    /// The number of CR and LF bytes in `bytes`: a head's field lines hold two each (their CRLF),
+    /// and more only when a name or value has one (RFC 9110 §5.5). One pass over all the lines of
+    /// a head; a word is first tested for any byte below 14, and only such a word counted exactly.
+    static func lineBreakCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let count = bytes.count
+        var total = 0
+        var i = 0
+        while i + 8 <= count {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if hasLess(word, 14) { total += lineBreaks(in: word) }
+            i += 8
+        }
+        if i < count {
+            guard count >= 8 else {
+                for k in 0..<count {
+                    let byte = base.load(fromByteOffset: k, as: UInt8.self)
+                    if byte == 13 || byte == 10 { total += 1 }
+                }
+                return total
+            }
+            // The last eight bytes, those counted already shifted out (zeros: neither CR nor LF).
+            let last = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+            total += lineBreaks(in: last >> UInt64(8 * (i + 8 - count)))
+        }
+        return total
+    }
+
+    /// The CR and LF bytes of `word`, counted exactly: a byte's high bit marks it when it is zero
+    /// after the xor (a test without the borrow of `has`, which may mark the byte after a match).
+    @inline(__always)
+    private static func lineBreaks(in word: UInt64) -> Int {
+        let lows = ~highs
+        @inline(__always) func zeros(_ x: UInt64) -> UInt64 { ~(((x & lows) &+ lows) | x | lows) }
+        return (zeros(word ^ (ones &* 13)) | zeros(word ^ (ones &* 10))).nonzeroBitCount
+    }
+
     /// Whether `bytes` hold a CR or an LF: a header field that would split the head (RFC 9110 §5.5).
     /// Runs over every field line of every response head: a word is first tested for any byte
     /// below 14 (one test; field text has none but the rare HTAB), and only such a word for CR and LF.

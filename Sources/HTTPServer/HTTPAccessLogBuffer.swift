@@ -45,7 +45,10 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
 
     /// Formats one finished exchange and queues it; called on the loop thread. The line is formatted
     /// outside the lock, then copied into the shared buffer under it (the writer only holds it to
-    /// swap buffers), or counted as dropped if it does not fit.
+    /// swap buffers), or counted as dropped if it does not fit. `remote`, `method` and `requestID`
+    /// are the server's own text (an address it formatted, a method token the parser checked, an id
+    /// it made: none holds a byte either format escapes), copied as they are; only `path`, decoded
+    /// from the client's escapes, is checked.
     func record(
         remote: String, method: String, path: String, status: Int, bytes: Int, nanoseconds: UInt64,
         requestID: String, aborted: Bool
@@ -87,10 +90,10 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
         case .text:
             line.append(stamp)
             line.append(0x20)
-            appendText(remote, to: line)
+            appendVerbatim(remote, to: line)
             line.append(0x20)
             line.append(0x22)
-            appendText(method, to: line)
+            appendVerbatim(method, to: line)
             line.append(0x20)
             appendText(path, to: line)
             line.append(0x22)
@@ -101,15 +104,16 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
             line.append(0x20)
             appendMilliseconds(micros, to: line)
             line.append("ms ")
-            appendText(requestID, to: line)
+            appendVerbatim(requestID, to: line)
             if aborted { line.append(" aborted") }
         case .json:
             line.append("{\"time\":\"")
             line.append(stamp)
-            line.append("\",\"remote\":")
-            appendJSONString(remote, to: line)
-            line.append(",\"method\":")
-            appendJSONString(method, to: line)
+            line.append("\",\"remote\":\"")
+            appendVerbatim(remote, to: line)
+            line.append("\",\"method\":\"")
+            appendVerbatim(method, to: line)
+            line.append(0x22)
             line.append(",\"path\":")
             appendJSONString(path, to: line)
             line.append(",\"status\":")
@@ -118,8 +122,9 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
             line.appendDecimal(bytes)
             line.append(",\"duration_ms\":")
             appendMilliseconds(micros, to: line)
-            line.append(",\"request\":")
-            appendJSONString(requestID, to: line)
+            line.append(",\"request\":\"")
+            appendVerbatim(requestID, to: line)
+            line.append(0x22)
             if aborted { line.append(",\"aborted\":true") }
             line.append(0x7D)
         }
@@ -182,6 +187,13 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
         out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
         out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
         out.append(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
+    }
+
+    /// Text of the server's own that needs no escape in either format, copied as it is.
+    @inline(__always)
+    static func appendVerbatim(_ text: String, to out: ScratchBytes) {
+        var text = text
+        text.withUTF8 { out.append(UnsafeRawBufferPointer($0)) }
     }
 
     /// Text for a text line: control characters, spaces inside quotes are fine, but `"`, `\` and

@@ -36,12 +36,12 @@ extension HTTPConnection {
         default:
             break
         }
-        let keepAlive = machine.responseStarted(
-            closeRequested: response.headers.containsToken("close", in: "Connection"), draining: loop.draining,
-            now: loop.now)
+        // The machine learns whether the handler's `Connection` asks to close as the head is written.
         loop.encoder.encodeHead(
-            response, into: &writer.head, requestID: request.requestID, keepAlive: keepAlive,
-            clientVersion: request.version)
+            response, into: &writer.head, requestID: request.requestID, clientVersion: request.version
+        ) { closeRequested in
+            machine.responseStarted(closeRequested: closeRequested, draining: loop.draining, now: loop.now)
+        }
         responseStatus = response.status.code
     }
 
@@ -100,8 +100,8 @@ extension HTTPConnection {
             server.observer?.requestFinished(
                 method: request.method, routePattern: request.routePattern, status: responseStatus,
                 durationSeconds: seconds, bytesSent: responseBytes)
-            if let accessLog = server.accessLog {
-                accessLog.buffers[loop.index % accessLog.buffers.count].record(
+            if let accessLog {
+                accessLog.record(
                     remote: remoteAddress, method: request.method.rawValue, path: request.path,
                     status: responseStatus, bytes: responseBytes, nanoseconds: elapsed,
                     requestID: request.requestID, aborted: !completed)

@@ -21,6 +21,8 @@ final class HTTPConnection {
     let server: HTTPServerCore
     /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
     let remoteAddress: String
+    /// The access log buffer of this connection's loop, nil with the log off: looked up once.
+    let accessLog: HTTPAccessLogBuffer?
 
     /// Bytes read and not yet parsed.
     let buffer = ByteBuffer()
@@ -57,6 +59,7 @@ final class HTTPConnection {
         self.loop = loop
         self.server = server
         self.remoteAddress = remoteAddress
+        self.accessLog = server.accessLog.map { $0.buffers[loop.index % $0.buffers.count] }
         self.parser = HTTPRequestParser(limits: server.configuration.limits)
         self.responders = HTTPErrorResponderChoice(router: server.router)
         self.machine = HTTPConnectionStateMachine(
@@ -158,30 +161,32 @@ final class HTTPConnection {
     /// One parser step over the buffered bytes.
     private func parseStep() -> Action {
         let input = buffer.readable
-        let step: (event: HTTPRequestParser.Event?, consumed: Int)
+        let parsed: HTTPRequestParser.Event?
+        let consumed: Int
         do {
-            step = try parser.next(input)
+            (parsed, consumed) = try parser.next(input)
         } catch {
             parseFailed(error as? HTTPParseError ?? .invalidRequestLine)
             return machine.resume()
         }
-        guard let event = step.event else {
-            if step.consumed > 0 {
-                buffer.consume(step.consumed)
+        guard let event = consume parsed else {
+            if consumed > 0 {
+                buffer.consume(consumed)
                 return .parse
             }
             return machine.parserNeedsInput(requestStarted: requestStarted)
         }
-        switch event {
+        // Taken apart, not copied: a head's copy is a reference count on each of its parts.
+        switch consume event {
         case .head(let head):
-            buffer.consume(step.consumed)
+            buffer.consume(consumed)
             return headReceived(head)
         case .body(let range):
             do {
                 try sink?.append(UnsafeRawBufferPointer(rebasing: input[range]))
-                buffer.consume(step.consumed)
+                buffer.consume(consumed)
             } catch {
-                buffer.consume(step.consumed)
+                buffer.consume(consumed)
                 machine.requestFailed(unreadBody: true)
                 sink?.discard()
                 sink = nil
@@ -189,7 +194,7 @@ final class HTTPConnection {
             }
             return machine.resume()
         case .end(let trailers):
-            buffer.consume(step.consumed)
+            buffer.consume(consumed)
             return bodyComplete(trailers: trailers)
         }
     }
@@ -329,7 +334,7 @@ final class HTTPConnection {
         } else {
             var response = server.run(route, request, responder)
             HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-            startResponse(response)
+            startResponse(consume response)
         }
     }
 

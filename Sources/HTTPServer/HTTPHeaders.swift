@@ -60,12 +60,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     public func containsToken(_ token: String, in name: String) -> Bool {
         // Runs for every request and response (Connection), so it scans bytes instead of splitting.
         for field in fields where field.name.caseInsensitiveEquals(name) {
-            let found =
-                field.value.utf8.withContiguousStorageIfAvailable { Self.list($0, contains: token) }
-                ?? Array(field.value.utf8).withUnsafeBufferPointer { Self.list($0, contains: token) }
-            if found { return true }
+            if Self.value(field.value, lists: token) { return true }
         }
         return false
+    }
+
+    /// Whether one field's comma-separated value lists the token (as `containsToken`).
+    static func value(_ value: String, lists token: String) -> Bool {
+        value.utf8.withContiguousStorageIfAvailable { list($0, contains: token) }
+            ?? Array(value.utf8).withUnsafeBufferPointer { list($0, contains: token) }
     }
 
     private static func list(_ value: UnsafeBufferPointer<UInt8>, contains token: String) -> Bool {

@@ -70,6 +70,16 @@ struct HTTPResponseEncoder {
         _ response: HTTPResponse, into out: inout [UInt8], requestID: String, keepAlive: Bool,
         clientVersion: HTTPVersion
     ) {
+        encodeHead(response, into: &out, requestID: requestID, clientVersion: clientVersion) { _ in keepAlive }
+    }
+
+    /// As `encodeHead(_:into:requestID:keepAlive:clientVersion:)`, the connection's fate decided
+    /// by `keepAlive` from whether the handler's `Connection` field lists `close`: found while the
+    /// fields are written, not by a scan of its own (the connection's state machine decides).
+    mutating func encodeHead(
+        _ response: HTTPResponse, into out: inout [UInt8], requestID: String, clientVersion: HTTPVersion,
+        keepAlive decide: (_ closeRequested: Bool) -> Bool
+    ) {
         let head = self.head
         head.removeAll()
         let status = response.status.code
@@ -89,6 +99,9 @@ struct HTTPResponseEncoder {
         var handlerSetDate = false
         var handlerSetServer = false
         var handlerSetDefaults: UInt64 = 0
+        var closeRequested = false
+        let fieldsStart = head.count
+        var fieldLines = 0
         for field in response.headers.fields {
             let name = field.name
             let nameLength = name.utf8.count
@@ -102,21 +115,27 @@ struct HTTPResponseEncoder {
                 handlerSetDate = true
             case 6 where name.caseInsensitiveEquals("Server"):
                 handlerSetServer = true
-            case 10 where name.caseInsensitiveEquals("Connection"),
-                14 where name.caseInsensitiveEquals("Content-Length"),
-                17 where name.caseInsensitiveEquals("Transfer-Encoding"):
+            case 10 where name.caseInsensitiveEquals("Connection"):
+                if !closeRequested { closeRequested = HTTPHeaders.value(field.value, lists: "close") }
                 continue  // framing is the server's job
             default:
-                break
+                if Self.isFraming(name, length: nameLength) { continue }
             }
-            Self.withBytes(name) { name in
-                Self.withBytes(field.value) { value in
-                    // Never let CR or LF from a handler split the response (RFC 9110 §5.5): the line
-                    // is written, then its name and value (no CR or LF between them) scanned in one
-                    // pass, and taken back if one has either.
-                    let start = head.count
-                    head.appendField(name, value)
-                    if ASCIIScan.hasLineBreak(head.bytes(from: start, dropping: 2)) { head.truncate(to: start) }
+            Self.withBytes(name) { name in Self.withBytes(field.value) { value in head.appendField(name, value) } }
+            fieldLines += 1
+        }
+        // Never let CR or LF from a handler split the response (RFC 9110 §5.5): the lines written
+        // hold two each (their CRLF), counted in one pass over all of them. More means a name or
+        // value has one: the lines are written again, each scanned and taken back if it has one.
+        if ASCIIScan.lineBreakCount(head.bytes(from: fieldsStart)) != 2 * fieldLines {
+            head.truncate(to: fieldsStart)
+            for field in response.headers.fields where !Self.isFraming(field.name, length: field.name.utf8.count) {
+                Self.withBytes(field.name) { name in
+                    Self.withBytes(field.value) { value in
+                        let start = head.count
+                        head.appendField(name, value)
+                        if ASCIIScan.hasLineBreak(head.bytes(from: start, dropping: 2)) { head.truncate(to: start) }
+                    }
                 }
             }
         }
@@ -144,6 +163,7 @@ struct HTTPResponseEncoder {
             head.append("\r\nContent-Length: ")
             head.appendDecimal(response.body.count)
         }
+        let keepAlive = decide(closeRequested)
         if !keepAlive {
             head.append("\r\nConnection: close\r\n\r\n")
         } else if clientVersion == .http10 {
@@ -152,6 +172,18 @@ struct HTTPResponseEncoder {
             head.append("\r\n\r\n")
         }
         out.append(contentsOf: head.bytes)
+    }
+
+    /// Whether a handler's field (`length` bytes of name) is one of the framing fields the server
+    /// writes itself: `Connection`, `Content-Length`, `Transfer-Encoding`.
+    @inline(__always)
+    private static func isFraming(_ name: String, length: Int) -> Bool {
+        switch length {
+        case 10: return name.caseInsensitiveEquals("Connection")
+        case 14: return name.caseInsensitiveEquals("Content-Length")
+        case 17: return name.caseInsensitiveEquals("Transfer-Encoding")
+        default: return false
+        }
     }
 
     /// Makes `serverLines` for `second`: the `Date` of that second, `Server`, every default line and

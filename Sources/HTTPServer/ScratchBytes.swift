@@ -77,28 +77,32 @@ final class ScratchBytes {
         count += 2
     }
 
-    /// Appends an integer in decimal.
+    /// Appends an integer in decimal: its digits counted first, then written in place from the
+    /// last (a status, a length and a duration per access-log line, a length per head).
     func appendDecimal(_ value: Int) {
         if value < 0 {
             append(0x2D)
             appendDecimal(value == Int.min ? Int.max : -value)
             return
         }
-        if value < 10 {
-            append(UInt8(truncatingIfNeeded: 0x30 + value))
-            return
+        var digits = 1
+        var bound = 10
+        while digits < 19 && value >= bound {
+            digits += 1
+            bound &*= 10
         }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
-        withUnsafeMutableBytes(of: &digits) { raw in
-            var n = value
-            var i = raw.count
-            while n > 0 {
-                i -= 1
-                raw[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
-                n /= 10
-            }
-            append(UnsafeRawBufferPointer(rebasing: raw[i...]))
+        reserve(digits)
+        // The memory and count read once: each access to a class's stored property is checked.
+        let start = count
+        let out = base + start
+        var n = UInt(bitPattern: value)
+        var i = digits
+        while i > 0 {
+            i -= 1
+            out[i] = UInt8(truncatingIfNeeded: 0x30 + n % 10)
+            n /= 10
         }
+        count = start + digits
     }
 
     /// Makes room for `more` bytes after `count`.

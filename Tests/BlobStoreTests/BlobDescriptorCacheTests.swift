@@ -119,6 +119,32 @@ private func descriptors(under root: String) -> Int {
     #expect(first.lastModified.hasSuffix(" GMT") && first.lastModified.count == 29)
 }
 
+/// Key text not validated yet: refused as `BlobKey` refuses it, before and after its blob is
+/// cached (a hit skips the validation only for a key the cache took in, hence valid), with or
+/// without the cache; nil when absent; the cached file on a hit.
+@Test func openSharedValidating_RefusesInvalidKeys_AndAnswersHitsWithTheCachedFile() throws {
+    let (store, root) = try makeCachedStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let uncachedRoot = root + "-uncached"
+    let uncached = try LocalBlobStore(root: uncachedRoot)
+    defer { try? FileManager.default.removeItem(atPath: uncachedRoot) }
+    let key = try BlobKey("thumbnails/v.jpg")
+    for blobs in [store, uncached] {
+        try blobs.put(key, bytes: [1, 2])
+        #expect(try blobs.openShared(validating: "thumbnails/none.jpg") == nil)
+        for _ in 0..<2 {
+            let opened = try #require(try blobs.openShared(validating: "thumbnails/v.jpg"))
+            #expect(opened.key == key && opened.file.info.size == 2)
+            for invalid in ["../thumbnails/v.jpg", "/thumbnails/v.jpg", "thumbnails//v.jpg", "thumbnails/.v", ""] {
+                #expect(throws: BlobStoreError.self) { try blobs.openShared(validating: invalid) }
+            }
+        }
+    }
+    let first = try #require(try store.openShared(validating: "thumbnails/v.jpg"))
+    #expect(first.file === (try store.openShared(key)))
+    #expect(store.openFileCacheHits == 3)
+}
+
 @Test func openShared_KeepsAFileBeingSent_AfterItsDelete_AndClosesItWithTheLastReader() throws {
     let (store, root) = try makeCachedStore()
     defer { try? FileManager.default.removeItem(atPath: root) }

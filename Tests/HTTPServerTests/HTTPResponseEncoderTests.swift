@@ -83,4 +83,28 @@ import Testing
                 == "HTTP/1.1 200 Fine\r\nX-B: 2\r\nX-F: after the dropped ones\r\nDate: <date>\r\n"
                 + "Server: galleryd\r\nX-Request-Id: ab-1.1\r\nContent-Length: 1\r\n\r\n")
     }
+
+    @Test func encoder_TellsTheConnectionWhetherTheHandlersConnectionFieldListsClose() throws {
+        var encoder = HTTPResponseEncoder()
+        let cases: [(HTTPHeaders, Bool)] = [
+            (["Connection": "keep-alive, Close"], true), (["Connection": "closed"], false), ([:], false),
+            // A line break inside the value: no `close` token there (as `containsToken` reads it).
+            (["Connection": "close\r\nX: y"], false),
+            (HTTPHeaders([("Connection", "upgrade"), ("connection", "close")]), true),
+        ]
+        for (headers, expected) in cases {
+            var told: Bool?
+            var out: [UInt8] = []
+            encoder.encodeHead(
+                HTTPResponse(status: .ok, headers: headers), into: &out, requestID: "ab-2.1", clientVersion: .http11
+            ) { closeRequested in
+                told = closeRequested
+                return !closeRequested
+            }
+            let text = String(decoding: out, as: UTF8.self)
+            #expect(told == expected, "\(headers)")
+            #expect(text.hasSuffix(expected ? "Connection: close\r\n\r\n" : "Content-Length: 0\r\n\r\n"))
+            #expect(!text.contains("X: y"))
+        }
+    }
 }

@@ -112,11 +112,11 @@ struct BucketRoutes {
     }
 
     /// The blob to serve, opened once: validators come from fstat of the descriptor the bytes are
-    /// sent from. Shared with the open-file cache: a hot blob costs no open, dup or close per request.
+    /// sent from. Shared with the open-file cache: a hot blob costs no open, dup or close per request,
+    /// nor a validation of its key (`openShared(validating:)`).
     static func openBlob(_ key: String, in store: LocalBlobStore) throws -> (BlobKey, BlobFile) {
-        let key = try BlobKey(key)
-        guard let blob = try store.openShared(key) else { throw BlobStoreError.notFound(key.rawValue) }
-        return (key, blob)
+        guard let opened = try store.openShared(validating: key) else { throw BlobStoreError.notFound(key) }
+        return opened
     }
 
     /// The answer for an open blob: 200, 206, 304, or 412/416 with S3's XML error document.
