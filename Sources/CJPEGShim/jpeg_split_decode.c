@@ -4,8 +4,9 @@
  * coded segments, and after the DC scans each carries one component. So the file is split
  * (jpeg_scan_split.c): this thread decodes the DC scans and component 0's AC scans with
  * buffered_image on the decoder's own object, a second thread absorbs the other components' AC
- * scans with jpeg_read_coefficients (never touching its component 0 arrays, so they cost no
- * memory); their AC coefficients are copied into this object's whole-image arrays and the output pass runs as usual, giving the rows of the one-thread decode bit for bit.
+ * scans with jpeg_read_coefficients straight into this object's whole-image arrays (its own are
+ * never touched, so they cost no memory), and the output pass runs as usual, giving the rows of the
+ * one-thread decode bit for bit.
  * Anything unusual, or any error in either half, goes back to the one-thread decode, which then
  * reports exactly what it always has.
  */
@@ -21,8 +22,9 @@
 /*
  * libjpeg's coefficient controller, declared as jpegint.h (not installed) has had it since 6b,
  * in libjpeg-turbo too: four function pointers, then the whole-image coefficient arrays (NULL
- * when the image is decoded in one pass). Only coef_arrays is read; gd_split_merge checks that
- * they are there and that every component's size agrees with the other half's.
+ * when the image is decoded in one pass), which is the controller's own array of them (jdcoefct.c:
+ * `coef->pub.coef_arrays = coef->whole_image`), the one its consume_data reads. gd_chroma_adopt
+ * checks that they are there and that every component's size agrees with the other half's.
  */
 struct jpeg_d_coef_controller {
     void (*start_input_pass)(j_decompress_ptr cinfo);
@@ -32,15 +34,49 @@ struct jpeg_d_coef_controller {
     jvirt_barray_ptr *coef_arrays;
 };
 
-/* The second thread's half: its own decompressor, fed the chroma stream. */
+/* The second thread's half: its own decompressor, fed the chroma stream, writing into the arrays
+ * of `target` (the luma half). `cinfo` comes first: the progress hook finds the half from it. */
 typedef struct {
     struct jpeg_decompress_struct cinfo;
     gd_error_mgr err;
+    struct jpeg_progress_mgr progress;
     const unsigned char *bytes;
     size_t length;
-    jvirt_barray_ptr *arrays;
+    j_decompress_ptr target;
+    int adopted;
     gd_status status;
 } gd_chroma_half;
+
+/* Whether component c has the same block layout in both halves (they read the same SOF). */
+static int gd_same_layout(j_decompress_ptr a, j_decompress_ptr b, int c) {
+    const jpeg_component_info *x = &a->comp_info[c], *y = &b->comp_info[c];
+    return x->width_in_blocks == y->width_in_blocks && x->height_in_blocks == y->height_in_blocks &&
+           x->h_samp_factor == y->h_samp_factor && x->v_samp_factor == y->v_samp_factor;
+}
+
+/*
+ * jpeg_read_coefficients calls its progress hook after it has made its arrays and before it reads
+ * the first scan: there components 1.. are pointed at the luma half's arrays, so the chroma AC
+ * coefficients land where the output pass reads them, beside the DC ones the luma half writes
+ * (other coefficients of the same blocks: no byte is written by both threads). The luma half
+ * defined every row of those arrays before this thread started (gd_luma_start), so access_virt_barray
+ * never pre-zeroes a row under the other thread; all it writes to the shared array headers is their
+ * `dirty` flag, set to the same value by both.
+ */
+static void gd_chroma_adopt(j_common_ptr common) {
+    j_decompress_ptr cinfo = (j_decompress_ptr)common;
+    gd_chroma_half *half = (gd_chroma_half *)cinfo;
+    if (half->adopted) return;
+    half->adopted = 1;
+    j_decompress_ptr target = half->target;
+    if (cinfo->coef == NULL || cinfo->coef->coef_arrays == NULL || target->coef == NULL ||
+        target->coef->coef_arrays == NULL || cinfo->num_components != target->num_components)
+        ERREXIT(cinfo, JERR_NOT_COMPILED);
+    for (int c = 1; c < cinfo->num_components; c++) {
+        if (!gd_same_layout(cinfo, target, c)) ERREXIT(cinfo, JERR_NOT_COMPILED);
+        cinfo->coef->coef_arrays[c] = target->coef->coef_arrays[c];
+    }
+}
 
 /*
  * The chroma stream has no DC scans, so libjpeg warns that an AC scan came before any DC scan
@@ -58,9 +94,12 @@ static gd_status gd_chroma_decode(gd_chroma_half *half) {
     half->cinfo.err = &half->err.pub;
     if (setjmp(half->err.jump)) return half->err.status;
     jpeg_create_decompress(&half->cinfo);
+    half->progress.progress_monitor = gd_chroma_adopt;
+    half->cinfo.progress = &half->progress;
     jpeg_mem_src(&half->cinfo, half->bytes, (unsigned long)half->length);
     jpeg_read_header(&half->cinfo, TRUE);
-    half->arrays = jpeg_read_coefficients(&half->cinfo);
+    jpeg_read_coefficients(&half->cinfo);
+    if (!half->adopted) ERREXIT(&half->cinfo, JERR_NOT_COMPILED);
     return GD_OK;
 }
 
@@ -105,53 +144,40 @@ static void gd_reopen(gd_decoder *decoder, const unsigned char *bytes, size_t le
     cinfo->do_block_smoothing = settings->do_block_smoothing;
 }
 
-/* This thread's half: component 0's scans into the whole-image arrays, without an output pass. */
-static gd_status gd_luma_consume(gd_decoder *decoder, const gd_scan_split *split, const gd_output_settings *settings) {
+/* This thread's half, first step: the luma stream opened with its whole-image arrays made, and
+ * every row of components 1.. defined (zeroed) before the chroma thread writes into them. */
+static gd_status gd_luma_start(gd_decoder *decoder, const gd_scan_split *split, const gd_output_settings *settings) {
     GD_GUARD(decoder);
+    j_decompress_ptr cinfo = &decoder->cinfo;
     gd_reopen(decoder, split->luma, split->luma_length, settings);
-    decoder->cinfo.buffered_image = TRUE;
+    cinfo->buffered_image = TRUE;
     /* Smoothing would fill in the AC coefficients each half lacks: never with split scans. */
-    decoder->cinfo.do_block_smoothing = FALSE;
-    jpeg_start_decompress(&decoder->cinfo);
+    cinfo->do_block_smoothing = FALSE;
+    jpeg_start_decompress(cinfo); /* buffered: makes the arrays, reads no scan yet */
+    if (cinfo->coef == NULL || cinfo->coef->coef_arrays == NULL) ERREXIT(cinfo, JERR_NOT_COMPILED);
+    for (int c = 1; c < cinfo->num_components; c++) {
+        const jpeg_component_info *component = &cinfo->comp_info[c];
+        /* The arrays' padded height (jdcoefct.c); access_virt_barray checks the rows against it. */
+        JDIMENSION step = (JDIMENSION)component->v_samp_factor;
+        JDIMENSION rows = (component->height_in_blocks + step - 1) / step * step;
+        for (JDIMENSION row = 0; row < rows; row += step)
+            (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, cinfo->coef->coef_arrays[c], row, step, TRUE);
+    }
+    return GD_OK;
+}
+
+/* Second step: the DC scans and component 0's AC scans, without an output pass. */
+static gd_status gd_luma_consume(gd_decoder *decoder) {
+    GD_GUARD(decoder);
     while (jpeg_consume_input(&decoder->cinfo) != JPEG_REACHED_EOI) {
     }
     return GD_OK;
 }
 
-/* Copies components 1 and 2's AC coefficients from the second half's arrays (their DC came
- * with the luma stream), then opens the output pass. */
-static gd_status gd_split_merge(gd_decoder *decoder, gd_chroma_half *half) {
+/* After both halves: the output pass over the arrays they filled. */
+static gd_status gd_split_output(gd_decoder *decoder) {
     GD_GUARD(decoder);
-    j_decompress_ptr cinfo = &decoder->cinfo;
-    if (cinfo->coef == NULL || cinfo->coef->coef_arrays == NULL || half->arrays == NULL ||
-        half->cinfo.num_components != cinfo->num_components)
-        ERREXIT(cinfo, JERR_NOT_COMPILED);
-    for (int c = 1; c < cinfo->num_components; c++) {
-        const jpeg_component_info *mine = &cinfo->comp_info[c], *theirs = &half->cinfo.comp_info[c];
-        if (mine->width_in_blocks != theirs->width_in_blocks || mine->height_in_blocks != theirs->height_in_blocks ||
-            mine->h_samp_factor != theirs->h_samp_factor || mine->v_samp_factor != theirs->v_samp_factor)
-            ERREXIT(cinfo, JERR_NOT_COMPILED);
-        /* The arrays' padded size (jdcoefct.c); access_virt_barray checks the rows against it. */
-        JDIMENSION columns = (mine->width_in_blocks + mine->h_samp_factor - 1) / mine->h_samp_factor *
-                             mine->h_samp_factor;
-        JDIMENSION rows = (mine->height_in_blocks + mine->v_samp_factor - 1) / mine->v_samp_factor *
-                          mine->v_samp_factor;
-        JDIMENSION step = (JDIMENSION)mine->v_samp_factor;
-        for (JDIMENSION row = 0; row < rows; row += step) {
-            JBLOCKARRAY to = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, cinfo->coef->coef_arrays[c],
-                                                                row, step, TRUE);
-            JBLOCKARRAY from = (*half->cinfo.mem->access_virt_barray)((j_common_ptr)&half->cinfo, half->arrays[c],
-                                                                      row, step, FALSE);
-            for (JDIMENSION r = 0; r < step; r++)
-                for (JDIMENSION b = 0; b < columns; b++) {
-                    JCOEF dc = to[r][b][0];
-                    memcpy(to[r][b], from[r][b], sizeof(JBLOCK));
-                    to[r][b][0] = dc;
-                }
-        }
-    }
-    jpeg_destroy_decompress(&half->cinfo); /* its arrays are as large as ours: free them now */
-    jpeg_start_output(cinfo, cinfo->input_scan_number);
+    jpeg_start_output(&decoder->cinfo, decoder->cinfo.input_scan_number);
     return GD_OK;
 }
 
@@ -203,15 +229,16 @@ int gd_split_start(gd_decoder *decoder, gd_status *status) {
     }
     half->bytes = split.chroma;
     half->length = split.chroma_length;
-    if (pthread_create(&thread, NULL, gd_chroma_thread, half) != 0) {
-        free(half);
-        gd_scan_split_free(&split);
-        return 0;
+    half->target = cinfo;
+    *status = gd_luma_start(decoder, &split, &settings);
+    if (*status == GD_OK && pthread_create(&thread, NULL, gd_chroma_thread, half) == 0) {
+        gd_status luma = gd_luma_consume(decoder);
+        pthread_join(thread, NULL); /* before anything frees the arrays the other thread writes */
+        jpeg_destroy_decompress(&half->cinfo); /* its own arrays were never touched */
+        *status = (luma == GD_OK && half->status == GD_OK) ? gd_split_output(decoder) : GD_ERROR;
+    } else {
+        *status = GD_ERROR;
     }
-    gd_status luma = gd_luma_consume(decoder, &split, &settings);
-    pthread_join(thread, NULL);
-    *status = (luma == GD_OK && half->status == GD_OK) ? gd_split_merge(decoder, half) : GD_ERROR;
-    jpeg_destroy_decompress(&half->cinfo);
     free(half);
     gd_scan_split_free(&split);
     if (*status == GD_OK) {

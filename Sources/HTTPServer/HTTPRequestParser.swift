@@ -1,29 +1,5 @@
 import Foundation
 
-/// The head of a request as parsed, before routing: what the connection needs to frame the body
-/// and decide keep-alive.
-struct HTTPRequestHead: Sendable {
-    /// The method token.
-    var method: HTTPMethod
-    /// The request-target as received.
-    var target: String
-    /// HTTP/1.0 or HTTP/1.1.
-    var version: HTTPVersion
-    /// The header fields in order.
-    var headers: HTTPHeaders
-    /// The declared body length, or nil when the body is chunked or absent.
-    var contentLength: Int?
-    /// Whether the body uses the chunked transfer coding.
-    var chunked: Bool
-    /// Whether the connection may stay open afterwards (RFC 9112 §9.3).
-    var keepAlive: Bool
-    /// Whether the client waits for `100 Continue` before sending the body (RFC 9110 §10.1.1).
-    var expectContinue: Bool
-
-    /// Whether a body follows the head.
-    var hasBody: Bool { chunked || (contentLength ?? 0) > 0 }
-}
-
 /// An incremental, strict HTTP/1.1 request parser (RFC 9112).
 ///
 /// Feed it the unconsumed bytes of the connection; each call returns at most one event and how many
@@ -441,47 +417,5 @@ struct HTTPRequestParser {
         trailers.add(name, value)
         if trailers.count > limits.headerCount { throw HTTPParseError.tooManyHeaderFields }
         return (nil, idx + 1)
-    }
-
-    // MARK: - Characters
-
-    /// RFC 9110 §5.6.2: tchar.
-    @inline(__always)
-    static func isTchar(_ c: UInt8) -> Bool {
-        switch c {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
-        default: return false
-        }
-    }
-
-    /// DIGIT (RFC 5234).
-    @inline(__always)
-    static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
-
-    @inline(__always)
-    private static func hexValue(_ c: UInt8) -> Int? {
-        switch c {
-        case 0x30...0x39: return Int(c - 0x30)
-        case 0x41...0x46: return Int(c - 0x41 + 10)
-        case 0x61...0x66: return Int(c - 0x61 + 10)
-        default: return nil
-        }
-    }
-
-    @inline(__always)
-    private static func string(_ p: UnsafeRawBufferPointer, _ from: Int, _ to: Int) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: p[from..<to]), as: UTF8.self)
-    }
-
-    /// Whether the bytes in `range` equal the lower-case ASCII `name`, ignoring case.
-    private static func equalsLower(_ p: UnsafeRawBufferPointer, _ range: Range<Int>, _ name: StaticString) -> Bool {
-        let n = name.utf8Start
-        var k = 0
-        for i in range {
-            if p[i] | 0x20 != n[k] { return false }
-            k += 1
-        }
-        return true
     }
 }
