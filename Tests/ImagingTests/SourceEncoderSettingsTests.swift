@@ -16,6 +16,16 @@ import Testing
             luma: components[0].steps.map { UInt32($0) }, chroma: components[1].steps.map { UInt32($0) })
     }
 
+    /// PNGTests' quadrants as a PNG, a WebP (`cwebp -q 95`) or a HEIC (`heif-enc -q 90`).
+    static func quadrants(as format: ImageFormat) throws -> [UInt8] {
+        let png = PNGTests.quadrantsPNG()
+        return switch format {
+        case .webp: try FixtureTools.webp(png, options: ["-q", "95"])
+        case .heif: try FixtureTools.heic(png, options: ["-q", "90"])
+        default: png
+        }
+    }
+
     /// Our preview and thumbnail tables at these qualities.
     static func expectTables(
         _ result: ProcessedImage, preview: Int, thumbnail: Int, sourceLocation: SourceLocation = #_sourceLocation
@@ -36,8 +46,7 @@ import Testing
     }
 
     @Test func webp_LowersOnlyTheThumbnail() throws {
-        let webp = try FixtureTools.webp(PNGTests.quadrantsPNG(), options: ["-q", "95"])
-        let result = try ImagePipeline.process(bytes: webp, spec: Self.spec)
+        let result = try ImagePipeline.process(bytes: Self.quadrants(as: .webp), spec: Self.spec)
         #expect(result.info.format == .webp)
         try Self.expectTables(result, preview: 90, thumbnail: 90)
     }
@@ -46,13 +55,7 @@ import Testing
     /// path's boost on top of each format's step; HEIC's stays at the downscale's quality.
     @Test(arguments: [(ImageFormat.png, 90), (.webp, 92), (.heif, 90)])
     func originalSizePreview_IsBoostedAsOnTheJPEGPath(format: ImageFormat, previewQuality: Int) throws {
-        let png = PNGTests.quadrantsPNG()
-        let bytes =
-            switch format {
-            case .webp: try FixtureTools.webp(png, options: ["-q", "95"])
-            case .heif: try FixtureTools.heic(png, options: ["-q", "90"])
-            default: png
-            }
+        let bytes = try Self.quadrants(as: format)
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format)
@@ -68,13 +71,7 @@ import Testing
         (.webp, 48, 92, 90),
     ])
     func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int) throws {
-        let png = PNGTests.quadrantsPNG()
-        let bytes =
-            switch format {
-            case .webp: try FixtureTools.webp(png, options: ["-q", "95"])
-            case .heif: try FixtureTools.heic(png, options: ["-q", "90"])
-            default: png
-            }
+        let bytes = try Self.quadrants(as: format)
         let spec = DerivativeSpec(thumbnailShortEdge: edge, previewLongEdge: 128, quality: 90)
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format)
@@ -93,8 +90,8 @@ import Testing
     }
 
     @Test func heif_KeepsTheSpecsQualities() throws {
-        let heic = try FixtureTools.heic(PNGTests.quadrantsPNG(), options: ["-q", "90"])
-        try Self.expectTables(ImagePipeline.process(bytes: heic, spec: Self.spec), preview: 90, thumbnail: 92)
+        try Self.expectTables(
+            ImagePipeline.process(bytes: Self.quadrants(as: .heif), spec: Self.spec), preview: 90, thumbnail: 92)
     }
 
     /// JPEG originals are not touched by the table: the same tables, so the same bytes as before it.
