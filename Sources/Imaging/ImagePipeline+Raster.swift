@@ -42,13 +42,16 @@ extension ImagePipeline {
             throw ImageError.corrupt(
                 "decoded \(rows.fileSize.width)×\(rows.fileSize.height), header said \(info.width)×\(info.height)")
         }
-        // Derivatives carry the original's RGB ICC profile, as for JPEG originals; converted nclx
-        // colour is sRGB and needs none.
-        let icc = compatibleProfile(info.iccProfile, channels: 4)
         // Each format's own steps from the spec's qualities (SourceEncoderSettings); a preview at
         // the original's own size has its own row, as on the JPEG path, and so do a small
         // original's two derivatives when the thumbnail is nearly the preview's size.
         let settings = SourceEncoderSettings.forSource(info.format)
+        // Derivatives carry the original's RGB ICC profile, as for JPEG originals, except a plain
+        // sRGB one where the format's row says so (it is what a JPEG without one means); converted
+        // nclx colour is sRGB and needs none.
+        let icc = compatibleProfile(info.iccProfile, channels: 4).flatMap {
+            settings.omitsSRGBProfile && SRGBProfile.matches($0) ? nil : $0
+        }
         let keepsSize = plan.preview.width == info.width && plan.preview.height == info.height
         let nearSize = SourceEncoderSettings.isNearSize(thumbnail: plan.thumbnail, preview: plan.preview)
         let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize, nearSize: nearSize)

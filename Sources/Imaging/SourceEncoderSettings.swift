@@ -34,6 +34,11 @@
 /// (encoded qualities at the default 80 in brackets; JPEG, HEIC and AVIF have no such row). The
 /// thumbnail gives up the thumbnail's boost and more, where it kept 2.6–10.9 points over vips' at
 /// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score.
+///
+/// PNG and WebP derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers embed one
+/// by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
+/// each (docs/decisions/058-srgb-profile-and-preview-tables.md). JPEG, HEIC and AVIF keep theirs:
+/// their outputs are byte for byte what they were.
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int
@@ -44,6 +49,10 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// The steps when the thumbnail is nearly the preview's size (`isNearSize`), in place of the
     /// columns above; nil when the format has no such row.
     var nearSize: NearSizeSteps? = nil
+    /// Whether the derivatives leave out an original's ICC profile that is plain sRGB
+    /// (`SRGBProfile`): a JPEG without a profile is sRGB to every viewer, so the colours are the
+    /// same and the profile's bytes (3,144 for the usual one) are saved on each file.
+    var omitsSRGBProfile = false
 
     /// The preview's and the thumbnail's steps of a thumbnail nearly the preview's size.
     struct NearSizeSteps: Sendable, Equatable {
@@ -78,11 +87,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
         case .png:
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
-                nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6))
+                nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6), omitsSRGBProfile: true)
         case .webp:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
-                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6))
+                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true)
         }
     }
 
