@@ -9,7 +9,8 @@ progressive, optimized files without an ICC profile: `jpegtran -copy none -optim
 own file gives the same count.
 
   imaging-table-shapes.py at-e80 RUN VIPS_JSON FIXTURE,… CANDIDATE,…     each candidate at ours-E80's bytes
-  imaging-table-shapes.py in-force RUN VIPS_JSON DECISION_MD CANDIDATE    at the bytes of the quality in force
+  imaging-table-shapes.py in-force RUN VIPS_JSON DECISION_MD CANDIDATE [STEP]
+                                         at the bytes of the quality in force (then STEP qualities from there)
 
 For each fixture and candidate: the quality whose bytes come nearest the target, then SSIMULACRA2 there
 (PyPI ssimulacra2 against the sweep's reference). One JSON line per result on stdout. VIPS_JSON maps a
@@ -80,7 +81,7 @@ def encode(image, luma, chroma, subsampling):
 
 
 def job(args):
-    run, name, candidate, target_quality, vips = args
+    run, name, candidate, target_quality, vips, step = args
     from ssimulacra2 import compute_ssimulacra2
     d = os.path.join(run, name)
     image = Image.open(d + "/decoded.png").convert("RGB")
@@ -95,12 +96,12 @@ def job(args):
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if size(mid) <= target else (lo, mid)
-    q = min((lo, hi), key=lambda v: abs(size(v) - target))
+    q = min((lo, hi), key=lambda v: abs(size(v) - target)) + step
     path = "%s/shape_%s_%d.jpg" % (d, candidate, q)
     with open(path, "wb") as f:
         f.write(encode(image, *variant(candidate, q)))
     score = compute_ssimulacra2(d + "/ref_%dx%d.png" % image.size, path)
-    return dict(name=name, candidate=candidate, ours_E=target_quality, q=q, bytes=size(q), target=target,
+    return dict(name=name, candidate=candidate, ours_E=target_quality, step=step, q=q, bytes=size(q), target=target,
                 vips_bytes=vips[0], vips_score=vips[1], score=float(score))
 
 
@@ -118,13 +119,14 @@ def in_force(decision):
 def main():
     command, run, vips = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
     if command == "at-e80":
-        work = [(run, f, c, 80, vips[f]["preview"]) for c in sys.argv[5].split(",") for f in sys.argv[4].split(",")]
+        work = [(run, f, c, 80, vips[f]["preview"], 0) for c in sys.argv[5].split(",") for f in sys.argv[4].split(",")]
     elif command == "in-force":
         work = []
         for name, (e, _) in sorted(in_force(sys.argv[4]).items()):
             with Image.open(os.path.join(run, name, "decoded.png")) as im:
                 if max(im.size) <= 2048:  # the preview keeps the original's size
-                    work.append((run, name, sys.argv[5], e, vips[name]["preview"]))
+                    step = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+                    work.append((run, name, sys.argv[5], e, vips[name]["preview"], step))
     else:
         sys.exit(__doc__)
     with Pool(2) as pool:
