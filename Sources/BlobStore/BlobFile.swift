@@ -22,6 +22,15 @@ public final class BlobFile: Sendable {
     /// than on every read: the size cache counts a rendition as used once per eviction round,
     /// not with a lock and a hash on every warm request. 0 on a newly opened file.
     public let mark = Atomic<UInt64>(0)
+    /// The file's bytes once a reader asked for them (`contents(atMost:)`), kept as long as the
+    /// descriptor.
+    private let contents = AtomicLazyReference<Contents>()
+
+    /// A small file's bytes, read once.
+    private final class Contents: Sendable {
+        let bytes: [UInt8]
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+    }
 
     /// Takes ownership of `fd`, described by `info`.
     init(fd: Int32, info: BlobInfo) {
@@ -31,6 +40,31 @@ public final class BlobFile: Sendable {
     }
 
     deinit { close(fd) }
+
+    /// The whole file when it has at most `limit` bytes: read with `pread` the first time, then
+    /// kept with the descriptor, so a small file served again and again is sent from memory with
+    /// its head in one write (the display sizes: decision 059). Nil for a larger file, or when the
+    /// read fails or comes up short of the size `fstat` gave (the reader then sends from `fd`).
+    /// Blobs are replaced by renaming a new file over the key, never written in place, so the
+    /// bytes stay those of this descriptor.
+    public func contents(atMost limit: Int) -> [UInt8]? {
+        if let kept = contents.load() { return kept.bytes }
+        let size = Int(info.size)
+        guard size <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        let complete = bytes.withUnsafeMutableBytes { buffer -> Bool in
+            var done = 0
+            while done < size {
+                let n = pread(fd, buffer.baseAddress! + done, size - done, off_t(done))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                done += n
+            }
+            return true
+        }
+        guard complete else { return nil }
+        return contents.storeIfNil(Contents(bytes)).bytes
+    }
 
     private static let days: StaticString = "SunMonTueWedThuFriSat"
     private static let months: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"

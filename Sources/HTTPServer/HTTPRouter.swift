@@ -5,7 +5,8 @@ import Foundation
 /// Patterns are split into segments once, into a tree: literal segments are compared by bytes (a
 /// dictionary for segments that are not ASCII), `:name` captures one segment, a final `*name`
 /// captures the rest. Literals win over parameters,
-/// parameters over the rest-capture, with backtracking. No regular expressions.
+/// parameters over the rest-capture, with backtracking. No regular expressions. Lookups walk the
+/// tree laid out flat (`HTTPRouteTable`): indices and byte ranges, no reference counting.
 /// Configure it before `HTTPServer.start()`; it is read-only while serving.
 // @unchecked: configured before `HTTPServer.start()`, only read while serving (no lock per request).
 public final class HTTPRouter: @unchecked Sendable {
@@ -41,6 +42,9 @@ public final class HTTPRouter: @unchecked Sendable {
             return literals[Substring(segment)]
         }
 
+        /// This node's index in the router's flat table (`HTTPRouteTable`).
+        var index = 0
+
         var parameter: (name: String, node: Node)?
         var rest: (name: String, node: Node)?
         /// A handful per node at most, so a list scanned in order beats hashing the method.
@@ -69,6 +73,8 @@ public final class HTTPRouter: @unchecked Sendable {
     }
 
     private let root = Node()
+    /// The tree as flat arrays, for lookups (made again after each insert).
+    private var table: HTTPRouteTable
     /// Every route added, in order, as served (wrapped in its middleware): for route listings and
     /// the OpenAPI check.
     public private(set) var routes: [HTTPRoute] = []
@@ -79,7 +85,7 @@ public final class HTTPRouter: @unchecked Sendable {
     public var defaultErrorResponder: HTTPErrorResponder = PlainTextErrorResponder()
 
     /// An empty router.
-    public init() {}
+    public init() { table = HTTPRouteTable(root: root) }
 
     /// Adds a route, wrapped in the middleware added to the router so far (`add(middleware:)`).
     /// A second route for the same method and pattern is a programmer error: it stops the process
@@ -154,6 +160,7 @@ public final class HTTPRouter: @unchecked Sendable {
         }
         node.routes.append((route.method, route))
         routes.append(route)
+        table = HTTPRouteTable(root: root)
     }
 
     /// Adds a route from its parts.
@@ -201,29 +208,23 @@ public final class HTTPRouter: @unchecked Sendable {
 
     /// Finds the route for a method and decoded path. HEAD falls back to GET (RFC 9110 §9.3.2).
     func match(method: HTTPMethod, path: String) -> Match {
-        // Walks the path's bytes segment by segment, by offsets; captures are offsets too, and
-        // become Substrings only when a handler reads them (decision 041).
+        // Walks the path's bytes segment by segment, by offsets, through the flat table; captures
+        // are offsets too, and become Substrings only when a handler reads them (decisions 041, 059).
         var captures = HTTPPathParameters(path: path)
-        var firstPathMatch: Node?
+        let table = self.table
         var bytes = path
-        let found = bytes.withUTF8 { path -> Node? in
+        let found = bytes.withUTF8 { path -> HTTPRouteTable.Found in
             let start = path.first == UInt8(ascii: "/") ? 1 : 0
             let ascii = ASCIIScan.isASCII(UnsafeRawBufferPointer(path))
-            return Self.search(root, path, start, ascii, &captures) { node in
-                if node.routes.isEmpty { return false }
-                // A node with only OPTIONS routes (a CORS preflight catch-all like `/parse/*path`) exists
-                // for OPTIONS alone: to other methods its paths stay unknown (404, not 405).
-                if method != .options && !node.servesOtherThanOptions { return false }
-                if firstPathMatch == nil { firstPathMatch = node }
-                return node.route(for: method) != nil || (method == .head && node.route(for: .get) != nil)
-            }
+            return table.search(path, from: start, pathIsASCII: ascii, method: method, captures: &captures)
         }
-        if let found {
-            let route = found.route(for: method) ?? found.route(for: .get)!
+        if found.node >= 0 {
+            let node = table.objects[Int(found.node)]
+            let route = node.route(for: method) ?? node.route(for: .get)!
             return .route(route, parameters: captures)
         }
-        guard let node = firstPathMatch else { return .notFound }
-        let allow = Self.allow(node)
+        guard found.firstPathMatch >= 0 else { return .notFound }
+        let allow = Self.allow(table.objects[Int(found.firstPathMatch)])
         return method == .options ? .options(allow: allow) : .methodNotAllowed(allow: allow)
     }
 
@@ -233,45 +234,6 @@ public final class HTTPRouter: @unchecked Sendable {
         if methods.contains("GET") { methods.insert("HEAD") }
         methods.insert("OPTIONS")
         return methods.sorted().joined(separator: ", ")
-    }
-
-    /// Matches the segment starting at offset `start` of the path (just after a `/`, or the path's
-    /// end for an empty last segment) and what follows it, depth first: literal, then parameter,
-    /// then rest. `segmentStart == nil` means every segment has been consumed.
-    private static func search(
-        _ node: Node, _ path: UnsafeBufferPointer<UInt8>, _ segmentStart: Int?, _ pathIsASCII: Bool,
-        _ captures: inout HTTPPathParameters, _ accept: (Node) -> Bool
-    ) -> Node? {
-        guard let start = segmentStart else { return accept(node) ? node : nil }
-        let end = nextSlash(path, from: start)
-        let next: Int? = end == path.count ? nil : end + 1
-        // A node below which only a parameter or rest-capture follows (`/bucket/*key`) has no
-        // literals: nothing to compare (#17).
-        if !node.literalBytes.isEmpty, let child = node.literal(path, start, end, pathIsASCII: pathIsASCII),
-            let hit = search(child, path, next, pathIsASCII, &captures, accept)
-        {
-            return hit
-        }
-        if let (name, child) = node.parameter, end > start {
-            captures.append(name, start: start, end: end)
-            if let hit = search(child, path, next, pathIsASCII, &captures, accept) { return hit }
-            captures.removeLast()
-        }
-        if let (name, child) = node.rest {
-            captures.append(name, start: start, end: path.count)
-            if accept(child) { return child }
-            captures.removeLast()
-        }
-        return nil
-    }
-
-    /// The offset of the first `/` at or after `start`, or the path's length: `memchr`, a word at a
-    /// time, as a signed asset's segments are up to 43 bytes and backtracking scans some twice.
-    @inline(__always)
-    private static func nextSlash(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = path.baseAddress, start < path.count else { return path.count }
-        guard let hit = memchr(base + start, Int32(UInt8(ascii: "/")), path.count - start) else { return path.count }
-        return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
     }
 
     /// `/a/b/` → `["a", "b", ""]`; `/` → `[""]`.
