@@ -5,8 +5,15 @@ import Foundation
 /// validated and copied from the buffer for each request (decision 041). Names stay as received:
 /// another spelling (`HOST`) is made from its bytes as before.
 enum HTTPFieldNames {
-    /// Each literal as bytes to compare and as the string to hand out, by length (index = bytes).
-    private static let byLength: [[(bytes: StaticString, name: String)]] = {
+    /// A common name as bytes to compare and as the string to hand out (a struct, not a tuple:
+    /// compiled copies, not the runtime's generic tuple witnesses).
+    private struct Entry {
+        let bytes: StaticString
+        let name: String
+    }
+
+    /// The entries by length (index = bytes).
+    private static let byLength: [[Entry]] = {
         let names: [(StaticString, String)] = [
             ("Host", "Host"), ("User-Agent", "User-Agent"), ("Accept", "Accept"),
             ("Accept-Encoding", "Accept-Encoding"), ("Accept-Language", "Accept-Language"),
@@ -18,17 +25,21 @@ enum HTTPFieldNames {
             ("X-Parse-REST-API-Key", "X-Parse-REST-API-Key"), ("host", "host"), ("user-agent", "user-agent"),
             ("accept", "accept"), ("accept-encoding", "accept-encoding"),
         ]
-        var table = [[(bytes: StaticString, name: String)]](repeating: [], count: 32)
-        for (bytes, name) in names { table[bytes.utf8CodeUnitCount].append((bytes, name)) }
+        var table = [[Entry]](repeating: [], count: 32)
+        for (bytes, name) in names { table[bytes.utf8CodeUnitCount].append(Entry(bytes: bytes, name: name)) }
         return table
     }()
 
     /// The name in `bytes` as a string: a literal when it is one of the common names, else new.
     static func name(_ bytes: UnsafeRawBufferPointer) -> String {
-        if bytes.count < byLength.count, let base = bytes.baseAddress {
-            for entry in byLength[bytes.count] where memcmp(base, entry.bytes.utf8Start, bytes.count) == 0 {
-                return entry.name
+        let count = bytes.count
+        if count < byLength.count, let base = bytes.baseAddress {
+            // Read in place: no copy of the length's list nor of its entries.
+            let common = byLength[count].withUnsafeBufferPointer { entries -> String? in
+                for entry in entries where memcmp(base, entry.bytes.utf8Start, count) == 0 { return entry.name }
+                return nil
             }
+            if let common { return common }
         }
         return String(decoding: bytes, as: UTF8.self)
     }

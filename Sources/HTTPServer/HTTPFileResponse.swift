@@ -47,10 +47,11 @@ public enum HTTPFileResponse {
     /// 304 when a validator matches, 412 for a failed `If-Match`/`If-Unmodified-Since`,
     /// 416 with `Content-Range: bytes */size` for an unsatisfiable range.
     /// `headers` (e.g. `Cache-Control`) are added to every answer; they must not set the fields
-    /// this function sets.
-    public static func make(for request: HTTPRequest, file: File, headers extra: HTTPHeaders = HTTPHeaders())
-        -> HTTPResponse
-    {
+    /// this function sets. The file is taken, not borrowed: a caller that made it for this answer
+    /// (the bucket, on every request) hands it over without a copy of its strings (decision 041).
+    public static func make(
+        for request: HTTPRequest, file: consuming File, headers extra: HTTPHeaders = HTTPHeaders()
+    ) -> HTTPResponse {
         var headers = extra
         headers.reserve(extra.count + 6)
         headers.add("ETag", file.etag)

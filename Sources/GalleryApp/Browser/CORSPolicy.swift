@@ -68,7 +68,14 @@ public struct CORSPolicy: Sendable {
 
     /// Adds the headers of an actual (non-preflight) response.
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest) {
-        if !allowsAnyOrigin { response.headers.add("Vary", "Origin") }
+        if allowsAnyOrigin {
+            // The default, on every bucket answer: the same two fields whatever the request, with no
+            // look at its `Origin` (each set is one scan of the answer's fields by name length).
+            response.headers["Access-Control-Allow-Origin"] = "*"
+            response.headers["Access-Control-Expose-Headers"] = Self.exposedHeadersValue
+            return
+        }
+        response.headers.add("Vary", "Origin")
         guard let origin = allowedOrigin(for: request) else { return }
         response.headers["Access-Control-Allow-Origin"] = origin
         response.headers["Access-Control-Expose-Headers"] = Self.exposedHeadersValue

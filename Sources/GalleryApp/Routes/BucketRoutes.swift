@@ -147,9 +147,10 @@ struct BucketRoutes {
             request, key: key, contentType: contentType(for: key), headers: headers, errors: errors)
     }
 
-    /// The answer for a file: 200, 206, 304, or 412/416 with S3's XML error document.
+    /// The answer for a file: 200, 206, 304, or 412/416 with S3's XML error document. The file is
+    /// taken, not borrowed, so it goes on to `HTTPFileResponse.make` without a copy.
     static func respond(
-        _ request: HTTPRequest, file: HTTPFileResponse.File, headers: HTTPHeaders, errors: S3ErrorResponder
+        _ request: HTTPRequest, file: consuming HTTPFileResponse.File, headers: HTTPHeaders, errors: S3ErrorResponder
     ) -> HTTPResponse {
         respond(request, response: HTTPFileResponse.make(for: request, file: file, headers: headers), errors: errors)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Testing
 
 @testable import GalleryApp
@@ -98,5 +99,23 @@ import Testing
             file: nil, environment: ["GALLERYD_CORS_ORIGINS": "https://a.example,http://b:8080"])
         #expect(c.corsOrigins == "https://a.example,http://b:8080")
         #expect(GalleryConfiguration().corsOrigins == "*")
+    }
+
+    /// Any origin (the default): the two fields once each on every answer, whatever the request's
+    /// `Origin`, replacing a handler's own, and no `Vary`; a configured list echoes the origin.
+    @Test func decorate_SetsTheFieldsOnce_ReplacingTheHandlers() {
+        var response = HTTPResponse(headers: ["Cache-Control": "private", "access-control-allow-origin": "https://x"])
+        CORSPolicy(configured: "*").decorate(&response, for: HTTPRequest(method: .get, target: "/bucket/a.jpg"))
+        #expect(
+            response.headers.map { $0.name } == [
+                "Cache-Control", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers",
+            ])
+        #expect(response.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(response.headers["Access-Control-Expose-Headers"] == CORSPolicy.exposedHeaders.joined(separator: ", "))
+        var listed = HTTPResponse()
+        CORSPolicy(configured: Self.origin).decorate(
+            &listed, for: HTTPRequest(method: .get, target: "/bucket/a.jpg", headers: ["Origin": Self.origin]))
+        #expect(listed.headers["Vary"] == "Origin")
+        #expect(listed.headers["Access-Control-Allow-Origin"] == Self.origin)
     }
 }
