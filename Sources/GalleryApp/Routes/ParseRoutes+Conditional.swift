@@ -22,8 +22,12 @@ extension ParseRoutes {
         let cache = context.manifestCache
         var query: ParseQuery?
         let inputs: ManifestCache.TagInputs
-        if let cacheKey, let known = cache.tagInputs(cacheKey) {
-            inputs = known
+        // The tag kept with the query string's inputs when it is still current (as `inlineFind`
+        // takes it): no digest, no text, no sequence array per find (docs/decisions/057).
+        var keptTag: ManifestCache.KnownTag?
+        if let cacheKey, let known = keptInputs(cacheKey, context: context) {
+            inputs = known.inputs
+            keptTag = known.tag
         } else {
             let compiled = try api.findQuery(className, items: items, access: caller)
             guard !compiled.explain, let dependencies = ClassChangeSequences.dependencies(of: compiled) else {
@@ -39,7 +43,8 @@ extension ParseRoutes {
             query = compiled
         }
         // The caller is part of the tag: one user's answer (or tag) never validates another's.
-        let tag = makeTag(inputs, access: access, caller: caller, context: context, keepFor: cacheKey)?.value
+        let tag = (keptTag ?? makeTag(inputs, access: access, caller: caller, context: context, keepFor: cacheKey))?
+            .value
         var response: HTTPResponse
         if let tag, let field = request.headers["If-None-Match"], ManifestETag.ifNoneMatch(field, matches: tag) {
             response = HTTPResponse(status: .notModified)
@@ -69,6 +74,8 @@ extension ParseRoutes {
     /// 304 then makes no digest, no text and no header values, and compares bytes.
     static func inlineFind(_ request: HTTPRequest, keys: KeyChecker, context: Context) -> HTTPResponse? {
         guard request.method == .get else { return nil }
+        // Without kept bodies only a 304 can be given here: anything else goes to the pool at once.
+        guard context.manifestCache.keepsBodies || request.headers["If-None-Match"] != nil else { return nil }
         let access = keys.access(request)
         guard access >= .client, let caller = context.sessions.rememberedCaller(request, access: access),
             let className = request.pathParameters["className"],
@@ -93,6 +100,20 @@ extension ParseRoutes {
         var response = cachedAnswer(kept, tag: tag.value, request: request, cache: context.manifestCache)
         for field in tag.headers { response.headers.add(field.name, field.value) }
         return response
+    }
+
+    /// The tag inputs remembered for a query string, with the tag kept beside them when it was
+    /// made for the sequences, public URL and signing window of now (else nil: make it).
+    private static func keptInputs(
+        _ key: ManifestCache.QueryKey, context: Context
+    ) -> (inputs: ManifestCache.TagInputs, tag: ManifestCache.KnownTag?)? {
+        guard let stamp = context.classChanges.stamp() else {
+            guard let inputs = context.manifestCache.tagInputs(key) else { return nil }
+            return (inputs, nil)
+        }
+        let version = ManifestCache.TagVersion(
+            stamp: stamp, publicURL: context.publicURL, assetWindow: context.assetURLWindow)
+        return context.manifestCache.lookUp(key, version: version)
     }
 
     /// The tag of an answer with these inputs now, or nil while the sequences are unknown; kept

@@ -1,6 +1,5 @@
 #if os(Linux)
     import Foundation
-    import Synchronization
 
     /// Readiness from the loop's edge-triggered `EpollSet` on a thread of its own, and an eventfd
     /// in the same set for tasks posted from other threads. Edge-triggered, so `interest` has
@@ -13,8 +12,12 @@
         let epollSet: EpollSet
         private let wakeFD: Int32
 
-        /// Tasks posted from other threads, under the mutex (taken per post and per wake-up).
-        private let posted = Mutex(PostedTasks())
+        /// Tasks posted from other threads, under the mutex (taken per post and per wake-up): a
+        /// sleeping one, as every handler thread posts its answer here (docs/decisions/057).
+        private let posted = SleepingMutex(PostedTasks())
+        /// The batch being run, swapped with `posted.tasks` under the lock, so that neither side
+        /// allocates a new array per wake-up (epoll thread only).
+        private var running: [LoopTask] = []
 
         /// What `posted` guards.
         private struct PostedTasks {
@@ -99,12 +102,12 @@
         private func runTasks() {
             var value: UInt64 = 0
             _ = SystemCalls.read(wakeFD, &value, 8)
-            let batch = posted.withLock { posted in
+            posted.withLock { posted in
                 posted.wakePending = false
-                defer { posted.tasks.removeAll(keepingCapacity: true) }
-                return posted.tasks
+                swap(&running, &posted.tasks)
             }
-            for task in batch { task.run() }
+            for task in running { task.run() }
+            running.removeAll(keepingCapacity: true)
         }
     }
 #endif

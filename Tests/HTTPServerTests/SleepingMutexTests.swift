@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-@testable import GalleryApp
+@testable import HTTPServer
 
-/// The pthread mutex behind the `ManifestCache`: one thread at a time changes the state, a
+/// The pthread mutex behind the `ManifestCache` and the epoll loop's posted tasks: one thread at a time changes the state, a
 /// body's result comes back, and a throwing body's changes stay as `Mutex` keeps them.
 @Suite struct SleepingMutexTests {
     @Test func threadsTakingItTogether_ChangeTheStateOneAtATime() {
