@@ -1,7 +1,7 @@
 import Foundation
+import HTTPServer
 import Logging
 import Postgres
-import Synchronization
 
 /// The database's change sequence of each Parse class (migration 0010), and of each owner's photos
 /// and each reader's galleries (0020), kept in memory so a conditional find or count is answered
@@ -25,7 +25,9 @@ public final class ClassChangeSequences: Sendable {
     private let pool: PostgresPool
     private let databaseURL: String
     private let logger: Logger
-    private let state = Mutex(State())
+    /// Every conditional find and count reads the stamp from a handler thread: a sleeping lock, as
+    /// the answer cache's (docs/decisions/053, 057).
+    private let state = SleepingMutex(State())
 
     /// The sequences and the listener's standing, under the mutex.
     private struct State {
