@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BlobStore
@@ -29,6 +30,19 @@ import Testing
         #expect(file.contents(atMost: 4096) == bytes)
         // The cache hands out the same object: its bytes too.
         #expect(try store.openShared(BlobKey("sizes/p/s.jpg"))?.contents(atMost: 4096) == bytes)
+    }
+
+    @Test func contents_ReadByManyReadersAtOnce_AreTheSameBytes() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let bytes = (0..<9000).map { UInt8(truncatingIfNeeded: $0 * 13) }
+        let file = try open("sizes/p/z.jpg", bytes)
+        let results = Mutex<[[UInt8]?]>(Array(repeating: nil, count: 16))
+        DispatchQueue.concurrentPerform(iterations: 16) { i in
+            let read = file.contents(atMost: 16 << 10)
+            results.withLock { $0[i] = read }
+        }
+        #expect(results.withLock { $0 }.allSatisfy { $0 == bytes })
+        #expect(file.contents(atMost: 16 << 10) == bytes)
     }
 
     @Test func contents_AreNil_AboveTheLimit_AndForAnEmptyLimit() throws {

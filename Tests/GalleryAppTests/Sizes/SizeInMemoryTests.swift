@@ -65,13 +65,13 @@ import Testing
     }
 
     @Test func largeWarmSize_IsStillSentFromTheFile() throws {
-        #expect(try get(path(.h)).status == 200)  // renders the 1600 px size
-        let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file(.h))))
+        #expect(try get(path(.b)).status == 200)  // renders the 1024 px size
+        let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file(.b))))
         #expect(stored.count > SizeRoutes.inMemoryBytes)
-        #expect([UInt8](try get(path(.h)).body) == stored)
+        #expect([UInt8](try get(path(.b)).body) == stored)
         // Changed in place: a file body sends what the file holds now.
-        try overwrite(file(.h), count: 16)
-        let changed = [UInt8](try get(path(.h)).body)
+        try overwrite(file(.b), count: 16)
+        let changed = [UInt8](try get(path(.b)).body)
         #expect(changed.count == stored.count && changed.prefix(16).allSatisfy { $0 == 0xAB })
     }
 }
