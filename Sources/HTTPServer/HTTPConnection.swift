@@ -161,22 +161,22 @@ final class HTTPConnection {
     /// One parser step over the buffered bytes.
     private func parseStep() -> Action {
         let input = buffer.readable
-        var step: HTTPRequestParser.Step
+        let parsed: HTTPRequestParser.Event?
+        let consumed: Int
         do {
-            step = try parser.next(input)
+            (parsed, consumed) = try parser.next(input)
         } catch {
             parseFailed(error as? HTTPParseError ?? .invalidRequestLine)
             return machine.resume()
         }
-        let consumed = step.consumed
-        // Moved out of the step, not copied: a head's copy is a reference count on each of its parts.
-        guard let event = step.event.take() else {
+        guard let event = consume parsed else {
             if consumed > 0 {
                 buffer.consume(consumed)
                 return .parse
             }
             return machine.parserNeedsInput(requestStarted: requestStarted)
         }
+        // Taken apart, not copied: a head's copy is a reference count on each of its parts.
         switch consume event {
         case .head(let head):
             buffer.consume(consumed)

@@ -5,8 +5,7 @@ import Foundation
 /// validated and copied from the buffer for each request (decision 041). Names stay as received:
 /// another spelling (`HOST`) is made from its bytes as before.
 enum HTTPFieldNames {
-    /// A common name as bytes to compare and as the string to hand out (a struct, not a tuple:
-    /// compiled copies, not the runtime's generic tuple witnesses).
+    /// A common name as bytes to compare and as the string to hand out.
     private struct Entry {
         let bytes: StaticString
         let name: String

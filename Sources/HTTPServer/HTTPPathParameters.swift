@@ -7,16 +7,8 @@
 /// route allocates nothing for its captures, and taking one back while backtracking is forgetting
 /// two numbers (decisions 041, 052).
 public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    /// One capture: the parameter's name and the UTF-8 offsets of its value in `text`. A struct,
-    /// not a tuple: the optional entries below are then copied and destroyed by compiled code,
-    /// where optional tuples go through the runtime's generic tuple witnesses on every copy and
-    /// destruction of the parameters, even empty ones (about a thousand instructions a request,
-    /// decision 041).
-    struct Entry: Sendable {
-        let name: String
-        let start: Int
-        let end: Int
-    }
+    /// One capture: the parameter's name and the UTF-8 offsets of its value in `text`.
+    typealias Entry = (name: String, start: Int, end: Int)
 
     /// The text the values are pieces of: the request's decoded path (for parameters given by
     /// hand, their values one after another).
@@ -58,15 +50,15 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
     @inline(__always)
     mutating func append(_ name: String, start: Int, end: Int) {
         if first == nil {
-            first = Entry(name: name, start: start, end: end)
+            first = (name, start, end)
         } else if second == nil {
-            second = Entry(name: name, start: start, end: end)
+            second = (name, start, end)
         } else if third == nil {
-            third = Entry(name: name, start: start, end: end)
+            third = (name, start, end)
         } else if fourth == nil {
-            fourth = Entry(name: name, start: start, end: end)
+            fourth = (name, start, end)
         } else {
-            more.append(Entry(name: name, start: start, end: end))
+            more.append((name, start, end))
         }
     }
 

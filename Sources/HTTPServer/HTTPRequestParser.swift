@@ -17,22 +17,6 @@ struct HTTPRequestParser {
         case end(trailers: HTTPHeaders)
     }
 
-    /// What one call of `next` gives back: the event (nil when more bytes are needed) and how many
-    /// bytes it consumed. A struct, not a tuple: the connection destroys one per step, and a
-    /// tuple holding an optional event is destroyed through the runtime's generic tuple witnesses
-    /// (about 170 instructions a step, decision 041).
-    struct Step {
-        /// The event, or nil.
-        var event: Event?
-        /// The bytes consumed, which the caller drops from its buffer before the next call.
-        var consumed: Int
-
-        init(_ event: Event?, _ consumed: Int) {
-            self.event = event
-            self.consumed = consumed
-        }
-    }
-
     /// Where the parser is in the message; the chunked body's states are read by
     /// `HTTPRequestParser+ChunkedBody`.
     enum State {
@@ -96,35 +80,35 @@ struct HTTPRequestParser {
 
     /// Parses from the start of `input`; returns the event (nil when more bytes are needed) and the
     /// number of bytes consumed, which the caller drops from its buffer before the next call.
-    mutating func next(_ input: UnsafeRawBufferPointer) throws -> Step {
+    mutating func next(_ input: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
         switch state {
         case .head:
             return try parseHead(input)
         case .fixedBody(let remaining):
             // RFC 9112 §6.3 item 6: exactly Content-Length octets.
             let n = min(remaining, input.count)
-            if n == 0 { return Step(nil, 0) }
+            if n == 0 { return (nil, 0) }
             state = remaining == n ? .endPending : .fixedBody(remaining: remaining - n)
-            return Step(.body(0..<n), n)
+            return (.body(0..<n), n)
         case .endPending:
             let t = trailers
             reset()
-            return Step(.end(trailers: t), 0)
+            return (.end(trailers: t), 0)
         case .chunkSize:
             return try parseChunkSize(input)
         case .chunkData(let remaining):
             let n = min(remaining, input.count)
-            if n == 0 { return Step(nil, 0) }
+            if n == 0 { return (nil, 0) }
             state = remaining == n ? .chunkDataEnd : .chunkData(remaining: remaining - n)
-            return Step(.body(0..<n), n)
+            return (.body(0..<n), n)
         case .chunkDataEnd:
             // RFC 9112 §7.1: chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
-            if input.count == 0 { return Step(nil, 0) }
+            if input.count == 0 { return (nil, 0) }
             guard input[0] == Self.cr else { throw HTTPParseError.invalidChunkTerminator }
-            if input.count < 2 { return Step(nil, 0) }
+            if input.count < 2 { return (nil, 0) }
             guard input[1] == Self.lf else { throw HTTPParseError.invalidChunkTerminator }
             state = .chunkSize
-            return Step(nil, 2)
+            return (nil, 2)
         case .trailers:
             return try parseTrailerLine(input)
         }
@@ -152,18 +136,18 @@ struct HTTPRequestParser {
 
     // MARK: - Head (RFC 9112 §2.1: start-line *( field-line CRLF ) CRLF)
 
-    private mutating func parseHead(_ p: UnsafeRawBufferPointer) throws -> Step {
-        guard let base = p.baseAddress, p.count > 0 else { return Step(nil, 0) }
+    private mutating func parseHead(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
+        guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
         if requestLineEnd < 0 {
             // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request-line.
             var i = 0
             while i + 1 < p.count, p[i] == Self.cr, p[i + 1] == Self.lf { i += 2 }
             if i > 0 {
                 scanned = 0
-                return Step(nil, i)
+                return (nil, i)
             }
             if p[0] == Self.lf { throw HTTPParseError.bareLineFeed }
-            if p.count == 1 && p[0] == Self.cr { return Step(nil, 0) }
+            if p.count == 1 && p[0] == Self.cr { return (nil, 0) }
         }
         while scanned < p.count {
             guard let hit = memchr(base + scanned, Int32(Self.lf), p.count - scanned) else {
@@ -186,7 +170,7 @@ struct HTTPRequestParser {
             if idx == lineStart + 1 {
                 let head = try buildHead(p)
                 let consumed = idx + 1
-                return Step(.head(head), consumed)
+                return (.head(head), consumed)
             }
             lineEnds.append(idx)
             if lineEnds.count > limits.headerCount { throw HTTPParseError.tooManyHeaderFields }
@@ -196,7 +180,7 @@ struct HTTPRequestParser {
         } else if p.count - requestLineEnd > limits.headerBytes + 2 {
             throw HTTPParseError.headerSectionTooLarge
         }
-        return Step(nil, 0)
+        return (nil, 0)
     }
 
     /// The 414 error, after noting the method and the path so far as `requestLine`, so the answer

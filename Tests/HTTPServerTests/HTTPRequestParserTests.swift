@@ -28,7 +28,7 @@ private func parse(_ chunks: [[UInt8]], limits: HTTPLimits = HTTPLimits(), bodyL
     for chunk in chunks {
         buffer.append(contentsOf: chunk)
         while true {
-            let step: HTTPRequestParser.Step
+            let step: (event: HTTPRequestParser.Event?, consumed: Int)
             do {
                 step = try buffer.withUnsafeBytes { try parser.next($0) }
             } catch {

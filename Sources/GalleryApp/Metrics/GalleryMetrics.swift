@@ -102,12 +102,7 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         let method: String
         let status: Int
     }
-    /// The two series a request counts in. A struct, not a tuple: the thread's remembered one is
-    /// an optional, and an optional tuple is copied through the runtime's generic witnesses.
-    struct RequestSeries: Sendable {
-        let requests: PrometheusCounter.Series
-        let duration: PrometheusHistogram.Series
-    }
+    typealias RequestSeries = (requests: PrometheusCounter.Series, duration: PrometheusHistogram.Series)
 
     /// The series for a request: the calling thread's last one when it is the same (route, method,
     /// status) of this instance, which on an event loop serving one route over and over is nearly
@@ -125,8 +120,9 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         let key = RequestKey(route: route, method: method, status: status)
         let entry = seriesByKey.withLock { seriesByKey in
             if let found = seriesByKey[key] { return found }
-            let made = RequestSeries(
-                requests: httpRequests.series(route, method, String(status)), duration: httpDuration.series(route))
+            let made = (
+                requests: httpRequests.series(route, method, String(status)), duration: httpDuration.series(route)
+            )
             seriesByKey[key] = made
             return made
         }
