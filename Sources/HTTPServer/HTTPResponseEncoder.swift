@@ -43,9 +43,10 @@ struct HTTPResponseEncoder {
     static func applyContentCoding(_ response: inout HTTPResponse, requestHeaders: HTTPHeaders) {
         guard case .bytes(let bytes) = response.body, bytes.count > HTTPGzip.minimumBytes else { return }
         let status = response.status.code
+        // The type first: most bodies over the minimum are images, refused by one field lookup.
         guard status != 206, status != 304, status >= 200,
-            !response.headers.contains("Content-Encoding"),
-            let contentType = response.headers["Content-Type"], HTTPGzip.isCompressible(contentType: contentType)
+            let contentType = response.headers["Content-Type"], HTTPGzip.isCompressible(contentType: contentType),
+            !response.headers.contains("Content-Encoding")
         else { return }
         if let vary = response.headers["Vary"] {
             if !response.headers.containsToken("Accept-Encoding", in: "Vary") && vary != "*" {
