@@ -127,7 +127,26 @@ struct BucketRoutes {
             path: key.rawValue, size: Int(blob.info.size), etag: blob.info.etag, lastModified: blob.info.modified,
             contentType: contentType(for: key), descriptor: HTTPFileDescriptor(sharing: blob.fd, keptOpenBy: blob),
             lastModifiedText: blob.lastModified)
-        return respond(request, file: file, headers: headers, errors: errors)
+        return fromMemory(respond(request, file: file, headers: headers, errors: errors), blob: blob)
+    }
+
+    /// The largest blob sent from memory rather than with sendfile: above a thumbnail (5–12 KB) and
+    /// the `s` and `n` display sizes of most photos (3–12 KB), so at most the open-file cache's
+    /// entries times this is held in memory (decisions 059, 041).
+    static let inMemoryBytes = 16 << 10
+
+    /// `response` with its file body taken from the blob's bytes in memory when the file is small
+    /// (`BlobFile.contents(atMost:)`): the head and the body then leave in one `sendmsg`, where a
+    /// file body costs a second system call and the kernel's splice path for a few KB. Status,
+    /// head fields and bytes stay those of the file answer (200, 206 with its range; a 304 or
+    /// HEAD sends no body either way).
+    static func fromMemory(_ response: consuming HTTPResponse, blob: BlobFile) -> HTTPResponse {
+        guard case .descriptor(_, let offset, let length) = response.body,
+            let bytes = blob.contents(atMost: inMemoryBytes), offset >= 0, offset + length <= bytes.count
+        else { return response }
+        response.body =
+            offset == 0 && length == bytes.count ? .bytes(bytes) : .bytes(Array(bytes[offset..<offset + length]))
+        return response
     }
 
     /// An object of the S3 store: streamed through `proxy`, or (without one: `redirect`) a 307 to a

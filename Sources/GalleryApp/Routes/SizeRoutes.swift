@@ -6,7 +6,7 @@ import Logging
 /// The display sizes under the bucket: `GET /<bucket>/s/<expires>/<sig>/sizes/<objectId>/<size>.jpg`
 /// (and `/<bucket>/sizes/…` with `bucket_public`), checked as every bucket URL is
 /// (`BucketRoutes.authorize`), then served as the bucket serves a thumbnail (ETag, Range, 304;
-/// or the S3 proxy or redirect), a small stored file from memory (`fromMemory`). A size not stored yet is rendered first
+/// or the S3 proxy or redirect), a small stored file from memory (`BucketRoutes.fromMemory`). A size not stored yet is rendered first
 /// (`SizeService.file`), one render per photo and size whatever the concurrency. These literal
 /// paths take precedence over the bucket's `*key`; every other key is the bucket's as before.
 struct SizeRoutes: Sendable {
@@ -109,27 +109,7 @@ struct SizeRoutes: Sendable {
             let (blobKey, blob) = try? BucketRoutes.openBlob(key, in: bucket.store)
         else { return nil }
         sizes.cache.touch(key, servedFrom: blob)
-        return Self.fromMemory(
-            BucketRoutes.respond(request, key: blobKey, blob: blob, headers: headers, errors: errors), blob: blob)
-    }
-
-    /// The largest stored size sent from memory rather than with sendfile: above the `s` (240 px)
-    /// and `n` (320 px) renditions of most photos (3–12 KB), and at most the open-file cache's
-    /// entries times this in memory (decision 059).
-    static let inMemoryBytes = 16 << 10
-
-    /// `response` with its file body taken from the blob's bytes in memory when the file is small
-    /// (`BlobFile.contents(atMost:)`): the head and the body then leave in one `sendmsg`, where a
-    /// file body costs a second system call and the kernel's splice path for a few KB. Status,
-    /// head fields and bytes stay those of the file answer (200, 206 with its range; a 304 or
-    /// HEAD sends no body either way).
-    static func fromMemory(_ response: consuming HTTPResponse, blob: BlobFile) -> HTTPResponse {
-        guard case .descriptor(_, let offset, let length) = response.body,
-            let bytes = blob.contents(atMost: inMemoryBytes), offset >= 0, offset + length <= bytes.count
-        else { return response }
-        response.body =
-            offset == 0 && length == bytes.count ? .bytes(bytes) : .bytes(Array(bytes[offset..<offset + length]))
-        return response
+        return BucketRoutes.respond(request, key: blobKey, blob: blob, headers: headers, errors: errors)
     }
 
     /// Serves the size, rendering it first when it is not stored.

@@ -46,4 +46,27 @@ import Testing
         #expect(server.application.makeWorkerPool(threads: 1).collectOrphans().uploads == 1)
         #expect(try server.request("GET", path, appID: nil).status == 404)
     }
+
+    /// A thumbnail of at most `BucketRoutes.inMemoryBytes` is sent from its bytes, read once per
+    /// open file (decisions 059, 041): the same answers as from the file, ranges included.
+    @Test func smallThumbnail_IsAnsweredFromTheBytesReadOnce() throws {
+        let server = try TestServer(workers: 0) { UploadTests.smallDerivatives(&$0) }
+        defer { server.stop() }
+        let id = try server.uploadPhoto(try TestJPEG.make(width: 80, height: 60, seed: 63))
+        #expect(server.application.makeWorkerPool(threads: 1).drain() == 1)
+        let path = "/bucket/thumbnails/\(id).jpg"
+        let file = server.storage + "/thumbnails/\(id).jpg"
+        let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        #expect(stored.count > 20 && stored.count <= BucketRoutes.inMemoryBytes)
+        let first = try server.request("GET", path, appID: nil)  // opens the file and reads its bytes
+        #expect(first.status == 200 && [UInt8](first.body) == stored)
+        #expect(first.header("Content-Length") == "\(stored.count)" && first.header("Content-Encoding") == nil)
+        // Changed in place behind the store's back (it only ever renames): the bytes in memory are sent.
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        handle.write(Data(repeating: 0xAB, count: 16))
+        try handle.close()
+        #expect([UInt8](try server.request("GET", path, appID: nil).body) == stored)
+        let partial = try server.request("GET", path, headers: ["Range": "bytes=2-11"], appID: nil)
+        #expect(partial.status == 206 && [UInt8](partial.body) == Array(stored[2..<12]))
+    }
 }

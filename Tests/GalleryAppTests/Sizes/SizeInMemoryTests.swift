@@ -5,7 +5,7 @@ import Testing
 
 @testable import GalleryApp
 
-/// A stored display size of at most `SizeRoutes.inMemoryBytes` is answered from its bytes in
+/// A stored display size of at most `BucketRoutes.inMemoryBytes` is answered from its bytes in
 /// memory, read once per open file (decision 059): the same answers as from the file (200, ranges,
 /// 304, HEAD), and a larger size still from the file.
 @Suite(.serialized) final class SizeInMemoryTests {
@@ -40,7 +40,7 @@ import Testing
         let first = try get(path(.s))  // renders
         #expect(first.status == 200)
         let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file(.s))))
-        #expect(stored.count <= SizeRoutes.inMemoryBytes && [UInt8](first.body) == stored)
+        #expect(stored.count <= BucketRoutes.inMemoryBytes && [UInt8](first.body) == stored)
         let warm = try get(path(.s))  // from the open file: its bytes are read now
         #expect([UInt8](warm.body) == stored)
         #expect(warm.header("Content-Length") == "\(stored.count)" && warm.header("Content-Type") == "image/jpeg")
@@ -67,7 +67,7 @@ import Testing
     @Test func largeWarmSize_IsStillSentFromTheFile() throws {
         #expect(try get(path(.b)).status == 200)  // renders the 1024 px size
         let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file(.b))))
-        #expect(stored.count > SizeRoutes.inMemoryBytes)
+        #expect(stored.count > BucketRoutes.inMemoryBytes)
         #expect([UInt8](try get(path(.b)).body) == stored)
         // Changed in place: a file body sends what the file holds now.
         try overwrite(file(.b), count: 16)
