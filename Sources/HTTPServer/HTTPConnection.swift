@@ -161,26 +161,25 @@ final class HTTPConnection {
     /// One parser step over the buffered bytes.
     private func parseStep() -> Action {
         let input = buffer.readable
-        let parsed: HTTPRequestParser.Event?
+        let step: HTTPRequestParser.Step
         let consumed: Int
         do {
-            (parsed, consumed) = try parser.next(input)
+            (step, consumed) = try parser.step(input)
         } catch {
             parseFailed(error as? HTTPParseError ?? .invalidRequestLine)
             return machine.resume()
         }
-        guard let event = consume parsed else {
+        // The step holds numbers only: the head is read from the parser (decision 041, round 7).
+        switch step {
+        case .nothing:
             if consumed > 0 {
                 buffer.consume(consumed)
                 return .parse
             }
             return machine.parserNeedsInput(requestStarted: requestStarted)
-        }
-        // Taken apart, not copied: a head's copy is a reference count on each of its parts.
-        switch consume event {
-        case .head(let head):
+        case .head:
             buffer.consume(consumed)
-            return headReceived(head)
+            return headReceived(parser.head)
         case .body(let range):
             do {
                 try sink?.append(UnsafeRawBufferPointer(rebasing: input[range]))
@@ -193,9 +192,9 @@ final class HTTPConnection {
                 respondWithError(error)
             }
             return machine.resume()
-        case .end(let trailers):
+        case .end:
             buffer.consume(consumed)
-            return bodyComplete(trailers: trailers)
+            return bodyComplete(trailers: parser.takeTrailers())
         }
     }
 
@@ -216,7 +215,8 @@ final class HTTPConnection {
         let router = server.router
         switch router.match(method: head.method, path: path) {
         case .route(let route, let parameters):
-            request.pathParameters = parameters
+            // A new or refilled request has none: a route without parameters leaves them alone.
+            if parameters.count > 0 { request.pathParameters = parameters }
             request.routePattern = route.pattern
             self.route = route
             if route.webSocket != nil, WebSocketHandshake.isUpgrade(head.headers) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5).
 ///
 /// Order and repeated fields are kept as received, so a parser can detect duplicates
@@ -117,9 +119,32 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Reserves room for `n` fields (the parser knows the count up front).
     mutating func reserve(_ n: Int) { fields.reserveCapacity(n) }
 
-    /// Removes every field, keeping the storage when no copy of this list shares it (the parser
-    /// refills one list for each request of a connection).
-    mutating func removeAll() { fields.removeAll(keepingCapacity: true) }
+    /// Whether field `index` exists and is `name: value` byte for byte (the parser, refilling a
+    /// connection's list in place: decision 041, round 7). Reads the list in place.
+    func field(_ index: Int, is name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
+        guard index < fields.count else { return false }
+        return fields.withUnsafeBufferPointer { fields in
+            Self.bytes(of: fields[index].name, equal: name) && Self.bytes(of: fields[index].value, equal: value)
+        }
+    }
+
+    /// Whether the string's UTF-8 is `bytes`.
+    private static func bytes(of string: String, equal bytes: UnsafeRawBufferPointer) -> Bool {
+        guard string.utf8.count == bytes.count else { return false }
+        guard let other = bytes.baseAddress, bytes.count > 0 else { return true }
+        return string.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, other, bytes.count) == 0 }
+            ?? false
+    }
+
+    /// Replaces field `index`, or appends the field when `index` is the count.
+    mutating func set(_ index: Int, _ field: Field) {
+        if index < fields.count { fields[index] = field } else { fields.append(field) }
+    }
+
+    /// Drops the fields from `count` on (the parser, after refilling fewer than the list held).
+    mutating func truncate(to count: Int) {
+        if fields.count > count { fields.removeSubrange(count...) }
+    }
 
     /// The number of fields.
     public var count: Int { fields.count }

@@ -173,9 +173,10 @@ public struct HTTPRequest: Sendable {
         guard isKnownUniquelyReferenced(&storage) else { return false }
         storage.headers = HTTPHeaders()
         storage.body = .empty
-        storage.pathParameters = HTTPPathParameters()
+        // Most requests have neither: then nothing is replaced (and destroyed).
+        if storage.pathParameters.count > 0 { storage.pathParameters = HTTPPathParameters() }
         storage.bodyObserver = nil
-        storage.trailers = HTTPHeaders()
+        if storage.trailers.count > 0 { storage.trailers = HTTPHeaders() }
         storage.query = nil
         return true
     }

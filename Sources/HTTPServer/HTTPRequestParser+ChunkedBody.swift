@@ -4,12 +4,12 @@ import Foundation
 extension HTTPRequestParser {
     /// RFC 9112 §7.1: chunk-size [ chunk-ext ] CRLF, then the chunk's data (or, for the last
     /// chunk, the trailer section).
-    mutating func parseChunkSize(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
-        guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
+    mutating func parseChunkSize(_ p: UnsafeRawBufferPointer) throws -> (event: Step, consumed: Int) {
+        guard let base = p.baseAddress, p.count > 0 else { return (.nothing, 0) }
         let window = min(p.count, limits.chunkLineBytes)
         guard let hit = memchr(base, Int32(Self.lf), window) else {
             if p.count >= limits.chunkLineBytes { throw HTTPParseError.invalidChunkSize }
-            return (nil, 0)
+            return (.nothing, 0)
         }
         let idx = UnsafeRawPointer(hit) - base
         guard idx > 0, p[idx - 1] == Self.cr else { throw HTTPParseError.bareLineFeed }
@@ -39,28 +39,27 @@ extension HTTPRequestParser {
             if bodyReceived > bodyLimit { throw HTTPParseError.bodyTooLarge }
             state = .chunkData(remaining: size)
         }
-        return (nil, idx + 1)
+        return (.nothing, idx + 1)
     }
 
     /// RFC 9112 §7.1.2: trailer-section = *( field-line CRLF ), then the final CRLF.
-    mutating func parseTrailerLine(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
-        guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
+    mutating func parseTrailerLine(_ p: UnsafeRawBufferPointer) throws -> (event: Step, consumed: Int) {
+        guard let base = p.baseAddress, p.count > 0 else { return (.nothing, 0) }
         guard let hit = memchr(base, Int32(Self.lf), p.count) else {
             if trailerBytes + p.count > limits.headerBytes { throw HTTPParseError.headerSectionTooLarge }
-            return (nil, 0)
+            return (.nothing, 0)
         }
         let idx = UnsafeRawPointer(hit) - base
         guard idx > 0, p[idx - 1] == Self.cr else { throw HTTPParseError.bareLineFeed }
         trailerBytes += idx + 1
         if trailerBytes > limits.headerBytes { throw HTTPParseError.headerSectionTooLarge }
         if idx == 1 {
-            let t = trailers
-            reset()
-            return (.end(trailers: t), 2)
+            endMessage()
+            return (.end, 2)
         }
-        let (name, value, _) = try Self.parseFieldLine(p, 0, idx - 1)
+        let (name, value) = try Self.parseFieldLine(p, 0, idx - 1)
         trailers.add(name, value)
         if trailers.count > limits.headerCount { throw HTTPParseError.tooManyHeaderFields }
-        return (nil, idx + 1)
+        return (.nothing, idx + 1)
     }
 }

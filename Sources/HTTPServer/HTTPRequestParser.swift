@@ -7,14 +7,19 @@ import Foundation
 /// scanning resumes where it stopped), body bytes are handed out as ranges of the input without
 /// copying. The same input split anywhere yields the same events (up to how body bytes are split).
 struct HTTPRequestParser {
-    /// What one step produced.
-    enum Event {
-        /// A complete, validated request head.
-        case head(HTTPRequestHead)
-        /// Decoded body bytes: a range of the input passed to `next`.
+    /// What one step of `step` produced, for the connection: the head and the trailers stay in
+    /// the parser (`head`, `takeTrailers()`), so the event holds numbers only. A whole head in the
+    /// event made it a large value, moved and destroyed through its type's value witnesses on every
+    /// request (decision 041, round 7).
+    enum Step {
+        /// Nothing produced (more bytes needed, or some consumed without an event).
+        case nothing
+        /// A complete, validated request head: `head`.
+        case head
+        /// Decoded body bytes: a range of the input passed to `step`.
         case body(Range<Int>)
-        /// The end of the message, with the trailer fields of a chunked body (RFC 9112 §7.1.2).
-        case end(trailers: HTTPHeaders)
+        /// The end of the message; its trailer fields are `takeTrailers()`.
+        case end
     }
 
     /// Where the parser is in the message; the chunked body's states are read by
@@ -40,7 +45,19 @@ struct HTTPRequestParser {
     var bodyLimit: Int
     /// Method and target of the current request line once parsed, so errors in later fields can
     /// still be rendered by the right error responder.
-    private(set) var requestLine: (method: String, target: String)?
+    var requestLine: (method: String, target: String)? {
+        hasRequestLine ? (head.method.rawValue, head.target) : nil
+    }
+    /// Whether `head` holds the current request line's method and target (`requestLine`).
+    private var hasRequestLine = false
+    /// The last head parsed, filled in place for each request; valid from the `.head` step until
+    /// the next request line. Its field list is refilled in place for the next head (`buildHead`):
+    /// once the previous request is released nothing else shares its storage, so the heads of a
+    /// keep-alive connection allocate no list (decision 041); while something does, a refill that
+    /// changes a field copies it.
+    private(set) var head = HTTPRequestHead(
+        method: .get, target: "", version: .http11, headers: HTTPHeaders(), contentLength: nil, chunked: false,
+        keepAlive: true, expectContinue: false)
 
     var state = State.head
     private var scanned = 0
@@ -52,10 +69,8 @@ struct HTTPRequestParser {
     var trailerBytes = 0
     /// The trailer fields of the chunked body being read.
     var trailers = HTTPHeaders()
-    /// The previous head's field list, emptied and refilled for the next head: once the previous
-    /// request is released nothing else shares its storage, so the heads of a keep-alive
-    /// connection allocate no list (decision 041); while something does, refilling copies.
-    private var fieldList = HTTPHeaders()
+    /// The trailer fields of the message that just ended, until `takeTrailers()`.
+    var endedTrailers = HTTPHeaders()
 
     /// A parser expecting a request head.
     init(limits: HTTPLimits) {
@@ -78,37 +93,37 @@ struct HTTPRequestParser {
         }
     }
 
-    /// Parses from the start of `input`; returns the event (nil when more bytes are needed) and the
-    /// number of bytes consumed, which the caller drops from its buffer before the next call.
-    mutating func next(_ input: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
+    /// Parses from the start of `input`; returns what it produced and the number of bytes consumed,
+    /// which the caller drops from its buffer before the next call. A head is read from `head`,
+    /// the trailers taken with `takeTrailers()` (`next` hands both out in its event).
+    mutating func step(_ input: UnsafeRawBufferPointer) throws -> (event: Step, consumed: Int) {
         switch state {
         case .head:
             return try parseHead(input)
         case .fixedBody(let remaining):
             // RFC 9112 §6.3 item 6: exactly Content-Length octets.
             let n = min(remaining, input.count)
-            if n == 0 { return (nil, 0) }
+            if n == 0 { return (.nothing, 0) }
             state = remaining == n ? .endPending : .fixedBody(remaining: remaining - n)
             return (.body(0..<n), n)
         case .endPending:
-            let t = trailers
-            reset()
-            return (.end(trailers: t), 0)
+            endMessage()
+            return (.end, 0)
         case .chunkSize:
             return try parseChunkSize(input)
         case .chunkData(let remaining):
             let n = min(remaining, input.count)
-            if n == 0 { return (nil, 0) }
+            if n == 0 { return (.nothing, 0) }
             state = remaining == n ? .chunkDataEnd : .chunkData(remaining: remaining - n)
             return (.body(0..<n), n)
         case .chunkDataEnd:
             // RFC 9112 §7.1: chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
-            if input.count == 0 { return (nil, 0) }
+            if input.count == 0 { return (.nothing, 0) }
             guard input[0] == Self.cr else { throw HTTPParseError.invalidChunkTerminator }
-            if input.count < 2 { return (nil, 0) }
+            if input.count < 2 { return (.nothing, 0) }
             guard input[1] == Self.lf else { throw HTTPParseError.invalidChunkTerminator }
             state = .chunkSize
-            return (nil, 2)
+            return (.nothing, 2)
         case .trailers:
             return try parseTrailerLine(input)
         }
@@ -131,23 +146,23 @@ struct HTTPRequestParser {
         trailerBytes = 0
         if trailers.count > 0 { trailers = HTTPHeaders() }
         bodyLimit = limits.maxBodyBytes
-        requestLine = nil
+        hasRequestLine = false
     }
 
     // MARK: - Head (RFC 9112 §2.1: start-line *( field-line CRLF ) CRLF)
 
-    private mutating func parseHead(_ p: UnsafeRawBufferPointer) throws -> (event: Event?, consumed: Int) {
-        guard let base = p.baseAddress, p.count > 0 else { return (nil, 0) }
+    private mutating func parseHead(_ p: UnsafeRawBufferPointer) throws -> (event: Step, consumed: Int) {
+        guard let base = p.baseAddress, p.count > 0 else { return (.nothing, 0) }
         if requestLineEnd < 0 {
             // RFC 9112 §2.2: a server SHOULD ignore at least one empty line before the request-line.
             var i = 0
             while i + 1 < p.count, p[i] == Self.cr, p[i + 1] == Self.lf { i += 2 }
             if i > 0 {
                 scanned = 0
-                return (nil, i)
+                return (.nothing, i)
             }
             if p[0] == Self.lf { throw HTTPParseError.bareLineFeed }
-            if p.count == 1 && p[0] == Self.cr { return (nil, 0) }
+            if p.count == 1 && p[0] == Self.cr { return (.nothing, 0) }
         }
         while scanned < p.count {
             guard let hit = memchr(base + scanned, Int32(Self.lf), p.count - scanned) else {
@@ -168,9 +183,8 @@ struct HTTPRequestParser {
             if idx - requestLineEnd > limits.headerBytes { throw HTTPParseError.headerSectionTooLarge }
             let lineStart = (lineEnds.last ?? requestLineEnd) + 1
             if idx == lineStart + 1 {
-                let head = try buildHead(p)
-                let consumed = idx + 1
-                return (.head(head), consumed)
+                try buildHead(p)
+                return (.head, idx + 1)
             }
             lineEnds.append(idx)
             if lineEnds.count > limits.headerCount { throw HTTPParseError.tooManyHeaderFields }
@@ -180,7 +194,7 @@ struct HTTPRequestParser {
         } else if p.count - requestLineEnd > limits.headerBytes + 2 {
             throw HTTPParseError.headerSectionTooLarge
         }
-        return (nil, 0)
+        return (.nothing, 0)
     }
 
     /// The 414 error, after noting the method and the path so far as `requestLine`, so the answer
@@ -203,14 +217,12 @@ struct HTTPRequestParser {
             }
         }
         if i > targetStart {
-            requestLine = (Self.string(p, 0, methodEnd), Self.string(p, targetStart, i))
+            head.method = HTTPMethod(rawValue: Self.string(p, 0, methodEnd))
+            head.target = Self.string(p, targetStart, i)
+            hasRequestLine = true
         }
         return .requestLineTooLong
     }
-
-    private var parsedMethod = HTTPMethod.get
-    private var parsedTarget = ""
-    private var parsedVersion = HTTPVersion.http11
 
     /// RFC 9112 §3: request-line = method SP request-target SP HTTP-version
     private mutating func parseRequestLine(_ p: UnsafeRawBufferPointer) throws {
@@ -237,21 +249,25 @@ struct HTTPRequestParser {
         guard end - i == 8, p[i] == 0x48, p[i + 1] == 0x54, p[i + 2] == 0x54, p[i + 3] == 0x50, p[i + 4] == 0x2F,
             p[i + 6] == 0x2E, Self.isDigit(p[i + 5]), Self.isDigit(p[i + 7])
         else { throw HTTPParseError.invalidRequestLine }
-        let method = HTTPMethod.parse(UnsafeRawBufferPointer(rebasing: p[0..<methodEnd]))
-        let target = Self.string(p, targetStart, targetEnd)
-        requestLine = (method.rawValue, target)
-        parsedMethod = method
-        parsedTarget = target
+        head.method = HTTPMethod.parse(UnsafeRawBufferPointer(rebasing: p[0..<methodEnd]))
+        head.target = Self.string(p, targetStart, targetEnd)
+        hasRequestLine = true
         switch (p[i + 5], p[i + 7]) {
-        case (0x31, 0x31): parsedVersion = .http11
-        case (0x31, 0x30): parsedVersion = .http10
+        case (0x31, 0x31): head.version = .http11
+        case (0x31, 0x30): head.version = .http10
         default: throw HTTPParseError.unsupportedVersion
         }
     }
 
-    private mutating func buildHead(_ p: UnsafeRawBufferPointer) throws -> HTTPRequestHead {
-        fieldList.removeAll()
-        fieldList.reserve(lineEnds.count)
+    /// Completes `head` from its field lines (the request line is in it already). The field list
+    /// is the previous head's, refilled in place: a field with the same bytes as the one at its
+    /// index (a keep-alive client sends the same fields on each request) is kept as it is, with no
+    /// string made and its bytes not checked again (they were); only the others are made anew
+    /// (decision 041, round 7).
+    private mutating func buildHead(_ p: UnsafeRawBufferPointer) throws {
+        let parsedVersion = head.version
+        if head.headers.count < lineEnds.count { head.headers.reserve(lineEnds.count) }
+        var index = 0
         var contentLength: Int?
         var transferCodings: [String] = []
         var sawTransferEncoding = false
@@ -261,8 +277,20 @@ struct HTTPRequestParser {
         var expectContinue = false
         var start = requestLineEnd + 1
         for lineEnd in lineEnds {
-            let (name, value, nameRange) = try Self.parseFieldLine(p, start, lineEnd - 1)
+            let (nameRange, valueRange) = try Self.fieldLine(p, start, lineEnd - 1)
             start = lineEnd + 1
+            let name = UnsafeRawBufferPointer(rebasing: p[nameRange])
+            let valueBytes = UnsafeRawBufferPointer(rebasing: p[valueRange])
+            if !head.headers.field(index, is: name, valueBytes) {
+                try Self.checkValue(valueBytes)
+                head.headers.set(
+                    index,
+                    HTTPHeaders.Field(
+                        name: HTTPFieldNames.name(name), value: String(decoding: valueBytes, as: UTF8.self)))
+            }
+            defer { index += 1 }
+            // The value as a string, for the few fields read here.
+            var value: String { head.headers.fields[index].value }
             switch nameRange.count {
             case 4 where Self.equalsLower(p, nameRange, "host"):
                 hostCount += 1
@@ -298,8 +326,8 @@ struct HTTPRequestParser {
             default:
                 break
             }
-            fieldList.add(name, value)
         }
+        head.headers.truncate(to: index)
         // RFC 9112 §3.2: a 1.1 request without exactly one Host is answered with 400.
         if parsedVersion == .http11 ? hostCount != 1 : hostCount > 1 { throw HTTPParseError.invalidHost }
         var chunked = false
@@ -322,10 +350,10 @@ struct HTTPRequestParser {
         }
         // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only with "keep-alive".
         let keepAlive = !connectionClose && (parsedVersion == .http11 || connectionKeepAlive)
-        let head = HTTPRequestHead(
-            method: parsedMethod, target: parsedTarget, version: parsedVersion, headers: fieldList,
-            contentLength: chunked ? nil : contentLength, chunked: chunked, keepAlive: keepAlive,
-            expectContinue: expectContinue)
+        head.contentLength = chunked ? nil : contentLength
+        head.chunked = chunked
+        head.keepAlive = keepAlive
+        head.expectContinue = expectContinue
         scanned = 0
         requestLineEnd = -1
         lineEnds.removeAll(keepingCapacity: true)
@@ -337,30 +365,5 @@ struct HTTPRequestParser {
         } else {
             state = .endPending
         }
-        return head
-    }
-
-    /// RFC 9112 §5: field-line = field-name ":" OWS field-value OWS, from `start` to `end` (the CR).
-    static func parseFieldLine(_ p: UnsafeRawBufferPointer, _ start: Int, _ end: Int) throws
-        -> (name: String, value: String, nameRange: Range<Int>)
-    {
-        // RFC 9112 §5.2: obs-fold (a line starting with whitespace) is rejected with 400.
-        if p[start] == sp || p[start] == htab { throw HTTPParseError.obsoleteLineFolding }
-        var i = start
-        while i < end, isTchar(p[i]) { i += 1 }
-        // RFC 9112 §5.1: no whitespace between field name and colon.
-        guard i > start, i < end, p[i] == 0x3A else { throw HTTPParseError.invalidHeaderName }
-        let nameEnd = i
-        i += 1
-        while i < end, p[i] == sp || p[i] == htab { i += 1 }
-        var valueEnd = end
-        while valueEnd > i, p[valueEnd - 1] == sp || p[valueEnd - 1] == htab { valueEnd -= 1 }
-        // RFC 9110 §5.5: field-vchar = VCHAR / obs-text, with SP and HTAB inside; CR, LF, NUL and other
-        // CTLs are invalid (a bare CR included).
-        if ASCIIScan.hasInvalidFieldByte(UnsafeRawBufferPointer(rebasing: p[i..<valueEnd])) {
-            throw HTTPParseError.invalidHeaderValue
-        }
-        let name = HTTPFieldNames.name(UnsafeRawBufferPointer(rebasing: p[start..<nameEnd]))
-        return (name, string(p, i, valueEnd), start..<nameEnd)
     }
 }

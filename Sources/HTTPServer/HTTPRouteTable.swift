@@ -133,13 +133,11 @@ final class HTTPRouteTable {
         nodes.withUnsafeBufferPointer { nodes in
             literals.withUnsafeBufferPointer { literals in
                 bytes.withUnsafeBufferPointer { bytes in
-                    names.withUnsafeBufferPointer { names in
-                        var walk = Walk(
-                            table: self, nodes: nodes, literals: literals, bytes: bytes, names: names, path: path,
-                            pathIsASCII: pathIsASCII, method: method, bit: Methods(method))
-                        walk.found.node = walk.search(0, start, &captures)
-                        return walk.found
-                    }
+                    var walk = Walk(
+                        table: self, nodes: nodes, literals: literals, bytes: bytes, path: path,
+                        pathIsASCII: pathIsASCII, method: method, bit: Methods(method))
+                    walk.found.node = walk.search(0, start, &captures)
+                    return walk.found
                 }
             }
         }
@@ -151,7 +149,6 @@ final class HTTPRouteTable {
         let nodes: UnsafeBufferPointer<Node>
         let literals: UnsafeBufferPointer<Literal>
         let bytes: UnsafeBufferPointer<UInt8>
-        let names: UnsafeBufferPointer<String>
         let path: UnsafeBufferPointer<UInt8>
         let pathIsASCII: Bool
         let method: HTTPMethod
@@ -173,13 +170,13 @@ final class HTTPRouteTable {
                 }
             }
             if node.parameter >= 0 && end > start {
-                captures.append(names[Int(node.parameterName)], start: start, end: end)
+                captures.append(nameIndex: Int(node.parameterName), start: start, end: end)
                 let hit = search(node.parameter, next, &captures)
                 if hit >= 0 { return hit }
                 captures.removeLast()
             }
             if node.rest >= 0 {
-                captures.append(names[Int(node.restName)], start: start, end: path.count)
+                captures.append(nameIndex: Int(node.restName), start: start, end: path.count)
                 if accepts(node.rest) { return node.rest }
                 captures.removeLast()
             }

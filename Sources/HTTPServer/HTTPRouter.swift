@@ -210,7 +210,7 @@ public final class HTTPRouter: @unchecked Sendable {
     func match(method: HTTPMethod, path: String) -> Match {
         // Walks the path's bytes segment by segment, by offsets, through the flat table; captures
         // are offsets too, and become Substrings only when a handler reads them (decisions 041, 059).
-        var captures = HTTPPathParameters(path: path)
+        var captures = HTTPPathParameters()
         let table = self.table
         var bytes = path
         let found = bytes.withUTF8 { path -> HTTPRouteTable.Found in
@@ -221,6 +221,10 @@ public final class HTTPRouter: @unchecked Sendable {
         if found.node >= 0 {
             let node = table.objects[Int(found.node)]
             let route = node.route(for: method) ?? node.route(for: .get)!
+            // Captures name their names by index into the table's list: given it (and the path)
+            // only when there are any; a route without parameters gets the empty value, not a copy.
+            guard captures.count > 0 else { return .route(route, parameters: HTTPPathParameters()) }
+            captures.attach(path: path, names: table.names)
             return .route(route, parameters: captures)
         }
         guard found.firstPathMatch >= 0 else { return .notFound }
