@@ -179,7 +179,7 @@ final class HTTPConnection {
             return machine.parserNeedsInput(requestStarted: requestStarted)
         case .head:
             buffer.consume(consumed)
-            return headReceived(parser.head)
+            return headReceived()
         case .body(let range):
             do {
                 try sink?.append(UnsafeRawBufferPointer(rebasing: input[range]))
@@ -199,29 +199,32 @@ final class HTTPConnection {
     }
 
     /// Routes a parsed head, admits its body or answers it at once.
-    private func headReceived(_ head: HTTPRequestHead) -> Action {
+    /// The head is read in place from the parser (`parser.head`), not copied (decision 041, round 7).
+    private func headReceived() -> Action {
         requestStart = loop.now
+        let hasBody = parser.head.hasBody
         let id = loop.requestIDs.next()
-        guard let (path, query) = HTTPRequest.splitTarget(head.target) else {
+        guard let (path, query) = HTTPRequest.splitTarget(parser.head.target) else {
             request = HTTPRequest(
-                method: head.method, target: "/", version: head.version, remoteAddress: remoteAddress, requestID: id)
+                method: parser.head.method, target: "/", version: parser.head.version, remoteAddress: remoteAddress,
+                requestID: id)
             request!.routePattern = "unmatched"
-            responders.choose(forUndecodable: head.target)
+            responders.choose(forUndecodable: parser.head.target)
             parseFailed(.invalidTarget)
             return machine.resume()
         }
-        var request = newRequest(head, path: path, query: query, requestID: id)
-        machine.headReceived(keepAlive: head.keepAlive, expectContinue: head.expectContinue)
+        var request = newRequest(path: path, query: query, requestID: id)
+        machine.headReceived(keepAlive: parser.head.keepAlive, expectContinue: parser.head.expectContinue)
         let router = server.router
-        switch router.match(method: head.method, path: path) {
+        switch router.match(method: parser.head.method, path: path) {
         case .route(let route, let parameters):
             // A new or refilled request has none: a route without parameters leaves them alone.
             if parameters.count > 0 { request.pathParameters = parameters }
             request.routePattern = route.pattern
             self.route = route
-            if route.webSocket != nil, WebSocketHandshake.isUpgrade(head.headers) {
+            if route.webSocket != nil, WebSocketHandshake.isUpgrade(parser.head.headers) {
                 self.request = request
-                return upgrade(request, route: route, hasBody: head.hasBody)
+                return upgrade(request, route: route, hasBody: hasBody)
             }
             var admitted: HTTPBodyObserver?
             if let admission = route.admission {
@@ -230,12 +233,12 @@ final class HTTPConnection {
                 } catch {
                     // Refused on the head alone (keys, disk space): answered now, the body never stored.
                     self.request = request
-                    refuseBeforeBody(error, hasUnreadBody: head.hasBody)
+                    refuseBeforeBody(error, hasUnreadBody: hasBody)
                     return machine.resume()
                 }
             }
             let limit = route.maxBodyBytes ?? server.configuration.limits.maxBodyBytes
-            if let length = head.contentLength, length > limit {
+            if let length = parser.head.contentLength, length > limit {
                 // Refused before reading it (and without 100 Continue); the unread body forces a close.
                 self.request = request
                 server.logger.notice(
@@ -245,12 +248,12 @@ final class HTTPConnection {
                 return machine.resume()
             }
             parser.bodyLimit = limit
-            if head.hasBody {
+            if hasBody {
                 let observer = admitted ?? route.bodyObserverFactory?()
                 request.bodyObserver = observer
                 do {
                     sink = try RequestBodySink(
-                        expectedLength: head.contentLength,
+                        expectedLength: parser.head.contentLength,
                         threshold: server.configuration.limits.inMemoryBodyThreshold,
                         directory: server.configuration.temporaryDirectory, observer: observer)
                 } catch {
@@ -261,33 +264,40 @@ final class HTTPConnection {
                 }
             }
             self.request = request
-            return machine.bodyWanted(hasBody: head.hasBody, buffered: buffer.readableCount, now: loop.now)
+            return machine.bodyWanted(hasBody: hasBody, buffered: buffer.readableCount, now: loop.now)
         case .methodNotAllowed(let allow):
             self.request = request
             respondServerError(
-                .methodNotAllowed, "method not allowed", headers: ["Allow": allow], hasUnreadBody: head.hasBody)
+                .methodNotAllowed, "method not allowed", headers: ["Allow": allow], hasUnreadBody: hasBody)
         case .options(let allow):
             self.request = request
             var response = HTTPResponse(status: .noContent)
             response.headers["Allow"] = allow
-            machine.answeredBeforeBody(unreadBody: head.hasBody)
-            if !head.hasBody { parser.discardEmptyBody() }
+            machine.answeredBeforeBody(unreadBody: hasBody)
+            if !hasBody { parser.discardEmptyBody() }
             startResponse(response)
         case .notFound:
             self.request = request
-            respondServerError(.notFound, "not found", hasUnreadBody: head.hasBody)
+            respondServerError(.notFound, "not found", hasUnreadBody: hasBody)
         }
         return machine.resume()
     }
 
     /// The request for a parsed head: the previous request's box refilled when nothing else holds
     /// it (no allocation per keep-alive request), else a new one.
-    private func newRequest(_ head: HTTPRequestHead, path: String, query: String?, requestID: String) -> HTTPRequest {
+    private func newRequest(path: String, query: String?, requestID: String) -> HTTPRequest {
         if var reused = finishedRequest {
             finishedRequest = nil
-            if reused.refill(head: head, path: path, query: query, requestID: requestID) { return reused }
+            // The head's parts handed over one by one: a copy of the whole head costs more.
+            if reused.refill(
+                method: parser.head.method, target: parser.head.target, version: parser.head.version,
+                headers: parser.head.headers, path: path, query: query, requestID: requestID)
+            {
+                return reused
+            }
         }
-        return HTTPRequest(head: head, path: path, query: query, remoteAddress: remoteAddress, requestID: requestID)
+        return HTTPRequest(
+            head: parser.head, path: path, query: query, remoteAddress: remoteAddress, requestID: requestID)
     }
 
     /// RFC 9110 §10.1.1: the route wants the body the client holds back for our answer.

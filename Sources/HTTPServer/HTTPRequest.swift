@@ -152,17 +152,28 @@ public struct HTTPRequest: Sendable {
     /// Refills this request from the next parsed head of the same connection, when no copy shares
     /// its box: a keep-alive connection then reuses one box for all its requests (decision 041).
     /// False, with nothing changed, when the box is shared (make a new request then).
-    mutating func refill(head: HTTPRequestHead, path: String, query: String?, requestID: String) -> Bool {
+    /// The head's parts are taken (moved in), not borrowed and copied.
+    mutating func refill(
+        method: consuming HTTPMethod, target: consuming String, version: HTTPVersion, headers: consuming HTTPHeaders,
+        path: String, query: String?, requestID: String
+    ) -> Bool {
         guard isKnownUniquelyReferenced(&storage) else { return false }
-        storage.method = head.method
-        storage.target = head.target
+        storage.method = method
+        storage.target = target
         storage.path = path
         storage.query = query
-        storage.version = head.version
-        storage.headers = head.headers
+        storage.version = version
+        storage.headers = headers
         storage.routePattern = "unmatched"
         storage.requestID = requestID
         return true
+    }
+
+    /// `refill` from a whole head.
+    mutating func refill(head: HTTPRequestHead, path: String, query: String?, requestID: String) -> Bool {
+        refill(
+            method: head.method, target: head.target, version: head.version, headers: head.headers, path: path,
+            query: query, requestID: requestID)
     }
 
     /// Empties a finished request for `refill`, when no copy shares its box: what only its exchange
