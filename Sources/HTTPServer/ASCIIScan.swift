@@ -87,41 +87,26 @@ enum ASCIIScan {
         }
     }
 
-    /// The number of CR and LF bytes in `bytes`: a head's field lines hold two each (their CRLF),
-    /// and more only when a name or value has one (RFC 9110 §5.5). One pass over all the lines of
-    /// a head; a word is first tested for any byte below 14, and only such a word counted exactly.
-    static func lineBreakCount(_ bytes: UnsafeRawBufferPointer) -> Int {
-        guard let base = bytes.baseAddress else { return 0 }
+    /// Whether `bytes` hold a byte below 14 (CR and LF among them, but also HTAB and the other low
+    /// controls): the first test of a handler's field name or value before its line is written,
+    /// with `hasLineBreak` only when this says yes. Words are tested without a branch and looked at
+    /// once at the end, the tail (most names and many values are under eight bytes) as one word.
+    @inline(__always)
+    static func hasByteBelow14(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
-        var total = 0
+        var marks: UInt64 = 0
         var i = 0
         while i + 8 <= count {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            if hasLess(word, 14) { total += lineBreaks(in: word) }
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            marks |= (word &- ones &* 14) & ~word
             i += 8
         }
         if i < count {
-            guard count >= 8 else {
-                for k in 0..<count {
-                    let byte = base.load(fromByteOffset: k, as: UInt8.self)
-                    if byte == 13 || byte == 10 { total += 1 }
-                }
-                return total
-            }
-            // The last eight bytes, those counted already shifted out (zeros: neither CR nor LF).
-            let last = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
-            total += lineBreaks(in: last >> UInt64(8 * (i + 8 - count)))
+            let word = tailWord(base, count)
+            marks |= (word &- ones &* 14) & ~word
         }
-        return total
-    }
-
-    /// The CR and LF bytes of `word`, counted exactly: a byte's high bit marks it when it is zero
-    /// after the xor (a test without the borrow of `has`, which may mark the byte after a match).
-    @inline(__always)
-    private static func lineBreaks(in word: UInt64) -> Int {
-        let lows = ~highs
-        @inline(__always) func zeros(_ x: UInt64) -> UInt64 { ~(((x & lows) &+ lows) | x | lows) }
-        return (zeros(word ^ (ones &* 13)) | zeros(word ^ (ones &* 10))).nonzeroBitCount
+        return marks & highs != 0
     }
 
     /// Whether `bytes` hold a CR or an LF: a header field that would split the head (RFC 9110 §5.5).
@@ -132,22 +117,44 @@ enum ASCIIScan {
     }
 
     /// Whether `bytes` hold a byte the access log's text format escapes: a control character,
-    /// DEL, `"` or `\`. Its own loop, not `anyWord`: the log's fields are short (`GET`, an id),
-    /// and a padded word cost more than their tails (decision 041).
+    /// DEL, `"` or `\`. The words' tests are gathered without a branch and looked at once at the
+    /// end, the tail as one word (`tailWord`): a path is nearly always clean, and a test and a
+    /// branch per word, and four per byte of the tail, cost more (decision 041, round 7).
     static func needsLogEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return false }
+        let count = bytes.count
+        @inline(__always) func marks(_ word: UInt64) -> UInt64 {
+            let del = word ^ (ones &* 0x7F)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // Each term marks (high bit) a byte below 0x20, or equal to DEL, `"` or `\`; a borrow
+            // may mark a byte after a real one, never one in a word without any.
+            return ((word &- ones &* 0x20) & ~word) | ((del &- ones) & ~del) | ((quote &- ones) & ~quote)
+                | ((backslash &- ones) & ~backslash)
+        }
+        var found: UInt64 = 0
         var i = 0
-        if let base = bytes.baseAddress {
-            while i + 8 <= bytes.count {
-                let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if hasLess(word, 0x20) || has(word, 0x7F) || has(word, 0x22) || has(word, 0x5C) { return true }
-                i += 8
-            }
+        while i + 8 <= count {
+            found |= marks(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            i += 8
         }
-        while i < bytes.count {
-            let c = bytes[i]
-            if c < 0x20 || c == 0x7F || c == 0x22 || c == 0x5C { return true }
-            i += 1
+        if i < count { found |= marks(tailWord(base, count)) }
+        return found & highs != 0
+    }
+
+    /// The last bytes of a buffer as one word for a yes/no test: its last eight bytes read again
+    /// when it has eight (those tested already are tested twice), else its bytes padded with `a`
+    /// (which no test here looks for), gathered a byte at a time: cheaper than a byte loop of
+    /// four compares and branches a byte, and than a copy into a padded word (decision 041).
+    @inline(__always)
+    private static func tailWord(_ base: UnsafeRawPointer, _ count: Int) -> UInt64 {
+        if count >= 8 { return base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) }
+        var word: UInt64 = (ones &* 0x61) << UInt64(8 * count)
+        var k = 0
+        while k < count {
+            word |= UInt64(base.load(fromByteOffset: k, as: UInt8.self)) << UInt64(8 * k)
+            k += 1
         }
-        return false
+        return word
     }
 }

@@ -16,8 +16,9 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
 
     /// The state under the mutex.
     private struct Shared {
-        /// Lines waiting for the writer.
-        var pending: [UInt8]
+        /// Lines waiting for the writer, in raw memory kept from one drain to the next: a line goes
+        /// in with one copy, not an array append (~100 instructions, decision 041, round 7).
+        let pending: PendingLines
         /// Lines dropped because `pending` was full.
         var droppedLines = 0
         /// Whether the writer has been woken since it last emptied `pending`.
@@ -34,9 +35,7 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     init(format: HTTPAccessLogFormat, capacity: Int, wake: @escaping @Sendable () -> Void) {
         self.format = format
         self.capacity = max(512, capacity)
-        var pending: [UInt8] = []
-        pending.reserveCapacity(self.capacity)
-        self.shared = Mutex(Shared(pending: pending))
+        self.shared = Mutex(Shared(pending: PendingLines(capacity: self.capacity)))
         self.wake = wake
     }
 
@@ -63,13 +62,13 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
         Self.format(
             format, into: line, stamp: stamp, remote: remote, method: method, path: path, status: status,
             bytes: bytes, micros: Int(nanoseconds / 1000), requestID: requestID, aborted: aborted)
-        let text = line.bytes
+        let text = UnsafeRawBufferPointer(line.bytes)
         let wakeNow = shared.withLock { shared in
             if shared.pending.count + text.count > capacity {
                 shared.droppedLines += 1
                 return false
             }
-            shared.pending.append(contentsOf: text)
+            shared.pending.append(text)
             if !shared.wakeRequested && shared.pending.count >= capacity / 2 {
                 shared.wakeRequested = true
                 return true
@@ -131,17 +130,32 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
         line.append(0x0A)
     }
 
-    /// Hands the queued lines to the writer thread: swapped with `out` when that is empty (no copy;
-    /// `out`'s storage becomes the next buffer), appended to it otherwise.
+    /// Hands the queued lines to the writer thread, appended to `out` (one copy per drain, at most
+    /// once a second or per half buffer, instead of one array append per line).
     func drain(into out: inout [UInt8]) {
         shared.withLock { shared in
-            if out.isEmpty && out.capacity >= capacity {
-                swap(&out, &shared.pending)
-            } else {
-                out.append(contentsOf: shared.pending)
-                shared.pending.removeAll(keepingCapacity: true)
-            }
+            shared.pending.move(into: &out)
             shared.wakeRequested = false
+        }
+    }
+
+    /// The lines waiting for the writer: raw memory, touched only under `shared`'s lock.
+    // @unchecked: every use is under the lock of the `Shared` that holds it.
+    private final class PendingLines: @unchecked Sendable {
+        private let bytes: ScratchBytes
+
+        init(capacity: Int) { bytes = ScratchBytes(capacity: capacity) }
+
+        /// Bytes waiting.
+        var count: Int { bytes.count }
+
+        /// Appends one line.
+        func append(_ line: UnsafeRawBufferPointer) { bytes.append(line) }
+
+        /// Appends the waiting bytes to `out` and forgets them (the memory is kept).
+        func move(into out: inout [UInt8]) {
+            out.append(contentsOf: bytes.bytes)
+            bytes.removeAll()
         }
     }
 

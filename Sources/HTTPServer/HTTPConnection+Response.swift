@@ -38,7 +38,7 @@ extension HTTPConnection {
         }
         // The machine learns whether the handler's `Connection` asks to close as the head is written.
         loop.encoder.encodeHead(
-            response, into: &writer.head, requestID: request.requestID, clientVersion: request.version
+            response, into: writer.headBytes, requestID: request.requestID, clientVersion: request.version
         ) { closeRequested in
             machine.responseStarted(closeRequested: closeRequested, draining: loop.draining, now: loop.now)
         }

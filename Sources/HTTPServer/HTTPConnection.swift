@@ -328,7 +328,7 @@ final class HTTPConnection {
     private func dispatch() {
         guard let request, let route else { return }
         // Chosen from the path only if the handler fails (nil): most requests never need it.
-        let responder = responders.chosen
+        let responder = responders.chosenBox
         if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
             // Answered from memory on the loop (HTTPRoute.inlineAnswer): no hop to the pool.
             HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)

@@ -22,6 +22,18 @@ struct HTTPResponseEncoder {
     private var serverLinesSecond = -1
     /// Where each head is written before it goes to the caller's buffer in one append.
     private let head = ScratchBytes()
+    /// The handler field list last written, kept so that its storage cannot be freed and taken by
+    /// another list: while it is kept, a list with the same storage and count is the same fields (a
+    /// shared list is copied before it changes). `lastFieldsIdentity` is that storage.
+    private var lastFields: [HTTPHeaders.Field] = []
+    private var lastFieldsIdentity: UnsafeRawPointer?
+    /// The lines `lastFields` was written as, and what they told, once it came twice in a row (a
+    /// response kept in memory and returned again, as `/health`'s): then they are copied as they
+    /// are, with no name compared and no byte scanned (decision 041, round 7).
+    private let lastFieldLines = ScratchBytes(capacity: 256)
+    private var lastFieldFacts: FieldFacts?
+    /// How many heads had their field lines copied from `lastFieldLines` (tests).
+    private(set) var keptFieldLinesCopied = 0
 
     /// An encoder adding `defaultHeaders` (the first 64) to responses that do not set them.
     init(defaultHeaders: HTTPHeaders = HTTPHeaders()) {
@@ -83,6 +95,16 @@ struct HTTPResponseEncoder {
     ) {
         let head = self.head
         head.removeAll()
+        encodeHead(response, into: head, requestID: requestID, clientVersion: clientVersion, keepAlive: decide)
+        out.append(contentsOf: head.bytes)
+    }
+
+    /// As `encodeHead(_:into:requestID:clientVersion:keepAlive:)`, appended to `head`: a
+    /// connection's own buffer, sent from there (no copy into an array, decision 041, round 7).
+    mutating func encodeHead(
+        _ response: HTTPResponse, into head: ScratchBytes, requestID: String, clientVersion: HTTPVersion,
+        keepAlive decide: (_ closeRequested: Bool) -> Bool
+    ) {
         let status = response.status.code
         // RFC 9112 §4: status-line = HTTP-version SP status-code SP [ reason-phrase ] CRLF.
         if status == 200 && response.status.reason == "OK" {
@@ -97,49 +119,68 @@ struct HTTPResponseEncoder {
             head.append("\r\n")
         }
 
-        var handlerSetDate = false
-        var handlerSetServer = false
-        var handlerSetDefaults: UInt64 = 0
-        var closeRequested = false
-        let fieldsStart = head.count
-        var fieldLines = 0
-        for field in response.headers.fields {
-            let name = field.name
-            let nameLength = name.utf8.count
-            if defaultNameLengths & Self.lengthBit(nameLength) != 0 {
-                for (i, fallback) in defaults.enumerated() where name.caseInsensitiveEquals(fallback.name) {
-                    handlerSetDefaults |= 1 << UInt64(i)
+        // The handler's fields: the lines written for the same list last time when it is the same
+        // list again (a response kept in memory, such as `/health`'s), else written and checked.
+        let fields = response.headers.fields
+        let identity = fields.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        let seenBefore = identity == lastFieldsIdentity && fields.count == lastFields.count
+        var facts = FieldFacts()
+        if seenBefore, let kept = lastFieldFacts {
+            head.append(lastFieldLines.bytes(from: 0))
+            facts = kept
+            keptFieldLinesCopied &+= 1
+        } else {
+            let fieldsStart = head.count
+            for field in fields {
+                let name = field.name
+                let nameLength = name.utf8.count
+                if defaultNameLengths & Self.lengthBit(nameLength) != 0 {
+                    for (i, fallback) in defaults.enumerated() where name.caseInsensitiveEquals(fallback.name) {
+                        facts.setDefaults |= 1 << UInt64(i)
+                    }
                 }
-            }
-            switch nameLength {
-            case 4 where name.caseInsensitiveEquals("Date"):
-                handlerSetDate = true
-            case 6 where name.caseInsensitiveEquals("Server"):
-                handlerSetServer = true
-            case 10 where name.caseInsensitiveEquals("Connection"):
-                if !closeRequested { closeRequested = HTTPHeaders.value(field.value, lists: "close") }
-                continue  // framing is the server's job
-            default:
-                if Self.isFraming(name, length: nameLength) { continue }
-            }
-            Self.withBytes(name) { name in Self.withBytes(field.value) { value in head.appendField(name, value) } }
-            fieldLines += 1
-        }
-        // Never let CR or LF from a handler split the response (RFC 9110 §5.5): the lines written
-        // hold two each (their CRLF), counted in one pass over all of them. More means a name or
-        // value has one: the lines are written again, each scanned and taken back if it has one.
-        if ASCIIScan.lineBreakCount(head.bytes(from: fieldsStart)) != 2 * fieldLines {
-            head.truncate(to: fieldsStart)
-            for field in response.headers.fields where !Self.isFraming(field.name, length: field.name.utf8.count) {
-                Self.withBytes(field.name) { name in
+                switch nameLength {
+                case 4 where name.caseInsensitiveEquals("Date"):
+                    facts.setDate = true
+                case 6 where name.caseInsensitiveEquals("Server"):
+                    facts.setServer = true
+                case 10 where name.caseInsensitiveEquals("Connection"):
+                    if !facts.closeRequested { facts.closeRequested = HTTPHeaders.value(field.value, lists: "close") }
+                    continue  // framing is the server's job
+                default:
+                    if Self.isFraming(name, length: nameLength) { continue }
+                }
+                Self.withBytes(name) { name in
                     Self.withBytes(field.value) { value in
-                        let start = head.count
+                        // Never let CR or LF from a handler split the response (RFC 9110 §5.5): a
+                        // field with one is left out. Its name and value are first tested for any
+                        // byte below 14 a word at a time, without a branch, and only then for CR
+                        // and LF, rather than every CR and LF of the written lines counted (they
+                        // hold two each; decision 041, round 7).
+                        if ASCIIScan.hasByteBelow14(name) || ASCIIScan.hasByteBelow14(value),
+                            ASCIIScan.hasLineBreak(name) || ASCIIScan.hasLineBreak(value)
+                        {
+                            return
+                        }
                         head.appendField(name, value)
-                        if ASCIIScan.hasLineBreak(head.bytes(from: start, dropping: 2)) { head.truncate(to: start) }
                     }
                 }
             }
+            if seenBefore {
+                // The same list twice in a row: its lines are kept for the next time.
+                lastFieldLines.removeAll()
+                lastFieldLines.append(head.bytes(from: fieldsStart))
+                lastFieldFacts = facts
+            } else {
+                lastFields = fields
+                lastFieldsIdentity = identity
+                lastFieldFacts = nil
+            }
         }
+        let handlerSetDate = facts.setDate
+        let handlerSetServer = facts.setServer
+        let handlerSetDefaults = facts.setDefaults
+        let closeRequested = facts.closeRequested
         if !handlerSetDate && !handlerSetServer && handlerSetDefaults == 0 {
             // What nearly every answer gets, pre-encoded for this second (up to `X-Request-Id: `).
             let now = time(nil)
@@ -172,7 +213,16 @@ struct HTTPResponseEncoder {
         } else {
             head.append("\r\n\r\n")
         }
-        out.append(contentsOf: head.bytes)
+    }
+
+    /// What a handler's fields told the encoder as they were written.
+    private struct FieldFacts {
+        /// The handler set `Date`, `Server`, or the defaults of these bits (`defaults`' order).
+        var setDate = false
+        var setServer = false
+        var setDefaults: UInt64 = 0
+        /// Its `Connection` field lists `close`.
+        var closeRequested = false
     }
 
     /// Whether a handler's field (`length` bytes of name) is one of the framing fields the server

@@ -48,14 +48,15 @@ final class HTTPServerCore: Sendable {
 
     /// Runs a handler, turning every thrown error into the responder's response. Errors that are not
     /// `HTTPError` go to the route's responder, which maps them and logs them at the right level.
-    /// `responder` nil: the one the router has for the request's path.
-    func run(_ route: HTTPRoute, _ request: HTTPRequest, _ responder: HTTPErrorResponder?) -> HTTPResponse {
+    /// `chosen` nil: the one the router has for the request's path (looked at only for an error).
+    func run(_ route: HTTPRoute, _ request: HTTPRequest, _ chosen: HTTPErrorResponderChoice.Chosen?) -> HTTPResponse {
         do {
             return try route.handler.handle(request)
         } catch let error as HTTPError {
-            return (responder ?? router.errorResponder(for: request.path)).response(for: error, request: request)
+            return (chosen?.responder ?? router.errorResponder(for: request.path)).response(
+                for: error, request: request)
         } catch {
-            let response = (responder ?? router.errorResponder(for: request.path)).response(
+            let response = (chosen?.responder ?? router.errorResponder(for: request.path)).response(
                 for: error, request: request)
             // Client errors are the responder's to log (at notice); a 5xx is ours, so log it here
             // with the request id the client was shown.

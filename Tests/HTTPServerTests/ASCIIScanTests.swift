@@ -65,20 +65,16 @@ import Testing
         #expect(mismatches == 0)
     }
 
-    @Test func lineBreakCount_CountsEveryCRAndLF_InWordsAndTails() {
+    @Test func hasByteBelow14_IsTrueExactlyForTheBytesBelow14() {
         var mismatches = 0
-        // Fillers: a letter, a CR (every byte of it counted), 0x0B and 0x00 (below 14, not counted).
-        for filler in [UInt8(ascii: "a"), 13, 0x0B, 0x00] {
+        // Fillers: a letter, a byte just above 13 and one far above (UTF-8 lead byte).
+        for filler in [UInt8(ascii: "a"), 14, 0xE2] {
             everyByteAtEveryPosition(filler: filler) { bytes in
-                let expected = bytes.filter { $0 == 13 || $0 == 10 }.count
-                if bytes.withUnsafeBytes({ ASCIIScan.lineBreakCount($0) }) != expected { mismatches += 1 }
+                let expected = bytes.contains { $0 < 14 }
+                if bytes.withUnsafeBytes({ ASCIIScan.hasByteBelow14($0) }) != expected { mismatches += 1 }
             }
         }
-        // Head lines: two per CRLF line, three when a value holds one more.
-        let lines = Array("ETag: \"a\"\r\nContent-Type: image/jpeg\r\nX: 1\r\n".utf8)
-        #expect(lines.withUnsafeBytes { ASCIIScan.lineBreakCount($0) } == 6)
-        let split = Array("ETag: \"a\"\r\nX-A: 1\rInjected: yes\r\n".utf8)
-        #expect(split.withUnsafeBytes { ASCIIScan.lineBreakCount($0) } == 5)
+        #expect(mismatches == 0)
     }
 
     @Test func isASCII_IsFalseExactlyWhenAByteIsAbove0x7F() {

@@ -107,4 +107,93 @@ import Testing
             #expect(!text.contains("X: y"))
         }
     }
+
+    /// A response kept in memory and returned again (`/health`'s) has its field lines written once
+    /// and copied after: the same bytes each time, its dropped fields still dropped and its
+    /// `Connection: close` still told; a list changed in between is written anew.
+    @Test func encoder_CopiesTheLinesOfAFieldListItWroteBefore_WithTheSameBytesAndVerdicts() throws {
+        var encoder = HTTPResponseEncoder(defaultHeaders: defaults)
+        let kept = HTTPResponse(
+            status: .ok,
+            headers: [
+                "Content-Type": "application/json", "X-Bad": "a\r\nInjected: yes", "Connection": "close",
+                "Content-Length": "99", "X-Good": "1",
+            ],
+            body: .bytes(Array("{}".utf8)))
+        let server = "Server: galleryd\r\nX-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
+        func expected(_ id: String) -> String {
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Good: 1\r\nDate: <date>\r\n\(server)"
+                + "X-Request-Id: \(id)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n"
+        }
+        func written(_ response: HTTPResponse, _ id: String) throws -> (text: String, close: Bool) {
+            var told = false
+            var out: [UInt8] = []
+            encoder.encodeHead(response, into: &out, requestID: id, clientVersion: .http11) { closeRequested in
+                told = closeRequested
+                return !closeRequested
+            }
+            var text = String(decoding: out, as: UTF8.self)
+            let date = try #require(text.range(of: #"Date: [^\r]*\r\n"#, options: .regularExpression))
+            text.replaceSubrange(date, with: "Date: <date>\r\n")
+            return (text, told)
+        }
+        for round in 1...3 {
+            let (text, close) = try written(kept, "ab-3.\(round)")
+            #expect(text == expected("ab-3.\(round)"))
+            #expect(close)
+        }
+        // Written for the first two, copied for the third.
+        #expect(encoder.keptFieldLinesCopied == 1)
+        // The same list changed (its storage is shared with the encoder's, so the change copies it).
+        var changed = kept
+        changed.headers["X-Good"] = "2"
+        changed.headers["Connection"] = nil
+        for round in 4...5 {
+            let (text, close) = try written(changed, "ab-3.\(round)")
+            #expect(
+                text
+                    == "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Good: 2\r\nDate: <date>\r\n\(server)"
+                    + "X-Request-Id: ab-3.\(round)\r\nContent-Length: 2\r\n\r\n")
+            #expect(!close)
+        }
+        #expect(encoder.keptFieldLinesCopied == 1)
+        let (text, close) = try written(changed, "ab-3.6")
+        #expect(text.contains("X-Good: 2\r\n") && !text.contains("Connection") && !close)
+        #expect(encoder.keptFieldLinesCopied == 2)
+        // A handler that sets a default still keeps its own when its lines are copied.
+        let own = HTTPResponse(status: .ok, headers: ["Referrer-Policy": "origin"])
+        for round in 7...9 {
+            let (text, _) = try written(own, "ab-3.\(round)")
+            #expect(
+                text
+                    == "HTTP/1.1 200 OK\r\nReferrer-Policy: origin\r\nDate: <date>\r\nServer: galleryd\r\n"
+                    + "X-Content-Type-Options: nosniff\r\nX-Request-Id: ab-3.\(round)\r\nContent-Length: 0\r\n\r\n")
+        }
+        #expect(encoder.keptFieldLinesCopied == 3)
+    }
+
+    /// The `Date` line is made once a second and kept: a head written in the next second has that
+    /// second's date, not the kept one.
+    @Test func encoder_WritesTheDateOfTheSecondItIsIn() throws {
+        var encoder = HTTPResponseEncoder(defaultHeaders: defaults)
+        let response = HTTPResponse.json(Array("{}".utf8))
+        func date() -> (value: String, second: Int) {
+            var out: [UInt8] = []
+            let before = time(nil)
+            encoder.encodeHead(response, into: &out, requestID: "ab-4.1", keepAlive: true, clientVersion: .http11)
+            let text = String(decoding: out, as: UTF8.self)
+            let line = text.split(separator: "\r\n").first { $0.hasPrefix("Date: ") } ?? ""
+            return (String(line.dropFirst(6)), before == time(nil) ? before : -1)
+        }
+        var first = date()
+        while first.second < 0 { first = date() }
+        #expect(first.value == HTTPDate.format(first.second))
+        // Twice more within the second: the kept line.
+        #expect(date().value == first.value || time(nil) != first.second)
+        while time(nil) == first.second { usleep(10_000) }
+        var next = date()
+        while next.second < 0 { next = date() }
+        #expect(next.value == HTTPDate.format(next.second))
+        #expect(next.value != first.value)
+    }
 }

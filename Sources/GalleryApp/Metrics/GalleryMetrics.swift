@@ -81,9 +81,9 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         // cannot grow the metrics without bound.
         let methodLabel = Self.methodLabel(method)
         let series = requestSeries(route: routePattern, method: methodLabel, status: status)
-        series.requests.increment()
+        series.requests.increment(by: 1)
         series.duration.observe(durationSeconds)
-        httpBytesSeries.increment(Double(bytesSent))
+        httpBytesSeries.increment(by: bytesSent)
     }
 
     /// The method's label value: the token for the methods of RFC 9110, "other" for the rest.

@@ -20,5 +20,9 @@ public struct PrometheusCounter: Sendable {
 
         /// Adds `amount` (default 1).
         public func increment(_ amount: Double = 1) { counter.add(amount) }
+
+        /// Adds a whole `amount` (at least 0) on the integer side, with no check for a fraction: what
+        /// the per-request counts add (decision 041, round 7).
+        public func increment(by amount: Int) { counter.increment(by: Int64(max(0, amount))) }
     }
 }
