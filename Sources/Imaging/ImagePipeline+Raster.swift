@@ -56,13 +56,17 @@ extension ImagePipeline {
         let nearSize = SourceEncoderSettings.isNearSize(thumbnail: plan.thumbnail, preview: plan.preview)
         let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize, nearSize: nearSize)
         let thumbnailQuality = settings.thumbnailQuality(spec, nearSize: nearSize)
-        let previewTables = QuantizationTables(quality: previewQuality)
+        var previewTables = QuantizationTables(quality: previewQuality)
         let thumbnailTables = QuantizationTables(
             quality: thumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+        // A preview at the original's size may take Klein's table at a quality set by its detail
+        // (decision 060), which is measured on its pixels before it is encoded.
+        let klein = keepsSize && plan.thumbnailSource != .samePixels ? settings.originalSizePreviewKlein : nil
         // The preview is encoded while it is resampled (colour conversion and DCT on the thread
-        // of the vertical pass), unless it is the thumbnail too: then its pixels are needed.
+        // of the vertical pass), unless it is the thumbnail too, or its tables depend on its
+        // pixels: then its pixels are needed.
         let previewEncoder =
-            plan.thumbnailSource == .samePixels
+            plan.thumbnailSource == .samePixels || klein != nil
             ? nil
             : try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: 4, quality: previewQuality,
@@ -71,19 +75,24 @@ extension ImagePipeline {
             rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries),
             previewEncoder: previewEncoder)
         clock.lap("resize")
+        if let klein, let preview {
+            previewTables = QuantizationTables(
+                kleinQuality: klein.quality(previewQuality, gradient: PreviewDetail.meanGradient(preview)))
+        }
 
         // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.
         nonisolated(unsafe) var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
         nonisolated(unsafe) var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
         // Unchecked: the resampling that fed it has returned; only the preview task finishes it.
         nonisolated(unsafe) let finishingEncoder = previewEncoder
+        let previewTablesInForce = previewTables
         DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
             if task == 0 {
                 previewJPEG = Result {
                     if let finishingEncoder { return try finishingEncoder.finish() }
                     return try JPEGEncoder.encode(
                         preview!, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc,
-                        tables: previewTables)
+                        tables: previewTablesInForce)
                 }
             } else if let thumbnail {
                 thumbnailJPEG = Result {

@@ -39,6 +39,28 @@ struct QuantizationTables: Equatable {
         chroma = gray ? nil : Self.scaled(JPEGEncoder.robidouxTable, quality: quality + chromaBoost)
     }
 
+    /// Klein, Silverstein and Carney's table (mozjpeg's `jcparam.c` set 5), natural order: Robidoux's
+    /// with finer low frequencies (10, 12, 14 against 16, 16, 16 in the first row).
+    static let kleinTable: [UInt32] = [
+        10, 12, 14, 19, 26, 38, 57, 86,
+        12, 18, 21, 28, 35, 41, 54, 76,
+        14, 21, 25, 32, 44, 63, 92, 136,
+        19, 28, 32, 41, 54, 75, 107, 157,
+        26, 35, 44, 54, 70, 95, 132, 190,
+        38, 41, 63, 75, 95, 125, 170, 239,
+        57, 54, 92, 107, 132, 170, 227, 312,
+        86, 76, 136, 157, 190, 239, 312, 419,
+    ]
+
+    /// Klein's table at `quality` for luma and chroma alike, with no DC or chroma boost: the shape
+    /// measured for PNG and WebP previews that keep the original's size
+    /// (docs/decisions/060-klein-tables-for-original-size-previews.md).
+    init(kleinQuality quality: Int, gray: Bool = false) {
+        let steps = Self.scaled(Self.kleinTable, quality: quality)
+        luma = steps
+        chroma = gray ? nil : steps
+    }
+
     init(luma: [UInt32], chroma: [UInt32]?) {
         self.luma = luma
         self.chroma = chroma

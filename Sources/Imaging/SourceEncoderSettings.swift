@@ -35,6 +35,13 @@
 /// thumbnail gives up the thumbnail's boost and more, where it kept 2.6–10.9 points over vips' at
 /// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score.
 ///
+/// A PNG or WebP preview that keeps the original's size (and is not the thumbnail too) is
+/// encoded with Klein, Silverstein and Carney's table instead of ours, two qualities below the
+/// one in force, or at it when the preview is detailed (`PreviewDetail`, `KleinRule`): on the
+/// bench's 24 such previews that meets vips' score on all (mate_Storm's PNG one was −0.01 with
+/// ours) at 0.93–1.03×, 0.97× on average, the bytes of ours
+/// (docs/decisions/060-klein-tables-for-original-size-previews.md).
+///
 /// PNG and WebP derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers embed one
 /// by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
 /// each (docs/decisions/058-srgb-profile-and-preview-tables.md). JPEG, HEIC and AVIF keep theirs:
@@ -53,6 +60,27 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// (`SRGBProfile`): a JPEG without a profile is sRGB to every viewer, so the colours are the
     /// same and the profile's bytes (3,144 for the usual one) are saved on each file.
     var omitsSRGBProfile = false
+
+    /// Klein's table for a preview that keeps the original's size, at a quality that depends on how
+    /// detailed the preview is (`PreviewDetail`); nil: our tables at the column's quality.
+    var originalSizePreviewKlein: KleinRule? = nil
+
+    /// Klein, Silverstein and Carney's table (`QuantizationTables(kleinQuality:)`) at the preview's
+    /// quality in force (the column's, or the near-size row's) plus a step: `step`, or
+    /// `detailedStep` when the preview's mean luma gradient is at least `detailedGradient`.
+    struct KleinRule: Sendable, Equatable {
+        let step: Int
+        let detailedStep: Int
+        let detailedGradient: Double
+
+        /// PNG's and WebP's rule (decision 060).
+        static let rasterPreviews = KleinRule(step: -2, detailedStep: 0, detailedGradient: 6)
+
+        /// The quality Klein's table is scaled at, from the quality in force and the preview's detail.
+        func quality(_ inForce: Int, gradient: Double) -> Int {
+            min(max(inForce + (gradient >= detailedGradient ? detailedStep : step), 1), 100)
+        }
+    }
 
     /// The preview's and the thumbnail's steps of a thumbnail nearly the preview's size.
     struct NearSizeSteps: Sendable, Equatable {
@@ -87,11 +115,13 @@ struct SourceEncoderSettings: Sendable, Equatable {
         case .png:
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
-                nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6), omitsSRGBProfile: true)
+                nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6), omitsSRGBProfile: true,
+                originalSizePreviewKlein: .rasterPreviews)
         case .webp:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
-                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true)
+                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
+                originalSizePreviewKlein: .rasterPreviews)
         }
     }
 

@@ -26,12 +26,39 @@ import Testing
         }
     }
 
-    /// Our preview and thumbnail tables at these qualities.
+    /// A one-pixel gray checkerboard of 40 and 215, as an RGBX image: the most detail there is.
+    static func checkerboard(width: Int, height: Int) -> PixelBuffer {
+        var image = TestImages.solid(width: width, height: height, (40, 40, 40))
+        for y in 0..<height {
+            for x in 0..<width where (x + y) % 2 == 1 { for c in 0..<3 { image.bytes[(y * width + x) * 4 + c] = 215 } }
+        }
+        return image
+    }
+
+    /// `checkerboard` as a PNG, a WebP (`cwebp -q 95`) or a HEIC (`heif-enc -q 90`).
+    static func detailed(as format: ImageFormat) throws -> [UInt8] {
+        let image = checkerboard(width: 96, height: 64)
+        let png = PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in
+            let rgb = image.rgb(x: x, y: y)
+            return [Int(rgb.r), Int(rgb.g), Int(rgb.b)]
+        }.encode()
+        return switch format {
+        case .webp: try FixtureTools.webp(png, options: ["-q", "95"])
+        case .heif: try FixtureTools.heic(png, options: ["-q", "90"])
+        default: png
+        }
+    }
+
+    /// Our preview and thumbnail tables at these qualities; with `kleinPreview`, the preview's are
+    /// Klein's table at that quality instead (decision 060).
     static func expectTables(
-        _ result: ProcessedImage, preview: Int, thumbnail: Int, sourceLocation: SourceLocation = #_sourceLocation
+        _ result: ProcessedImage, preview: Int, thumbnail: Int, kleinPreview: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(result.thumbnailSource != .samePixels, sourceLocation: sourceLocation)
-        #expect(try tables(result.preview.jpeg) == QuantizationTables(quality: preview), sourceLocation: sourceLocation)
+        let previewTables =
+            kleinPreview ? QuantizationTables(kleinQuality: preview) : QuantizationTables(quality: preview)
+        #expect(try tables(result.preview.jpeg) == previewTables, sourceLocation: sourceLocation)
         #expect(
             try tables(result.thumbnail.jpeg)
                 == QuantizationTables(quality: thumbnail, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost),
@@ -52,23 +79,77 @@ import Testing
     }
 
     /// A preview that keeps the original's size (96×64 under a 128-pixel preview) gets the JPEG
-    /// path's boost on top of each format's step; HEIC's stays at the downscale's quality.
+    /// path's boost on top of each format's step; HEIC's stays at the downscale's quality. PNG's
+    /// and WebP's is then Klein's table at that quality (a detailed image: decision 060).
     @Test(arguments: [(ImageFormat.png, 90), (.webp, 92), (.heif, 90)])
     func originalSizePreview_IsBoostedAsOnTheJPEGPath(format: ImageFormat, previewQuality: Int) throws {
-        let bytes = try Self.quadrants(as: format)
+        let bytes = try Self.detailed(as: format)
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.preview.height == 64)
-        #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(quality: previewQuality))
+        let expected =
+            format == .heif
+            ? QuantizationTables(quality: previewQuality) : QuantizationTables(kleinQuality: previewQuality)
+        #expect(try Self.tables(result.preview.jpeg) == expected)
+    }
+
+    /// PNG's and WebP's previews at the original's size take Klein's table two qualities below
+    /// the quality in force (90 for PNG, 92 for WebP, at spec 90), or at it when the preview is
+    /// detailed (mean luma gradient ≥ 6): the flat quadrants against a one-pixel checkerboard.
+    /// HEIC keeps our table either way, and a downscaled preview keeps it too (decision 060).
+    @Test(arguments: [
+        (ImageFormat.png, false, 88), (.png, true, 90), (.webp, false, 90), (.webp, true, 92),
+    ])
+    func originalSizePreview_TakesKleinsTable_ByDetail(format: ImageFormat, detailed: Bool, quality: Int) throws {
+        let bytes = try detailed ? Self.detailed(as: format) : Self.quadrants(as: format)
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
+        #expect(result.info.format == format)
+        #expect(result.preview.width == 96 && result.thumbnailSource == .preview)
+        #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(kleinQuality: quality))
+        #expect(
+            try Self.tables(result.thumbnail.jpeg)
+                == QuantizationTables(
+                    quality: format == .png ? 91 : 90, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost))
+        // Downscaled (64×43 under a 64-pixel preview): our table at the column's quality.
+        let downscaled = try ImagePipeline.process(bytes: bytes, spec: Self.spec)
+        #expect(try Self.tables(downscaled.preview.jpeg) == QuantizationTables(quality: format == .png ? 88 : 90))
+    }
+
+    @Test(arguments: [false, true])
+    func heifPreviewAtOriginalSize_KeepsOurTable(detailed: Bool) throws {
+        let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
+        #expect(result.preview.width == 96)
+        #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(quality: 90))
+    }
+
+    /// The rule's choice: the step below the threshold, the detailed step from it, within 1…100.
+    @Test func kleinRule_StepsByDetail() {
+        let rule = SourceEncoderSettings.KleinRule.rasterPreviews
+        #expect(rule == SourceEncoderSettings.KleinRule(step: -2, detailedStep: 0, detailedGradient: 6))
+        #expect(rule.quality(80, gradient: 0) == 78)
+        #expect(rule.quality(80, gradient: 5.99) == 78)
+        #expect(rule.quality(80, gradient: 6) == 80)
+        #expect(rule.quality(1, gradient: 0) == 1)
+        #expect(rule.quality(100, gradient: 14) == 100)
+        #expect(SourceEncoderSettings.forSource(.png).originalSizePreviewKlein == rule)
+        #expect(SourceEncoderSettings.forSource(.webp).originalSizePreviewKlein == rule)
+        for format in [ImageFormat.jpeg, .heif, .avif] {
+            #expect(SourceEncoderSettings.forSource(format).originalSizePreviewKlein == nil)
+        }
     }
 
     /// A thumbnail nearly the preview's size (84×56 of a 96×64 preview, 77% of its pixels) has
     /// PNG's and WebP's own row: the thumbnail 6 lower, the preview 0 and +2 from the spec's
     /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
+    /// PNG's and WebP's previews, at the original's size, are then Klein's table two lower
+    /// (the quadrants are flat: decision 060).
     @Test(arguments: [
-        (ImageFormat.png, 56, 92, 86), (.webp, 56, 94, 86), (.heif, 56, 90, 92), (.png, 48, 90, 91),
-        (.webp, 48, 92, 90),
+        (ImageFormat.png, 56, 90, 86), (.webp, 56, 92, 86), (.heif, 56, 90, 92), (.png, 48, 88, 91),
+        (.webp, 48, 90, 90),
     ])
     func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int) throws {
         let bytes = try Self.quadrants(as: format)
@@ -76,7 +157,7 @@ import Testing
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.thumbnail.height == edge)
-        try Self.expectTables(result, preview: preview, thumbnail: thumbnail)
+        try Self.expectTables(result, preview: preview, thumbnail: thumbnail, kleinPreview: format != .heif)
     }
 
     /// Near size is a share of the preview's pixels: china's and flower's 600×400 of 640×427, not
