@@ -15,6 +15,7 @@ extension ImagePipeline {
     ) throws -> ProcessedImage {
         let plan = DerivativePlan(info: info, spec: spec)
         var primaries: Int?
+        var fileBytes: Int?
         let rows: any RasterRows
         switch info.format {
         case .png:
@@ -28,8 +29,9 @@ extension ImagePipeline {
             }
         case .webp:
             // Decoded while resampled: the "decode" lap holds only libwebp's header parse.
-            rows = try WebPDecoder.rows(
-                bytes: bytes ?? readFile(path ?? ""), limits: limits, covering: plan.decodeTargets)
+            let file = try bytes ?? readFile(path ?? "")
+            fileBytes = file.count
+            rows = try WebPDecoder.rows(bytes: file, limits: limits, covering: plan.decodeTargets)
         case .heif, .avif:
             let file = try path.map { try HEIFFile(path: $0) } ?? HEIFFile(bytes: bytes ?? [])
             primaries = file.nclxPrimaries()
@@ -57,6 +59,13 @@ extension ImagePipeline {
         let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize, nearSize: nearSize)
         let thumbnailQuality = settings.thumbnailQuality(spec, nearSize: nearSize)
         var previewTables = QuantizationTables(quality: previewQuality)
+        // A downscaled preview of a detailed original (by its file's bits per pixel) takes Klein's table.
+        if !keepsSize, plan.thumbnailSource != .samePixels, let minimum = settings.downscaledPreviewKleinBitsPerPixel,
+            let fileBytes,
+            Double(fileBytes) * 8 >= minimum * Double(info.width * info.height)
+        {
+            previewTables = QuantizationTables(kleinQuality: previewQuality)
+        }
         let thumbnailTables = QuantizationTables(
             quality: thumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
         // A preview at the original's size may take Klein's table at a quality set by its detail

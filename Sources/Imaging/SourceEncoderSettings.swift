@@ -42,6 +42,11 @@
 /// ours) at 0.93–1.03×, 0.97× on average, the bytes of ours
 /// (docs/decisions/060-klein-tables-for-original-size-previews.md).
 ///
+/// A downscaled preview of a detailed WebP (at least 1 bit per pixel in the file: path,
+/// elephants and china of `cwebp -q 80`, against at most 0.67 for the other 15 photos) takes
+/// Klein's table at the column's quality: elephants' preview went from −0.10 to +0.01 against
+/// vips' at 0.99× our bytes (decision 060).
+///
 /// PNG and WebP derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers embed one
 /// by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
 /// each (docs/decisions/058-srgb-profile-and-preview-tables.md). JPEG, HEIC and AVIF keep theirs:
@@ -64,6 +69,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// Klein's table for a preview that keeps the original's size, at a quality that depends on how
     /// detailed the preview is (`PreviewDetail`); nil: our tables at the column's quality.
     var originalSizePreviewKlein: KleinRule? = nil
+
+    /// Klein's table, at the column's quality, for a downscaled preview of an original of at least
+    /// this many bits per pixel (the file's bytes × 8 over its pixels); nil: never. It is known
+    /// before the first row, so such a preview is still encoded while it is resampled.
+    var downscaledPreviewKleinBitsPerPixel: Double? = nil
 
     /// Klein, Silverstein and Carney's table (`QuantizationTables(kleinQuality:)`) at the preview's
     /// quality in force (the column's, or the near-size row's) plus a step: `step`, or
@@ -121,7 +131,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
                 nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
-                originalSizePreviewKlein: .rasterPreviews)
+                originalSizePreviewKlein: .rasterPreviews, downscaledPreviewKleinBitsPerPixel: 1)
         }
     }
 

@@ -112,9 +112,24 @@ import Testing
             try Self.tables(result.thumbnail.jpeg)
                 == QuantizationTables(
                     quality: format == .png ? 91 : 90, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost))
-        // Downscaled (64×43 under a 64-pixel preview): our table at the column's quality.
-        let downscaled = try ImagePipeline.process(bytes: bytes, spec: Self.spec)
-        #expect(try Self.tables(downscaled.preview.jpeg) == QuantizationTables(quality: format == .png ? 88 : 90))
+    }
+
+    /// A downscaled preview (64×43 under a 64-pixel preview) of a WebP of at least 1 bit per pixel
+    /// (the checkerboard at `cwebp -q 95`, over 2) takes Klein's table at the column's quality (90);
+    /// the quadrants (0.2) keep ours, and so does PNG, whatever its file (decision 060).
+    @Test(arguments: [(ImageFormat.webp, true, true), (.webp, false, false), (.png, true, false), (.png, false, false)])
+    func downscaledPreview_TakesKleinsTable_ByTheFilesBitsPerPixel(format: ImageFormat, detailed: Bool, klein: Bool)
+        throws
+    {
+        let bytes = try detailed ? Self.detailed(as: format) : Self.quadrants(as: format)
+        if format == .webp { #expect((bytes.count * 8 >= 96 * 64) == detailed) }
+        let result = try ImagePipeline.process(bytes: bytes, spec: Self.spec)
+        #expect(result.info.format == format)
+        #expect(result.preview.width == 64 && result.thumbnailSource != .samePixels)
+        let quality = format == .png ? 88 : 90
+        #expect(
+            try Self.tables(result.preview.jpeg)
+                == (klein ? QuantizationTables(kleinQuality: quality) : QuantizationTables(quality: quality)))
     }
 
     @Test(arguments: [false, true])
@@ -137,6 +152,8 @@ import Testing
         #expect(rule.quality(100, gradient: 14) == 100)
         #expect(SourceEncoderSettings.forSource(.png).originalSizePreviewKlein == rule)
         #expect(SourceEncoderSettings.forSource(.webp).originalSizePreviewKlein == rule)
+        #expect(SourceEncoderSettings.forSource(.webp).downscaledPreviewKleinBitsPerPixel == 1)
+        #expect(SourceEncoderSettings.forSource(.png).downscaledPreviewKleinBitsPerPixel == nil)
         for format in [ImageFormat.jpeg, .heif, .avif] {
             #expect(SourceEncoderSettings.forSource(format).originalSizePreviewKlein == nil)
         }
