@@ -95,14 +95,15 @@ enum ASCIIScan {
     static func hasByteBelow14(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
+        let end = base + count
+        var p = base
         var marks: UInt64 = 0
-        var i = 0
-        while i + 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        while end - p >= 8 {
+            let word = p.loadUnaligned(as: UInt64.self)
             marks |= (word &- ones &* 14) & ~word
-            i += 8
+            p += 8
         }
-        if i < count {
+        if p < end {
             let word = tailWord(base, count)
             marks |= (word &- ones &* 14) & ~word
         }
@@ -132,29 +133,28 @@ enum ASCIIScan {
             return ((word &- ones &* 0x20) & ~word) | ((del &- ones) & ~del) | ((quote &- ones) & ~quote)
                 | ((backslash &- ones) & ~backslash)
         }
+        // A pointer walks the words: an index compared with the count costs an overflow check per
+        // word (half again as many instructions, in a micro-benchmark of a 90-byte and a 7-byte path).
+        let end = base + count
+        var p = base
         var found: UInt64 = 0
-        var i = 0
-        while i + 8 <= count {
-            found |= marks(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            i += 8
+        while end - p >= 8 {
+            found |= marks(p.loadUnaligned(as: UInt64.self))
+            p += 8
         }
-        if i < count { found |= marks(tailWord(base, count)) }
+        if p < end { found |= marks(tailWord(base, count)) }
         return found & highs != 0
     }
 
     /// The last bytes of a buffer as one word for a yes/no test: its last eight bytes read again
-    /// when it has eight (those tested already are tested twice), else its bytes padded with `a`
-    /// (which no test here looks for), gathered a byte at a time: cheaper than a byte loop of
-    /// four compares and branches a byte, and than a copy into a padded word (decision 041).
+    /// when it has eight (those tested already are tested twice), else its bytes copied into a word
+    /// of `a` (which no test here looks for): cheaper than a byte loop of four compares and
+    /// branches a byte (decision 041, round 7).
     @inline(__always)
     private static func tailWord(_ base: UnsafeRawPointer, _ count: Int) -> UInt64 {
         if count >= 8 { return base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) }
-        var word: UInt64 = (ones &* 0x61) << UInt64(8 * count)
-        var k = 0
-        while k < count {
-            word |= UInt64(base.load(fromByteOffset: k, as: UInt8.self)) << UInt64(8 * k)
-            k += 1
-        }
+        var word = ones &* 0x61
+        withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: base, byteCount: count) }
         return word
     }
 }

@@ -196,11 +196,7 @@ final class HTTPAccessLogBuffer: @unchecked Sendable {
     /// Microseconds as milliseconds with three decimals: `12.345`.
     static func appendMilliseconds(_ micros: Int, to out: ScratchBytes) {
         out.appendDecimal(micros / 1000)
-        out.append(0x2E)
-        let fraction = micros % 1000
-        out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 100))
-        out.append(UInt8(truncatingIfNeeded: 0x30 + fraction / 10 % 10))
-        out.append(UInt8(truncatingIfNeeded: 0x30 + fraction % 10))
+        out.appendFraction(micros % 1000)
     }
 
     /// Text of the server's own that needs no escape in either format, copied as it is.

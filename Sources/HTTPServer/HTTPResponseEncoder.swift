@@ -6,9 +6,11 @@ import Foundation
 /// The lines the server adds to nearly every answer (`Date`, `Server`, the default headers and the
 /// start of `X-Request-Id`) are kept pre-encoded as one run of bytes, remade once a second when the
 /// date changes: a head is then its status line, the handler's fields, that run, the request id
-/// and the framing fields, written into raw memory kept from head to head (`ScratchBytes`) and
-/// handed over in one append (decision 041). Copies of an encoder share that memory: each
-/// event loop has its own encoder, used on its thread only.
+/// and the framing fields, written into raw memory kept from head to head (`ScratchBytes`): a
+/// connection's own, which it sends from, or the encoder's, handed over in one append (decision
+/// 041). A handler's field list that comes twice in a row has its lines copied as first written
+/// (round 7). Copies of an encoder share that memory: each event loop has its own encoder, used
+/// on its thread only.
 struct HTTPResponseEncoder {
     private var date = HTTPDate()
     /// `HTTPServerConfiguration.defaultHeaders`: each name, and its whole line ready to append.

@@ -113,6 +113,20 @@ final class ScratchBytes {
         count = start + digits
     }
 
+    /// A point and three decimals, `.041` for 41 (0...999): the fraction of a duration in
+    /// milliseconds, written with one bounds check.
+    func appendFraction(_ thousandths: Int) {
+        reserve(4)
+        let start = count
+        let out = base + start
+        let v = UInt(bitPattern: thousandths) % 1000
+        out[0] = 0x2E
+        out[1] = UInt8(truncatingIfNeeded: 0x30 + v / 100)
+        out[2] = UInt8(truncatingIfNeeded: 0x30 + v / 10 % 10)
+        out[3] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
+        count = start + 4
+    }
+
     /// `appendDecimal` of 0...999, without counting digits in a loop.
     @inline(__always)
     private func appendSmallDecimal(_ value: Int) {

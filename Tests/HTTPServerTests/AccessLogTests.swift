@@ -133,6 +133,33 @@ func accessLog_FlushesAtShutdown_NotPerRequest() throws {
     #expect(lines.map { $0.contains("\"GET /items/") } == Array(repeating: true, count: 5))
 }
 
+/// A line reaches the output within the flush interval while the server runs (operations.md:
+/// "every second"), not only at shutdown: the loop queues it, the writer's tick writes it.
+@Test(arguments: HTTPIOBackend.available)
+func accessLog_ReachesTheOutputWithinTheFlushInterval(backend: HTTPIOBackend) throws {
+    let pipe = try LogPipe()
+    try withServer(
+        backend: backend,
+        configure: {
+            $0.accessLog.format = .text
+            $0.accessLog.flushInterval = 0.2
+            $0.accessLog.fileDescriptor = pipe.writeFD
+        }, routes: accessLogRoutes
+    ) { server in
+        let client = try RawClient(port: server.port)
+        client.send(get("/items/42"))
+        _ = try client.readResponse()
+        var written = ""
+        let deadline = Date().addingTimeInterval(5)
+        while !written.contains("\"GET /items/42\" 200 ") && Date() < deadline {
+            usleep(20_000)
+            written += pipe.readAvailable()
+        }
+        #expect(written.contains("\"GET /items/42\" 200 "))
+        #expect(written.split(separator: "\n").count == 1)
+    }
+}
+
 @Test(arguments: HTTPIOBackend.available)
 func accessLog_DropsAndCounts_WhenOutputIsBlocked(backend: HTTPIOBackend) throws {
     // A 4 KiB pipe nobody reads: the writer thread blocks in write(2) almost at once; the loops must
