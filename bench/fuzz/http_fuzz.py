@@ -676,6 +676,17 @@ class Fuzzer:
 
     # ---- setup
 
+    def sign_in(self):
+        """A user of the fuzzer's own: the app id alone uploads and writes nothing (docs/operations.md,
+        "Upgrading to accounts"), so the attacks that need a writer carry this user's session, as a
+        phone app's requests do. Requests with the app id alone are still sent where they are the attack."""
+        name = "fuzz-%d-%d" % (self.args.seed, os.getpid())
+        r = self.api("POST", "/parse/users", {"username": name, "password": "fuzz-%d" % self.rng.getrandbits(64)})
+        if not r.responses or r.responses[0][0] not in (200, 201):
+            raise SystemExit("seeding failed: sign-up answered %s %r" % (r.statuses, r.raw[:300]))
+        token = json.loads(r.responses[0][2])["sessionToken"]
+        self.app = self.app + [("X-Parse-Session-Token", token)]
+
     def seed_data(self):
         """Real objects for the attacks to aim at: two photos, a gallery with an item."""
         for i, jpeg in enumerate((BASELINE_JPEG, PROGRESSIVE_JPEG)):
@@ -722,6 +733,7 @@ class Fuzzer:
         if not ok:
             raise SystemExit("galleryd is not answering GET /health on %s:%d" % (self.t.host, self.t.port))
         print("galleryd pid %s, seed %d, time limit %ds" % (self.obs.pid, self.args.seed, self.args.time_limit))
+        self.sign_in()
         self.seed_data()
         # Warm the database pool so its connections count in the fd baseline.
         for _ in range(3):

@@ -6,9 +6,10 @@
 #
 #   bench/fuzz/run.sh [fuzzer options...]      e.g. bench/fuzz/run.sh --time-limit 120 --seed 7
 #
-# Env: FUZZ_PORT (18195), PGPORT_PRIVATE (55515), FUZZ_DIR (/tmp/galleryd-fuzz), FUZZ_MAX_CONNECTIONS
-# (256: the flood group goes past it). Exit status: the fuzzer's (0 clean, 1 findings), or 3 when
-# the server did not shut down cleanly.
+# Env: GALLERYD (a built galleryd to attack instead of building this tree's), FUZZ_PORT (18195),
+# PGPORT_PRIVATE (55515), FUZZ_DIR (/tmp/galleryd-fuzz), FUZZ_MAX_CONNECTIONS (256: the flood group
+# goes past it). Exit status: the fuzzer's (0 clean, 1 findings), or 3 when the server did not shut
+# down cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,8 +19,11 @@ work="${FUZZ_DIR:-/tmp/galleryd-fuzz}"
 max_connections="${FUZZ_MAX_CONNECTIONS:-256}"
 master_key="fuzz-master-key-$RANDOM$RANDOM"
 
-swift build -c release --product galleryd >&2
-binary="$(swift build -c release --show-bin-path)/galleryd"
+binary="${GALLERYD:-}"
+if [ -z "$binary" ]; then
+  swift build -c release --product galleryd >&2
+  binary="$(swift build -c release --show-bin-path)/galleryd"
+fi
 
 mkdir -p "$work"
 # Stop the cluster at the end only if this run started it.
