@@ -66,8 +66,8 @@ extension ImagePipeline {
         {
             previewTables = QuantizationTables(kleinQuality: previewQuality)
         }
-        let thumbnailTables = QuantizationTables(
-            quality: thumbnailQuality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+        // PNG's and WebP's thumbnails take Klein's table one quality down (decision 060).
+        let thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality)
         // A preview at the original's size may take Klein's table at a quality set by its detail
         // (decision 060), which is measured on its pixels before it is encoded.
         let klein = keepsSize && plan.thumbnailSource != .samePixels ? settings.originalSizePreviewKlein : nil

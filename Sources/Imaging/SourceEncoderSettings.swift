@@ -47,6 +47,12 @@
 /// Klein's table at the column's quality: elephants' preview went from −0.10 to +0.01 against
 /// vips' at 0.99× our bytes (decision 060).
 ///
+/// PNG's and WebP's thumbnails take Klein's table one quality below the one in force
+/// (`thumbnailKleinStep`): swept with the release tool's own thumbnails, it is 0.3–1.4% fewer bytes of
+/// the photo on 34 of the bench's 36 fixtures (mate_Storm's two +0.2%, for +0.6 points) with every
+/// thumbnail at or above vips' score, the thinnest margin +0.20 (china PNG; ours' was +0.10, flower
+/// PNG) (decision 060).
+///
 /// PNG and WebP derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers embed one
 /// by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
 /// each (docs/decisions/058-srgb-profile-and-preview-tables.md). JPEG, HEIC and AVIF keep theirs:
@@ -74,6 +80,10 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// this many bits per pixel (the file's bytes × 8 over its pixels); nil: never. It is known
     /// before the first row, so such a preview is still encoded while it is resampled.
     var downscaledPreviewKleinBitsPerPixel: Double? = nil
+
+    /// Klein's table for the thumbnail, this many qualities from the thumbnail's quality in force
+    /// (the column's or the near-size row's); nil: our tables with the thumbnail's chroma boost.
+    var thumbnailKleinStep: Int? = nil
 
     /// Klein, Silverstein and Carney's table (`QuantizationTables(kleinQuality:)`) at the preview's
     /// quality in force (the column's, or the near-size row's) plus a step: `step`, or
@@ -126,12 +136,13 @@ struct SourceEncoderSettings: Sendable, Equatable {
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
                 nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6), omitsSRGBProfile: true,
-                originalSizePreviewKlein: .rasterPreviews)
+                originalSizePreviewKlein: .rasterPreviews, thumbnailKleinStep: -1)
         case .webp:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
                 nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
-                originalSizePreviewKlein: .rasterPreviews, downscaledPreviewKleinBitsPerPixel: 1)
+                originalSizePreviewKlein: .rasterPreviews, downscaledPreviewKleinBitsPerPixel: 1,
+                thumbnailKleinStep: -1)
         }
     }
 
@@ -141,6 +152,15 @@ struct SourceEncoderSettings: Sendable, Equatable {
         let ownStep = keepsOriginalSize ? originalSizePreviewQualityStep : previewQualityStep
         let step = (near ? nearSize?.previewQualityStep : nil) ?? ownStep
         return min(max(spec.previewQuality(keepsOriginalSize: keepsOriginalSize) + step, 1), 100)
+    }
+
+    /// The thumbnail's tables at `quality` (`thumbnailQuality`'s): Klein's table
+    /// `thumbnailKleinStep` from it, or ours when the format has no such step.
+    func thumbnailTables(quality: Int) -> QuantizationTables {
+        if let step = thumbnailKleinStep {
+            return QuantizationTables(kleinQuality: min(max(quality + step, 1), 100))
+        }
+        return QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
     }
 
     /// The thumbnail's quality under `spec`, when it is `nearSize` to the preview's or not.

@@ -49,8 +49,16 @@ import Testing
         }
     }
 
-    /// Our preview and thumbnail tables at these qualities; with `kleinPreview`, the preview's are
-    /// Klein's table at that quality instead (decision 060).
+    /// The thumbnail's tables at the quality in force: PNG's and WebP's are Klein's table one
+    /// quality below it, the other formats' ours with the chroma boost (decision 060).
+    static func thumbnailTables(_ format: ImageFormat, quality: Int) -> QuantizationTables {
+        format == .png || format == .webp
+            ? QuantizationTables(kleinQuality: quality - 1)
+            : QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+    }
+
+    /// Our preview tables at this quality (with `kleinPreview`, Klein's table at it instead) and the
+    /// thumbnail's for a thumbnail quality in force of `thumbnail` (decision 060).
     static func expectTables(
         _ result: ProcessedImage, preview: Int, thumbnail: Int, kleinPreview: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -60,8 +68,7 @@ import Testing
             kleinPreview ? QuantizationTables(kleinQuality: preview) : QuantizationTables(quality: preview)
         #expect(try tables(result.preview.jpeg) == previewTables, sourceLocation: sourceLocation)
         #expect(
-            try tables(result.thumbnail.jpeg)
-                == QuantizationTables(quality: thumbnail, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost),
+            try tables(result.thumbnail.jpeg) == thumbnailTables(result.info.format, quality: thumbnail),
             sourceLocation: sourceLocation)
     }
 
@@ -108,10 +115,7 @@ import Testing
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.thumbnailSource == .preview)
         #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(kleinQuality: quality))
-        #expect(
-            try Self.tables(result.thumbnail.jpeg)
-                == QuantizationTables(
-                    quality: format == .png ? 91 : 90, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost))
+        #expect(try Self.tables(result.thumbnail.jpeg) == QuantizationTables(kleinQuality: format == .png ? 90 : 89))
     }
 
     /// A downscaled preview (64×43 under a 64-pixel preview) of a WebP of at least 1 bit per pixel
@@ -130,6 +134,50 @@ import Testing
         #expect(
             try Self.tables(result.preview.jpeg)
                 == (klein ? QuantizationTables(kleinQuality: quality) : QuantizationTables(quality: quality)))
+    }
+
+    /// PNG's and WebP's thumbnails take Klein's table one quality below the one in force (91 and
+    /// 90 at spec 90, so 90 and 89), the near-size row's too (86, so 85); HEIC's and JPEG's keep
+    /// ours with the chroma boost (decision 060). Not our table at any quality: Klein's uses one
+    /// table for luma and chroma.
+    @Test(arguments: [
+        (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 85), (.heif, 32, nil),
+        (.jpeg, 32, nil),
+    ])
+    func thumbnail_TakesKleinsTableOneDown(format: ImageFormat, edge: Int, klein: Int?) throws {
+        let bytes =
+            format == .jpeg
+            ? try TestImages.progressive(TestImages.noise(width: 96, height: 64), quality: 95)
+            : try Self.quadrants(as: format)
+        let spec = DerivativeSpec(thumbnailShortEdge: edge, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
+        #expect(result.info.format == format && result.thumbnail.height == edge)
+        let thumbnail = try Self.tables(result.thumbnail.jpeg)
+        if let klein {
+            #expect(thumbnail == QuantizationTables(kleinQuality: klein))
+            #expect(thumbnail.luma == thumbnail.chroma)
+        } else {
+            #expect(
+                thumbnail == QuantizationTables(quality: 92, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost))
+        }
+    }
+
+    /// The step and its clamp to 1…100: PNG and WebP −1, the other formats none.
+    @Test func thumbnailKleinStep_IsOneDownForPNGAndWebP() {
+        for format in [ImageFormat.png, .webp] {
+            let settings = SourceEncoderSettings.forSource(format)
+            #expect(settings.thumbnailKleinStep == -1)
+            #expect(settings.thumbnailTables(quality: 80) == QuantizationTables(kleinQuality: 79))
+            #expect(settings.thumbnailTables(quality: 1) == QuantizationTables(kleinQuality: 1))
+            #expect(settings.thumbnailTables(quality: 100) == QuantizationTables(kleinQuality: 99))
+        }
+        for format in [ImageFormat.jpeg, .heif, .avif] {
+            let settings = SourceEncoderSettings.forSource(format)
+            #expect(settings.thumbnailKleinStep == nil)
+            #expect(
+                settings.thumbnailTables(quality: 80)
+                    == QuantizationTables(quality: 80, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost))
+        }
     }
 
     @Test(arguments: [false, true])
