@@ -20,6 +20,15 @@ extension ParseAPI {
         guard body.count <= limits.maxBodyBytes,
             case .object(let object) = try ParseJSONParser.parse(body, maxDepth: limits.maxJSONDepth)
         else { return (body, nil) }
+        // An ACL is no app field: on a class without one (GalleryItem, whose items are seen by
+        // whoever may read their gallery) it is refused here, before anything is written, rather
+        // than taken for a column the table lacks.
+        if object["ACL"] != nil, schema.field(named: "ACL") == nil {
+            throw ParseError.invalidKeyName(
+                "invalid field name: \"ACL\" for class \(schema.className): its objects have no ACL of their own"
+                    + (schema.className == "GalleryItem" ? " (an item is visible to whoever may read its gallery)" : "")
+            )
+        }
         let isFixed = { (name: String) in
             schema.field(named: name) != nil || ["objectId", "createdAt", "updatedAt", "deletedAt"].contains(name)
         }
