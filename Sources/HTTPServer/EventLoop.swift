@@ -27,6 +27,8 @@ final class EventLoop: @unchecked Sendable {
     /// Set by shutdown: no more accepting, responses close their connections.
     private(set) var draining = false
     private var forceStop = false
+    /// Counts the requests this loop finishes (the server observer's, made for this loop), or nil.
+    let recorder: (any HTTPLoopRecorder)?
     /// The ids of the requests this loop reads (and of the answers it gives before one is read).
     var requestIDs: HTTPRequestIDGenerator
     /// How often deadlines are checked.
@@ -48,6 +50,7 @@ final class EventLoop: @unchecked Sendable {
         self.listener = listener
         self.requestIDs = HTTPRequestIDGenerator(serverPrefix: requestPrefix, loopIndex: index)
         self.encoder = HTTPResponseEncoder(defaultHeaders: server.configuration.defaultHeaders)
+        self.recorder = server.observer?.makeLoopRecorder()
         // Deadlines are checked a few times per shortest timeout, at most every 250 ms.
         let t = server.configuration.timeouts
         let shortest = min(t.headerRead, t.idleKeepAlive, t.bodyRead, t.write, t.lingerTimeout)

@@ -96,10 +96,9 @@ extension HTTPConnection {
         let responseBytes = writer.bytesWritten
         if let request {
             let elapsed = monotonicNanoseconds() - requestStart
-            let seconds = Double(elapsed) / 1e9
-            server.observer?.requestFinished(
+            loop.recorder?.requestFinished(
                 method: request.method, routePattern: request.routePattern, status: responseStatus,
-                durationSeconds: seconds, bytesSent: responseBytes)
+                nanoseconds: Int(truncatingIfNeeded: elapsed), bytesSent: responseBytes)
             if let accessLog {
                 accessLog.record(
                     remote: remoteAddress, method: request.method.rawValue, path: request.path,

@@ -20,6 +20,9 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// Methods are case-sensitive tokens: tokens of different lengths differ without a string
     /// comparison (every request compares its method with the routes' and with `OPTIONS`).
+    /// Inlined: a request compares its method a few times (the router, HEAD's body), most often
+    /// with one of another length, answered by the length alone (decision 041, round 8).
+    @inline(__always)
     public static func == (lhs: HTTPMethod, rhs: HTTPMethod) -> Bool {
         lhs.rawValue.utf8.count == rhs.rawValue.utf8.count && lhs.rawValue == rhs.rawValue
     }

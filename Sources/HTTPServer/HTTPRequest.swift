@@ -183,12 +183,12 @@ public struct HTTPRequest: Sendable {
     mutating func emptyForRefill() -> Bool {
         guard isKnownUniquelyReferenced(&storage) else { return false }
         storage.headers = HTTPHeaders()
-        storage.body = .empty
-        // Most requests have neither: then nothing is replaced (and destroyed).
+        // Most requests have none of these: then nothing is replaced (and destroyed).
+        if case .empty = storage.body {} else { storage.body = .empty }
         if storage.pathParameters.count > 0 { storage.pathParameters = HTTPPathParameters() }
-        storage.bodyObserver = nil
+        if storage.bodyObserver != nil { storage.bodyObserver = nil }
         if storage.trailers.count > 0 { storage.trailers = HTTPHeaders() }
-        storage.query = nil
+        if storage.query != nil { storage.query = nil }
         return true
     }
 

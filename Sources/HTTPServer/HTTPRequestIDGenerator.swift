@@ -17,7 +17,9 @@ struct HTTPRequestIDGenerator {
         String(UInt32.random(in: 0..<(36 * 36 * 36 * 36)), radix: 36) + "-"
     }
 
-    /// The next id. One allocation: this runs for every request.
+    /// The next id: no allocation while it fits a small string (15 bytes). The prefix is copied in
+    /// one go and the digits written through a pointer, without a bounds check per byte (decision
+    /// 041, round 8).
     mutating func next() -> String {
         counter &+= 1
         let counter = self.counter
@@ -27,16 +29,22 @@ struct HTTPRequestIDGenerator {
             digits += 1
             rest /= 36
         }
-        let head = prefix
-        return String(unsafeUninitializedCapacity: head.count + digits) { out in
-            for (i, byte) in head.enumerated() { out[i] = byte }
-            var value = counter
-            for i in stride(from: head.count + digits - 1, through: head.count, by: -1) {
-                let digit = UInt8(truncatingIfNeeded: value % 36)
-                out[i] = digit < 10 ? 0x30 + digit : 0x57 + digit
-                value /= 36
+        return prefix.withUnsafeBufferPointer { head in
+            let headCount = head.count
+            return String(unsafeUninitializedCapacity: headCount + digits) { out in
+                guard let base = out.baseAddress else { return 0 }
+                if let source = head.baseAddress { base.initialize(from: source, count: headCount) }
+                let first = base + headCount
+                var at = first + digits
+                var value = counter
+                repeat {
+                    at -= 1
+                    let digit = UInt8(truncatingIfNeeded: value % 36)
+                    at.initialize(to: digit < 10 ? 0x30 + digit : 0x57 + digit)
+                    value /= 36
+                } while at > first
+                return headCount + digits
             }
-            return head.count + digits
         }
     }
 }

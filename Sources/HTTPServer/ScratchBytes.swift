@@ -82,12 +82,19 @@ final class ScratchBytes {
 
     /// Appends an integer in decimal: its digits counted first, then written in place from the
     /// last (a status, a length and a duration per access-log line, a length per head).
+    /// The small case (a status, most durations' milliseconds, a small length) is inlined where it
+    /// is called: the larger function's entry and exit cost as much as its three digits.
+    @inline(__always)
     func appendDecimal(_ value: Int) {
         if value >= 0 && value < 1000 {
-            // A status, most durations' milliseconds, a small length: up to three digits in place.
             appendSmallDecimal(value)
-            return
+        } else {
+            appendLargeDecimal(value)
         }
+    }
+
+    /// `appendDecimal` of a negative number or one of four digits or more.
+    private func appendLargeDecimal(_ value: Int) {
         if value < 0 {
             append(0x2D)
             appendDecimal(value == Int.min ? Int.max : -value)

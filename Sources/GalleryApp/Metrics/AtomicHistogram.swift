@@ -37,6 +37,17 @@ final class AtomicHistogram: @unchecked Sendable {
         }
     }
 
+    /// Adds `count` observations to one bucket (`bounds.count` for the one above every bound):
+    /// counts kept apart, per event loop, added at a scrape.
+    func add(count: Int, toBucket bucket: Int) {
+        counts[bucket].wrappingAdd(count, ordering: .relaxed)
+    }
+
+    /// Adds `billionths` to the sum (with `add(count:toBucket:)`).
+    func add(sumBillionths billionths: Int64) {
+        sumBillionths.wrappingAdd(billionths, ordering: .relaxed)
+    }
+
     /// The cumulative count at each bound, then the total (the `+Inf` bucket), and the sum.
     func snapshot() -> (cumulative: [Int], sum: Double) {
         var cumulative: [Int] = []

@@ -38,6 +38,9 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         )
         httpBytes = registry.counter("galleryd_http_response_bytes_total", help: "Response body bytes sent.")
         httpBytesSeries = httpBytes.series()
+        requestTable = RequestSeriesTable(requests: httpRequests, duration: httpDuration)
+        loopRecorders = LoopRequestRecorders(bytesSeries: httpBytesSeries)
+        registry.beforeEachRead { [loopRecorders] in loopRecorders.fold() }
         openConnections = registry.gauge("galleryd_http_open_connections", help: "Open client connections.")
         jobsRunning = registry.gauge("galleryd_jobs_running", help: "Jobs being processed by this process.")
         jobsFinished = registry.counter(
@@ -70,6 +73,14 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         logins.series(outcome).increment()
     }
 
+    /// A recorder for one event loop, counting its requests apart from every other loop's; each
+    /// scrape adds them up (`LoopRequestMetrics`).
+    public func makeLoopRecorder() -> any HTTPLoopRecorder {
+        let recorder = LoopRequestMetrics(table: requestTable, bounds: httpDuration.family.buckets)
+        loopRecorders.add(recorder)
+        return recorder
+    }
+
     public func connectionOpened() { openConnections.add(1) }
 
     public func connectionClosed() { openConnections.add(-1) }
@@ -97,7 +108,7 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
 
     /// The per-request series of one (route, method, status), resolved once instead of hashing
     /// label arrays three times on every request.
-    private struct RequestKey: Hashable {
+    struct RequestKey: Hashable {
         let route: String
         let method: String
         let status: Int
@@ -117,15 +128,7 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         {
             return series
         }
-        let key = RequestKey(route: route, method: method, status: status)
-        let entry = seriesByKey.withLock { seriesByKey in
-            if let found = seriesByKey[key] { return found }
-            let made = (
-                requests: httpRequests.series(route, method, String(status)), duration: httpDuration.series(route)
-            )
-            seriesByKey[key] = made
-            return made
-        }
+        let entry = requestTable.series(RequestKey(route: route, method: method, status: status))
         last.owner = identity
         last.route = route
         last.method = method
@@ -134,12 +137,41 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         return entry
     }
 
-    private let seriesByKey = Mutex<[RequestKey: RequestSeries]>([:])
+    /// The registry's series by key, shared by the thread-local path and the loop recorders.
+    private let requestTable: RequestSeriesTable
+    /// The loop recorders made so far, folded into the registry before each read.
+    private let loopRecorders: LoopRequestRecorders
     /// Never reused (unlike an object's address), so a thread's remembered series can never be
     /// taken for another, later instance's.
     private let identity = GalleryMetrics.nextIdentity.wrappingAdd(1, ordering: .relaxed).newValue
     private static let nextIdentity = Atomic<UInt64>(0)
     private let httpBytesSeries: PrometheusCounter.Series
+
+    /// The registry's request counter and duration series by (route, method label, status),
+    /// made on first use under a lock.
+    final class RequestSeriesTable: Sendable {
+        private let requests: PrometheusCounter
+        private let duration: PrometheusHistogram
+        private let byKey = Mutex<[RequestKey: RequestSeries]>([:])
+
+        init(requests: PrometheusCounter, duration: PrometheusHistogram) {
+            self.requests = requests
+            self.duration = duration
+        }
+
+        /// The series of `key`, made the first time.
+        func series(_ key: RequestKey) -> RequestSeries {
+            byKey.withLock { byKey in
+                if let found = byKey[key] { return found }
+                let made = (
+                    requests: requests.series(key.route, key.method, String(key.status)),
+                    duration: duration.series(key.route)
+                )
+                byKey[key] = made
+                return made
+            }
+        }
+    }
 }
 
 /// One thread's last resolved request series (`GalleryMetrics.requestSeries`), in thread-local

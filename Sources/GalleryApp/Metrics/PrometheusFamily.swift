@@ -20,6 +20,8 @@ final class PrometheusFamily: Sendable {
     private let registry: PrometheusCollectorRegistry
     /// The HELP text.
     private let help: String
+    /// Runs the registry's folds, so a value read back includes counts kept apart (per loop).
+    private let beforeRead: @Sendable () -> Void
     /// The series made so far, by label values, under the mutex.
     private let series = Mutex(Series())
 
@@ -34,8 +36,9 @@ final class PrometheusFamily: Sendable {
     /// A family in `registry`; one without labels registers its single series at once.
     init(
         registry: PrometheusCollectorRegistry, name: String, help: String, kind: Kind, labelNames: [String],
-        buckets: [Double]
+        buckets: [Double], beforeRead: @escaping @Sendable () -> Void = {}
     ) {
+        self.beforeRead = beforeRead
         self.registry = registry
         self.name = name
         self.kind = kind
@@ -114,6 +117,7 @@ final class PrometheusFamily: Sendable {
     /// The current value of a counter or gauge series, read back from the exposition text (tests
     /// and diagnostics only: swift-prometheus keeps values private); 0 for a series never made.
     func value(_ values: [String]) -> Double {
+        beforeRead()
         var prefix = name
         if !labelNames.isEmpty {
             prefix +=

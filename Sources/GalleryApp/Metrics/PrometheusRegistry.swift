@@ -13,6 +13,7 @@ public final class PrometheusRegistry: Sendable {
     public let collectorRegistry = PrometheusCollectorRegistry()
     private let families = Mutex<[String: PrometheusFamily]>([:])
     private let collectors = Mutex<[@Sendable () -> [PrometheusScrapedFamily]]>([])
+    private let folds = Mutex<[@Sendable () -> Void]>([])
 
     /// An empty registry.
     public init() {}
@@ -44,13 +45,25 @@ public final class PrometheusRegistry: Sendable {
         collectors.withLock { $0.append(collect) }
     }
 
+    /// Runs `fold` before each render and each read of a value: for counts kept apart (per event
+    /// loop) and added to the registry's series when someone looks.
+    func beforeEachRead(_ fold: @escaping @Sendable () -> Void) {
+        folds.withLock { $0.append(fold) }
+    }
+
+    /// Runs every `beforeEachRead` fold.
+    func runFolds() {
+        for fold in folds.withLock({ $0 }) { fold() }
+    }
+
     private func family(_ name: String, help: String, kind: PrometheusFamily.Kind, labels: [String], buckets: [Double])
         -> PrometheusFamily
     {
         families.withLock { families in
             if let existing = families[name] { return existing }
             let family = PrometheusFamily(
-                registry: collectorRegistry, name: name, help: help, kind: kind, labelNames: labels, buckets: buckets)
+                registry: collectorRegistry, name: name, help: help, kind: kind, labelNames: labels, buckets: buckets,
+                beforeRead: { [weak self] in self?.runFolds() })
             families[name] = family
             return family
         }
@@ -58,6 +71,7 @@ public final class PrometheusRegistry: Sendable {
 
     /// The exposition text of every metric.
     public func render() -> String {
+        runFolds()
         let sources = collectors.withLock { $0 }
         var out = collectorRegistry.emitToString()
         for family in families.withLock({ $0.values.sorted { $0.name < $1.name } }) {

@@ -90,4 +90,31 @@ import Testing
         defer { server.stop() }
         #expect(server.request("GET", "/metrics", appID: nil).status == 200)
     }
+
+    /// On the wire each event loop counts its own requests (decision 041, round 8): every scrape
+    /// shows each request once, whichever loop served it, and a scrape adds nothing by itself.
+    @Test func metrics_OnTheWire_CountEveryRequestOnce_AtEachScrape() throws {
+        let server = try TestServer(workers: 0, listening: true)
+        defer { server.stop() }
+        func scrape() throws -> String {
+            try server.request("GET", "/metrics", headers: ["X-Parse-Master-Key": TestServer.masterKey], appID: nil)
+                .text
+        }
+        func value(_ text: String, _ series: String) -> Int {
+            for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+                return Int(line.split(separator: " ").last!) ?? -1
+            }
+            return 0
+        }
+        let health = "galleryd_http_requests_total{route=\"/health\",method=\"GET\",status=\"200\"}"
+        let durations = "galleryd_http_request_duration_seconds_count{route=\"/health\"}"
+        let before = try scrape()
+        for _ in 0..<12 { #expect(try server.request("GET", "/health", appID: nil).status == 200) }
+        let after = try scrape()
+        #expect(value(after, health) == value(before, health) + 12)
+        #expect(value(after, durations) == value(before, durations) + 12)
+        let again = try scrape()
+        #expect(value(again, health) == value(after, health))
+        #expect(value(again, durations) == value(after, durations))
+    }
 }
