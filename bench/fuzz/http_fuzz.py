@@ -1526,10 +1526,26 @@ class Fuzzer:
                     data = request(method, target, hs, body)
                     r = T.exchange(data, timeout=self.args.case_timeout)
                     a = allow if cls in ("Photo", "Gallery", "GalleryItem") else {400, 404}
+                    # Deleting a field the class lacks: on Gallery `name` is fixed (400); Photo and
+                    # GalleryItem have no `name`, and there it is an app field's Delete (decision 042,
+                    # "Writes": parsed as a custom class's fields), which adds no field and changes
+                    # nothing (CustomFieldType.inferred: "Delete" -> nil), as Parse Server's unset.
+                    absent_delete = body == b'{"name":{"__op":"Delete"}}' and cls in ("Photo", "GalleryItem")
+                    if absent_delete:
+                        a = {200, 400}
                     # Successful bodies may be refused for a class they do not fit.
                     a = None if (a and (a & {200, 201})) else (a | {400, 404} if a else None)
                     self.check("parse-write", "%s %s %r" % (method, cls, body[:40]), data, r, allow=a, fmt="json",
                                mutating=True)
+                    if absent_delete and r.first() and r.first()[0] == 200:
+                        got = T.exchange(request("GET", "/parse/classes/%s/%s" % (cls, oid), self.app), timeout=5)
+                        try:
+                            changed = not got.first() or got.first()[0] != 200 or "name" in json.loads(got.first()[2])
+                        except ValueError:
+                            changed = True
+                        if changed:
+                            self.finding("parse-write", "absent-delete-changed", "%s %s" % (method, cls), data,
+                                         "after 200: %s %r" % (got.statuses, got.raw[:200]))
         # Bodies over the limits.
         for n, allow in [(1024 * 1024, {400, 413}), (1024 * 1024 + 1, {413}), (256 * 1024 + 1, {400, 413}),
                          (5 * 1024 * 1024, {413})]:
