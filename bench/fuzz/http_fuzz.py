@@ -552,6 +552,7 @@ class Fuzzer:
         self.fd_baseline = None
         self.tmp_baseline = None
         self.group_stats = {}
+        self.records = []
         self.expected_warnings = 0
         if args.server_log and os.path.exists(args.server_log):
             self.log_offset = os.path.getsize(args.server_log)
@@ -579,6 +580,8 @@ class Fuzzer:
         Parse error code a 4xx answer must carry."""
         self.cases += 1
         self.group_stats[group] = self.group_stats.get(group, 0) + 1
+        if self.args.record:
+            self.record(group, name, data, r)
         if r.error:
             self.finding(group, "connect-failed", name, data, r.error)
             return
@@ -617,6 +620,25 @@ class Fuzzer:
                     self.finding(group, "wrong-error-format", name, data,
                                  "status %d: expected %s, got %s (%s) %r" % (status, fmt, got,
                                                                              headers.get("content-type"), body[:120]))
+
+    def record(self, group, name, data, r):
+        """One line per case for --record: what the server answered, to diff two binaries' runs of one
+        seed (bench/fuzz/README.md, "Two binaries, one seed")."""
+        answers = []
+        for status, headers, body in r.responses:
+            code = None
+            if "json" in headers.get("content-type", "") and status >= 400:
+                try:
+                    code = json.loads(body).get("code")
+                except (ValueError, AttributeError):
+                    code = "unparsable"
+            answers.append([status, code])
+        end = "error" if r.error else "hang" if r.timed_out and not r.closed else "reset" if r.reset else \
+            "closed" if r.closed else "open"
+        if isinstance(data, list):
+            data = b"".join(data)
+        self.records.append({"group": group, "case": name, "answers": answers, "end": end,
+                             "input": base64.b64encode(data[:20000]).decode()})
 
     def health(self):
         start = time.monotonic()
@@ -2057,6 +2079,10 @@ class Fuzzer:
         if self.args.findings:
             with open(self.args.findings, "w") as f:
                 json.dump(self.findings, f, indent=1)
+        if self.args.record:
+            with open(self.args.record, "w") as f:
+                for line in self.records:
+                    f.write(json.dumps(line) + "\n")
         if not self.findings:
             print("no findings")
             return 0
@@ -2066,6 +2092,37 @@ class Fuzzer:
             if f["preview"] != "b''":
                 print("      input: %s" % f["preview"][:200])
         return 1
+
+
+def diff(args):
+    """Compares two --record files of one seed (a base binary, then a new one): prints the cases the
+    two answered differently. Ids, sessions and timing differ between runs, so groups whose answers
+    depend on them (--diff-ignore) are left out; a difference is a lead to --replay, not a finding."""
+    ignore = set(args.diff_ignore.split(",")) if args.diff_ignore else set()
+
+    def load(path):
+        out = {}
+        with open(path) as f:
+            for line in f:
+                rec = json.loads(line)
+                key = (rec["group"], rec["case"])
+                out.setdefault(key, []).append(rec)
+        return out
+    a, b = (load(p) for p in args.diff)
+    differ = 0
+    for key in sorted(set(a) | set(b)):
+        if key[0] in ignore:
+            continue
+        ra, rb = a.get(key, []), b.get(key, [])
+        sa = [(x["answers"], x["end"]) for x in ra]
+        sb = [(x["answers"], x["end"]) for x in rb]
+        if sa != sb:
+            differ += 1
+            print("%s %s\n  %s: %s\n  %s: %s" % (key[0], key[1], args.diff[0], sa[:4], args.diff[1], sb[:4]))
+            if rb:
+                print("  input: %r" % base64.b64decode(rb[0]["input"])[:300])
+    print("%d cases answered differently (%d and %d cases recorded)" % (differ, len(a), len(b)))
+    return 1 if differ else 0
 
 
 def replay(args):
@@ -2130,10 +2187,16 @@ def main():
     p.add_argument("--pool-slack", type=int, default=16, help="fds the DB pool and workers may add over the baseline")
     p.add_argument("--rss-growth-kb", type=int, default=64 * 1024)
     p.add_argument("--findings", default="fuzz-findings.json")
+    p.add_argument("--record", help="write every case's answers (status, Parse code, how it ended) as JSON lines")
+    p.add_argument("--diff", nargs=2, metavar=("BASE", "NEW"), help="compare two --record files and exit")
+    p.add_argument("--diff-ignore", default="concurrent,sockets,slowloris,flood",
+                   help="groups --diff leaves out (their answers depend on timing)")
     p.add_argument("--replay", help="resend the inputs of a findings file and print the statuses")
     args = p.parse_args()
     if args.host not in ("127.0.0.1", "::1", "localhost"):
         p.error("loopback only")
+    if args.diff:
+        sys.exit(diff(args))
     if args.replay:
         sys.exit(replay(args))
     sys.exit(Fuzzer(args).run())
