@@ -2123,6 +2123,52 @@ class Fuzzer:
         return 1
 
 
+def self_test():
+    """Checks the fd classification on this process: a blob still at its path is a cached blob; one
+    deleted, one replaced by a rename, a spool file and a lock under .tmp count against the baseline."""
+    import shutil
+    import tempfile
+    root = tempfile.mkdtemp(prefix="fuzz-self-test-")
+    held = []
+    try:
+        os.makedirs(os.path.join(root, "originals"))
+        os.makedirs(os.path.join(root, ".tmp"))
+
+        def hold(rel):
+            with open(os.path.join(root, rel), "wb") as f:
+                f.write(b"x")
+            held.append(open(os.path.join(root, rel), "rb"))
+        for rel in ("originals/kept.jpg", "originals/deleted.jpg", "originals/replaced.jpg", ".tmp/spool", ".tmp/h-1.lock"):
+            hold(rel)
+        os.unlink(os.path.join(root, "originals/deleted.jpg"))
+        with open(os.path.join(root, "originals/new"), "wb") as f:
+            f.write(b"y")
+        os.rename(os.path.join(root, "originals/new"), os.path.join(root, "originals/replaced.jpg"))
+        obs = Observer(argparse.Namespace(pid=os.getpid(), port=0, storage_dir=root, database_url=None))
+        links = []
+        for fd in os.listdir("/proc/%d/fd" % os.getpid()):
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (os.getpid(), fd))
+            except OSError:
+                continue
+            if link.startswith(root):
+                links.append((fd, link))
+        files, cached = obs.classify_files(links)
+        got = (sorted(os.path.relpath(c, root) for c in cached),
+               sorted(os.path.relpath(f.replace(" (deleted)", ""), root) for f in files))
+        want = (["originals/kept.jpg"], [".tmp/h-1.lock", ".tmp/spool", "originals/deleted.jpg", "originals/replaced.jpg"])
+        print("self-test: cached %s, counted %s" % got)
+        if got != want:
+            print("self-test FAILED: expected cached %s, counted %s" % want)
+            return 1
+        print("self-test ok")
+        return 0
+    finally:
+        for f in held:
+            f.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def diff(args):
     """Compares two --record files of one seed (a base binary, then a new one): prints the cases the
     two answered differently. Ids, sessions and timing differ between runs, so groups whose answers
@@ -2233,6 +2279,7 @@ def main():
     p.add_argument("--rss-growth-kb", type=int, default=64 * 1024)
     p.add_argument("--findings", default="fuzz-findings.json")
     p.add_argument("--record", help="write every case's answers (status, Parse code, how it ended) as JSON lines")
+    p.add_argument("--self-test", action="store_true", help="check the fd classification on this process and exit")
     p.add_argument("--diff", nargs=2, metavar=("BASE", "NEW"), help="compare two --record files and exit")
     p.add_argument("--diff-ignore", default="concurrent,sockets,slowloris,flood",
                    help="groups --diff leaves out (their answers depend on timing)")
@@ -2240,6 +2287,8 @@ def main():
     args = p.parse_args()
     if args.host not in ("127.0.0.1", "::1", "localhost"):
         p.error("loopback only")
+    if args.self_test:
+        sys.exit(self_test())
     if args.diff:
         sys.exit(diff(args))
     if args.replay:
