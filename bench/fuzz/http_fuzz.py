@@ -571,6 +571,7 @@ class Fuzzer:
         self.findings.append({
             "group": group, "kind": kind, "case": name, "detail": detail,
             "input": base64.b64encode(data[:200000]).decode(), "preview": repr(data[:300]),
+            "norm": base64.b64encode(self.placeholders(data[:200000])).decode(),
         })
         print("  FINDING [%s] %s: %s -- %s" % (group, kind, name, detail), flush=True)
 
@@ -637,18 +638,28 @@ class Fuzzer:
             "closed" if r.closed else "open"
         if isinstance(data, list):
             data = b"".join(data)
-        # The input with this run's own session token and seed ids replaced, for --diff to tell the same
-        # input from a mutation that changed the token into another well-formed one.
-        norm = data[:20000]
-        for k, v in self.app:
-            if k == "X-Parse-Session-Token":
-                norm = norm.replace(v.encode(), b"<token>")
-        for role, ids in (("photo", self.photo_ids), ("gallery", self.gallery_ids), ("item", self.item_ids)):
-            for i, oid in enumerate(ids):
-                norm = norm.replace(oid.encode(), ("<%s%d>" % (role, i)).encode())
         self.records.append({"group": group, "case": name, "answers": answers, "end": end,
                              "input": base64.b64encode(data[:20000]).decode(),
-                             "norm": base64.b64encode(norm).decode()})
+                             "norm": base64.b64encode(self.placeholders(data[:20000])).decode()})
+
+    def run_values(self):
+        """This run's own session token and seed ids, by placeholder."""
+        values = {b"<token>": token.encode() for k, token in self.app if k == "X-Parse-Session-Token"}
+        for role, ids in (("photo", self.photo_ids), ("gallery", self.gallery_ids), ("item", self.item_ids)):
+            values.update({("<%s%d>" % (role, i)).encode(): oid.encode() for i, oid in enumerate(ids)})
+        return values
+
+    def placeholders(self, data):
+        """The input with this run's session token and seed ids replaced by placeholders: --diff tells
+        the same input from a mutation that made the token another well-formed one, and --replay puts
+        its own run's values back."""
+        for placeholder, value in self.run_values().items():
+            data = data.replace(value, placeholder)
+        return data
+
+    def fill_in(self, data):
+        values = self.run_values()
+        return re.sub(rb"<(?:token|photo\d+|gallery\d+|item\d+)>", lambda m: values.get(m.group(0), m.group(0)), data)
 
     def health(self):
         start = time.monotonic()
@@ -2217,31 +2228,28 @@ def diff(args):
 
 
 def replay(args):
-    """Resends each finding's input. The session token and master key recorded in an input belong to
-    the run that found it: they are replaced by a fresh user's session (signed up here) and by
-    --master-key, so a replay against a new server (bench/fuzz/run.sh --replay FILE) is judged alike."""
-    t = Target(args)
+    """Resends each finding's input to a server of its own: the session token and seed ids recorded
+    in an input belong to the run that found it, so this signs in and seeds as a run does and puts
+    its own token and ids in their place (the master key becomes --master-key), so that a replay
+    against a new server (bench/fuzz/run.sh --replay FILE) meets the same objects."""
     with open(args.replay) as f:
         findings = json.load(f)
-    token = None
-    name = "fuzz-replay-%d-%d" % (os.getpid(), int(time.time()))
-    body = json.dumps({"username": name, "password": "replay-%d" % random.getrandbits(64)}).encode()
-    r = t.exchange(request("POST", "/parse/users", [("X-Parse-Application-Id", args.app_id),
-                                                    ("Content-Type", "application/json")], body), timeout=10)
-    if r.first() and r.first()[0] in (200, 201):
-        token = json.loads(r.first()[2])["sessionToken"]
-    else:
-        print("(sign-up for the replay failed: %s; sessions are sent as recorded)" % r.statuses)
+    fuzzer = Fuzzer(args)
+    fuzzer.sign_in()
+    fuzzer.seed_data()
     for f in findings:
-        data = base64.b64decode(f["input"])
+        data = base64.b64decode(f.get("norm") or f["input"])
         if not data:
             continue
-        if token:
-            data = re.sub(rb"(X-Parse-Session-Token: )r:[0-9a-f]+", lambda m: m.group(1) + token.encode(), data)
+        data = fuzzer.fill_in(data)
+        if "norm" not in f:  # a findings file from before placeholders: the token alone is replaced
+            token = fuzzer.run_values()[b"<token>"]
+            data = re.sub(rb"(X-Parse-Session-Token: )r:[0-9a-f]+", lambda m: m.group(1) + token, data)
         if args.master_key:
             data = re.sub(rb"(X-Parse-Master-Key: )[^\r\n]*", lambda m: m.group(1) + args.master_key.encode(), data)
-        r = t.exchange(data, timeout=args.case_timeout)
-        print("%-40s -> %s %s" % (f["case"][:40], r.statuses, "(hang)" if r.timed_out else ""))
+        r = fuzzer.t.exchange(data, timeout=args.case_timeout)
+        print("%-40s -> %s %s %s" % (f["case"][:40], r.statuses, "(hang)" if r.timed_out else "",
+                                     r.first()[2][:120] if r.first() else b""))
     return 0
 
 
