@@ -10,7 +10,9 @@ garbage, hostile uploads -- and checks after every batch that the server
   * answered client mistakes with a status below 500, in the route's format
     (Parse JSON under /parse, S3 XML under /bucket, plain text elsewhere),
   * neither hung nor left connections open (every socket it owns is closed again),
-  * has its open file descriptors and the temporary files under <storage>/.tmp back at baseline,
+  * has its open file descriptors and the temporary files under <storage>/.tmp back at baseline;
+    the descriptors the bucket's open-file cache keeps of blobs that still exist are allowed, up to
+    --open-file-cache (one of a deleted or replaced file, or anything under .tmp, is a leak),
   * keeps its resident memory bounded (RSS after each round is reported; growth between
     identical rounds is flagged),
   * left the database as it was when every request of the batch was rejected
@@ -34,6 +36,7 @@ import os
 import random
 import re
 import socket
+import stat
 import struct
 import subprocess
 import sys
@@ -410,15 +413,18 @@ class Observer:
         self.tmp_dir = os.path.join(args.storage_dir, ".tmp") if args.storage_dir else None
 
     def fds(self):
-        """(total, http client sockets, regular files, other) open in the server."""
+        """(total, http client sockets, files, cached blobs) open in the server: files are the
+        descriptors of paths that are not cached blobs (see classify_files), cached blobs the
+        bucket's open-file cache holds (docs/operations.md, `open_file_cache`)."""
         if not self.pid:
             return None
         ours = tcp_inodes(self.args.port)
-        total = http = files = 0
+        total = http = 0
         try:
             names = os.listdir("/proc/%d/fd" % self.pid)
         except OSError:
             return None
+        links = []
         for fd in names:
             try:
                 link = os.readlink("/proc/%d/fd/%s" % (self.pid, fd))
@@ -430,11 +436,36 @@ class Observer:
                 if state is not None and state != "0A":
                     http += 1
             elif link.startswith("/"):
-                files += 1
-        return total, http, files
+                links.append((fd, link))
+        files, cached = self.classify_files(links)
+        return total, http, len(files), len(cached)
+
+    def classify_files(self, links):
+        """Splits (fd, path) pairs into (files, cached). A cached blob is a regular file under the
+        blob directory, outside .tmp, that is still the file at its path (same device and inode): the
+        open-file cache keeps such descriptors by design, at most `open_file_cache` of them, and drops
+        one when its blob is replaced or deleted (LocalBlobStore.put/delete invalidate). Everything else
+        counts against the baseline: a descriptor of a deleted or replaced file (shown as "(deleted)", or
+        another inode than the path's now), anything under .tmp beyond the spool locks, other paths."""
+        root = os.path.realpath(self.args.storage_dir) + os.sep if self.args.storage_dir else None
+        files, cached = [], []
+        for fd, link in links:
+            if root and link.startswith(root) and not link.startswith(root + ".tmp" + os.sep) \
+                    and not link.endswith(" (deleted)"):
+                try:
+                    held = os.stat("/proc/%d/fd/%s" % (self.pid, fd))
+                    now = os.stat(link)
+                    if stat.S_ISREG(held.st_mode) and (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                        cached.append(link)
+                        continue
+                except OSError:
+                    pass
+            files.append(link)
+        return files, cached
 
     def file_fds(self):
-        out = []
+        """The non-cached file descriptors (see classify_files), for a finding's detail."""
+        links = []
         try:
             for fd in os.listdir("/proc/%d/fd" % self.pid):
                 try:
@@ -442,10 +473,10 @@ class Observer:
                 except OSError:
                     continue
                 if link.startswith("/") and not link.startswith("/dev/"):
-                    out.append(link)
+                    links.append((fd, link))
         except OSError:
             pass
-        return sorted(out)
+        return sorted(self.classify_files(links)[0])
 
     def rss_kb(self):
         if not self.pid:
@@ -521,6 +552,7 @@ class Fuzzer:
         self.fd_baseline = None
         self.tmp_baseline = None
         self.group_stats = {}
+        self.records = []
         self.expected_warnings = 0
         if args.server_log and os.path.exists(args.server_log):
             self.log_offset = os.path.getsize(args.server_log)
@@ -539,14 +571,18 @@ class Fuzzer:
         self.findings.append({
             "group": group, "kind": kind, "case": name, "detail": detail,
             "input": base64.b64encode(data[:200000]).decode(), "preview": repr(data[:300]),
+            "norm": base64.b64encode(self.placeholders(data[:200000])).decode(),
         })
         print("  FINDING [%s] %s: %s -- %s" % (group, kind, name, detail), flush=True)
 
     def check(self, group, name, data, r, *, allow=None, must_respond=True, fmt=None, allow_silent_close=False,
-              allowed_5xx=(), mutating=False):
-        """Judges one exchange. allow: statuses that are fine (default: anything < 500)."""
+              allowed_5xx=(), mutating=False, code=None):
+        """Judges one exchange. allow: statuses that are fine (default: anything < 500); code: the
+        Parse error code a 4xx answer must carry."""
         self.cases += 1
         self.group_stats[group] = self.group_stats.get(group, 0) + 1
+        if self.args.record:
+            self.record(group, name, data, r)
         if r.error:
             self.finding(group, "connect-failed", name, data, r.error)
             return
@@ -569,6 +605,14 @@ class Fuzzer:
                              "status %d (expected %s) body %r" % (status, sorted(allow), body[:200]))
             if mutating and 200 <= status < 300:
                 self.batch_mutated = True
+        if code is not None and r.responses[0][0] >= 400:
+            try:
+                got_code = json.loads(r.responses[0][2]).get("code")
+            except (ValueError, AttributeError):
+                got_code = None
+            if got_code != code:
+                self.finding(group, "wrong-error-code", name, data, "status %d: expected code %d, body %r" % (
+                    r.responses[0][0], code, r.responses[0][2][:200]))
         if fmt is not None:
             status, headers, body = r.responses[0]
             if status >= 400:
@@ -577,6 +621,45 @@ class Fuzzer:
                     self.finding(group, "wrong-error-format", name, data,
                                  "status %d: expected %s, got %s (%s) %r" % (status, fmt, got,
                                                                              headers.get("content-type"), body[:120]))
+
+    def record(self, group, name, data, r):
+        """One line per case for --record: what the server answered, to diff two binaries' runs of one
+        seed (bench/fuzz/README.md, "Two binaries, one seed")."""
+        answers = []
+        for status, headers, body in r.responses:
+            code = None
+            if "json" in headers.get("content-type", "") and status >= 400:
+                try:
+                    code = json.loads(body).get("code")
+                except (ValueError, AttributeError):
+                    code = "unparsable"
+            answers.append([status, code])
+        end = "error" if r.error else "hang" if r.timed_out and not r.closed else "reset" if r.reset else \
+            "closed" if r.closed else "open"
+        if isinstance(data, list):
+            data = b"".join(data)
+        self.records.append({"group": group, "case": name, "answers": answers, "end": end,
+                             "input": base64.b64encode(data[:20000]).decode(),
+                             "norm": base64.b64encode(self.placeholders(data[:20000])).decode()})
+
+    def run_values(self):
+        """This run's own session token and seed ids, by placeholder."""
+        values = {b"<token>": token.encode() for k, token in self.app if k == "X-Parse-Session-Token"}
+        for role, ids in (("photo", self.photo_ids), ("gallery", self.gallery_ids), ("item", self.item_ids)):
+            values.update({("<%s%d>" % (role, i)).encode(): oid.encode() for i, oid in enumerate(ids)})
+        return values
+
+    def placeholders(self, data):
+        """The input with this run's session token and seed ids replaced by placeholders: --diff tells
+        the same input from a mutation that made the token another well-formed one, and --replay puts
+        its own run's values back."""
+        for placeholder, value in self.run_values().items():
+            data = data.replace(value, placeholder)
+        return data
+
+    def fill_in(self, data):
+        values = self.run_values()
+        return re.sub(rb"<(?:token|photo\d+|gallery\d+|item\d+)>", lambda m: values.get(m.group(0), m.group(0)), data)
 
     def health(self):
         start = time.monotonic()
@@ -601,7 +684,8 @@ class Fuzzer:
         while True:
             fds = self.obs.fds()
             tmp = self.obs.temp_files()
-            good = (fds is None or (fds[1] <= 1 and fds[2] <= self.fd_baseline[2])) and len(tmp) <= len(self.tmp_baseline)
+            good = (fds is None or (fds[1] <= 1 and fds[2] <= self.fd_baseline[2]
+                                    and fds[3] <= self.args.open_file_cache)) and len(tmp) <= len(self.tmp_baseline)
             if good or time.monotonic() > deadline:
                 break
             time.sleep(0.2)
@@ -611,11 +695,16 @@ class Fuzzer:
                              "%d client sockets still open (baseline 0)" % fds[1])
             if fds[2] > self.fd_baseline[2]:
                 self.finding(label, "fd-leak", "file descriptors after batch", b"",
-                             "%d regular files open (baseline %d): %s" % (fds[2], self.fd_baseline[2],
-                                                                          self.obs.file_fds()[:10]))
-            if fds[0] > self.fd_baseline[0] + self.args.pool_slack:
+                             "%d files open besides %d cached blobs (baseline %d): %s" % (
+                                 fds[2], fds[3], self.fd_baseline[2], self.obs.file_fds()[:10]))
+            if fds[3] > self.args.open_file_cache:
+                self.finding(label, "fd-growth", "cached blobs past open_file_cache", b"",
+                             "%d blob descriptors open (open_file_cache %d)" % (fds[3], self.args.open_file_cache))
+            # The cache's descriptors are judged against its own bound above, the rest against the baseline.
+            if fds[0] - fds[3] > self.fd_baseline[0] - self.fd_baseline[3] + self.args.pool_slack:
                 self.finding(label, "fd-growth", "total fds after batch", b"",
-                             "%d open (baseline %d)" % (fds[0], self.fd_baseline[0]))
+                             "%d open besides %d cached blobs (baseline %d besides %d)" % (
+                                 fds[0] - fds[3], fds[3], self.fd_baseline[0] - self.fd_baseline[3], self.fd_baseline[3]))
         new_tmp = [t for t in tmp if t not in self.tmp_baseline]
         if new_tmp:
             self.finding(label, "temp-leak", "temp files after batch", b"", "%d left: %s" % (len(new_tmp), new_tmp[:5]))
@@ -688,7 +777,9 @@ class Fuzzer:
         self.app = self.app + [("X-Parse-Session-Token", token)]
 
     def seed_data(self):
-        """Real objects for the attacks to aim at: two photos, a gallery with an item."""
+        """Real objects for the attacks to aim at: two photos, a gallery with an item, all owned by the
+        fuzzer's user so that its session reads and changes them (rows the master key creates have no
+        owner and are seen only with the master key: docs/operations.md, "Upgrading to accounts")."""
         for i, jpeg in enumerate((BASELINE_JPEG, PROGRESSIVE_JPEG)):
             body = vary_jpeg(jpeg, "seed %d %d" % (self.args.seed, i))
             r = self.t.exchange(request("POST", "/parse/files/seed%d.jpg" % i,
@@ -698,23 +789,30 @@ class Fuzzer:
             doc = json.loads(r.responses[0][2])
             self.file_names.append(doc["name"])
             self.blob_keys.append(doc["url"].split("/bucket/", 1)[1])
-            r = self.api("POST", "/parse/classes/Photo", {"original": {"__type": "File", "name": doc["name"]}})
-            self.photo_ids.append(json.loads(r.responses[0][2])["objectId"])
-        r = self.api("POST", "/parse/classes/Gallery", {"name": "fuzz gallery"})
-        self.gallery_ids.append(json.loads(r.responses[0][2])["objectId"])
+            r = self.api("POST", "/parse/classes/Photo", {"original": {"__type": "File", "name": doc["name"]}},
+                         headers=self.app)
+            self.photo_ids.append(self.created_id(r))
+        r = self.api("POST", "/parse/classes/Gallery", {"name": "fuzz gallery"}, headers=self.app)
+        self.gallery_ids.append(self.created_id(r))
         r = self.api("POST", "/parse/classes/GalleryItem", {
             "gallery": {"__type": "Pointer", "className": "Gallery", "objectId": self.gallery_ids[0]},
-            "photo": {"__type": "Pointer", "className": "Photo", "objectId": self.photo_ids[0]}})
-        self.item_ids.append(json.loads(r.responses[0][2])["objectId"])
+            "photo": {"__type": "Pointer", "className": "Photo", "objectId": self.photo_ids[0]}}, headers=self.app)
+        self.item_ids.append(self.created_id(r))
         # Wait (briefly) for thumbnails so the bucket has derivatives too.
         for _ in range(50):
-            r = self.api("GET", "/parse/classes/Photo/" + self.photo_ids[0])
+            r = self.api("GET", "/parse/classes/Photo/" + self.photo_ids[0], headers=self.app)
             doc = json.loads(r.responses[0][2])
             if doc.get("status") in ("ready", "failed"):
                 if "thumbnail" in doc:
                     self.blob_keys.append(doc["thumbnail"]["url"].split("/bucket/", 1)[1])
                 break
             time.sleep(0.2)
+
+    @staticmethod
+    def created_id(r):
+        if r.responses[0][0] not in (200, 201):
+            raise SystemExit("seeding failed: %s %r" % (r.statuses, r.raw[:300]))
+        return json.loads(r.responses[0][2])["objectId"]
 
     def api(self, method, path, body=None, headers=None):
         data = json.dumps(body).encode() if body is not None else b""
@@ -723,6 +821,10 @@ class Fuzzer:
         if not r.responses:
             raise SystemExit("seeding failed: %s %s got nothing" % (method, path))
         return r
+
+    @staticmethod
+    def header_lines(headers):
+        return b"".join(("%s: %s\r\n" % (k, v)).encode() for k, v in headers)
 
     # ---- groups
 
@@ -738,13 +840,14 @@ class Fuzzer:
         # Warm the database pool so its connections count in the fd baseline.
         for _ in range(3):
             self.api("GET", "/parse/classes/Photo?count=1")
-        self.fd_baseline = self.obs.fds() or (0, 0, 0)
+        self.fd_baseline = self.obs.fds() or (0, 0, 0, 0)
         self.tmp_baseline = self.obs.temp_files()
         print("baseline: fds %s rss %s KiB tmp %d" % (self.fd_baseline, self.obs.rss_kb(), len(self.tmp_baseline)))
         groups = [
             ("request-line", self.g_request_line),
             ("headers", self.g_headers),
             ("framing", self.g_framing),
+            ("app-id-only", self.g_app_id_only),
             ("chunked", self.g_chunked),
             ("pipelining", self.g_pipelining),
             ("mutation", self.g_mutation),
@@ -911,8 +1014,9 @@ class Fuzzer:
     # Content-Length / Transfer-Encoding
     def g_framing(self):
         T = self.t
-        post = "POST /parse/classes/Gallery HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: %s\r\n" % self.args.app_id
-        post = post.encode()
+        # The fuzzer's session: framing is the attack here, so a well-framed body must create (201);
+        # app_id_only() sends the app id alone, where the refusal is what is checked.
+        post = b"POST /parse/classes/Gallery HTTP/1.1\r\nHost: x\r\n" + self.header_lines(self.app)
         body = b'{"name":"x"}'
         bad_cl = [b"-1", b"+12", b"0x10", b"1 2", b"12,13", b"1e3", b"", b" ", b"\xff", b"99999999999999999999",
                   b"18446744073709551616", b"9223372036854775807", b"9223372036854775808", b"00000000000000000012",
@@ -987,10 +1091,37 @@ class Fuzzer:
         finally:
             s.close()
 
+    def g_app_id_only(self):
+        """The app id alone is the attack: it creates nothing (400 code 119) and uploads nothing (400
+        code 130, refused on the request's head, so a client announcing 50 MB gets its answer without
+        sending a byte of it): docs/operations.md, "Upgrading to accounts", and the keys paragraph."""
+        app = [("X-Parse-Application-Id", self.args.app_id)]
+        body = b'{"name":"app id only"}'
+        for name, data in [
+            ("create", request("POST", "/parse/classes/Gallery", app + [("Content-Type", "application/json")], body)),
+            ("create chunked", request("POST", "/parse/classes/Gallery", app + [("Transfer-Encoding", "chunked")],
+                                       chunked(body, [3, 4]))),
+            ("batch create", request("POST", "/parse/batch", app, json.dumps({"requests": [
+                {"method": "POST", "path": "/parse/classes/Gallery", "body": {"name": "b"}}]}).encode())),
+        ]:
+            r = self.t.exchange(data, timeout=self.args.case_timeout)
+            if name == "batch create":
+                # A batch answers 200 with one result per request: the create inside must be refused.
+                ok = r.first() and (r.first()[0] >= 400 or b'"success"' not in r.first()[2])
+                self.check("app-id-only", "app id only " + name, data, r, fmt="json")
+                if r.first() and not ok:
+                    self.finding("app-id-only", "app-id-only-wrote", name, data, repr(r.first()[2][:200]))
+                continue
+            self.check("app-id-only", "app id only " + name, data, r, allow={400}, fmt="json", code=119)
+        head = (b"POST /parse/files/big.jpg HTTP/1.1\r\nHost: x\r\n" + self.header_lines(app)
+                + b"Content-Type: image/jpeg\r\nContent-Length: 50000000\r\n\r\n")
+        r = self.t.exchange(head, timeout=self.args.case_timeout, shut=False, expect_responses=1)
+        self.check("app-id-only", "app id only upload head", head, r, allow={400}, fmt="json", code=130)
+
     def g_chunked(self):
         T = self.t
-        post = ("POST /parse/classes/Gallery HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: %s\r\n"
-                "Transfer-Encoding: chunked\r\n\r\n" % self.args.app_id).encode()
+        post = (b"POST /parse/classes/Gallery HTTP/1.1\r\nHost: x\r\n" + self.header_lines(self.app)
+                + b"Transfer-Encoding: chunked\r\n\r\n")
         body = b'{"name":"c"}'
         bad = [
             ("size overflow", b"ffffffffffffffffff\r\n" + body + b"\r\n0\r\n\r\n", {400, 413}),
@@ -1150,7 +1281,10 @@ class Fuzzer:
                              json.dumps({"original": {"__type": "File", "name": json.loads(r.first()[2])["name"]}}).encode())
             for i in range(self.args.concurrency):
                 jobs.insert(0, ("concurrent create #%d" % i, create, "create"))
-        # The same bytes uploaded by many clients at once: every upload gets its 201.
+        # The same bytes uploaded by many clients at once: every upload gets its 201, once it gets past
+        # max_uploads_per_user (8 in progress at once; more are answered 429 {"code":155} with
+        # Retry-After on the head: docs/operations.md, "Full disks, failed photos, killed workers"),
+        # so a 429 of that shape is retried below and must then succeed.
         for k in range(8):
             same = request("POST", "/parse/files/same.jpg", self.app,
                            vary_jpeg(BASELINE_JPEG, "concurrent upload %d %d" % (self.args.seed, k)))
@@ -1158,12 +1292,16 @@ class Fuzzer:
                 jobs.insert(0, ("concurrent upload %d #%d" % (k, i), same, "upload"))
         self.batch_mutated = True
 
+        retry = []
         with ThreadPoolExecutor(max_workers=self.args.concurrency) as pool:
             for name, data, is_valid, r in pool.map(run, jobs):
                 if is_valid == "create":
                     self.check("concurrent", "same photo created concurrently", data, r, allow={200, 201})
                     continue
                 if is_valid == "upload":
+                    if self.upload_limited(r):
+                        retry.append(data)
+                        continue
                     self.check("concurrent", "same bytes uploaded concurrently", data, r, allow={201})
                     continue
                 if is_valid:
@@ -1171,6 +1309,27 @@ class Fuzzer:
                 else:
                     self.check("concurrent", name, data, r, allow_silent_close=True, allowed_5xx=(501, 505),
                                mutating=True)
+
+        # One at a time now: nothing else of this user's is in progress, so each must be created.
+        for data in retry:
+            for _ in range(20):
+                r = self.t.exchange(data, timeout=10)
+                if not self.upload_limited(r):
+                    break
+                time.sleep(0.25)
+            self.check("concurrent", "same bytes uploaded again after 429", data, r, allow={201})
+        print("  concurrent: %d uploads answered 429 code 155 and retried" % len(retry))
+
+    @staticmethod
+    def upload_limited(r):
+        """The documented answer past max_uploads_per_user: 429, code 155, Retry-After."""
+        first = r.first()
+        if not first or first[0] != 429 or "retry-after" not in first[1]:
+            return False
+        try:
+            return json.loads(first[2]).get("code") == 155
+        except ValueError:
+            return False
 
     # Parse API
     FIELDS = ["objectId", "createdAt", "updatedAt", "filename", "title", "tags", "contentType", "byteSize", "checksum",
@@ -1274,7 +1433,10 @@ class Fuzzer:
             ("limit --1", "limit=--1", {400}),
             ("limit 0 count", "limit=0&count=1", {200}),
             ("skip huge", "skip=9223372036854775807", {400}),
-            ("skip max", "skip=10000000", {200}),
+            # max_query_skip (10000): 102 beyond it (docs/operations.md, the configuration table).
+            ("skip max", "skip=10000", {200}),
+            ("skip past max", "skip=10001", {400}),
+            ("skip 10000000", "skip=10000000", {400}),
             ("skip negative", "skip=-5", {400}),
             ("count 2", "count=2", {400}),
             ("order garbage", "order=" + urllib.parse.quote(",,-,--title,$score"), {400}),
@@ -1329,7 +1491,8 @@ class Fuzzer:
                 target = "/parse/classes/%s?%s" % (cls, query)
                 data = request("GET", target, self.app)
                 r = T.exchange(data, timeout=self.args.case_timeout + 10)
-                self.check("parse-query", "%s %s" % (cls, name), data, r, allow=allow, fmt="json")
+                self.check("parse-query", "%s %s" % (cls, name), data, r, allow=allow, fmt="json",
+                           code=102 if name in ("skip past max", "skip 10000000") else None)
         for cls in self.CLASSES:
             for oid in self.objectid_shapes()[:: max(1, len(self.objectid_shapes()) // 12)]:
                 target = "/parse/classes/%s/%s" % (urllib.parse.quote(cls, safe="%"), urllib.parse.quote(oid, safe="%/"))
@@ -1406,10 +1569,45 @@ class Fuzzer:
                     data = request(method, target, hs, body)
                     r = T.exchange(data, timeout=self.args.case_timeout)
                     a = allow if cls in ("Photo", "Gallery", "GalleryItem") else {400, 404}
+                    # Deleting a field the class lacks: on Gallery `name` is fixed (400); Photo and
+                    # GalleryItem have no `name`, and there it is an app field's Delete (decision 042,
+                    # "Writes": parsed as a custom class's fields), which adds no field and changes
+                    # nothing (CustomFieldType.inferred: "Delete" -> nil), as Parse Server's unset.
+                    absent_delete = body == b'{"name":{"__op":"Delete"}}' and cls in ("Photo", "GalleryItem")
+                    if absent_delete:
+                        a = {200, 400}
                     # Successful bodies may be refused for a class they do not fit.
                     a = None if (a and (a & {200, 201})) else (a | {400, 404} if a else None)
                     self.check("parse-write", "%s %s %r" % (method, cls, body[:40]), data, r, allow=a, fmt="json",
                                mutating=True)
+                    if absent_delete and r.first() and r.first()[0] == 200:
+                        got = T.exchange(request("GET", "/parse/classes/%s/%s" % (cls, oid), self.app), timeout=5)
+                        try:
+                            changed = not got.first() or got.first()[0] != 200 or "name" in json.loads(got.first()[2])
+                        except ValueError:
+                            changed = True
+                        if changed:
+                            self.finding("parse-write", "absent-delete-changed", "%s %s" % (method, cls), data,
+                                         "after 200: %s %r" % (got.statuses, got.raw[:200]))
+        # An ACL on GalleryItem, which has none (an item is read through its gallery): a create that is
+        # otherwise valid must be answered below 500, and when refused must leave no item behind.
+        def item_count():
+            got = T.exchange(request("GET", "/parse/classes/GalleryItem?count=1&limit=0", self.app), timeout=5)
+            try:
+                return json.loads(got.first()[2]).get("count")
+            except (TypeError, ValueError, AttributeError):
+                return None
+        before = item_count()
+        body = json.dumps({"gallery": {"__type": "Pointer", "className": "Gallery", "objectId": self.gallery_ids[0]},
+                           "photo": {"__type": "Pointer", "className": "Photo", "objectId": self.photo_ids[-1]},
+                           "ACL": {"*": {"read": True}}}).encode()
+        data = request("POST", "/parse/classes/GalleryItem", self.app + [("Content-Type", "application/json")], body)
+        r = T.exchange(data, timeout=self.args.case_timeout)
+        self.check("parse-write", "POST GalleryItem with an ACL", data, r, fmt="json", mutating=True)
+        after = item_count()
+        if r.first() and r.first()[0] >= 400 and before is not None and after != before:
+            self.finding("parse-write", "refused-but-written", "POST GalleryItem with an ACL", data,
+                         "answered %d, items %s -> %s" % (r.first()[0], before, after))
         # Bodies over the limits.
         for n, allow in [(1024 * 1024, {400, 413}), (1024 * 1024 + 1, {413}), (256 * 1024 + 1, {400, 413}),
                          (5 * 1024 * 1024, {413})]:
@@ -1921,6 +2119,10 @@ class Fuzzer:
         if self.args.findings:
             with open(self.args.findings, "w") as f:
                 json.dump(self.findings, f, indent=1)
+        if self.args.record:
+            with open(self.args.record, "w") as f:
+                for line in self.records:
+                    f.write(json.dumps(line) + "\n")
         if not self.findings:
             print("no findings")
             return 0
@@ -1932,16 +2134,122 @@ class Fuzzer:
         return 1
 
 
+def self_test():
+    """Checks the fd classification on this process: a blob still at its path is a cached blob; one
+    deleted, one replaced by a rename, a spool file and a lock under .tmp count against the baseline."""
+    import shutil
+    import tempfile
+    root = tempfile.mkdtemp(prefix="fuzz-self-test-")
+    held = []
+    try:
+        os.makedirs(os.path.join(root, "originals"))
+        os.makedirs(os.path.join(root, ".tmp"))
+
+        def hold(rel):
+            with open(os.path.join(root, rel), "wb") as f:
+                f.write(b"x")
+            held.append(open(os.path.join(root, rel), "rb"))
+        for rel in ("originals/kept.jpg", "originals/deleted.jpg", "originals/replaced.jpg", ".tmp/spool", ".tmp/h-1.lock"):
+            hold(rel)
+        os.unlink(os.path.join(root, "originals/deleted.jpg"))
+        with open(os.path.join(root, "originals/new"), "wb") as f:
+            f.write(b"y")
+        os.rename(os.path.join(root, "originals/new"), os.path.join(root, "originals/replaced.jpg"))
+        obs = Observer(argparse.Namespace(pid=os.getpid(), port=0, storage_dir=root, database_url=None))
+        links = []
+        for fd in os.listdir("/proc/%d/fd" % os.getpid()):
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (os.getpid(), fd))
+            except OSError:
+                continue
+            if link.startswith(root):
+                links.append((fd, link))
+        files, cached = obs.classify_files(links)
+        got = (sorted(os.path.relpath(c, root) for c in cached),
+               sorted(os.path.relpath(f.replace(" (deleted)", ""), root) for f in files))
+        want = (["originals/kept.jpg"], [".tmp/h-1.lock", ".tmp/spool", "originals/deleted.jpg", "originals/replaced.jpg"])
+        print("self-test: cached %s, counted %s" % got)
+        if got != want:
+            print("self-test FAILED: expected cached %s, counted %s" % want)
+            return 1
+        print("self-test ok")
+        return 0
+    finally:
+        for f in held:
+            f.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def diff(args):
+    """Compares two --record files of one seed (a base binary, then a new one): prints the cases the
+    two answered differently. Ids, sessions and timing differ between runs, so groups whose answers
+    depend on them (--diff-ignore) are left out; a difference is a lead to --replay, not a finding."""
+    ignore = set(args.diff_ignore.split(",")) if args.diff_ignore else set()
+
+    def load(path):
+        out = {}
+        with open(path) as f:
+            for line in f:
+                rec = json.loads(line)
+                # The seed objects' ids (10 characters) differ between runs: cases named by them are
+                # matched by position.
+                key = (rec["group"], re.sub(r"(?<![A-Za-z0-9])[A-Za-z0-9]{10}(?![A-Za-z0-9])", "<id>", rec["case"]))
+                out.setdefault(key, []).append(rec)
+        return out
+    a, b = (load(p) for p in args.diff)
+
+    def same_inputs(ra, rb):
+        # A mutation that hit the session token or an id is a different input in each run: not compared.
+        def norm(rec):
+            if "norm" in rec:
+                return base64.b64decode(rec["norm"])
+            data = base64.b64decode(rec["input"])
+            data = re.sub(rb"r:[0-9a-f]{64}", b"r:<token>", data)
+            return re.sub(rb"(?<![A-Za-z0-9])[A-Za-z0-9]{10}(?![A-Za-z0-9])", b"<id>", data)
+        return len(ra) == len(rb) and all(norm(x) == norm(y) for x, y in zip(ra, rb))
+    differ = skipped = 0
+    for key in sorted(set(a) | set(b)):
+        if key[0] in ignore:
+            continue
+        ra, rb = a.get(key, []), b.get(key, [])
+        if not same_inputs(ra, rb):
+            skipped += 1
+            continue
+        sa = [(x["answers"], x["end"]) for x in ra]
+        sb = [(x["answers"], x["end"]) for x in rb]
+        if sa != sb:
+            differ += 1
+            print("%s %s\n  %s: %s\n  %s: %s" % (key[0], key[1], args.diff[0], sa[:4], args.diff[1], sb[:4]))
+            if rb:
+                print("  input: %r" % base64.b64decode(rb[0]["input"])[:300])
+    print("%d cases answered differently (%d and %d cases recorded; %d not compared: their inputs differ by the"
+          " run's session token or ids)" % (differ, len(a), len(b), skipped))
+    return 1 if differ else 0
+
+
 def replay(args):
-    t = Target(args)
+    """Resends each finding's input to a server of its own: the session token and seed ids recorded
+    in an input belong to the run that found it, so this signs in and seeds as a run does and puts
+    its own token and ids in their place (the master key becomes --master-key), so that a replay
+    against a new server (bench/fuzz/run.sh --replay FILE) meets the same objects."""
     with open(args.replay) as f:
         findings = json.load(f)
+    fuzzer = Fuzzer(args)
+    fuzzer.sign_in()
+    fuzzer.seed_data()
     for f in findings:
-        data = base64.b64decode(f["input"])
+        data = base64.b64decode(f.get("norm") or f["input"])
         if not data:
             continue
-        r = t.exchange(data, timeout=args.case_timeout)
-        print("%-40s -> %s %s" % (f["case"][:40], r.statuses, "(hang)" if r.timed_out else ""))
+        data = fuzzer.fill_in(data)
+        if "norm" not in f:  # a findings file from before placeholders: the token alone is replaced
+            token = fuzzer.run_values()[b"<token>"]
+            data = re.sub(rb"(X-Parse-Session-Token: )r:[0-9a-f]+", lambda m: m.group(1) + token, data)
+        if args.master_key:
+            data = re.sub(rb"(X-Parse-Master-Key: )[^\r\n]*", lambda m: m.group(1) + args.master_key.encode(), data)
+        r = fuzzer.t.exchange(data, timeout=args.case_timeout)
+        print("%-40s -> %s %s %s" % (f["case"][:40], r.statuses, "(hang)" if r.timed_out else "",
+                                     r.first()[2][:120] if r.first() else b""))
     return 0
 
 
@@ -1973,13 +2281,24 @@ def main():
     p.add_argument("--skip-large", action="store_true", help="skip the uploads at maxUploadBytes")
     p.add_argument("--processing-timeout", type=float, default=60, help="seconds for the workers to process hostile photos")
     p.add_argument("--concurrency", type=int, default=16, help="clients of the concurrent group")
+    p.add_argument("--open-file-cache", type=int, default=1000,
+                   help="the server's open_file_cache: blob descriptors it may keep open (docs/operations.md)")
     p.add_argument("--pool-slack", type=int, default=16, help="fds the DB pool and workers may add over the baseline")
     p.add_argument("--rss-growth-kb", type=int, default=64 * 1024)
     p.add_argument("--findings", default="fuzz-findings.json")
+    p.add_argument("--record", help="write every case's answers (status, Parse code, how it ended) as JSON lines")
+    p.add_argument("--self-test", action="store_true", help="check the fd classification on this process and exit")
+    p.add_argument("--diff", nargs=2, metavar=("BASE", "NEW"), help="compare two --record files and exit")
+    p.add_argument("--diff-ignore", default="concurrent,sockets,slowloris,flood",
+                   help="groups --diff leaves out (their answers depend on timing)")
     p.add_argument("--replay", help="resend the inputs of a findings file and print the statuses")
     args = p.parse_args()
     if args.host not in ("127.0.0.1", "::1", "localhost"):
         p.error("loopback only")
+    if args.self_test:
+        sys.exit(self_test())
+    if args.diff:
+        sys.exit(diff(args))
     if args.replay:
         sys.exit(replay(args))
     sys.exit(Fuzzer(args).run())

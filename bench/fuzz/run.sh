@@ -8,7 +8,9 @@
 #
 # Env: GALLERYD (a built galleryd to attack instead of building this tree's), FUZZ_PORT (18195),
 # PGPORT_PRIVATE (55515), FUZZ_DIR (/tmp/galleryd-fuzz), FUZZ_MAX_CONNECTIONS (256: the flood group
-# goes past it). Exit status: the fuzzer's (0 clean, 1 findings), or 3 when the server did not shut
+# goes past it), FUZZ_OPEN_FILE_CACHE (16: the bucket's open-file cache, small so that the run serves
+# more blobs than it holds and its bound is checked). `run.sh --replay FILE` resends a findings file
+# to a fresh server. Exit status: the fuzzer's (0 clean, 1 findings), or 3 when the server did not shut
 # down cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,6 +19,7 @@ port="${FUZZ_PORT:-18195}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55515}"
 work="${FUZZ_DIR:-/tmp/galleryd-fuzz}"
 max_connections="${FUZZ_MAX_CONNECTIONS:-256}"
+open_file_cache="${FUZZ_OPEN_FILE_CACHE:-16}"
 master_key="fuzz-master-key-$RANDOM$RANDOM"
 
 binary="${GALLERYD:-}"
@@ -46,7 +49,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 GALLERYD_MASTER_KEY="$master_key" DATABASE_URL="$url" GALLERYD_STORAGE_DIR="$storage" GALLERYD_BUCKET_PUBLIC=true \
-  GALLERYD_MAX_CONNECTIONS="$max_connections" \
+  GALLERYD_MAX_CONNECTIONS="$max_connections" GALLERYD_OPEN_FILE_CACHE="$open_file_cache" \
   "$binary" serve --port "$port" --host 127.0.0.1 >"$log" 2>&1 &
 server_pid=$!
 for _ in $(seq 50); do
@@ -58,7 +61,7 @@ done
 status=0
 python3 bench/fuzz/http_fuzz.py --port "$port" --pid "$server_pid" --storage-dir "$storage" \
   --database-url "$url" --master-key "$master_key" --server-log "$log" \
-  --max-connections "$max_connections" --findings "$work/findings.json" "$@" || status=$?
+  --max-connections "$max_connections" --open-file-cache "$open_file_cache" --findings "$work/findings.json" "$@" || status=$?
 
 # A clean shutdown after all that: SIGTERM, exit 0.
 kill -TERM "$server_pid"
