@@ -17,7 +17,7 @@ read back from BASE's preview; its bytes scale PIL's (the scan script is the onl
 
 Needs .build-venv-bench (ssimulacra2, Pillow, numpy).
 """
-import fcntl, importlib.util, json, os, sys
+import importlib.util, json, os, sys
 from multiprocessing import Pool
 from PIL import Image
 
@@ -25,6 +25,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("shapes", os.path.join(here, "imaging-table-shapes.py"))
 shapes = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(shapes)
+spec = importlib.util.spec_from_file_location("sweep", os.path.join(here, "imaging-quality-sweep.py"))
+sweep = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sweep)
 ZIGZAG = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7,
           14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46,
           53, 60, 61, 54, 47, 55, 62, 63]
@@ -94,12 +97,7 @@ def main():
             work += [(run, name, candidate, e + s) for s in steps if "%s|%s|%d" % (name, candidate, e + s) not in done]
         with Pool(int(os.environ.get("JOBS", "2"))) as pool:
             for key, value in pool.imap_unordered(job, work):
-                with open(store + ".lock", "w") as lock:
-                    fcntl.flock(lock, fcntl.LOCK_EX)
-                    scores = json.load(open(store)) if os.path.exists(store) else {}
-                    scores[key] = value
-                    json.dump(scores, open(store + ".tmp", "w"), indent=0)
-                    os.replace(store + ".tmp", store)
+                sweep.store_score(store, key, value)
                 print(key, "%d %.2f" % (value[0], value[1]), flush=True)
     elif command == "table":
         base, decision, candidate = sys.argv[3], sys.argv[4], sys.argv[5]

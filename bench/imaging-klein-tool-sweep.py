@@ -20,9 +20,14 @@ SWEEP_DS_KLEIN=s a downscaled preview at the preview's quality in force + s.
 RUN is bench/imaging-quality-sweep.py's (RUN/<fixture>/decoded.png, vips/, ref_WxH.png); FX the fixtures.
 Needs .build-venv-bench (ssimulacra2, Pillow).
 """
-import fcntl, json, os, subprocess, sys
+import importlib.util, json, os, subprocess, sys
 from multiprocessing import Pool
 from PIL import Image
+
+spec = importlib.util.spec_from_file_location(
+    "quality_sweep", os.path.join(os.path.dirname(os.path.abspath(__file__)), "imaging-quality-sweep.py"))
+quality_sweep = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(quality_sweep)
 
 
 def ref_for(run, name, path):
@@ -73,12 +78,7 @@ def sweep(run, fx, binary, out, kind, steps):
             if ("vips|%s|thumbnail" % n if kind == "vips" else "%s|%s|%s" % (kind, n, s)) not in done]
     with Pool(2) as pool:
         for k, v in pool.imap_unordered(job, work):
-            with open(store + ".lock", "w") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                s = load(store)
-                s[k] = v
-                json.dump(s, open(store + ".tmp", "w"), indent=0)
-                os.replace(store + ".tmp", store)
+            quality_sweep.store_score(store, k, v)
             print(k, v, flush=True)
 
 

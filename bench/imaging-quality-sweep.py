@@ -23,6 +23,17 @@ from multiprocessing import Pool
 KINDS = ("thumbnail", "preview")
 
 
+def store_score(store, key, value):
+    """`value` saved under `key` in the JSON file `store`, which parallel jobs (and sweeps run side by
+    side) update in turn: read, changed and replaced whole under a lock beside it."""
+    with open(store + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        scores = json.load(open(store)) if os.path.exists(store) else {}
+        scores[key] = value
+        json.dump(scores, open(store + ".tmp", "w"), indent=0)
+        os.replace(store + ".tmp", store)
+
+
 def fixtures(directory):
     return sorted(glob.glob(directory + "/*-screenshot-1170x2532.png") + glob.glob(directory + "/*-photo-4000x3000.webp"))
 
@@ -94,12 +105,7 @@ def main():
         store = os.path.join(run, "scores.json")
         with Pool(jobs) as pool:
             for key, value in pool.imap_unordered(score_one, work):
-                with open(store + ".lock", "w") as lock:
-                    fcntl.flock(lock, fcntl.LOCK_EX)
-                    scores = json.load(open(store)) if os.path.exists(store) else {}
-                    scores[key] = value
-                    json.dump(scores, open(store + ".tmp", "w"), indent=0)
-                    os.replace(store + ".tmp", store)
+                store_score(store, key, value)
                 print(key, "%d %.2f" % (value[0], value[1]), flush=True)
     elif command == "table":
         run = sys.argv[2]
