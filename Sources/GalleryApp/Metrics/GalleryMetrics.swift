@@ -91,7 +91,9 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
         // Any token is a method on the wire; only known ones become label values, so a client
         // cannot grow the metrics without bound.
         let methodLabel = Self.methodLabel(method)
-        let series = requestSeries(route: routePattern, method: methodLabel, status: status)
+        // Event loops count through their own recorders (`makeLoopRecorder`); this path is for
+        // exchanges made without a loop (in-process), so a lookup under the table's lock will do.
+        let series = requestTable.series(RequestKey(route: routePattern, method: methodLabel, status: status))
         series.requests.increment(by: 1)
         series.duration.observe(durationSeconds)
         httpBytesSeries.increment(by: bytesSent)
@@ -115,36 +117,10 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
     }
     typealias RequestSeries = (requests: PrometheusCounter.Series, duration: PrometheusHistogram.Series)
 
-    /// The series for a request: the calling thread's last one when it is the same (route, method,
-    /// status) of this instance, which on an event loop serving one route over and over is nearly
-    /// every request (three comparisons, no lock, no hash: #17); otherwise the shared map under its
-    /// lock, remembered as the thread's last. The counts themselves are atomics (swift-prometheus'
-    /// counters, our `AtomicHistogram`), so a scrape sees every request whichever thread counted
-    /// it, and no request takes a lock.
-    func requestSeries(route: String, method: String, status: Int) -> RequestSeries {
-        let last = ThreadLastSeries.current()
-        if last.owner == identity, last.status == status, last.route == route, last.method == method,
-            let series = last.series
-        {
-            return series
-        }
-        let entry = requestTable.series(RequestKey(route: route, method: method, status: status))
-        last.owner = identity
-        last.route = route
-        last.method = method
-        last.status = status
-        last.series = entry
-        return entry
-    }
-
-    /// The registry's series by key, shared by the thread-local path and the loop recorders.
+    /// The registry's series by key, shared by `requestFinished` and the loop recorders.
     private let requestTable: RequestSeriesTable
     /// The loop recorders made so far, folded into the registry before each read.
     private let loopRecorders: LoopRequestRecorders
-    /// Never reused (unlike an object's address), so a thread's remembered series can never be
-    /// taken for another, later instance's.
-    private let identity = GalleryMetrics.nextIdentity.wrappingAdd(1, ordering: .relaxed).newValue
-    private static let nextIdentity = Atomic<UInt64>(0)
     private let httpBytesSeries: PrometheusCounter.Series
 
     /// The registry's request counter and duration series by (route, method label, status),
@@ -172,34 +148,4 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
             }
         }
     }
-}
-
-/// One thread's last resolved request series (`GalleryMetrics.requestSeries`), in thread-local
-/// storage: read and written only by its own thread, so it needs no lock.
-final class ThreadLastSeries {
-    /// The `GalleryMetrics` identity the series belong to (0: none yet).
-    var owner: UInt64 = 0
-    var route = ""
-    var method = ""
-    var status = 0
-    var series: GalleryMetrics.RequestSeries?
-
-    /// The calling thread's, made on its first request (released when the thread exits).
-    static func current() -> ThreadLastSeries {
-        if let stored = pthread_getspecific(key) {
-            return Unmanaged<ThreadLastSeries>.fromOpaque(stored).takeUnretainedValue()
-        }
-        let made = ThreadLastSeries()
-        pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
-        return made
-    }
-
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { stored in
-            if let stored { Unmanaged<ThreadLastSeries>.fromOpaque(stored).release() }
-        }
-        precondition(created == 0, "pthread_key_create failed: \(created)")
-        return key
-    }()
 }
