@@ -8,11 +8,14 @@ resampler's pixels, so the release tool itself writes them, with the sweep's kno
   git checkout Sources/Imaging/ImagePipeline+Raster.swift      # the knobs are never committed
 
 SWEEP_THUMB_KLEIN=s puts the thumbnail on Klein's table at the thumbnail's quality in force + s;
-SWEEP_DS_KLEIN=s a downscaled preview at the preview's quality in force + s.
+SWEEP_DS_KLEIN=s a downscaled preview at the preview's quality in force + s. The F knobs take a fractional
+step (Klein's table scaled by libjpeg's 200 − 2q percent at a fractional quality q, rounded; at a whole step
+the same tables as the knobs above): SWEEP_THUMB_KLEINF, SWEEP_DS_KLEINF, and SWEEP_KS_KLEINF for a preview
+that keeps the original's size (in place of 060's rule). The sweep sets the F knob of its kind.
 
   imaging-klein-tool-sweep.py sweep RUN FX SWEEP_BIN OUT t|d|vips STEP,…
-        t: thumbnails, d: downscaled previews (originals over 2048 pixels), vips: score vips' thumbnails
-        (STEP unused); files under OUT/<t|d>/<step>/<fixture>, scores in OUT/sweep.json
+        t: thumbnails, d: downscaled previews (originals over 2048 pixels), k: previews that keep the
+        original's size (the others), vips: score vips' thumbnails (STEP unused; fractional steps allowed); files under OUT/<t|d>/<step>/<fixture>, scores in OUT/sweep.json
   imaging-klein-tool-sweep.py table RUN OUT NOW t|d STEP,…
         per fixture: score − vips' / both files of the photo over vips' bytes, for NOW's files (the tool in
         force: NOW/<fixture>/) and each step, the other file as in NOW
@@ -53,7 +56,7 @@ def job(a):
     o = os.path.join(out, kind, step, name)
     if not os.path.exists(o + "/preview.jpg"):
         env = dict(os.environ)
-        env["SWEEP_THUMB_KLEIN" if kind == "t" else "SWEEP_DS_KLEIN"] = step
+        env[{"t": "SWEEP_THUMB_KLEINF", "d": "SWEEP_DS_KLEINF", "k": "SWEEP_KS_KLEINF"}[kind]] = step
         subprocess.run([binary, "process", os.path.join(fx, name), "--out", o], check=True,
                        stdout=subprocess.DEVNULL, env=env)
     return "%s|%s|%s" % (kind, name, step), score(run, name, o + ("/thumbnail.jpg" if kind == "t" else "/preview.jpg"))
@@ -61,8 +64,9 @@ def job(a):
 
 def fixtures(run, kind):
     names = sorted(n for n in os.listdir(run) if os.path.isdir(os.path.join(run, n)))
-    if kind == "d":
-        names = [n for n in names if max(Image.open(os.path.join(run, n, "decoded.png")).size) > 2048]
+    if kind in ("d", "k"):
+        names = [n for n in names
+                 if (max(Image.open(os.path.join(run, n, "decoded.png")).size) > 2048) == (kind == "d")]
     return names
 
 
@@ -90,10 +94,10 @@ def table(run, out, now, kind, steps):
             s["vips|%s|thumbnail" % n] = score(run, n, os.path.join(run, n, "vips", "thumbnail.jpg"))
         if "now|%s|%s" % (kind, n) not in s:
             s["now|%s|%s" % (kind, n)] = score(run, n, os.path.join(now, n, "thumbnail.jpg" if kind == "t" else "preview.jpg"))
-        if kind == "d" and "vips|%s|preview" % n not in s:
+        if kind in ("d", "k") and "vips|%s|preview" % n not in s:
             s["vips|%s|preview" % n] = score(run, n, os.path.join(run, n, "vips", "preview.jpg"))
     json.dump(s, open(store, "w"), indent=0)
-    print("| fixture | now | " + " | ".join("E%+d" % int(x) for x in steps) + " |")
+    print("| fixture | now | " + " | ".join("E%+g" % float(x) for x in steps) + " |")
     print("|---|---|" + "---|" * len(steps))
     for n in fixtures(run, kind):
         tv, tvs = s["vips|%s|thumbnail" % n]
@@ -110,7 +114,7 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if len(a) == 7 and a[0] == "sweep":
         sweep(a[1], a[2], a[3], a[4], a[5], a[6].split(","))
-    elif len(a) == 6 and a[0] == "table" and a[4] in ("t", "d"):
+    elif len(a) == 6 and a[0] == "table" and a[4] in ("t", "d", "k"):
         table(a[1], a[2], a[3], a[4], a[5].split(","))
     else:
         sys.exit(__doc__)
