@@ -59,12 +59,12 @@ extension ImagePipeline {
         let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize, nearSize: nearSize)
         let thumbnailQuality = settings.thumbnailQuality(spec, nearSize: nearSize)
         var previewTables = QuantizationTables(quality: previewQuality)
-        // A downscaled preview of a detailed original (by its file's bits per pixel) takes Klein's table.
-        if !keepsSize, plan.thumbnailSource != .samePixels, let minimum = settings.downscaledPreviewKleinBitsPerPixel,
-            let fileBytes,
-            Double(fileBytes) * 8 >= minimum * Double(info.width * info.height)
-        {
-            previewTables = QuantizationTables(kleinQuality: previewQuality)
+        // A downscaled preview takes Klein's table by its original's bits per pixel: at the quality
+        // when detailed, a fractional step below when flat (WebP; decision 060).
+        if !keepsSize, plan.thumbnailSource != .samePixels {
+            previewTables = settings.downscaledPreviewTables(
+                quality: previewQuality,
+                bitsPerPixel: fileBytes.map { Double($0) * 8 / Double(info.width * info.height) })
         }
         // PNG's and WebP's thumbnails take Klein's table one quality down (decision 060).
         let thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality)

@@ -61,6 +61,23 @@ struct QuantizationTables: Equatable {
         chroma = gray ? nil : steps
     }
 
+    /// Klein's table at a quality between two whole ones, in quarter steps: libjpeg's scale (200 − 2q
+    /// percent, for q from 50) at that quality, each step rounded half up as libjpeg rounds. A
+    /// whole quality gives `init(kleinQuality:)`'s steps; so does a quality under 50 (rounded down).
+    /// For a table between two qualities, as the flat WebP photos' downscaled previews needed
+    /// (docs/decisions/060-klein-tables-for-original-size-previews.md).
+    init(kleinQuality quality: Double, gray: Bool = false) {
+        let quarters = Int((min(max(quality, 1), 100) * 4).rounded(.down))
+        guard quarters % 4 != 0, quarters >= 200 else {
+            self.init(kleinQuality: quarters / 4, gray: gray)
+            return
+        }
+        // Scale in hundredths of a percent: 200 − 2q percent is (800 − 2·quarters) / 4 percent.
+        let scale = UInt32(800 - 2 * quarters) * 25
+        let steps = Self.kleinTable.map { min(max(($0 * scale + 5000) / 10000, 1), 255) }
+        self.init(luma: steps, chroma: gray ? nil : steps)
+    }
+
     init(luma: [UInt32], chroma: [UInt32]?) {
         self.luma = luma
         self.chroma = chroma

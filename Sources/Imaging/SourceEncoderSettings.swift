@@ -47,6 +47,13 @@
 /// Klein's table at the column's quality: elephants' preview went from −0.10 to +0.01 against
 /// vips' at 0.99× our bytes (decision 060).
 ///
+/// A flat WebP's previews take Klein's table 2.5 qualities below the one in force, between two
+/// whole qualities (`flatDownscaledPreviewKleinStep`, `KleinRule.webpPreviews`): on the bench's 8
+/// such downscaled previews it is 0.94–0.995× the bytes of ours at the column's quality (fallenleaf
+/// +0.08 over vips' score, the thinnest), on its 7 at the original's size 0.99× Klein's two below,
+/// the thinnest margin +0.10 → +0.27 (GreenMeadow); a whole step further down (E − 3) 7 of the 8
+/// downscaled ones fall below vips' (decision 060, "Fractional Klein steps").
+///
 /// PNG's and WebP's thumbnails take Klein's table one quality below the one in force
 /// (`thumbnailKleinStep`): swept with the release tool's own thumbnails, it is 0.3–1.4% fewer bytes of
 /// the photo on 34 of the bench's 36 fixtures (mate_Storm's two +0.2%, for +0.6 points) with every
@@ -81,6 +88,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// before the first row, so such a preview is still encoded while it is resampled.
     var downscaledPreviewKleinBitsPerPixel: Double? = nil
 
+    /// Klein's table for a downscaled preview of an original under `downscaledPreviewKleinBitsPerPixel`
+    /// (a flat one), this many qualities from the column's, fractional (`QuantizationTables(kleinQuality:)`
+    /// of a `Double`); nil: our tables at the column's quality.
+    var flatDownscaledPreviewKleinStep: Double? = nil
+
     /// Klein's table for the thumbnail, this many qualities from the thumbnail's quality in force
     /// (the column's or the near-size row's); nil: our tables with the thumbnail's chroma boost.
     var thumbnailKleinStep: Int? = nil
@@ -89,16 +101,18 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// quality in force (the column's, or the near-size row's) plus a step: `step`, or
     /// `detailedStep` when the preview's mean luma gradient is at least `detailedGradient`.
     struct KleinRule: Sendable, Equatable {
-        let step: Int
-        let detailedStep: Int
+        let step: Double
+        let detailedStep: Double
         let detailedGradient: Double
 
         /// PNG's and WebP's rule (decision 060).
         static let rasterPreviews = KleinRule(step: -2, detailedStep: 0, detailedGradient: 6)
+        /// WebP's: the flat ones 2.5 below, as its flat downscaled previews (decision 060's fractional step).
+        static let webpPreviews = KleinRule(step: -2.5, detailedStep: 0, detailedGradient: 6)
 
         /// The quality Klein's table is scaled at, from the quality in force and the preview's detail.
-        func quality(_ inForce: Int, gradient: Double) -> Int {
-            min(max(inForce + (gradient >= detailedGradient ? detailedStep : step), 1), 100)
+        func quality(_ inForce: Int, gradient: Double) -> Double {
+            min(max(Double(inForce) + (gradient >= detailedGradient ? detailedStep : step), 1), 100)
         }
     }
 
@@ -141,8 +155,8 @@ struct SourceEncoderSettings: Sendable, Equatable {
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
                 nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
-                originalSizePreviewKlein: .rasterPreviews, downscaledPreviewKleinBitsPerPixel: 1,
-                thumbnailKleinStep: -1)
+                originalSizePreviewKlein: .webpPreviews, downscaledPreviewKleinBitsPerPixel: 1,
+                flatDownscaledPreviewKleinStep: -2.5, thumbnailKleinStep: -1)
         }
     }
 
@@ -152,6 +166,18 @@ struct SourceEncoderSettings: Sendable, Equatable {
         let ownStep = keepsOriginalSize ? originalSizePreviewQualityStep : previewQualityStep
         let step = (near ? nearSize?.previewQualityStep : nil) ?? ownStep
         return min(max(spec.previewQuality(keepsOriginalSize: keepsOriginalSize) + step, 1), 100)
+    }
+
+    /// The tables of a downscaled preview at `quality` (`previewQuality`'s) of an original whose file
+    /// has `bitsPerPixel` (nil: unknown): Klein's table at it from `downscaledPreviewKleinBitsPerPixel`,
+    /// `flatDownscaledPreviewKleinStep` from it under that, else ours.
+    func downscaledPreviewTables(quality: Int, bitsPerPixel: Double?) -> QuantizationTables {
+        guard let minimum = downscaledPreviewKleinBitsPerPixel, let bitsPerPixel else {
+            return QuantizationTables(quality: quality)
+        }
+        if bitsPerPixel >= minimum { return QuantizationTables(kleinQuality: quality) }
+        if let step = flatDownscaledPreviewKleinStep { return QuantizationTables(kleinQuality: Double(quality) + step) }
+        return QuantizationTables(quality: quality)
     }
 
     /// The thumbnail's tables at `quality` (`thumbnailQuality`'s): Klein's table

@@ -210,4 +210,28 @@ import Testing
         #expect(
             try ImageProbe.probe(bytes: result.preview.jpeg).componentQuantization[0].steps[0] == Self.annexKLuma60[0])
     }
+
+    /// Klein's table at a fractional quality: libjpeg's scale at it (45% at 77.5), rounded half up,
+    /// every step between the two whole qualities' and the same table for luma and chroma; whole
+    /// qualities (and any under 50) are `init(kleinQuality:)`'s, and a quality rounds down to a quarter.
+    @Test func klein_AtAFractionalQuality_ScalesBetweenTheWholeOnes() {
+        let half = QuantizationTables(kleinQuality: 77.5)
+        #expect(Array(half.luma.prefix(8)) == [5, 5, 6, 9, 12, 17, 26, 39])
+        #expect(half.chroma == half.luma)
+        #expect(half != QuantizationTables(kleinQuality: 77) && half != QuantizationTables(kleinQuality: 78))
+        let (q77, q78) = (QuantizationTables(kleinQuality: 77), QuantizationTables(kleinQuality: 78))
+        for quality in [77.25, 77.5, 77.75] {
+            let tables = QuantizationTables(kleinQuality: quality)
+            #expect((0..<64).allSatisfy { q78.luma[$0] <= tables.luma[$0] && tables.luma[$0] <= q77.luma[$0] })
+        }
+        #expect(Array(QuantizationTables(kleinQuality: 77.75).luma.prefix(8)) == [4, 5, 6, 8, 12, 17, 25, 38])
+        #expect(QuantizationTables(kleinQuality: 77.6) == half)
+        for whole in [1, 30, 49, 50, 77, 78, 100] {
+            #expect(QuantizationTables(kleinQuality: Double(whole)) == QuantizationTables(kleinQuality: whole))
+        }
+        #expect(QuantizationTables(kleinQuality: 49.5) == QuantizationTables(kleinQuality: 49))
+        #expect(QuantizationTables(kleinQuality: 0.5) == QuantizationTables(kleinQuality: 1))
+        #expect(QuantizationTables(kleinQuality: 120.0) == QuantizationTables(kleinQuality: 100))
+        #expect(QuantizationTables(kleinQuality: 77.5, gray: true).chroma == nil)
+    }
 }

@@ -57,15 +57,17 @@ import Testing
             : QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
     }
 
-    /// Our preview tables at this quality (with `kleinPreview`, Klein's table at it instead) and the
-    /// thumbnail's for a thumbnail quality in force of `thumbnail` (decision 060).
+    /// Our preview tables at this quality (with `kleinPreview`, Klein's table at it instead; with
+    /// `kleinStep`, Klein's table that many qualities from it) and the thumbnail's for a thumbnail
+    /// quality in force of `thumbnail` (decision 060).
     static func expectTables(
-        _ result: ProcessedImage, preview: Int, thumbnail: Int, kleinPreview: Bool = false,
+        _ result: ProcessedImage, preview: Int, thumbnail: Int, kleinPreview: Bool = false, kleinStep: Double? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(result.thumbnailSource != .samePixels, sourceLocation: sourceLocation)
         let previewTables =
-            kleinPreview ? QuantizationTables(kleinQuality: preview) : QuantizationTables(quality: preview)
+            kleinStep.map { QuantizationTables(kleinQuality: Double(preview) + $0) }
+            ?? (kleinPreview ? QuantizationTables(kleinQuality: preview) : QuantizationTables(quality: preview))
         #expect(try tables(result.preview.jpeg) == previewTables, sourceLocation: sourceLocation)
         #expect(
             try tables(result.thumbnail.jpeg) == thumbnailTables(result.info.format, quality: thumbnail),
@@ -79,10 +81,12 @@ import Testing
         try Self.expectTables(result, preview: 88, thumbnail: 91)
     }
 
+    /// WebP's downscaled preview stays at the column's quality, on Klein's table 2.5 below it (the
+    /// quadrants are a flat WebP: decision 060's fractional step).
     @Test func webp_LowersOnlyTheThumbnail() throws {
         let result = try ImagePipeline.process(bytes: Self.quadrants(as: .webp), spec: Self.spec)
         #expect(result.info.format == .webp)
-        try Self.expectTables(result, preview: 90, thumbnail: 90)
+        try Self.expectTables(result, preview: 90, thumbnail: 90, kleinStep: -2.5)
     }
 
     /// A preview that keeps the original's size (96×64 under a 128-pixel preview) gets the JPEG
@@ -101,14 +105,14 @@ import Testing
         #expect(try Self.tables(result.preview.jpeg) == expected)
     }
 
-    /// PNG's and WebP's previews at the original's size take Klein's table two qualities below
-    /// the quality in force (90 for PNG, 92 for WebP, at spec 90), or at it when the preview is
-    /// detailed (mean luma gradient ≥ 6): the flat quadrants against a one-pixel checkerboard.
-    /// HEIC keeps our table either way, and a downscaled preview keeps it too (decision 060).
+    /// PNG's and WebP's previews at the original's size take Klein's table below the quality in
+    /// force (90 for PNG, 92 for WebP, at spec 90), PNG's two qualities, WebP's 2.5, or at it when
+    /// the preview is detailed (mean luma gradient ≥ 6): the flat quadrants against a one-pixel
+    /// checkerboard. HEIC keeps our table either way (decision 060).
     @Test(arguments: [
-        (ImageFormat.png, false, 88), (.png, true, 90), (.webp, false, 90), (.webp, true, 92),
+        (ImageFormat.png, false, 88.0), (.png, true, 90), (.webp, false, 89.5), (.webp, true, 92),
     ])
-    func originalSizePreview_TakesKleinsTable_ByDetail(format: ImageFormat, detailed: Bool, quality: Int) throws {
+    func originalSizePreview_TakesKleinsTable_ByDetail(format: ImageFormat, detailed: Bool, quality: Double) throws {
         let bytes = try detailed ? Self.detailed(as: format) : Self.quadrants(as: format)
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
@@ -120,9 +124,12 @@ import Testing
 
     /// A downscaled preview (64×43 under a 64-pixel preview) of a WebP of at least 1 bit per pixel
     /// (the checkerboard at `cwebp -q 95`, over 2) takes Klein's table at the column's quality (90);
-    /// the quadrants (0.2) keep ours, and so does PNG, whatever its file (decision 060).
-    @Test(arguments: [(ImageFormat.webp, true, true), (.webp, false, false), (.png, true, false), (.png, false, false)])
-    func downscaledPreview_TakesKleinsTable_ByTheFilesBitsPerPixel(format: ImageFormat, detailed: Bool, klein: Bool)
+    /// the quadrants (0.2) take it 2.5 below (87.5: between Klein's 87 and 88, neither of them), and
+    /// PNG keeps ours, whatever its file (decision 060).
+    @Test(arguments: [
+        (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -2.5), (.png, true, nil), (.png, false, nil),
+    ])
+    func downscaledPreview_TakesKleinsTable_ByTheFilesBitsPerPixel(format: ImageFormat, detailed: Bool, klein: Double?)
         throws
     {
         let bytes = try detailed ? Self.detailed(as: format) : Self.quadrants(as: format)
@@ -131,9 +138,33 @@ import Testing
         #expect(result.info.format == format)
         #expect(result.preview.width == 64 && result.thumbnailSource != .samePixels)
         let quality = format == .png ? 88 : 90
+        let preview = try Self.tables(result.preview.jpeg)
         #expect(
-            try Self.tables(result.preview.jpeg)
-                == (klein ? QuantizationTables(kleinQuality: quality) : QuantizationTables(quality: quality)))
+            preview
+                == (klein.map { QuantizationTables(kleinQuality: Double(quality) + $0) }
+                    ?? QuantizationTables(quality: quality)))
+        if klein == -2.5 {
+            #expect(preview != QuantizationTables(kleinQuality: 87) && preview != QuantizationTables(kleinQuality: 88))
+        }
+    }
+
+    /// The downscaled preview's choice by bits per pixel: WebP's Klein at the quality from 1, 2.5 below
+    /// it under 1 (and ours when the file's size is unknown); PNG, HEIC, AVIF and JPEG ours.
+    @Test func downscaledPreviewTables_ByBitsPerPixel() {
+        let webp = SourceEncoderSettings.forSource(.webp)
+        #expect(webp.flatDownscaledPreviewKleinStep == -2.5)
+        #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 1) == QuantizationTables(kleinQuality: 80))
+        #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 0.99) == QuantizationTables(kleinQuality: 77.5))
+        #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: nil) == QuantizationTables(quality: 80))
+        for format in [ImageFormat.png, .jpeg, .heif, .avif] {
+            let settings = SourceEncoderSettings.forSource(format)
+            #expect(settings.flatDownscaledPreviewKleinStep == nil)
+            for bits in [0.2, 2.0] {
+                #expect(
+                    settings.downscaledPreviewTables(quality: 80, bitsPerPixel: bits) == QuantizationTables(quality: 80)
+                )
+            }
+        }
     }
 
     /// PNG's and WebP's thumbnails take Klein's table one quality below the one in force (91 and
@@ -199,7 +230,12 @@ import Testing
         #expect(rule.quality(1, gradient: 0) == 1)
         #expect(rule.quality(100, gradient: 14) == 100)
         #expect(SourceEncoderSettings.forSource(.png).originalSizePreviewKlein == rule)
-        #expect(SourceEncoderSettings.forSource(.webp).originalSizePreviewKlein == rule)
+        let webp = SourceEncoderSettings.KleinRule.webpPreviews
+        #expect(webp == SourceEncoderSettings.KleinRule(step: -2.5, detailedStep: 0, detailedGradient: 6))
+        #expect(webp.quality(82, gradient: 5.99) == 79.5)
+        #expect(webp.quality(82, gradient: 6) == 82)
+        #expect(webp.quality(2, gradient: 0) == 1)
+        #expect(SourceEncoderSettings.forSource(.webp).originalSizePreviewKlein == webp)
         #expect(SourceEncoderSettings.forSource(.webp).downscaledPreviewKleinBitsPerPixel == 1)
         #expect(SourceEncoderSettings.forSource(.png).downscaledPreviewKleinBitsPerPixel == nil)
         for format in [ImageFormat.jpeg, .heif, .avif] {
@@ -210,19 +246,21 @@ import Testing
     /// A thumbnail nearly the preview's size (84×56 of a 96×64 preview, 77% of its pixels) has
     /// PNG's and WebP's own row: the thumbnail 6 lower, the preview 0 and +2 from the spec's
     /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
-    /// PNG's and WebP's previews, at the original's size, are then Klein's table two lower
-    /// (the quadrants are flat: decision 060).
+    /// PNG's and WebP's previews, at the original's size, are then Klein's table two (PNG) and 2.5
+    /// (WebP) lower (the quadrants are flat: decision 060).
     @Test(arguments: [
-        (ImageFormat.png, 56, 90, 86), (.webp, 56, 92, 86), (.heif, 56, 90, 92), (.png, 48, 88, 91),
-        (.webp, 48, 90, 90),
+        (ImageFormat.png, 56, 92, 86, -2.0 as Double?), (.webp, 56, 94, 86, -2.5), (.heif, 56, 90, 92, nil),
+        (.png, 48, 90, 91, -2), (.webp, 48, 92, 90, -2.5),
     ])
-    func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int) throws {
+    func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int, klein: Double?)
+        throws
+    {
         let bytes = try Self.quadrants(as: format)
         let spec = DerivativeSpec(thumbnailShortEdge: edge, previewLongEdge: 128, quality: 90)
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.thumbnail.height == edge)
-        try Self.expectTables(result, preview: preview, thumbnail: thumbnail, kleinPreview: format != .heif)
+        try Self.expectTables(result, preview: preview, thumbnail: thumbnail, kleinStep: klein)
     }
 
     /// Near size is a share of the preview's pixels: china's and flower's 600×400 of 640×427, not
