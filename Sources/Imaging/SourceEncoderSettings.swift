@@ -105,7 +105,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
         let detailedStep: Double
         let detailedGradient: Double
 
-        /// PNG's and WebP's rule (decision 060).
+        /// PNG's rule (decision 060; WebP's was the same until its fractional step).
         static let rasterPreviews = KleinRule(step: -2, detailedStep: 0, detailedGradient: 6)
         /// WebP's: the flat ones 2.5 below, as its flat downscaled previews (decision 060's fractional step).
         static let webpPreviews = KleinRule(step: -2.5, detailedStep: 0, detailedGradient: 6)
