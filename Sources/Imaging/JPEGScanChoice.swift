@@ -54,7 +54,8 @@ enum JPEGScanChoice {
             var probes: [gd_scan_script] = []
             var offset = 0
             for script in scripts {
-                probes.append(gd_scan_script(scans: scans.baseAddress! + offset, scan_count: Int32(script.count)))
+                probes.append(
+                    gd_scan_script(scans: scans.baseAddress.map { $0 + offset }, scan_count: Int32(script.count)))
                 offset += script.count
             }
             return jpeg.withUnsafeBufferPointer { bytes in

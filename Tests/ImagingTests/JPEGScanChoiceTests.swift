@@ -151,6 +151,8 @@ import Testing
             ("another script", fixed, Array(scripts.dropFirst())),
             ("incomplete probe", fixed, [JPEGEncoder.colorScans, incompleteLuma]),
             ("no scripts", fixed, []),
+            ("an empty script", fixed, [[]]),
+            ("an empty probe", fixed, [JPEGEncoder.colorScans, []]),
             ("gray scripts for colour", fixed, JPEGScanChoice.scripts(gray: true, width: 40, height: 30)),
         ]
         for (name, bytes, scripts) in cases {
