@@ -4,7 +4,8 @@ import CJPEGShim
 /// A JPEG compressor fed one row at a time, so a preview can be encoded while it is still being
 /// resampled, without ever holding its pixels: libjpeg (or the shim's coefficient path, see
 /// `JPEGQuantizer`) does colour conversion and the DCT as rows arrive, and the progressive
-/// scans at `finish()`. Same settings as `JPEGEncoder.encode`.
+/// scans at `finish()`. Same settings as `JPEGEncoder.encode`, the scans chosen per image as there
+/// (`JPEGScanChoice`): after the compressor has freed its coefficients, so the peak is the same.
 ///
 /// Used from one thread at a time (rows on the resampling thread, `finish` after it is joined).
 final class JPEGStreamEncoder {
@@ -13,17 +14,23 @@ final class JPEGStreamEncoder {
     private let scans: UnsafeMutableBufferPointer<jpeg_scan_info>
     private let table: UnsafeMutableBufferPointer<UInt32>
     private let rowHeight: Int
+    private let rowWidth: Int
+    private let gray: Bool
+    private let optimizeScans: Bool
     private var rowsWritten = 0
 
     /// Starts a progressive, Huffman-optimized JPEG of `width`×`height` RGBX (4) or gray (1) pixels.
     init(
         width: Int, height: Int, channels: Int, quality: Int, quantizer: JPEGQuantizer = .libjpeg,
-        iccProfile: [UInt8]?, tables: QuantizationTables? = nil
+        iccProfile: [UInt8]?, tables: QuantizationTables? = nil, optimizeScans: Bool = true
     ) throws {
         guard let handle = gd_encoder_create() else { throw ImageError.encodeFailed("cannot create a compressor") }
         self.handle = handle
         rowHeight = height
+        rowWidth = width
         let gray = channels == 1
+        self.gray = gray
+        self.optimizeScans = optimizeScans
         let script = gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans
         scans = .allocate(capacity: script.count)
         _ = scans.initialize(from: script)
@@ -95,8 +102,13 @@ final class JPEGStreamEncoder {
         var length: UInt = 0
         try check(gd_encoder_finish(handle, &output, &length))
         guard let output else { throw ImageError.encodeFailed("no output") }
-        defer { gd_free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+        let fixed: [UInt8]
+        do {
+            defer { gd_free(output) }
+            fixed = Array(UnsafeBufferPointer(start: output, count: Int(length)))
+        }
+        guard optimizeScans else { return fixed }
+        return try JPEGScanChoice.optimize(fixed, gray: gray, width: rowWidth, height: rowHeight)
     }
 
     private func check(_ status: gd_status) throws {

@@ -95,6 +95,26 @@ gd_status gd_encode(const gd_encode_request *request, unsigned char **output, un
                     char *message, size_t message_capacity);
 void gd_free(void *pointer);
 
+/* One progressive scan script. */
+typedef struct {
+    const jpeg_scan_info *scans;
+    int scan_count;
+} gd_scan_script;
+
+#define GD_MAX_PROBES 8
+
+/*
+ * Scan optimization (jpeg_scan_choice.c): `jpeg` is a progressive, Huffman-optimized file written
+ * with probes[0]; its coefficients are written again with each of the other probes, and the
+ * result takes, for the DC scans and for each component's AC scans, the probe whose scans are
+ * the smallest. A probe must send every component's DC and may leave a component's AC out
+ * (probes[0] sends all). The decoded pixels are the input's. *output is NULL when the input is
+ * already the smallest (keep it); otherwise a malloc'd file (free with gd_free).
+ */
+gd_status gd_choose_scans(const unsigned char *jpeg, unsigned long length, const gd_scan_script *probes,
+                          int probe_count, unsigned char **output, unsigned long *output_length, char *message,
+                          size_t message_capacity);
+
 /* An incremental compressor: rows are written as they are produced (request->pixels unused). */
 typedef struct gd_encoder gd_encoder;
 

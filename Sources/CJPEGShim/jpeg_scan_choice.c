@@ -1,0 +1,316 @@
+/*
+ * Scan optimization in the manner of mozjpeg's optimize_scans: the same quantized coefficients
+ * written with several progressive scan scripts, keeping for each group of scans the cheapest.
+ *
+ * A progressive file's scans fall into independent groups: the DC scans (Ss = 0) and, for each
+ * component, its AC scans. With optimized Huffman coding libjpeg gives every scan its own tables,
+ * emitted in DHT markers right before its SOS, so a scan's bytes (DHTs, SOS and entropy-coded data)
+ * depend on that scan alone and not on the scans around it. The file the encoder wrote (with
+ * probe 0) is read back to its coefficients (jpeg_read_coefficients: entropy decoding only, as
+ * jpegtran does), the other probes are written from them (jpeg_write_coefficients), and the result
+ * is the first file's headers, then for each group the segments of the probe whose group is the
+ * smallest: DC, then component 0's AC scans, then component 1's, and so on, then EOI. Every
+ * chosen group sends all bits of its coefficients, so the decoded pixels are those of the input.
+ * When probe 0 is the smallest in every group the input is kept as it is.
+ */
+#include "jpeg_decoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <jerror.h>
+
+#define GD_MAX_PROBE_SCANS 64
+#define GD_GROUPS (1 + MAX_COMPONENTS)
+
+/* Where a file's scans are: [start, end) of each scan's DHTs + SOS + entropy-coded data. */
+typedef struct {
+    int count;
+    size_t header_end; /* the first scan's first byte: everything before it is the header */
+    size_t start[GD_MAX_PROBE_SCANS], end[GD_MAX_PROBE_SCANS];
+    int ns[GD_MAX_PROBE_SCANS], ss[GD_MAX_PROBE_SCANS], se[GD_MAX_PROBE_SCANS];
+    int ah[GD_MAX_PROBE_SCANS], al[GD_MAX_PROBE_SCANS];
+} gd_scan_layout;
+
+/* A growing output buffer owned here, so that an error path can free it. */
+typedef struct {
+    struct jpeg_destination_mgr pub;
+    unsigned char *buffer;
+    size_t capacity;
+} gd_probe_destination;
+
+typedef struct {
+    gd_error_mgr err;
+    struct jpeg_decompress_struct source;
+    struct jpeg_compress_struct target;
+    int source_created, target_created;
+    gd_probe_destination dest;
+    unsigned char *outputs[GD_MAX_PROBES];
+    unsigned long lengths[GD_MAX_PROBES];
+    gd_scan_layout layouts[GD_MAX_PROBES];
+    unsigned char *result;
+} gd_choice;
+
+static void gd_probe_dest_init(j_compress_ptr cinfo) {
+    gd_probe_destination *dest = (gd_probe_destination *)cinfo->dest;
+    dest->pub.next_output_byte = dest->buffer;
+    dest->pub.free_in_buffer = dest->capacity;
+}
+
+static boolean gd_probe_dest_empty(j_compress_ptr cinfo) {
+    gd_probe_destination *dest = (gd_probe_destination *)cinfo->dest;
+    size_t used = dest->capacity;
+    unsigned char *grown = realloc(dest->buffer, dest->capacity * 2);
+    if (grown == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 12);
+    dest->buffer = grown;
+    dest->capacity *= 2;
+    dest->pub.next_output_byte = grown + used;
+    dest->pub.free_in_buffer = dest->capacity - used;
+    return TRUE;
+}
+
+static void gd_probe_dest_term(j_compress_ptr cinfo) { (void)cinfo; }
+
+/* Finds the scans of a file libjpeg wrote (no fill bytes, nothing but DHTs between scans);
+ * 0 on success, -1 when the bytes are not laid out so. */
+static int gd_find_scans(const unsigned char *data, size_t length, gd_scan_layout *layout) {
+    memset(layout, 0, sizeof *layout);
+    if (length < 4 || data[0] != 0xFF || data[1] != 0xD8) return -1;
+    size_t i = 2, pending = 0;
+    int pending_set = 0;
+    while (i + 2 <= length) {
+        if (data[i] != 0xFF) return -1;
+        int marker = data[i + 1];
+        if (marker == 0xD9) return (layout->count > 0 && !pending_set && i + 2 == length) ? 0 : -1;
+        if (i + 4 > length) return -1;
+        size_t segment = ((size_t)data[i + 2] << 8) | data[i + 3];
+        if (segment < 2 || i + 2 + segment > length) return -1;
+        if (marker == 0xC4 || marker == 0xDA) {
+            if (!pending_set) {
+                pending = i;
+                pending_set = 1;
+                if (layout->count == 0) layout->header_end = i;
+            }
+        } else if (layout->count > 0 || pending_set) {
+            return -1; /* only DHTs and SOSs after the first scan */
+        }
+        if (marker != 0xDA) {
+            i += 2 + segment;
+            continue;
+        }
+        int n = layout->count;
+        if (n == GD_MAX_PROBE_SCANS || segment < 6) return -1;
+        int ns = data[i + 4];
+        if (segment != (size_t)(6 + 2 * ns)) return -1;
+        size_t p = i + 5 + 2 * (size_t)ns;
+        layout->ns[n] = ns;
+        layout->ss[n] = data[p];
+        layout->se[n] = data[p + 1];
+        layout->ah[n] = data[p + 2] >> 4;
+        layout->al[n] = data[p + 2] & 15;
+        size_t j = i + 2 + segment;
+        while (j + 1 < length && !(data[j] == 0xFF && data[j + 1] != 0 && (data[j + 1] < 0xD0 || data[j + 1] > 0xD7)))
+            j++;
+        if (j + 1 >= length) return -1;
+        layout->start[n] = pending;
+        layout->end[n] = j;
+        layout->count = n + 1;
+        pending_set = 0;
+        i = j;
+    }
+    return -1;
+}
+
+/* The group of a script's scan: 0 for DC, 1 + component for an AC scan (of one component). */
+static int gd_scan_group(const jpeg_scan_info *scan) {
+    return scan->Ss == 0 ? 0 : 1 + scan->component_index[0];
+}
+
+/* Checks a probe against the components: every scan well formed, DC sent whole for every
+ * component, and each component's AC scans, if any, send every bit of coefficients 1...63. */
+static int gd_probe_valid(const gd_scan_script *probe, int components) {
+    if (probe->scan_count < 1 || probe->scan_count > GD_MAX_PROBE_SCANS) return 0;
+    signed char bits[MAX_COMPONENTS][64];
+    memset(bits, -1, sizeof bits);
+    int has_ac[MAX_COMPONENTS] = {0};
+    for (int k = 0; k < probe->scan_count; k++) {
+        const jpeg_scan_info *scan = &probe->scans[k];
+        if (scan->comps_in_scan < 1 || scan->comps_in_scan > components) return 0;
+        if (scan->Ss < 0 || scan->Se > 63 || scan->Ss > scan->Se || (scan->Ss == 0) != (scan->Se == 0)) return 0;
+        if (scan->Ss > 0 && scan->comps_in_scan != 1) return 0;
+        if (scan->Al < 0 || scan->Al > 13 || (scan->Ah != 0 && scan->Ah != scan->Al + 1)) return 0;
+        for (int c = 0; c < scan->comps_in_scan; c++) {
+            int component = scan->component_index[c];
+            if (component < 0 || component >= components) return 0;
+            if (scan->Ss > 0) has_ac[component] = 1;
+            for (int k2 = scan->Ss; k2 <= scan->Se; k2++) {
+                int expected = scan->Ah == 0 ? -1 : scan->Ah;
+                if (bits[component][k2] != expected) return 0;
+                bits[component][k2] = (signed char)scan->Al;
+            }
+        }
+    }
+    for (int c = 0; c < components; c++) {
+        if (bits[c][0] != 0) return 0;
+        for (int k = 1; k < 64 && has_ac[c]; k++)
+            if (bits[c][k] != 0) return 0;
+    }
+    return 1;
+}
+
+static void gd_choice_free(gd_choice *choice) {
+    if (choice->target_created) jpeg_destroy_compress(&choice->target);
+    if (choice->source_created) jpeg_destroy_decompress(&choice->source);
+    free(choice->dest.buffer);
+    for (int p = 1; p < GD_MAX_PROBES; p++) free(choice->outputs[p]);
+    free(choice->result);
+    free(choice);
+}
+
+/* Writes probe p from the source's coefficients into choice->outputs[p] (may longjmp). */
+static void gd_write_probe(gd_choice *choice, jvirt_barray_ptr *coefficients, const gd_scan_script *probe,
+                           int p, size_t capacity) {
+    j_compress_ptr target = &choice->target;
+    jpeg_copy_critical_parameters(&choice->source, target);
+    target->optimize_coding = TRUE;
+    target->write_JFIF_header = FALSE;
+    target->write_Adobe_marker = FALSE;
+    target->scan_info = probe->scans;
+    target->num_scans = probe->scan_count;
+    choice->dest.pub.init_destination = gd_probe_dest_init;
+    choice->dest.pub.empty_output_buffer = gd_probe_dest_empty;
+    choice->dest.pub.term_destination = gd_probe_dest_term;
+    choice->dest.capacity = capacity;
+    choice->dest.buffer = malloc(capacity);
+    if (choice->dest.buffer == NULL) ERREXIT1(target, JERR_OUT_OF_MEMORY, 13);
+    target->dest = &choice->dest.pub;
+    jpeg_write_coefficients(target, coefficients);
+    jpeg_finish_compress(target);
+    choice->outputs[p] = choice->dest.buffer;
+    choice->lengths[p] = (unsigned long)(choice->dest.capacity - choice->dest.pub.free_in_buffer);
+    choice->dest.buffer = NULL;
+}
+
+static gd_status gd_fail(gd_choice *choice, const char *text, char *message, size_t capacity) {
+    if (message != NULL && capacity > 0) snprintf(message, capacity, "%s", text);
+    gd_choice_free(choice);
+    return GD_ERROR;
+}
+
+gd_status gd_choose_scans(const unsigned char *jpeg, unsigned long length, const gd_scan_script *probes,
+                          int probe_count, unsigned char **output, unsigned long *output_length, char *message,
+                          size_t message_capacity) {
+    *output = NULL;
+    *output_length = 0;
+    gd_choice *choice = calloc(1, sizeof(gd_choice));
+    if (choice == NULL) {
+        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "out of memory");
+        return GD_ERROR;
+    }
+    if (probe_count < 1 || probe_count > GD_MAX_PROBES)
+        return gd_fail(choice, "between 1 and GD_MAX_PROBES scan scripts", message, message_capacity);
+    choice->outputs[0] = (unsigned char *)jpeg;
+    choice->lengths[0] = length;
+    if (gd_find_scans(jpeg, length, &choice->layouts[0]) != 0)
+        return gd_fail(choice, "not a progressive JPEG as libjpeg writes one", message, message_capacity);
+
+    gd_error_init(&choice->err);
+    choice->source.err = &choice->err.pub;
+    choice->target.err = &choice->err.pub;
+    if (setjmp(choice->err.jump)) {
+        gd_status status = choice->err.status == GD_OK ? GD_ERROR : choice->err.status;
+        if (message != NULL && message_capacity > 0) snprintf(message, message_capacity, "%s", choice->err.message);
+        gd_choice_free(choice);
+        return status;
+    }
+    jpeg_create_decompress(&choice->source);
+    choice->source_created = 1;
+    jpeg_create_compress(&choice->target);
+    choice->target_created = 1;
+    jpeg_mem_src(&choice->source, jpeg, length);
+    jpeg_read_header(&choice->source, TRUE);
+    int components = choice->source.num_components;
+    if (!choice->source.progressive_mode || choice->source.arith_code || choice->source.restart_interval != 0)
+        return gd_fail(choice, "not a progressive Huffman JPEG without restarts", message, message_capacity);
+    for (int p = 0; p < probe_count; p++)
+        if (!gd_probe_valid(&probes[p], components))
+            return gd_fail(choice, "a scan script that does not send whole groups", message, message_capacity);
+    /* The input must have been written with probe 0, which must send every group. */
+    const gd_scan_layout *first = &choice->layouts[0];
+    if (first->count != probes[0].scan_count)
+        return gd_fail(choice, "the file's scans are not the first script's", message, message_capacity);
+    for (int k = 0; k < first->count; k++) {
+        const jpeg_scan_info *scan = &probes[0].scans[k];
+        if (first->ns[k] != scan->comps_in_scan || first->ss[k] != scan->Ss || first->se[k] != scan->Se ||
+            first->ah[k] != scan->Ah || first->al[k] != scan->Al)
+            return gd_fail(choice, "the file's scans are not the first script's", message, message_capacity);
+    }
+    long best[GD_GROUPS];
+    int winner[GD_GROUPS];
+    for (int g = 0; g < GD_GROUPS; g++) {
+        best[g] = -1;
+        winner[g] = 0;
+    }
+    for (int k = 0; k < first->count; k++) {
+        int g = gd_scan_group(&probes[0].scans[k]);
+        best[g] = (best[g] < 0 ? 0 : best[g]) + (long)(first->end[k] - first->start[k]);
+    }
+    for (int c = 0; c < components; c++)
+        if (best[1 + c] < 0) return gd_fail(choice, "the first script does not send every group", message, message_capacity);
+    if (probe_count == 1) {
+        gd_choice_free(choice);
+        return GD_OK;
+    }
+
+    jvirt_barray_ptr *coefficients = jpeg_read_coefficients(&choice->source);
+    for (int p = 1; p < probe_count; p++) {
+        gd_write_probe(choice, coefficients, &probes[p], p, 16384 + (size_t)length);
+        gd_scan_layout *layout = &choice->layouts[p];
+        if (gd_find_scans(choice->outputs[p], choice->lengths[p], layout) != 0 || layout->count != probes[p].scan_count)
+            ERREXIT(&choice->target, JERR_BAD_SCAN_SCRIPT);
+        long size[GD_GROUPS] = {0};
+        int present[GD_GROUPS] = {0};
+        for (int k = 0; k < layout->count; k++) {
+            int g = gd_scan_group(&probes[p].scans[k]);
+            size[g] += (long)(layout->end[k] - layout->start[k]);
+            present[g] = 1;
+        }
+        for (int g = 0; g < GD_GROUPS; g++)
+            if (present[g] && size[g] < best[g]) {
+                best[g] = size[g];
+                winner[g] = p;
+            }
+    }
+    jpeg_finish_decompress(&choice->source);
+
+    int changed = 0;
+    for (int g = 0; g < GD_GROUPS; g++) changed |= winner[g] != 0;
+    if (!changed) {
+        gd_choice_free(choice);
+        return GD_OK;
+    }
+    size_t total = first->header_end + 2;
+    for (int g = 0; g < GD_GROUPS; g++)
+        if (best[g] > 0) total += (size_t)best[g];
+    choice->result = malloc(total);
+    if (choice->result == NULL) return gd_fail(choice, "out of memory", message, message_capacity);
+    memcpy(choice->result, jpeg, first->header_end);
+    size_t at = first->header_end;
+    for (int g = 0; g < GD_GROUPS; g++) {
+        if (best[g] < 0) continue;
+        int p = winner[g];
+        const gd_scan_layout *layout = &choice->layouts[p];
+        for (int k = 0; k < layout->count; k++) {
+            if (gd_scan_group(&probes[p].scans[k]) != g) continue;
+            size_t bytes = layout->end[k] - layout->start[k];
+            memcpy(choice->result + at, choice->outputs[p] + layout->start[k], bytes);
+            at += bytes;
+        }
+    }
+    choice->result[at++] = 0xFF;
+    choice->result[at++] = 0xD9;
+    *output = choice->result;
+    *output_length = (unsigned long)at;
+    choice->result = NULL;
+    gd_choice_free(choice);
+    return GD_OK;
+}

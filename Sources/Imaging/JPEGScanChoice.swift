@@ -1,0 +1,79 @@
+import CJPEG
+import CJPEGShim
+
+/// Scan optimization after mozjpeg's `optimize_scans`: every derivative is written with the fixed
+/// script (`JPEGEncoder.colorScans` / `grayScans`), then its coefficients are written again with a
+/// few other scripts and the file keeps, for the DC scans and for each component's AC scans, the
+/// smallest of them (`gd_choose_scans`, jpeg_scan_choice.c). Scans change bytes only: the decoded
+/// pixels are the fixed script's. See docs/decisions/061-scan-script-per-image.md.
+enum JPEGScanChoice {
+    /// The colour probes after the fixed script: DC per component, luma AC in bands 1–2 and 3–63,
+    /// chroma likewise, without successive approximation; then luma 1–2 and 3–63 at Al 1 with one
+    /// refinement and chroma 1–63 in one scan. Chosen by a sweep over 100 derivatives (decision 061).
+    static let colorProbes: [[jpeg_scan_info]] = [
+        [
+            JPEGEncoder.scan([0], 0, 0, 0, 0), JPEGEncoder.scan([1], 0, 0, 0, 0), JPEGEncoder.scan([2], 0, 0, 0, 0),
+            JPEGEncoder.scan([0], 1, 2, 0, 0), JPEGEncoder.scan([0], 3, 63, 0, 0),
+            JPEGEncoder.scan([1], 1, 2, 0, 0), JPEGEncoder.scan([1], 3, 63, 0, 0),
+            JPEGEncoder.scan([2], 1, 2, 0, 0), JPEGEncoder.scan([2], 3, 63, 0, 0),
+        ],
+        [
+            JPEGEncoder.scan([0], 0, 0, 0, 0), JPEGEncoder.scan([1], 0, 0, 0, 0), JPEGEncoder.scan([2], 0, 0, 0, 0),
+            JPEGEncoder.scan([0], 1, 2, 0, 1), JPEGEncoder.scan([0], 3, 63, 0, 1), JPEGEncoder.scan([0], 1, 63, 1, 0),
+            JPEGEncoder.scan([1], 1, 63, 0, 0), JPEGEncoder.scan([2], 1, 63, 0, 0),
+        ],
+    ]
+
+    /// The same luma choices for one component.
+    static let grayProbes: [[jpeg_scan_info]] = [
+        [JPEGEncoder.scan([0], 0, 0, 0, 0), JPEGEncoder.scan([0], 1, 2, 0, 0), JPEGEncoder.scan([0], 3, 63, 0, 0)],
+        [
+            JPEGEncoder.scan([0], 0, 0, 0, 0), JPEGEncoder.scan([0], 1, 2, 0, 1), JPEGEncoder.scan([0], 3, 63, 0, 1),
+            JPEGEncoder.scan([0], 1, 63, 1, 0),
+        ],
+    ]
+
+    /// Images of at most this many pixels (thumbnails) try every probe; larger ones (previews) only
+    /// the first, which finds most of the saving for half the work (decision 061).
+    static let allProbesMaxPixels = 1 << 20
+
+    /// The scripts tried for an image: the fixed one first, then the probes its size allows.
+    static func scripts(gray: Bool, width: Int, height: Int) -> [[jpeg_scan_info]] {
+        let probes = gray ? grayProbes : colorProbes
+        let count = width * height <= allProbesMaxPixels ? probes.count : 1
+        return [gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans] + probes.prefix(count)
+    }
+
+    /// `jpeg`, written with `scripts[0]`, with the smallest scans among `scripts`; the same pixels.
+    static func choose(_ jpeg: [UInt8], scripts: [[jpeg_scan_info]]) throws -> [UInt8] {
+        let flat = scripts.flatMap { $0 }
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status: gd_status = flat.withUnsafeBufferPointer { scans in
+            var probes: [gd_scan_script] = []
+            var offset = 0
+            for script in scripts {
+                probes.append(
+                    gd_scan_script(scans: scans.baseAddress.map { $0 + offset }, scan_count: Int32(script.count)))
+                offset += script.count
+            }
+            return jpeg.withUnsafeBufferPointer { bytes in
+                gd_choose_scans(
+                    bytes.baseAddress, UInt(bytes.count), probes, Int32(probes.count), &output, &length, &message,
+                    message.count)
+            }
+        }
+        guard status == GD_OK else {
+            throw ImageError.encodeFailed(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        guard let output else { return jpeg }
+        defer { gd_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+    }
+
+    /// A derivative written with the fixed script, with its scans chosen (`scripts(gray:width:height:)`).
+    static func optimize(_ jpeg: [UInt8], gray: Bool, width: Int, height: Int) throws -> [UInt8] {
+        try choose(jpeg, scripts: scripts(gray: gray, width: width, height: height))
+    }
+}
