@@ -31,7 +31,9 @@ final class BlobDescriptorCache: Sendable {
 
     /// What the mutex guards.
     private struct State {
-        var entries: [String: Entry] = [:]
+        /// By key, hashed once from its bytes (`HashedKey`): a lookup may come from a request
+        /// path's bytes in place, with the hash the signature check computed.
+        var entries: [HashedKey: Entry] = [:]
         var tick: UInt64 = 0
         /// Bumped by every invalidation, so a reader that opened a file before a delete cannot put the
         /// deleted file's descriptor into the cache after the delete has invalidated it.
@@ -60,10 +62,14 @@ final class BlobDescriptorCache: Sendable {
     var currentGeneration: UInt64 { state.withLock { $0.generation } }
 
     /// The cached file, or nil.
-    func lookup(_ key: String) -> BlobFile? {
+    func lookup(_ key: String) -> BlobFile? { lookup(HashedKey(key))?.file }
+
+    /// The cached file and its key's text as the cache holds it (so a caller that looked it up
+    /// from bytes needs no String of its own), or nil.
+    func lookup(_ key: HashedKey) -> (text: String, file: BlobFile)? {
         let now = Self.now()
-        return state.withLock { state -> BlobFile? in
-            // One hash of the key per hit: the entry is found once and updated in place by its index.
+        return state.withLock { state -> (text: String, file: BlobFile)? in
+            // One lookup of the key per hit: the entry is found once and updated in place by its index.
             guard let index = state.entries.index(forKey: key) else { return nil }
             let entry = state.entries.values[index]
             if now &- entry.checked > revalidateNanoseconds {
@@ -77,7 +83,8 @@ final class BlobDescriptorCache: Sendable {
             state.tick &+= 1
             state.entries.values[index].lastUse = state.tick
             state.hitCount += 1
-            return entry.file
+            // Stored keys own their text (`insert`).
+            return (state.entries.keys[index].text!, entry.file)
         }
     }
 
@@ -85,6 +92,7 @@ final class BlobDescriptorCache: Sendable {
     /// recently used eighth when full.
     func insert(_ key: String, file: BlobFile, inode: ino_t, generation seen: UInt64) {
         let now = Self.now()
+        let key = HashedKey(key)
         state.withLock { state in
             guard seen == state.generation, state.entries[key] == nil else { return }
             if state.entries.count >= capacity { state.evictOldest(max(1, capacity / 8)) }
@@ -95,6 +103,7 @@ final class BlobDescriptorCache: Sendable {
 
     /// Forgets `key` (after a write or delete of it).
     func invalidate(_ key: String) {
+        let key = HashedKey(key)
         state.withLock { state in
             state.generation &+= 1
             state.entries[key] = nil

@@ -178,6 +178,14 @@ public final class LocalBlobStore: BlobStore, Sendable {
         return try openShared(key).map { (key, $0) }
     }
 
+    /// As `openShared(validating:)` for a key given with its hash, possibly as bytes borrowed from a
+    /// request path (`HashedKey.probe`): a hit of the open-file cache answers with the key's text as
+    /// the cache holds it, so the signed bucket GET makes no String of its key (decision 041, round 9).
+    public func openShared(validating key: HashedKey) throws -> (key: BlobKey, file: BlobFile)? {
+        if let hit = openFiles?.lookup(key) { return (BlobKey(validated: hit.text), hit.file) }
+        return try openShared(validating: key.string)
+    }
+
     /// One lookup relative to the root and an `fstat`: the blob and its raw status, or nil when absent.
     private func openUncached(_ key: BlobKey) throws -> (blob: OpenBlob, status: FileStatus)? {
         // O_NONBLOCK: opening something that is not a regular file (a FIFO) must not hang the caller.

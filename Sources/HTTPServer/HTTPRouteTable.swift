@@ -57,6 +57,11 @@ final class HTTPRouteTable {
         }
 
         init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        /// Slots per node in `routes`: one per common method (`get` … `options`).
+        static let slotCount = 7
+        /// A common method's slot, 0 (`get`) … 6 (`options`): only for one bit, not `other`.
+        var slot: Int { rawValue.trailingZeroBitCount }
     }
 
     let nodes: [Node]
@@ -67,6 +72,10 @@ final class HTTPRouteTable {
     let names: [String]
     /// The tree's nodes, at the same indices as `nodes`: the routes of a node found.
     let objects: [HTTPRouter.Node]
+    /// Each node's routes of the common methods, `Methods.slotCount` slots a node by the method's
+    /// bit (`Methods.slot`): the route found is taken without comparing method strings (decision
+    /// 041, round 9). A route of another method is only in its node's list.
+    let routes: [HTTPRoute?]
 
     /// The tree under `root`, breadth first (`root` is node 0). Numbers each node (`index`).
     init(root: HTTPRouter.Node) {
@@ -84,6 +93,7 @@ final class HTTPRouteTable {
         var literals: [Literal] = []
         var bytes: [UInt8] = []
         var names: [String] = []
+        var routes = [HTTPRoute?](repeating: nil, count: objects.count * Methods.slotCount)
         nodes.reserveCapacity(objects.count)
         for object in objects {
             var node = Node()
@@ -105,7 +115,11 @@ final class HTTPRouteTable {
                 node.restName = Int32(names.count)
                 names.append(name)
             }
-            for (method, _) in object.routes { node.methods.insert(Methods(method)) }
+            for (method, route) in object.routes {
+                let bit = Methods(method)
+                node.methods.insert(bit)
+                if bit != .other { routes[nodes.count * Methods.slotCount + bit.slot] = route }
+            }
             nodes.append(node)
         }
         self.nodes = nodes
@@ -113,6 +127,19 @@ final class HTTPRouteTable {
         self.bytes = bytes
         self.names = names
         self.objects = objects
+        self.routes = routes
+    }
+
+    /// The route of node `index` for `method` (of bit `bit`), which `search` found to answer it:
+    /// its own, or for HEAD the GET route. By the method's slot for a common method; another
+    /// method's is looked up in the node's list.
+    func route(at index: Int32, method: HTTPMethod, bit: Methods) -> HTTPRoute {
+        if bit != .other {
+            let base = Int(index) * Methods.slotCount
+            if let route = routes[base + bit.slot] ?? (bit == .head ? routes[base] : nil) { return route }
+        }
+        let node = objects[Int(index)]
+        return node.route(for: method) ?? node.route(for: .get)!
     }
 
     /// What `search` found: the node whose route answers (or -1), and the first node that has
@@ -127,7 +154,7 @@ final class HTTPRouteTable {
     /// accepts a node with GET. A node with only OPTIONS routes (a CORS preflight catch-all like
     /// `/parse/*path`) exists for OPTIONS alone: to other methods its paths stay unknown.
     func search(
-        _ path: UnsafeBufferPointer<UInt8>, from start: Int, pathIsASCII: Bool, method: HTTPMethod,
+        _ path: UnsafeBufferPointer<UInt8>, from start: Int, pathIsASCII: Bool, method: HTTPMethod, bit: Methods,
         captures: inout HTTPPathParameters
     ) -> Found {
         nodes.withUnsafeBufferPointer { nodes in
@@ -135,7 +162,7 @@ final class HTTPRouteTable {
                 bytes.withUnsafeBufferPointer { bytes in
                     var walk = Walk(
                         table: self, nodes: nodes, literals: literals, bytes: bytes, path: path,
-                        pathIsASCII: pathIsASCII, method: method, bit: Methods(method))
+                        pathIsASCII: pathIsASCII, method: method, bit: bit)
                     walk.found.node = walk.search(0, start, &captures)
                     return walk.found
                 }

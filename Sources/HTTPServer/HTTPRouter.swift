@@ -212,15 +212,16 @@ public final class HTTPRouter: @unchecked Sendable {
         // are offsets too, and become Substrings only when a handler reads them (decisions 041, 059).
         var captures = HTTPPathParameters()
         let table = self.table
+        // The method's bit, found once: the walk tests nodes with it, and the route is taken by it.
+        let bit = HTTPRouteTable.Methods(method)
         var bytes = path
         let found = bytes.withUTF8 { path -> HTTPRouteTable.Found in
             let start = path.first == UInt8(ascii: "/") ? 1 : 0
             let ascii = ASCIIScan.isASCII(UnsafeRawBufferPointer(path))
-            return table.search(path, from: start, pathIsASCII: ascii, method: method, captures: &captures)
+            return table.search(path, from: start, pathIsASCII: ascii, method: method, bit: bit, captures: &captures)
         }
         if found.node >= 0 {
-            let node = table.objects[Int(found.node)]
-            let route = node.route(for: method) ?? node.route(for: .get)!
+            let route = table.route(at: found.node, method: method, bit: bit)
             // Captures name their names by index into the table's list: given it (and the path)
             // only when there are any; a route without parameters gets the empty value, not a copy.
             guard captures.count > 0 else { return .route(route, parameters: HTTPPathParameters()) }

@@ -178,3 +178,30 @@ private func descriptors(under root: String) -> Int {
     #expect(descriptors(under: root) == 0)
     #expect(try store.openShared(try BlobKey("thumbnails/missing.jpg")) == nil)
 }
+
+@Test func openFileCache_AnswersAKeyGivenAsBytes_WithTheTextItHolds() throws {
+    let (store, root) = try makeCachedStore()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let key = try BlobKey("thumbnails/a.jpg")
+    try store.put(key, bytes: [1, 2, 3])
+    let path = Array("/bucket/thumbnails/a.jpg".utf8)
+    try path.withUnsafeBufferPointer { path in
+        try HashedKey.probe(UnsafeBufferPointer(rebasing: path[8...])) { probe in
+            // A miss opens the file (and caches it), as the String form does.
+            let first = try #require(try store.openShared(validating: probe))
+            #expect(first.key == key)
+            #expect(store.openFileCacheHits == 0)
+            let again = try #require(try store.openShared(validating: probe))
+            #expect(again.key == key && again.file === first.file)
+            #expect(store.openFileCacheHits == 1)
+        }
+        // Not stored, or not a valid key: nil, or refused as `BlobKey(_:)` refuses it.
+        try HashedKey.probe(UnsafeBufferPointer(rebasing: path[8..<20])) { probe throws in
+            let opened = try store.openShared(validating: probe)
+            #expect(opened == nil)
+        }
+        HashedKey.probe(UnsafeBufferPointer(rebasing: path[0...])) { probe in
+            #expect(throws: BlobStoreError.self) { try store.openShared(validating: probe) }
+        }
+    }
+}

@@ -122,3 +122,36 @@ private func bucketRouter() -> HTTPRouter {
     #expect(pattern(router.match(method: .get, path: "/cafe\u{301}/menu")) == "/café/menu")
     #expect(parameters(router.match(method: .get, path: "/café/soupe")) == ["dish": "soupe"])
 }
+
+@Test func routeTable_EveryMethodOfANode_GetsItsOwnRoute_AndHEADItsOwnBeforeGET() {
+    // The route found is taken from the node's slot for the method's bit (decision 041, round 9).
+    let methods: [HTTPMethod] = [.get, .head, .post, .put, .patch, .delete, .options, HTTPMethod(rawValue: "PROPFIND")]
+    let router = HTTPRouter()
+    for method in methods { router.add(HTTPRoute(method, "/x/:id") { _ in .text(method.rawValue) }) }
+    for method in methods {
+        guard case .route(let found, let parameters) = router.match(method: method, path: "/x/1") else {
+            Issue.record("expected a route for \(method)")
+            continue
+        }
+        #expect(found.method == method)
+        #expect(parameters == ["id": "1"])
+    }
+    // HEAD without a route of its own goes to GET; a method with none is not allowed.
+    let getOnly = HTTPRouter()
+    getOnly.add(route(.get, "/y"))
+    getOnly.add(route(.post, "/y"))
+    guard case .route(let head, _) = getOnly.match(method: .head, path: "/y") else {
+        Issue.record("expected GET's route for HEAD")
+        return
+    }
+    #expect(head.method == .get)
+    guard case .route(let post, _) = getOnly.match(method: .post, path: "/y") else {
+        Issue.record("expected POST's route")
+        return
+    }
+    #expect(post.method == .post)
+    guard case .methodNotAllowed = getOnly.match(method: .delete, path: "/y") else {
+        Issue.record("expected 405 for DELETE")
+        return
+    }
+}

@@ -1,4 +1,5 @@
 // SymmetricKey is an immutable value that swift-crypto does not mark Sendable yet.
+import BlobStore
 @preconcurrency import Crypto
 import Foundation
 import Synchronization
@@ -52,7 +53,9 @@ public final class AssetURLSigner: Sendable {
     /// The window the cached segments expire at, and the segments.
     private struct SegmentCache {
         var expires: Int64 = 0
-        var segments: [String: [UInt8]] = [:]
+        /// By key, hashed once from its bytes: the bucket checks a request's key from its path in
+        /// place, and looks the same hash up in the open-file cache (`HashedKey`).
+        var segments: [HashedKey: [UInt8]] = [:]
     }
 
     /// A signer keyed with `key` (at least `minimumKeyLength` characters, checked by the configuration).
@@ -76,9 +79,10 @@ public final class AssetURLSigner: Sendable {
     /// `s/<expires>/<signature>/`, what goes between the bucket and `key` (as stored) in a signed
     /// URL; from the cache when this window's segment for the key was made (or checked) before.
     public func pathSegment(forKey key: String, expires: Int64) -> [UInt8] {
-        if let cached = cached(key, expires: expires) { return cached }
+        let hashed = HashedKey(key)
+        if let cached = cached(hashed, expires: expires) { return cached }
         let segment = Self.pathSegment(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
-        remember(key, expires: expires, segment: segment)
+        remember(hashed, expires: expires, segment: segment)
         return segment
     }
 
@@ -88,13 +92,13 @@ public final class AssetURLSigner: Sendable {
     }
 
     /// The cached segment of `key` when it is for `expires`.
-    private func cached(_ key: String, expires: Int64) -> [UInt8]? {
+    private func cached(_ key: HashedKey, expires: Int64) -> [UInt8]? {
         cache.withLock { expires == $0.expires ? $0.segments[key] : nil }
     }
 
     /// Keeps a segment made for `expires`: a later window replaces the cache (the old window's
-    /// segments are not asked for again), an earlier one is not kept.
-    private func remember(_ key: String, expires: Int64, segment: [UInt8]) {
+    /// segments are not asked for again), an earlier one is not kept. `key` must own its text.
+    private func remember(_ key: HashedKey, expires: Int64, segment: [UInt8]) {
         cache.withLock { cache in
             if expires > cache.expires {
                 cache.expires = expires
@@ -130,24 +134,36 @@ public final class AssetURLSigner: Sendable {
 
     /// As `verify(captured:query:now:)` for a piece of the request's path, read in place.
     public func verify(captured: Substring, query: String?, now: Int64) throws -> (key: String, expires: Int64) {
+        try withVerifiedKey(captured: captured, query: query, now: now) { key, expires in (key.string, expires) }
+    }
+
+    /// Checks a bucket request as `verify(captured:query:now:)` does and runs `body` with the key,
+    /// read in place from the captured path's bytes (a probe: valid inside `body` only), and the
+    /// expiry. The signature cache is looked up with the key's hash, which `body` can use again (the
+    /// open-file cache): the signed bucket GET makes no String of its key (decision 041, round 9).
+    public func withVerifiedKey<Result>(
+        captured: Substring, query: String?, now: Int64, _ body: (HashedKey, Int64) throws -> Result
+    ) throws -> Result {
         var captured = captured
-        let signed = try captured.withUTF8 { bytes -> (key: String, expires: Int64)? in
-            guard let (expires, signature, keyStart) = try Self.pathParameters(in: bytes) else { return nil }
-            let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[keyStart...]), as: UTF8.self)
-            try check(key: key, expires: expires, given: UnsafeBufferPointer(rebasing: bytes[signature]), now: now)
-            return (key, expires)
+        return try captured.withUTF8 { bytes -> Result in
+            if let (expires, signature, keyStart) = try Self.pathParameters(in: bytes) {
+                return try HashedKey.probe(UnsafeBufferPointer(rebasing: bytes[keyStart...])) { key in
+                    try check(
+                        key: key, expires: expires, given: UnsafeBufferPointer(rebasing: bytes[signature]), now: now)
+                    return try body(key, expires)
+                }
+            }
+            guard var query else { throw AssetURLError.missing }
+            return try query.withUTF8 { query -> Result in
+                guard let base = query.baseAddress else { throw AssetURLError.missing }
+                let (expires, signature) = try Self.queryParameters(in: base, count: query.count)
+                return try HashedKey.probe(bytes) { key in
+                    try check(
+                        key: key, expires: expires, given: UnsafeBufferPointer(rebasing: query[signature]), now: now)
+                    return try body(key, expires)
+                }
+            }
         }
-        if let signed { return signed }
-        guard var query else { throw AssetURLError.missing }
-        let expires = try query.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { throw AssetURLError.missing }
-            let (expires, signature) = try Self.queryParameters(in: base, count: bytes.count)
-            try check(
-                key: String(captured), expires: expires, given: UnsafeBufferPointer(rebasing: bytes[signature]),
-                now: now)
-            return expires
-        }
-        return (String(captured), expires)
     }
 
     /// The blob key a path names when signatures are not checked (`bucket_public = true`): the
@@ -166,7 +182,7 @@ public final class AssetURLSigner: Sendable {
 
     /// The checks both forms share, the cheap ones first: an expiry no URL of this server can
     /// carry, then the signature, then whether it has passed.
-    private func check(key: String, expires: Int64, given: UnsafeBufferPointer<UInt8>, now: Int64) throws {
+    private func check(key: HashedKey, expires: Int64, given: UnsafeBufferPointer<UInt8>, now: Int64) throws {
         guard expires <= now + window + validity + Self.clockSkewSeconds else {
             throw AssetURLError.expiryTooLate(expires)
         }
@@ -175,7 +191,8 @@ public final class AssetURLSigner: Sendable {
         if let cached = cached(key, expires: expires) {
             expected = cached
         } else {
-            expected = Self.pathSegment(expires: expires, signature: signature(key: Array(key.utf8), expires: expires))
+            let bytes = key.withBytes { Array($0) }
+            expected = Self.pathSegment(expires: expires, signature: signature(key: bytes, expires: expires))
             isNew = true
         }
         guard given.count == Self.signatureLength, let givenBase = given.baseAddress else {
@@ -199,7 +216,8 @@ public final class AssetURLSigner: Sendable {
         }
         guard difference == 0 else { throw AssetURLError.signatureMismatch }
         guard now <= expires else { throw AssetURLError.expired(expires) }
-        if isNew { remember(key, expires: expires, segment: expected) }
+        // The table keeps a key that owns its text (a probe's bytes are the request's).
+        if isNew { remember(key.text == nil ? HashedKey(key.string) : key, expires: expires, segment: expected) }
     }
 
     /// Characters of a signature: base64url of 32 bytes, unpadded.

@@ -82,3 +82,71 @@ import Testing
 
     static let opensslSignature = "AIfoDCOuVS53Kqa_GPo7Bfne7SWpyj4D2q1UAo_l75Y"
 }
+
+/// `withVerifiedKey`: the bucket's check, the key read in place (decision 041, round 9).
+@Suite struct AssetURLSignerInPlaceTests {
+    let signer = AssetURLSigner(
+        key: "unit-test-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400, validitySeconds: 604_800
+    )
+    let now: Int64 = 1_800_000_123
+
+    func captured(_ key: String) -> String {
+        String(decoding: signer.pathSegment(forKey: key, expires: signer.expires(at: now)), as: UTF8.self) + key
+    }
+
+    @Test func givesTheKeyAsBytesOfThePath_AndTheExpiry_AsVerifyDoes() throws {
+        let path = "/bucket/" + captured("thumbnails/AbCdEf1234.jpg")
+        let piece = path.dropFirst("/bucket/".count)
+        let (text, owned, expires) = try signer.withVerifiedKey(captured: piece, query: nil, now: now) {
+            ($0.string, $0.text != nil, $1)
+        }
+        #expect(text == "thumbnails/AbCdEf1234.jpg" && !owned)
+        #expect(expires == signer.expires(at: now))
+        let verified = try signer.verify(captured: piece, query: nil, now: now)
+        #expect(verified.key == text && verified.expires == expires)
+        // A key checked for the first time (not from this signer's cache) verifies the same way.
+        let fresh = AssetURLSigner(
+            key: "unit-test-signing-key-0123456789abcdef", bucket: "bucket", windowSeconds: 86_400,
+            validitySeconds: 604_800)
+        for _ in 0..<2 {
+            #expect(try fresh.withVerifiedKey(captured: piece, query: nil, now: now) { key, _ in key.string } == text)
+        }
+    }
+
+    @Test func refusesWhatVerifyRefuses_WithoutCallingTheBody() throws {
+        let good = captured("originals/abc.jpg")
+        let expires = signer.expires(at: now)
+        let cases: [(String, String?)] = [
+            (good.replacingOccurrences(of: "abc.jpg", with: "abd.jpg"), nil),
+            ("originals/abc.jpg", nil),
+            (
+                "originals/abc.jpg",
+                "X-Gallery-Expires=\(expires)&X-Gallery-Signature=" + String(repeating: "A", count: 43)
+            ),
+            ("s/12x/sig/originals/abc.jpg", nil),
+        ]
+        for (path, query) in cases {
+            var called = false
+            #expect(throws: AssetURLError.self) {
+                try signer.withVerifiedKey(captured: Substring(path), query: query, now: now) { _, _ in called = true }
+            }
+            #expect(!called, "\(path)")
+        }
+        // Expired: the same URL later than its expiry.
+        #expect(throws: AssetURLError.self) {
+            try signer.withVerifiedKey(captured: Substring(good), query: nil, now: expires + 1) { _, _ in }
+        }
+    }
+
+    @Test func acceptsTheQueryForm_WithTheWholeCaptureAsTheKey() throws {
+        let expires = signer.expires(at: now)
+        let segment = String(decoding: signer.pathSegment(forKey: "originals/abc.jpg", expires: expires), as: UTF8.self)
+        let signature = segment.split(separator: "/")[2]
+        let query = "v=2&X-Gallery-Expires=\(expires)&X-Gallery-Signature=\(signature)"
+        let key = try signer.withVerifiedKey(captured: "originals/abc.jpg", query: query, now: now) { key, seen in
+            #expect(seen == expires)
+            return key.string
+        }
+        #expect(key == "originals/abc.jpg")
+    }
+}
