@@ -37,10 +37,19 @@ enum JPEGScanChoice {
     /// the first, which finds most of the saving for half the work (decision 061).
     static let allProbesMaxPixels = 1 << 20
 
-    /// The scripts tried for an image: the fixed one first, then the probes its size allows.
-    static func scripts(gray: Bool, width: Int, height: Int) -> [[jpeg_scan_info]] {
+    /// A larger image (a preview) whose fixed-script file is over this many bytes tries no probe.
+    /// Reading a file back and writing it again costs in proportion to its bytes, after the last
+    /// row, on the derivative's critical path: kleiber's WebP (a 197 kB preview, 1.4% saved) went
+    /// from 0.53 to 0.61 of two vips runs with its probe, over #28's 0.6. The detailed photos'
+    /// previews (dune, path, elephants: 200–770 kB) save at most 0.3%; the flat ones, where the
+    /// saving is (0.7–14%), are 50–160 kB (decision 061, "The cost, bounded").
+    static let probedMaxBytes = 160_000
+
+    /// The scripts tried for an image whose fixed-script file has `fileBytes` bytes: the fixed one
+    /// first, then the probes its size allows.
+    static func scripts(gray: Bool, width: Int, height: Int, fileBytes: Int = 0) -> [[jpeg_scan_info]] {
         let probes = gray ? grayProbes : colorProbes
-        let count = width * height <= allProbesMaxPixels ? probes.count : 1
+        let count = width * height <= allProbesMaxPixels ? probes.count : fileBytes > probedMaxBytes ? 0 : 1
         return [gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans] + probes.prefix(count)
     }
 
@@ -74,6 +83,8 @@ enum JPEGScanChoice {
 
     /// A derivative written with the fixed script, with its scans chosen (`scripts(gray:width:height:)`).
     static func optimize(_ jpeg: [UInt8], gray: Bool, width: Int, height: Int) throws -> [UInt8] {
-        try choose(jpeg, scripts: scripts(gray: gray, width: width, height: height))
+        let scripts = scripts(gray: gray, width: width, height: height, fileBytes: jpeg.count)
+        guard scripts.count > 1 else { return jpeg }
+        return try choose(jpeg, scripts: scripts)
     }
 }

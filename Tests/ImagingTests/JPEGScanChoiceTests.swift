@@ -104,6 +104,24 @@ import Testing
         }
     }
 
+    @Test func detailedLargeImages_TryNoProbe_AndKeepTheirFile() throws {
+        // A preview's file over `probedMaxBytes` tries no probe, one at it the first; a thumbnail
+        // tries every probe whatever its bytes.
+        let limit = JPEGScanChoice.probedMaxBytes
+        #expect(JPEGScanChoice.scripts(gray: false, width: 2048, height: 1536, fileBytes: limit + 1).count == 1)
+        #expect(JPEGScanChoice.scripts(gray: false, width: 2048, height: 1536, fileBytes: limit).count == 2)
+        #expect(JPEGScanChoice.scripts(gray: true, width: 2048, height: 1536, fileBytes: 800_000).count == 1)
+        #expect(
+            JPEGScanChoice.scripts(gray: false, width: 600, height: 400, fileBytes: 600_000).count
+                == 1 + JPEGScanChoice.colorProbes.count)
+        // The file itself comes back as it is, not read back and written again.
+        let bytes =
+            Array("not a JPEG at all, and never parsed".utf8)
+            + [UInt8](repeating: 0xA5, count: JPEGScanChoice.probedMaxBytes)
+        #expect(try JPEGScanChoice.optimize(bytes, gray: false, width: 2048, height: 1536) == bytes)
+        #expect(throws: ImageError.self) { try JPEGScanChoice.optimize(bytes, gray: false, width: 600, height: 400) }
+    }
+
     @Test func streamEncoder_ChoosesTheOneShotEncodersScans() throws {
         for gray in [false, true] {
             let image = JPEGQuantizerTests.scene(width: 150, height: 97, gray: gray)
