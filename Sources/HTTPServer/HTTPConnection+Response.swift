@@ -8,7 +8,15 @@ extension HTTPConnection {
     /// Starts writing `response` to the current request. Taken, not copied: a copy of a response
     /// is a reference count on each of its parts, and one more release of each (decision 041).
     func startResponse(_ response: consuming HTTPResponse) {
-        guard machine.isOpen, let request else { return }
+        guard let request else { return }
+        startResponse(response, for: request)
+    }
+
+    /// `startResponse` with the current request handed in by a caller that holds it already (the
+    /// handler's dispatch): not copied again from `self.request` (a retain and a release; decision
+    /// 041, round 9).
+    func startResponse(_ response: consuming HTTPResponse, for request: HTTPRequest) {
+        guard machine.isOpen else { return }
         writer.begin()
         let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(response.status.code)
         if let unopened = writer.takeFile(of: response.body, sendsBody: sendsBody) {
@@ -37,12 +45,26 @@ extension HTTPConnection {
             break
         }
         // The machine learns whether the handler's `Connection` asks to close as the head is written.
-        loop.encoder.encodeHead(
-            response, into: writer.headBytes, requestID: request.requestID, clientVersion: request.version
+        writer.encodeHead(
+            response, with: &loop.encoder, requestID: request.requestID, clientVersion: request.version
         ) { closeRequested in
             machine.responseStarted(closeRequested: closeRequested, draining: loop.draining, now: loop.now)
         }
         responseStatus = response.status.code
+    }
+
+    /// A handler that ran on the pool answered.
+    func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
+        guard machine.state == .handling else {
+            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean,
+            // and a streamed body's producer to stop.
+            if case .file(let path, _) = request.body { unlink(path) }
+            if case .stream(let stream, _) = response.body { stream.cancel() }
+            return
+        }
+        startResponse(response)
+        drive()
+        loop.updateInterest(self)
     }
 
     /// Writes what is pending of the response.

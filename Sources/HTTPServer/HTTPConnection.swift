@@ -14,9 +14,10 @@ final class HTTPConnection {
 
     /// The connected socket.
     let fd: Int32
-    /// The loop that owns this connection; every method runs on its thread. The loop keeps its
-    /// connections and outlives them, so the reference needs no checking on each use.
-    unowned(unsafe) let loop: EventLoop
+    /// The loop that owns this connection; every method runs on its thread. Strong: a `let` is read
+    /// without the retain and release each use of an `unowned(unsafe)` one cost (decision 041, round
+    /// 9). The cycle with the loop's table ends at `close()`, which the loop's `finish()` runs on all.
+    let loop: EventLoop
     /// What the loops share: configuration, router, pool, logger, observers.
     let server: HTTPServerCore
     /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
@@ -213,10 +214,12 @@ final class HTTPConnection {
             parseFailed(.invalidTarget)
             return machine.resume()
         }
+        // Matched before the request is made, which then takes the path and the head's method and
+        // target without copying them (decision 041, round 9).
+        let match = server.router.match(method: parser.head.method, path: path)
         var request = newRequest(path: path, query: query, requestID: id)
         machine.headReceived(keepAlive: parser.head.keepAlive, expectContinue: parser.head.expectContinue)
-        let router = server.router
-        switch router.match(method: parser.head.method, path: path) {
+        switch consume match {
         case .route(let route, let parameters):
             // A new or refilled request has none: a route without parameters leaves them alone.
             if parameters.count > 0 { request.pathParameters = parameters }
@@ -243,7 +246,7 @@ final class HTTPConnection {
                 self.request = request
                 server.logger.notice(
                     "request body too large",
-                    metadata: ["request": "\(id)", "length": "\(length)", "limit": "\(limit)"])
+                    metadata: ["request": "\(request.requestID)", "length": "\(length)", "limit": "\(limit)"])
                 respondServerError(.contentTooLarge, "request body too large", hasUnreadBody: true)
                 return machine.resume()
             }
@@ -284,15 +287,16 @@ final class HTTPConnection {
     }
 
     /// The request for a parsed head: the previous request's box refilled when nothing else holds
-    /// it (no allocation per keep-alive request), else a new one.
-    private func newRequest(path: String, query: String?, requestID: String) -> HTTPRequest {
+    /// it (no allocation per keep-alive request), else a new one. A refilled box takes the head's
+    /// method and target (`HTTPRequest.refill(takingRequestLineOf:…)`): `parser.head`'s are stale after.
+    private func newRequest(path: consuming String, query: consuming String?, requestID: consuming String)
+        -> HTTPRequest
+    {
         if var reused = finishedRequest {
             finishedRequest = nil
             // The head's parts handed over one by one: a copy of the whole head costs more.
-            if reused.refill(
-                method: parser.head.method, target: parser.head.target, version: parser.head.version,
-                headers: parser.head.headers, path: path, query: query, requestID: requestID)
-            {
+            if reused.isUnshared() {
+                reused.refill(takingRequestLineOf: &parser, path: path, query: query, requestID: requestID)
                 return reused
             }
         }
@@ -331,8 +335,10 @@ final class HTTPConnection {
         let responder = responders.chosenBox
         if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
             // Answered from memory on the loop (HTTPRoute.inlineAnswer): no hop to the pool.
-            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-            startResponse(response)
+            if HTTPResponseEncoder.mayCompress(response) {
+                HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+            }
+            startResponse(consume response, for: request)
         } else if route.mayBlock {
             let server = self.server
             let loop = self.loop
@@ -343,23 +349,12 @@ final class HTTPConnection {
             }
         } else {
             var response = server.run(route, request, responder)
-            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-            startResponse(consume response)
+            // The request's fields are read (a reference count) only for a body that may be compressed.
+            if HTTPResponseEncoder.mayCompress(response) {
+                HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+            }
+            startResponse(consume response, for: request)
         }
-    }
-
-    /// A handler that ran on the pool answered.
-    private func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
-        guard machine.state == .handling else {
-            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean,
-            // and a streamed body's producer to stop.
-            if case .file(let path, _) = request.body { unlink(path) }
-            if case .stream(let stream, _) = response.body { stream.cancel() }
-            return
-        }
-        startResponse(response)
-        drive()
-        loop.updateInterest(self)
     }
 
     // MARK: - Timeouts and closing

@@ -48,6 +48,16 @@ struct HTTPRequestParser {
     var requestLine: (method: String, target: String)? {
         hasRequestLine ? (head.method.rawValue, head.target) : nil
     }
+    /// Hands the head's method and target to the request made of it, swapped with the ones the
+    /// request held before: no reference count for either (decision 041, round 9). From then on
+    /// `head`'s method and target are stale until the next request line, and `requestLine` is nil:
+    /// the request holds them.
+    mutating func exchangeRequestLine(method: inout HTTPMethod, target: inout String) {
+        swap(&head.method, &method)
+        swap(&head.target, &target)
+        hasRequestLine = false
+    }
+
     /// Whether `head` holds the current request line's method and target (`requestLine`).
     private var hasRequestLine = false
     /// The last head parsed, filled in place for each request; valid from the `.head` step until
