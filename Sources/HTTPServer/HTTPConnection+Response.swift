@@ -98,6 +98,17 @@ extension HTTPConnection {
         loop.updateInterest(self)
     }
 
+    /// The client stopped reading the response (or reads below the minimum rate).
+    func resetStalledWrite(belowMinimumRate: Bool) {
+        let what = belowMinimumRate ? "client reading below the minimum rate" : "client stopped reading"
+        server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
+        // Reset rather than close: a plain close would leave the unsent response queued in the
+        // kernel for the same slow client, holding the memory this timeout is meant to free.
+        var reset = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        abortExchange()
+    }
+
     /// The response cannot be finished: logged as aborted, and the socket closed.
     func abortExchange() {
         recordExchange(completed: false)
@@ -116,24 +127,27 @@ extension HTTPConnection {
     private func recordExchange(completed: Bool) {
         writer.finish()
         let responseBytes = writer.bytesWritten
-        if let request {
+        // Only when there is one: storing nil over nil is a release call too.
+        if let sink {
+            sink.discard()
+            self.sink = nil
+        }
+        // The request taken out once (moved, where a copy to read it and another to keep it each cost
+        // a retain and a release; decision 041, round 9), recorded, then kept for the next head.
+        if var finished = request {
+            request = nil
             let elapsed = monotonicNanoseconds() - requestStart
             loop.recorder?.requestFinished(
-                method: request.method, routePattern: request.routePattern, status: responseStatus,
+                method: finished.method, routePattern: finished.routePattern, status: responseStatus,
                 nanoseconds: Int(truncatingIfNeeded: elapsed), bytesSent: responseBytes)
             if let accessLog {
                 accessLog.record(
-                    remote: remoteAddress, method: request.method.rawValue, path: request.path,
+                    remote: remoteAddress, method: finished.method.rawValue, path: finished.path,
                     status: responseStatus, bytes: responseBytes, nanoseconds: elapsed,
-                    requestID: request.requestID, aborted: !completed)
+                    requestID: finished.requestID, aborted: !completed)
             }
-            if case .file(let path, _) = request.body { unlink(path) }
-        }
-        sink?.discard()
-        sink = nil
-        if var finished = request {
-            request = nil
-            if finished.emptyForRefill() { finishedRequest = finished }
+            if case .file(let path, _) = finished.body { unlink(path) }
+            if finished.emptyForRefill() { finishedRequest = consume finished }
         }
         route = nil
         responders.reset()

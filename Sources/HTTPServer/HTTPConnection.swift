@@ -20,6 +20,8 @@ final class HTTPConnection {
     let loop: EventLoop
     /// What the loops share: configuration, router, pool, logger, observers.
     let server: HTTPServerCore
+    /// `server.router`, held here: read through `server` it was retained and released per request.
+    let router: HTTPRouter
     /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
     let remoteAddress: String
     /// The access log buffer of this connection's loop, nil with the log off: looked up once.
@@ -37,8 +39,16 @@ final class HTTPConnection {
     var request: HTTPRequest?
     /// The last finished request, emptied, whose box the next head refills (`HTTPRequest.refill`).
     var finishedRequest: HTTPRequest?
-    /// The route the request matched.
-    var route: HTTPRoute?
+    /// The route the request matched, not counted: the router (read-only while serving, held by the
+    /// server, which the connection holds) keeps every route, so storing it, clearing it and testing
+    /// it (`hasRoute`) need no retain and release (decision 041, round 9).
+    var route: HTTPRoute? {
+        get { matchedRoute?.takeUnretainedValue() }
+        set { matchedRoute = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    private var matchedRoute: Unmanaged<HTTPRoute>?
+    /// Whether a route matched the request in progress.
+    var hasRoute: Bool { matchedRoute != nil }
     /// Which error responder answers for the request's URL space.
     var responders: HTTPErrorResponderChoice
     /// Where the body being read goes (memory, then a temporary file).
@@ -59,6 +69,7 @@ final class HTTPConnection {
         self.fd = fd
         self.loop = loop
         self.server = server
+        self.router = server.router
         self.remoteAddress = remoteAddress
         self.accessLog = server.accessLog.map { $0.buffers[loop.index % $0.buffers.count] }
         self.parser = HTTPRequestParser(limits: server.configuration.limits)
@@ -205,7 +216,7 @@ final class HTTPConnection {
         requestStart = loop.now
         let hasBody = parser.head.hasBody
         let id = loop.requestIDs.next()
-        guard let (path, query) = HTTPRequest.splitTarget(parser.head.target) else {
+        guard let (path, query) = parser.withHead({ HTTPRequest.splitTarget($0.target) }) else {
             request = HTTPRequest(
                 method: parser.head.method, target: "/", version: parser.head.version, remoteAddress: remoteAddress,
                 requestID: id)
@@ -216,7 +227,7 @@ final class HTTPConnection {
         }
         // Matched before the request is made, which then takes the path and the head's method and
         // target without copying them (decision 041, round 9).
-        let match = server.router.match(method: parser.head.method, path: path)
+        let match = parser.withHead { router.match(method: $0.method, path: path) }
         var request = newRequest(path: path, query: query, requestID: id)
         machine.headReceived(keepAlive: parser.head.keepAlive, expectContinue: parser.head.expectContinue)
         switch consume match {
@@ -266,7 +277,8 @@ final class HTTPConnection {
                     return machine.resume()
                 }
             }
-            self.request = request
+            // Moved, not copied: the local is not used after (a retain here and its release at the end).
+            self.request = consume request
             return machine.bodyWanted(hasBody: hasBody, buffered: buffer.readableCount, now: loop.now)
         case .methodNotAllowed(let allow):
             self.request = request
@@ -312,7 +324,7 @@ final class HTTPConnection {
     }
 
     private func bodyComplete(trailers: HTTPHeaders) -> Action {
-        guard self.request != nil, route != nil else { return machine.resume() }
+        guard self.request != nil, hasRoute else { return machine.resume() }
         // Changed in place: a copy here would make the request's storage shared and the write copy it.
         if trailers.count > 0 { self.request!.trailers = trailers }
         do {
@@ -331,8 +343,9 @@ final class HTTPConnection {
     /// the handler pool (then `handlerFinished` carries on).
     private func dispatch() {
         guard let request, let route else { return }
-        // Chosen from the path only if the handler fails (nil): most requests never need it.
-        let responder = responders.chosenBox
+        // Chosen from the path only if the handler fails (nil): most requests never need it, and
+        // the empty box is not copied (a retain and a release of nil, decision 041, round 9).
+        let responder = responders.hasChosen ? responders.chosenBox : nil
         if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
             // Answered from memory on the loop (HTTPRoute.inlineAnswer): no hop to the pool.
             if HTTPResponseEncoder.mayCompress(response) {
@@ -361,17 +374,6 @@ final class HTTPConnection {
 
     /// The deadline passed: the machine says what that means in the state the connection is in.
     func timedOut() { run(machine.timerFired(requestStarted: requestStarted)) }
-
-    /// The client stopped reading the response (or reads below the minimum rate).
-    private func resetStalledWrite(belowMinimumRate: Bool) {
-        let what = belowMinimumRate ? "client reading below the minimum rate" : "client stopped reading"
-        server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
-        // Reset rather than close: a plain close would leave the unsent response queued in the
-        // kernel for the same slow client, holding the memory this timeout is meant to free.
-        var reset = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
-        abortExchange()
-    }
 
     /// Closes the socket and forgets the connection. Safe to call twice.
     func close() {

@@ -48,6 +48,12 @@ struct HTTPRequestParser {
     var requestLine: (method: String, target: String)? {
         hasRequestLine ? (head.method.rawValue, head.target) : nil
     }
+    /// Runs `body` with the head read in place: a mutating call borrows it, where a read of
+    /// `parser.head.target` from the connection copies the string (a retain and a release;
+    /// decision 041, round 9).
+    @inline(__always)
+    mutating func withHead<Result>(_ body: (HTTPRequestHead) -> Result) -> Result { body(head) }
+
     /// Hands the head's method and target to the request made of it, swapped with the ones the
     /// request held before: no reference count for either (decision 041, round 9). From then on
     /// `head`'s method and target are stale until the next request line, and `requestLine` is nil:
