@@ -343,9 +343,8 @@ final class HTTPConnection {
     /// the handler pool (then `handlerFinished` carries on).
     private func dispatch() {
         guard let request, let route else { return }
-        // Chosen from the path only if the handler fails (nil): most requests never need it, and
-        // the empty box is not copied (a retain and a release of nil, decision 041, round 9).
-        let responder = responders.hasChosen ? responders.chosenBox : nil
+        // Chosen from the path only if the handler fails (nil): most requests never need it.
+        let responder = responders.chosenBox
         if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
             // Answered from memory on the loop (HTTPRoute.inlineAnswer): no hop to the pool.
             if HTTPResponseEncoder.mayCompress(response) {

@@ -19,9 +19,6 @@ struct HTTPErrorResponderChoice {
     /// The responder chosen for this exchange so far, boxed; nil until one is needed.
     private(set) var chosenBox: Chosen?
 
-    /// Whether a responder was chosen for this exchange (a test of the box, not a copy of it).
-    var hasChosen: Bool { chosenBox != nil }
-
     /// The responder chosen for this exchange so far; nil until one is needed.
     var chosen: HTTPErrorResponder? { chosenBox?.responder }
 
