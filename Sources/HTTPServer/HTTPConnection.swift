@@ -342,7 +342,12 @@ final class HTTPConnection {
     /// Runs the complete request's handler: answered from memory on the loop, on the loop, or on
     /// the handler pool (then `handlerFinished` carries on).
     private func dispatch() {
-        guard let request, let route else { return }
+        guard let request, let matchedRoute else { return }
+        // Lent without a retain: the router keeps the route alive (see `route`).
+        matchedRoute._withUnsafeGuaranteedRef { dispatch(request, to: $0) }
+    }
+
+    private func dispatch(_ request: HTTPRequest, to route: HTTPRoute) {
         // Chosen from the path only if the handler fails (nil): most requests never need it.
         let responder = responders.chosenBox
         if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
