@@ -14,6 +14,8 @@ final class EventLoop: @unchecked Sendable {
     /// The listening socket, shared by every loop.
     let listener: ListenerHandle
     private var reactor: Reactor!
+    /// `reactor.usesInterest`, read once: `updateInterest` skips the call when it does nothing.
+    private var reactorUsesInterest = true
     private var listening = false
     private var listenerReleased = false
     private var acceptPausedUntil: UInt64 = 0
@@ -56,6 +58,7 @@ final class EventLoop: @unchecked Sendable {
         let shortest = min(t.headerRead, t.idleKeepAlive, t.bodyRead, t.write, t.lingerTimeout)
         tickNanoseconds = UInt64(min(0.25, max(0.005, shortest / 4)) * 1e9)
         reactor = try Self.makeReactor(server.configuration.ioBackend, loop: self)
+        reactorUsesInterest = reactor.usesInterest
         // On failure the server gives this loop's share of the listener back.
         try reactor.watchListener()
         listening = true
@@ -92,7 +95,7 @@ final class EventLoop: @unchecked Sendable {
     /// Tells the reactor what a connection waits for now (after it ran outside a socket event).
     @inline(__always)
     func updateInterest(_ connection: HTTPConnection) {
-        if connection.isOpen {
+        if reactorUsesInterest && connection.isOpen {
             reactor.interest(connection.fd, read: connection.wantsRead, write: connection.wantsWrite)
         }
     }

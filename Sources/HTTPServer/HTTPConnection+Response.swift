@@ -8,7 +8,15 @@ extension HTTPConnection {
     /// Starts writing `response` to the current request. Taken, not copied: a copy of a response
     /// is a reference count on each of its parts, and one more release of each (decision 041).
     func startResponse(_ response: consuming HTTPResponse) {
-        guard machine.isOpen, let request else { return }
+        guard let request else { return }
+        startResponse(response, for: request)
+    }
+
+    /// `startResponse` with the current request handed in by a caller that holds it already (the
+    /// handler's dispatch): not copied again from `self.request` (a retain and a release; decision
+    /// 041, round 9).
+    func startResponse(_ response: consuming HTTPResponse, for request: HTTPRequest) {
+        guard machine.isOpen else { return }
         writer.begin()
         let sendsBody = request.method != .head && !HTTPResponseEncoder.hasNoContent(response.status.code)
         if let unopened = writer.takeFile(of: response.body, sendsBody: sendsBody) {
@@ -37,12 +45,26 @@ extension HTTPConnection {
             break
         }
         // The machine learns whether the handler's `Connection` asks to close as the head is written.
-        loop.encoder.encodeHead(
-            response, into: writer.headBytes, requestID: request.requestID, clientVersion: request.version
+        writer.encodeHead(
+            response, with: &loop.encoder, requestID: request.requestID, clientVersion: request.version
         ) { closeRequested in
             machine.responseStarted(closeRequested: closeRequested, draining: loop.draining, now: loop.now)
         }
         responseStatus = response.status.code
+    }
+
+    /// A handler that ran on the pool answered.
+    func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
+        guard machine.state == .handling else {
+            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean,
+            // and a streamed body's producer to stop.
+            if case .file(let path, _) = request.body { unlink(path) }
+            if case .stream(let stream, _) = response.body { stream.cancel() }
+            return
+        }
+        startResponse(response)
+        drive()
+        loop.updateInterest(self)
     }
 
     /// Writes what is pending of the response.
@@ -76,6 +98,17 @@ extension HTTPConnection {
         loop.updateInterest(self)
     }
 
+    /// The client stopped reading the response (or reads below the minimum rate).
+    func resetStalledWrite(belowMinimumRate: Bool) {
+        let what = belowMinimumRate ? "client reading below the minimum rate" : "client stopped reading"
+        server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
+        // Reset rather than close: a plain close would leave the unsent response queued in the
+        // kernel for the same slow client, holding the memory this timeout is meant to free.
+        var reset = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        abortExchange()
+    }
+
     /// The response cannot be finished: logged as aborted, and the socket closed.
     func abortExchange() {
         recordExchange(completed: false)
@@ -94,24 +127,27 @@ extension HTTPConnection {
     private func recordExchange(completed: Bool) {
         writer.finish()
         let responseBytes = writer.bytesWritten
-        if let request {
+        // Only when there is one: storing nil over nil is a release call too.
+        if let sink {
+            sink.discard()
+            self.sink = nil
+        }
+        // The request taken out once (moved, where a copy to read it and another to keep it each cost
+        // a retain and a release; decision 041, round 9), recorded, then kept for the next head.
+        if var finished = request {
+            request = nil
             let elapsed = monotonicNanoseconds() - requestStart
             loop.recorder?.requestFinished(
-                method: request.method, routePattern: request.routePattern, status: responseStatus,
+                method: finished.method, routePattern: finished.routePattern, status: responseStatus,
                 nanoseconds: Int(truncatingIfNeeded: elapsed), bytesSent: responseBytes)
             if let accessLog {
                 accessLog.record(
-                    remote: remoteAddress, method: request.method.rawValue, path: request.path,
+                    remote: remoteAddress, method: finished.method.rawValue, path: finished.path,
                     status: responseStatus, bytes: responseBytes, nanoseconds: elapsed,
-                    requestID: request.requestID, aborted: !completed)
+                    requestID: finished.requestID, aborted: !completed)
             }
-            if case .file(let path, _) = request.body { unlink(path) }
-        }
-        sink?.discard()
-        sink = nil
-        if var finished = request {
-            request = nil
-            if finished.emptyForRefill() { finishedRequest = finished }
+            if case .file(let path, _) = finished.body { unlink(path) }
+            if finished.emptyForRefill() { finishedRequest = consume finished }
         }
         route = nil
         responders.reset()

@@ -14,11 +14,14 @@ final class HTTPConnection {
 
     /// The connected socket.
     let fd: Int32
-    /// The loop that owns this connection; every method runs on its thread. The loop keeps its
-    /// connections and outlives them, so the reference needs no checking on each use.
-    unowned(unsafe) let loop: EventLoop
+    /// The loop that owns this connection; every method runs on its thread. Strong: a `let` is read
+    /// without the retain and release each use of an `unowned(unsafe)` one cost (decision 041, round
+    /// 9). The cycle with the loop's table ends at `close()`, which the loop's `finish()` runs on all.
+    let loop: EventLoop
     /// What the loops share: configuration, router, pool, logger, observers.
     let server: HTTPServerCore
+    /// `server.router`, held here: read through `server` it was retained and released per request.
+    let router: HTTPRouter
     /// The peer as text, for logs and `HTTPRequest.remoteAddress`.
     let remoteAddress: String
     /// The access log buffer of this connection's loop, nil with the log off: looked up once.
@@ -36,8 +39,16 @@ final class HTTPConnection {
     var request: HTTPRequest?
     /// The last finished request, emptied, whose box the next head refills (`HTTPRequest.refill`).
     var finishedRequest: HTTPRequest?
-    /// The route the request matched.
-    var route: HTTPRoute?
+    /// The route the request matched, not counted: the router (read-only while serving, held by the
+    /// server, which the connection holds) keeps every route, so storing it, clearing it and testing
+    /// it (`hasRoute`) need no retain and release (decision 041, round 9).
+    var route: HTTPRoute? {
+        get { matchedRoute?.takeUnretainedValue() }
+        set { matchedRoute = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    private var matchedRoute: Unmanaged<HTTPRoute>?
+    /// Whether a route matched the request in progress.
+    var hasRoute: Bool { matchedRoute != nil }
     /// Which error responder answers for the request's URL space.
     var responders: HTTPErrorResponderChoice
     /// Where the body being read goes (memory, then a temporary file).
@@ -58,6 +69,7 @@ final class HTTPConnection {
         self.fd = fd
         self.loop = loop
         self.server = server
+        self.router = server.router
         self.remoteAddress = remoteAddress
         self.accessLog = server.accessLog.map { $0.buffers[loop.index % $0.buffers.count] }
         self.parser = HTTPRequestParser(limits: server.configuration.limits)
@@ -204,7 +216,7 @@ final class HTTPConnection {
         requestStart = loop.now
         let hasBody = parser.head.hasBody
         let id = loop.requestIDs.next()
-        guard let (path, query) = HTTPRequest.splitTarget(parser.head.target) else {
+        guard let (path, query) = parser.withHead({ HTTPRequest.splitTarget($0.target) }) else {
             request = HTTPRequest(
                 method: parser.head.method, target: "/", version: parser.head.version, remoteAddress: remoteAddress,
                 requestID: id)
@@ -213,10 +225,12 @@ final class HTTPConnection {
             parseFailed(.invalidTarget)
             return machine.resume()
         }
+        // Matched before the request is made, which then takes the path and the head's method and
+        // target without copying them (decision 041, round 9).
+        let match = parser.withHead { router.match(method: $0.method, path: path) }
         var request = newRequest(path: path, query: query, requestID: id)
         machine.headReceived(keepAlive: parser.head.keepAlive, expectContinue: parser.head.expectContinue)
-        let router = server.router
-        switch router.match(method: parser.head.method, path: path) {
+        switch consume match {
         case .route(let route, let parameters):
             // A new or refilled request has none: a route without parameters leaves them alone.
             if parameters.count > 0 { request.pathParameters = parameters }
@@ -243,7 +257,7 @@ final class HTTPConnection {
                 self.request = request
                 server.logger.notice(
                     "request body too large",
-                    metadata: ["request": "\(id)", "length": "\(length)", "limit": "\(limit)"])
+                    metadata: ["request": "\(request.requestID)", "length": "\(length)", "limit": "\(limit)"])
                 respondServerError(.contentTooLarge, "request body too large", hasUnreadBody: true)
                 return machine.resume()
             }
@@ -263,7 +277,8 @@ final class HTTPConnection {
                     return machine.resume()
                 }
             }
-            self.request = request
+            // Moved, not copied: the local is not used after (a retain here and its release at the end).
+            self.request = consume request
             return machine.bodyWanted(hasBody: hasBody, buffered: buffer.readableCount, now: loop.now)
         case .methodNotAllowed(let allow):
             self.request = request
@@ -284,15 +299,16 @@ final class HTTPConnection {
     }
 
     /// The request for a parsed head: the previous request's box refilled when nothing else holds
-    /// it (no allocation per keep-alive request), else a new one.
-    private func newRequest(path: String, query: String?, requestID: String) -> HTTPRequest {
+    /// it (no allocation per keep-alive request), else a new one. A refilled box takes the head's
+    /// method and target (`HTTPRequest.refill(takingRequestLineOf:…)`): `parser.head`'s are stale after.
+    private func newRequest(path: consuming String, query: consuming String?, requestID: consuming String)
+        -> HTTPRequest
+    {
         if var reused = finishedRequest {
             finishedRequest = nil
             // The head's parts handed over one by one: a copy of the whole head costs more.
-            if reused.refill(
-                method: parser.head.method, target: parser.head.target, version: parser.head.version,
-                headers: parser.head.headers, path: path, query: query, requestID: requestID)
-            {
+            if reused.isUnshared() {
+                reused.refill(takingRequestLineOf: &parser, path: path, query: query, requestID: requestID)
                 return reused
             }
         }
@@ -308,7 +324,7 @@ final class HTTPConnection {
     }
 
     private func bodyComplete(trailers: HTTPHeaders) -> Action {
-        guard self.request != nil, route != nil else { return machine.resume() }
+        guard self.request != nil, hasRoute else { return machine.resume() }
         // Changed in place: a copy here would make the request's storage shared and the write copy it.
         if trailers.count > 0 { self.request!.trailers = trailers }
         do {
@@ -326,13 +342,20 @@ final class HTTPConnection {
     /// Runs the complete request's handler: answered from memory on the loop, on the loop, or on
     /// the handler pool (then `handlerFinished` carries on).
     private func dispatch() {
-        guard let request, let route else { return }
+        guard let request, let matchedRoute else { return }
+        // Lent without a retain: the router keeps the route alive (see `route`).
+        matchedRoute._withUnsafeGuaranteedRef { dispatch(request, to: $0) }
+    }
+
+    private func dispatch(_ request: HTTPRequest, to route: HTTPRoute) {
         // Chosen from the path only if the handler fails (nil): most requests never need it.
         let responder = responders.chosenBox
         if route.mayBlock, let inline = route.inlineAnswer, var response = inline(request) {
             // Answered from memory on the loop (HTTPRoute.inlineAnswer): no hop to the pool.
-            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-            startResponse(response)
+            if HTTPResponseEncoder.mayCompress(response) {
+                HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+            }
+            startResponse(consume response, for: request)
         } else if route.mayBlock {
             let server = self.server
             let loop = self.loop
@@ -343,40 +366,18 @@ final class HTTPConnection {
             }
         } else {
             var response = server.run(route, request, responder)
-            HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
-            startResponse(consume response)
+            // The request's fields are read (a reference count) only for a body that may be compressed.
+            if HTTPResponseEncoder.mayCompress(response) {
+                HTTPResponseEncoder.applyContentCoding(&response, requestHeaders: request.headers)
+            }
+            startResponse(consume response, for: request)
         }
-    }
-
-    /// A handler that ran on the pool answered.
-    private func handlerFinished(_ response: HTTPResponse, request: HTTPRequest) {
-        guard machine.state == .handling else {
-            // Closed while the handler ran (shutdown timeout): only the temporary body is left to clean,
-            // and a streamed body's producer to stop.
-            if case .file(let path, _) = request.body { unlink(path) }
-            if case .stream(let stream, _) = response.body { stream.cancel() }
-            return
-        }
-        startResponse(response)
-        drive()
-        loop.updateInterest(self)
     }
 
     // MARK: - Timeouts and closing
 
     /// The deadline passed: the machine says what that means in the state the connection is in.
     func timedOut() { run(machine.timerFired(requestStarted: requestStarted)) }
-
-    /// The client stopped reading the response (or reads below the minimum rate).
-    private func resetStalledWrite(belowMinimumRate: Bool) {
-        let what = belowMinimumRate ? "client reading below the minimum rate" : "client stopped reading"
-        server.logger.notice("response write timed out (\(what))", metadata: ["peer": "\(remoteAddress)"])
-        // Reset rather than close: a plain close would leave the unsent response queued in the
-        // kernel for the same slow client, holding the memory this timeout is meant to free.
-        var reset = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
-        abortExchange()
-    }
 
     /// Closes the socket and forgets the connection. Safe to call twice.
     func close() {

@@ -53,5 +53,5 @@ struct HTTPErrorResponderChoice {
     }
 
     /// Forgets the choice: the next exchange chooses again.
-    mutating func reset() { chosenBox = nil }
+    mutating func reset() { if chosenBox != nil { chosenBox = nil } }
 }

@@ -169,6 +169,27 @@ public struct HTTPRequest: Sendable {
         return true
     }
 
+    /// Whether no copy shares this request's box, so `refill(takingRequestLineOf:…)` may change it.
+    mutating func isUnshared() -> Bool { isKnownUniquelyReferenced(&storage) }
+
+    /// `refill` for the connection, once `isUnshared()` said so: the parser's method and target
+    /// taken, not copied. They are swapped with the ones this box held (which the parser's next
+    /// request line replaces), so neither is retained here nor released twice later; the other parts
+    /// are moved in (decision 041, round 9).
+    mutating func refill(
+        takingRequestLineOf parser: inout HTTPRequestParser, path: consuming String, query: consuming String?,
+        requestID: consuming String
+    ) {
+        assert(isKnownUniquelyReferenced(&storage), "refill of a shared request box")
+        parser.exchangeRequestLine(method: &storage.method, target: &storage.target)
+        storage.path = path
+        storage.query = query
+        storage.version = parser.head.version
+        storage.headers = parser.head.headers
+        storage.routePattern = "unmatched"
+        storage.requestID = requestID
+    }
+
     /// `refill` from a whole head.
     mutating func refill(head: HTTPRequestHead, path: String, query: String?, requestID: String) -> Bool {
         refill(

@@ -48,6 +48,22 @@ struct HTTPRequestParser {
     var requestLine: (method: String, target: String)? {
         hasRequestLine ? (head.method.rawValue, head.target) : nil
     }
+    /// Runs `body` with the head read in place: a mutating call borrows it, where a read of
+    /// `parser.head.target` from the connection copies the string (a retain and a release;
+    /// decision 041, round 9).
+    @inline(__always)
+    mutating func withHead<Result>(_ body: (HTTPRequestHead) -> Result) -> Result { body(head) }
+
+    /// Hands the head's method and target to the request made of it, swapped with the ones the
+    /// request held before: no reference count for either (decision 041, round 9). From then on
+    /// `head`'s method and target are stale until the next request line, and `requestLine` is nil:
+    /// the request holds them.
+    mutating func exchangeRequestLine(method: inout HTTPMethod, target: inout String) {
+        swap(&head.method, &method)
+        swap(&head.target, &target)
+        hasRequestLine = false
+    }
+
     /// Whether `head` holds the current request line's method and target (`requestLine`).
     private var hasRequestLine = false
     /// The last head parsed, filled in place for each request; valid from the `.head` step until

@@ -51,6 +51,14 @@ struct HTTPResponseEncoder {
     @inline(__always)
     private static func lengthBit(_ count: Int) -> UInt64 { 1 << UInt64(min(count, 63)) }
 
+    /// Whether `applyContentCoding` may change `response` (a body in memory over the minimum): the
+    /// test it starts with, without the request's fields, which the caller reads only then.
+    @inline(__always)
+    static func mayCompress(_ response: borrowing HTTPResponse) -> Bool {
+        if case .bytes = response.body { return response.body.count > HTTPGzip.minimumBytes }
+        return false
+    }
+
     /// Compresses the body with gzip when the client accepts it, the type is compressible, the body is
     /// over 1 KiB, the handler did not encode it already and the status is not 206 or 304. Adds
     /// `Vary: Accept-Encoding` to every response whose encoding depends on the request.

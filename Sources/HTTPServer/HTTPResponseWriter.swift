@@ -51,6 +51,17 @@ struct HTTPResponseWriter {
     /// Bytes of this response written so far, head and body, for the access log and metrics.
     private(set) var bytesWritten = 0
 
+    /// Encodes the response's head into `headBytes` with the loop's `encoder`: the buffer read
+    /// through the writer in place, not copied out of it (a retain and a release; decision 041,
+    /// round 9).
+    mutating func encodeHead(
+        _ response: borrowing HTTPResponse, with encoder: inout HTTPResponseEncoder, requestID: String,
+        clientVersion: HTTPVersion, keepAlive decide: (_ closeRequested: Bool) -> Bool
+    ) {
+        encoder.encodeHead(
+            response, into: headBytes, requestID: requestID, clientVersion: clientVersion, keepAlive: decide)
+    }
+
     /// Forgets the previous response (keeping the head's storage) before a new one is encoded.
     mutating func begin() {
         headBytes.removeAll()

@@ -46,6 +46,46 @@ private func heads(_ texts: [String]) throws -> [HTTPRequestHead] {
     #expect(alone.routePattern == "unmatched" && alone.remoteAddress == "peer" && alone.headers["Host"] == "two")
 }
 
+/// The connection's refill takes the parser's method and target by swapping them with the box's old
+/// ones (decision 041, round 9): the request reads the new line, the parser holds the old one (and
+/// no `requestLine`) until the next request line replaces it; a box something else holds is left
+/// alone (the connection asks `isUnshared()` first), and so is the parser's line.
+@Test func request_RefillTakingTheRequestLine_SwapsItWithTheParsers() throws {
+    var parser = HTTPRequestParser(limits: HTTPLimits())
+    func head(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        let step = try bytes.withUnsafeBytes { try parser.next($0) }
+        guard case .head? = step.event else { throw HTTPParseError.invalidRequestLine }
+    }
+    func end() throws { _ = try [UInt8]().withUnsafeBytes { try parser.next($0) } }
+    let first = "/first/a/path/longer/than/a/small/string"
+    try head("GET \(first) HTTP/1.1\r\nHost: one\r\n\r\n")
+    var request = HTTPRequest(head: parser.head, path: first, query: nil, remoteAddress: "peer", requestID: "id1")
+    try end()
+    let emptied = request.emptyForRefill()
+    #expect(emptied)
+
+    try head("DELETE /second?x=1 HTTP/1.1\r\nHost: two\r\n\r\n")
+    #expect(parser.requestLine?.target == "/second?x=1")
+    let unshared = request.isUnshared()
+    #expect(unshared)
+    request.refill(takingRequestLineOf: &parser, path: "/second", query: "x=1", requestID: "id2")
+    #expect(request.method == .delete && request.target == "/second?x=1" && request.path == "/second")
+    #expect(request.query == "x=1" && request.requestID == "id2" && request.routePattern == "unmatched")
+    #expect(request.headers["Host"] == "two" && request.remoteAddress == "peer")
+    #expect(parser.head.method == .get && parser.head.target == first && parser.requestLine == nil)
+
+    try end()
+    let held = request
+    try head("PUT /third HTTP/1.1\r\nHost: three\r\n\r\n")
+    withExtendedLifetime(held) {
+        let unsharedNow = request.isUnshared()
+        #expect(!unsharedNow)
+    }
+    #expect(parser.head.method == .put && parser.requestLine?.target == "/third")
+    #expect(held.method == .delete && held.target == "/second?x=1" && request.requestID == "id2")
+}
+
 /// Over one keep-alive connection, requests that a handler keeps (here: all of them, on the
 /// handler pool and on the loop) still read as they arrived after later requests reused the
 /// connection's request box and field list.

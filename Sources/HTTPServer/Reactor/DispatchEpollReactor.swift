@@ -81,7 +81,7 @@
                 let n = epollSet.wait(timeoutMs: 0)
                 guard n > 0 else { break }
                 loop.updateClock()
-                _ = epollSet.deliver(n)
+                _ = epollSet.deliver(n, to: loop)
                 if n < EpollSet.maxEvents || stopped { break }
             }
             afterEvent()

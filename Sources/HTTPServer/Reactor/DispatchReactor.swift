@@ -49,6 +49,7 @@ final class DispatchReactor: Reactor, @unchecked Sendable {
 
     /// Connections read until EAGAIN: a source may fire once for data and end of stream together.
     let shortReadDrainsSocket = false
+    let usesInterest = true
 
     /// Creates the loop's queue; nothing is watched yet.
     init(loop: EventLoop) {

@@ -76,9 +76,11 @@
         func wait(timeoutMs: Int32) -> Int32 { Epoll.wait(fd, events, Self.maxEvents, timeoutMs) }
 
         /// Hands the `count` events of the last `wait` to the loop: accepts on the listener, the rest
-        /// to their connections. True when the reactor's own descriptor was among them.
+        /// to their connections. True when the reactor's own descriptor was among them. The reactor
+        /// hands its loop in (a reference it holds while it runs): the set's own `unowned(unsafe)` one
+        /// would be retained and released around every event (decision 041, round 9).
         @inline(__always)
-        func deliver(_ count: Int32) -> Bool {
+        func deliver(_ count: Int32, to loop: EventLoop) -> Bool {
             var reactorReady = false
             var i = 0
             while i < Int(count) {
@@ -135,6 +137,8 @@
 
         @inline(__always)
         func interest(_ fd: Int32, read: Bool, write: Bool) {}
+
+        var usesInterest: Bool { false }
 
         func unwatchAndClose(_ fd: Int32) { SystemCalls.close(fd) }
     }

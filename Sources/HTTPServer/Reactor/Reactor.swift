@@ -40,6 +40,9 @@ protocol Reactor: AnyObject {
     /// last write stopped on a full send buffer. Level-triggered backends pause the sources the
     /// connection cannot use (else a pipelined request would make them fire without end).
     func interest(_ fd: Int32, read: Bool, write: Bool)
+    /// Whether `interest` does anything: false for the edge-triggered epoll sets, so the loop skips
+    /// the call (through the existential, a retain and a release per event; decision 041, round 9).
+    var usesInterest: Bool { get }
     /// Stops watching a connection and closes its descriptor (Dispatch: in the cancel handler,
     /// when no source can touch it any more).
     func unwatchAndClose(_ fd: Int32)
