@@ -129,14 +129,21 @@ health_body='{"status":"ok"}'
 # id), so wrk reads and parses as many head bytes from both; the comparison is then of the servers
 # alone, not of how long a head the client parses (wrk is pinned to one core too).
 same_head=""
-if [ "${SAME_HEAD:-0}" = 1 ]; then
-  same_head="$(curl -fsS -D - -o /dev/null "http://127.0.0.1:$ours_port$thumbnail_path" | tr -d '\r' | awk '
+same_head_health=""
+# The fields of galleryd's head at $1 that nginx does not send by itself, as add_header lines.
+extra_fields() {
+  curl -fsS -D - -o /dev/null "http://127.0.0.1:$ours_port$1" | tr -d '\r' | awk '
     NR > 1 && index($0, ": ") {
       name = substr($0, 1, index($0, ": ") - 1); value = substr($0, length(name) + 3)
       if (tolower(name) ~ /^(server|date|content-type|content-length|last-modified|etag|accept-ranges|cache-control|connection)$/) next
-      gsub(/"/, "\\\"", value); printf "      add_header %s \"%s\";\n", name, value }')"
-  echo "nginx adds galleryd's head fields:" >&2
+      gsub(/"/, "\\\"", value); printf "      add_header %s \"%s\";\n", name, value }'
+}
+if [ "${SAME_HEAD:-0}" = 1 ]; then
+  same_head="$(extra_fields "$thumbnail_path")"
+  same_head_health="$(extra_fields /health)"
+  echo "nginx adds galleryd's head fields (thumbnail, then /health):" >&2
   echo "$same_head" >&2
+  echo "$same_head_health" >&2
 fi
 
 write_nginx_conf "$tmp/nginx.conf" "$tmp" "$nginx_port" \
@@ -152,6 +159,7 @@ $same_head
     }
     location = /health {
       default_type application/json;
+$same_head_health
       return 200 '$health_body';
     }"
 on_server_cpus "$nginx_bin" -c "$tmp/nginx.conf" -p "$tmp" &
