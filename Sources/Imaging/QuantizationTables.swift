@@ -72,9 +72,8 @@ struct QuantizationTables: Equatable {
             self.init(kleinQuality: quarters / 4, gray: gray)
             return
         }
-        // Scale in hundredths of a percent: 200 − 2q percent is (800 − 2·quarters) / 4 percent.
-        let scale = UInt32(800 - 2 * quarters) * 25
-        let steps = Self.kleinTable.map { min(max(($0 * scale + 5000) / 10000, 1), 255) }
+        // 200 − 2q percent is (800 − 2·quarters) / 4 percent: in hundredths of a percent, times 25.
+        let steps = Self.scaled(Self.kleinTable, hundredthsOfPercent: UInt32(800 - 2 * quarters) * 25)
         self.init(luma: steps, chroma: gray ? nil : steps)
     }
 
@@ -141,7 +140,13 @@ struct QuantizationTables: Equatable {
     /// jpeg_add_quant_table do for a baseline table.
     static func scaled(_ table: [UInt32], quality: Int) -> [UInt32] {
         let q = min(max(quality, 1), 100)
-        let scale = UInt32(q < 50 ? 5000 / q : 200 - 2 * q)
-        return table.map { min(max(($0 * scale + 50) / 100, 1), 255) }
+        return scaled(table, hundredthsOfPercent: UInt32(q < 50 ? 5000 / q : 200 - 2 * q) * 100)
+    }
+
+    /// `table` scaled by `scale` hundredths of a percent, each step rounded half up and kept in
+    /// 1…255 as libjpeg's jpeg_add_quant_table does (whole percents for `scaled(_:quality:)`, quarter
+    /// qualities for `init(kleinQuality:)` of a `Double`).
+    static func scaled(_ table: [UInt32], hundredthsOfPercent scale: UInt32) -> [UInt32] {
+        table.map { min(max(($0 * scale + 5000) / 10000, 1), 255) }
     }
 }

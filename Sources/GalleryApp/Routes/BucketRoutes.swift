@@ -93,8 +93,8 @@ struct BucketRoutes {
         let now = Int64(time(nil))
         let (key, blob, expires) = try signer.withVerifiedKey(captured: captured, query: request.query, now: now) {
             key, expires -> (BlobKey, BlobFile, Int64) in
-            guard let opened = try store.openShared(validating: key) else { throw BlobStoreError.notFound(key.string) }
-            return (opened.key, opened.file, expires)
+            let (key, blob) = try openBlob(key, in: store)
+            return (key, blob, expires)
         }
         return respond(
             request, key: key, blob: blob, headers: privateHeaders.headers(maxAge: expires - now), errors: errors)
@@ -138,6 +138,13 @@ struct BucketRoutes {
     /// nor a validation of its key (`openShared(validating:)`).
     static func openBlob(_ key: String, in store: LocalBlobStore) throws -> (BlobKey, BlobFile) {
         guard let opened = try store.openShared(validating: key) else { throw BlobStoreError.notFound(key) }
+        return opened
+    }
+
+    /// `openBlob` for a key given with its hash, possibly borrowed from the request's path: the
+    /// open-file cache is looked up by its bytes (`LocalBlobStore.openShared(validating:)`).
+    static func openBlob(_ key: HashedKey, in store: LocalBlobStore) throws -> (BlobKey, BlobFile) {
+        guard let opened = try store.openShared(validating: key) else { throw BlobStoreError.notFound(key.string) }
         return opened
     }
 
