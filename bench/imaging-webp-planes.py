@@ -14,18 +14,21 @@ Both are modelled with PIL's libjpeg-turbo, fed the same tables:
   - planes path: the planes saved as a YCbCr image with the chroma repeated 2×2, which libjpeg's h2v2 box
     downsampling returns exactly: the coefficients jpeg_write_raw_data writes with the planes
     (bench/imaging-webp-planes.c writes them so; its pixels are PIL's, checked on flower and dune).
-Bytes are PIL's progressive + optimized files for both (the scan script is the only difference from the tool's);
+Bytes are PIL's progressive + optimized files for both, or with SCANS the server's scan choice of them;
 scores SSIMULACRA2 against RUN's reference (decoded.png, or ref_WxH.png: PIL Lanczos of it), as the bench scores.
 
   imaging-webp-planes.py same RUN FX NOW FIXTURE…        both paths at the tables of NOW/<fixture>/preview.jpg
   imaging-webp-planes.py curves RUN FX NOW OUT FIXTURE…  Klein's table at E − 1, E − 0.5, E, E + 0.5 (planes) and E − 1, E
                                                          (RGB), E read back from NOW's preview; files and
                                                          OUT/planes.json
-  imaging-webp-planes.py table OUT                       per fixture: planes' score at the RGB file's bytes and
-                                                         planes' bytes at its score (linear between points)
-  imaging-webp-planes.py photos RUN NOW OUT              per photo: both files over vips' bytes as NOW wrote them
+  imaging-webp-planes.py table OUT [SCANS]               per fixture: planes' score at the RGB file's bytes and
+                                                         planes' bytes at its score (linear between points);
+                                                         with SCANS, every file's bytes with the scan choice
+  imaging-webp-planes.py photos RUN NOW OUT [SCANS]      per photo: both files over vips' bytes as NOW wrote them
                                                          and with the planes at E (the preview's bytes scaled by
-                                                         the PIL files' ratio); the preview's score − vips'
+                                                         the PIL files' ratio; with SCANS, the scan-choice tool
+                                                         of bench/imaging-scan-choice.c, every file through the
+                                                         server's scan choice instead); the preview's score − vips'
   imaging-webp-planes.py luma RUN FX NOW FIXTURE…        the RGB path with only Y' taken from the planes
   imaging-webp-planes.py soft RUN FX NOW FIXTURE…        the RGB path with its chroma filtered once more
                                                          ([1, 2, 1]/4 both ways on the 2×2 means)
@@ -198,8 +201,13 @@ def interpolate(points, x, by):
     return a[1 - by] + t * (b[1 - by] - a[1 - by])
 
 
-def table(out):
+def table(out, scans=None):
+    """With SCANS (bench/imaging-scan-choice.c) each point's bytes are its file's with the server's scan choice."""
     store = json.load(open(os.path.join(out, "planes.json")))
+    if scans:
+        for key in [k for k in store if k.count("|") == 2 and not k.startswith("vips|")]:
+            name, kind, q = key.split("|")
+            store[key] = [chosen(scans, os.path.join(out, name, "%s-%s.jpg" % (kind, q)), out), store[key][1]]
     print("| fixture | E | RGB at E: bytes, score | planes at E: bytes, score | planes at RGB's bytes: score − RGB's "
           "| planes at RGB's score: bytes / RGB's |")
     print("|---|---|---|---|---|---|")
@@ -217,9 +225,20 @@ def table(out):
     print("\n(* extrapolated from the two nearest points)")
 
 
-def photos(run, now, out):
+def chosen(binary, path, out):
+    """The file's bytes with the server's scan choice (bench/imaging-scan-choice.c), written under OUT/scans."""
+    target = os.path.join(out, "scans", os.path.basename(os.path.dirname(path)), os.path.basename(path))
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    subprocess.run([binary, path, target], check=True, capture_output=True)
+    return os.path.getsize(target)
+
+
+def photos(run, now, out, scans=None):
     """Per photo: both files over vips' bytes as NOW wrote them, then with the preview on the planes at the
-    tables in force (its bytes scaled by planes' PIL bytes over RGB's), and the preview's score − vips'."""
+    tables in force, and the preview's score − vips'. Without SCANS the planes preview's bytes are NOW's scaled
+    by the PIL files' ratio; with SCANS (bench/imaging-scan-choice.c) every file is taken through the server's
+    scan choice: NOW's files (the fixed script's) become what the server writes, and the planes file is
+    rewritten with the fixed script and its scans chosen, as the server would write it."""
     store_path = os.path.join(out, "planes.json")
     store = json.load(open(store_path))
     print("| photo | preview | E | both files / vips' bytes: today → planes | preview score − vips': today → planes |")
@@ -233,16 +252,25 @@ def photos(run, now, out):
             store["vips|" + name] = score(run, name, vips[1])
             save(store, store_path)
         rgb, pl = store["%s|rgb|%.2f" % (name, q)], store["%s|planes|%.2f" % (name, q)]
-        thumb, prev = (os.path.getsize(os.path.join(now, name, f + ".jpg")) for f in ("thumbnail", "preview"))
+        files = [os.path.join(now, name, f + ".jpg") for f in ("thumbnail", "preview")]
+        if scans:
+            thumb, prev = (chosen(scans, f, out) for f in files)
+            after = thumb + chosen(scans, planes_file(out, name, q), out)
+        else:
+            thumb, prev = (os.path.getsize(f) for f in files)
+            after = thumb + prev * pl[0] / rgb[0]
         v = sum(os.path.getsize(f) for f in vips)
-        after = thumb + prev * pl[0] / rgb[0]
         total[0] += v; total[1] += thumb + prev; total[2] += after
-        size = Image.open(os.path.join(now, name, "preview.jpg")).size
+        size = Image.open(files[1]).size
         kind = "original size" if size == Image.open(os.path.join(run, name, "decoded.png")).size else "downscaled"
         print("| %s | %s | %.2f | %.3f → %.3f | %+.2f → %+.2f |" % (
             name.split("-")[0], kind, q, (thumb + prev) / v, after / v, rgb[1] - store["vips|" + name],
             pl[1] - store["vips|" + name]))
     print("\nIn all: %.4f → %.4f of vips' bytes" % (total[1] / total[0], total[2] / total[0]))
+
+
+def planes_file(out, name, q):
+    return os.path.join(out, name, "planes-%.2f.jpg" % q)
 
 
 if __name__ == "__main__":
@@ -254,8 +282,8 @@ if __name__ == "__main__":
     elif cmd == "curves":
         curves(args[0], args[1], args[2], args[3], args[4:])
     elif cmd == "table":
-        table(args[0])
+        table(args[0], args[1] if len(args) > 1 else None)
     elif cmd == "photos":
-        photos(args[0], args[1], args[2])
+        photos(args[0], args[1], args[2], args[3] if len(args) > 3 else None)
     else:
         sys.exit(__doc__)
