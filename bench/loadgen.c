@@ -220,14 +220,14 @@ static void consume(struct conn *c, const char *data, size_t n) {
             }
             int64_t length;
             ssize_t head_bytes = scan_head(start, take, &c->status, &length);
-            if (head_bytes < 0) return fail(c, &framing_errors);
+            if (head_bytes < 0) { fail(c, &framing_errors); return; }
             if (head_bytes == 0) {
                 if (c->head_len == 0) {
-                    if (n > HEAD_MAX) return fail(c, &framing_errors);
+                    if (n > HEAD_MAX) { fail(c, &framing_errors); return; }
                     memcpy(c->head, data, n);
                 }
                 c->head_len = take;
-                if (c->head_len >= HEAD_MAX) return fail(c, &framing_errors);
+                if (c->head_len >= HEAD_MAX) { fail(c, &framing_errors); return; }
                 return;
             }
             size_t used = (size_t)head_bytes - c->head_len; /* of this read's bytes */
@@ -241,7 +241,7 @@ static void consume(struct conn *c, const char *data, size_t n) {
         data += take;
         n -= take;
         if (c->body_left == 0) {
-            if (n > 0) return fail(c, &framing_errors);
+            if (n > 0) { fail(c, &framing_errors); return; }
             answered(c);
             return;
         }

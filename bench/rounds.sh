@@ -68,8 +68,17 @@ load() {
   esac
 }
 
-# logged_requests FILE: access-log lines of GET requests in FILE (galleryd's text log, nginx's combined).
-logged_requests() { grep -c ' "GET ' "$1" 2>/dev/null || echo 0; }
+# logged_requests FILE PATH: access-log lines of GETs of PATH in FILE (galleryd's text log and nginx's
+# combined format both write `"GET <path>`).
+logged_requests() { grep -cF " \"GET $2" "$1" 2>/dev/null || echo 0; }
+# log_dropped URL: lines the server at URL's port has dropped from its access log so far, when the
+# caller defines `access_log_dropped PORT` (galleryd counts them at /metrics rather than stall a
+# request when its log writer is behind); else 0.
+log_dropped() {
+  local port="${1#http://*:}"
+  port="${port%%/*}"
+  if declare -F access_log_dropped >/dev/null; then access_log_dropped "$port"; else echo 0; fi
+}
 
 # measure PID URL CONNECTIONS SECONDS TAG [ACCESS_LOG]: one pinned run of the client against the
 # server PID, which appends req/s, p99 latency, the server's CPU microseconds per request and the
@@ -77,12 +86,16 @@ logged_requests() { grep -c ' "GET ' "$1" 2>/dev/null || echo 0; }
 # report on stderr. The client's share tells whether a run measured the server or the load
 # generator: a server short of its core while the client uses all of its own is waiting for the
 # client (the `busy` figures of `report`). With ACCESS_LOG (the server's) and the loadgen client,
-# whose count is exact (it waits for the answers in flight), the run's logged requests must equal its
-# answers: each run's check goes to $tmp/logcheck-TAG, and a mismatch is said on stderr.
+# whose count is exact (it waits for the answers in flight), the run's logged requests plus the lines
+# the server says it dropped (`log_dropped`) must equal its answers: each run's "answers logged
+# dropped" goes to $tmp/logcheck-TAG, and a mismatch is said on stderr.
 measure() {
   local pid="$1" url="$2" connections="$3" seconds="$4" tag="$5" access_log="${6:-}" before after TIMEFORMAT="%3U %3S"
-  local cores_before logged_before=0 answers logged
-  [ -n "$access_log" ] && [ "$client" = loadgen ] && logged_before="$(logged_requests "$access_log")"
+  local cores_before logged_before=0 dropped_before=0 answers logged dropped path="/${url#http://*/}"
+  if [ -n "$access_log" ] && [ "$client" = loadgen ]; then
+    logged_before="$(logged_requests "$access_log" "$path")"
+    dropped_before="$(log_dropped "$url")"
+  fi
   before="$(cpu_ticks "$pid")"
   cores_before="$(core_ticks "${server_cpus:-}") $(core_ticks "${client_cpus:-}")"
   { time load "$url" "$connections" "$seconds" >"$tmp/wrk.txt"; } 2>"$tmp/wrk-time.txt"
@@ -103,12 +116,14 @@ measure() {
     answers="$(awk '/requests in/ { print $1 }' "$tmp/wrk.txt")"
     # nginx flushes its buffered log every second: wait for the lines (at most 3 s).
     for _ in $(seq 30); do
-      logged=$(($(logged_requests "$access_log") - logged_before))
-      [ "$logged" -ge "$answers" ] && break
+      dropped=$(($(log_dropped "$url") - dropped_before))
+      logged=$(($(logged_requests "$access_log" "$path") - logged_before))
+      [ $((logged + dropped)) -ge "$answers" ] && break
       sleep 0.1
     done
-    echo "$answers $logged" >>"$tmp/logcheck-$tag"
-    [ "$logged" = "$answers" ] || echo "bench: $url: $answers answers counted by loadgen, $logged logged" >&2
+    echo "$answers $logged $dropped" >>"$tmp/logcheck-$tag"
+    [ $((logged + dropped)) = "$answers" ] \
+      || echo "bench: $url: $answers answers counted by loadgen, $logged logged, $dropped dropped by the log" >&2
   fi
 }
 
@@ -126,7 +141,9 @@ report() {
     "$(paste "$tmp/rps-$tag" "$tmp/client-$tag" | awk '{ printf "%s%.0f%%", (NR > 1 ? " " : ""), $1 * $2 / 1e4 }')" \
     "$(paste -sd' ' "$tmp/client-$tag")" "$( [ -s "$tmp/cores-$tag" ] && tr ' ' / <"$tmp/cores-$tag" | paste -sd' ' || echo -)"
   [ -s "$tmp/logcheck-$tag" ] && printf "%-18s counts: %s\n" "" \
-    "$(awk '$1 == $2 { same++ } END { printf "logged = answered in %d of %d runs", same, NR }' "$tmp/logcheck-$tag")"
+    "$(awk '$1 == $2 + $3 { same++ } { dropped += $3 }
+      END { printf "logged + dropped = answered in %d of %d runs (%d lines dropped by its log)", same, NR, dropped }' \
+      "$tmp/logcheck-$tag")"
   [ -n "$theirs" ] || return 0
   awk -v a="$(median <"$tmp/rps-$tag")" -v b="$(median <"$tmp/rps-$theirs")" \
     -v p="$(paste "$tmp/rps-$tag" "$tmp/rps-$theirs" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \

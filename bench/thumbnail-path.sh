@@ -181,7 +181,20 @@ for port in $ports; do
     || { echo "thumbnail-path.sh: galleryd ($port) and nginx answer /health differently" >&2; exit 1; }
 done
 
+# Lines a server's access log has dropped (galleryd's counter at /metrics: it drops rather than stall a
+# request when its log writer is behind; nginx's buffered log drops none), for the client's count check.
+access_log_dropped() {
+  if [ "$1" = "$nginx_port" ]; then echo 0; return; fi
+  parse "http://127.0.0.1:$1/metrics" | awk '/^galleryd_access_log_dropped_total / { print $2 + 0 }'
+}
 path_of() { case "$1" in thumbnail) echo "$thumbnail_path" ;; size) echo "$size_path" ;; *) echo /health ;; esac; }
+# The head bytes each client reads per answer (the client's parse grows with them; decision 041, round 10).
+head_bytes() { curl -fsS -D - -o /dev/null "$@" | wc -c; }
+for what in $paths; do
+  echo "head bytes, $what: galleryd $(head_bytes "http://127.0.0.1:$ours_port$(path_of "$what")")" \
+    "(with an Origin: $(head_bytes -H "Origin: http://photos.example" "http://127.0.0.1:$ours_port$(path_of "$what")"))," \
+    "nginx $(head_bytes "http://127.0.0.1:$nginx_port$(path_of "$what")")" >&2
+done
 set -- $ours_pids
 declare -A pid_of log_of
 for port in $ports; do pid_of[$port]="$1"; shift; done
