@@ -47,7 +47,8 @@ case "$client" in
   loadgen) ;;
   *) echo "bench: CLIENT is wrk, loadgen or h2load, not '$client'" >&2; exit 1 ;;
 esac
-# client_setup: builds loadgen into $tmp when it is the client (call once $tmp exists).
+# client_setup: builds loadgen into $tmp when it is the client (once $tmp exists; `load` calls it
+# when the caller has not).
 client_setup() {
   [ "$client" = loadgen ] || return 0
   cc -O2 -o "$tmp/loadgen" bench/loadgen.c || { echo "bench: cannot build bench/loadgen.c (cc)" >&2; exit 1; }
@@ -57,7 +58,9 @@ load() {
   local url="$1" connections="$2" seconds="$3"
   case "$client" in
     wrk) on_client_cpus wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" ;;
-    loadgen) on_client_cpus "$tmp/loadgen" -c "$connections" -d "$seconds" "$url" || true ;;
+    loadgen)
+      [ -x "$tmp/loadgen" ] || client_setup
+      on_client_cpus "$tmp/loadgen" -c "$connections" -d "$seconds" "$url" || true ;;
     h2load)
       on_client_cpus h2load --h1 -t1 -c"$connections" -D"$seconds" "$url" >"$tmp/h2load.txt" || true
       awk '/^finished in/ { seconds = $3 + 0; rate = $4 + 0 } /^requests:/ { done = $6 }
@@ -70,7 +73,11 @@ load() {
 
 # logged_requests FILE PATH: access-log lines of GETs of PATH in FILE (galleryd's text log and nginx's
 # combined format both write `"GET <path>`).
-logged_requests() { grep -cF " \"GET $2" "$1" 2>/dev/null || echo 0; }
+logged_requests() {
+  local count
+  count="$(grep -cF " \"GET $2" "$1" 2>/dev/null)" || true
+  echo "${count:-0}"
+}
 # log_dropped URL: lines the server at URL's port has dropped from its access log so far, when the
 # caller defines `access_log_dropped PORT` (galleryd counts them at /metrics rather than stall a
 # request when its log writer is behind); else 0.
