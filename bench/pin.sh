@@ -14,5 +14,5 @@ fi
 on_server_cpus() { if [ -n "$server_cpus" ]; then exec taskset -c "$server_cpus" "$@"; else exec "$@"; fi; }
 on_client_cpus() { if [ -n "$client_cpus" ]; then taskset -c "$client_cpus" "$@"; else "$@"; fi; }
 pinning_summary() {
-  if [ -n "$server_cpus" ]; then echo "pinning:  servers on CPU $server_cpus, wrk on CPU $client_cpus"; else echo "pinning:  none"; fi
+  if [ -n "$server_cpus" ]; then echo "pinning:  servers on CPU $server_cpus, the load generator on CPU $client_cpus"; else echo "pinning:  none"; fi
 }

@@ -35,19 +35,80 @@ core_ticks() {
     print total - $5 - $6, total }' /proc/stat 2>/dev/null || true
 }
 
-# measure PID URL CONNECTIONS SECONDS TAG: one pinned wrk run against the server PID, which
-# appends req/s, p99 latency, the server's CPU microseconds per request and wrk's own (user+system,
-# from its rusage) to $tmp/{rps,p99,cpu,client}-TAG and shows wrk's report on stderr. wrk's share
-# tells whether a run measured the server or the load generator: a server short of its core while
-# wrk uses all of its own is waiting for the client (the `busy` figures of `report`).
+# The load generator (CLIENT): wrk (the default: one thread), loadgen (bench/loadgen.c, built here
+# with cc: one thread, one epoll set, answers framed by Content-Length only, a fraction of wrk's
+# user-space instructions per answer whatever the head's length; decision 041, round 10) or h2load
+# (nghttp2-client's, `--h1`, one thread; no p99 in its report). Each prints the lines of wrk's report
+# that `measure` reads ("N requests in", "Requests/sec:", " 99%", "Non-2xx or 3xx responses:").
+client="${CLIENT:-wrk}"
+case "$client" in
+  wrk | h2load)
+    command -v "$client" >/dev/null || { echo "bench: $client missing (scripts/deps.sh --bench)" >&2; exit 1; } ;;
+  loadgen) ;;
+  *) echo "bench: CLIENT is wrk, loadgen or h2load, not '$client'" >&2; exit 1 ;;
+esac
+# client_setup: builds loadgen into $tmp when it is the client (once $tmp exists; `load` calls it
+# when the caller has not).
+client_setup() {
+  [ "$client" = loadgen ] || return 0
+  cc -O2 -o "$tmp/loadgen" bench/loadgen.c || { echo "bench: cannot build bench/loadgen.c (cc)" >&2; exit 1; }
+}
+# load URL CONNECTIONS SECONDS: one pinned run of the client; its report (wrk's lines) on stdout.
+load() {
+  local url="$1" connections="$2" seconds="$3"
+  case "$client" in
+    wrk) on_client_cpus wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" ;;
+    loadgen)
+      [ -x "$tmp/loadgen" ] || client_setup
+      on_client_cpus "$tmp/loadgen" -c "$connections" -d "$seconds" "$url" || true ;;
+    h2load)
+      on_client_cpus h2load --h1 -t1 -c"$connections" -D"$seconds" "$url" >"$tmp/h2load.txt" || true
+      awk '/^finished in/ { seconds = $3 + 0; rate = $4 + 0 } /^requests:/ { done = $6 }
+        /^status codes:/ { non2xx = $5 + $7 + $9 }
+        END { print "    99%    -"; printf "  %d requests in %.2fs\n", done, seconds
+          if (non2xx) printf "  Non-2xx or 3xx responses: %d\n", non2xx; printf "Requests/sec: %.2f\n", rate }' \
+        "$tmp/h2load.txt" ;;
+  esac
+}
+
+# logged_requests FILE PATH: access-log lines of GETs of PATH in FILE (galleryd's text log and nginx's
+# combined format both write `"GET <path>`).
+logged_requests() {
+  local count
+  count="$(grep -cF " \"GET $2" "$1" 2>/dev/null)" || true
+  echo "${count:-0}"
+}
+# log_dropped URL: lines the server at URL's port has dropped from its access log so far, when the
+# caller defines `access_log_dropped PORT` (galleryd counts them at /metrics rather than stall a
+# request when its log writer is behind); else 0.
+log_dropped() {
+  local port="${1#http://*:}"
+  port="${port%%/*}"
+  if declare -F access_log_dropped >/dev/null; then access_log_dropped "$port"; else echo 0; fi
+}
+
+# measure PID URL CONNECTIONS SECONDS TAG [ACCESS_LOG]: one pinned run of the client against the
+# server PID, which appends req/s, p99 latency, the server's CPU microseconds per request and the
+# client's own (user+system, from its rusage) to $tmp/{rps,p99,cpu,client}-TAG and shows the client's
+# report on stderr. The client's share tells whether a run measured the server or the load
+# generator: a server short of its core while the client uses all of its own is waiting for the
+# client (the `busy` figures of `report`). With ACCESS_LOG (the server's) and the loadgen client,
+# whose count is exact (it waits for the answers in flight), the run's logged requests plus the lines
+# the server says it dropped (`log_dropped`) must equal its answers: each run's "answers logged
+# dropped" goes to $tmp/logcheck-TAG, and a mismatch is said on stderr.
 measure() {
-  local pid="$1" url="$2" connections="$3" seconds="$4" tag="$5" before after TIMEFORMAT="%3U %3S" cores_before
+  local pid="$1" url="$2" connections="$3" seconds="$4" tag="$5" access_log="${6:-}" before after TIMEFORMAT="%3U %3S"
+  local cores_before logged_before=0 dropped_before=0 answers logged dropped path="/${url#http://*/}"
+  if [ -n "$access_log" ] && [ "$client" = loadgen ]; then
+    logged_before="$(logged_requests "$access_log" "$path")"
+    dropped_before="$(log_dropped "$url")"
+  fi
   before="$(cpu_ticks "$pid")"
   cores_before="$(core_ticks "${server_cpus:-}") $(core_ticks "${client_cpus:-}")"
-  { time on_client_cpus wrk -t1 -c"$connections" -d"${seconds}s" --latency "$url" >"$tmp/wrk.txt"; } 2>"$tmp/wrk-time.txt"
+  { time load "$url" "$connections" "$seconds" >"$tmp/wrk.txt"; } 2>"$tmp/wrk-time.txt"
   after="$(cpu_ticks "$pid")"
   # Each pinned core's busy share over the run (softirq included): 100% on the server's core is a
-  # run that measured the server; on wrk's, one that measured the client.
+  # run that measured the server; on the client's, one that measured the client.
   echo "$cores_before $(core_ticks "${server_cpus:-}") $(core_ticks "${client_cpus:-}")" \
     | awk 'NF == 8 { printf "%.0f%% %.0f%%\n", 100 * ($5 - $1) / ($6 - $2 + 1e-9), 100 * ($7 - $3) / ($8 - $4 + 1e-9) }' \
       >>"$tmp/cores-$tag"
@@ -58,6 +119,19 @@ measure() {
     "$tmp/wrk.txt" >>"$tmp/cpu-$tag"
   awk -v t="$(tail -n1 "$tmp/wrk-time.txt")" '/requests in/ { split(t, s, " ")
     printf "%.2f\n", ($1 > 0 ? (s[1] + s[2]) * 1e6 / $1 : 0) }' "$tmp/wrk.txt" >>"$tmp/client-$tag"
+  if [ -n "$access_log" ] && [ "$client" = loadgen ]; then
+    answers="$(awk '/requests in/ { print $1 }' "$tmp/wrk.txt")"
+    # nginx flushes its buffered log every second: wait for the lines (at most 3 s).
+    for _ in $(seq 30); do
+      dropped=$(($(log_dropped "$url") - dropped_before))
+      logged=$(($(logged_requests "$access_log" "$path") - logged_before))
+      [ $((logged + dropped)) -ge "$answers" ] && break
+      sleep 0.1
+    done
+    echo "$answers $logged $dropped" >>"$tmp/logcheck-$tag"
+    [ $((logged + dropped)) = "$answers" ] \
+      || echo "bench: $url: $answers answers counted by loadgen, $logged logged, $dropped dropped by the log" >&2
+  fi
 }
 
 # report NAME TAG [NGINX_TAG]: one server's medians (req/s, CPU µs per request) with every round
@@ -69,10 +143,14 @@ report() {
     "$(paste -sd' ' "$tmp/rps-$tag")" "$(paste -sd' ' "$tmp/cpu-$tag")" "$(paste -sd' ' "$tmp/p99-$tag")"
   # Per round: the process's and wrk's CPU (per request × req/s) as shares of a core, and each
   # pinned core's busy share (softirq included).
-  [ -s "$tmp/client-$tag" ] && printf "%-18s busy: server %s; wrk %s (µs/req %s); cores server/wrk %s\n" "" \
-    "$(paste "$tmp/rps-$tag" "$tmp/cpu-$tag" | awk '{ printf "%s%.0f%%", (NR > 1 ? " " : ""), $1 * $2 / 1e4 }')" \
+  [ -s "$tmp/client-$tag" ] && printf "%-18s busy: server %s; %s %s (µs/req %s); cores server/client %s\n" "" \
+    "$(paste "$tmp/rps-$tag" "$tmp/cpu-$tag" | awk '{ printf "%s%.0f%%", (NR > 1 ? " " : ""), $1 * $2 / 1e4 }')" "$client" \
     "$(paste "$tmp/rps-$tag" "$tmp/client-$tag" | awk '{ printf "%s%.0f%%", (NR > 1 ? " " : ""), $1 * $2 / 1e4 }')" \
     "$(paste -sd' ' "$tmp/client-$tag")" "$( [ -s "$tmp/cores-$tag" ] && tr ' ' / <"$tmp/cores-$tag" | paste -sd' ' || echo -)"
+  [ -s "$tmp/logcheck-$tag" ] && printf "%-18s counts: %s\n" "" \
+    "$(awk '$1 == $2 + $3 { same++ } { dropped += $3 }
+      END { printf "logged + dropped = answered in %d of %d runs (%d lines dropped by its log)", same, NR, dropped }' \
+      "$tmp/logcheck-$tag")"
   [ -n "$theirs" ] || return 0
   awk -v a="$(median <"$tmp/rps-$tag")" -v b="$(median <"$tmp/rps-$theirs")" \
     -v p="$(paste "$tmp/rps-$tag" "$tmp/rps-$theirs" | awk '{ printf "%.3f\n", $1 / $2 }' | median)" \

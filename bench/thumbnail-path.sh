@@ -21,7 +21,9 @@
 #      COUNTS=1: instead of the rounds, per-request counts of every server (system calls by name,
 #      allocations, context switches, CPU; bench/counts.sh: strace, perf, root); with PERF=1 also a
 #      `perf record -g` profile of each (reports in PERF_OUT, default /tmp); CALLGRIND=1: instead,
-#      user-space instructions per request of each under valgrind's callgrind (CALLGRIND_REQUESTS, 2000).
+#      user-space instructions per request of each under valgrind's callgrind (CALLGRIND_REQUESTS, 2000);
+#      CLIENT (wrk, loadgen or h2load: the load generator, bench/rounds.sh; loadgen is bench/loadgen.c,
+#      built with cc, whose counts are checked against each server's access log every run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +40,7 @@ export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55615}"
 photo="${PHOTO:-$(bench_photo flower.jpg smallest)}"
 
 command -v wrk >/dev/null || { echo "thumbnail-path.sh: wrk missing (scripts/deps.sh --bench)" >&2; exit 1; }
+command -v cc >/dev/null || [ "${CLIENT:-wrk}" != loadgen ] || { echo "thumbnail-path.sh: cc missing (CLIENT=loadgen)" >&2; exit 1; }
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 [ -x "$nginx_bin" ] || { echo "thumbnail-path.sh: nginx missing (scripts/deps.sh --bench)" >&2; exit 1; }
 [ -f "$photo" ] || { echo "thumbnail-path.sh: no photo at $photo (set PHOTO)" >&2; exit 1; }
@@ -51,6 +54,7 @@ tmp="$(mktemp -d /tmp/galleryd-thumbnail-bench.XXXXXX)"
 . bench/pin.sh
 . bench/nginx.sh
 . bench/rounds.sh
+client_setup
 ours_pids=""
 nginx_pid=""
 cleanup() {
@@ -177,14 +181,30 @@ for port in $ports; do
     || { echo "thumbnail-path.sh: galleryd ($port) and nginx answer /health differently" >&2; exit 1; }
 done
 
+# Lines a server's access log has dropped (galleryd's counter at /metrics: it drops rather than stall a
+# request when its log writer is behind; nginx's buffered log drops none), for the client's count check.
+access_log_dropped() {
+  if [ "$1" = "$nginx_port" ]; then echo 0; return; fi
+  parse "http://127.0.0.1:$1/metrics" | awk '/^galleryd_access_log_dropped_total / { print $2 + 0 }'
+}
 path_of() { case "$1" in thumbnail) echo "$thumbnail_path" ;; size) echo "$size_path" ;; *) echo /health ;; esac; }
+# The head bytes each client reads per answer (the client's parse grows with them; decision 041, round 10).
+head_bytes() { curl -fsS -D - -o /dev/null "$@" | wc -c; }
+for what in $paths; do
+  echo "head bytes, $what: galleryd $(head_bytes "http://127.0.0.1:$ours_port$(path_of "$what")")" \
+    "(with an Origin: $(head_bytes -H "Origin: http://photos.example" "http://127.0.0.1:$ours_port$(path_of "$what")"))," \
+    "nginx $(head_bytes "http://127.0.0.1:$nginx_port$(path_of "$what")")" >&2
+done
 set -- $ours_pids
-declare -A pid_of
+declare -A pid_of log_of
 for port in $ports; do pid_of[$port]="$1"; shift; done
 pid_of[$nginx_port]="$nginx_pid"
+set -- $names
+for port in $ports; do log_of[$port]="$tmp/galleryd-$1.log"; shift; done
+log_of[$nginx_port]="$tmp/access.log"
 for what in $paths; do  # warm-up
   for port in $ports "$nginx_port"; do
-    on_client_cpus wrk -t1 -c"$connections" -d2s "http://127.0.0.1:$port$(path_of "$what")" >/dev/null
+    load "http://127.0.0.1:$port$(path_of "$what")" "$connections" 2 >/dev/null
   done
 done
 if [ "${CALLGRIND:-0}" = 1 ]; then
@@ -250,7 +270,8 @@ for what in $paths; do
         label="nginx"
         [ "$port" = "$nginx_port" ] || { label="galleryd $1"; shift; }
         echo "== $what, round $round, $pass connections: $label" >&2
-        measure "${pid_of[$port]}" "http://127.0.0.1:$port$(path_of "$what")" "$pass" "$duration" "$what-$port-$pass"
+        measure "${pid_of[$port]}" "http://127.0.0.1:$port$(path_of "$what")" "$pass" "$duration" "$what-$port-$pass" \
+          "${log_of[$port]}"
       done
     done
   done
@@ -279,5 +300,6 @@ for what in $paths; do
   backend_summary
 done
 echo "access logs: galleryd $(cat "$tmp"/galleryd-*.log | grep -c ' "GET ' || true) lines, nginx $(wc -l <"$tmp/access.log") lines"
+echo "client: $client"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 pinning_summary

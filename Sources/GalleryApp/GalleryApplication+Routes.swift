@@ -10,12 +10,16 @@ extension GalleryApplication {
             appID: configuration.appID, restKey: configuration.restKey, masterKey: configuration.masterKey)
         let api = ParseAPI(application: self)
         // The Parse mount and the bucket face browsers and client developers (CORS, simulation):
-        // their routes go through BrowserAccess, and each route through the keys it needs.
-        let browser = BrowserAccess(
-            cors: CORSPolicy(configured: configuration.corsOrigins),
-            simulation: RequestSimulation(
-                latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys))
+        // their routes go through BrowserAccess, and each route through the keys it needs. The
+        // mount grants CORS on every answer (Parse Server), the bucket to requests with an `Origin`
+        // (S3, MinIO), with `Vary: Origin` (docs/decisions/041, round 10).
+        let simulation = RequestSimulation(
+            latencyMs: configuration.simulateLatencyMs, errorRate: configuration.simulateErrorRate, keys: keys)
+        let browser = BrowserAccess(cors: CORSPolicy(configured: configuration.corsOrigins), simulation: simulation)
         let browserFacing = router.group(browser)
+        let bucketBrowser = BrowserAccess(
+            cors: CORSPolicy(configured: configuration.corsOrigins, scope: .requestsWithOrigin), simulation: simulation)
+        let bucketFacing = router.group(bucketBrowser)
         OperationsRoutes(
             configuration: configuration, pool: pool, migrator: migrator, metrics: metrics, keys: keys, logger: logger
         )
@@ -25,8 +29,8 @@ extension GalleryApplication {
             proxy: bucketProxy, redirect: configuration.assetDelivery == "redirect",
             presignedSeconds: configuration.presignedURLSeconds,
             access: configuration.bucketPublic ? .public : .signed(assetSigner), logger: logger)
-        bucketRoutes.register(on: browserFacing)
-        SizeRoutes(bucket: bucketRoutes, sizes: sizes).register(on: browserFacing)
+        bucketRoutes.register(on: bucketFacing)
+        SizeRoutes(bucket: bucketRoutes, sizes: sizes).register(on: bucketFacing)
         // Flickr's REST API and its Flickr-shaped photo URLs (docs/decisions/034-flickr-api.md).
         let flickrSecrets = configuration.urlSigningKey.flatMap {
             $0.count >= AssetURLSigner.minimumKeyLength ? FlickrSecrets(key: $0) : nil
@@ -83,7 +87,8 @@ extension GalleryApplication {
             jobs: jobs, mountPath: configuration.mountPath, maxJSONDepth: configuration.maxJSONDepth, keys: keys
         ).register(on: browserFacing)
         // Once their error responders are mounted: CORS on errors, and the preflight answers.
-        browser.install(on: router, prefixes: [configuration.mountPath, "/" + configuration.bucket])
+        browser.install(on: router, prefixes: [configuration.mountPath])
+        bucketBrowser.install(on: router, prefixes: ["/" + configuration.bucket])
         let configuration = self.configuration
         var liveLimits = LiveQueryLimits()
         liveLimits.connectTimeout = Double(configuration.liveQueryConnectTimeoutMs) / 1000

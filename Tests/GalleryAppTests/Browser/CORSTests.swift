@@ -118,4 +118,70 @@ import Testing
         #expect(listed.headers["Vary"] == "Origin")
         #expect(listed.headers["Access-Control-Allow-Origin"] == Self.origin)
     }
+
+    /// The bucket's policy: no CORS fields for a request without `Origin` (S3, MinIO), the grant and
+    /// the bucket's exposed fields (no Parse job or push ids) for one with it, `Vary: Origin` on both;
+    /// a configured list the same, echoing an allowed origin only.
+    @Test func bucketScope_GrantsOnlyRequestsWithAnOrigin_AndVariesOnIt() {
+        let bucket = CORSPolicy(configured: "*", scope: .requestsWithOrigin)
+        var plain = HTTPResponse(headers: ["Cache-Control": "private"])
+        bucket.decorate(&plain, for: HTTPRequest(method: .get, target: "/bucket/a.jpg"))
+        #expect(plain.headers.map { $0.name } == ["Cache-Control", "Vary"])
+        #expect(plain.headers["Vary"] == "Origin")
+        var cross = HTTPResponse()
+        bucket.decorate(
+            &cross, for: HTTPRequest(method: .get, target: "/bucket/a.jpg", headers: ["Origin": Self.origin]))
+        #expect(cross.headers["Vary"] == "Origin")
+        #expect(cross.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(
+            cross.headers["Access-Control-Expose-Headers"] == CORSPolicy.bucketExposedHeaders.joined(separator: ", "))
+        #expect(CORSPolicy.bucketExposedHeaders.contains("ETag"))
+        #expect(CORSPolicy.bucketExposedHeaders.contains("Content-Range"))
+        #expect(!CORSPolicy.bucketExposedHeaders.contains { $0.hasPrefix("X-Parse-") })
+        // The mount's policy still grants every answer and exposes Parse's status ids.
+        var mount = HTTPResponse()
+        CORSPolicy(configured: "*").decorate(&mount, for: HTTPRequest(method: .get, target: "/parse/jobs/x"))
+        #expect(mount.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(mount.headers["Access-Control-Expose-Headers"]?.contains("X-Parse-Job-Status-Id") == true)
+        #expect(mount.headers["Vary"] == nil)
+        // A configured list: the same on the bucket, an allowed origin echoed, another refused.
+        let listed = CORSPolicy(configured: Self.origin, scope: .requestsWithOrigin)
+        var echoed = HTTPResponse()
+        listed.decorate(
+            &echoed, for: HTTPRequest(method: .get, target: "/bucket/a.jpg", headers: ["Origin": Self.origin]))
+        #expect(echoed.headers["Access-Control-Allow-Origin"] == Self.origin)
+        var refused = HTTPResponse()
+        listed.decorate(
+            &refused, for: HTTPRequest(method: .get, target: "/bucket/a.jpg", headers: ["Origin": "https://x.example"]))
+        #expect(refused.headers["Access-Control-Allow-Origin"] == nil)
+        #expect(refused.headers["Vary"] == "Origin")
+        // A preflight on the bucket is granted as before, and varies on the origin too.
+        let preflight = bucket.preflight(
+            HTTPRequest(
+                method: .options, target: "/bucket/a.jpg",
+                headers: ["Origin": Self.origin, "Access-Control-Request-Method": "GET"]))
+        #expect(preflight.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(preflight.headers["Vary"] == "Origin")
+    }
+
+    /// Wired: the bucket's answers and errors follow the bucket's policy, the mount's its own.
+    @Test func bucketAnswers_CarryCORSOnlyForAnOrigin_TheMountsAlways() throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        server.application.pool.shutdown()
+        let miss = "/bucket/thumbnails/nosuchid00.jpg"
+        let plain = server.request("GET", miss, appID: nil)
+        #expect(plain.status == 404)
+        #expect(plain.header("Access-Control-Allow-Origin") == nil)
+        #expect(plain.header("Access-Control-Expose-Headers") == nil)
+        #expect(plain.header("Vary")?.contains("Origin") == true)
+        let cross = server.request("GET", miss, headers: ["Origin": Self.origin], appID: nil)
+        #expect(cross.status == 404)
+        #expect(cross.header("Access-Control-Allow-Origin") == "*")
+        #expect(cross.header("Access-Control-Expose-Headers")?.contains("X-Parse-") == false)
+        let mount = server.request("GET", "/parse/health", appID: nil)
+        #expect(mount.status == 200)
+        #expect(mount.header("Access-Control-Allow-Origin") == "*")
+        #expect(mount.header("Access-Control-Expose-Headers")?.contains("X-Parse-Job-Status-Id") == true)
+    }
 }

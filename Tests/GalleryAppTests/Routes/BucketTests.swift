@@ -233,4 +233,27 @@ import Testing
         #expect(r.text.contains("<Code>MethodNotAllowed</Code>"))
         #expect(try get().status == 200)
     }
+
+    /// A stored blob's answer: no CORS fields without `Origin` (an `<img>`, a download), the grant with
+    /// it (a script's `fetch`), and `Vary: Origin` on both and on a 304, so a browser's cache never
+    /// hands the first to the second (decision 041, round 10).
+    @Test func get_GrantsCORSOnlyWithAnOrigin_AndVariesOnIt() throws {
+        let plain = try get()
+        #expect(plain.status == 200)
+        #expect([UInt8](plain.body) == jpeg)
+        #expect(plain.header("Access-Control-Allow-Origin") == nil)
+        #expect(plain.header("Access-Control-Expose-Headers") == nil)
+        #expect(plain.header("Vary")?.contains("Origin") == true)
+        let cross = try get(headers: ["Origin": "http://photos.example:3000"])
+        #expect(cross.status == 200)
+        #expect([UInt8](cross.body) == jpeg)
+        #expect(cross.header("Access-Control-Allow-Origin") == "*")
+        #expect(cross.header("Access-Control-Expose-Headers")?.contains("ETag") == true)
+        #expect(cross.header("Vary")?.contains("Origin") == true)
+        let etag = try #require(plain.header("ETag"))
+        let kept = try get(headers: ["If-None-Match": etag])
+        #expect(kept.status == 304)
+        #expect(kept.header("Vary")?.contains("Origin") == true)
+        #expect(try get(method: "HEAD").header("Vary")?.contains("Origin") == true)
+    }
 }
