@@ -47,6 +47,12 @@
 /// Klein's table at the column's quality: elephants' preview went from −0.10 to +0.01 against
 /// vips' at 0.99× our bytes (decision 060).
 ///
+/// A PNG's downscaled preview takes Klein's table at the column's quality whatever its file
+/// (`downscaledPreviewKleinStep` 0; a PNG's bits per pixel do not sort detailed from flat): the
+/// only step at which all 12 of the bench's downscaled previews, PNG and WebP, are at or above
+/// vips' score (a step down, elephants' and path's WebP ones fall below); kleiber's PNG one went
+/// from −0.01 to +1.06 for 5.2% more of its bytes (decision 060, "Session 18 (u28x): PNG").
+///
 /// A flat WebP's previews take Klein's table 2.5 qualities below the one in force, between two
 /// whole qualities (`flatDownscaledPreviewKleinStep`, `KleinRule.webpPreviews`): on the bench's 8
 /// such downscaled previews it is 0.94–0.995× the bytes of ours at the column's quality (fallenleaf
@@ -87,6 +93,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// this many bits per pixel (the file's bytes × 8 over its pixels); nil: never. It is known
     /// before the first row, so such a preview is still encoded while it is resampled.
     var downscaledPreviewKleinBitsPerPixel: Double? = nil
+
+    /// Klein's table for every downscaled preview, this many qualities from the column's, whatever the
+    /// original's file (a PNG's bits per pixel do not tell a detailed photo from a flat one); nil: by
+    /// `downscaledPreviewKleinBitsPerPixel` below. Known before the first row, as those are.
+    var downscaledPreviewKleinStep: Double? = nil
 
     /// Klein's table for a downscaled preview of an original under `downscaledPreviewKleinBitsPerPixel`
     /// (a flat one), this many qualities from the column's, fractional (`QuantizationTables(kleinQuality:)`
@@ -150,7 +161,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
                 nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6), omitsSRGBProfile: true,
-                originalSizePreviewKlein: .rasterPreviews, thumbnailKleinStep: -1)
+                originalSizePreviewKlein: .rasterPreviews, downscaledPreviewKleinStep: 0, thumbnailKleinStep: -1)
         case .webp:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
@@ -169,9 +180,13 @@ struct SourceEncoderSettings: Sendable, Equatable {
     }
 
     /// The tables of a downscaled preview at `quality` (`previewQuality`'s) of an original whose file
-    /// has `bitsPerPixel` (nil: unknown): Klein's table at it from `downscaledPreviewKleinBitsPerPixel`,
+    /// has `bitsPerPixel` (nil: unknown): Klein's table `downscaledPreviewKleinStep` from it whatever
+    /// the file; else Klein's table at it from `downscaledPreviewKleinBitsPerPixel`,
     /// `flatDownscaledPreviewKleinStep` from it under that, else ours.
     func downscaledPreviewTables(quality: Int, bitsPerPixel: Double?) -> QuantizationTables {
+        if let step = downscaledPreviewKleinStep {
+            return QuantizationTables(kleinQuality: min(max(Double(quality) + step, 1), 100))
+        }
         guard let minimum = downscaledPreviewKleinBitsPerPixel, let bitsPerPixel else {
             return QuantizationTables(quality: quality)
         }

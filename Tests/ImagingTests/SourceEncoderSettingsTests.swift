@@ -74,11 +74,12 @@ import Testing
             sourceLocation: sourceLocation)
     }
 
-    /// PNG's preview 2 lower, its thumbnail 1 lower (050's −2 left mate_Wood's at −0.15; decision 056).
+    /// PNG's preview 2 lower, its thumbnail 1 lower (050's −2 left mate_Wood's at −0.15; decision 056),
+    /// the downscaled preview on Klein's table at that quality (decision 060, session 18).
     @Test func png_PreviewIsTwoLower_ThumbnailOne() throws {
         let result = try ImagePipeline.process(bytes: PNGTests.quadrantsPNG(), spec: Self.spec)
         #expect(result.info.format == .png)
-        try Self.expectTables(result, preview: 88, thumbnail: 91)
+        try Self.expectTables(result, preview: 88, thumbnail: 91, kleinPreview: true)
     }
 
     /// WebP's downscaled preview stays at the column's quality, on Klein's table 2.5 below it (the
@@ -125,9 +126,9 @@ import Testing
     /// A downscaled preview (64×43 under a 64-pixel preview) of a WebP of at least 1 bit per pixel
     /// (the checkerboard at `cwebp -q 95`, over 2) takes Klein's table at the column's quality (90);
     /// the quadrants (0.2) take it 2.5 below (87.5: between Klein's 87 and 88, neither of them), and
-    /// PNG keeps ours, whatever its file (decision 060).
+    /// PNG's takes it at its column's quality (88), whatever its file (decision 060, session 18).
     @Test(arguments: [
-        (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -2.5), (.png, true, nil), (.png, false, nil),
+        (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -2.5), (.png, true, 0), (.png, false, 0),
     ])
     func downscaledPreview_TakesKleinsTable_ByTheFilesBitsPerPixel(format: ImageFormat, detailed: Bool, klein: Double?)
         throws
@@ -146,19 +147,28 @@ import Testing
         if klein == -2.5 {
             #expect(preview != QuantizationTables(kleinQuality: 87) && preview != QuantizationTables(kleinQuality: 88))
         }
+        #expect(preview != QuantizationTables(quality: quality))
     }
 
     /// The downscaled preview's choice by bits per pixel: WebP's Klein at the quality from 1, 2.5 below
-    /// it under 1 (and ours when the file's size is unknown); PNG, HEIC, AVIF and JPEG ours.
+    /// it under 1 (and ours when the file's size is unknown); PNG's Klein at the quality whatever the
+    /// file, known or not; HEIC, AVIF and JPEG ours.
     @Test func downscaledPreviewTables_ByBitsPerPixel() {
         let webp = SourceEncoderSettings.forSource(.webp)
-        #expect(webp.flatDownscaledPreviewKleinStep == -2.5)
+        #expect(webp.flatDownscaledPreviewKleinStep == -2.5 && webp.downscaledPreviewKleinStep == nil)
+        let png = SourceEncoderSettings.forSource(.png)
+        #expect(png.downscaledPreviewKleinStep == 0)
+        for bits in [0.2, 2.0, nil] {
+            #expect(
+                png.downscaledPreviewTables(quality: 78, bitsPerPixel: bits) == QuantizationTables(kleinQuality: 78))
+        }
+        #expect(png.downscaledPreviewTables(quality: 100, bitsPerPixel: nil) == QuantizationTables(kleinQuality: 100))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 1) == QuantizationTables(kleinQuality: 80))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 0.99) == QuantizationTables(kleinQuality: 77.5))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: nil) == QuantizationTables(quality: 80))
-        for format in [ImageFormat.png, .jpeg, .heif, .avif] {
+        for format in [ImageFormat.jpeg, .heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
-            #expect(settings.flatDownscaledPreviewKleinStep == nil)
+            #expect(settings.flatDownscaledPreviewKleinStep == nil && settings.downscaledPreviewKleinStep == nil)
             for bits in [0.2, 2.0] {
                 #expect(
                     settings.downscaledPreviewTables(quality: 80, bitsPerPixel: bits) == QuantizationTables(quality: 80)
