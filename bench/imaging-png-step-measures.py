@@ -13,6 +13,13 @@
         77 (E − 2 and E − 3 at the bench's 80) and of its thumbnail (PIL Lanczos to NOW/<fixture>/
         thumbnail.jpg's size) at Klein 79 and 76, and score − vips' at E − 3, E − 2.75, E − 2.5 (STORE's
         k|<fixture>|<step>)
+  imaging-png-step-measures.py held RUN NOW STORE… OUT.json KIND:STEP…
+        the flat PNG previews at the original's size re-encoded by PIL (which writes the tool's pixels) with
+        Klein's table at E + STEP, E read back from NOW/<fixture>/preview.jpg (Klein's table at E − 2):
+        KIND klein (plain), dcl (the luma DC at E − 2's step), dcboth (both DCs), low3both (zig-zag 0–2 of
+        both tables at E − 2's: decision 2); score − vips' (STORE's vips|…|preview), per photo and step,
+        both files over vips' bytes (NOW's thumbnail, NOW's preview scaled by PIL's ratio to plain E − 2),
+        and leave-one-out of "the lowest step of low3both that keeps the other photos at or above vips'"
   imaging-png-step-measures.py loo OUT.json
         for the flat ones (china and path are detailed: 060's gradient rule): leave-one-out of "the best
         rule of one measure, or of the ratio of two, that sends dune and FreshFlower to E − 2.75 or E − 3
@@ -156,12 +163,95 @@ def loo(path):
     print("folds whose held-out photo falls below vips':", below)
 
 
+def klein_q(q):
+    """Klein's table at a fractional quality as QuantizationTables(kleinQuality:) scales it (hundredths of a percent)."""
+    scale = round((200 - 2 * q) * 100)
+    return [min(max((v * scale + 5000) // 10000, 1), 255) for v in KLEIN]
+
+
+def held_tables(kind, e, step):
+    luma, fine = klein_q(e + step), klein_q(e - 2)
+    chroma = list(luma)
+    count = {"klein": 0, "dcl": 1, "dcboth": 1, "low3both": 3}[kind]
+    for k in (0, 1, 8)[:count]:
+        luma[k] = fine[k]
+        if kind != "dcl":
+            chroma[k] = fine[k]
+    return luma, chroma
+
+
+def held_job(a):
+    run, n, kind, e, step, out = a
+    from PIL import Image
+    from ssimulacra2 import compute_ssimulacra2
+    im = Image.open(os.path.join(run, n, "decoded.png")).convert("RGB")
+    luma, chroma = held_tables(kind, e, step)
+    b = io.BytesIO()
+    im.save(b, "JPEG", qtables=[luma, chroma], subsampling=2, progressive=True, optimize=True)
+    path = os.path.join(out, "%s_%s_%g.jpg" % (n, kind, step))
+    with open(path, "wb") as f:
+        f.write(b.getvalue())
+    ref = os.path.join(run, n, "ref_%dx%d.png" % im.size)
+    return "%s|%s|%g" % (n, kind, step), [len(b.getvalue()), float(compute_ssimulacra2(ref, path))]
+
+
+def held(run, now, stores, out, specs):
+    from multiprocessing import Pool
+    from PIL import Image
+    sw = load(stores)
+    res = json.load(open(out)) if os.path.exists(out) else {}
+    files = os.path.splitext(out)[0] + "-files"
+    os.makedirs(files, exist_ok=True)
+    names, inforce = [], {}
+    for n in sorted(os.listdir(run)):
+        d = os.path.join(run, n, "decoded.png")
+        if not n.endswith(".png") or not os.path.exists(d) or max(Image.open(d).size) > 2048:
+            continue
+        import numpy as np
+        rgb = np.asarray(Image.open(d).convert("RGB"), dtype=np.float64)
+        y = rgb @ np.array([0.299, 0.587, 0.114])
+        if (np.abs(np.diff(y, axis=1)).mean() + np.abs(np.diff(y, axis=0)).mean()) / 2 >= 6:
+            continue  # detailed (060's gradient rule): Klein at E, untouched
+        with Image.open(os.path.join(now, n, "preview.jpg")) as p:
+            table = sorted(p.quantization[0])
+        e = [q for q in range(60, 101) if sorted(klein_q(q - 2)) == table]
+        if e:
+            names.append(n)
+            inforce[n] = e[0]
+    jobs = [(run, n, k, inforce[n], float(st), files) for k, st in (x.split(":") for x in specs) for n in names
+            if "%s|%s|%g" % (n, k, float(st)) not in res]
+    with Pool(2) as pool:
+        for key, value in pool.imap_unordered(held_job, jobs):
+            res[key] = value
+            json.dump(res, open(out, "w"), indent=0)
+    steps = sorted({float(x.split(":")[1]) for x in specs if x.startswith("low3both:")}, reverse=True)
+    m = {}
+    for n in names:
+        vs = sw["vips|%s|preview" % n][1]
+        base = res["%s|klein|-2" % n]
+        tv = sum(os.path.getsize(os.path.join(run, n, "vips", f + ".jpg")) for f in ("thumbnail", "preview"))
+        nt, npv = (os.path.getsize(os.path.join(now, n, f + ".jpg")) for f in ("thumbnail", "preview"))
+        m[n] = {s: res["%s|low3both|%g" % (n, s)][1] - vs for s in steps}
+        print("%-18s E%d " % (n.split("-")[0][:18], inforce[n]) + " ".join(
+            "%s:%+.2f/%.3f" % (k, res["%s|%s|%g" % (n, k.split(":")[0], float(k.split(":")[1]))][1] - vs,
+                               (nt + npv * res["%s|%s|%g" % (n, k.split(":")[0], float(k.split(":")[1]))][0]
+                                / base[0]) / tv) for k in specs))
+    for h in names:
+        ok = [s for s in steps if all(m[n][s] >= 0 for n in names if n != h)]
+        s = min(ok)
+        print("leave out %-18s low3both %+g: held-out %+.2f" % (h.split("-")[0], s, m[h][s]))
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "downscaled":
         downscaled(args)
     elif cmd == "measures":
         measures(args[0], args[1], args[2:-1], args[-1])
+    elif cmd == "held":
+        specs = [a for a in args if ":" in a]
+        rest = [a for a in args if ":" not in a]
+        held(rest[0], rest[1], rest[2:-1], rest[-1], specs)
     elif cmd == "loo":
         loo(args[0])
     else:

@@ -85,8 +85,7 @@ extension ImagePipeline {
             previewEncoder: previewEncoder)
         clock.lap("resize")
         if let klein, let preview {
-            previewTables = QuantizationTables(
-                kleinQuality: klein.quality(previewQuality, gradient: PreviewDetail.meanGradient(preview)))
+            previewTables = klein.tables(previewQuality, gradient: PreviewDetail.meanGradient(preview))
         }
 
         // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.
