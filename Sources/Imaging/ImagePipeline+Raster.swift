@@ -59,8 +59,8 @@ extension ImagePipeline {
         let previewQuality = settings.previewQuality(spec, keepsOriginalSize: keepsSize, nearSize: nearSize)
         let thumbnailQuality = settings.thumbnailQuality(spec, nearSize: nearSize)
         var previewTables = QuantizationTables(quality: previewQuality)
-        // A downscaled preview takes Klein's table by its original's bits per pixel: at the quality
-        // when detailed, a fractional step below when flat (WebP; decision 060).
+        // A downscaled preview takes Klein's table: a PNG's at the quality; a WebP's by its bits per
+        // pixel, at the quality when detailed, a fractional step below when flat (decision 060).
         if !keepsSize, plan.thumbnailSource != .samePixels {
             previewTables = settings.downscaledPreviewTables(
                 quality: previewQuality,
@@ -85,8 +85,7 @@ extension ImagePipeline {
             previewEncoder: previewEncoder)
         clock.lap("resize")
         if let klein, let preview {
-            previewTables = QuantizationTables(
-                kleinQuality: klein.quality(previewQuality, gradient: PreviewDetail.meanGradient(preview)))
+            previewTables = klein.tables(previewQuality, gradient: PreviewDetail.meanGradient(preview))
         }
 
         // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.

@@ -82,6 +82,18 @@ struct QuantizationTables: Equatable {
         self.chroma = chroma
     }
 
+    /// These tables with their first `count` coefficients in zig-zag order (the DC and the lowest AC
+    /// ones) taken from `finer`'s, luma and chroma alike: a table coarse in its high frequencies and
+    /// as fine as `finer` in its low ones (docs/decisions/060-klein-tables-for-original-size-previews.md).
+    func holdingLowFrequencies(_ count: Int, of finer: QuantizationTables) -> QuantizationTables {
+        var (luma, chroma) = (self.luma, self.chroma)
+        for k in JPEGHeaderParser.zigzag.prefix(count) {
+            luma[k] = finer.luma[k]
+            if let finerChroma = finer.chroma { chroma?[k] = finerChroma[k] }
+        }
+        return QuantizationTables(luma: luma, chroma: chroma)
+    }
+
     /// The aligned tables for re-encoding `info`'s image at its own size upright at `quality`, or
     /// nil when no component's grid lines up (or the header gave no usable tables).
     init?(aligningTo info: ImageInfo, quality: Int) {

@@ -40,12 +40,21 @@
 /// one in force, or at it when the preview is detailed (`PreviewDetail`, `KleinRule`): on the
 /// bench's 24 such previews that meets vips' score on all (mate_Storm's PNG one was −0.01 with
 /// ours) at 0.93–1.03×, 0.97× on average, the bytes of ours
-/// (docs/decisions/060-klein-tables-for-original-size-previews.md).
+/// (docs/decisions/060-klein-tables-for-original-size-previews.md). A flat PNG's such preview goes
+/// further since session 18: Klein's table 3.25 qualities below with its DC and two lowest AC steps
+/// (`KleinRule.lowFrequencyStep`) still 2 below, which keeps all 14 flat ones of the bench at or above
+/// vips' (fallenleaf +0.10, the thinnest) and takes dune and FreshFlower under 0.91× vips' bytes.
 ///
 /// A downscaled preview of a detailed WebP (at least 1 bit per pixel in the file: path,
 /// elephants and china of `cwebp -q 80`, against at most 0.67 for the other 15 photos) takes
 /// Klein's table at the column's quality: elephants' preview went from −0.10 to +0.01 against
 /// vips' at 0.99× our bytes (decision 060).
+///
+/// A PNG's downscaled preview takes Klein's table at the column's quality whatever its file
+/// (`downscaledPreviewKleinStep` 0; a PNG's bits per pixel do not sort detailed from flat): the
+/// only step at which all 12 of the bench's downscaled previews, PNG and WebP, are at or above
+/// vips' score (a step down, elephants' and path's WebP ones fall below); kleiber's PNG one went
+/// from −0.01 to +1.06 for 5.2% more of its bytes (decision 060, "Session 18 (u28x): PNG").
 ///
 /// A flat WebP's previews take Klein's table 2.5 qualities below the one in force, between two
 /// whole qualities (`flatDownscaledPreviewKleinStep`, `KleinRule.webpPreviews`): on the bench's 8
@@ -88,6 +97,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// before the first row, so such a preview is still encoded while it is resampled.
     var downscaledPreviewKleinBitsPerPixel: Double? = nil
 
+    /// Klein's table for every downscaled preview, this many qualities from the column's, whatever the
+    /// original's file (a PNG's bits per pixel do not tell a detailed photo from a flat one); nil: by
+    /// `downscaledPreviewKleinBitsPerPixel` below. Known before the first row, as those are.
+    var downscaledPreviewKleinStep: Double? = nil
+
     /// Klein's table for a downscaled preview of an original under `downscaledPreviewKleinBitsPerPixel`
     /// (a flat one), this many qualities from the column's, fractional (`QuantizationTables(kleinQuality:)`
     /// of a `Double`); nil: our tables at the column's quality.
@@ -99,20 +113,35 @@ struct SourceEncoderSettings: Sendable, Equatable {
 
     /// Klein, Silverstein and Carney's table (`QuantizationTables(kleinQuality:)`) at the preview's
     /// quality in force (the column's, or the near-size row's) plus a step: `step`, or
-    /// `detailedStep` when the preview's mean luma gradient is at least `detailedGradient`.
+    /// `detailedStep` when the preview's mean luma gradient is at least `detailedGradient`. With
+    /// `lowFrequencyStep`, a preview that is not detailed keeps its DC and two lowest AC steps
+    /// (`heldLowFrequencies` in zig-zag order, luma and chroma) at the quality in force plus that step.
     struct KleinRule: Sendable, Equatable {
         let step: Double
         let detailedStep: Double
         let detailedGradient: Double
+        var lowFrequencyStep: Double? = nil
 
-        /// PNG's rule (decision 060; WebP's was the same until its fractional step).
-        static let rasterPreviews = KleinRule(step: -2, detailedStep: 0, detailedGradient: 6)
+        /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
+        static let heldLowFrequencies = 3
+
+        /// PNG's rule (decision 060, session 18): the flat ones 3.25 qualities below, their DC and
+        /// lowest AC steps 2 below as before.
+        static let rasterPreviews = KleinRule(step: -3.25, detailedStep: 0, detailedGradient: 6, lowFrequencyStep: -2)
         /// WebP's: the flat ones 2.5 below, as its flat downscaled previews (decision 060's fractional step).
         static let webpPreviews = KleinRule(step: -2.5, detailedStep: 0, detailedGradient: 6)
 
         /// The quality Klein's table is scaled at, from the quality in force and the preview's detail.
         func quality(_ inForce: Int, gradient: Double) -> Double {
             min(max(Double(inForce) + (gradient >= detailedGradient ? detailedStep : step), 1), 100)
+        }
+
+        /// The preview's tables, from the quality in force and the preview's detail.
+        func tables(_ inForce: Int, gradient: Double) -> QuantizationTables {
+            let tables = QuantizationTables(kleinQuality: quality(inForce, gradient: gradient))
+            guard let lowFrequencyStep, gradient < detailedGradient else { return tables }
+            let finer = QuantizationTables(kleinQuality: min(max(Double(inForce) + lowFrequencyStep, 1), 100))
+            return tables.holdingLowFrequencies(Self.heldLowFrequencies, of: finer)
         }
     }
 
@@ -150,7 +179,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
                 nearSize: NearSizeSteps(previewQualityStep: 0, thumbnailQualityStep: -6), omitsSRGBProfile: true,
-                originalSizePreviewKlein: .rasterPreviews, thumbnailKleinStep: -1)
+                originalSizePreviewKlein: .rasterPreviews, downscaledPreviewKleinStep: 0, thumbnailKleinStep: -1)
         case .webp:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
@@ -169,9 +198,13 @@ struct SourceEncoderSettings: Sendable, Equatable {
     }
 
     /// The tables of a downscaled preview at `quality` (`previewQuality`'s) of an original whose file
-    /// has `bitsPerPixel` (nil: unknown): Klein's table at it from `downscaledPreviewKleinBitsPerPixel`,
+    /// has `bitsPerPixel` (nil: unknown): Klein's table `downscaledPreviewKleinStep` from it whatever
+    /// the file; else Klein's table at it from `downscaledPreviewKleinBitsPerPixel`,
     /// `flatDownscaledPreviewKleinStep` from it under that, else ours.
     func downscaledPreviewTables(quality: Int, bitsPerPixel: Double?) -> QuantizationTables {
+        if let step = downscaledPreviewKleinStep {
+            return QuantizationTables(kleinQuality: min(max(Double(quality) + step, 1), 100))
+        }
         guard let minimum = downscaledPreviewKleinBitsPerPixel, let bitsPerPixel else {
             return QuantizationTables(quality: quality)
         }

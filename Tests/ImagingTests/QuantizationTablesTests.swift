@@ -234,4 +234,20 @@ import Testing
         #expect(QuantizationTables(kleinQuality: 120.0) == QuantizationTables(kleinQuality: 100))
         #expect(QuantizationTables(kleinQuality: 77.5, gray: true).chroma == nil)
     }
+
+    /// Holding the low frequencies takes the first coefficients in zig-zag order (DC, (0,1), (1,0),
+    /// then (2,0)…) from the finer tables, luma and chroma, and keeps the others; gray stays gray.
+    @Test func holdingLowFrequencies_TakesTheFirstZigZagStepsFromTheFinerTables() {
+        let coarse = QuantizationTables(kleinQuality: 76.5)
+        let fine = QuantizationTables(kleinQuality: 78)
+        let held = coarse.holdingLowFrequencies(3, of: fine)
+        for k in 0..<64 {
+            let expected = [0, 1, 8].contains(k) ? fine : coarse
+            #expect(held.luma[k] == expected.luma[k] && held.chroma![k] == expected.chroma![k])
+        }
+        #expect(held.luma[0] == 4 && coarse.luma[0] == 5 && held.luma[16] == coarse.luma[16])
+        #expect(coarse.holdingLowFrequencies(0, of: fine) == coarse)
+        let gray = QuantizationTables(kleinQuality: 76.5, gray: true).holdingLowFrequencies(3, of: fine)
+        #expect(gray.chroma == nil && gray.luma[1] == fine.luma[1])
+    }
 }

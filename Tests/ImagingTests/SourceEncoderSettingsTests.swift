@@ -62,11 +62,11 @@ import Testing
     /// quality in force of `thumbnail` (decision 060).
     static func expectTables(
         _ result: ProcessedImage, preview: Int, thumbnail: Int, kleinPreview: Bool = false, kleinStep: Double? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+        previewTables expected: QuantizationTables? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(result.thumbnailSource != .samePixels, sourceLocation: sourceLocation)
         let previewTables =
-            kleinStep.map { QuantizationTables(kleinQuality: Double(preview) + $0) }
+            expected ?? kleinStep.map { QuantizationTables(kleinQuality: Double(preview) + $0) }
             ?? (kleinPreview ? QuantizationTables(kleinQuality: preview) : QuantizationTables(quality: preview))
         #expect(try tables(result.preview.jpeg) == previewTables, sourceLocation: sourceLocation)
         #expect(
@@ -74,11 +74,12 @@ import Testing
             sourceLocation: sourceLocation)
     }
 
-    /// PNG's preview 2 lower, its thumbnail 1 lower (050's −2 left mate_Wood's at −0.15; decision 056).
+    /// PNG's preview 2 lower, its thumbnail 1 lower (050's −2 left mate_Wood's at −0.15; decision 056),
+    /// the downscaled preview on Klein's table at that quality (decision 060, session 18).
     @Test func png_PreviewIsTwoLower_ThumbnailOne() throws {
         let result = try ImagePipeline.process(bytes: PNGTests.quadrantsPNG(), spec: Self.spec)
         #expect(result.info.format == .png)
-        try Self.expectTables(result, preview: 88, thumbnail: 91)
+        try Self.expectTables(result, preview: 88, thumbnail: 91, kleinPreview: true)
     }
 
     /// WebP's downscaled preview stays at the column's quality, on Klein's table 2.5 below it (the
@@ -106,9 +107,10 @@ import Testing
     }
 
     /// PNG's and WebP's previews at the original's size take Klein's table below the quality in
-    /// force (90 for PNG, 92 for WebP, at spec 90), PNG's two qualities, WebP's 2.5, or at it when
-    /// the preview is detailed (mean luma gradient ≥ 6): the flat quadrants against a one-pixel
-    /// checkerboard. HEIC keeps our table either way (decision 060).
+    /// force (90 for PNG, 92 for WebP, at spec 90), PNG's 3.25 qualities with its DC and two lowest
+    /// AC steps 2 below (`pngFlatPreview`), WebP's 2.5, or at it when the preview is detailed (mean
+    /// luma gradient ≥ 6): the flat quadrants against a one-pixel checkerboard. HEIC keeps our
+    /// table either way (decision 060).
     @Test(arguments: [
         (ImageFormat.png, false, 88.0), (.png, true, 90), (.webp, false, 89.5), (.webp, true, 92),
     ])
@@ -118,16 +120,34 @@ import Testing
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.thumbnailSource == .preview)
-        #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(kleinQuality: quality))
+        let expected =
+            format == .png && !detailed ? Self.pngFlatPreview(inForce: 90) : QuantizationTables(kleinQuality: quality)
+        #expect(try Self.tables(result.preview.jpeg) == expected)
         #expect(try Self.tables(result.thumbnail.jpeg) == QuantizationTables(kleinQuality: format == .png ? 90 : 89))
+    }
+
+    /// A flat PNG preview's tables at the original's size (decision 060, session 18): Klein's table
+    /// 3.25 qualities below the quality in force, with the DC and the AC steps (0,1) and (1,0) of
+    /// Klein's table 2 below it, luma and chroma; neither table alone.
+    static func pngFlatPreview(inForce quality: Int) -> QuantizationTables {
+        let coarse = QuantizationTables(kleinQuality: Double(quality) - 3.25)
+        let fine = QuantizationTables(kleinQuality: quality - 2)
+        var (luma, chroma) = (coarse.luma, coarse.chroma!)
+        for k in [0, 1, 8] {
+            luma[k] = fine.luma[k]
+            chroma[k] = fine.chroma![k]
+        }
+        let tables = QuantizationTables(luma: luma, chroma: chroma)
+        #expect(tables != coarse && tables != fine)
+        return tables
     }
 
     /// A downscaled preview (64×43 under a 64-pixel preview) of a WebP of at least 1 bit per pixel
     /// (the checkerboard at `cwebp -q 95`, over 2) takes Klein's table at the column's quality (90);
     /// the quadrants (0.2) take it 2.5 below (87.5: between Klein's 87 and 88, neither of them), and
-    /// PNG keeps ours, whatever its file (decision 060).
+    /// PNG's takes it at its column's quality (88), whatever its file (decision 060, session 18).
     @Test(arguments: [
-        (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -2.5), (.png, true, nil), (.png, false, nil),
+        (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -2.5), (.png, true, 0), (.png, false, 0),
     ])
     func downscaledPreview_TakesKleinsTable_ByTheFilesBitsPerPixel(format: ImageFormat, detailed: Bool, klein: Double?)
         throws
@@ -146,19 +166,28 @@ import Testing
         if klein == -2.5 {
             #expect(preview != QuantizationTables(kleinQuality: 87) && preview != QuantizationTables(kleinQuality: 88))
         }
+        #expect(preview != QuantizationTables(quality: quality))
     }
 
     /// The downscaled preview's choice by bits per pixel: WebP's Klein at the quality from 1, 2.5 below
-    /// it under 1 (and ours when the file's size is unknown); PNG, HEIC, AVIF and JPEG ours.
+    /// it under 1 (and ours when the file's size is unknown); PNG's Klein at the quality whatever the
+    /// file, known or not; HEIC, AVIF and JPEG ours.
     @Test func downscaledPreviewTables_ByBitsPerPixel() {
         let webp = SourceEncoderSettings.forSource(.webp)
-        #expect(webp.flatDownscaledPreviewKleinStep == -2.5)
+        #expect(webp.flatDownscaledPreviewKleinStep == -2.5 && webp.downscaledPreviewKleinStep == nil)
+        let png = SourceEncoderSettings.forSource(.png)
+        #expect(png.downscaledPreviewKleinStep == 0)
+        for bits in [0.2, 2.0, nil] {
+            #expect(
+                png.downscaledPreviewTables(quality: 78, bitsPerPixel: bits) == QuantizationTables(kleinQuality: 78))
+        }
+        #expect(png.downscaledPreviewTables(quality: 100, bitsPerPixel: nil) == QuantizationTables(kleinQuality: 100))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 1) == QuantizationTables(kleinQuality: 80))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 0.99) == QuantizationTables(kleinQuality: 77.5))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: nil) == QuantizationTables(quality: 80))
-        for format in [ImageFormat.png, .jpeg, .heif, .avif] {
+        for format in [ImageFormat.jpeg, .heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
-            #expect(settings.flatDownscaledPreviewKleinStep == nil)
+            #expect(settings.flatDownscaledPreviewKleinStep == nil && settings.downscaledPreviewKleinStep == nil)
             for bits in [0.2, 2.0] {
                 #expect(
                     settings.downscaledPreviewTables(quality: 80, bitsPerPixel: bits) == QuantizationTables(quality: 80)
@@ -223,10 +252,15 @@ import Testing
     /// The rule's choice: the step below the threshold, the detailed step from it, within 1…100.
     @Test func kleinRule_StepsByDetail() {
         let rule = SourceEncoderSettings.KleinRule.rasterPreviews
-        #expect(rule == SourceEncoderSettings.KleinRule(step: -2, detailedStep: 0, detailedGradient: 6))
-        #expect(rule.quality(80, gradient: 0) == 78)
-        #expect(rule.quality(80, gradient: 5.99) == 78)
+        #expect(
+            rule
+                == SourceEncoderSettings.KleinRule(
+                    step: -3.25, detailedStep: 0, detailedGradient: 6, lowFrequencyStep: -2))
+        #expect(rule.quality(80, gradient: 0) == 76.75)
+        #expect(rule.quality(80, gradient: 5.99) == 76.75)
         #expect(rule.quality(80, gradient: 6) == 80)
+        #expect(rule.tables(80, gradient: 5.99) == Self.pngFlatPreview(inForce: 80))
+        #expect(rule.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 80))
         #expect(rule.quality(1, gradient: 0) == 1)
         #expect(rule.quality(100, gradient: 14) == 100)
         #expect(SourceEncoderSettings.forSource(.png).originalSizePreviewKlein == rule)
@@ -235,6 +269,7 @@ import Testing
         #expect(webp.quality(82, gradient: 5.99) == 79.5)
         #expect(webp.quality(82, gradient: 6) == 82)
         #expect(webp.quality(2, gradient: 0) == 1)
+        #expect(webp.tables(82, gradient: 5.99) == QuantizationTables(kleinQuality: 79.5))
         #expect(SourceEncoderSettings.forSource(.webp).originalSizePreviewKlein == webp)
         #expect(SourceEncoderSettings.forSource(.webp).downscaledPreviewKleinBitsPerPixel == 1)
         #expect(SourceEncoderSettings.forSource(.png).downscaledPreviewKleinBitsPerPixel == nil)
@@ -246,11 +281,11 @@ import Testing
     /// A thumbnail nearly the preview's size (84×56 of a 96×64 preview, 77% of its pixels) has
     /// PNG's and WebP's own row: the thumbnail 6 lower, the preview 0 and +2 from the spec's
     /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
-    /// PNG's and WebP's previews, at the original's size, are then Klein's table two (PNG) and 2.5
-    /// (WebP) lower (the quadrants are flat: decision 060).
+    /// PNG's and WebP's previews, at the original's size, are then Klein's table 3.25 (PNG, its
+    /// lowest steps 2) and 2.5 (WebP) lower (the quadrants are flat: decision 060).
     @Test(arguments: [
-        (ImageFormat.png, 56, 92, 86, -2.0 as Double?), (.webp, 56, 94, 86, -2.5), (.heif, 56, 90, 92, nil),
-        (.png, 48, 90, 91, -2), (.webp, 48, 92, 90, -2.5),
+        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 86, -2.5), (.heif, 56, 90, 92, nil),
+        (.png, 48, 90, 91, -3.25), (.webp, 48, 92, 90, -2.5),
     ])
     func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int, klein: Double?)
         throws
@@ -260,7 +295,9 @@ import Testing
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.thumbnail.height == edge)
-        try Self.expectTables(result, preview: preview, thumbnail: thumbnail, kleinStep: klein)
+        try Self.expectTables(
+            result, preview: preview, thumbnail: thumbnail, kleinStep: klein,
+            previewTables: format == .png ? Self.pngFlatPreview(inForce: preview) : nil)
     }
 
     /// Near size is a share of the preview's pixels: china's and flower's 600×400 of 640×427, not
