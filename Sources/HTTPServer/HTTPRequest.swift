@@ -169,6 +169,19 @@ public struct HTTPRequest: Sendable {
         return true
     }
 
+    /// Lends the fields the record of an exchange reads (the metrics and the access log) in place:
+    /// a read of a `var` of the box may alias a write, so a getter copies it (a retain and a
+    /// release each); an `inout` cannot alias, so these are borrowed (decision 041, round 10). The
+    /// body must not change them: they are `inout` only to be lent without a copy.
+    func withExchangeFields<R>(
+        _ body: (
+            _ method: inout HTTPMethod, _ routePattern: inout String, _ path: inout String, _ requestID: inout String
+        )
+            -> R
+    ) -> R {
+        body(&storage.method, &storage.routePattern, &storage.path, &storage.requestID)
+    }
+
     /// Whether no copy shares this request's box, so `refill(takingRequestLineOf:…)` may change it.
     mutating func isUnshared() -> Bool { isKnownUniquelyReferenced(&storage) }
 
