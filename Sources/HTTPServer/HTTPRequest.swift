@@ -188,7 +188,9 @@ public struct HTTPRequest: Sendable {
     /// `refill` for the connection, once `isUnshared()` said so: the parser's method and target
     /// taken, not copied. They are swapped with the ones this box held (which the parser's next
     /// request line replaces), so neither is retained here nor released twice later; the other parts
-    /// are moved in (decision 041, round 9).
+    /// are moved in (decision 041, round 9). The route pattern is left as it was: the connection
+    /// sets it from the match it made before the refill, every time (decision 041, round 10); a nil
+    /// query is not stored over the nil `emptyForRefill` left (each store is a release call).
     mutating func refill(
         takingRequestLineOf parser: inout HTTPRequestParser, path: consuming String, query: consuming String?,
         requestID: consuming String
@@ -196,10 +198,9 @@ public struct HTTPRequest: Sendable {
         assert(isKnownUniquelyReferenced(&storage), "refill of a shared request box")
         parser.exchangeRequestLine(method: &storage.method, target: &storage.target)
         storage.path = path
-        storage.query = query
+        if query != nil || storage.query != nil { storage.query = query }
         storage.version = parser.head.version
         storage.headers = parser.head.headers
-        storage.routePattern = "unmatched"
         storage.requestID = requestID
     }
 
