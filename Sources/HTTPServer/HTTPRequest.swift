@@ -172,8 +172,9 @@ public struct HTTPRequest: Sendable {
     /// Lends the fields the record of an exchange reads (the metrics and the access log) in place:
     /// a read of a `var` of the box may alias a write, so a getter copies it (a retain and a
     /// release each); an `inout` cannot alias, so these are borrowed (decision 041, round 10). The
-    /// body must not change them: they are `inout` only to be lent without a copy.
-    func withExchangeFields<R>(
+    /// body must not change them: they are `inout` only to be lent without a copy. `mutating`, so
+    /// the box itself is borrowed from `self` too, not retained for the call.
+    mutating func withExchangeFields<R>(
         _ body: (
             _ method: inout HTTPMethod, _ routePattern: inout String, _ path: inout String, _ requestID: inout String
         )
