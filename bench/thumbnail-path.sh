@@ -19,7 +19,11 @@
 #      "size" adds the signed URL of the photo's `s` display size (#29), rendered by a first GET),
 #      SAME_HEAD=1: nginx sends galleryd's extra head fields too (same head bytes for wrk to parse),
 #      COUNTS=1: instead of the rounds, per-request counts of every server (system calls by name,
-#      allocations, context switches, CPU; bench/counts.sh: strace, perf, root); with PERF=1 also a
+#      allocations, context switches, CPU; and the kernel side at CONNECTIONS and HIGH_CONNECTIONS:
+#      instructions and cycles user/kernel where the machine has PMU counters, system calls and
+#      epoll_wait's events per call from tracepoints, user/system CPU, segments and pure ACKs per
+#      request from `ss -ti`, the socket options and epoll registrations; KERNEL_ONLY=1: only
+#      those; bench/counts.sh: strace, perf, ss, root); with PERF=1 also a
 #      `perf record -g` profile of each (reports in PERF_OUT, default /tmp); CALLGRIND=1: instead,
 #      user-space instructions per request of each under valgrind's callgrind (CALLGRIND_REQUESTS, 2000);
 #      CLIENT (wrk, loadgen or h2load: the load generator, bench/rounds.sh; loadgen is bench/loadgen.c,
@@ -251,7 +255,13 @@ if [ "${COUNTS:-0}" = 1 ]; then
     for port in $ports "$nginx_port"; do
       label=nginx
       [ "$port" = "$nginx_port" ] || { label="galleryd-$1"; shift; }
-      count_per_request "${pid_of[$port]}" "http://127.0.0.1:$port$(path_of "$what")" "$connections" "$duration" "$what:$label"
+      url="http://127.0.0.1:$port$(path_of "$what")"
+      [ "${KERNEL_ONLY:-0}" = 1 ] || count_per_request "${pid_of[$port]}" "$url" "$connections" "$duration" "$what:$label"
+      # The kernel side (decision 041, round 10): at CONNECTIONS and at HIGH_CONNECTIONS.
+      for pass in "$connections" $(high_connections); do
+        kernel_per_request "${pid_of[$port]}" "$port" "$url" "$pass" "$duration" "$what:$label:$pass"
+      done
+      socket_options "${pid_of[$port]}" "$url" "$what:$label"
       [ "${PERF:-0}" = 1 ] && profile_server "${pid_of[$port]}" "http://127.0.0.1:$port$(path_of "$what")" \
         "$connections" "$duration" "$what:$label"
     done

@@ -137,14 +137,16 @@ extension HTTPConnection {
         if var finished = request {
             request = nil
             let elapsed = monotonicNanoseconds() - requestStart
-            loop.recorder?.requestFinished(
-                method: finished.method, routePattern: finished.routePattern, status: responseStatus,
-                nanoseconds: Int(truncatingIfNeeded: elapsed), bytesSent: responseBytes)
-            if let accessLog {
-                accessLog.record(
-                    remote: remoteAddress, method: finished.method.rawValue, path: finished.path,
-                    status: responseStatus, bytes: responseBytes, nanoseconds: elapsed,
-                    requestID: finished.requestID, aborted: !completed)
+            // The fields lent in place rather than copied out of the request's box (round 10).
+            finished.withExchangeFields { method, routePattern, path, requestID in
+                loop.recorder?.requestFinished(
+                    method: method, routePattern: routePattern, status: responseStatus,
+                    nanoseconds: Int(truncatingIfNeeded: elapsed), bytesSent: responseBytes)
+                if let accessLog {
+                    accessLog.record(
+                        remote: remoteAddress, method: method.rawValue, path: path, status: responseStatus,
+                        bytes: responseBytes, nanoseconds: elapsed, requestID: requestID, aborted: !completed)
+                }
             }
             if case .file(let path, _) = finished.body { unlink(path) }
             if finished.emptyForRefill() { finishedRequest = consume finished }

@@ -1,13 +1,12 @@
 import Foundation
 import Logging
 
-/// One client connection, as the driver of its `HTTPConnectionStateMachine`: it performs the
-/// machine's actions (reads, parses, routes and admits requests, runs their handlers inline or on
-/// the handler pool, writes their responses) and reports what each one did. Lives on one event loop
-/// thread and is only touched there. What it writes is `HTTPResponseWriter`'s, the format of its
-/// errors `HTTPErrorResponderChoice`'s; lingering close and the WebSocket hand-off are in
-/// `HTTPConnection+Lingering` and `HTTPConnection+Upgrade`, the writing of responses in `HTTPConnection+Response`, the errors it
-/// answers itself in `HTTPConnection+ServerErrors`.
+/// One client connection, as the driver of its `HTTPConnectionStateMachine`: it performs the machine's actions (reads,
+/// parses, routes and admits requests, runs their handlers inline or on the handler pool, writes their responses) and
+/// reports what each one did. Lives on one event loop thread and is only touched there. What it writes is
+/// `HTTPResponseWriter`'s, the format of its errors `HTTPErrorResponderChoice`'s; lingering close and the WebSocket
+/// hand-off are in `HTTPConnection+Lingering` and `HTTPConnection+Upgrade`, the writing of responses in
+/// `HTTPConnection+Response`, the errors it answers itself in `HTTPConnection+ServerErrors`.
 final class HTTPConnection {
     /// The machine's next step.
     typealias Action = HTTPConnectionStateMachine.Action
@@ -281,10 +280,12 @@ final class HTTPConnection {
             self.request = consume request
             return machine.bodyWanted(hasBody: hasBody, buffered: buffer.readableCount, now: loop.now)
         case .methodNotAllowed(let allow):
+            request.routePattern = "unmatched"  // a refilled request holds the last one's (round 10)
             self.request = request
             respondServerError(
                 .methodNotAllowed, "method not allowed", headers: ["Allow": allow], hasUnreadBody: hasBody)
         case .options(let allow):
+            request.routePattern = "unmatched"
             self.request = request
             var response = HTTPResponse(status: .noContent)
             response.headers["Allow"] = allow
@@ -292,21 +293,21 @@ final class HTTPConnection {
             if !hasBody { parser.discardEmptyBody() }
             startResponse(response)
         case .notFound:
+            request.routePattern = "unmatched"
             self.request = request
             respondServerError(.notFound, "not found", hasUnreadBody: hasBody)
         }
         return machine.resume()
     }
 
-    /// The request for a parsed head: the previous request's box refilled when nothing else holds
-    /// it (no allocation per keep-alive request), else a new one. A refilled box takes the head's
-    /// method and target (`HTTPRequest.refill(takingRequestLineOf:…)`): `parser.head`'s are stale after.
+    /// The request for a parsed head: the previous request's box refilled when nothing else holds it (no
+    /// allocation per keep-alive request), else a new one. A refilled box takes the head's method and target
+    /// (`HTTPRequest.refill(takingRequestLineOf:…)`; `parser.head`'s are stale after), not a route pattern.
     private func newRequest(path: consuming String, query: consuming String?, requestID: consuming String)
         -> HTTPRequest
     {
         if var reused = finishedRequest {
             finishedRequest = nil
-            // The head's parts handed over one by one: a copy of the whole head costs more.
             if reused.isUnshared() {
                 reused.refill(takingRequestLineOf: &parser, path: path, query: query, requestID: requestID)
                 return reused

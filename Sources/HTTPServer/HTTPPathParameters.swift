@@ -109,11 +109,14 @@ public struct HTTPPathParameters: Sendable, Equatable, ExpressibleByDictionaryLi
         }
     }
 
-    /// The value of an entry, as a piece of `text`.
+    /// The value of an entry, as a piece of `text`. A value that ends the text (a `*name` capture,
+    /// the bucket's key) ends at its `endIndex`, with no second offset walk (decision 041, round 10).
     private func value(_ entry: Entry) -> Substring {
         let utf8 = text.utf8
         let start = utf8.index(utf8.startIndex, offsetBy: Int(entry.start))
-        return Substring(utf8[start..<utf8.index(start, offsetBy: Int(entry.end - entry.start))])
+        let end =
+            Int(entry.end) == utf8.count ? utf8.endIndex : utf8.index(start, offsetBy: Int(entry.end - entry.start))
+        return Substring(utf8[start..<end])
     }
 
     /// The name of an entry.

@@ -169,13 +169,29 @@ public struct HTTPRequest: Sendable {
         return true
     }
 
+    /// Lends the fields the record of an exchange reads (the metrics and the access log) in place:
+    /// a read of a `var` of the box may alias a write, so a getter copies it (a retain and a
+    /// release each); an `inout` cannot alias, so these are borrowed (decision 041, round 10). The
+    /// body must not change them: they are `inout` only to be lent without a copy. `mutating`, so
+    /// the box itself is borrowed from `self` too, not retained for the call.
+    mutating func withExchangeFields<R>(
+        _ body: (
+            _ method: inout HTTPMethod, _ routePattern: inout String, _ path: inout String, _ requestID: inout String
+        )
+            -> R
+    ) -> R {
+        body(&storage.method, &storage.routePattern, &storage.path, &storage.requestID)
+    }
+
     /// Whether no copy shares this request's box, so `refill(takingRequestLineOf:…)` may change it.
     mutating func isUnshared() -> Bool { isKnownUniquelyReferenced(&storage) }
 
     /// `refill` for the connection, once `isUnshared()` said so: the parser's method and target
     /// taken, not copied. They are swapped with the ones this box held (which the parser's next
     /// request line replaces), so neither is retained here nor released twice later; the other parts
-    /// are moved in (decision 041, round 9).
+    /// are moved in (decision 041, round 9). The route pattern is left as it was: the connection
+    /// sets it from the match it made before the refill, every time (decision 041, round 10); a nil
+    /// query is not stored over the nil `emptyForRefill` left (each store is a release call).
     mutating func refill(
         takingRequestLineOf parser: inout HTTPRequestParser, path: consuming String, query: consuming String?,
         requestID: consuming String
@@ -183,10 +199,9 @@ public struct HTTPRequest: Sendable {
         assert(isKnownUniquelyReferenced(&storage), "refill of a shared request box")
         parser.exchangeRequestLine(method: &storage.method, target: &storage.target)
         storage.path = path
-        storage.query = query
+        if query != nil || storage.query != nil { storage.query = query }
         storage.version = parser.head.version
         storage.headers = parser.head.headers
-        storage.routePattern = "unmatched"
         storage.requestID = requestID
     }
 

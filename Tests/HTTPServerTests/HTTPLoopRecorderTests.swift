@@ -66,3 +66,29 @@ func server_RecordsEachRequestInItsLoopsOwnRecorder(backend: HTTPIOBackend) thro
     #expect(recorders.flatMap(\.nanoseconds).allSatisfy { $0 > 0 })
     #expect(observer.sharedCalls.withLock { $0 } == 0)
 }
+
+/// A refilled request keeps the previous request's route pattern until the connection sets it from
+/// its match (decision 041, round 10): after a matched request on the same connection, a 405, an
+/// OPTIONS answer and a 404 are each recorded as "unmatched", on both backends.
+@Test(arguments: HTTPIOBackend.available)
+func server_RecordsUnmatched_AfterAMatchedRequestOnTheSameConnection(backend: HTTPIOBackend) throws {
+    let observer = PerLoopObserver()
+    try withServer(
+        backend: backend, observer: observer,
+        routes: { router in
+            // On the loop, so the request's box is refilled for the next request (on the handler
+            // pool, the pool's copy may still hold it, and the next request gets a new box).
+            router.add(.get, "/items/:id", mayBlock: false) { request in .text("item \(request.pathParameters["id"]!)")
+            }
+        }
+    ) { server in
+        let client = try RawClient(port: server.port)
+        let post = "POST /items/1 HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+        let options = "OPTIONS /items/1 HTTP/1.1\r\nHost: t\r\n\r\n"
+        client.send(get("/items/1") + post + get("/items/2") + options + get("/items/3") + get("/missing"))
+        #expect(try (0..<6).map { _ in try client.readResponse().status } == [200, 405, 200, 204, 200, 404])
+    }
+    let finished = observer.recorders.withLock { $0 }.flatMap(\.finished)
+    #expect(
+        finished.map(\.pattern) == ["/items/:id", "unmatched", "/items/:id", "unmatched", "/items/:id", "unmatched"])
+}

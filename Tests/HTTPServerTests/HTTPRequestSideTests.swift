@@ -182,6 +182,9 @@ private func parameters(_ router: HTTPRouter, _ path: String) -> HTTPPathParamet
     let rest = try #require(parameters(router, "/a/q/c/d/e"))
     #expect(rest.names == ["x", "rest"])
     #expect(rest.substring("rest") == "d/e")
+    // A capture that ends the path is read up to its end index; one before it by its offsets.
+    let accented = try #require(parameters(router, "/a/é/c/d/é"))
+    #expect(accented.substring("x") == "é" && accented.substring("rest") == "d/é" && accented["rest"] == "d/é")
     let six = try #require(parameters(router, "/p/1/2/3/4/5/6"))
     #expect(six.count == 6)
     #expect(six.names == ["one", "two", "three", "four", "five", "six"])
