@@ -16,8 +16,7 @@ import Testing
         // Listening: cold requests go to both instances over HTTP at once.
         let server = try TestServer(workers: 1, listening: true)
         defer { server.stop() }
-        let id = try server.uploadPhoto(TestJPEG.make(width: 1600, height: 1200, seed: 61))
-        #expect(try server.waitForProcessing(id) == "ready")
+        let id = try ReadyPhoto(on: server, width: 1600, height: 1200, seed: 61).id
         // A second instance: the same database and storage directory, its own port, no workers.
         try server.withSecondInstance(label: "galleryd.test.second", configure: { $0.workers = 0 }) { second in
             let bases = [server.baseURL, "http://127.0.0.1:\(second.port)"]
