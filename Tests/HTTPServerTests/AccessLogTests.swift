@@ -47,18 +47,30 @@ private func accessLogRoutes(_ router: HTTPRouter) {
     router.add(.get, "/items/:id", mayBlock: false) { request in .text("item \(request.pathParameters["id"] ?? "")") }
 }
 
+/// Runs `body` with a server on `backend` serving `accessLogRoutes`, whose access log, in `format`,
+/// goes into `pipe` (`configure` sets the rest of the log), and a client connected to it.
+private func withLoggingServer(
+    backend: HTTPIOBackend = .platformDefault, format: HTTPAccessLogFormat, into pipe: LogPipe,
+    configure: (inout HTTPAccessLogConfiguration) -> Void = { _ in },
+    _ body: (HTTPServer, RawClient) throws -> Void
+) throws {
+    try withServer(
+        backend: backend,
+        configure: {
+            $0.accessLog.format = format
+            $0.accessLog.fileDescriptor = pipe.writeFD
+            configure(&$0.accessLog)
+        }, routes: accessLogRoutes
+    ) { server in
+        try body(server, try RawClient(port: server.port))
+    }
+}
+
 @Test(arguments: HTTPIOBackend.available)
 func accessLog_WritesTextLineWithFields(backend: HTTPIOBackend) throws {
     let pipe = try LogPipe()
     var requestID = ""
-    try withServer(
-        backend: backend,
-        configure: {
-            $0.accessLog.format = .text
-            $0.accessLog.fileDescriptor = pipe.writeFD
-        }, routes: accessLogRoutes
-    ) { server in
-        let client = try RawClient(port: server.port)
+    try withLoggingServer(backend: backend, format: .text, into: pipe) { _, client in
         client.send(get("/items/7"))
         let response = try client.readResponse()
         #expect(response.status == 200)
@@ -82,14 +94,7 @@ func accessLog_WritesTextLineWithFields(backend: HTTPIOBackend) throws {
 @Test(arguments: HTTPIOBackend.available)
 func accessLog_WritesValidJSONLines_EscapingThePath(backend: HTTPIOBackend) throws {
     let pipe = try LogPipe()
-    try withServer(
-        backend: backend,
-        configure: {
-            $0.accessLog.format = .json
-            $0.accessLog.fileDescriptor = pipe.writeFD
-        }, routes: accessLogRoutes
-    ) { server in
-        let client = try RawClient(port: server.port)
+    try withLoggingServer(backend: backend, format: .json, into: pipe) { _, client in
         for path in ["/items/1", "/items/a%22b%5C%0A%01", "/missing"] {
             client.send(get(path))
             _ = try client.readResponse()
@@ -113,14 +118,10 @@ func accessLog_WritesValidJSONLines_EscapingThePath(backend: HTTPIOBackend) thro
 @Test
 func accessLog_FlushesAtShutdown_NotPerRequest() throws {
     let pipe = try LogPipe()
-    try withServer(
-        configure: {
-            $0.accessLog.format = .text
-            $0.accessLog.flushInterval = 3600
-            $0.accessLog.fileDescriptor = pipe.writeFD
-        }, routes: accessLogRoutes
-    ) { server in
-        let client = try RawClient(port: server.port)
+    try withLoggingServer(
+        format: .text, into: pipe,
+        configure: { $0.flushInterval = 3600 }
+    ) { _, client in
         for i in 0..<5 {
             client.send(get("/items/\(i)"))
             _ = try client.readResponse()
@@ -138,15 +139,10 @@ func accessLog_FlushesAtShutdown_NotPerRequest() throws {
 @Test(arguments: HTTPIOBackend.available)
 func accessLog_ReachesTheOutputWithinTheFlushInterval(backend: HTTPIOBackend) throws {
     let pipe = try LogPipe()
-    try withServer(
-        backend: backend,
-        configure: {
-            $0.accessLog.format = .text
-            $0.accessLog.flushInterval = 0.2
-            $0.accessLog.fileDescriptor = pipe.writeFD
-        }, routes: accessLogRoutes
-    ) { server in
-        let client = try RawClient(port: server.port)
+    try withLoggingServer(
+        backend: backend, format: .text, into: pipe,
+        configure: { $0.flushInterval = 0.2 }
+    ) { _, client in
         client.send(get("/items/42"))
         _ = try client.readResponse()
         var written = ""
@@ -165,16 +161,13 @@ func accessLog_DropsAndCounts_WhenOutputIsBlocked(backend: HTTPIOBackend) throws
     // A 4 KiB pipe nobody reads: the writer thread blocks in write(2) almost at once; the loops must
     // go on answering and drop lines once their own 4 KiB buffers are full.
     let pipe = try LogPipe(capacity: 4096)
-    try withServer(
-        backend: backend,
+    try withLoggingServer(
+        backend: backend, format: .text, into: pipe,
         configure: {
-            $0.accessLog.format = .text
-            $0.accessLog.bufferBytes = 4096
-            $0.accessLog.flushInterval = 0.01
-            $0.accessLog.fileDescriptor = pipe.writeFD
-        }, routes: accessLogRoutes
-    ) { server in
-        let client = try RawClient(port: server.port)
+            $0.bufferBytes = 4096
+            $0.flushInterval = 0.01
+        }
+    ) { server, client in
         for i in 0..<2000 {
             client.send(get("/items/\(i)"))
             let response = try client.readResponse()

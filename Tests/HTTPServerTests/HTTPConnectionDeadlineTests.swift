@@ -4,19 +4,14 @@ import Testing
 
 private let second: UInt64 = 1_000_000_000
 
+/// The test timeouts with minimum rates (100 B/s in, 1000 B/s out, 2 s of grace), then `change`.
 private func timeouts(_ change: (inout HTTPTimeouts) -> Void = { _ in }) -> HTTPTimeouts {
-    var timeouts = HTTPTimeouts()
-    timeouts.headerRead = 10
-    timeouts.idleKeepAlive = 30
-    timeouts.bodyRead = 20
-    timeouts.write = 25
-    timeouts.minimumBodyRate = 100
-    timeouts.minimumResponseRate = 1000
-    timeouts.minimumRateGrace = 2
-    timeouts.lingerTimeout = 5
-    timeouts.lingerTime = 12
-    change(&timeouts)
-    return timeouts
+    .forTests {
+        $0.minimumBodyRate = 100
+        $0.minimumResponseRate = 1000
+        $0.minimumRateGrace = 2
+        change(&$0)
+    }
 }
 
 @Test

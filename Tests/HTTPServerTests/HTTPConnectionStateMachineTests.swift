@@ -14,21 +14,8 @@ private func expectEqual<T: Equatable>(_ value: T, _ expected: T, sourceLocation
     #expect(value == expected, sourceLocation: sourceLocation)
 }
 
-private func timeouts() -> HTTPTimeouts {
-    var timeouts = HTTPTimeouts()
-    timeouts.headerRead = 10
-    timeouts.idleKeepAlive = 30
-    timeouts.bodyRead = 20
-    timeouts.write = 25
-    timeouts.minimumBodyRate = 0
-    timeouts.minimumResponseRate = 0
-    timeouts.lingerTimeout = 5
-    timeouts.lingerTime = 12
-    return timeouts
-}
-
 private func machine(
-    maxLingerBytes: Int = 1000, timeouts: HTTPTimeouts = timeouts(), shortReadDrainsSocket: Bool = true
+    maxLingerBytes: Int = 1000, timeouts: HTTPTimeouts = .forTests(), shortReadDrainsSocket: Bool = true
 ) -> HTTPConnectionStateMachine {
     var limits = HTTPLimits()
     limits.maxLingerBytes = maxLingerBytes
@@ -239,7 +226,7 @@ func stateMachine_BodyDeadline_Answers408_StalledOrBelowTheMinimumRate() {
     #expect(m.deadline == start + 23 * second)
     #expect(m.timerFired(requestStarted: false) == .respondTimeout(.bodyStall))
 
-    var slow = timeouts()
+    var slow = HTTPTimeouts.forTests()
     slow.minimumBodyRate = 100
     slow.minimumRateGrace = 2
     var rated = machine(timeouts: slow)

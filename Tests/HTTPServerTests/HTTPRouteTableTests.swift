@@ -2,22 +2,9 @@ import Testing
 
 @testable import HTTPServer
 
-/// The router's flat table (`HTTPRouteTable`, decision 059) routes every URL as the tree it is made
-/// from: literal before parameter before rest, backtracking, HEAD to GET, OPTIONS-only nodes,
-/// methods outside the common set, and literals that are not ASCII.
-private func route(_ method: HTTPMethod, _ pattern: String) -> HTTPRoute {
-    HTTPRoute(method, pattern) { _ in .text(pattern) }
-}
-
-private func pattern(_ match: HTTPRouter.Match) -> String? {
-    if case .route(let route, _) = match { return route.pattern }
-    return nil
-}
-
-private func parameters(_ match: HTTPRouter.Match) -> HTTPPathParameters? {
-    if case .route(_, let parameters) = match { return parameters }
-    return nil
-}
+// The router's flat table (`HTTPRouteTable`, decision 059) routes every URL as the tree it is made
+// from: literal before parameter before rest, backtracking, HEAD to GET, OPTIONS-only nodes,
+// methods outside the common set, and literals that are not ASCII.
 
 /// The bucket's routes as the app registers them: the two size routes, then the bucket's `*key`,
 /// and a CORS preflight catch-all.

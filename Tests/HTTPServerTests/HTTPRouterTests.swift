@@ -2,10 +2,6 @@ import Testing
 
 @testable import HTTPServer
 
-private func route(_ method: HTTPMethod, _ pattern: String) -> HTTPRoute {
-    HTTPRoute(method, pattern) { _ in .text(pattern) }
-}
-
 private func makeRouter() -> HTTPRouter {
     let router = HTTPRouter()
     router.add(route(.get, "/"))
@@ -16,11 +12,6 @@ private func makeRouter() -> HTTPRouter {
     router.add(route(.delete, "/parse/classes/Photo/special"))
     router.add(route(.get, "/bucket/*key"))
     return router
-}
-
-private func pattern(_ match: HTTPRouter.Match) -> String? {
-    if case .route(let route, _) = match { return route.pattern }
-    return nil
 }
 
 @Test func router_MatchesLiteralsBeforeParameters() {

@@ -199,69 +199,22 @@ struct AttachByNameTests {
         let name = try upload(server, jpeg, as: "race.jpg", users[0])
         var photo = try objectId(try create(server, file: name, users[0].headers))
         let original = server.storage + "/originals/" + name
-        @Sendable func originalIsIntact() -> Bool {
-            (try? FileManager.default.attributesOfItem(atPath: original))?[.size] as? Int == jpeg.count
-        }
-        let failures = Locked([String]())
+        let race = PurgeRace(server: server, jpeg: jpeg, original: original)
         for round in 0..<100 {
             // The photo of one user is trashed and purged while the other uploads the bytes.
             let owner = users[round % 2]
             let other = users[(round + 1) % 2]
             #expect(try server.request("DELETE", "/parse/classes/Photo/\(photo)", headers: owner.headers).status == 200)
-            let trashed = photo
-            let created = Locked<String?>(nil)
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                usleep(UInt32.random(in: 0...3_000))
-                do {
-                    let purge = try server.request("DELETE", "/parse/purge/Photo/\(trashed)", headers: owner.headers)
-                    if purge.status != 200 {
-                        failures.withValue { $0.append("round \(round): purge \(purge.status) \(purge.text)") }
-                    }
-                } catch {
-                    failures.withValue { $0.append("round \(round): purge \(error)") }
-                }
-            }
-            DispatchQueue.global().async(group: group) {
-                usleep(UInt32.random(in: 0...3_000))
-                do {
-                    var headers = other.headers
-                    headers["Content-Type"] = "image/jpeg"
-                    let file = try server.request("POST", "/parse/files/race.jpg", body: Data(jpeg), headers: headers)
-                    guard file.status == 201, let stored = file.json["name"] as? String else {
-                        failures.withValue { $0.append("round \(round): upload \(file.status) \(file.text)") }
-                        return
-                    }
-                    if !originalIsIntact() {
-                        failures.withValue { $0.append("round \(round): 201 for a missing original") }
-                    }
-                    let create = try server.json(
-                        "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": stored]],
-                        headers: other.headers)
-                    guard create.status == 201, let id = create.json["objectId"] as? String else {
-                        failures.withValue { $0.append("round \(round): create \(create.status) \(create.text)") }
-                        return
-                    }
-                    created.withValue { $0 = id }
-                } catch {
-                    failures.withValue { $0.append("round \(round): upload \(error)") }
-                }
-            }
-            group.wait()
-            guard let id = created.current else { break }
+            let created = race.round(
+                round, purging: photo, purgeHeaders: owner.headers, uploadHeaders: other.headers)
+            guard let id = created else { break }
             if try server.request("GET", "/parse/classes/Photo/\(id)", headers: other.headers).status != 200 {
-                failures.withValue { $0.append("round \(round): photo \(id) missing after the race") }
+                race.failures.withValue { $0.append("round \(round): photo \(id) missing after the race") }
             }
-            if !originalIsIntact() {
-                failures.withValue { $0.append("round \(round): photo \(id)'s original is gone") }
-            }
-            if !failures.current.isEmpty { break }
+            if !race.failures.current.isEmpty { break }
             photo = id
         }
-        #expect(failures.current.isEmpty, "\(failures.current.prefix(5))")
-        let pool = server.application.pool
-        #expect(try pool.query("select count(*) from photos")[0].decode(Int.self, 0) == 1)
-        #expect(try pool.query("select count(*) from files")[0].decode(Int.self, 0) == 1)
-        #expect(try pool.query("select count(*) from file_uploads")[0].decode(Int.self, 0) == 0)
+        // Exactly one photo and one files row for the bytes, no upload left waiting.
+        try race.expectNoFailuresAndOneStoredPhoto()
     }
 }

@@ -14,71 +14,26 @@ import Testing
         let originalPath =
             server.storage + "/"
             + (try server.application.pool.query("select key from files")[0].decode(String.self, "key"))
-        @Sendable func originalIsIntact() -> Bool {
-            (try? FileManager.default.attributesOfItem(atPath: originalPath))?[.size] as? Int == jpeg.count
-        }
-        let failures = Locked([String]())
+        let race = PurgeRace(server: server, jpeg: jpeg, original: originalPath)
         let rounds = 300
         for round in 0..<rounds {
             #expect(try server.request("DELETE", "/parse/classes/Photo/\(photo)").status == 200)
-            let trashed = photo
-            let created = Locked<String?>(nil)
-            let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) {
-                usleep(UInt32.random(in: 0...3_000))
-                do {
-                    let purge = try server.request("DELETE", "/parse/purge/Photo/\(trashed)")
-                    // 119: the re-upload's create took the photo out of the trash first.
-                    if purge.status != 200 && !(purge.status == 400 && purge.json["code"] as? Int == 119) {
-                        failures.withValue { $0.append("round \(round): purge \(purge.status) \(purge.text)") }
-                    }
-                } catch {
-                    failures.withValue { $0.append("round \(round): purge \(error)") }
-                }
-            }
-            DispatchQueue.global().async(group: group) {
-                usleep(UInt32.random(in: 0...3_000))
-                do {
-                    let file = try server.request(
-                        "POST", "/parse/files/race.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
-                    guard file.status == 201, let name = file.json["name"] as? String else {
-                        failures.withValue { $0.append("round \(round): upload \(file.status) \(file.text)") }
-                        return
-                    }
-                    if !originalIsIntact() {
-                        failures.withValue { $0.append("round \(round): 201 for a missing original") }
-                    }
-                    let create = try server.json(
-                        "POST", "/parse/classes/Photo", ["original": ["__type": "File", "name": name]])
-                    guard create.status == 201 || create.status == 200, let id = create.json["objectId"] as? String
-                    else {
-                        failures.withValue { $0.append("round \(round): create \(create.status) \(create.text)") }
-                        return
-                    }
-                    created.withValue { $0 = id }
-                } catch {
-                    failures.withValue { $0.append("round \(round): upload \(error)") }
-                }
-            }
-            group.wait()
-            guard let id = created.current else { break }
+            // 119: the re-upload's create took the photo out of the trash first.
+            let created = race.round(
+                round, purging: photo,
+                purgeIsAnswered: { $0.status == 200 || ($0.status == 400 && $0.json["code"] as? Int == 119) },
+                createdStatuses: [200, 201])
+            guard let id = created else { break }
             let fetched = try server.request("GET", "/parse/classes/Photo/\(id)")
             if fetched.status != 200 || fetched.json["deletedAt"] != nil {
-                failures.withValue {
+                race.failures.withValue {
                     $0.append("round \(round): photo \(id) after the race: \(fetched.status) \(fetched.text)")
                 }
             }
-            if !originalIsIntact() {
-                failures.withValue { $0.append("round \(round): photo \(id)'s original is gone") }
-            }
-            if !failures.current.isEmpty { break }
+            if !race.failures.current.isEmpty { break }
             photo = id
         }
-        #expect(failures.current.isEmpty, "\(failures.current.prefix(5))")
         // Exactly one photo and one files row for the bytes, no upload left waiting.
-        let pool = server.application.pool
-        #expect(try pool.query("select count(*) from photos")[0].decode(Int.self, 0) == 1)
-        #expect(try pool.query("select count(*) from files")[0].decode(Int.self, 0) == 1)
-        #expect(try pool.query("select count(*) from file_uploads")[0].decode(Int.self, 0) == 0)
+        try race.expectNoFailuresAndOneStoredPhoto()
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import GalleryTestSupport
 import Imaging
-import Logging
 import Testing
 
 @testable import GalleryApp
@@ -17,35 +16,25 @@ import Testing
         // Listening: cold requests go to both instances over HTTP at once.
         let server = try TestServer(workers: 1, listening: true)
         defer { server.stop() }
-        let id = try server.uploadPhoto(TestJPEG.make(width: 1600, height: 1200, seed: 61))
-        #expect(try server.waitForProcessing(id) == "ready")
+        let id = try ReadyPhoto(on: server, width: 1600, height: 1200, seed: 61).id
         // A second instance: the same database and storage directory, its own port, no workers.
-        var configuration = server.application.configuration
-        configuration.port = 0
-        configuration.workers = 0
-        var logger = Logger(label: "galleryd.test.second")
-        logger.logLevel = .warning
-        let second = try GalleryApplication(configuration: configuration, logger: logger)
-        try second.start()
-        defer {
-            second.shutdown()
-            second.wait()
+        try server.withSecondInstance(label: "galleryd.test.second", configure: { $0.workers = 0 }) { second in
+            let bases = [server.baseURL, "http://127.0.0.1:\(second.port)"]
+            let statuses = Locked<[Int]>([])
+            let bodies = Locked<Set<Data>>([])
+            DispatchQueue.concurrentPerform(iterations: 100) { index in
+                let url = URL(string: bases[index % 2] + "/bucket/sizes/\(id)/z.jpg")!
+                let response = try? TestServer.send(URLRequest(url: url))
+                statuses.withValue { $0.append(response?.status ?? -1) }
+                if let body = response?.body { bodies.withValue { _ = $0.insert(body) } }
+            }
+            #expect(statuses.current == Array(repeating: 200, count: 100))
+            #expect(bodies.current.count == 1, "every answer is the same file")
+            let renders = [server.application.sizes!, second.sizes!].map { $0.metrics.renders.value("z") }
+            #expect(renders.reduce(0, +) == 1, "renders per instance: \(renders)")
+            let listed = try server.application.pool.query(
+                "select count(*)::bigint as n from photo_sizes where photo_id = $1 and size = 'z'", [id])
+            #expect(try listed[0].decode(Int64.self, "n") == 1)
         }
-        let bases = [server.baseURL, "http://127.0.0.1:\(second.port)"]
-        let statuses = Locked<[Int]>([])
-        let bodies = Locked<Set<Data>>([])
-        DispatchQueue.concurrentPerform(iterations: 100) { index in
-            let url = URL(string: bases[index % 2] + "/bucket/sizes/\(id)/z.jpg")!
-            let response = try? TestServer.send(URLRequest(url: url))
-            statuses.withValue { $0.append(response?.status ?? -1) }
-            if let body = response?.body { bodies.withValue { _ = $0.insert(body) } }
-        }
-        #expect(statuses.current == Array(repeating: 200, count: 100))
-        #expect(bodies.current.count == 1, "every answer is the same file")
-        let renders = [server.application.sizes!, second.sizes!].map { $0.metrics.renders.value("z") }
-        #expect(renders.reduce(0, +) == 1, "renders per instance: \(renders)")
-        let listed = try server.application.pool.query(
-            "select count(*)::bigint as n from photo_sizes where photo_id = $1 and size = 'z'", [id])
-        #expect(try listed[0].decode(Int64.self, "n") == 1)
     }
 }
