@@ -13,13 +13,15 @@
         77 (E − 2 and E − 3 at the bench's 80) and of its thumbnail (PIL Lanczos to NOW/<fixture>/
         thumbnail.jpg's size) at Klein 79 and 76, and score − vips' at E − 3, E − 2.75, E − 2.5 (STORE's
         k|<fixture>|<step>)
-  imaging-png-step-measures.py held RUN NOW STORE… OUT.json KIND:STEP…
-        the flat PNG previews at the original's size re-encoded by PIL (which writes the tool's pixels) with
-        Klein's table at E + STEP, E read back from NOW/<fixture>/preview.jpg (Klein's table at E − 2):
-        KIND klein (plain), dcl (the luma DC at E − 2's step), dcboth (both DCs), low3both (zig-zag 0–2 of
-        both tables at E − 2's: decision 2); score − vips' (STORE's vips|…|preview), per photo and step,
-        both files over vips' bytes (NOW's thumbnail, NOW's preview scaled by PIL's ratio to plain E − 2),
-        and leave-one-out of "the lowest step of low3both that keeps the other photos at or above vips'"
+  imaging-png-step-measures.py held RUN NOW STORE… OUT.json [--ext=.webp] [--base=-2.5] KIND:STEP[:HOLD]…
+        the flat PNG (--ext: WebP) previews at the original's size re-encoded by PIL (which writes the
+        tool's pixels) with Klein's table at E + STEP, E read back from NOW/<fixture>/preview.jpg (Klein's
+        table at E + BASE, −2 by default: PNG's old step; WebP's is −2.5): KIND klein (plain), dcl (the luma
+        DC at E + HOLD's step), dcboth (both DCs), low3both (zig-zag 0–2 of both tables at E + HOLD's:
+        decision 2); HOLD −2 by default; score − vips' (STORE's vips|…|preview), per photo and step, both
+        files over vips' bytes (NOW's thumbnail, NOW's preview scaled by PIL's ratio to plain E + BASE),
+        and per HOLD leave-one-out of "the lowest step of low3both that keeps the other photos at or above
+        vips'" (u28z: WebP, decision 060 "Session 18 (u28z): WebP")
   imaging-png-step-measures.py loo OUT.json
         for the flat ones (china and path are detailed: 060's gradient rule): leave-one-out of "the best
         rule of one measure, or of the ratio of two, that sends dune and FreshFlower to E − 2.75 or E − 3
@@ -169,8 +171,8 @@ def klein_q(q):
     return [min(max((v * scale + 5000) // 10000, 1), 255) for v in KLEIN]
 
 
-def held_tables(kind, e, step):
-    luma, fine = klein_q(e + step), klein_q(e - 2)
+def held_tables(kind, e, step, hold=-2):
+    luma, fine = klein_q(e + step), klein_q(e + hold)
     chroma = list(luma)
     count = {"klein": 0, "dcl": 1, "dcboth": 1, "low3both": 3}[kind]
     for k in (0, 1, 8)[:count]:
@@ -181,21 +183,33 @@ def held_tables(kind, e, step):
 
 
 def held_job(a):
-    run, n, kind, e, step, out = a
+    run, n, kind, e, step, hold, out = a
     from PIL import Image
     from ssimulacra2 import compute_ssimulacra2
     im = Image.open(os.path.join(run, n, "decoded.png")).convert("RGB")
-    luma, chroma = held_tables(kind, e, step)
+    luma, chroma = held_tables(kind, e, step, hold)
     b = io.BytesIO()
     im.save(b, "JPEG", qtables=[luma, chroma], subsampling=2, progressive=True, optimize=True)
-    path = os.path.join(out, "%s_%s_%g.jpg" % (n, kind, step))
+    tag = "%s_%g" % (kind, step) + ("" if hold == -2 else "_%g" % hold)
+    path = os.path.join(out, "%s_%s.jpg" % (n, tag))
     with open(path, "wb") as f:
         f.write(b.getvalue())
     ref = os.path.join(run, n, "ref_%dx%d.png" % im.size)
-    return "%s|%s|%g" % (n, kind, step), [len(b.getvalue()), float(compute_ssimulacra2(ref, path))]
+    return key(n, kind, step, hold), [len(b.getvalue()), float(compute_ssimulacra2(ref, path))]
 
 
-def held(run, now, stores, out, specs):
+def key(n, kind, step, hold=-2):
+    """A held store's key: HOLD (the held steps' quality, default −2) is only written when it is not −2."""
+    return "%s|%s|%g" % (n, kind, step) + ("" if hold == -2 else "|%g" % hold)
+
+
+def spec(x):
+    """KIND:STEP[:HOLD] → (kind, step, hold)."""
+    f = x.split(":")
+    return f[0], float(f[1]), float(f[2]) if len(f) > 2 else -2.0
+
+
+def held(run, now, stores, out, specs, ext=".png", base=-2.0):
     from multiprocessing import Pool
     from PIL import Image
     sw = load(stores)
@@ -205,7 +219,7 @@ def held(run, now, stores, out, specs):
     names, inforce = [], {}
     for n in sorted(os.listdir(run)):
         d = os.path.join(run, n, "decoded.png")
-        if not n.endswith(".png") or not os.path.exists(d) or max(Image.open(d).size) > 2048:
+        if not n.endswith(ext) or not os.path.exists(d) or max(Image.open(d).size) > 2048:
             continue
         import numpy as np
         rgb = np.asarray(Image.open(d).convert("RGB"), dtype=np.float64)
@@ -214,32 +228,37 @@ def held(run, now, stores, out, specs):
             continue  # detailed (060's gradient rule): Klein at E, untouched
         with Image.open(os.path.join(now, n, "preview.jpg")) as p:
             table = sorted(p.quantization[0])
-        e = [q for q in range(60, 101) if sorted(klein_q(q - 2)) == table]
+        e = [q for q in range(60, 101) if sorted(klein_q(q + base)) == table]
         if e:
             names.append(n)
             inforce[n] = e[0]
-    jobs = [(run, n, k, inforce[n], float(st), files) for k, st in (x.split(":") for x in specs) for n in names
-            if "%s|%s|%g" % (n, k, float(st)) not in res]
+    jobs = [(run, n, k, inforce[n], st, h, files) for k, st, h in map(spec, specs) for n in names
+            if key(n, k, st, h) not in res]
     with Pool(2) as pool:
-        for key, value in pool.imap_unordered(held_job, jobs):
-            res[key] = value
+        for k, value in pool.imap_unordered(held_job, jobs):
+            res[k] = value
             json.dump(res, open(out, "w"), indent=0)
-    steps = sorted({float(x.split(":")[1]) for x in specs if x.startswith("low3both:")}, reverse=True)
+    held_specs = sorted({spec(x) for x in specs if x.startswith("low3both:")}, key=lambda t: (t[2], -t[1]))
     m = {}
     for n in names:
         vs = sw["vips|%s|preview" % n][1]
-        base = res["%s|klein|-2" % n]
+        b0 = res[key(n, "klein", base)]
         tv = sum(os.path.getsize(os.path.join(run, n, "vips", f + ".jpg")) for f in ("thumbnail", "preview"))
         nt, npv = (os.path.getsize(os.path.join(now, n, f + ".jpg")) for f in ("thumbnail", "preview"))
-        m[n] = {s: res["%s|low3both|%g" % (n, s)][1] - vs for s in steps}
+        m[n] = {(s, h): res[key(n, "low3both", s, h)][1] - vs for _, s, h in held_specs}
         print("%-18s E%d " % (n.split("-")[0][:18], inforce[n]) + " ".join(
-            "%s:%+.2f/%.3f" % (k, res["%s|%s|%g" % (n, k.split(":")[0], float(k.split(":")[1]))][1] - vs,
-                               (nt + npv * res["%s|%s|%g" % (n, k.split(":")[0], float(k.split(":")[1]))][0]
-                                / base[0]) / tv) for k in specs))
-    for h in names:
-        ok = [s for s in steps if all(m[n][s] >= 0 for n in names if n != h)]
-        s = min(ok)
-        print("leave out %-18s low3both %+g: held-out %+.2f" % (h.split("-")[0], s, m[h][s]))
+            "%s:%+.2f/%.3f" % (x, res[key(n, *spec(x))][1] - vs,
+                               (nt + npv * res[key(n, *spec(x))][0] / b0[0]) / tv) for x in specs))
+    for hold in sorted({h for _, _, h in held_specs}):
+        steps = [s for _, s, h in held_specs if h == hold]
+        for out_ in names:
+            ok = [s for s in steps if all(m[n][(s, hold)] >= 0 for n in names if n != out_)]
+            if not ok:
+                print("leave out %-18s hold %+g: no swept step keeps the others" % (out_.split("-")[0], hold))
+                continue
+            s = min(ok)
+            print("leave out %-18s low3both %+g hold %+g: held-out %+.2f" % (
+                out_.split("-")[0], s, hold, m[out_][(s, hold)]))
 
 
 if __name__ == "__main__":
@@ -249,9 +268,11 @@ if __name__ == "__main__":
     elif cmd == "measures":
         measures(args[0], args[1], args[2:-1], args[-1])
     elif cmd == "held":
-        specs = [a for a in args if ":" in a]
-        rest = [a for a in args if ":" not in a]
-        held(rest[0], rest[1], rest[2:-1], rest[-1], specs)
+        specs = [a for a in args if ":" in a and not a.startswith("--")]
+        opts = dict(a[2:].split("=", 1) for a in args if a.startswith("--"))
+        rest = [a for a in args if ":" not in a and not a.startswith("--")]
+        held(rest[0], rest[1], rest[2:-1], rest[-1], specs, ext=opts.get("ext", ".png"),
+             base=float(opts.get("base", -2)))
     elif cmd == "loo":
         loo(args[0])
     else:

@@ -61,7 +61,10 @@
 /// such downscaled previews it is 0.94–0.995× the bytes of ours at the column's quality (fallenleaf
 /// +0.08 over vips' score, the thinnest), on its 7 at the original's size 0.99× Klein's two below,
 /// the thinnest margin +0.10 → +0.27 (GreenMeadow); a whole step further down (E − 3) 7 of the 8
-/// downscaled ones fall below vips' (decision 060, "Fractional Klein steps").
+/// downscaled ones fall below vips' (decision 060, "Fractional Klein steps"). Since session 18 (u28z)
+/// the downscaled ones go 3.25 below with their DC and two lowest AC steps 2 below
+/// (`flatDownscaledPreviewLowFrequencyStep`: at 77.5 the DC step was 5, at 78 it is 4): all 8 score
+/// higher (fallenleaf +0.08 → +0.32, the thinnest) for 0.8–1.5% fewer bytes each.
 ///
 /// PNG's and WebP's thumbnails take Klein's table one quality below the one in force
 /// (`thumbnailKleinStep`): swept with the release tool's own thumbnails, it is 0.3–1.4% fewer bytes of
@@ -106,6 +109,10 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// (a flat one), this many qualities from the column's, fractional (`QuantizationTables(kleinQuality:)`
     /// of a `Double`); nil: our tables at the column's quality.
     var flatDownscaledPreviewKleinStep: Double? = nil
+    /// With `flatDownscaledPreviewKleinStep`, that preview's DC and two lowest AC steps
+    /// (`KleinRule.heldLowFrequencies`) from Klein's table this many qualities from the column's
+    /// (`QuantizationTables.holdingLowFrequencies`); nil: all from the step's table.
+    var flatDownscaledPreviewLowFrequencyStep: Double? = nil
 
     /// Klein's table for the thumbnail, this many qualities from the thumbnail's quality in force
     /// (the column's or the near-size row's); nil: our tables with the thumbnail's chroma boost.
@@ -185,7 +192,8 @@ struct SourceEncoderSettings: Sendable, Equatable {
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
                 nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
                 originalSizePreviewKlein: .webpPreviews, downscaledPreviewKleinBitsPerPixel: 1,
-                flatDownscaledPreviewKleinStep: -2.5, thumbnailKleinStep: -1)
+                flatDownscaledPreviewKleinStep: -3.25, flatDownscaledPreviewLowFrequencyStep: -2, thumbnailKleinStep: -1
+            )
         }
     }
 
@@ -209,8 +217,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
             return QuantizationTables(quality: quality)
         }
         if bitsPerPixel >= minimum { return QuantizationTables(kleinQuality: quality) }
-        if let step = flatDownscaledPreviewKleinStep { return QuantizationTables(kleinQuality: Double(quality) + step) }
-        return QuantizationTables(quality: quality)
+        guard let step = flatDownscaledPreviewKleinStep else { return QuantizationTables(quality: quality) }
+        let tables = QuantizationTables(kleinQuality: min(max(Double(quality) + step, 1), 100))
+        guard let held = flatDownscaledPreviewLowFrequencyStep else { return tables }
+        let finer = QuantizationTables(kleinQuality: min(max(Double(quality) + held, 1), 100))
+        return tables.holdingLowFrequencies(KleinRule.heldLowFrequencies, of: finer)
     }
 
     /// The thumbnail's tables at `quality` (`thumbnailQuality`'s): Klein's table

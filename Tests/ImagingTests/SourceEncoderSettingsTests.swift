@@ -82,12 +82,13 @@ import Testing
         try Self.expectTables(result, preview: 88, thumbnail: 91, kleinPreview: true)
     }
 
-    /// WebP's downscaled preview stays at the column's quality, on Klein's table 2.5 below it (the
-    /// quadrants are a flat WebP: decision 060's fractional step).
+    /// WebP's downscaled preview stays at the column's quality, on Klein's table 3.25 below it with its
+    /// lowest steps 2 below (the quadrants are a flat WebP: decision 060, session 18 u28z).
     @Test func webp_LowersOnlyTheThumbnail() throws {
         let result = try ImagePipeline.process(bytes: Self.quadrants(as: .webp), spec: Self.spec)
         #expect(result.info.format == .webp)
-        try Self.expectTables(result, preview: 90, thumbnail: 90, kleinStep: -2.5)
+        try Self.expectTables(
+            result, preview: 90, thumbnail: 90, previewTables: Self.webpFlatDownscaledPreview(inForce: 90))
     }
 
     /// A preview that keeps the original's size (96×64 under a 128-pixel preview) gets the JPEG
@@ -144,10 +145,11 @@ import Testing
 
     /// A downscaled preview (64×43 under a 64-pixel preview) of a WebP of at least 1 bit per pixel
     /// (the checkerboard at `cwebp -q 95`, over 2) takes Klein's table at the column's quality (90);
-    /// the quadrants (0.2) take it 2.5 below (87.5: between Klein's 87 and 88, neither of them), and
-    /// PNG's takes it at its column's quality (88), whatever its file (decision 060, session 18).
+    /// the quadrants (0.2) take it 3.25 below with its DC and two lowest AC steps 2 below
+    /// (`webpFlatDownscaledPreview`; since session 18 u28z, 2.5 below before), and PNG's takes it at its
+    /// column's quality (88), whatever its file (decision 060, session 18).
     @Test(arguments: [
-        (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -2.5), (.png, true, 0), (.png, false, 0),
+        (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -3.25), (.png, true, 0), (.png, false, 0),
     ])
     func downscaledPreview_TakesKleinsTable_ByTheFilesBitsPerPixel(format: ImageFormat, detailed: Bool, klein: Double?)
         throws
@@ -159,22 +161,41 @@ import Testing
         #expect(result.preview.width == 64 && result.thumbnailSource != .samePixels)
         let quality = format == .png ? 88 : 90
         let preview = try Self.tables(result.preview.jpeg)
-        #expect(
-            preview
-                == (klein.map { QuantizationTables(kleinQuality: Double(quality) + $0) }
-                    ?? QuantizationTables(quality: quality)))
-        if klein == -2.5 {
-            #expect(preview != QuantizationTables(kleinQuality: 87) && preview != QuantizationTables(kleinQuality: 88))
+        if format == .webp && !detailed {
+            #expect(preview == Self.webpFlatDownscaledPreview(inForce: quality))
+            #expect(preview != QuantizationTables(kleinQuality: 87.5))
+        } else {
+            #expect(
+                preview
+                    == (klein.map { QuantizationTables(kleinQuality: Double(quality) + $0) }
+                        ?? QuantizationTables(quality: quality)))
         }
         #expect(preview != QuantizationTables(quality: quality))
     }
 
-    /// The downscaled preview's choice by bits per pixel: WebP's Klein at the quality from 1, 2.5 below
-    /// it under 1 (and ours when the file's size is unknown); PNG's Klein at the quality whatever the
-    /// file, known or not; HEIC, AVIF and JPEG ours.
+    /// A flat WebP's downscaled preview's tables (decision 060, session 18 u28z): Klein's table 3.25
+    /// qualities below the quality in force, with the DC and the AC steps (0,1) and (1,0) of Klein's
+    /// table 2 below it, luma and chroma; neither table alone.
+    static func webpFlatDownscaledPreview(inForce quality: Int) -> QuantizationTables {
+        let coarse = QuantizationTables(kleinQuality: Double(quality) + -3.25)
+        let fine = QuantizationTables(kleinQuality: quality - 2)
+        var (luma, chroma) = (coarse.luma, coarse.chroma!)
+        for k in [0, 1, 8] {
+            luma[k] = fine.luma[k]
+            chroma[k] = fine.chroma![k]
+        }
+        let tables = QuantizationTables(luma: luma, chroma: chroma)
+        #expect(tables != coarse && tables != fine)
+        return tables
+    }
+
+    /// The downscaled preview's choice by bits per pixel: WebP's Klein at the quality from 1, 3.25 below
+    /// it under 1 with its lowest steps 2 below (and ours when the file's size is unknown); PNG's Klein at
+    /// the quality whatever the file, known or not; HEIC, AVIF and JPEG ours.
     @Test func downscaledPreviewTables_ByBitsPerPixel() {
         let webp = SourceEncoderSettings.forSource(.webp)
-        #expect(webp.flatDownscaledPreviewKleinStep == -2.5 && webp.downscaledPreviewKleinStep == nil)
+        #expect(webp.flatDownscaledPreviewKleinStep == -3.25 && webp.downscaledPreviewKleinStep == nil)
+        #expect(webp.flatDownscaledPreviewLowFrequencyStep == -2)
         let png = SourceEncoderSettings.forSource(.png)
         #expect(png.downscaledPreviewKleinStep == 0)
         for bits in [0.2, 2.0, nil] {
@@ -183,11 +204,15 @@ import Testing
         }
         #expect(png.downscaledPreviewTables(quality: 100, bitsPerPixel: nil) == QuantizationTables(kleinQuality: 100))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 1) == QuantizationTables(kleinQuality: 80))
-        #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 0.99) == QuantizationTables(kleinQuality: 77.5))
+        #expect(
+            webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 0.99) == Self.webpFlatDownscaledPreview(inForce: 80)
+        )
+        #expect(webp.downscaledPreviewTables(quality: 1, bitsPerPixel: 0.5) == QuantizationTables(kleinQuality: 1))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: nil) == QuantizationTables(quality: 80))
         for format in [ImageFormat.jpeg, .heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
             #expect(settings.flatDownscaledPreviewKleinStep == nil && settings.downscaledPreviewKleinStep == nil)
+            #expect(settings.flatDownscaledPreviewLowFrequencyStep == nil)
             for bits in [0.2, 2.0] {
                 #expect(
                     settings.downscaledPreviewTables(quality: 80, bitsPerPixel: bits) == QuantizationTables(quality: 80)
