@@ -269,7 +269,7 @@ public struct GalleryConfiguration: Sendable, Equatable {
     /// Access log format: `text`, `json` (one object per line) or `off`; independent of `logLevel`.
     public var accessLog = "text"
     /// Bytes of access log each event loop buffers; past it lines are dropped and counted.
-    public var accessLogBuffer = 64 * 1024
+    public var accessLogBuffer = 1 << 20
 
     /// The defaults.
     public init() {}
