@@ -42,6 +42,8 @@ bench: release
 # Issue #30's comparison: the signed thumbnail GET and /health against nginx, both I/O backends,
 # p99 at 64 and 1,000 connections (docs/decisions/041-thumbnail-path-at-nginx-cost.md).
 # COUNTS=1 make bench-thumbnail: system calls, allocations and context switches per request instead.
+# CLIENT=loadgen make bench-thumbnail: bench/loadgen.c, a load generator lighter than wrk, so the server's core
+# saturates first (decision 041, round 10); CONNECTIONS=1000 HIGH_CONNECTIONS=0 ROUNDS=5 for the crowd.
 bench-thumbnail: release
 	@scripts/deps.sh --bench
 	GALLERYD=.build/release/galleryd bench/thumbnail-path.sh
