@@ -88,7 +88,7 @@ import Testing
         let result = try ImagePipeline.process(bytes: Self.quadrants(as: .webp), spec: Self.spec)
         #expect(result.info.format == .webp)
         try Self.expectTables(
-            result, preview: 90, thumbnail: 90, previewTables: Self.webpFlatDownscaledPreview(inForce: 90))
+            result, preview: 90, thumbnail: 90, previewTables: Self.heldFlatPreview(inForce: 90))
     }
 
     /// A preview that keeps the original's size (96×64 under a 128-pixel preview) gets the JPEG
@@ -109,7 +109,7 @@ import Testing
 
     /// PNG's and WebP's previews at the original's size take Klein's table below the quality in
     /// force (90 for PNG, 92 for WebP, at spec 90), PNG's 3.25 qualities with its DC and two lowest
-    /// AC steps 2 below (`pngFlatPreview`), WebP's 2.5, or at it when the preview is detailed (mean
+    /// AC steps 2 below (`heldFlatPreview`), WebP's 2.5, or at it when the preview is detailed (mean
     /// luma gradient ≥ 6): the flat quadrants against a one-pixel checkerboard. HEIC keeps our
     /// table either way (decision 060).
     @Test(arguments: [
@@ -122,15 +122,16 @@ import Testing
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.thumbnailSource == .preview)
         let expected =
-            format == .png && !detailed ? Self.pngFlatPreview(inForce: 90) : QuantizationTables(kleinQuality: quality)
+            format == .png && !detailed ? Self.heldFlatPreview(inForce: 90) : QuantizationTables(kleinQuality: quality)
         #expect(try Self.tables(result.preview.jpeg) == expected)
         #expect(try Self.tables(result.thumbnail.jpeg) == QuantizationTables(kleinQuality: format == .png ? 90 : 89))
     }
 
-    /// A flat PNG preview's tables at the original's size (decision 060, session 18): Klein's table
-    /// 3.25 qualities below the quality in force, with the DC and the AC steps (0,1) and (1,0) of
-    /// Klein's table 2 below it, luma and chroma; neither table alone.
-    static func pngFlatPreview(inForce quality: Int) -> QuantizationTables {
+    /// The tables of a flat PNG preview at the original's size (u28x) and of a flat WebP's downscaled
+    /// preview (u28z; decision 060, session 18): Klein's table 3.25 qualities below the quality in
+    /// force, with the DC and the AC steps (0,1) and (1,0) of Klein's table 2 below it, luma and
+    /// chroma; neither table alone.
+    static func heldFlatPreview(inForce quality: Int) -> QuantizationTables {
         let coarse = QuantizationTables(kleinQuality: Double(quality) - 3.25)
         let fine = QuantizationTables(kleinQuality: quality - 2)
         var (luma, chroma) = (coarse.luma, coarse.chroma!)
@@ -146,7 +147,7 @@ import Testing
     /// A downscaled preview (64×43 under a 64-pixel preview) of a WebP of at least 1 bit per pixel
     /// (the checkerboard at `cwebp -q 95`, over 2) takes Klein's table at the column's quality (90);
     /// the quadrants (0.2) take it 3.25 below with its DC and two lowest AC steps 2 below
-    /// (`webpFlatDownscaledPreview`; since session 18 u28z, 2.5 below before), and PNG's takes it at its
+    /// (`heldFlatPreview`; since session 18 u28z, 2.5 below before), and PNG's takes it at its
     /// column's quality (88), whatever its file (decision 060, session 18).
     @Test(arguments: [
         (ImageFormat.webp, true, 0.0 as Double?), (.webp, false, -3.25), (.png, true, 0), (.png, false, 0),
@@ -162,7 +163,7 @@ import Testing
         let quality = format == .png ? 88 : 90
         let preview = try Self.tables(result.preview.jpeg)
         if format == .webp && !detailed {
-            #expect(preview == Self.webpFlatDownscaledPreview(inForce: quality))
+            #expect(preview == Self.heldFlatPreview(inForce: quality))
             #expect(preview != QuantizationTables(kleinQuality: 87.5))
         } else {
             #expect(
@@ -171,22 +172,6 @@ import Testing
                         ?? QuantizationTables(quality: quality)))
         }
         #expect(preview != QuantizationTables(quality: quality))
-    }
-
-    /// A flat WebP's downscaled preview's tables (decision 060, session 18 u28z): Klein's table 3.25
-    /// qualities below the quality in force, with the DC and the AC steps (0,1) and (1,0) of Klein's
-    /// table 2 below it, luma and chroma; neither table alone.
-    static func webpFlatDownscaledPreview(inForce quality: Int) -> QuantizationTables {
-        let coarse = QuantizationTables(kleinQuality: Double(quality) + -3.25)
-        let fine = QuantizationTables(kleinQuality: quality - 2)
-        var (luma, chroma) = (coarse.luma, coarse.chroma!)
-        for k in [0, 1, 8] {
-            luma[k] = fine.luma[k]
-            chroma[k] = fine.chroma![k]
-        }
-        let tables = QuantizationTables(luma: luma, chroma: chroma)
-        #expect(tables != coarse && tables != fine)
-        return tables
     }
 
     /// The downscaled preview's choice by bits per pixel: WebP's Klein at the quality from 1, 3.25 below
@@ -205,7 +190,7 @@ import Testing
         #expect(png.downscaledPreviewTables(quality: 100, bitsPerPixel: nil) == QuantizationTables(kleinQuality: 100))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 1) == QuantizationTables(kleinQuality: 80))
         #expect(
-            webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 0.99) == Self.webpFlatDownscaledPreview(inForce: 80)
+            webp.downscaledPreviewTables(quality: 80, bitsPerPixel: 0.99) == Self.heldFlatPreview(inForce: 80)
         )
         #expect(webp.downscaledPreviewTables(quality: 1, bitsPerPixel: 0.5) == QuantizationTables(kleinQuality: 1))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: nil) == QuantizationTables(quality: 80))
@@ -284,7 +269,7 @@ import Testing
         #expect(rule.quality(80, gradient: 0) == 76.75)
         #expect(rule.quality(80, gradient: 5.99) == 76.75)
         #expect(rule.quality(80, gradient: 6) == 80)
-        #expect(rule.tables(80, gradient: 5.99) == Self.pngFlatPreview(inForce: 80))
+        #expect(rule.tables(80, gradient: 5.99) == Self.heldFlatPreview(inForce: 80))
         #expect(rule.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 80))
         #expect(rule.quality(1, gradient: 0) == 1)
         #expect(rule.quality(100, gradient: 14) == 100)
@@ -322,7 +307,7 @@ import Testing
         #expect(result.preview.width == 96 && result.thumbnail.height == edge)
         try Self.expectTables(
             result, preview: preview, thumbnail: thumbnail, kleinStep: klein,
-            previewTables: format == .png ? Self.pngFlatPreview(inForce: preview) : nil)
+            previewTables: format == .png ? Self.heldFlatPreview(inForce: preview) : nil)
     }
 
     /// Near size is a share of the preview's pixels: china's and flower's 600×400 of 640×427, not
