@@ -145,10 +145,9 @@ struct SourceEncoderSettings: Sendable, Equatable {
 
         /// The preview's tables, from the quality in force and the preview's detail.
         func tables(_ inForce: Int, gradient: Double) -> QuantizationTables {
-            let tables = QuantizationTables(kleinQuality: quality(inForce, gradient: gradient))
-            guard let lowFrequencyStep, gradient < detailedGradient else { return tables }
-            let finer = QuantizationTables(kleinQuality: min(max(Double(inForce) + lowFrequencyStep, 1), 100))
-            return tables.holdingLowFrequencies(Self.heldLowFrequencies, of: finer)
+            gradient >= detailedGradient
+                ? SourceEncoderSettings.klein(inForce, step: detailedStep)
+                : SourceEncoderSettings.klein(inForce, step: step, holdingLowFrequenciesAt: lowFrequencyStep)
         }
     }
 
@@ -210,17 +209,24 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// the file; else Klein's table at it from `downscaledPreviewKleinBitsPerPixel`,
     /// `flatDownscaledPreviewKleinStep` from it under that, else ours.
     func downscaledPreviewTables(quality: Int, bitsPerPixel: Double?) -> QuantizationTables {
-        if let step = downscaledPreviewKleinStep {
-            return QuantizationTables(kleinQuality: min(max(Double(quality) + step, 1), 100))
-        }
+        if let step = downscaledPreviewKleinStep { return Self.klein(quality, step: step) }
         guard let minimum = downscaledPreviewKleinBitsPerPixel, let bitsPerPixel else {
             return QuantizationTables(quality: quality)
         }
         if bitsPerPixel >= minimum { return QuantizationTables(kleinQuality: quality) }
         guard let step = flatDownscaledPreviewKleinStep else { return QuantizationTables(quality: quality) }
-        let tables = QuantizationTables(kleinQuality: min(max(Double(quality) + step, 1), 100))
-        guard let held = flatDownscaledPreviewLowFrequencyStep else { return tables }
-        let finer = QuantizationTables(kleinQuality: min(max(Double(quality) + held, 1), 100))
+        return Self.klein(quality, step: step, holdingLowFrequenciesAt: flatDownscaledPreviewLowFrequencyStep)
+    }
+
+    /// Klein's table `step` qualities from `inForce` (clamped to 1…100, fractional), with its DC and
+    /// two lowest AC steps (`KleinRule.heldLowFrequencies`) from Klein's table `lowFrequencyStep` from
+    /// `inForce` when one is given (`QuantizationTables.holdingLowFrequencies`).
+    static func klein(_ inForce: Int, step: Double, holdingLowFrequenciesAt lowFrequencyStep: Double? = nil)
+        -> QuantizationTables
+    {
+        let tables = QuantizationTables(kleinQuality: min(max(Double(inForce) + step, 1), 100))
+        guard let lowFrequencyStep else { return tables }
+        let finer = QuantizationTables(kleinQuality: min(max(Double(inForce) + lowFrequencyStep, 1), 100))
         return tables.holdingLowFrequencies(KleinRule.heldLowFrequencies, of: finer)
     }
 
