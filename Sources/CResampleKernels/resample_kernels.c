@@ -243,3 +243,13 @@ void gd_widen(const uint8_t *source, size_t count, float *target, int avx2)
 {
     GD_DISPATCH(avx2, widen, source, count, target);
 }
+
+void gd_rgb_to_rgbx(const uint8_t *source, size_t pixels, uint8_t *target)
+{
+    for (size_t i = 0; i < pixels; i++) {
+        target[4 * i] = source[3 * i];
+        target[4 * i + 1] = source[3 * i + 1];
+        target[4 * i + 2] = source[3 * i + 2];
+        target[4 * i + 3] = 255;
+    }
+}

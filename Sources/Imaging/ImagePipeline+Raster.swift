@@ -1,3 +1,4 @@
+import CResampleKernels
 import Dispatch
 import Foundation
 
@@ -137,6 +138,9 @@ extension ImagePipeline {
         _ raster: any RasterRows, plan: DerivativePlan, converter: RasterRowConverter,
         previewEncoder: JPEGStreamEncoder?
     ) throws -> (preview: PixelBuffer?, thumbnail: PixelBuffer?) {
+        if raster.width == plan.preview.width, raster.height == plan.preview.height, converter.isByteCopy {
+            return try passDecodedRows(raster, plan: plan, previewEncoder: previewEncoder)
+        }
         let fromPreview: StreamingResampler? =
             plan.thumbnailSource == .preview
             ? StreamingResampler(
@@ -180,8 +184,14 @@ extension ImagePipeline {
                     done += try ring.produce { _, prepared, capacity in
                         let rows = min(capacity, count - start)
                         for r in 0..<rows {
-                            converter.convert(first + (start + r) * stride, width: raster.width, into: row)
-                            previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
+                            let source = first + (start + r) * stride
+                            if previewResampler.isIdentity {
+                                // The preview is the decode's size: no pass, the row converted in place.
+                                converter.convert(source, width: raster.width, into: prepared! + r * floats)
+                            } else {
+                                converter.convert(source, width: raster.width, into: row)
+                                previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
+                            }
                         }
                         return rows
                     }
@@ -198,6 +208,74 @@ extension ImagePipeline {
         }
         if let encodeError { throw encodeError }
         return (sink == nil ? previewResampler.finish() : nil, fromPreview?.finish() ?? fromDecode?.finish())
+    }
+
+    /// The preview is the decoded image itself (an opaque sRGB original no larger than the
+    /// preview, or a WebP that libwebp shrank to the preview's size while decoding): as on the
+    /// JPEG path (decision 018), the decoded rows, made RGBX on this thread, go straight into the
+    /// preview (its streaming encoder, or its image) and the thumbnail's resampler (as bytes when
+    /// it goes vertical first) on a second one: no identity resampling, no round trip through
+    /// floats, the same bytes (decision 065).
+    private static func passDecodedRows(
+        _ raster: any RasterRows, plan: DerivativePlan, previewEncoder: JPEGStreamEncoder?
+    ) throws -> (preview: PixelBuffer?, thumbnail: PixelBuffer?) {
+        let (width, height) = (raster.width, raster.height)
+        let rowBytes = width * 4
+        let thumbnail: StreamingResampler? =
+            plan.thumbnailSource == .samePixels
+            ? nil
+            : StreamingResampler(
+                sourceWidth: width, sourceHeight: height, targetWidth: plan.thumbnail.width,
+                targetHeight: plan.thumbnail.height, channels: 4, byteRows: true)
+        // Unchecked: written by the consumer thread only, read after it has been waited for.
+        nonisolated(unsafe) var image = previewEncoder == nil ? [UInt8](repeating: 0, count: rowBytes * height) : []
+        nonisolated(unsafe) var encodeError: Error?
+        nonisolated(unsafe) var rowsTaken = 0
+        let ring = RowBlockRing(blocks: 4, rowsPerBlock: 16, rowBytes: rowBytes)
+        let consumer = ring.consume(width: width, channels: 4) { row in
+            if let previewEncoder {
+                if encodeError == nil {
+                    do { try previewEncoder.write(row: UnsafeMutablePointer(mutating: row.bytes)) } catch {
+                        encodeError = error
+                    }
+                }
+            } else {
+                image.withUnsafeMutableBufferPointer { out in
+                    (out.baseAddress! + rowsTaken * rowBytes).update(from: row.bytes, count: rowBytes)
+                }
+            }
+            rowsTaken += 1
+            guard let thumbnail else { return }
+            if let slot = thumbnail.nextByteRowSlot {
+                slot.update(from: row.bytes, count: rowBytes)
+                thumbnail.commitRow()
+            } else {
+                RowConverter.widen(row.bytes, count: rowBytes, into: row.floats)
+                thumbnail.push(row: row.floats)
+            }
+        }
+        do {
+            defer {
+                ring.close()
+                _ = consumer.wait()
+            }
+            try raster.forEachRun { first, stride, count in
+                var done = 0
+                while done < count {
+                    let start = done
+                    done += try ring.produce { rows, capacity in
+                        let taken = min(capacity, count - start)
+                        for r in 0..<taken { gd_rgb_to_rgbx(first + (start + r) * stride, width, rows[r]!) }
+                        return taken
+                    }
+                }
+            }
+        }
+        if let encodeError { throw encodeError }
+        return (
+            previewEncoder == nil ? PixelBuffer(width: width, height: height, channels: 4, bytes: image) : nil,
+            thumbnail?.finish()
+        )
     }
 
     /// The whole file (WebP is decoded from memory).

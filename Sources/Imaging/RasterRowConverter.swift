@@ -39,6 +39,10 @@ struct RasterRowConverter {
         }
     }
 
+    /// True when the conversion only widens: opaque RGB rows already in sRGB, whose RGBX bytes
+    /// (255 in the fourth) are the converted floats rounded.
+    var isByteCopy: Bool { layout == .rgb && toSRGB == nil }
+
     /// Converts `width` pixels of `source` into `width` × 4 floats.
     func convert(_ source: UnsafePointer<UInt8>, width: Int, into target: UnsafeMutablePointer<Float>) {
         let step = layout.bytesPerPixel

@@ -9,7 +9,10 @@ import CResampleKernels
 /// thumbnail from the preview) is cheaper vertical-first, since the horizontal pass then runs on
 /// output rows only. Rows are `Float`, 1 (gray) or 4 (RGBX) per pixel; a vertical-first ring may
 /// hold the 8-bit source rows themselves (`byteRows`), widened as the vertical pass reads them.
-/// The inner loops are C (`CResampleKernels`): AVX2 and FMA where the CPU has them.
+/// The inner loops are C (`CResampleKernels`): AVX2 and FMA where the CPU has them. A
+/// horizontal-first resampler to the source's own size (`isIdentity`) keeps no ring and runs no
+/// pass: each row is rounded and handed on as it arrives (decision 065), the bytes the one-tap
+/// passes of weight 1 would give.
 final class StreamingResampler {
     /// Source size in pixels.
     let sourceWidth: Int
@@ -23,6 +26,9 @@ final class StreamingResampler {
     let channels: Int
     /// True when rows are combined vertically before the horizontal pass.
     let verticalFirst: Bool
+    /// True when the output is the source's own size and the passes are horizontal first: rows
+    /// go straight to the output, with no ring and no pass over them.
+    let isIdentity: Bool
 
     private let horizontal: ResampleWeights
     private let vertical: ResampleWeights
@@ -80,7 +86,8 @@ final class StreamingResampler {
         targetFloats = targetWidth * channels
         ringFloats = (verticalFirst ? sourceWidth : targetWidth) * channels
         let keepsBytes = verticalFirst && byteRows
-        ring = Self.allocateFloats(keepsBytes ? 1 : vertical.taps * ringFloats)
+        isIdentity = !verticalFirst && sourceWidth == targetWidth && sourceHeight == targetHeight
+        ring = Self.allocateFloats(keepsBytes || isIdentity ? 1 : vertical.taps * ringFloats)
         byteRing = keepsBytes ? .allocate(capacity: vertical.taps * ringFloats) : nil
         byteRowPointers = .allocate(capacity: vertical.taps)
         combined = Self.allocateFloats(verticalFirst ? sourceWidth * channels : 1)
@@ -108,9 +115,16 @@ final class StreamingResampler {
     /// True once every output row has been produced.
     var isComplete: Bool { nextOutputRow == targetHeight }
 
+    /// Bytes of source (or horizontally resampled) rows held between pushes: none for an identity.
+    var ringBytes: Int {
+        if isIdentity { return 0 }
+        return vertical.taps * ringFloats * (byteRing == nil ? MemoryLayout<Float>.stride : 1)
+    }
+
     /// Adds the next source row: `sourceWidth * channels` floats.
     func push(row: UnsafePointer<Float>) {
         precondition(rowsReceived < sourceHeight && byteRing == nil)
+        if isIdentity { return passThrough(row) }
         let slot = ring + (rowsReceived % vertical.taps) * ringFloats
         if verticalFirst {
             slot.update(from: row, count: ringFloats)
@@ -151,15 +165,24 @@ final class StreamingResampler {
     /// emits rows elsewhere. Hand the result to `push(horizontallyResampled:)` in row order.
     func resampleHorizontally(row: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
         precondition(!verticalFirst)
+        if isIdentity { return target.update(from: row, count: targetFloats) }
         resampleHorizontally(row, into: target)
     }
 
     /// Adds the next source row, already through `resampleHorizontally(row:into:)`.
     func push(horizontallyResampled row: UnsafePointer<Float>) {
         precondition(!verticalFirst && rowsReceived < sourceHeight)
+        if isIdentity { return passThrough(row) }
         (ring + (rowsReceived % vertical.taps) * ringFloats).update(from: row, count: ringFloats)
         rowsReceived += 1
         emitReadyRows()
+    }
+
+    /// An identity's row: output row `rowsReceived` is the source row itself.
+    private func passThrough(_ row: UnsafePointer<Float>) {
+        rowsReceived += 1
+        deliver(row, y: nextOutputRow)
+        nextOutputRow += 1
     }
 
     /// Emits every output row whose source rows have all arrived.
@@ -202,18 +225,24 @@ final class StreamingResampler {
             }
         }
         if verticalFirst { resampleHorizontally(combined, into: scratch) }
+        deliver(scratch, y: y)
+    }
+
+    /// Rounds output row `y` (`targetFloats` floats) into the sink or the image and hands the
+    /// unrounded floats downstream.
+    private func deliver(_ floats: UnsafePointer<Float>, y: Int) {
         if let sink, let sinkRow {
-            Self.quantize(scratch, count: targetFloats, into: sinkRow)
+            Self.quantize(floats, count: targetFloats, into: sinkRow)
             sink(sinkRow)
         } else if orientation == 1 {
             output.withUnsafeMutableBufferPointer { out in
-                Self.quantize(scratch, count: targetFloats, into: out.baseAddress! + y * targetFloats)
+                Self.quantize(floats, count: targetFloats, into: out.baseAddress! + y * targetFloats)
             }
         } else if let row = sinkRow {
-            Self.quantize(scratch, count: targetFloats, into: row)
+            Self.quantize(floats, count: targetFloats, into: row)
             store(row, y: y)
         }
-        downstream?.push(row: scratch)
+        downstream?.push(row: floats)
     }
 
     /// Writes stored row `y` to its displayed place.

@@ -27,6 +27,45 @@ import Testing
         #expect(worst <= 1)
     }
 
+    /// A resampler to the source's own size holds no rows and runs no pass: each row comes out
+    /// rounded as it arrives, and its downstream resampler gets exactly what it would get from the
+    /// rows themselves (decision 065).
+    @Test(arguments: [(96, 64, 32, 21), (1, 40, 1, 13)])
+    func resampler_ToItsOwnSize_HoldsNoRowsAndHandsTheRowsOn(
+        width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int
+    ) {
+        let image = TestImages.noise(width: width, height: height)
+        let thumbnail = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: thumbnailWidth, targetHeight: thumbnailHeight,
+            channels: image.channels)
+        let identity = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: width, targetHeight: height,
+            channels: image.channels, downstream: thumbnail, verticalFirst: false)
+        #expect(identity.isIdentity && identity.ringBytes == 0)
+        // Half-integer floats: what comes out is rounded (ties to even), what goes downstream is not.
+        let count = width * image.channels
+        var row = [Float](repeating: 0, count: count)
+        for y in 0..<height {
+            for i in 0..<count { row[i] = Float(image.bytes[y * count + i]) + 0.5 }
+            row.withUnsafeBufferPointer { identity.push(row: $0.baseAddress!) }
+        }
+        let rounded = image.bytes.map { UInt8(min(255, (Int($0) + 1) & ~1)) }
+        #expect(identity.finish().bytes == rounded)
+        let direct = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: thumbnailWidth, targetHeight: thumbnailHeight,
+            channels: image.channels)
+        for y in 0..<height {
+            for i in 0..<count { row[i] = Float(image.bytes[y * count + i]) + 0.5 }
+            row.withUnsafeBufferPointer { direct.push(row: $0.baseAddress!) }
+        }
+        #expect(thumbnail.finish().bytes == direct.finish().bytes)
+        // Any other size keeps its ring.
+        let shrinking = StreamingResampler(
+            sourceWidth: width, sourceHeight: height, targetWidth: width, targetHeight: thumbnailHeight,
+            channels: image.channels, verticalFirst: false)
+        #expect(!shrinking.isIdentity && shrinking.ringBytes > 0)
+    }
+
     /// The pipeline's split: the horizontal pass on one thread (`resampleHorizontally(row:into:)`),
     /// the rest on another (`push(horizontallyResampled:)`), gives exactly the one-thread result.
     @Test(arguments: [(300, 200, 97, 61), (640, 400, 512, 320), (1, 500, 1, 17)])

@@ -145,6 +145,41 @@ import Testing
         try ImagePipelineTests.expectUprightQuadrants(result.thumbnail.jpeg, width: 48, height: 32)
     }
 
+    /// A preview at the decode's size (an opaque WebP shrunk to it while decoding, an opaque PNG at
+    /// its own size) takes the decoded rows straight, as RGBX bytes, with no resampling pass
+    /// (decision 065): the same files as the resampling path, which the same image with an alpha
+    /// channel (every pixel opaque) still takes.
+    @Test func previewAtTheDecodeSize_GivesTheResamplingPathsBytes() throws {
+        func image(alpha: Bool) -> [UInt8] {
+            PNGWriter(width: 240, height: 160, colorType: alpha ? .rgba : .rgb) { x, y in
+                let h = (x &* 73_856_093) ^ (y &* 19_349_663)
+                let rgb = [(x + (h & 31)) & 255, (y + ((h >> 5) & 31)) & 255, (x + y + ((h >> 10) & 31)) & 255]
+                return alpha ? rgb + [255] : rgb
+            }.encode()
+        }
+        #expect(RasterRowConverter(layout: .rgb).isByteCopy)
+        #expect(!RasterRowConverter(layout: .rgba).isByteCopy)
+        #expect(!RasterRowConverter(layout: .rgb, nclxPrimaries: 12).isByteCopy)
+        // At its own size (preview 240×160, thumbnail 48×32 from it), both kept whole and streamed.
+        for spec in [
+            DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 240, quality: 90),
+            DerivativeSpec(thumbnailShortEdge: 160, previewLongEdge: 240, quality: 90),
+        ] {
+            let direct = try ImagePipeline.process(bytes: image(alpha: false), spec: spec)
+            let resampled = try ImagePipeline.process(bytes: image(alpha: true), spec: spec)
+            #expect(direct.preview.jpeg == resampled.preview.jpeg)
+            #expect(direct.thumbnail.jpeg == resampled.thumbnail.jpeg)
+            #expect(direct.dominantColor == resampled.dominantColor)
+        }
+        // A lossy WebP shrunk to its 120×80 preview while decoding, whose preview streams into its encoder.
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 120, quality: 90)
+        let lossy = try FixtureTools.webp(image(alpha: false), options: ["-q", "90"])
+        let rows = try WebPDecoder.rows(bytes: lossy, limits: ImageLimits(), covering: [(120, 80)])
+        #expect((rows.width, rows.height, rows.layout) == (120, 80, .rgb))
+        let result = try ImagePipeline.process(bytes: lossy, spec: spec)
+        #expect((result.preview.width, result.preview.height, result.thumbnail.height) == (120, 80, 32))
+    }
+
     @Test func rows_ThrowTruncated_AfterHandingOutTheRowsThatCame() throws {
         let webp = try FixtureTools.webp(Self.noisePNG(width: 320, height: 240), options: ["-q", "90"])
         let cut = Array(webp.prefix(webp.count * 3 / 4))
