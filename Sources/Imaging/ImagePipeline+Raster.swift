@@ -221,6 +221,7 @@ extension ImagePipeline {
     ) throws -> (preview: PixelBuffer?, thumbnail: PixelBuffer?) {
         let (width, height) = (raster.width, raster.height)
         let rowBytes = width * 4
+        let avx2 = StreamingResampler.avx2
         let thumbnail: StreamingResampler? =
             plan.thumbnailSource == .samePixels
             ? nil
@@ -265,7 +266,7 @@ extension ImagePipeline {
                     let start = done
                     done += try ring.produce { rows, capacity in
                         let taken = min(capacity, count - start)
-                        for r in 0..<taken { gd_rgb_to_rgbx(first + (start + r) * stride, width, rows[r]!) }
+                        for r in 0..<taken { gd_rgb_to_rgbx(first + (start + r) * stride, width, rows[r]!, avx2) }
                         return taken
                     }
                 }

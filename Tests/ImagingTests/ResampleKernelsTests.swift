@@ -84,6 +84,22 @@ import Testing
         #expect(results.allSatisfy { Self.close($0, expected) })
     }
 
+    /// RGB to RGBX (255 in the fourth byte), the same in both versions at every length, the
+    /// shuffled blocks' and the tail's pixels alike.
+    @Test func rgbToRGBX_CopiesEachPixelAndAddsOpaque() {
+        let source = Self.bytes(3 * 101, seed: 5)
+        for pixels in [0, 1, 2, 5, 6, 7, 10, 64, 101] {
+            var expected: [UInt8] = []
+            for p in 0..<pixels { expected += [source[3 * p], source[3 * p + 1], source[3 * p + 2], 255] }
+            for level in Self.levels {
+                var target = [UInt8](repeating: 7, count: 4 * pixels + 4)
+                gd_rgb_to_rgbx(source, pixels, &target, level)
+                #expect(Array(target.prefix(4 * pixels)) == expected)
+                #expect(target.suffix(4) == [7, 7, 7, 7], "nothing written past the last pixel")
+            }
+        }
+    }
+
     /// Rounding to bytes: ties to even, clamped at 0 and 255, the same in both versions.
     @Test func quantizeAndWiden_AreExact() {
         let values: [Float] = (0..<300).map { Float($0 - 20) * 0.97 } + [2.5, 3.5, -0.5, 254.5, 255.5, 1e9, -1e9]

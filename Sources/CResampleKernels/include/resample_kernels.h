@@ -39,5 +39,5 @@ void gd_quantize(const float *source, size_t count, uint8_t *target, int avx2);
 void gd_widen(const uint8_t *source, size_t count, float *target, int avx2);
 
 /* Packed RGB to RGBX: target pixel i is source pixel i's three bytes and 255. */
-void gd_rgb_to_rgbx(const uint8_t *source, size_t pixels, uint8_t *target);
+void gd_rgb_to_rgbx(const uint8_t *source, size_t pixels, uint8_t *target, int avx2);
 #endif
