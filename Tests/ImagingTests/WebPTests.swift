@@ -160,9 +160,11 @@ import Testing
         #expect(RasterRowConverter(layout: .rgb).isByteCopy)
         #expect(!RasterRowConverter(layout: .rgba).isByteCopy)
         #expect(!RasterRowConverter(layout: .rgb, nclxPrimaries: 12).isByteCopy)
-        // At its own size (preview 240×160, thumbnail 48×32 from it), both kept whole and streamed.
+        // At its own size (preview 240×160), the thumbnail from the preview (48×32), from the
+        // decoded rows (150×100: more than half the preview) and the preview itself.
         for spec in [
             DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 240, quality: 90),
+            DerivativeSpec(thumbnailShortEdge: 100, previewLongEdge: 240, quality: 90),
             DerivativeSpec(thumbnailShortEdge: 160, previewLongEdge: 240, quality: 90),
         ] {
             let direct = try ImagePipeline.process(bytes: image(alpha: false), spec: spec)
