@@ -11,6 +11,13 @@
         (STORE's vips|…|preview) / both files over vips' bytes (NOW's thumbnail, NOW's preview scaled by
         PIL's ratio to the table in force), and leave-one-out over the flat ones of "the coarsest variant
         of each family that keeps the others at or above vips'".
+  imaging-webp-chroma.py thumbs RUN OUT NOW L_C_H,…
+        the release tool's thumbnails swept with a chroma knob (imaging-klein-tool-sweep.py sweep … t L_C_H
+        through a wrapper: luma Klein at the thumbnail's quality + L, chroma + C, H chroma steps held; the
+        knob is never committed, decision 064 "Commands"): score − vips' / both, and leave-one-out per family
+  imaging-webp-chroma.py photos RUN NOW NEW PVSTORE PVVARIANT TSTORE TVARIANT STORE…
+        per WebP photo, the release tool's files before (NOW) and after (NEW): both over vips' bytes, and the
+        changed files' scores from the sweeps' stores (NEW's files are the sweeps' pixels, checked apart)
   imaging-webp-chroma.py vp8 FX…
         each lossy WebP's VP8 frame header: base quantizer index, the deltas, and the segment map's
         quantizers (RFC 6386 9.3, 9.6), with the file's bits per pixel
@@ -85,8 +92,7 @@ def previews(run, now, stores, out, specs):
         if not n.endswith(".webp") or not os.path.exists(d) or max(Image.open(d).size) > 2048:
             continue
         with Image.open(os.path.join(now, n, "preview.jpg")) as p:
-            table = p.quantization[0]
-            table = [table[ZIGZAG.index(i)] for i in range(64)] if False else sorted(table)
+            table = sorted(p.quantization[0])
         t = [q / 4 for q in range(200, 401) if sorted(klein_q(q / 4)) == table]
         if not t:
             raise SystemExit("%s: the preview is not on Klein's table" % n)
@@ -269,10 +275,10 @@ def thumbs(run, out, now, steps):
 
 
 def photos(run, now, new, pvstore, pvvariant, tstore, tvariant, stores):
-    """Per WebP photo, NOW's and NEW's files (the release tool before and after): both files over vips'
-    bytes, and NEW's scores − vips' (the thumbnail's from TSTORE's t|<fixture>|TVARIANT, the preview's from
-    PVSTORE's <fixture>|PVVARIANT when NEW's preview differs from NOW's: the files decode to the same
-    pixels, checked apart; else NOW's own score from STORES' k|… or d|… keys is not needed: unchanged)."""
+    """Per WebP photo, NOW's and NEW's files (the release tool before and after): both files over vips' bytes,
+    with NEW's thumbnail score from TSTORE's t|<fixture>|TVARIANT (when its bytes are that file's) and, for a
+    preview that differs from NOW's, its score from PVSTORE's <fixture>|PVVARIANT (NEW's previews decode to
+    those PIL files' pixels, checked apart); vips' preview scores from STORE's vips|<fixture>|preview."""
     import filecmp
     sw = {}
     for s_ in stores:
@@ -301,7 +307,7 @@ def photos(run, now, new, pvstore, pvvariant, tstore, tvariant, stores):
 
 
 if __name__ == "__main__":
-    cmd, args = sys.argv[1], sys.argv[2:]
+    cmd, args = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else ("", [])
     if cmd == "previews":
         specs = [a for a in args if ":" in a]
         rest = [a for a in args if ":" not in a]
