@@ -94,6 +94,16 @@ struct QuantizationTables: Equatable {
         return QuantizationTables(luma: luma, chroma: chroma)
     }
 
+    /// These tables with `coarser`'s chroma steps, except the first `count` in zig-zag order (the DC and
+    /// the lowest AC ones), which stay these tables' own: a chroma table coarse in its high frequencies
+    /// under an unchanged luma table (docs/decisions/064-webp-chroma-and-source-quality.md). A gray table
+    /// (or a gray `coarser`) is returned as it is.
+    func coarseningChroma(to coarser: QuantizationTables, keeping count: Int) -> QuantizationTables {
+        guard let own = chroma, var steps = coarser.chroma else { return self }
+        for k in JPEGHeaderParser.zigzag.prefix(count) { steps[k] = own[k] }
+        return QuantizationTables(luma: luma, chroma: steps)
+    }
+
     /// The aligned tables for re-encoding `info`'s image at its own size upright at `quality`, or
     /// nil when no component's grid lines up (or the header gave no usable tables).
     init?(aligningTo info: ImageInfo, quality: Int) {

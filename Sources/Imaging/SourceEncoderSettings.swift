@@ -29,11 +29,13 @@
 /// | source | thumbnail | preview (keeps the original's size) |
 /// |---|---|---|
 /// | PNG | −6 (76) | 0 (82) |
-/// | WebP | −6 (76) | +2 (84) |
+/// | WebP | −8 (74) | +2 (84) |
 ///
 /// (encoded qualities at the default 80 in brackets; JPEG, HEIC and AVIF have no such row). The
 /// thumbnail gives up the thumbnail's boost and more, where it kept 2.6–10.9 points over vips' at
-/// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score.
+/// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score. WebP's goes
+/// two further since decision 064 (its coarser chroma on top): china's and flower's kept +6.90 and
+/// +1.41 over vips', and china came under 0.91× vips' bytes (0.915 → 0.903), on these two photos alone.
 ///
 /// A PNG or WebP preview that keeps the original's size (and is not the thumbnail too) is
 /// encoded with Klein, Silverstein and Carney's table instead of ours, two qualities below the
@@ -71,6 +73,16 @@
 /// the photo on 34 of the bench's 36 fixtures (mate_Storm's two +0.2%, for +0.6 points) with every
 /// thumbnail at or above vips' score, the thinnest margin +0.20 (china PNG; ours' was +0.10, flower
 /// PNG) (decision 060).
+///
+/// A WebP's thumbnail and its preview at the original's size take a **coarser chroma table** than their
+/// luma's (`thumbnailKleinChroma`, `KleinRule.chroma`, `KleinChroma`): a decoded lossy WebP's chroma was
+/// 4:2:0 and upsampled before libjpeg averages it again, so its high frequencies carry little, and
+/// SSIMULACRA2 weighs chroma less than luma. The thumbnail's chroma is Klein's table 14 qualities below
+/// its luma's, the preview's 20 below, each keeping its lowest zig-zag steps (3 and 5) at the luma's:
+/// on the bench's 18 WebP photos every output stays at or above vips' score (the thinnest the previews'
+/// GreenMeadow +0.08 and the thumbnails' LadyBird +0.23), and dune, flower and mate_FreshFlower come
+/// under 0.91× vips' bytes, leaving china (detailed) the one WebP photo over it until the near-size
+/// row's −8 above (docs/decisions/064-webp-chroma-and-source-quality.md).
 ///
 /// PNG and WebP derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers embed one
 /// by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
@@ -117,6 +129,29 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// Klein's table for the thumbnail, this many qualities from the thumbnail's quality in force
     /// (the column's or the near-size row's); nil: our tables with the thumbnail's chroma boost.
     var thumbnailKleinStep: Int? = nil
+    /// With `thumbnailKleinStep`, the thumbnail's chroma on a coarser Klein table than its luma's; nil:
+    /// the luma's table.
+    var thumbnailKleinChroma: KleinChroma? = nil
+
+    /// A chroma table coarser than the luma's Klein table: Klein's table `step` qualities from the luma's
+    /// (clamped to 1…100, fractional), with its first `heldLowFrequencies` steps in zig-zag order kept at
+    /// the luma's (`QuantizationTables.coarseningChroma`; decision 064).
+    struct KleinChroma: Sendable, Equatable {
+        let step: Double
+        let heldLowFrequencies: Int
+
+        /// WebP's thumbnails: 14 below the luma's (15 below the quality in force), the DC and the two
+        /// lowest AC steps the luma's.
+        static let webpThumbnails = KleinChroma(step: -14, heldLowFrequencies: 3)
+        /// WebP's previews at the original's size: 20 below the luma's, its five lowest steps the luma's.
+        static let webpPreviews = KleinChroma(step: -20, heldLowFrequencies: 5)
+
+        /// `tables` (Klein's, at `lumaQuality`) with this chroma.
+        func tables(_ tables: QuantizationTables, lumaQuality: Double) -> QuantizationTables {
+            let coarser = QuantizationTables(kleinQuality: min(max(lumaQuality + step, 1), 100))
+            return tables.coarseningChroma(to: coarser, keeping: heldLowFrequencies)
+        }
+    }
 
     /// Klein, Silverstein and Carney's table (`QuantizationTables(kleinQuality:)`) at the preview's
     /// quality in force (the column's, or the near-size row's) plus a step: `step`, or
@@ -128,6 +163,8 @@ struct SourceEncoderSettings: Sendable, Equatable {
         let detailedStep: Double
         let detailedGradient: Double
         var lowFrequencyStep: Double? = nil
+        /// The preview's chroma on a coarser table than its luma's (decision 064); nil: the luma's.
+        var chroma: KleinChroma? = nil
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -136,7 +173,9 @@ struct SourceEncoderSettings: Sendable, Equatable {
         /// lowest AC steps 2 below as before.
         static let rasterPreviews = KleinRule(step: -3.25, detailedStep: 0, detailedGradient: 6, lowFrequencyStep: -2)
         /// WebP's: the flat ones 2.5 below, as its flat downscaled previews (decision 060's fractional step).
-        static let webpPreviews = KleinRule(step: -2.5, detailedStep: 0, detailedGradient: 6)
+        /// Both with the chroma 20 below the luma's, its five lowest steps held (decision 064).
+        static let webpPreviews = KleinRule(
+            step: -2.5, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews)
 
         /// The quality Klein's table is scaled at, from the quality in force and the preview's detail.
         func quality(_ inForce: Int, gradient: Double) -> Double {
@@ -145,9 +184,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
 
         /// The preview's tables, from the quality in force and the preview's detail.
         func tables(_ inForce: Int, gradient: Double) -> QuantizationTables {
-            gradient >= detailedGradient
+            let tables =
+                gradient >= detailedGradient
                 ? SourceEncoderSettings.klein(inForce, step: detailedStep)
                 : SourceEncoderSettings.klein(inForce, step: step, holdingLowFrequenciesAt: lowFrequencyStep)
+            return chroma?.tables(tables, lumaQuality: quality(inForce, gradient: gradient)) ?? tables
         }
     }
 
@@ -189,10 +230,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
         case .webp:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
-                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
+                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -8), omitsSRGBProfile: true,
                 originalSizePreviewKlein: .webpPreviews, downscaledPreviewKleinBitsPerPixel: 1,
-                flatDownscaledPreviewKleinStep: -3.25, flatDownscaledPreviewLowFrequencyStep: -2, thumbnailKleinStep: -1
-            )
+                flatDownscaledPreviewKleinStep: -3.25, flatDownscaledPreviewLowFrequencyStep: -2,
+                thumbnailKleinStep: -1,
+                thumbnailKleinChroma: .webpThumbnails)
         }
     }
 
@@ -231,10 +273,13 @@ struct SourceEncoderSettings: Sendable, Equatable {
     }
 
     /// The thumbnail's tables at `quality` (`thumbnailQuality`'s): Klein's table
-    /// `thumbnailKleinStep` from it, or ours when the format has no such step.
+    /// `thumbnailKleinStep` from it (its chroma by `thumbnailKleinChroma` when there is one), or ours
+    /// when the format has no such step.
     func thumbnailTables(quality: Int) -> QuantizationTables {
         if let step = thumbnailKleinStep {
-            return QuantizationTables(kleinQuality: min(max(quality + step, 1), 100))
+            let lumaQuality = min(max(quality + step, 1), 100)
+            let tables = QuantizationTables(kleinQuality: lumaQuality)
+            return thumbnailKleinChroma?.tables(tables, lumaQuality: Double(lumaQuality)) ?? tables
         }
         return QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
     }

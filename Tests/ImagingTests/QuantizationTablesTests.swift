@@ -250,4 +250,24 @@ import Testing
         let gray = QuantizationTables(kleinQuality: 76.5, gray: true).holdingLowFrequencies(3, of: fine)
         #expect(gray.chroma == nil && gray.luma[1] == fine.luma[1])
     }
+
+    /// A coarser chroma keeps the luma table and the chroma's first steps in zig-zag order (DC, (0,1),
+    /// (1,0), (2,0), (1,1), (0,2)…) and takes the others from the coarser chroma; gray stays gray
+    /// (decision 064).
+    @Test func coarseningChroma_KeepsLumaAndTheFirstZigZagChromaSteps() {
+        let own = QuantizationTables(kleinQuality: 79.5)
+        let coarser = QuantizationTables(kleinQuality: 59.5)
+        let tables = own.coarseningChroma(to: coarser, keeping: 6)
+        #expect(tables.luma == own.luma)
+        for k in 0..<64 {
+            let expected = [0, 1, 8, 16, 9, 2].contains(k) ? own : coarser
+            #expect(tables.chroma![k] == expected.chroma![k])
+        }
+        #expect(tables.chroma![3] == 15 && own.chroma![3] == 8)  // (0,3): 19 at 81% and at 41%
+        #expect(own.coarseningChroma(to: coarser, keeping: 0).chroma == coarser.chroma)
+        #expect(own.coarseningChroma(to: coarser, keeping: 64) == own)
+        let gray = QuantizationTables(kleinQuality: 79.5, gray: true)
+        #expect(gray.coarseningChroma(to: coarser, keeping: 3) == gray)
+        #expect(own.coarseningChroma(to: gray, keeping: 3) == own)
+    }
 }

@@ -50,11 +50,14 @@ import Testing
     }
 
     /// The thumbnail's tables at the quality in force: PNG's and WebP's are Klein's table one
-    /// quality below it, the other formats' ours with the chroma boost (decision 060).
+    /// quality below it, the other formats' ours with the chroma boost (decision 060); WebP's chroma
+    /// is Klein's table 15 below it with the DC and two lowest AC steps the luma's (decision 064).
     static func thumbnailTables(_ format: ImageFormat, quality: Int) -> QuantizationTables {
-        format == .png || format == .webp
-            ? QuantizationTables(kleinQuality: quality - 1)
-            : QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+        switch format {
+        case .png: QuantizationTables(kleinQuality: quality - 1)
+        case .webp: coarseChroma(luma: Double(quality - 1), chroma: Double(quality - 15), held: [0, 1, 8])
+        default: QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
+        }
     }
 
     /// Our preview tables at this quality (with `kleinPreview`, Klein's table at it instead; with
@@ -66,7 +69,12 @@ import Testing
     ) throws {
         #expect(result.thumbnailSource != .samePixels, sourceLocation: sourceLocation)
         let previewTables =
-            expected ?? kleinStep.map { QuantizationTables(kleinQuality: Double(preview) + $0) }
+            expected
+            ?? kleinStep.map {
+                result.info.format == .webp
+                    ? webpOriginalSizePreview(Double(preview) + $0)
+                    : QuantizationTables(kleinQuality: Double(preview) + $0)
+            }
             ?? (kleinPreview ? QuantizationTables(kleinQuality: preview) : QuantizationTables(quality: preview))
         #expect(try tables(result.preview.jpeg) == previewTables, sourceLocation: sourceLocation)
         #expect(
@@ -93,7 +101,8 @@ import Testing
 
     /// A preview that keeps the original's size (96×64 under a 128-pixel preview) gets the JPEG
     /// path's boost on top of each format's step; HEIC's stays at the downscale's quality. PNG's
-    /// and WebP's is then Klein's table at that quality (a detailed image: decision 060).
+    /// and WebP's is then Klein's table at that quality (a detailed image: decision 060), WebP's with
+    /// its coarser chroma (decision 064).
     @Test(arguments: [(ImageFormat.png, 90), (.webp, 92), (.heif, 90)])
     func originalSizePreview_IsBoostedAsOnTheJPEGPath(format: ImageFormat, previewQuality: Int) throws {
         let bytes = try Self.detailed(as: format)
@@ -102,8 +111,11 @@ import Testing
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.preview.height == 64)
         let expected =
-            format == .heif
-            ? QuantizationTables(quality: previewQuality) : QuantizationTables(kleinQuality: previewQuality)
+            switch format {
+            case .heif: QuantizationTables(quality: previewQuality)
+            case .webp: Self.webpOriginalSizePreview(Double(previewQuality))
+            default: QuantizationTables(kleinQuality: previewQuality)
+            }
         #expect(try Self.tables(result.preview.jpeg) == expected)
     }
 
@@ -111,7 +123,8 @@ import Testing
     /// force (90 for PNG, 92 for WebP, at spec 90), PNG's 3.25 qualities with its DC and two lowest
     /// AC steps 2 below (`heldFlatPreview`), WebP's 2.5, or at it when the preview is detailed (mean
     /// luma gradient ≥ 6): the flat quadrants against a one-pixel checkerboard. HEIC keeps our
-    /// table either way (decision 060).
+    /// table either way (decision 060). WebP's chroma is 20 below its luma's either way, its five lowest
+    /// steps held, and so is its thumbnail's 14 below, three held (decision 064).
     @Test(arguments: [
         (ImageFormat.png, false, 88.0), (.png, true, 90), (.webp, false, 89.5), (.webp, true, 92),
     ])
@@ -122,9 +135,12 @@ import Testing
         #expect(result.info.format == format)
         #expect(result.preview.width == 96 && result.thumbnailSource == .preview)
         let expected =
-            format == .png && !detailed ? Self.heldFlatPreview(inForce: 90) : QuantizationTables(kleinQuality: quality)
+            format == .webp
+            ? Self.webpOriginalSizePreview(quality)
+            : detailed ? QuantizationTables(kleinQuality: quality) : Self.heldFlatPreview(inForce: 90)
         #expect(try Self.tables(result.preview.jpeg) == expected)
-        #expect(try Self.tables(result.thumbnail.jpeg) == QuantizationTables(kleinQuality: format == .png ? 90 : 89))
+        #expect(
+            try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(format, quality: format == .png ? 91 : 90))
     }
 
     /// The tables of a flat PNG preview at the original's size (u28x) and of a flat WebP's downscaled
@@ -207,11 +223,11 @@ import Testing
     }
 
     /// PNG's and WebP's thumbnails take Klein's table one quality below the one in force (91 and
-    /// 90 at spec 90, so 90 and 89), the near-size row's too (86, so 85); HEIC's and JPEG's keep
+    /// 90 at spec 90, so 90 and 89), the near-size row's too (PNG 86, so 85; WebP 84, so 83); HEIC's and JPEG's keep
     /// ours with the chroma boost (decision 060). Not our table at any quality: Klein's uses one
     /// table for luma and chroma.
     @Test(arguments: [
-        (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 85), (.heif, 32, nil),
+        (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 83), (.heif, 32, nil),
         (.jpeg, 32, nil),
     ])
     func thumbnail_TakesKleinsTableOneDown(format: ImageFormat, edge: Int, klein: Int?) throws {
@@ -223,7 +239,10 @@ import Testing
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format && result.thumbnail.height == edge)
         let thumbnail = try Self.tables(result.thumbnail.jpeg)
-        if let klein {
+        if let klein, format == .webp {
+            #expect(thumbnail == Self.thumbnailTables(.webp, quality: klein + 1))
+            #expect(thumbnail.luma == QuantizationTables(kleinQuality: klein).luma)
+        } else if let klein {
             #expect(thumbnail == QuantizationTables(kleinQuality: klein))
             #expect(thumbnail.luma == thumbnail.chroma)
         } else {
@@ -232,15 +251,23 @@ import Testing
         }
     }
 
-    /// The step and its clamp to 1…100: PNG and WebP −1, the other formats none.
+    /// The step and its clamp to 1…100: PNG and WebP −1, the other formats none; WebP's chroma 14
+    /// below its luma's with three steps held, clamped too (decision 064).
     @Test func thumbnailKleinStep_IsOneDownForPNGAndWebP() {
         for format in [ImageFormat.png, .webp] {
             let settings = SourceEncoderSettings.forSource(format)
             #expect(settings.thumbnailKleinStep == -1)
-            #expect(settings.thumbnailTables(quality: 80) == QuantizationTables(kleinQuality: 79))
+            #expect(settings.thumbnailTables(quality: 80) == Self.thumbnailTables(format, quality: 80))
+            #expect(settings.thumbnailTables(quality: 80).luma == QuantizationTables(kleinQuality: 79).luma)
             #expect(settings.thumbnailTables(quality: 1) == QuantizationTables(kleinQuality: 1))
-            #expect(settings.thumbnailTables(quality: 100) == QuantizationTables(kleinQuality: 99))
+            #expect(settings.thumbnailTables(quality: 100) == Self.thumbnailTables(format, quality: 100))
         }
+        #expect(SourceEncoderSettings.forSource(.png).thumbnailKleinChroma == nil)
+        #expect(
+            SourceEncoderSettings.forSource(.webp).thumbnailKleinChroma
+                == SourceEncoderSettings.KleinChroma(step: -14, heldLowFrequencies: 3))
+        #expect(
+            SourceEncoderSettings.forSource(.webp).thumbnailTables(quality: 80) != QuantizationTables(kleinQuality: 79))
         for format in [ImageFormat.jpeg, .heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
             #expect(settings.thumbnailKleinStep == nil)
@@ -275,11 +302,18 @@ import Testing
         #expect(rule.quality(100, gradient: 14) == 100)
         #expect(SourceEncoderSettings.forSource(.png).originalSizePreviewKlein == rule)
         let webp = SourceEncoderSettings.KleinRule.webpPreviews
-        #expect(webp == SourceEncoderSettings.KleinRule(step: -2.5, detailedStep: 0, detailedGradient: 6))
+        #expect(
+            webp
+                == SourceEncoderSettings.KleinRule(
+                    step: -2.5, detailedStep: 0, detailedGradient: 6,
+                    chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5)))
+        #expect(rule.chroma == nil)
         #expect(webp.quality(82, gradient: 5.99) == 79.5)
         #expect(webp.quality(82, gradient: 6) == 82)
         #expect(webp.quality(2, gradient: 0) == 1)
-        #expect(webp.tables(82, gradient: 5.99) == QuantizationTables(kleinQuality: 79.5))
+        #expect(webp.tables(82, gradient: 5.99) == Self.webpOriginalSizePreview(79.5))
+        #expect(webp.tables(82, gradient: 6) == Self.webpOriginalSizePreview(82))
+        #expect(webp.tables(2, gradient: 0) == QuantizationTables(kleinQuality: 1))
         #expect(SourceEncoderSettings.forSource(.webp).originalSizePreviewKlein == webp)
         #expect(SourceEncoderSettings.forSource(.webp).downscaledPreviewKleinBitsPerPixel == 1)
         #expect(SourceEncoderSettings.forSource(.png).downscaledPreviewKleinBitsPerPixel == nil)
@@ -289,12 +323,12 @@ import Testing
     }
 
     /// A thumbnail nearly the preview's size (84×56 of a 96×64 preview, 77% of its pixels) has
-    /// PNG's and WebP's own row: the thumbnail 6 lower, the preview 0 and +2 from the spec's
+    /// PNG's and WebP's own row: the thumbnail 6 and 8 lower (WebP's 6 before decision 064), the preview 0 and +2 from the spec's
     /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
     /// PNG's and WebP's previews, at the original's size, are then Klein's table 3.25 (PNG, its
     /// lowest steps 2) and 2.5 (WebP) lower (the quadrants are flat: decision 060).
     @Test(arguments: [
-        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 86, -2.5), (.heif, 56, 90, 92, nil),
+        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 84, -2.5), (.heif, 56, 90, 92, nil),
         (.png, 48, 90, 91, -3.25), (.webp, 48, 92, 90, -2.5),
     ])
     func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int, klein: Double?)
