@@ -215,6 +215,31 @@ import Testing
         }
     }
 
+    /// A grid inside libheif's own size limits (32768 a side) but over `max_pixels`, as a 120 MP
+    /// bomb made of one tiny tile: refused by galleryd's check, from the header, with the grid's
+    /// size; and a coded (`ispe`) size over the limit is refused even when `clap` crops what is
+    /// displayed to a few pixels, since the decoder allocates the coded size.
+    @Test func probe_RefusesAGridOverMaxPixels_AndACodedSizeOverIt_BeforeDecoding() throws {
+        let tile = HEIFAssembler.Tile(
+            heifEncOutput: try FixtureTools.heic(Self.solidPNG(TestImages.red), options: ["-q", "50"]), width: 64,
+            height: 64)
+        let grid = HEIFAssembler.assemble(tiles: [tile], grid: true, width: 12000, height: 10000)
+        let refused = ImageError.tooManyPixels(width: 12000, height: 10000, limit: 100_000_000)
+        #expect(throws: refused) { try ImageProbe.probe(bytes: grid) }
+        #expect(throws: refused) { try ImagePipeline.process(bytes: grid) }
+        #expect(throws: refused) {
+            try ImageProbe.probe(fileAt: TestImages.temporaryFile(grid, name: "bomb.heic"))
+        }
+        // The same grid passes a limit it fits under: the refusal above is the limit's, not libheif's.
+        #expect(try ImageProbe.probe(bytes: grid, limits: ImageLimits(maxPixels: 120_000_000)).width == 12000)
+
+        let cropped = HEIFAssembler.assemble(
+            tiles: [tile], grid: true, width: 12000, height: 10000, transforms: [.clap(width: 64, height: 48)])
+        #expect(throws: refused) { try ImageProbe.probe(bytes: cropped) }
+        let info = try ImageProbe.probe(bytes: cropped, limits: ImageLimits(maxPixels: 120_000_000))
+        #expect((info.displayWidth, info.displayHeight) == (64, 48))
+    }
+
     @Test func truncatedAndCorruptFiles_AreRefused() throws {
         let heic = try FixtureTools.heic(
             PNGWriter(width: 64, height: 64, colorType: .rgb) { x, y in [x * 4, y * 4, (x ^ y) & 255] }.encode(),
