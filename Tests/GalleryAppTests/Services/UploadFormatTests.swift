@@ -76,7 +76,7 @@ import Testing
         try Data(heic).write(to: URL(fileURLWithPath: folder + "/IMG_0001.HEIC"))
         try Data(png).write(to: URL(fileURLWithPath: folder + "/screenshot.webp"))  // mislabelled: a PNG
         try Data("ignored\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
-        let found = ImportService.findJPEGs(in: [folder]).files.map { ($0 as NSString).lastPathComponent }
+        let found = ImportService.findImages(in: [folder]).files.map { ($0 as NSString).lastPathComponent }
         #expect(found == ["IMG_0001.HEIC", "screenshot.webp"])
         let server = try TestServer(workers: 0)
         defer { server.stop() }
