@@ -147,17 +147,18 @@ import Testing
     }
 
     @Test func process_ConvertsDisplayP3ToSRGB() throws {
-        // nclx primaries 12 (Display P3): (200, 100, 50) in P3 is about (216, 92, 30) in sRGB.
+        // nclx primaries 12 (Display P3): (200, 100, 50) in P3 is about (216, 92, 30) in sRGB; 9
+        // (BT.2020, a 10-bit HDR phone photo's primaries) about (241, 76, 29).
         let tile = HEIFAssembler.Tile(
             heifEncOutput: try FixtureTools.heic(
                 Self.solidPNG((200, 100, 50)), options: ["-q", "98", "-p", "chroma=444"]),
             width: 64, height: 64)
-        let p3 = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: 12))
-        let srgb = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: 1))
-        let converted = try PNGTests.meanColor(ImagePipeline.process(bytes: p3, spec: Self.spec).preview.jpeg)
-        let kept = try PNGTests.meanColor(ImagePipeline.process(bytes: srgb, spec: Self.spec).preview.jpeg)
-        #expect(ImagePipelineTests.close(converted, (216, 92, 30), tolerance: 6), "\(converted)")
-        #expect(ImagePipelineTests.close(kept, (200, 100, 50), tolerance: 6), "\(kept)")
+        let cases: [(primaries: Int, expected: RGB)] = [(12, (216, 92, 30)), (9, (241, 76, 29)), (1, (200, 100, 50))]
+        for (primaries, expected) in cases {
+            let file = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: primaries))
+            let color = try PNGTests.meanColor(ImagePipeline.process(bytes: file, spec: Self.spec).preview.jpeg)
+            #expect(ImagePipelineTests.close(color, expected, tolerance: 6), "primaries \(primaries): \(color)")
+        }
     }
 
     @Test func process_CarriesTheICCProfile() throws {
