@@ -119,7 +119,8 @@ let package = Package(
         // pieces (notify socket, watchdog health) in process.
         .testTarget(name: "gallerydTests", dependencies: ["galleryd", "HTTPServer", "Postgres", "GalleryTestSupport"]),
         .testTarget(
-            name: "ImagingTests", dependencies: ["Imaging", "CResampleKernels", "CZlib"], resources: [.copy("Fixtures")]
+            name: "ImagingTests", dependencies: ["Imaging", "CResampleKernels", "CZlib", "CPNG"],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),
         .testTarget(name: "CivilCalendarTests", dependencies: ["CivilCalendar"]),

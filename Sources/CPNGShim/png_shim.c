@@ -16,6 +16,7 @@ struct gp_reader {
     char *path; /* file input, or NULL */
     FILE *file;
     int truncated;
+    int passes; /* 1, or 7 for an Adam7 file */
     char message[200];
 };
 
@@ -92,7 +93,7 @@ void gp_reader_destroy(gp_reader *reader) {
 
 static gp_status failure(gp_reader *reader) { return reader->truncated ? GP_TRUNCATED : GP_ERROR; }
 
-gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha) {
+gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced) {
     if (reader->path) {
         reader->file = fopen(reader->path, "rb");
         if (!reader->file) {
@@ -105,7 +106,6 @@ gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, 
     png_infop info = reader->info;
     if (setjmp(png_jmpbuf(png))) return failure(reader);
     png_read_info(png, info);
-    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) return GP_INTERLACED;
     int color = png_get_color_type(png, info);
     int alpha = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
     png_set_expand(png);       /* palette to RGB, tRNS to alpha, 1/2/4-bit grey to 8 */
@@ -117,6 +117,8 @@ gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, 
         && png_get_gAMA(png, info, &gamma) && gamma > 0) {
         png_set_gamma(png, PNG_DEFAULT_sRGB, gamma);
     }
+    /* Adam7: libpng puts each pass's pixels in place (gp_reader_read_image), with the same transforms. */
+    reader->passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
     size_t channels = alpha ? 4 : 3;
     if (png_get_rowbytes(png, info) != (size_t)png_get_image_width(png, info) * channels
@@ -127,12 +129,21 @@ gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, 
     *width = png_get_image_width(png, info);
     *height = png_get_image_height(png, info);
     *has_alpha = alpha;
+    *interlaced = reader->passes > 1;
     return GP_OK;
 }
 
 gp_status gp_reader_read_rows(gp_reader *reader, unsigned char *rows, size_t stride, uint32_t count) {
     if (setjmp(png_jmpbuf(reader->png))) return failure(reader);
     for (uint32_t row = 0; row < count; row++) png_read_row(reader->png, rows + row * stride, NULL);
+    return GP_OK;
+}
+
+gp_status gp_reader_read_image(gp_reader *reader, unsigned char *rows, size_t stride, uint32_t height) {
+    if (setjmp(png_jmpbuf(reader->png))) return failure(reader);
+    for (int pass = 0; pass < reader->passes; pass++) {
+        for (uint32_t row = 0; row < height; row++) png_read_row(reader->png, rows + row * stride, NULL);
+    }
     return GP_OK;
 }
 

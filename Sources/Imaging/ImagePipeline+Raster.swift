@@ -21,13 +21,7 @@ extension ImagePipeline {
         switch info.format {
         case .png:
             // Decoded while resampled, a band of rows at a time; an interlaced file whole.
-            if let decoder = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits) {
-                rows = decoder
-            } else {
-                rows =
-                    try path.map { try PNGDecoder.decode(fileAt: $0, limits: limits) }
-                    ?? PNGDecoder.decode(bytes: bytes ?? [], limits: limits)
-            }
+            rows = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits)
         case .webp:
             // Decoded while resampled: the "decode" lap holds only libwebp's header parse.
             let file = try bytes ?? readFile(path ?? "")

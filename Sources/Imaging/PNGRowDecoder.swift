@@ -1,10 +1,12 @@
 import CPNGShim
 
-/// A non-interlaced PNG decoded a band of rows at a time by libpng's row reader (through the
-/// `CPNGShim` setjmp guard), each band handed to the resampler before the next is read, so only
-/// `bandRows` rows of 8-bit RGB(A) are ever held — not the whole image (8.9 MB for a 1170×2532
-/// screenshot). The rows are what libpng's simplified API gives (`PNGDecoder`): palettes, `tRNS`,
-/// grey and 16-bit samples expanded or scaled, `gAMA` honoured unless `sRGB`/`iCCP` is present.
+/// A PNG decoded by libpng's row reader (through the `CPNGShim` setjmp guard): a non-interlaced
+/// file a band of rows at a time, each band handed to the resampler before the next is read, so
+/// only `bandRows` rows of 8-bit RGB(A) are ever held — not the whole image (8.9 MB for a
+/// 1170×2532 screenshot); an interlaced (Adam7) file whole, since its rows are final only after
+/// the last pass. Both through the same transforms: palettes, `tRNS`, grey and 16-bit samples
+/// expanded or scaled, `gAMA` honoured unless `sRGB`/`iCCP` is present (so a file's colours do
+/// not depend on whether it is interlaced).
 final class PNGRowDecoder: RasterRows {
     /// Rows read per band.
     static let bandRows = 16
@@ -13,13 +15,14 @@ final class PNGRowDecoder: RasterRows {
     let height: Int
     /// RGB, or straight RGBA when the file has alpha (an alpha channel or `tRNS`).
     let layout: DecodedRaster.Layout
+    /// Adam7: read whole, in one run.
+    let interlaced: Bool
     private let reader: OpaquePointer
     /// The in-memory file libpng reads from (nil for a file on disk).
     private let input: UnsafeMutableRawBufferPointer?
 
-    /// Opens the PNG at `path`, or in `bytes`, and reads its header; nil for an interlaced file
-    /// (Adam7 rows are final only after the last pass: `PNGDecoder` decodes those whole).
-    static func open(fileAt path: String?, bytes: [UInt8]?, limits: ImageLimits) throws -> PNGRowDecoder? {
+    /// Opens the PNG at `path`, or in `bytes`, and reads its header.
+    static func open(fileAt path: String?, bytes: [UInt8]?, limits: ImageLimits) throws -> PNGRowDecoder {
         var input: UnsafeMutableRawBufferPointer?
         let reader: OpaquePointer?
         if let path {
@@ -38,16 +41,17 @@ final class PNGRowDecoder: RasterRows {
         var width: UInt32 = 0
         var height: UInt32 = 0
         var alpha: Int32 = 0
-        let status = gp_reader_start(reader, &width, &height, &alpha)
+        var interlaced: Int32 = 0
+        let status = gp_reader_start(reader, &width, &height, &alpha, &interlaced)
         guard status == GP_OK else {
             let error = Self.error(status, reader)
             gp_reader_destroy(reader)
             input?.deallocate()
-            if status == GP_INTERLACED { return nil }
             throw error
         }
         let decoder = PNGRowDecoder(
-            reader: reader, input: input, width: Int(width), height: Int(height), layout: alpha != 0 ? .rgba : .rgb)
+            reader: reader, input: input, width: Int(width), height: Int(height), layout: alpha != 0 ? .rgba : .rgb,
+            interlaced: interlaced != 0)
         // The probe checked IHDR already; the same check here keeps this decoder safe on its own.
         guard decoder.width * decoder.height <= limits.maxPixels else {
             throw ImageError.tooManyPixels(width: decoder.width, height: decoder.height, limit: limits.maxPixels)
@@ -57,8 +61,9 @@ final class PNGRowDecoder: RasterRows {
 
     private init(
         reader: OpaquePointer, input: UnsafeMutableRawBufferPointer?, width: Int, height: Int,
-        layout: DecodedRaster.Layout
+        layout: DecodedRaster.Layout, interlaced: Bool
     ) {
+        self.interlaced = interlaced
         self.reader = reader
         self.input = input
         self.width = width
@@ -71,13 +76,18 @@ final class PNGRowDecoder: RasterRows {
         input?.deallocate()
     }
 
-    /// Reads the rows band by band, calling `run` with each, then the chunks after the image
-    /// data (a damaged end is an error as in a whole decode).
+    /// Reads the rows band by band (an interlaced file in one run), calling `run` with each, then
+    /// the chunks after the image data (a damaged end is an error as in a whole decode).
     func forEachRun(_ run: (UnsafePointer<UInt8>, Int, Int) throws -> Void) throws {
         let stride = width * layout.bytesPerPixel
-        let band = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * Self.bandRows)
+        let band = UnsafeMutablePointer<UInt8>.allocate(capacity: stride * (interlaced ? height : Self.bandRows))
         defer { band.deallocate() }
-        var done = 0
+        if interlaced {
+            let status = gp_reader_read_image(reader, band, stride, UInt32(height))
+            guard status == GP_OK else { throw Self.error(status, reader) }
+            try run(band, stride, height)
+        }
+        var done = interlaced ? height : 0
         while done < height {
             let count = min(Self.bandRows, height - done)
             let status = gp_reader_read_rows(reader, band, stride, UInt32(count))

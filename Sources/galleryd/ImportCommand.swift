@@ -3,11 +3,13 @@ import Foundation
 import GalleryApp
 import Synchronization
 
-/// `galleryd import DIR…`: uploads every JPEG under the folders through the same service code as
+/// `galleryd import DIR…`: uploads every photo under the folders (JPEG, PNG, WebP, HEIC/HEIF, AVIF
+/// by extension; stored as what their bytes are) through the same service code as
 /// the HTTP API, several at a time, with a progress bar on a terminal and a summary at the end.
 /// Exits 1 when any file failed, naming each.
 struct ImportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "import", abstract: "Import JPEG files from folders.")
+    static let configuration = CommandConfiguration(
+        commandName: "import", abstract: "Import JPEG, PNG, WebP, HEIC and AVIF photos from folders.")
 
     @OptionGroup var options: ConfigOptions
     @Option(help: "Files imported at once.") var concurrency = 4
@@ -28,7 +30,7 @@ struct ImportCommand: ParsableCommand {
         } catch {
             fail("import: \(error)", code: 1)
         }
-        let (files, missing) = ImportService.findJPEGs(in: paths)
+        let (files, missing) = ImportService.findImages(in: paths)
         for path in missing {
             FileHandle.standardError.write(Data("galleryd: import: \(path): no such file or directory\n".utf8))
         }

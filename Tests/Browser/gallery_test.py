@@ -333,6 +333,26 @@ def main():
             wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{fid}"] img'))
         shot("uploaded-formats")
 
+        step = "drop a WebP"  # drag and drop onto the page (#28): a WebP named and typed as a JPEG; the bytes decide
+        webp = os.path.join(server.store, "shared-image.jpg")
+        subprocess.run(["cwebp", "-quiet", "-q", "80", png, "-o", webp], check=True, capture_output=True)
+        with open(webp, "rb") as f:
+            webp_b64 = base64.b64encode(f.read()).decode()
+        driver.execute_script("""
+            const bytes = Uint8Array.from(atob(arguments[0]), c => c.charCodeAt(0));
+            const data = new DataTransfer();
+            data.items.add(new File([bytes], "shared-image.jpg", { type: "image/jpeg" }));
+            for (const type of ["dragenter", "dragover", "drop"]) {
+              document.body.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data }));
+            }""", webp_b64)
+        did = wait(30).until(lambda d: d.execute_script(
+            "return document.querySelector('#grid .tile[aria-label^=\"shared-image\"]')?.dataset.id"))
+        wait(60).until(lambda d: d.find_element(By.CSS_SELECTOR, f'#grid .tile[data-id="{did}"]').get_attribute("data-status") == "ready")
+        wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{did}"] img'))
+        dropped = server.api(f"/classes/Photo/{did}")
+        assert dropped["contentType"] == "image/webp", f"the dropped WebP is stored as {dropped['contentType']}"
+        assert not driver.execute_script("return document.body.classList.contains('dropping')"), "the drop overlay stayed"
+
         step = "gallery"
         driver.find_element(By.ID, "new-gallery-name").send_keys("Holidays" + Keys.ENTER)
         wait().until(lambda d: "#gallery/" in d.current_url)
@@ -510,7 +530,7 @@ def main():
 
         if args.docs:
             shutil.copy(os.path.join(args.out, "browser-grid.png"), os.path.join(args.docs, "web-gallery.png"))
-        print("browser: all steps passed (first admin, login form, load, page 3, search, preview, upload, HEIC and PNG upload, gallery reorder, trash and restore, live; "
+        print("browser: all steps passed (first admin, login form, load, page 3, search, preview, upload, HEIC and PNG upload, WebP drop, gallery reorder, trash and restore, live; "
               "accounts: login form, wrong password, alice's upload, logout, bob's library, ended session, throttling, sign-up)")
     except (AssertionError, TimeoutException, StaleElementReferenceException) as error:
         driver.save_screenshot(os.path.join(args.out, "browser-failure.png"))

@@ -147,17 +147,18 @@ import Testing
     }
 
     @Test func process_ConvertsDisplayP3ToSRGB() throws {
-        // nclx primaries 12 (Display P3): (200, 100, 50) in P3 is about (216, 92, 30) in sRGB.
+        // nclx primaries 12 (Display P3): (200, 100, 50) in P3 is about (216, 92, 30) in sRGB; 9
+        // (BT.2020, a 10-bit HDR phone photo's primaries) about (241, 76, 29).
         let tile = HEIFAssembler.Tile(
             heifEncOutput: try FixtureTools.heic(
                 Self.solidPNG((200, 100, 50)), options: ["-q", "98", "-p", "chroma=444"]),
             width: 64, height: 64)
-        let p3 = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: 12))
-        let srgb = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: 1))
-        let converted = try PNGTests.meanColor(ImagePipeline.process(bytes: p3, spec: Self.spec).preview.jpeg)
-        let kept = try PNGTests.meanColor(ImagePipeline.process(bytes: srgb, spec: Self.spec).preview.jpeg)
-        #expect(ImagePipelineTests.close(converted, (216, 92, 30), tolerance: 6), "\(converted)")
-        #expect(ImagePipelineTests.close(kept, (200, 100, 50), tolerance: 6), "\(kept)")
+        let cases: [(primaries: Int, expected: RGB)] = [(12, (216, 92, 30)), (9, (241, 76, 29)), (1, (200, 100, 50))]
+        for (primaries, expected) in cases {
+            let file = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .nclx(primaries: primaries))
+            let color = try PNGTests.meanColor(ImagePipeline.process(bytes: file, spec: Self.spec).preview.jpeg)
+            #expect(ImagePipelineTests.close(color, expected, tolerance: 6), "primaries \(primaries): \(color)")
+        }
     }
 
     @Test func process_CarriesTheICCProfile() throws {
@@ -213,6 +214,31 @@ import Testing
         #expect(throws: ImageError.tooManyPixels(width: 64, height: 64, limit: 1000)) {
             try ImageProbe.probe(bytes: small, limits: ImageLimits(maxPixels: 1000))
         }
+    }
+
+    /// A grid inside libheif's own size limits (32768 a side) but over `max_pixels`, as a 120 MP
+    /// bomb made of one tiny tile: refused by galleryd's check, from the header, with the grid's
+    /// size; and a coded (`ispe`) size over the limit is refused even when `clap` crops what is
+    /// displayed to a few pixels, since the decoder allocates the coded size.
+    @Test func probe_RefusesAGridOverMaxPixels_AndACodedSizeOverIt_BeforeDecoding() throws {
+        let tile = HEIFAssembler.Tile(
+            heifEncOutput: try FixtureTools.heic(Self.solidPNG(TestImages.red), options: ["-q", "50"]), width: 64,
+            height: 64)
+        let grid = HEIFAssembler.assemble(tiles: [tile], grid: true, width: 12000, height: 10000)
+        let refused = ImageError.tooManyPixels(width: 12000, height: 10000, limit: 100_000_000)
+        #expect(throws: refused) { try ImageProbe.probe(bytes: grid) }
+        #expect(throws: refused) { try ImagePipeline.process(bytes: grid) }
+        #expect(throws: refused) {
+            try ImageProbe.probe(fileAt: TestImages.temporaryFile(grid, name: "bomb.heic"))
+        }
+        // The same grid passes a limit it fits under: the refusal above is the limit's, not libheif's.
+        #expect(try ImageProbe.probe(bytes: grid, limits: ImageLimits(maxPixels: 120_000_000)).width == 12000)
+
+        let cropped = HEIFAssembler.assemble(
+            tiles: [tile], grid: true, width: 12000, height: 10000, transforms: [.clap(width: 64, height: 48)])
+        #expect(throws: refused) { try ImageProbe.probe(bytes: cropped) }
+        let info = try ImageProbe.probe(bytes: cropped, limits: ImageLimits(maxPixels: 120_000_000))
+        #expect((info.displayWidth, info.displayHeight) == (64, 48))
     }
 
     @Test func truncatedAndCorruptFiles_AreRefused() throws {

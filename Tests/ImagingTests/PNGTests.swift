@@ -103,6 +103,41 @@ import Testing
         #expect(ImagePipelineTests.close(color, (188, 188, 188), tolerance: 3), "\(color)")
     }
 
+    /// An Adam7 file is the same picture as the same samples stored without interlacing: the same
+    /// derivatives (16-bit files included, whose rows libpng's simplified API misplaced).
+    @Test(arguments: [8, 16])
+    func process_GivesTheSameDerivatives_InterlacedOrNot(bitDepth: Int) throws {
+        var writer = PNGRowDecoderTests.writer(.rgb, bitDepth: bitDepth)
+        let plain = try ImagePipeline.process(bytes: writer.encode(), spec: Self.spec)
+        writer.interlaced = true
+        let interlaced = try ImagePipeline.process(bytes: writer.encode(), spec: Self.spec)
+        let (a, b) = (try TestImages.decode(plain.preview.jpeg), try TestImages.decode(interlaced.preview.jpeg))
+        #expect((a.width, a.height) == (b.width, b.height))
+        let worst = zip(a.bytes, b.bytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(worst == 0, "\(bitDepth) bits: previews differ by up to \(worst)")
+        #expect(interlaced.dominantColor == plain.dominantColor)
+    }
+
+    /// `gAMA` says how samples encode light only when neither `sRGB` nor `iCCP` does (PNG 3rd
+    /// edition §11.3.2.3, §11.3.2.5): beside either, a linear `gAMA` is ignored, interlaced or not,
+    /// so a file's colours do not depend on how its rows are stored.
+    @Test(arguments: [("sRGB", false), ("sRGB", true), ("iCCP", false), ("iCCP", true)])
+    func process_IgnoresGamma_BesideSRGBOrICCP(chunk: String, interlaced: Bool) throws {
+        var writer = PNGWriter(width: 40, height: 30, colorType: .rgb, interlaced: interlaced, gamma: 100_000) { _, _ in
+            [128, 128, 128]
+        }
+        if chunk == "sRGB" {
+            writer.srgbIntent = 0
+        } else {
+            // A profile libpng accepts (a Display P3 matrix/TRC one), which the derivatives carry.
+            writer.iccProfile = SRGBProfileTests.profile(colorants: SRGBProfileTests.displayP3)
+        }
+        let result = try ImagePipeline.process(bytes: writer.encode(), spec: Self.spec)
+        #expect(result.info.iccProfile == writer.iccProfile)
+        let color = try Self.meanColor(result.preview.jpeg)
+        #expect(ImagePipelineTests.close(color, (128, 128, 128), tolerance: 3), "\(chunk), \(interlaced): \(color)")
+    }
+
     @Test func process_CarriesTheICCProfile() throws {
         let profile = TestImages.iccProfile(size: 700)
         let png = PNGWriter(width: 40, height: 30, colorType: .rgb, iccProfile: profile) { _, _ in [200, 100, 50] }

@@ -2,7 +2,7 @@ import CZlib
 
 /// A small PNG encoder for the tests, so every PNG flavour the decoder must read is generated
 /// here rather than committed: grey, RGB, palette (with `tRNS`), grey+alpha and RGBA; 8 or 16
-/// bits; `gAMA`, `iCCP` and `eXIf` chunks; Adam7 interlacing (PNG spec, 3rd edition §§7–8, 11).
+/// bits; `gAMA`, `sRGB`, `iCCP` and `eXIf` chunks; Adam7 interlacing (PNG spec, 3rd edition §§7–8, 11).
 struct PNGWriter {
     /// PNG colour types (§11.2.2 Table 8).
     enum ColorType: UInt8 {
@@ -26,6 +26,8 @@ struct PNGWriter {
     var palette: [(UInt8, UInt8, UInt8, UInt8)] = []
     /// `gAMA`: image gamma × 100000 (45455 is sRGB's approximate 1/2.2; 100000 is linear).
     var gamma: UInt32?
+    /// `sRGB`: the rendering intent (0…3).
+    var srgbIntent: UInt8?
     /// Raw ICC profile, compressed into an `iCCP` chunk.
     var iccProfile: [UInt8]?
     /// A TIFF structure for an `eXIf` chunk.
@@ -40,6 +42,7 @@ struct PNGWriter {
             "IHDR",
             Self.u32(width) + Self.u32(height) + [UInt8(bitDepth), colorType.rawValue, 0, 0, interlaced ? 1 : 0])
         if let gamma { file += Self.chunk("gAMA", Self.u32(Int(gamma))) }
+        if let srgbIntent { file += Self.chunk("sRGB", [srgbIntent]) }
         if let iccProfile {
             file += Self.chunk("iCCP", Array("test profile".utf8) + [0, 0] + Self.deflate(iccProfile))
         }

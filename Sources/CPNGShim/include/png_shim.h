@@ -5,8 +5,8 @@
  * band of rows at a time into the caller's buffer, as 8-bit sRGB-encoded RGB or straight RGBA
  * (palettes and tRNS expanded, grey widened, 16-bit samples scaled, gAMA honoured unless an
  * sRGB or iCCP chunk describes the colour). Every call that may fail returns a gp_status; the
- * libpng message is then in gp_reader_message(). Interlaced (Adam7) files are refused by
- * gp_reader_start with GP_INTERLACED: their rows are not final until the last pass.
+ * libpng message is then in gp_reader_message(). An interlaced (Adam7) file is read whole with
+ * gp_reader_read_image, through the same transforms: its rows are not final until the last pass.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,8 +16,7 @@ typedef enum {
     GP_OK = 0,
     GP_ERROR = 1,      /* libpng reported an error (message set) */
     GP_TRUNCATED = 2,  /* the data ended before the image did */
-    GP_IO = 3,         /* the file could not be opened (errno in the message) */
-    GP_INTERLACED = 4  /* an Adam7 file: read it whole instead */
+    GP_IO = 3          /* the file could not be opened (errno in the message) */
 } gp_status;
 
 /* A libpng read struct with its info struct, input and last message. */
@@ -29,11 +28,13 @@ gp_reader *gp_reader_create_memory(const unsigned char *data, size_t size);
 gp_reader *gp_reader_create_file(const char *path);
 void gp_reader_destroy(gp_reader *reader);
 
-/* Reads the chunks up to the image data and sets the transforms; the size and whether rows
- * carry alpha (4 bytes a pixel, else 3) come back. */
-gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha);
-/* Reads the next `count` rows into `rows`, `stride` bytes apart. */
+/* Reads the chunks up to the image data and sets the transforms; the size, whether rows carry
+ * alpha (4 bytes a pixel, else 3) and whether the file is interlaced come back. */
+gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced);
+/* Reads the next `count` rows into `rows`, `stride` bytes apart (a non-interlaced file). */
 gp_status gp_reader_read_rows(gp_reader *reader, unsigned char *rows, size_t stride, uint32_t count);
+/* Reads every pass of an interlaced file into the `height` rows at `rows`, `stride` bytes apart. */
+gp_status gp_reader_read_image(gp_reader *reader, unsigned char *rows, size_t stride, uint32_t height);
 /* Reads the chunks after the image data (their CRCs checked) up to IEND. */
 gp_status gp_reader_finish(gp_reader *reader);
 /* The last libpng error message ("" when none). */

@@ -6,8 +6,8 @@ import Postgres
     import Glibc
 #endif
 
-/// Bulk import of JPEG files from folders through the same `UploadService` the HTTP routes use
-/// (no HTTP in between). Source files are copied, never moved or changed.
+/// Bulk import of photos (JPEG, PNG, WebP, HEIC/HEIF, AVIF) from folders through the same
+/// `UploadService` the HTTP routes use (no HTTP in between), each recognised by its bytes. Source files are copied, never moved or changed.
 public struct ImportService: Sendable {
     /// The result for one file.
     public enum Outcome: Sendable {
@@ -30,7 +30,7 @@ public struct ImportService: Sendable {
     /// The image files (`.jpg`, `.jpeg`, `.png`, `.webp`, `.heic`, `.heif`, `.avif`, any case) under the
     /// given files and folders, sorted,
     /// skipping hidden entries. Missing paths are reported as errors by the caller.
-    public static func findJPEGs(in paths: [String]) -> (files: [String], missing: [String]) {
+    public static func findImages(in paths: [String]) -> (files: [String], missing: [String]) {
         var files: [String] = []
         var missing: [String] = []
         let fm = FileManager.default

@@ -33,9 +33,9 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    @Test func findJPEGs_WalksFolders_SkippingHiddenAndOtherFiles() throws {
+    @Test func findImages_WalksFolders_SkippingHiddenAndOtherFiles() throws {
         let folder = try Folder()
-        let found = ImportService.findJPEGs(in: [folder.path, folder.path + "/nope"])
+        let found = ImportService.findImages(in: [folder.path, folder.path + "/nope"])
         let relative = found.files.map { String($0.dropFirst(folder.path.count + 1)) }
         #expect(relative == ["a.jpg", "b.jpeg", "broken.jpg", "sub/C.JPG", "sub/copy-of-a.jpg"])
         #expect(found.missing == [folder.path + "/nope"])
@@ -50,7 +50,7 @@ import Testing
         var imported: [String: String] = [:]
         var duplicates: [String: String] = [:]
         var failed: [String: String] = [:]
-        for file in ImportService.findJPEGs(in: [folder.path]).files {
+        for file in ImportService.findImages(in: [folder.path]).files {
             let name = String(file.dropFirst(folder.path.count + 1))
             switch service.importFile(file) {
             case .imported(let id): imported[name] = id

@@ -7,25 +7,28 @@ import Testing
 
 /// Uploads of the formats phones make besides JPEG (issue #28): recognised by their bytes whatever
 /// the name and `Content-Type`, stored and served byte for byte under their own extension and
-/// media type, with JPEG derivatives; cut-off files refused with 130 and nothing stored.
+/// media type, with progressive JPEG derivatives; cut-off files and images over `max_pixels`
+/// (a PNG bomb's header) refused with 130 and nothing stored.
 @Suite(.serialized) struct UploadFormatTests {
-    /// A HEIC and, decoded from it by `heif-convert`, a PNG of a 160×120 test photo (`heif-enc` and
-    /// `heif-convert` come with libheif-examples, which `scripts/deps.sh` installs).
-    static func fixtures() throws -> (heic: [UInt8], png: [UInt8]) {
+    /// The same 160×120 photo as HEIC, PNG (decoded from the HEIC by `heif-convert`), WebP (`cwebp`)
+    /// and AVIF (`heif-enc -A`), by extension (libheif-examples and webp, which `scripts/deps.sh`
+    /// installs).
+    static func allFormats() throws -> [String: [UInt8]] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "upload-formats-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let jpeg = directory.appendingPathComponent("in.jpg").path
-        try Data(try TestJPEG.make(width: 160, height: 120, seed: 28)).write(to: URL(fileURLWithPath: jpeg))
-        let heic = directory.appendingPathComponent("out.heic").path
-        let png = directory.appendingPathComponent("out.png").path
-        try run(["heif-enc", "-q", "90", "-o", heic, jpeg])
-        try run(["heif-convert", heic, png])
-        return (
-            [UInt8](try Data(contentsOf: URL(fileURLWithPath: heic))),
-            [UInt8](try Data(contentsOf: URL(fileURLWithPath: png)))
-        )
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        try Data(try TestJPEG.make(width: 160, height: 120, seed: 28)).write(to: URL(fileURLWithPath: path("in.jpg")))
+        try run(["heif-enc", "-q", "90", "-o", path("out.heic"), path("in.jpg")])
+        try run(["heif-convert", path("out.heic"), path("out.png")])
+        try run(["cwebp", "-quiet", "-q", "90", path("out.png"), "-o", path("out.webp")])
+        try run(["heif-enc", "-A", "-q", "90", "-o", path("out.avif"), path("in.jpg")])
+        var files: [String: [UInt8]] = [:]
+        for ext in ["heic", "png", "webp", "avif"] {
+            files[ext] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("out.\(ext)"))))
+        }
+        return files
     }
 
     static func run(_ arguments: [String]) throws {
@@ -38,11 +41,13 @@ import Testing
         guard process.terminationStatus == 0 else { throw TestSetupError(description: "\(arguments) failed") }
     }
 
-    @Test func upload_AcceptsHEICAndPNG_ByTheirBytes_UnderTheirOwnExtensionAndType() throws {
-        let (heic, png) = try Self.fixtures()
+    @Test func upload_AcceptsHEICPNGWebPAndAVIF_ByTheirBytes_UnderTheirOwnExtensionAndType() throws {
+        let files = try Self.allFormats()
         let server = try TestServer(workers: 1, configure: UploadTests.smallDerivatives)
         defer { server.stop() }
-        for (bytes, ext, type) in [(heic, "heic", "image/heic"), (png, "png", "image/png")] {
+        let types = ["heic": "image/heic", "png": "image/png", "webp": "image/webp", "avif": "image/avif"]
+        for (ext, type) in types.sorted(by: { $0.key < $1.key }) {
+            let bytes = files[ext]!
             let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
             // Named and typed as a JPEG: the bytes decide.
             let file = try server.request(
@@ -65,19 +70,24 @@ import Testing
             #expect(thumbnail.header("Content-Type") == "image/jpeg")
             let info = try ImageProbe.probe(bytes: [UInt8](thumbnail.body))
             #expect(info.format == .jpeg && info.width == 43 && info.height == 32)
+            #expect(info.isProgressive, "\(ext): the thumbnail is a progressive JPEG")
+            let preview = try ImageProbe.probe(bytes: [UInt8](try server.fetchFile(photo["preview"]).body))
+            #expect(preview.format == .jpeg && preview.isProgressive && preview.width == 96, "\(ext)")
         }
     }
 
-    @Test func import_WalksHEICAndPNGFiles_AndStoresThemAsWhatTheyAre() throws {
-        let (heic, png) = try Self.fixtures()
+    @Test func import_WalksEveryFormatsFiles_AndStoresThemAsWhatTheyAre() throws {
+        let files = try Self.allFormats()
         let folder = NSTemporaryDirectory() + "galleryd-import-formats-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data(heic).write(to: URL(fileURLWithPath: folder + "/IMG_0001.HEIC"))
-        try Data(png).write(to: URL(fileURLWithPath: folder + "/screenshot.webp"))  // mislabelled: a PNG
+        try Data(files["heic"]!).write(to: URL(fileURLWithPath: folder + "/IMG_0001.HEIC"))
+        try Data(files["png"]!).write(to: URL(fileURLWithPath: folder + "/screenshot.webp"))  // mislabelled: a PNG
+        try Data(files["webp"]!).write(to: URL(fileURLWithPath: folder + "/shared.jpg"))  // mislabelled: a WebP
+        try Data(files["avif"]!).write(to: URL(fileURLWithPath: folder + "/pixel.heif"))  // mislabelled: an AVIF
         try Data("ignored\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
-        let found = ImportService.findJPEGs(in: [folder]).files.map { ($0 as NSString).lastPathComponent }
-        #expect(found == ["IMG_0001.HEIC", "screenshot.webp"])
+        let found = ImportService.findImages(in: [folder]).files.map { ($0 as NSString).lastPathComponent }
+        #expect(found == ["IMG_0001.HEIC", "pixel.heif", "screenshot.webp", "shared.jpg"])
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let service = ImportService(
@@ -88,16 +98,18 @@ import Testing
                 continue
             }
         }
-        #expect(Set(server.blobFiles(under: "originals").map { ($0 as NSString).pathExtension }) == ["heic", "png"])
         #expect(
-            try server.scalar("select count(*)::bigint from photos where content_type in ('image/heic', 'image/png')")
-                == 2)
+            Set(server.blobFiles(under: "originals").map { ($0 as NSString).pathExtension })
+                == ["heic", "png", "webp", "avif"])
+        #expect(
+            try server.scalar(
+                "select count(*)::bigint from photos where content_type in ('image/heic', 'image/png', 'image/webp', 'image/avif')"
+            ) == 4)
     }
 
-    @Test(arguments: ["heic", "png"])
+    @Test(arguments: ["heic", "png", "webp", "avif"])
     func upload_IsRefusedWith130_AndLeavesNothing_WhenTheFileIsCutOff(_ ext: String) throws {
-        let (heic, png) = try Self.fixtures()
-        let bytes = ext == "heic" ? heic : png
+        let bytes = try Self.allFormats()[ext]!
         let server = try TestServer(workers: 0)
         defer { server.stop() }
         let r = try server.request(
@@ -107,5 +119,43 @@ import Testing
         #expect(r.json["code"] as? Int == 130, "\(r.text)")
         #expect((r.json["error"] as? String)?.contains("truncated") == true, "\(r.text)")
         try server.expectNothingStored(ext)
+    }
+
+    /// `max_pixels` is checked on the header at upload, whatever the format: a PNG bomb (a
+    /// 60000×60000 IHDR in a few hundred bytes) with the default limit, and each format's
+    /// 160×120 photo under a limit one pixel short.
+    @Test func upload_IsRefusedWith130_AndLeavesNothing_WhenTheHeaderDeclaresMoreThanMaxPixels() throws {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            var crc: UInt32 = 0xFFFF_FFFF  // PNG spec Annex D
+            for byte in body {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+            }
+            return be32(data.count) + body + be32(Int(~crc))
+        }
+        func be32(_ v: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * $0)) } }
+        let bomb =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + chunk("IHDR", be32(60000) + be32(60000) + [8, 2, 0, 0, 0])
+            + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
+        var cases: [(label: String, bytes: [UInt8], size: String, maxPixels: Int?)] = [
+            ("PNG bomb", bomb, "60000x60000", nil)
+        ]
+        for (ext, bytes) in try Self.allFormats().sorted(by: { $0.key < $1.key }) {
+            cases.append((ext, bytes, "160x120", 160 * 120 - 1))
+        }
+        for item in cases {
+            let server = try TestServer(workers: 0) { configuration in
+                if let limit = item.maxPixels { configuration.maxPixels = limit }
+            }
+            defer { server.stop() }
+            let r = try server.request(
+                "POST", "/parse/files/photo.jpg", body: Data(item.bytes), headers: ["Content-Type": "image/jpeg"])
+            #expect(r.status == 400, "\(item.label)")
+            #expect(r.json["code"] as? Int == 130, "\(item.label): \(r.text)")
+            #expect((r.json["error"] as? String)?.contains(item.size) == true, "\(item.label): \(r.text)")
+            try server.expectNothingStored(item.label)
+        }
     }
 }

@@ -1,13 +1,14 @@
 import CPNG
 
-/// Decodes a PNG whole with libpng's simplified API (`png_image_*`), which keeps libpng's
+@testable import Imaging
+
+/// The tests' reference PNG decode: libpng's simplified API (`png_image_*`), which keeps libpng's
 /// setjmp/longjmp error handling inside libpng and reports a failure as a sentence in
-/// `png_image.message`: the path of interlaced (Adam7) files, whose rows are final only after the
-/// last pass; `PNGRowDecoder` reads the others a band of rows at a time, to the same rows. Every
-/// kind of PNG comes out as 8-bit RGB, or straight RGBA when it has alpha: 16-bit samples
-/// reduced, palettes and `tRNS` expanded, grey widened, Adam7 interlacing undone, `gAMA`
-/// honoured (the output is sRGB-encoded; `sRGB` and `iCCP` images are left as they are, and an
-/// `iCCP` profile travels into the derivatives as the JPEG path's APP2 profile does).
+/// `png_image.message`. It decodes a file whole to 8-bit RGB, or straight RGBA when it has alpha
+/// (16-bit samples reduced, palettes and `tRNS` expanded, grey widened, `gAMA` honoured): the rows
+/// `PNGRowDecoder` must give for a non-interlaced file. Not for an interlaced one: libpng 1.6.39's
+/// simplified API applies `gAMA` even beside an `iCCP` profile (which the PNG specification,
+/// §11.3.2.3, and galleryd do not) and misplaces 16-bit Adam7 rows (decision 039, session 19).
 enum PNGDecoder {
     /// Decodes the file at `path`.
     static func decode(fileAt path: String, limits: ImageLimits) throws -> DecodedRaster {
