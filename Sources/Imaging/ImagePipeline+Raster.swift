@@ -62,7 +62,7 @@ extension ImagePipeline {
                 bitsPerPixel: fileBytes.map { Double($0) * 8 / Double(info.width * info.height) })
         }
         // PNG's and WebP's thumbnails take Klein's table one quality down (decision 060).
-        let thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality)
+        let thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, nearSize: nearSize)
         // A preview at the original's size may take Klein's table at a quality set by its detail
         // (decision 060), which is measured on its pixels before it is encoded.
         let klein = keepsSize && plan.thumbnailSource != .samePixels ? settings.originalSizePreviewKlein : nil

@@ -29,13 +29,14 @@
 /// | source | thumbnail | preview (keeps the original's size) |
 /// |---|---|---|
 /// | PNG | −6 (76) | 0 (82) |
-/// | WebP | −8 (74) | +2 (84) |
+/// | WebP | −6 (76) | +2 (84) |
 ///
 /// (encoded qualities at the default 80 in brackets; JPEG, HEIC and AVIF have no such row). The
 /// thumbnail gives up the thumbnail's boost and more, where it kept 2.6–10.9 points over vips' at
-/// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score. WebP's goes
-/// two further since decision 064 (its coarser chroma on top): china's and flower's kept +6.90 and
-/// +1.41 over vips', and china came under 0.91× vips' bytes (0.915 → 0.903), on these two photos alone.
+/// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score. Decision 064 took
+/// WebP's two further with the coarser chroma on top, fitted on china and flower alone; on 32 small
+/// WebPs off the bench 9 such thumbnails then fell below vips' (mate_Blinds, Wood, RainDrops,
+/// FreshFlower, fallenleaf), so a near-size WebP thumbnail is back at −6 with one table (064's validation).
 ///
 /// A PNG or WebP preview that keeps the original's size (and is not the thumbnail too) is
 /// encoded with Klein, Silverstein and Carney's table instead of ours, two qualities below the
@@ -77,12 +78,12 @@
 /// A WebP's thumbnail and its preview at the original's size take a **coarser chroma table** than their
 /// luma's (`thumbnailKleinChroma`, `KleinRule.chroma`, `KleinChroma`): a decoded lossy WebP's chroma was
 /// 4:2:0 and upsampled before libjpeg averages it again, so its high frequencies carry little, and
-/// SSIMULACRA2 weighs chroma less than luma. The thumbnail's chroma is Klein's table 14 qualities below
-/// its luma's, the preview's 20 below, each keeping its lowest zig-zag steps (3 and 5) at the luma's:
+/// SSIMULACRA2 weighs chroma less than luma. The thumbnail's chroma is Klein's table 11 qualities below
+/// its luma's (14 until 064's validation: a `-q 90` RainDrops fell below vips'; near-size ones keep one
+/// table), the preview's 20 below, each keeping its lowest zig-zag steps (3 and 5) at the luma's:
 /// on the bench's 18 WebP photos every output stays at or above vips' score (the thinnest the previews'
-/// GreenMeadow +0.08 and the thumbnails' LadyBird +0.23), and dune, flower and mate_FreshFlower come
-/// under 0.91× vips' bytes, leaving china (detailed) the one WebP photo over it until the near-size
-/// row's −8 above (docs/decisions/064-webp-chroma-and-source-quality.md).
+/// GreenMeadow +0.08), and dune and mate_FreshFlower come under 0.91× vips' bytes; china and flower
+/// (near-size thumbnails) stay over (docs/decisions/064-webp-chroma-and-source-quality.md).
 ///
 /// PNG and WebP derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers embed one
 /// by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
@@ -140,9 +141,9 @@ struct SourceEncoderSettings: Sendable, Equatable {
         let step: Double
         let heldLowFrequencies: Int
 
-        /// WebP's thumbnails: 14 below the luma's (15 below the quality in force), the DC and the two
-        /// lowest AC steps the luma's.
-        static let webpThumbnails = KleinChroma(step: -14, heldLowFrequencies: 3)
+        /// WebP's downscaled thumbnails: 11 below the luma's (12 below the quality in force), the DC and
+        /// the two lowest AC steps the luma's (14 below failed a `-q 90` RainDrops off the bench: 064).
+        static let webpThumbnails = KleinChroma(step: -11, heldLowFrequencies: 3)
         /// WebP's previews at the original's size: 20 below the luma's, its five lowest steps the luma's.
         static let webpPreviews = KleinChroma(step: -20, heldLowFrequencies: 5)
 
@@ -230,7 +231,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
         case .webp:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
-                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -8), omitsSRGBProfile: true,
+                nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
                 originalSizePreviewKlein: .webpPreviews, downscaledPreviewKleinBitsPerPixel: 1,
                 flatDownscaledPreviewKleinStep: -3.25, flatDownscaledPreviewLowFrequencyStep: -2,
                 thumbnailKleinStep: -1,
@@ -273,13 +274,14 @@ struct SourceEncoderSettings: Sendable, Equatable {
     }
 
     /// The thumbnail's tables at `quality` (`thumbnailQuality`'s): Klein's table
-    /// `thumbnailKleinStep` from it (its chroma by `thumbnailKleinChroma` when there is one), or ours
-    /// when the format has no such step.
-    func thumbnailTables(quality: Int) -> QuantizationTables {
+    /// `thumbnailKleinStep` from it (its chroma by `thumbnailKleinChroma` when there is one and the
+    /// thumbnail is not `nearSize`: decision 064's validation), or ours when the format has no such step.
+    func thumbnailTables(quality: Int, nearSize near: Bool = false) -> QuantizationTables {
         if let step = thumbnailKleinStep {
             let lumaQuality = min(max(quality + step, 1), 100)
             let tables = QuantizationTables(kleinQuality: lumaQuality)
-            return thumbnailKleinChroma?.tables(tables, lumaQuality: Double(lumaQuality)) ?? tables
+            guard !near, let chroma = thumbnailKleinChroma else { return tables }
+            return chroma.tables(tables, lumaQuality: Double(lumaQuality))
         }
         return QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
     }

@@ -51,11 +51,13 @@ import Testing
 
     /// The thumbnail's tables at the quality in force: PNG's and WebP's are Klein's table one
     /// quality below it, the other formats' ours with the chroma boost (decision 060); WebP's chroma
-    /// is Klein's table 15 below it with the DC and two lowest AC steps the luma's (decision 064).
-    static func thumbnailTables(_ format: ImageFormat, quality: Int) -> QuantizationTables {
+    /// is Klein's table 12 below it with the DC and two lowest AC steps the luma's, unless the thumbnail
+    /// is near-size (decision 064 and its validation).
+    static func thumbnailTables(_ format: ImageFormat, quality: Int, nearSize: Bool = false) -> QuantizationTables {
         switch format {
         case .png: QuantizationTables(kleinQuality: quality - 1)
-        case .webp: coarseChroma(luma: Double(quality - 1), chroma: Double(quality - 15), held: [0, 1, 8])
+        case .webp where nearSize: QuantizationTables(kleinQuality: quality - 1)
+        case .webp: coarseChroma(luma: Double(quality - 1), chroma: Double(quality - 12), held: [0, 1, 8])
         default: QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
         }
     }
@@ -65,7 +67,8 @@ import Testing
     /// quality in force of `thumbnail` (decision 060).
     static func expectTables(
         _ result: ProcessedImage, preview: Int, thumbnail: Int, kleinPreview: Bool = false, kleinStep: Double? = nil,
-        previewTables expected: QuantizationTables? = nil, sourceLocation: SourceLocation = #_sourceLocation
+        previewTables expected: QuantizationTables? = nil, nearSize: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(result.thumbnailSource != .samePixels, sourceLocation: sourceLocation)
         let previewTables =
@@ -78,7 +81,8 @@ import Testing
             ?? (kleinPreview ? QuantizationTables(kleinQuality: preview) : QuantizationTables(quality: preview))
         #expect(try tables(result.preview.jpeg) == previewTables, sourceLocation: sourceLocation)
         #expect(
-            try tables(result.thumbnail.jpeg) == thumbnailTables(result.info.format, quality: thumbnail),
+            try tables(result.thumbnail.jpeg)
+                == thumbnailTables(result.info.format, quality: thumbnail, nearSize: nearSize),
             sourceLocation: sourceLocation)
     }
 
@@ -223,11 +227,11 @@ import Testing
     }
 
     /// PNG's and WebP's thumbnails take Klein's table one quality below the one in force (91 and
-    /// 90 at spec 90, so 90 and 89), the near-size row's too (PNG 86, so 85; WebP 84, so 83); HEIC's and JPEG's keep
-    /// ours with the chroma boost (decision 060). Not our table at any quality: Klein's uses one
-    /// table for luma and chroma.
+    /// 90 at spec 90, so 90 and 89), the near-size row's too (PNG 86, so 85; WebP 86, so 85, one table for
+    /// luma and chroma since 064's validation); HEIC's and JPEG's keep ours with the chroma boost
+    /// (decision 060). Not our table at any quality: Klein's uses one table for luma and chroma.
     @Test(arguments: [
-        (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 83), (.heif, 32, nil),
+        (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 85), (.heif, 32, nil),
         (.jpeg, 32, nil),
     ])
     func thumbnail_TakesKleinsTableOneDown(format: ImageFormat, edge: Int, klein: Int?) throws {
@@ -239,7 +243,7 @@ import Testing
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format && result.thumbnail.height == edge)
         let thumbnail = try Self.tables(result.thumbnail.jpeg)
-        if let klein, format == .webp {
+        if let klein, format == .webp, edge == 32 {
             #expect(thumbnail == Self.thumbnailTables(.webp, quality: klein + 1))
             #expect(thumbnail.luma == QuantizationTables(kleinQuality: klein).luma)
         } else if let klein {
@@ -251,8 +255,8 @@ import Testing
         }
     }
 
-    /// The step and its clamp to 1…100: PNG and WebP −1, the other formats none; WebP's chroma 14
-    /// below its luma's with three steps held, clamped too (decision 064).
+    /// The step and its clamp to 1…100: PNG and WebP −1, the other formats none; WebP's chroma 11
+    /// below its luma's with three steps held, clamped too, and none for a near-size thumbnail (decision 064).
     @Test func thumbnailKleinStep_IsOneDownForPNGAndWebP() {
         for format in [ImageFormat.png, .webp] {
             let settings = SourceEncoderSettings.forSource(format)
@@ -265,9 +269,12 @@ import Testing
         #expect(SourceEncoderSettings.forSource(.png).thumbnailKleinChroma == nil)
         #expect(
             SourceEncoderSettings.forSource(.webp).thumbnailKleinChroma
-                == SourceEncoderSettings.KleinChroma(step: -14, heldLowFrequencies: 3))
+                == SourceEncoderSettings.KleinChroma(step: -11, heldLowFrequencies: 3))
         #expect(
             SourceEncoderSettings.forSource(.webp).thumbnailTables(quality: 80) != QuantizationTables(kleinQuality: 79))
+        #expect(
+            SourceEncoderSettings.forSource(.webp).thumbnailTables(quality: 80, nearSize: true)
+                == QuantizationTables(kleinQuality: 79))
         for format in [ImageFormat.jpeg, .heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
             #expect(settings.thumbnailKleinStep == nil)
@@ -323,12 +330,12 @@ import Testing
     }
 
     /// A thumbnail nearly the preview's size (84×56 of a 96×64 preview, 77% of its pixels) has
-    /// PNG's and WebP's own row: the thumbnail 6 and 8 lower (WebP's 6 before decision 064), the preview 0 and +2 from the spec's
+    /// PNG's and WebP's own row: the thumbnail 6 lower (WebP's 8 in 064 until its validation), the preview 0 and +2 from the spec's
     /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
     /// PNG's and WebP's previews, at the original's size, are then Klein's table 3.25 (PNG, its
     /// lowest steps 2) and 2.5 (WebP) lower (the quadrants are flat: decision 060).
     @Test(arguments: [
-        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 84, -2.5), (.heif, 56, 90, 92, nil),
+        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 86, -2.5), (.heif, 56, 90, 92, nil),
         (.png, 48, 90, 91, -3.25), (.webp, 48, 92, 90, -2.5),
     ])
     func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int, klein: Double?)
@@ -341,7 +348,7 @@ import Testing
         #expect(result.preview.width == 96 && result.thumbnail.height == edge)
         try Self.expectTables(
             result, preview: preview, thumbnail: thumbnail, kleinStep: klein,
-            previewTables: format == .png ? Self.heldFlatPreview(inForce: preview) : nil)
+            previewTables: format == .png ? Self.heldFlatPreview(inForce: preview) : nil, nearSize: edge == 56)
     }
 
     /// Near size is a share of the preview's pixels: china's and flower's 600×400 of 640×427, not
