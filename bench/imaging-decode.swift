@@ -4,7 +4,7 @@
 // The pipeline's "decode" lap is not that for every format: a WebP and a non-interlaced PNG are
 // decoded while they are resampled (decisions 039, 055), so their lap holds only the header
 // parse, and the rest of their decode is inside "resize". This tool opens the same decoder the
-// pipeline opens (`WebPDecoder.rows`, `PNGRowDecoder`/`PNGDecoder`, `HEIFFile.decode`,
+// pipeline opens (`WebPDecoder.rows`, `PNGRowDecoder` (interlaced files whole), `HEIFFile.decode`,
 // `JPEGDecoder`) for the same plan (`DerivativePlan`: a WebP shrunk by libwebp to the preview's
 // size, a JPEG at its DCT scale), drains every row and discards it; `--full` decodes a WebP or
 // JPEG at the file's full size instead (PNG and HEIF are always decoded at full size). Output:
@@ -69,9 +69,8 @@ enum ImagingDecode {
             let raster: any RasterRows
             switch info.format {
             case .png:
-                raster =
-                    try PNGRowDecoder.open(fileAt: path, bytes: nil, limits: limits)
-                    ?? PNGDecoder.decode(fileAt: path, limits: limits)
+                // An interlaced file is read whole by the same decoder (decision 039, session 19).
+                raster = try PNGRowDecoder.open(fileAt: path, bytes: nil, limits: limits)
             case .webp:
                 guard let data = FileManager.default.contents(atPath: path) else {
                     throw ImageError.io("\(path): cannot read")

@@ -62,7 +62,7 @@ extension ImagePipeline {
                 bitsPerPixel: fileBytes.map { Double($0) * 8 / Double(info.width * info.height) })
         }
         // PNG's and WebP's thumbnails take Klein's table one quality down (decision 060).
-        let thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, nearSize: nearSize)
+        var thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, nearSize: nearSize)
         // A preview at the original's size may take Klein's table at a quality set by its detail
         // (decision 060), which is measured on its pixels before it is encoded.
         let klein = keepsSize && plan.thumbnailSource != .samePixels ? settings.originalSizePreviewKlein : nil
@@ -80,7 +80,12 @@ extension ImagePipeline {
             previewEncoder: previewEncoder)
         clock.lap("resize")
         if let klein, let preview {
-            previewTables = klein.tables(previewQuality, gradient: PreviewDetail.meanGradient(preview))
+            let gradient = PreviewDetail.meanGradient(preview)
+            previewTables = klein.tables(previewQuality, gradient: gradient)
+            // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063).
+            if nearSize, let rule = settings.nearSizeThumbnailKlein {
+                thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient)
+            }
         }
 
         // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.
@@ -88,7 +93,7 @@ extension ImagePipeline {
         nonisolated(unsafe) var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
         // Unchecked: the resampling that fed it has returned; only the preview task finishes it.
         nonisolated(unsafe) let finishingEncoder = previewEncoder
-        let previewTablesInForce = previewTables
+        let (previewTablesInForce, thumbnailTablesInForce) = (previewTables, thumbnailTables)
         DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
             if task == 0 {
                 previewJPEG = Result {
@@ -101,7 +106,7 @@ extension ImagePipeline {
                 thumbnailJPEG = Result {
                     try JPEGEncoder.encode(
                         thumbnail, quality: thumbnailQuality, quantizer: spec.quantizer, iccProfile: icc,
-                        tables: thumbnailTables)
+                        tables: thumbnailTablesInForce)
                 }
             }
         }

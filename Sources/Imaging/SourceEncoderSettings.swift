@@ -134,6 +134,12 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// the luma's table.
     var thumbnailKleinChroma: KleinChroma? = nil
 
+    /// Klein's table for a near-size thumbnail (`isNearSize`), in place of `thumbnailKleinStep`'s: its
+    /// `step` (or `detailedStep` when the preview, at the original's size, is detailed) from the
+    /// thumbnail's quality in force, one table for luma and chroma; nil: `thumbnailKleinStep`'s. The
+    /// preview's detail is measured before either file is encoded (`PreviewDetail`), so it costs nothing.
+    var nearSizeThumbnailKlein: KleinRule? = nil
+
     /// A chroma table coarser than the luma's Klein table: Klein's table `step` qualities from the luma's
     /// (clamped to 1…100, fractional), with its first `heldLowFrequencies` steps in zig-zag order kept at
     /// the luma's (`QuantizationTables.coarseningChroma`; decision 064).
@@ -177,6 +183,13 @@ struct SourceEncoderSettings: Sendable, Equatable {
         /// Both with the chroma 20 below the luma's, its five lowest steps held (decision 064).
         static let webpPreviews = KleinRule(
             step: -2.5, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews)
+        /// A WebP's near-size thumbnail: Klein's table 6 qualities below the thumbnail's quality in force
+        /// when the preview is detailed, one below (as every other thumbnail) when flat. vips makes such
+        /// a thumbnail with libwebp's rescaler while decoding, blurrier than the scorer's Lanczos
+        /// reference: a detailed one kept 2.7–8.2 points of margin over it at E − 1, 0.34–5.59 at E − 6
+        /// on 12 such fixtures the rule was not fitted on; flat ones kept too little (mate_Blinds +0.30 at
+        /// E − 1, −0.09 at E − 3) (decision 063, session 19).
+        static let webpNearSizeThumbnails = KleinRule(step: -1, detailedStep: -6, detailedGradient: 6)
 
         /// The quality Klein's table is scaled at, from the quality in force and the preview's detail.
         func quality(_ inForce: Int, gradient: Double) -> Double {
@@ -235,7 +248,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
                 originalSizePreviewKlein: .webpPreviews, downscaledPreviewKleinBitsPerPixel: 1,
                 flatDownscaledPreviewKleinStep: -3.25, flatDownscaledPreviewLowFrequencyStep: -2,
                 thumbnailKleinStep: -1,
-                thumbnailKleinChroma: .webpThumbnails)
+                thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .webpNearSizeThumbnails)
         }
     }
 
