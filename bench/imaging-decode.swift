@@ -45,12 +45,7 @@ enum ImagingDecode {
         case .jpeg:
             let decoder = try JPEGDecoder(path: path, maxScans: limits.maxScans)
             try decoder.readHeader()
-            let format: JPEGDecoder.OutputFormat
-            switch info.colorSpace {
-            case .grayscale: format = .gray
-            case .ycbcr, .rgb: format = .rgbx
-            case .cmyk, .ycck: format = .cmyk
-            }
+            let format = JPEGDecoder.OutputFormat(for: info.colorSpace)
             size = try decoder.start(scale: full ? 8 : plan.scale, format: format)
             let band = 16
             let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: band * size.width * format.bytesPerPixel)

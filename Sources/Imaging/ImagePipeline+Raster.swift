@@ -176,24 +176,13 @@ extension ImagePipeline {
                 ring.close()
                 _ = consumer.wait()
             }
-            try raster.forEachRun { first, stride, count in
-                var done = 0
-                while done < count {
-                    let start = done
-                    done += try ring.produce { _, prepared, capacity in
-                        let rows = min(capacity, count - start)
-                        for r in 0..<rows {
-                            let source = first + (start + r) * stride
-                            if previewResampler.isIdentity {
-                                // The preview is the decode's size: no pass, the row converted in place.
-                                converter.convert(source, width: raster.width, into: prepared! + r * floats)
-                            } else {
-                                converter.convert(source, width: raster.width, into: row)
-                                previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
-                            }
-                        }
-                        return rows
-                    }
+            try ring.produce(rowsOf: raster) { source, r, _, prepared in
+                if previewResampler.isIdentity {
+                    // The preview is the decode's size: no pass, the row converted in place.
+                    converter.convert(source, width: raster.width, into: prepared! + r * floats)
+                } else {
+                    converter.convert(source, width: raster.width, into: row)
+                    previewResampler.resampleHorizontally(row: row, into: prepared! + r * floats)
                 }
             }
         } else {
@@ -259,17 +248,7 @@ extension ImagePipeline {
                 ring.close()
                 _ = consumer.wait()
             }
-            try raster.forEachRun { first, stride, count in
-                var done = 0
-                while done < count {
-                    let start = done
-                    done += try ring.produce { rows, capacity in
-                        let taken = min(capacity, count - start)
-                        for r in 0..<taken { gd_rgb_to_rgbx(first + (start + r) * stride, width, rows[r]!, avx2) }
-                        return taken
-                    }
-                }
-            }
+            try ring.produce(rowsOf: raster) { source, r, rows, _ in gd_rgb_to_rgbx(source, width, rows[r]!, avx2) }
         }
         if let encodeError { throw encodeError }
         return (

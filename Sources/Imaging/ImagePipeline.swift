@@ -135,12 +135,7 @@ public enum ImagePipeline {
         let openTime = Stopwatch.nanoseconds()
         let decoder = try makeDecoder()
         try decoder.readHeader()
-        let format: JPEGDecoder.OutputFormat
-        switch info.colorSpace {
-        case .grayscale: format = .gray
-        case .ycbcr, .rgb: format = .rgbx
-        case .cmyk, .ycck: format = .cmyk
-        }
+        let format = JPEGDecoder.OutputFormat(for: info.colorSpace)
         let size = try decoder.start(scale: plan.scale, format: format)
         // jpeg_start_decompress reads all of a progressive file, so decoding time starts at open.
         var decodeTime = Stopwatch.nanoseconds() - openTime

@@ -27,6 +27,16 @@ final class JPEGDecoder {
         case cmyk
 
         var bytesPerPixel: Int { self == .gray ? 1 : 4 }
+
+        /// What the pipeline asks for a file of `colorSpace`: grey as grey, CMYK and YCCK as stored,
+        /// everything else as RGBX.
+        init(for colorSpace: ImageColorSpace) {
+            switch colorSpace {
+            case .grayscale: self = .gray
+            case .ycbcr, .rgb: self = .rgbx
+            case .cmyk, .ycck: self = .cmyk
+            }
+        }
     }
 
     /// Prepares to decode the file at `path`; `twoThreadMinimumBytes` < 0 keeps one thread.

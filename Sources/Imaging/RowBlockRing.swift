@@ -83,6 +83,28 @@ final class RowBlockRing: @unchecked Sendable {
         try produce { rows, _, capacity in try fill(rows, capacity) }
     }
 
+    /// Hands every decoded row of `raster` to the ring, block by block, in order: `fill(source, r,
+    /// rows, prepared)` fills row `r` of the block from the decoded row at `source`.
+    func produce(
+        rowsOf raster: any RasterRows,
+        _ fill: (
+            UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, UnsafeMutablePointer<Float>?
+        )
+            -> Void
+    ) throws {
+        try raster.forEachRun { first, stride, count in
+            var done = 0
+            while done < count {
+                let start = done
+                done += try produce { rows, prepared, capacity in
+                    let taken = min(capacity, count - start)
+                    for r in 0..<taken { fill(first + (start + r) * stride, r, rows, prepared) }
+                    return taken
+                }
+            }
+        }
+    }
+
     /// Fills the next block with `fill(rows, prepared, capacity)`: row `r`'s prepared floats are
     /// at `prepared + r * preparedFloats` (nil when the ring has none).
     func produce(
