@@ -163,7 +163,12 @@ im = Image.open(sys.argv[1]); s = time.perf_counter(); im.load(); print(int((tim
   scores=("-" "-")
   if [ "$ssim" = 1 ]; then
     case $name in
-      *.heic) heif-convert "$f" "$dir/decoded.png" >/dev/null ;;
+      # heif-convert leaves an empty PNG (exit 0) when libpng refuses the file's ICC profile ("known
+      # incorrect sRGB profile": flower's and path's HEICs); vips decodes those, the profile stripped
+      # (on china, pixel for pixel heif-convert's).
+      *.heic)
+        heif-convert "$f" "$dir/decoded.png" >/dev/null 2>&1 || true
+        [ -s "$dir/decoded.png" ] || vips copy "$f" "$dir/decoded.png[strip]" ;;
       *.webp) dwebp -quiet "$f" -o "$dir/decoded.png" ;;
       *) cp "$f" "$dir/decoded.png" ;;
     esac
