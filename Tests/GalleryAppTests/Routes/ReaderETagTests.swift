@@ -11,20 +11,15 @@ struct ReaderETagTests {
     private typealias F = ManifestFixtures
     private static let master = ["X-Parse-Master-Key": TestServer.masterKey]
 
-    /// A find's tag, once the change sequences are known (answers carry no tag before). In this
+    /// A find's tag, once the change sequences are known and it has settled (`settledETag`). In this
     /// suite no headers means no caller at all: the app id alone, not the test server's master key.
     private func tag(
         _ server: TestServer, _ className: String, _ headers: [String: String], items: [String: String] = [:]
     ) throws -> String {
-        for _ in 0..<100 {
-            if let tag = try F.find(server, items, className: className, headers: headers, anonymous: headers.isEmpty)
+        try server.settledETag {
+            try F.find(server, items, className: className, headers: headers, anonymous: headers.isEmpty)
                 .header("ETag")
-            {
-                return tag
-            }
-            Thread.sleep(forTimeInterval: 0.05)
         }
-        throw TestSetupError(description: "no ETag")
     }
 
     /// The status of the find revalidated with `tag`.

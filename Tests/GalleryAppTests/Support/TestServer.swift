@@ -244,4 +244,18 @@ final class TestServer: Sendable {
         }
         throw TestSetupError(description: "photo \(objectId) not processed within \(timeout) s")
     }
+
+    /// The ETag `fetch` answers with once it has settled: answers carry no tag until the change
+    /// sequences are known, and each of a test's inserts reaches the server on its own, so a tag
+    /// seen between two of them is rightly replaced. Two answers in a row with the same tag.
+    func settledETag(_ fetch: () throws -> String?) throws -> String {
+        var previous: String?
+        for _ in 0..<200 {
+            let tag = try fetch()
+            if let tag, tag == previous { return tag }
+            previous = tag
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestSetupError(description: "no settled ETag")
+    }
 }
