@@ -24,11 +24,14 @@
 
 Needs .build-venv-bench (Pillow, numpy, ssimulacra2).
 """
-import io, json, os, struct, sys
+import importlib.util, io, json, os, struct, sys
 
-KLEIN = [10, 12, 14, 19, 26, 38, 57, 86, 12, 18, 21, 28, 35, 41, 54, 76, 14, 21, 25, 32, 44, 63, 92, 136,
-         19, 28, 32, 41, 54, 75, 107, 157, 26, 35, 44, 54, 70, 95, 132, 190, 38, 41, 63, 75, 95, 125, 170, 239,
-         57, 54, 92, 107, 132, 170, 227, 312, 86, 76, 136, 157, 190, 239, 312, 419]
+# Klein's table and the score stores' loader are imaging-png-step-measures.py's (060, session 18).
+_spec = importlib.util.spec_from_file_location(
+    "step_measures", os.path.join(os.path.dirname(os.path.abspath(__file__)), "imaging-png-step-measures.py"))
+_measures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_measures)
+KLEIN, load = _measures.KLEIN, _measures.load
 ZIGZAG = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6,
           7, 14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31,
           39, 46, 53, 60, 61, 54, 47, 55, 62, 63]
@@ -79,10 +82,7 @@ def job(a):
 def previews(run, now, stores, out, specs):
     from multiprocessing import Pool
     from PIL import Image
-    sw = {}
-    for s in stores:
-        for k, v in json.load(open(s)).items():
-            sw.setdefault(k, v)
+    sw = load(stores)
     res = json.load(open(out)) if os.path.exists(out) else {}
     files = os.path.splitext(out)[0] + "-files"
     os.makedirs(files, exist_ok=True)
