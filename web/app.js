@@ -159,8 +159,11 @@ async function main() {
   async function trashPhoto(id) {
     try {
       await call("DELETE", `/classes/Photo/${id}`);
-      preview.step(1);
-      if (preview.current === id) preview.close();
+      // The next photo, unless the preview was closed (or moved on) while the call was out.
+      if (preview.dialog.open && preview.current === id) {
+        preview.step(1);
+        if (preview.current === id) preview.close();
+      }
       grid.remove(id);
       say("Moved to Recently Deleted.");
     } catch (error) { fail(error); }
