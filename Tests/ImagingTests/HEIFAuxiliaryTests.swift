@@ -67,6 +67,18 @@ import Testing
             thumbnails: Int(heif_image_handle_get_number_of_thumbnails(handle)))
     }
 
+    /// The primary image's luma bit depth, as libheif reads it from the file.
+    static func lumaBits(_ file: [UInt8]) throws -> Int {
+        let context = try #require(heif_context_alloc())
+        defer { heif_context_free(context) }
+        let read = file.withUnsafeBytes { heif_context_read_from_memory(context, $0.baseAddress, file.count, nil) }
+        try #require(read.code == heif_error_Ok)
+        var handle: OpaquePointer?
+        try #require(heif_context_get_primary_image_handle(context, &handle).code == heif_error_Ok)
+        defer { heif_image_handle_release(handle) }
+        return Int(heif_image_handle_get_luma_bits_per_pixel(handle))
+    }
+
     /// The derivatives and sizes are the primary's, from memory and from a file.
     static func expectThePrimary(
         _ file: [UInt8], limits: ImageLimits = ImageLimits(), sourceLocation: SourceLocation = #_sourceLocation
@@ -170,7 +182,7 @@ import Testing
             tiles: [try Self.primary()], grid: false,
             attached: [
                 .init(try Self.other(width: 160, height: 120), .otherImage),
-                .init(try Self.other(width: 48, height: 32), .thumbnail),
+                .init(try Self.other(width: 80, height: 64), .thumbnail),
             ])
         let seen = try Self.seen(file)
         #expect(seen.topLevelImages == 2 && seen.thumbnails == 1)

@@ -39,7 +39,7 @@ import Testing
                 .init(try tile(blue, width: 320, height: 240), .auxiliary(HEIFAssembler.appleGainMapType)),
                 .init(try tile(blue, width: 160, height: 120), .auxiliary(HEIFAssembler.depthType), corrupt: true),
                 .init(try tile(blue, width: 160, height: 120), .auxiliary(HEIFAssembler.alphaType), corrupt: true),
-                .init(try tile(blue, width: 48, height: 36), .thumbnail),
+                .init(try tile(blue, width: 80, height: 64), .thumbnail),
             ])
     }
 
