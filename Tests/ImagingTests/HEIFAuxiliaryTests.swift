@@ -190,8 +190,9 @@ import Testing
     }
 
     /// What libheif 1.15 cannot read at all is refused from the header, with its reason (130 at
-    /// upload): an auxiliary image whose `auxC` property is missing.
-    @Test func probe_RefusesAnAuxiliaryImageWithoutItsType() throws {
+    /// upload): an auxiliary image whose `auxC` property is missing, or whose `ispe` is over
+    /// libheif's 32768 a side (it checks every item's).
+    @Test func probe_RefusesAnAuxiliaryImageWithoutItsType_OrOverLibheifsLimit() throws {
         let depth = HEIFAssembler.assemble(
             tiles: [try Self.primary()], grid: false,
             attached: [.init(try Self.other(width: 96, height: 64), .auxiliary(HEIFAssembler.depthType))])
@@ -204,6 +205,19 @@ import Testing
         } throws: { error in
             guard case ImageError.corrupt(let message) = error else { return false }
             return message.contains("No auxC property")
+        }
+        let huge = HEIFAssembler.assemble(
+            tiles: [try Self.primary()], grid: false,
+            attached: [
+                .init(
+                    try Self.other(width: 64, height: 64), .auxiliary(HEIFAssembler.appleGainMapType),
+                    declaredSize: (40000, 64))
+            ])
+        #expect {
+            try ImageProbe.probe(bytes: huge)
+        } throws: { error in
+            guard case ImageError.decodeFailed(let message) = error else { return false }
+            return message.contains("exceeds the maximum image size")
         }
     }
 
