@@ -119,7 +119,8 @@ let package = Package(
         // pieces (notify socket, watchdog health) in process.
         .testTarget(name: "gallerydTests", dependencies: ["galleryd", "HTTPServer", "Postgres", "GalleryTestSupport"]),
         .testTarget(
-            name: "ImagingTests", dependencies: ["Imaging", "CResampleKernels", "CZlib", "CPNG"],
+            name: "ImagingTests",
+            dependencies: ["Imaging", "CResampleKernels", "CZlib", "CPNG", "CHeif", "GalleryTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "BlobStoreTests", dependencies: ["BlobStore"]),

@@ -4,9 +4,11 @@ import CHeif
 /// nothing decoded. Owns the libheif context and handle and frees them in `deinit`.
 ///
 /// Only the primary image is ever used: never its thumbnail item (tiny), other top-level images,
-/// or its depth and alpha auxiliary images. Grid-tiled primaries (how phones store 12–48 MP
-/// photos) are assembled by libheif, and its `clap`, `irot` and `imir` transforms are applied
-/// while decoding, so the sizes here are as displayed.
+/// or its auxiliary images (depth, alpha, Apple's gain map and portrait mattes, whatever their
+/// size): libheif decodes none of them with the primary, an alpha image because it is hidden
+/// from libheif (`HEIFAlpha`). Grid-tiled primaries (how phones store 12–48 MP photos) are
+/// assembled by libheif, and its `clap`, `irot` and `imir` transforms are applied while
+/// decoding, so the sizes here are as displayed.
 final class HEIFFile {
     private let context: OpaquePointer
     private let handle: OpaquePointer
@@ -15,42 +17,79 @@ final class HEIFFile {
 
     /// Opens the file at `path` (libheif reads its boxes, not its image data).
     convenience init(path: String) throws {
-        try self.init { context in heif_context_read_from_file(context, path, nil) }
+        try self.init(
+            opened: Opened.open { context in heif_context_read_from_file(context, path, nil) },
+            bytes: { try ImagePipeline.readFile(path) })
     }
 
     /// Opens an in-memory file.
     convenience init(bytes: [UInt8]) throws {
-        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
-        memory.copyBytes(from: bytes)
-        try self.init(memory: memory) { context in
-            heif_context_read_from_memory_without_copy(context, memory.baseAddress, bytes.count, nil)
-        }
+        try self.init(opened: Opened.open(bytes: bytes), bytes: { bytes })
     }
 
-    private init(memory: UnsafeMutableRawBufferPointer? = nil, read: (OpaquePointer) -> heif_error) throws {
-        guard let context = heif_context_alloc() else {
-            memory?.deallocate()
-            throw ImageError.decodeFailed("libheif could not allocate a context")
+    /// Takes `opened`, or, when its primary image has an alpha auxiliary image, the same file
+    /// opened again from `bytes` with its alpha hidden (`HEIFAlpha`), so that it is never decoded.
+    private init(opened first: Opened, bytes: () throws -> [UInt8]) throws {
+        var opened = first
+        if heif_image_handle_has_alpha_channel(first.handle) != 0 {
+            do {
+                if let hidden = HEIFAlpha.hidingAlpha(in: try bytes()) {
+                    opened = try Opened.open(bytes: hidden)
+                    first.free()
+                }
+            } catch {
+                first.free()
+                throw error
+            }
         }
-        do {
-            try Self.check(read(context))
-            var handle: OpaquePointer?
-            try Self.check(heif_context_get_primary_image_handle(context, &handle))
-            guard let handle else { throw ImageError.corrupt("HEIF has no primary image") }
-            self.handle = handle
-        } catch {
+        context = opened.context
+        handle = opened.handle
+        memory = opened.memory
+    }
+
+    /// A libheif context with its primary image's handle, and the memory it reads from, if any.
+    private struct Opened {
+        var context: OpaquePointer
+        var handle: OpaquePointer
+        var memory: UnsafeMutableRawBufferPointer?
+
+        static func open(bytes: [UInt8]) throws -> Opened {
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+            memory.copyBytes(from: bytes)
+            return try open(memory: memory) { context in
+                heif_context_read_from_memory_without_copy(context, memory.baseAddress, bytes.count, nil)
+            }
+        }
+
+        static func open(memory: UnsafeMutableRawBufferPointer? = nil, read: (OpaquePointer) -> heif_error) throws
+            -> Opened
+        {
+            guard let context = heif_context_alloc() else {
+                memory?.deallocate()
+                throw ImageError.decodeFailed("libheif could not allocate a context")
+            }
+            do {
+                try HEIFFile.check(read(context))
+                var handle: OpaquePointer?
+                try HEIFFile.check(heif_context_get_primary_image_handle(context, &handle))
+                guard let handle else { throw ImageError.corrupt("HEIF has no primary image") }
+                return Opened(context: context, handle: handle, memory: memory)
+            } catch {
+                heif_context_free(context)
+                memory?.deallocate()
+                throw error
+            }
+        }
+
+        func free() {
+            heif_image_handle_release(handle)
             heif_context_free(context)
             memory?.deallocate()
-            throw error
         }
-        self.context = context
-        self.memory = memory
     }
 
     deinit {
-        heif_image_handle_release(handle)
-        heif_context_free(context)
-        memory?.deallocate()
+        Opened(context: context, handle: handle, memory: memory).free()
     }
 
     /// Size as displayed, EXIF date and camera, ICC profile (`format`: HEIC or AVIF, from the brands); refused over the pixel limit. The coded size

@@ -258,7 +258,7 @@ extension ImagePipeline {
     }
 
     /// The whole file (WebP is decoded from memory).
-    private static func readFile(_ path: String) throws -> [UInt8] {
+    static func readFile(_ path: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else { throw ImageError.io("\(path): cannot read") }
         return [UInt8](data)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Testing
 
 @testable import Imaging
@@ -175,6 +176,7 @@ import Testing
 
     @Test func process_Reduces10BitImages() throws {
         let heic = try FixtureTools.heic(PNGTests.quadrantsPNG(bitDepth: 16), options: ["-q", "90", "-b", "10"])
+        #expect(try HEIFAuxiliaryTests.lumaBits(heic) == 10, "the fixture is a 10-bit HEVC image")
         let result = try ImagePipeline.process(bytes: heic, spec: Self.spec)
         try ImagePipelineTests.expectUprightQuadrants(result.preview.jpeg, width: 64, height: 43)
     }

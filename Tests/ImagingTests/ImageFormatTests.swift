@@ -1,3 +1,4 @@
+import GalleryTestSupport
 import Testing
 
 @testable import Imaging

@@ -20,10 +20,9 @@ import Testing
     ) throws {
         let image = try TestImages.decode(jpeg)
         #expect(image.width == width && image.height == height, sourceLocation: sourceLocation)
-        let points = [
-            (width / 4, height / 4), (3 * width / 4, height / 4), (width / 4, 3 * height / 4),
-            (3 * width / 4, 3 * height / 4),
-        ]
+        // At the decoded image's quarters: a wrong size fails the test above, not the run.
+        let (w, h) = (image.width, image.height)
+        let points = [(w / 4, h / 4), (3 * w / 4, h / 4), (w / 4, 3 * h / 4), (3 * w / 4, 3 * h / 4)]
         let colors = [TestImages.red, TestImages.green, TestImages.blue, TestImages.yellow]
         for (point, color) in zip(points, colors) {
             let pixel = image.rgb(x: point.0, y: point.1)

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Testing
 
 @testable import Imaging
