@@ -64,8 +64,11 @@ extension ImagePipeline {
         // PNG's and WebP's thumbnails take Klein's table one quality down (decision 060).
         var thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, nearSize: nearSize)
         // A preview at the original's size may take Klein's table at a quality set by its detail
-        // (decision 060), which is measured on its pixels before it is encoded.
-        let klein = keepsSize && plan.thumbnailSource != .samePixels ? settings.originalSizePreviewKlein : nil
+        // (decision 060), and a WebP's with a near-size thumbnail by its chroma too (064, session 20),
+        // which are measured on its pixels before it is encoded.
+        let klein =
+            keepsSize && plan.thumbnailSource != .samePixels
+            ? settings.originalSizePreviewKlein(nearSize: nearSize) : nil
         // The preview is encoded while it is resampled (colour conversion and DCT on the thread
         // of the vertical pass), unless it is the thumbnail too, or its tables depend on its
         // pixels: then its pixels are needed.
@@ -81,7 +84,8 @@ extension ImagePipeline {
         clock.lap("resize")
         if let klein, let preview {
             let gradient = PreviewDetail.meanGradient(preview)
-            previewTables = klein.tables(previewQuality, gradient: gradient)
+            let chroma = klein.measuresChroma(gradient: gradient) ? PreviewDetail.meanChroma(preview) : nil
+            previewTables = klein.tables(previewQuality, gradient: gradient, meanChroma: chroma)
             // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063).
             if nearSize, let rule = settings.nearSizeThumbnailKlein {
                 thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient)

@@ -33,7 +33,8 @@
 ///
 /// (encoded qualities at the default 80 in brackets; JPEG, HEIC and AVIF have no such row). The
 /// thumbnail gives up the thumbnail's boost and more, where it kept 2.6–10.9 points over vips' at
-/// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score. Decision 064 took
+/// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score. A flat, colourful
+/// WebP's such preview goes one Klein step further (`nearSizePreviewKlein`, below). Decision 064 took
 /// WebP's two further with the coarser chroma on top, fitted on china and flower alone; on 32 small
 /// WebPs off the bench 9 such thumbnails then fell below vips' (mate_Blinds, Wood, RainDrops,
 /// FreshFlower, fallenleaf), so a near-size WebP thumbnail is back at −6 with one table (064's validation).
@@ -47,6 +48,15 @@
 /// further since session 18: Klein's table 3.25 qualities below with its DC and two lowest AC steps
 /// (`KleinRule.lowFrequencyStep`) still 2 below, which keeps all 14 flat ones of the bench at or above
 /// vips' (fallenleaf +0.10, the thinnest) and takes dune and FreshFlower under 0.91× vips' bytes.
+///
+/// A WebP's preview at the original's size whose thumbnail is near-size takes its own Klein rule
+/// (`nearSizePreviewKlein`, `KleinRule.webpNearSizePreviews`): as above, 2.5 below the row's quality when
+/// flat and at it when detailed, but **3.5 below when flat and colourful** (a mean chroma of at least 34,
+/// `PreviewDetail.meanChroma`, measured on the preview before it is encoded). Its margin over vips' is in its
+/// chroma, which the coarse chroma table keeps where vips' does not: flower's went +2.40 → +1.65 and the photo
+/// 0.922 → 0.908× vips' bytes; on t19b's small WebPs flower's gray copy and mate_Wood (mean chroma 0 and
+/// 16.5) fell below vips' at that step, every preview from 34 up kept its score (+0.15 the thinnest)
+/// (docs/decisions/064-webp-chroma-and-source-quality.md, "Session 20 (f20)").
 ///
 /// A downscaled preview of a detailed WebP (at least 1 bit per pixel in the file: path,
 /// elephants and china of `cwebp -q 80`, against at most 0.67 for the other 15 photos) takes
@@ -107,6 +117,10 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// Klein's table for a preview that keeps the original's size, at a quality that depends on how
     /// detailed the preview is (`PreviewDetail`); nil: our tables at the column's quality.
     var originalSizePreviewKlein: KleinRule? = nil
+
+    /// Klein's rule for a preview at the original's size whose thumbnail is near-size (`isNearSize`), in place
+    /// of `originalSizePreviewKlein`; nil: that one (`originalSizePreviewKlein(nearSize:)`).
+    var nearSizePreviewKlein: KleinRule? = nil
 
     /// Klein's table, at the column's quality, for a downscaled preview of an original of at least
     /// this many bits per pixel (the file's bytes × 8 over its pixels); nil: never. It is known
@@ -172,6 +186,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
         var lowFrequencyStep: Double? = nil
         /// The preview's chroma on a coarser table than its luma's (decision 064); nil: the luma's.
         var chroma: KleinChroma? = nil
+        /// The step of a flat preview whose mean chroma (`PreviewDetail.meanChroma`) is at least
+        /// `colourfulChroma`, in place of `step`; nil: `step` whatever the chroma.
+        var colourfulStep: Double? = nil
+        /// The mean chroma from which a flat preview takes `colourfulStep`.
+        var colourfulChroma = 0.0
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -190,19 +209,41 @@ struct SourceEncoderSettings: Sendable, Equatable {
         /// on 12 such fixtures the rule was not fitted on; flat ones kept too little (mate_Blinds +0.30 at
         /// E − 1, −0.09 at E − 3) (decision 063, session 19).
         static let webpNearSizeThumbnails = KleinRule(step: -1, detailedStep: -6, detailedGradient: 6)
+        /// A WebP's preview at the original's size whose thumbnail is near-size: `webpPreviews`, but a flat one
+        /// of a mean chroma of at least 34 takes Klein's table 3.5 below the row's quality, not 2.5 (at the
+        /// default 80: 80.5, not 81.5, the chroma 20 below that). One step is the least that takes flower under
+        /// 0.91× vips' bytes (a second put t19b's dune and fallenleaf below vips'). The chroma gate is a mend:
+        /// without it t19b's mate_Wood (16.5) and flower's gray copy (0) fell below vips' at that step; 34 lies
+        /// between the bench's elephants (30.7) and LadyBird (38.0), under flower's 44.6 (decision 064, session 20).
+        static let webpNearSizePreviews = KleinRule(
+            step: -2.5, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, colourfulStep: -3.5,
+            colourfulChroma: 34)
 
-        /// The quality Klein's table is scaled at, from the quality in force and the preview's detail.
-        func quality(_ inForce: Int, gradient: Double) -> Double {
-            min(max(Double(inForce) + (gradient >= detailedGradient ? detailedStep : step), 1), 100)
+        /// Whether the step depends on the preview's chroma: a flat preview under a rule with `colourfulStep`.
+        func measuresChroma(gradient: Double) -> Bool { colourfulStep != nil && gradient < detailedGradient }
+
+        /// The step of a flat preview of `meanChroma` (nil: not measured).
+        private func flatStep(meanChroma: Double?) -> Double {
+            guard let colourfulStep, let meanChroma, meanChroma >= colourfulChroma else { return step }
+            return colourfulStep
         }
 
-        /// The preview's tables, from the quality in force and the preview's detail.
-        func tables(_ inForce: Int, gradient: Double) -> QuantizationTables {
+        /// The quality Klein's table is scaled at, from the quality in force and the preview's detail (and
+        /// its mean chroma, when `measuresChroma`).
+        func quality(_ inForce: Int, gradient: Double, meanChroma: Double? = nil) -> Double {
+            let step = gradient >= detailedGradient ? detailedStep : flatStep(meanChroma: meanChroma)
+            return min(max(Double(inForce) + step, 1), 100)
+        }
+
+        /// The preview's tables, from the quality in force and the preview's detail (and its mean chroma).
+        func tables(_ inForce: Int, gradient: Double, meanChroma: Double? = nil) -> QuantizationTables {
             let tables =
                 gradient >= detailedGradient
                 ? SourceEncoderSettings.klein(inForce, step: detailedStep)
-                : SourceEncoderSettings.klein(inForce, step: step, holdingLowFrequenciesAt: lowFrequencyStep)
-            return chroma?.tables(tables, lumaQuality: quality(inForce, gradient: gradient)) ?? tables
+                : SourceEncoderSettings.klein(
+                    inForce, step: flatStep(meanChroma: meanChroma), holdingLowFrequenciesAt: lowFrequencyStep)
+            let lumaQuality = quality(inForce, gradient: gradient, meanChroma: meanChroma)
+            return chroma?.tables(tables, lumaQuality: lumaQuality) ?? tables
         }
     }
 
@@ -245,7 +286,8 @@ struct SourceEncoderSettings: Sendable, Equatable {
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: 0, thumbnailQualityStep: -2,
                 nearSize: NearSizeSteps(previewQualityStep: 2, thumbnailQualityStep: -6), omitsSRGBProfile: true,
-                originalSizePreviewKlein: .webpPreviews, downscaledPreviewKleinBitsPerPixel: 1,
+                originalSizePreviewKlein: .webpPreviews, nearSizePreviewKlein: .webpNearSizePreviews,
+                downscaledPreviewKleinBitsPerPixel: 1,
                 flatDownscaledPreviewKleinStep: -3.25, flatDownscaledPreviewLowFrequencyStep: -2,
                 thumbnailKleinStep: -1,
                 thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .webpNearSizeThumbnails)
@@ -258,6 +300,11 @@ struct SourceEncoderSettings: Sendable, Equatable {
         let ownStep = keepsOriginalSize ? originalSizePreviewQualityStep : previewQualityStep
         let step = (near ? nearSize?.previewQualityStep : nil) ?? ownStep
         return min(max(spec.previewQuality(keepsOriginalSize: keepsOriginalSize) + step, 1), 100)
+    }
+
+    /// The Klein rule of a preview at the original's size whose thumbnail is `nearSize` or not.
+    func originalSizePreviewKlein(nearSize near: Bool) -> KleinRule? {
+        (near ? nearSizePreviewKlein : nil) ?? originalSizePreviewKlein
     }
 
     /// The tables of a downscaled preview at `quality` (`previewQuality`'s) of an original whose file

@@ -333,9 +333,10 @@ import Testing
     /// PNG's and WebP's own row: the thumbnail 6 lower (WebP's 8 in 064 until its validation), the preview 0 and +2 from the spec's
     /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
     /// PNG's and WebP's previews, at the original's size, are then Klein's table 3.25 (PNG, its
-    /// lowest steps 2) and 2.5 (WebP) lower (the quadrants are flat: decision 060).
+    /// lowest steps 2) and 2.5 (WebP) lower (the quadrants are flat: decision 060); WebP's 3.5 lower
+    /// with the near-size thumbnail, the quadrants being colourful (decision 064, session 20).
     @Test(arguments: [
-        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 86, -2.5), (.heif, 56, 90, 92, nil),
+        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 86, -3.5), (.heif, 56, 90, 92, nil),
         (.png, 48, 90, 91, -3.25), (.webp, 48, 92, 90, -2.5),
     ])
     func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int, klein: Double?)
