@@ -40,6 +40,7 @@ typedef struct {
 
 typedef struct {
     gd_error_mgr err;
+    j_compress_ptr encoder; /* the compressor that wrote the file, its coefficients kept; or NULL */
     struct jpeg_decompress_struct source;
     struct jpeg_compress_struct target;
     int source_created, target_created;
@@ -166,11 +167,41 @@ static void gd_choice_free(gd_choice *choice) {
     free(choice);
 }
 
+/* What jpeg_copy_critical_parameters takes from a file read back, from the compressor that wrote
+ * it: the same dimensions, colour space, quantization tables and components (ids, sampling, table
+ * numbers), so the probes' scans are the bytes they are when written from the file's coefficients. */
+static void gd_copy_encoder_parameters(j_compress_ptr source, j_compress_ptr target) {
+    target->image_width = source->image_width;
+    target->image_height = source->image_height;
+    target->input_components = source->num_components;
+    target->in_color_space = source->jpeg_color_space;
+    jpeg_set_defaults(target);
+    jpeg_set_colorspace(target, source->jpeg_color_space);
+    target->data_precision = source->data_precision;
+    for (int t = 0; t < NUM_QUANT_TBLS; t++) {
+        if (source->quant_tbl_ptrs[t] == NULL) continue;
+        if (target->quant_tbl_ptrs[t] == NULL) target->quant_tbl_ptrs[t] = jpeg_alloc_quant_table((j_common_ptr)target);
+        memcpy(target->quant_tbl_ptrs[t]->quantval, source->quant_tbl_ptrs[t]->quantval,
+               sizeof target->quant_tbl_ptrs[t]->quantval);
+        target->quant_tbl_ptrs[t]->sent_table = FALSE;
+    }
+    target->num_components = source->num_components;
+    for (int c = 0; c < source->num_components; c++) {
+        target->comp_info[c].component_id = source->comp_info[c].component_id;
+        target->comp_info[c].h_samp_factor = source->comp_info[c].h_samp_factor;
+        target->comp_info[c].v_samp_factor = source->comp_info[c].v_samp_factor;
+        target->comp_info[c].quant_tbl_no = source->comp_info[c].quant_tbl_no;
+    }
+}
+
 /* Writes probe p from the source's coefficients into choice->outputs[p] (may longjmp). */
 static void gd_write_probe(gd_choice *choice, jvirt_barray_ptr *coefficients, const gd_scan_script *probe,
                            int p, size_t capacity) {
     j_compress_ptr target = &choice->target;
-    jpeg_copy_critical_parameters(&choice->source, target);
+    if (choice->encoder != NULL)
+        gd_copy_encoder_parameters(choice->encoder, target);
+    else
+        jpeg_copy_critical_parameters(&choice->source, target);
     target->optimize_coding = TRUE;
     target->write_JFIF_header = FALSE;
     target->write_Adobe_marker = FALSE;
@@ -199,6 +230,14 @@ static gd_status gd_fail(gd_choice *choice, const char *text, char *message, siz
 gd_status gd_choose_scans(const unsigned char *jpeg, unsigned long length, const gd_scan_script *probes,
                           int probe_count, unsigned char **output, unsigned long *output_length, char *message,
                           size_t message_capacity) {
+    return gd_choose_scans_from(jpeg, length, probes, probe_count, NULL, NULL, output, output_length, message,
+                                message_capacity);
+}
+
+gd_status gd_choose_scans_from(const unsigned char *jpeg, unsigned long length, const gd_scan_script *probes,
+                               int probe_count, j_compress_ptr encoder, jvirt_barray_ptr *arrays,
+                               unsigned char **output, unsigned long *output_length, char *message,
+                               size_t message_capacity) {
     *output = NULL;
     *output_length = 0;
     gd_choice *choice = calloc(1, sizeof(gd_choice));
@@ -222,15 +261,23 @@ gd_status gd_choose_scans(const unsigned char *jpeg, unsigned long length, const
         gd_choice_free(choice);
         return status;
     }
-    jpeg_create_decompress(&choice->source);
-    choice->source_created = 1;
     jpeg_create_compress(&choice->target);
     choice->target_created = 1;
-    jpeg_mem_src(&choice->source, jpeg, length);
-    jpeg_read_header(&choice->source, TRUE);
-    int components = choice->source.num_components;
-    if (!choice->source.progressive_mode || choice->source.arith_code || choice->source.restart_interval != 0)
-        return gd_fail(choice, "not a progressive Huffman JPEG without restarts", message, message_capacity);
+    int components;
+    if (encoder != NULL) {
+        choice->encoder = encoder;
+        components = encoder->num_components;
+        if (!encoder->progressive_mode || encoder->arith_code || encoder->restart_interval != 0)
+            return gd_fail(choice, "not a progressive Huffman JPEG without restarts", message, message_capacity);
+    } else {
+        jpeg_create_decompress(&choice->source);
+        choice->source_created = 1;
+        jpeg_mem_src(&choice->source, jpeg, length);
+        jpeg_read_header(&choice->source, TRUE);
+        components = choice->source.num_components;
+        if (!choice->source.progressive_mode || choice->source.arith_code || choice->source.restart_interval != 0)
+            return gd_fail(choice, "not a progressive Huffman JPEG without restarts", message, message_capacity);
+    }
     for (int p = 0; p < probe_count; p++)
         if (!gd_probe_valid(&probes[p], components))
             return gd_fail(choice, "a scan script that does not send whole groups", message, message_capacity);
@@ -261,7 +308,8 @@ gd_status gd_choose_scans(const unsigned char *jpeg, unsigned long length, const
         return GD_OK;
     }
 
-    jvirt_barray_ptr *coefficients = jpeg_read_coefficients(&choice->source);
+    /* The compressor's own arrays, or the file's read back (entropy decoding only). */
+    jvirt_barray_ptr *coefficients = encoder != NULL ? arrays : jpeg_read_coefficients(&choice->source);
     for (int p = 1; p < probe_count; p++) {
         gd_write_probe(choice, coefficients, &probes[p], p, 16384 + (size_t)length);
         gd_scan_layout *layout = &choice->layouts[p];
@@ -280,7 +328,7 @@ gd_status gd_choose_scans(const unsigned char *jpeg, unsigned long length, const
                 winner[g] = p;
             }
     }
-    jpeg_finish_decompress(&choice->source);
+    if (encoder == NULL) jpeg_finish_decompress(&choice->source);
 
     int changed = 0;
     for (int g = 0; g < GD_GROUPS; g++) changed |= winner[g] != 0;

@@ -223,7 +223,34 @@ struct gd_encoder {
     gd_destination dest;
     int created;
     gd_coefficients *coefficients; /* the coefficient path's state (NULL: libjpeg quantizes) */
+    /* The whole-image coefficient arrays, one a component, as the compressor asked for them, and
+     * whether jpeg_finish_compress leaves them allocated for the scan choice. */
+    jvirt_barray_ptr arrays[MAX_COMPONENTS];
+    int array_count;
+    int keep_image_pool;
+    int chose_from_arrays; /* 1 once gd_encoder_finish_choosing has written probes from them */
+    jvirt_barray_ptr (*request_virt_barray)(j_common_ptr, int, boolean, JDIMENSION, JDIMENSION, JDIMENSION);
+    void (*free_pool)(j_common_ptr, int);
 };
+
+/* The memory manager's request_virt_barray, remembering each whole-image array. */
+static jvirt_barray_ptr gd_request_virt_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero,
+                                               JDIMENSION blocksperrow, JDIMENSION numrows, JDIMENSION maxaccess) {
+    gd_encoder *encoder = (gd_encoder *)cinfo->client_data;
+    jvirt_barray_ptr array = encoder->request_virt_barray(cinfo, pool_id, pre_zero, blocksperrow, numrows, maxaccess);
+    if (pool_id == JPOOL_IMAGE) {
+        if (encoder->array_count < MAX_COMPONENTS) encoder->arrays[encoder->array_count] = array;
+        encoder->array_count++;
+    }
+    return array;
+}
+
+/* The memory manager's free_pool, leaving the image pool (the coefficient arrays) to the scan choice. */
+static void gd_free_pool(j_common_ptr cinfo, int pool_id) {
+    gd_encoder *encoder = (gd_encoder *)cinfo->client_data;
+    if (pool_id == JPOOL_IMAGE && encoder->keep_image_pool) return;
+    encoder->free_pool(cinfo, pool_id);
+}
 
 gd_encoder *gd_encoder_create(void) {
     gd_encoder *encoder = calloc(1, sizeof(gd_encoder));
@@ -236,6 +263,11 @@ gd_encoder *gd_encoder_create(void) {
     }
     jpeg_create_compress(&encoder->cinfo);
     encoder->created = 1;
+    encoder->cinfo.client_data = encoder;
+    encoder->request_virt_barray = encoder->cinfo.mem->request_virt_barray;
+    encoder->cinfo.mem->request_virt_barray = gd_request_virt_barray;
+    encoder->free_pool = encoder->cinfo.mem->free_pool;
+    encoder->cinfo.mem->free_pool = gd_free_pool;
     return encoder;
 }
 
@@ -248,6 +280,8 @@ void gd_encoder_destroy(gd_encoder *encoder) {
 }
 
 const char *gd_encoder_message(const gd_encoder *encoder) { return encoder->err.message; }
+
+int gd_encoder_chose_from_coefficients(const gd_encoder *encoder) { return encoder->chose_from_arrays; }
 
 gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request) {
     GD_GUARD(encoder);
@@ -302,6 +336,37 @@ gd_status gd_encoder_finish(gd_encoder *encoder, unsigned char **output, unsigne
     return GD_OK;
 }
 
+gd_status gd_encoder_finish_choosing(gd_encoder *encoder, const gd_scan_script *probes, int probe_count,
+                                     unsigned long probed_max_bytes, unsigned char **output,
+                                     unsigned long *output_length) {
+    unsigned char *fixed = NULL, *chosen = NULL;
+    unsigned long length = 0, chosen_length = 0;
+    encoder->keep_image_pool = probe_count > 1; /* the arrays outlive jpeg_finish_compress's jpeg_abort */
+    gd_status status = gd_encoder_finish(encoder, &fixed, &length);
+    encoder->keep_image_pool = 0;
+    if (status == GD_OK && probe_count > 1 && length <= probed_max_bytes) {
+        /* Read back when the arrays are not one a component (no compressor here asks otherwise). */
+        int kept = encoder->array_count == encoder->cinfo.num_components;
+        status = gd_choose_scans_from(fixed, length, probes, probe_count, kept ? &encoder->cinfo : NULL,
+                                      kept ? encoder->arrays : NULL, &chosen, &chosen_length, encoder->err.message,
+                                      sizeof encoder->err.message);
+        encoder->chose_from_arrays = kept && status == GD_OK;
+        if (chosen != NULL) {
+            free(fixed);
+            fixed = chosen;
+            length = chosen_length;
+        }
+    }
+    encoder->free_pool((j_common_ptr)&encoder->cinfo, JPOOL_IMAGE);
+    if (status != GD_OK) {
+        free(fixed);
+        return status;
+    }
+    *output = fixed;
+    *output_length = length;
+    return GD_OK;
+}
+
 gd_status gd_encode(const gd_encode_request *request, unsigned char **output, unsigned long *output_length,
                     char *message, size_t message_capacity) {
     *output = NULL;
@@ -323,7 +388,10 @@ gd_status gd_encode(const gd_encode_request *request, unsigned char **output, un
         status = gd_encoder_write_rows(encoder, rows, count);
         y += count;
     }
-    if (status == GD_OK) status = gd_encoder_finish(encoder, output, output_length);
+    if (status == GD_OK)
+        status = request->probes != NULL ? gd_encoder_finish_choosing(encoder, request->probes, request->probe_count,
+                                                                      request->probed_max_bytes, output, output_length)
+                                         : gd_encoder_finish(encoder, output, output_length);
     if (status != GD_OK && message != NULL && message_capacity > 0)
         snprintf(message, message_capacity, "%s", gd_encoder_message(encoder));
     gd_encoder_destroy(encoder);

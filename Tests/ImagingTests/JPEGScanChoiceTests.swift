@@ -140,6 +140,53 @@ import Testing
         }
     }
 
+    /// The encoder's scans chosen as it finishes, from its own coefficient arrays (decision 065,
+    /// session 20): the bytes of the fixed-script file read back and chosen (`JPEGScanChoice.optimize`),
+    /// for libjpeg's quantizer and the coefficient path's, colour and gray, odd sizes, a thumbnail,
+    /// a preview probed and one over `probedMaxBytes` (noise), one-shot and streamed.
+    @Test func finishing_ChoosesFromTheCompressorsCoefficients_TheReadBacksBytes() throws {
+        for gray in [false, true] {
+            for (width, height) in Self.sizes {
+                for (index, image) in [
+                    JPEGQuantizerTests.scene(width: width, height: height, gray: gray),
+                    gray
+                        ? JPEGQuantizerTests.scene(width: width, height: height, gray: true, seed: 3)
+                        : TestImages.noise(width: width, height: height),
+                ].enumerated() {
+                    for quantizer in [JPEGQuantizer.libjpeg, .rounding, .trellis] {
+                        let name = "\(width)×\(height) gray \(gray) image \(index) \(quantizer)"
+                        let fixed = try JPEGEncoder.encode(
+                            image, quality: 80, quantizer: quantizer, iccProfile: nil, optimizeScans: false)
+                        let readBack = try JPEGScanChoice.optimize(fixed, gray: gray, width: width, height: height)
+                        let oneShot = try JPEGEncoder.encode(image, quality: 80, quantizer: quantizer, iccProfile: nil)
+                        #expect(oneShot == readBack, "\(name)")
+                        let stream = try JPEGStreamEncoder(
+                            width: width, height: height, channels: image.channels, quality: 80, quantizer: quantizer,
+                            iccProfile: nil)
+                        var bytes = image.bytes
+                        try bytes.withUnsafeMutableBufferPointer { buffer in
+                            for y in 0..<height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
+                        }
+                        #expect(try stream.finish() == readBack, "\(name)")
+                        // Probes are written from the kept coefficients whenever any is tried.
+                        let probed = JPEGScanChoice.scripts(
+                            gray: gray, width: width, height: height, fileBytes: fixed.count)
+                        #expect(stream.choseScansFromCoefficients == (probed.count > 1), "\(name)")
+                    }
+                }
+            }
+        }
+        // The noise preview is over the limit (its file kept as written), the scene's under it.
+        let noise = TestImages.noise(width: 1300, height: 900)
+        #expect(
+            try JPEGEncoder.encode(noise, quality: 80, iccProfile: nil, optimizeScans: false).count
+                > JPEGScanChoice.probedMaxBytes)
+        let scene = JPEGQuantizerTests.scene(width: 1300, height: 900)
+        #expect(
+            try JPEGEncoder.encode(scene, quality: 80, iccProfile: nil, optimizeScans: false).count
+                <= JPEGScanChoice.probedMaxBytes)
+    }
+
     @Test func theFixedScriptAlone_KeepsTheFile() throws {
         let image = JPEGQuantizerTests.scene(width: 64, height: 48)
         let fixed = try JPEGEncoder.encode(
