@@ -98,6 +98,16 @@ final class JPEGStreamEncoder {
     /// (it does whenever it tries a probe) rather than from the file read back.
     var choseScansFromCoefficients: Bool { gd_encoder_chose_from_coefficients(handle) != 0 }
 
+    /// Whether `finish()` wrote those probes on a second thread while it finished the file (it does
+    /// for a file likely to be probed: a thumbnail, or a preview whose coefficients promise a file
+    /// under `JPEGScanChoice.probedMaxBytes`).
+    var wroteProbesBesideTheFinish: Bool { gd_encoder_chose_from_coefficients(handle) == 2 }
+
+    /// Starts the probes beside the finish for a preview whose nonzero AC coefficients are at most
+    /// `probedMaxBytes` × `tenths` / 10 (11 unless set): for tests, a large value starts them for
+    /// every preview, and they are cancelled when the file outgrows the limit.
+    func setProbeSpeculation(tenths: Int) { gd_encoder_set_speculation(handle, Int32(tenths)) }
+
     func finish() throws -> [UInt8] {
         guard rowsWritten == rowHeight else {
             throw ImageError.encodeFailed("\(rowsWritten) of \(rowHeight) rows written")

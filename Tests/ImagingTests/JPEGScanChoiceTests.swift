@@ -168,23 +168,38 @@ import Testing
                             for y in 0..<height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
                         }
                         #expect(try stream.finish() == readBack, "\(name)")
-                        // Probes are written from the kept coefficients whenever any is tried.
+                        // Probes are written from the kept coefficients whenever any is tried: a
+                        // thumbnail's always beside the finish, a preview's when its coefficients
+                        // promise a file under the limit (these scenes' do not: after the finish).
                         let probed = JPEGScanChoice.scripts(
                             gray: gray, width: width, height: height, fileBytes: fixed.count)
                         #expect(stream.choseScansFromCoefficients == (probed.count > 1), "\(name)")
+                        if width * height <= JPEGScanChoice.allProbesMaxPixels {
+                            #expect(stream.wroteProbesBesideTheFinish == (probed.count > 1), "\(name)")
+                        } else if probed.count == 1 {
+                            #expect(!stream.wroteProbesBesideTheFinish, "\(name)")
+                        }
                     }
                 }
             }
         }
-        // The noise preview is over the limit (its file kept as written), the scene's under it.
+        // The noise preview is over the limit (its file kept as written), the scene's under it. Probes
+        // started beside the finish of one over the limit are cancelled: the file is the fixed one.
         let noise = TestImages.noise(width: 1300, height: 900)
-        #expect(
-            try JPEGEncoder.encode(noise, quality: 80, iccProfile: nil, optimizeScans: false).count
-                > JPEGScanChoice.probedMaxBytes)
         let scene = JPEGQuantizerTests.scene(width: 1300, height: 900)
-        #expect(
-            try JPEGEncoder.encode(scene, quality: 80, iccProfile: nil, optimizeScans: false).count
-                <= JPEGScanChoice.probedMaxBytes)
+        for (image, probed) in [(noise, false), (scene, true)] {
+            let fixed = try JPEGEncoder.encode(image, quality: 80, iccProfile: nil, optimizeScans: false)
+            #expect((fixed.count <= JPEGScanChoice.probedMaxBytes) == probed)
+            let stream = try JPEGStreamEncoder(width: 1300, height: 900, channels: 4, quality: 80, iccProfile: nil)
+            stream.setProbeSpeculation(tenths: 1000)
+            var bytes = image.bytes
+            try bytes.withUnsafeMutableBufferPointer { buffer in
+                for y in 0..<900 { try stream.write(row: buffer.baseAddress! + y * image.stride) }
+            }
+            let expected = try JPEGScanChoice.optimize(fixed, gray: false, width: 1300, height: 900)
+            #expect(try stream.finish() == expected)
+            #expect(stream.wroteProbesBesideTheFinish == probed)
+        }
     }
 
     @Test func theFixedScriptAlone_KeepsTheFile() throws {

@@ -138,8 +138,13 @@ gd_status gd_encoder_finish_choosing(gd_encoder *encoder, const gd_scan_script *
                                      unsigned long probed_max_bytes, unsigned char **output,
                                      unsigned long *output_length);
 const char *gd_encoder_message(const gd_encoder *encoder);
-/* 1 when gd_encoder_finish_choosing wrote its probes from the compressor's coefficients (for tests). */
+/* How gd_encoder_finish_choosing wrote its probes (for tests): 0 none or from the file read back,
+ * 1 from the compressor's coefficients after the finish, 2 from them on a second thread beside it. */
 int gd_encoder_chose_from_coefficients(const gd_encoder *encoder);
+/* Probes a preview beside its finish when its nonzero AC coefficients are at most its byte limit times
+ * tenths / 10 (11 unless set; for tests: a large value starts them for every preview, cancelled when
+ * the file outgrows the limit). */
+void gd_encoder_set_speculation(gd_encoder *encoder, int tenths);
 
 /* libjpeg's accurate integer forward DCT (jfdctint.c) of 64 samples already centred on 0, in
  * place; outputs are scaled up by 8 like libjpeg's. Exposed for tests. */
