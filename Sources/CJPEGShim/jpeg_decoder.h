@@ -38,6 +38,26 @@ struct gd_decoder {
     (decoder)->err.message[0] = 0;                         \
     if (setjmp((decoder)->err.jump)) return (decoder)->err.status;
 
+/* gd_choose_scans, with the coefficients taken from `encoder`, the compressor that has just written
+ * `jpeg` and kept its whole-image arrays (`arrays`, one a component), instead of read back from the
+ * file; NULL for both: read back (jpeg_scan_choice.c). */
+gd_status gd_choose_scans_from(const unsigned char *jpeg, unsigned long length, const gd_scan_script *probes,
+                               int probe_count, j_compress_ptr encoder, jvirt_barray_ptr *arrays,
+                               unsigned char **output, unsigned long *output_length, char *message,
+                               size_t message_capacity);
+
+/* The probes of a scan choice written on a second thread while `encoder` finishes (jpeg_scan_job.c):
+ * begun once every row is written (NULL when it cannot be: then choose after finishing), cancelled
+ * when the file will not be probed, ended with the finished file (`probe` 0: discarded, *output NULL)
+ * to splice it as gd_choose_scans_from does. `probes` and `arrays` must outlive the job. */
+typedef struct gd_scan_job gd_scan_job;
+gd_scan_job *gd_choose_scans_begin(j_compress_ptr encoder, jvirt_barray_ptr *arrays, const gd_scan_script *probes,
+                                   int probe_count);
+void gd_choose_scans_cancel(gd_scan_job *job);
+gd_status gd_choose_scans_end(gd_scan_job *job, const unsigned char *jpeg, unsigned long length, int probe,
+                              unsigned char **output, unsigned long *output_length, char *message,
+                              size_t message_capacity);
+
 /*
  * Starts a progressive colour decode on two threads when it applies (jpeg_split_decode.c):
  * returns 1 with *status set when it handled the start (on success the output pass is open),

@@ -95,6 +95,10 @@ extension ImagePipeline {
         // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.
         nonisolated(unsafe) var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
         nonisolated(unsafe) var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
+        // The thumbnail's dominant colour and ThumbHash, made in its task after its encode (the shorter
+        // task: the preview's is the longest chain, decision 065, session 20); after the join when the
+        // thumbnail is the preview.
+        nonisolated(unsafe) var summary: (color: String, hash: [UInt8])?
         // Unchecked: the resampling that fed it has returned; only the preview task finishes it.
         nonisolated(unsafe) let finishingEncoder = previewEncoder
         let (previewTablesInForce, thumbnailTablesInForce) = (previewTables, thumbnailTables)
@@ -112,19 +116,22 @@ extension ImagePipeline {
                         thumbnail, quality: thumbnailQuality, quantizer: spec.quantizer, iccProfile: icc,
                         tables: thumbnailTablesInForce)
                 }
+                summary = (thumbnail.averageColorHex(), ThumbHash.encode(thumbnail))
             }
         }
         clock.lap("encode")
         let previewBytes = try previewJPEG.get()
         let thumbnailImage = thumbnail ?? preview!
+        let (dominantColor, thumbHash) =
+            summary ?? (thumbnailImage.averageColorHex(), ThumbHash.encode(thumbnailImage))
         return ProcessedImage(
             info: info,
             thumbnail: EncodedImage(
                 jpeg: thumbnail == nil ? previewBytes : try thumbnailJPEG.get(), width: thumbnailImage.width,
                 height: thumbnailImage.height),
             preview: EncodedImage(jpeg: previewBytes, width: plan.preview.width, height: plan.preview.height),
-            dominantColor: thumbnailImage.averageColorHex(), timings: clock.laps, thumbnailSource: plan.thumbnailSource,
-            thumbHash: ThumbHash.encode(thumbnailImage))
+            dominantColor: dominantColor, timings: clock.laps, thumbnailSource: plan.thumbnailSource,
+            thumbHash: thumbHash)
     }
 
     /// One pass over the decoded rows, as the decoder hands them out, into the preview's

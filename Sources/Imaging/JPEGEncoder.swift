@@ -93,23 +93,24 @@ enum JPEGEncoder {
     ) throws -> [UInt8] {
         let gray = image.channels == 1
         let scans = gray ? grayScans : colorScans
-        let fixed = try encode(
+        // The scans chosen from the compressor's own coefficients as it finishes (JPEGScanChoice).
+        let plan = optimizeScans ? JPEGScanChoice.plan(gray: gray, width: image.width, height: image.height) : nil
+        return try encode(
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
             jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality, quantTable: nil, scans: scans,
             subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile,
-            tables: tables ?? QuantizationTables(quality: quality, gray: gray))
-        guard optimizeScans else { return fixed }
-        return try JPEGScanChoice.optimize(fixed, gray: gray, width: image.width, height: image.height)
+            tables: tables ?? QuantizationTables(quality: quality, gray: gray), scanChoice: plan)
     }
 
     /// The general form, also used by tests to write CMYK, baseline or libjpeg-table files.
     /// `chromaQuality` scales `quantTable`'s chroma copy (nil: `quality`); `tables`, when given,
-    /// are used as they are instead.
+    /// are used as they are instead. With `scanChoice` the file is written with its first script
+    /// (`scans` must be it) and its scans are chosen (`JPEGScanChoice.plan`).
     static func encode(
         _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
         chromaQuality: Int? = nil, quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool,
         writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?,
-        tables: QuantizationTables? = nil
+        tables: QuantizationTables? = nil, scanChoice: (scripts: [[jpeg_scan_info]], probedMaxBytes: UInt)? = nil
     ) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
         var output: UnsafeMutablePointer<UInt8>?
@@ -147,7 +148,15 @@ enum JPEGEncoder {
                                 request.luma_table = steps.baseAddress
                                 if steps.count == 128 { request.chroma_table = steps.baseAddress! + 64 }
                             }
-                            return gd_encode(&request, &output, &length, &message, message.count)
+                            guard let scanChoice else {
+                                return gd_encode(&request, &output, &length, &message, message.count)
+                            }
+                            return JPEGScanChoice.withProbes(scanChoice.scripts) { probes in
+                                request.probes = probes.baseAddress
+                                request.probe_count = Int32(probes.count)
+                                request.probed_max_bytes = scanChoice.probedMaxBytes
+                                return gd_encode(&request, &output, &length, &message, message.count)
+                            }
                         }
                     }
                 }

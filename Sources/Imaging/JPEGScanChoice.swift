@@ -53,13 +53,20 @@ enum JPEGScanChoice {
         return [gray ? JPEGEncoder.grayScans : JPEGEncoder.colorScans] + probes.prefix(count)
     }
 
-    /// `jpeg`, written with `scripts[0]`, with the smallest scans among `scripts`; the same pixels.
-    static func choose(_ jpeg: [UInt8], scripts: [[jpeg_scan_info]]) throws -> [UInt8] {
+    /// The scripts an image's encoder chooses among as it finishes, the fixed one first, and the
+    /// largest fixed-script file for which it tries more than the fixed one: what
+    /// `scripts(gray:width:height:fileBytes:)` gives, decided in the shim once the file is written
+    /// (`gd_encoder_finish_choosing`, which takes the coefficients from the compressor instead of
+    /// reading the file back).
+    static func plan(gray: Bool, width: Int, height: Int) -> (scripts: [[jpeg_scan_info]], probedMaxBytes: UInt) {
+        let all = width * height <= allProbesMaxPixels
+        return (scripts(gray: gray, width: width, height: height), all ? .max : UInt(probedMaxBytes))
+    }
+
+    /// `scripts` as the shim takes them, valid inside `body`.
+    static func withProbes<R>(_ scripts: [[jpeg_scan_info]], _ body: (UnsafeBufferPointer<gd_scan_script>) -> R) -> R {
         let flat = scripts.flatMap { $0 }
-        var output: UnsafeMutablePointer<UInt8>?
-        var length: UInt = 0
-        var message = [CChar](repeating: 0, count: 256)
-        let status: gd_status = flat.withUnsafeBufferPointer { scans in
+        return flat.withUnsafeBufferPointer { scans in
             var probes: [gd_scan_script] = []
             var offset = 0
             for script in scripts {
@@ -67,10 +74,20 @@ enum JPEGScanChoice {
                     gd_scan_script(scans: scans.baseAddress.map { $0 + offset }, scan_count: Int32(script.count)))
                 offset += script.count
             }
-            return jpeg.withUnsafeBufferPointer { bytes in
+            return probes.withUnsafeBufferPointer(body)
+        }
+    }
+
+    /// `jpeg`, written with `scripts[0]`, with the smallest scans among `scripts`; the same pixels.
+    static func choose(_ jpeg: [UInt8], scripts: [[jpeg_scan_info]]) throws -> [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>?
+        var length: UInt = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status: gd_status = withProbes(scripts) { probes in
+            jpeg.withUnsafeBufferPointer { bytes in
                 gd_choose_scans(
-                    bytes.baseAddress, UInt(bytes.count), probes, Int32(probes.count), &output, &length, &message,
-                    message.count)
+                    bytes.baseAddress, UInt(bytes.count), probes.baseAddress, Int32(probes.count), &output, &length,
+                    &message, message.count)
             }
         }
         guard status == GD_OK else {

@@ -94,21 +94,40 @@ final class JPEGStreamEncoder {
     }
 
     /// Writes the progressive scans and returns the file.
+    /// Whether `finish()` wrote the scan choice's probes from the compressor's own coefficients
+    /// (it does whenever it tries a probe) rather than from the file read back.
+    var choseScansFromCoefficients: Bool { gd_encoder_chose_from_coefficients(handle) != 0 }
+
+    /// Whether `finish()` wrote those probes on a second thread while it finished the file (it does
+    /// for a file likely to be probed: a thumbnail, or a preview whose coefficients promise a file
+    /// under `JPEGScanChoice.probedMaxBytes`).
+    var wroteProbesBesideTheFinish: Bool { gd_encoder_chose_from_coefficients(handle) == 2 }
+
+    /// Starts the probes beside the finish for a preview whose nonzero AC coefficients are at most
+    /// `probedMaxBytes` × `tenths` / 10 (11 unless set): for tests, a large value starts them for
+    /// every preview, and they are cancelled when the file outgrows the limit.
+    func setProbeSpeculation(tenths: Int) { gd_encoder_set_speculation(handle, Int32(tenths)) }
+
     func finish() throws -> [UInt8] {
         guard rowsWritten == rowHeight else {
             throw ImageError.encodeFailed("\(rowsWritten) of \(rowHeight) rows written")
         }
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
-        try check(gd_encoder_finish(handle, &output, &length))
-        guard let output else { throw ImageError.encodeFailed("no output") }
-        let fixed: [UInt8]
-        do {
-            defer { gd_free(output) }
-            fixed = Array(UnsafeBufferPointer(start: output, count: Int(length)))
+        if optimizeScans {
+            // The scans chosen from the compressor's own coefficients as it finishes (JPEGScanChoice).
+            let plan = JPEGScanChoice.plan(gray: gray, width: rowWidth, height: rowHeight)
+            try check(
+                JPEGScanChoice.withProbes(plan.scripts) { probes in
+                    gd_encoder_finish_choosing(
+                        handle, probes.baseAddress, Int32(probes.count), plan.probedMaxBytes, &output, &length)
+                })
+        } else {
+            try check(gd_encoder_finish(handle, &output, &length))
         }
-        guard optimizeScans else { return fixed }
-        return try JPEGScanChoice.optimize(fixed, gray: gray, width: rowWidth, height: rowHeight)
+        guard let output else { throw ImageError.encodeFailed("no output") }
+        defer { gd_free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 
     private func check(_ status: gd_status) throws {

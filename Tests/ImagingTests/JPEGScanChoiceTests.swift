@@ -140,6 +140,68 @@ import Testing
         }
     }
 
+    /// The encoder's scans chosen as it finishes, from its own coefficient arrays (decision 065,
+    /// session 20): the bytes of the fixed-script file read back and chosen (`JPEGScanChoice.optimize`),
+    /// for libjpeg's quantizer and the coefficient path's, colour and gray, odd sizes, a thumbnail,
+    /// a preview probed and one over `probedMaxBytes` (noise), one-shot and streamed.
+    @Test func finishing_ChoosesFromTheCompressorsCoefficients_TheReadBacksBytes() throws {
+        for gray in [false, true] {
+            for (width, height) in Self.sizes {
+                for (index, image) in [
+                    JPEGQuantizerTests.scene(width: width, height: height, gray: gray),
+                    gray
+                        ? JPEGQuantizerTests.scene(width: width, height: height, gray: true, seed: 3)
+                        : TestImages.noise(width: width, height: height),
+                ].enumerated() {
+                    for quantizer in [JPEGQuantizer.libjpeg, .rounding, .trellis] {
+                        let name = "\(width)×\(height) gray \(gray) image \(index) \(quantizer)"
+                        let fixed = try JPEGEncoder.encode(
+                            image, quality: 80, quantizer: quantizer, iccProfile: nil, optimizeScans: false)
+                        let readBack = try JPEGScanChoice.optimize(fixed, gray: gray, width: width, height: height)
+                        let oneShot = try JPEGEncoder.encode(image, quality: 80, quantizer: quantizer, iccProfile: nil)
+                        #expect(oneShot == readBack, "\(name)")
+                        let stream = try JPEGStreamEncoder(
+                            width: width, height: height, channels: image.channels, quality: 80, quantizer: quantizer,
+                            iccProfile: nil)
+                        var bytes = image.bytes
+                        try bytes.withUnsafeMutableBufferPointer { buffer in
+                            for y in 0..<height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
+                        }
+                        #expect(try stream.finish() == readBack, "\(name)")
+                        // Probes are written from the kept coefficients whenever any is tried: a
+                        // thumbnail's always beside the finish, a preview's when its coefficients
+                        // promise a file under the limit (these scenes' do not: after the finish).
+                        let probed = JPEGScanChoice.scripts(
+                            gray: gray, width: width, height: height, fileBytes: fixed.count)
+                        #expect(stream.choseScansFromCoefficients == (probed.count > 1), "\(name)")
+                        if width * height <= JPEGScanChoice.allProbesMaxPixels {
+                            #expect(stream.wroteProbesBesideTheFinish == (probed.count > 1), "\(name)")
+                        } else if probed.count == 1 {
+                            #expect(!stream.wroteProbesBesideTheFinish, "\(name)")
+                        }
+                    }
+                }
+            }
+        }
+        // The noise preview is over the limit (its file kept as written), the scene's under it. Probes
+        // started beside the finish of one over the limit are cancelled: the file is the fixed one.
+        let noise = TestImages.noise(width: 1300, height: 900)
+        let scene = JPEGQuantizerTests.scene(width: 1300, height: 900)
+        for (image, probed) in [(noise, false), (scene, true)] {
+            let fixed = try JPEGEncoder.encode(image, quality: 80, iccProfile: nil, optimizeScans: false)
+            #expect((fixed.count <= JPEGScanChoice.probedMaxBytes) == probed)
+            let stream = try JPEGStreamEncoder(width: 1300, height: 900, channels: 4, quality: 80, iccProfile: nil)
+            stream.setProbeSpeculation(tenths: 1000)
+            var bytes = image.bytes
+            try bytes.withUnsafeMutableBufferPointer { buffer in
+                for y in 0..<900 { try stream.write(row: buffer.baseAddress! + y * image.stride) }
+            }
+            let expected = try JPEGScanChoice.optimize(fixed, gray: false, width: 1300, height: 900)
+            #expect(try stream.finish() == expected)
+            #expect(stream.wroteProbesBesideTheFinish == probed)
+        }
+    }
+
     @Test func theFixedScriptAlone_KeepsTheFile() throws {
         let image = JPEGQuantizerTests.scene(width: 64, height: 48)
         let fixed = try JPEGEncoder.encode(

@@ -62,6 +62,12 @@ typedef enum {
     GD_QUANTIZER_TRELLIS = 2
 } gd_quantizer;
 
+/* One progressive scan script. */
+typedef struct {
+    const jpeg_scan_info *scans;
+    int scan_count;
+} gd_scan_script;
+
 /* One JPEG encoding request: pixels in, options, and the scan script and quantization table. */
 typedef struct {
     const unsigned char *pixels;
@@ -88,18 +94,17 @@ typedef struct {
     gd_quantizer quantizer;           /* who makes the coefficients (GD_QUANTIZER_LIBJPEG: libjpeg) */
     float trellis_lambda_log_scale1;  /* GD_QUANTIZER_TRELLIS: lambda = 2^s1 / (2^s2 + block AC energy); */
     float trellis_lambda_log_scale2;  /* 0 = mozjpeg's 14.75 and 16.5 */
+    const gd_scan_script *probes;       /* gd_encode: scan scripts to choose from after the file is
+                                            written with probes[0] = scans (gd_encoder_finish_choosing);
+                                            NULL: the file as written */
+    int probe_count;
+    unsigned long probed_max_bytes;   /* probes[1...] are tried only on files of at most so many bytes */
 } gd_encode_request;
 
 /* Encodes into a malloc'd buffer (*output, free with gd_free); message receives an error text. */
 gd_status gd_encode(const gd_encode_request *request, unsigned char **output, unsigned long *output_length,
                     char *message, size_t message_capacity);
 void gd_free(void *pointer);
-
-/* One progressive scan script. */
-typedef struct {
-    const jpeg_scan_info *scans;
-    int scan_count;
-} gd_scan_script;
 
 #define GD_MAX_PROBES 8
 
@@ -125,7 +130,21 @@ gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request
 gd_status gd_encoder_write_rows(gd_encoder *encoder, unsigned char **rows, unsigned int count);
 /* Finishes and hands over the JPEG (free with gd_free). */
 gd_status gd_encoder_finish(gd_encoder *encoder, unsigned char **output, unsigned long *output_length);
+/* Finishes the JPEG, written with probes[0] (the request's scans), and chooses its scans as
+ * gd_choose_scans does, from the compressor's own coefficients instead of the file read back: the
+ * same bytes without the entropy decode. probes[1...] are tried only when the file has at most
+ * probed_max_bytes bytes. Hands over the chosen JPEG (free with gd_free). */
+gd_status gd_encoder_finish_choosing(gd_encoder *encoder, const gd_scan_script *probes, int probe_count,
+                                     unsigned long probed_max_bytes, unsigned char **output,
+                                     unsigned long *output_length);
 const char *gd_encoder_message(const gd_encoder *encoder);
+/* How gd_encoder_finish_choosing wrote its probes (for tests): 0 none or from the file read back,
+ * 1 from the compressor's coefficients after the finish, 2 from them on a second thread beside it. */
+int gd_encoder_chose_from_coefficients(const gd_encoder *encoder);
+/* Probes a preview beside its finish when its nonzero AC coefficients are at most its byte limit times
+ * tenths / 10 (11 unless set; for tests: a large value starts them for every preview, cancelled when
+ * the file outgrows the limit). */
+void gd_encoder_set_speculation(gd_encoder *encoder, int tenths);
 
 /* libjpeg's accurate integer forward DCT (jfdctint.c) of 64 samples already centred on 0, in
  * place; outputs are scaled up by 8 like libjpeg's. Exposed for tests. */
