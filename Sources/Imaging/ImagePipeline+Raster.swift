@@ -64,8 +64,11 @@ extension ImagePipeline {
         // PNG's and WebP's thumbnails take Klein's table one quality down (decision 060).
         var thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, nearSize: nearSize)
         // A preview at the original's size may take Klein's table at a quality set by its detail
-        // (decision 060), which is measured on its pixels before it is encoded.
-        let klein = keepsSize && plan.thumbnailSource != .samePixels ? settings.originalSizePreviewKlein : nil
+        // (decision 060), which is measured on its pixels before it is encoded; so may a downscaled
+        // HEIC's or AVIF's (decision 067), whose original is decoded whole anyway.
+        let klein =
+            plan.thumbnailSource == .samePixels
+            ? nil : keepsSize ? settings.originalSizePreviewKlein : settings.downscaledPreviewKlein
         // The preview is encoded while it is resampled (colour conversion and DCT on the thread
         // of the vertical pass), unless it is the thumbnail too, or its tables depend on its
         // pixels: then its pixels are needed.
@@ -83,7 +86,7 @@ extension ImagePipeline {
             let gradient = PreviewDetail.meanGradient(preview)
             previewTables = klein.tables(previewQuality, gradient: gradient)
             // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063).
-            if nearSize, let rule = settings.nearSizeThumbnailKlein {
+            if nearSize, keepsSize, let rule = settings.nearSizeThumbnailKlein {
                 thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient)
             }
         }
