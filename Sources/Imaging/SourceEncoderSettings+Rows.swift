@@ -71,10 +71,12 @@ extension SourceEncoderSettings {
             step: 0, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
         /// HEIC's and AVIF's near-size thumbnails, the original re-encoded as its preview is: Klein's table
         /// 2 below the thumbnail's quality in force with the preview's chroma (20 below, five steps held) when
-        /// flat, 6 below on one table when detailed (WebP's step, decision 063). Further down test_gray's fell
-        /// below vips' (−1.39 at E − 5), and only the luma's step tells on a gray photo (decision 067).
+        /// flat, one below on one table when detailed. Further down test_gray's fell below vips' (−1.39 at
+        /// E − 5), and only the luma's step tells on a gray photo; WebP's detailed E − 6 (decision 063) put
+        /// three china HEIC/AVIFs of v20's validation set 1.9–2.6 below vips', E − 1 keeps them +0.19 to +1.00
+        /// (decision 067).
         static let heifNearSizeThumbnails = KleinRule(
-            step: -2, detailedStep: -6, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
+            step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
 
         /// The quality Klein's table is scaled at, from the quality in force and the preview's detail.
         func quality(_ inForce: Int, gradient: Double) -> Double {

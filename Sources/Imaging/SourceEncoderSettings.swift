@@ -98,10 +98,11 @@
 /// table when detailed (china); downscaled at the column's quality, the chroma 20 below when flat
 /// (`KleinRule.heifDownscaledPreviews`: it put the detailed elephants and path below vips'). The
 /// thumbnail is one below with chroma 11 below its luma (WebP's, `KleinChroma.webpThumbnails`); a near-size
-/// one 2 below with the preview's chroma when flat, 6 below on one table when detailed
+/// one 2 below with the preview's chroma when flat, 1 below on one table when detailed
 /// (`KleinRule.heifNearSizeThumbnails`). test_gray, whose chroma is empty, bounds the flat luma steps: its
-/// preview (+0.28) and near-size thumbnail (+0.33) are the thinnest margins; dune and mate_FreshFlower
-/// stay over 0.91× vips' bytes.
+/// preview (+0.28) and near-size thumbnail (+0.33) are the thinnest margins; dune, mate_FreshFlower and
+/// china (whose detailed near-size thumbnail step v20's validation set mended from 6 below to 1) stay over
+/// 0.91× vips' bytes.
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int

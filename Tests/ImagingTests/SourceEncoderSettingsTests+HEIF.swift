@@ -30,7 +30,7 @@ extension SourceEncoderSettingsTests {
 
     /// The rules' steps: a flat preview at the quality in force with chroma 20 below (five steps held), a
     /// detailed one 2 above on one table; a flat near-size thumbnail 2 below with the preview's chroma, a
-    /// detailed one 6 below on one table. Without `chromaOnlyWhenFlat` the detailed ones
+    /// detailed one 1 below on one table. Without `chromaOnlyWhenFlat` the detailed ones
     /// would take the coarser chroma too.
     @Test func heifRules_ChromaOnlyWhenFlat() {
         let preview = SourceEncoderSettings.KleinRule.heifPreviews
@@ -50,13 +50,13 @@ extension SourceEncoderSettingsTests {
         #expect(downscaled.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
         #expect(downscaled.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 80))
         let thumbnail = SourceEncoderSettings.KleinRule.heifNearSizeThumbnails
-        #expect(thumbnail.step == -2 && thumbnail.detailedStep == -6 && thumbnail.chroma == .webpPreviews)
+        #expect(thumbnail.step == -2 && thumbnail.detailedStep == -1 && thumbnail.chroma == .webpPreviews)
         #expect(thumbnail.chromaOnlyWhenFlat)
         #expect(thumbnail.tables(92, gradient: 5.99) == Self.webpOriginalSizePreview(90))
-        #expect(thumbnail.tables(92, gradient: 6) == QuantizationTables(kleinQuality: 86))
+        #expect(thumbnail.tables(92, gradient: 6) == QuantizationTables(kleinQuality: 91))
         var everywhere = thumbnail
         everywhere.chromaOnlyWhenFlat = false
-        #expect(everywhere.tables(92, gradient: 6) != QuantizationTables(kleinQuality: 86))
+        #expect(everywhere.tables(92, gradient: 6) != QuantizationTables(kleinQuality: 91))
         #expect(SourceEncoderSettings.KleinRule.webpPreviews.chromaOnlyWhenFlat == false)
     }
 
@@ -86,7 +86,7 @@ extension SourceEncoderSettingsTests {
     }
 
     /// A HEIC's near-size thumbnail (84×56 of a 96×64 preview) at the thumbnail's quality in force (92):
-    /// Klein 90 with chroma 20 below it when the preview is flat, Klein 86 on one table when detailed.
+    /// Klein 90 with chroma 20 below it when the preview is flat, Klein 91 on one table when detailed.
     @Test(arguments: [false, true])
     func heicNearSizeThumbnail_StepsByDetail(detailed: Bool) throws {
         let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
@@ -94,7 +94,7 @@ extension SourceEncoderSettingsTests {
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
         let thumbnail =
-            detailed ? QuantizationTables(kleinQuality: 86) : Self.thumbnailTables(.heif, quality: 92, nearSize: true)
+            detailed ? QuantizationTables(kleinQuality: 91) : Self.thumbnailTables(.heif, quality: 92, nearSize: true)
         #expect(try Self.tables(result.thumbnail.jpeg) == thumbnail)
     }
 }
