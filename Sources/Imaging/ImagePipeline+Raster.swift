@@ -65,10 +65,11 @@ extension ImagePipeline {
         var thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, nearSize: nearSize)
         // A preview at the original's size may take Klein's table at a quality set by its detail
         // (decision 060), and a WebP's with a near-size thumbnail by its chroma too (064, session 20),
-        // which are measured on its pixels before it is encoded.
+        // which are measured on its pixels before it is encoded; so may a downscaled HEIC's or AVIF's
+        // (decision 067), whose original is decoded whole anyway.
         let klein =
-            keepsSize && plan.thumbnailSource != .samePixels
-            ? settings.originalSizePreviewKlein(nearSize: nearSize) : nil
+            plan.thumbnailSource == .samePixels
+            ? nil : keepsSize ? settings.originalSizePreviewKlein(nearSize: nearSize) : settings.downscaledPreviewKlein
         // The preview is encoded while it is resampled (colour conversion and DCT on the thread
         // of the vertical pass), unless it is the thumbnail too, or its tables depend on its
         // pixels: then its pixels are needed.
@@ -87,7 +88,7 @@ extension ImagePipeline {
             let chroma = klein.measuresChroma(gradient: gradient) ? PreviewDetail.meanChroma(preview) : nil
             previewTables = klein.tables(previewQuality, gradient: gradient, meanChroma: chroma)
             // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063).
-            if nearSize, let rule = settings.nearSizeThumbnailKlein {
+            if nearSize, keepsSize, let rule = settings.nearSizeThumbnailKlein {
                 thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient)
             }
         }

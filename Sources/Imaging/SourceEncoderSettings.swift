@@ -95,10 +95,24 @@
 /// GreenMeadow +0.08), and dune and mate_FreshFlower come under 0.91× vips' bytes; china and flower
 /// (near-size thumbnails) stay over (docs/decisions/064-webp-chroma-and-source-quality.md).
 ///
-/// PNG and WebP derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers embed one
-/// by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
-/// each (docs/decisions/058-srgb-profile-and-preview-tables.md). JPEG, HEIC and AVIF keep theirs:
-/// their outputs are byte for byte what they were.
+/// PNG, WebP, HEIC and AVIF derivatives leave out an sRGB profile (`omitsSRGBProfile`): PNG writers
+/// embed one by habit, and on a 640×427 photo its 3,144 bytes were 10–11% of vips' thumbnail and preview
+/// each (docs/decisions/058-srgb-profile-and-preview-tables.md; flower's and path's HEICs carry one too,
+/// 067). JPEG keeps its: its outputs are byte for byte what they were.
+///
+/// HEIC and AVIF have one row since session 20, swept with the release tool's own outputs on the bench's
+/// 21 photos of each (docs/decisions/067-heic-avif-klein-rows.md): Klein's table for every derivative,
+/// and WebP's coarser chroma where the photo is flat, their 4:2:0 chroma reaching libjpeg low-passed as
+/// VP8's does. Every preview goes by its detail (`PreviewDetail`, measured on its pixels): at the original's
+/// size at the quality in force when flat (its chroma 20 below, `KleinRule.heifPreviews`), 2 above on one
+/// table when detailed (china); downscaled at the column's quality, the chroma 20 below when flat
+/// (`KleinRule.heifDownscaledPreviews`: it put the detailed elephants and path below vips'). The
+/// thumbnail is one below with chroma 11 below its luma (WebP's, `KleinChroma.webpThumbnails`); a near-size
+/// one 2 below with the preview's chroma when flat, 1 below on one table when detailed
+/// (`KleinRule.heifNearSizeThumbnails`). test_gray, whose chroma is empty, bounds the flat luma steps: its
+/// preview (+0.28) and near-size thumbnail (+0.33) are the thinnest margins; dune, mate_FreshFlower and
+/// china (whose detailed near-size thumbnail step v20's validation set mended from 6 below to 1) stay over
+/// 0.91× vips' bytes.
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int
@@ -127,6 +141,12 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// before the first row, so such a preview is still encoded while it is resampled.
     var downscaledPreviewKleinBitsPerPixel: Double? = nil
 
+    /// Klein's table for a downscaled preview by its detail, as `originalSizePreviewKlein` for one at the
+    /// original's size, in place of the fields below; nil: by those. The preview's pixels are then kept
+    /// and measured before it is encoded, so it is not encoded while it is resampled: for HEIC and AVIF,
+    /// whose original is decoded whole first (decision 067).
+    var downscaledPreviewKlein: KleinRule? = nil
+
     /// Klein's table for every downscaled preview, this many qualities from the column's, whatever the
     /// original's file (a PNG's bits per pixel do not tell a detailed photo from a flat one); nil: by
     /// `downscaledPreviewKleinBitsPerPixel` below. Known before the first row, as those are.
@@ -154,107 +174,6 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// preview's detail is measured before either file is encoded (`PreviewDetail`), so it costs nothing.
     var nearSizeThumbnailKlein: KleinRule? = nil
 
-    /// A chroma table coarser than the luma's Klein table: Klein's table `step` qualities from the luma's
-    /// (clamped to 1…100, fractional), with its first `heldLowFrequencies` steps in zig-zag order kept at
-    /// the luma's (`QuantizationTables.coarseningChroma`; decision 064).
-    struct KleinChroma: Sendable, Equatable {
-        let step: Double
-        let heldLowFrequencies: Int
-
-        /// WebP's downscaled thumbnails: 11 below the luma's (12 below the quality in force), the DC and
-        /// the two lowest AC steps the luma's (14 below failed a `-q 90` RainDrops off the bench: 064).
-        static let webpThumbnails = KleinChroma(step: -11, heldLowFrequencies: 3)
-        /// WebP's previews at the original's size: 20 below the luma's, its five lowest steps the luma's.
-        static let webpPreviews = KleinChroma(step: -20, heldLowFrequencies: 5)
-
-        /// `tables` (Klein's, at `lumaQuality`) with this chroma.
-        func tables(_ tables: QuantizationTables, lumaQuality: Double) -> QuantizationTables {
-            let coarser = QuantizationTables(kleinQuality: min(max(lumaQuality + step, 1), 100))
-            return tables.coarseningChroma(to: coarser, keeping: heldLowFrequencies)
-        }
-    }
-
-    /// Klein, Silverstein and Carney's table (`QuantizationTables(kleinQuality:)`) at the preview's
-    /// quality in force (the column's, or the near-size row's) plus a step: `step`, or
-    /// `detailedStep` when the preview's mean luma gradient is at least `detailedGradient`. With
-    /// `lowFrequencyStep`, a preview that is not detailed keeps its DC and two lowest AC steps
-    /// (`heldLowFrequencies` in zig-zag order, luma and chroma) at the quality in force plus that step.
-    struct KleinRule: Sendable, Equatable {
-        let step: Double
-        let detailedStep: Double
-        let detailedGradient: Double
-        var lowFrequencyStep: Double? = nil
-        /// The preview's chroma on a coarser table than its luma's (decision 064); nil: the luma's.
-        var chroma: KleinChroma? = nil
-        /// The step of a flat preview whose mean chroma (`PreviewDetail.meanChroma`) is at least
-        /// `colourfulChroma`, in place of `step`; nil: `step` whatever the chroma.
-        var colourfulStep: Double? = nil
-        /// The mean chroma from which a flat preview takes `colourfulStep`.
-        var colourfulChroma = 0.0
-
-        /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
-        static let heldLowFrequencies = 3
-
-        /// PNG's rule (decision 060, session 18): the flat ones 3.25 qualities below, their DC and
-        /// lowest AC steps 2 below as before.
-        static let rasterPreviews = KleinRule(step: -3.25, detailedStep: 0, detailedGradient: 6, lowFrequencyStep: -2)
-        /// WebP's: the flat ones 2.5 below, as its flat downscaled previews (decision 060's fractional step).
-        /// Both with the chroma 20 below the luma's, its five lowest steps held (decision 064).
-        static let webpPreviews = KleinRule(
-            step: -2.5, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews)
-        /// A WebP's near-size thumbnail: Klein's table 6 qualities below the thumbnail's quality in force
-        /// when the preview is detailed, one below (as every other thumbnail) when flat. vips makes such
-        /// a thumbnail with libwebp's rescaler while decoding, blurrier than the scorer's Lanczos
-        /// reference: a detailed one kept 2.7–8.2 points of margin over it at E − 1, 0.34–5.59 at E − 6
-        /// on 12 such fixtures the rule was not fitted on; flat ones kept too little (mate_Blinds +0.30 at
-        /// E − 1, −0.09 at E − 3) (decision 063, session 19).
-        static let webpNearSizeThumbnails = KleinRule(step: -1, detailedStep: -6, detailedGradient: 6)
-        /// A WebP's preview at the original's size whose thumbnail is near-size: `webpPreviews`, but a flat one
-        /// of a mean chroma of at least 34 takes Klein's table 3.5 below the row's quality, not 2.5 (at the
-        /// default 80: 80.5, not 81.5, the chroma 20 below that). One step is the least that takes flower under
-        /// 0.91× vips' bytes (a second put t19b's dune and fallenleaf below vips'). The chroma gate is a mend:
-        /// without it t19b's mate_Wood (16.5) and flower's gray copy (0) fell below vips' at that step; 34 lies
-        /// between the bench's elephants (30.7) and LadyBird (38.0), under flower's 44.6 (decision 064, session 20).
-        static let webpNearSizePreviews = KleinRule(
-            step: -2.5, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, colourfulStep: -3.5,
-            colourfulChroma: 34)
-
-        /// Whether the step depends on the preview's chroma: a flat preview under a rule with `colourfulStep`.
-        func measuresChroma(gradient: Double) -> Bool { colourfulStep != nil && gradient < detailedGradient }
-
-        /// The step of a flat preview of `meanChroma` (nil: not measured).
-        private func flatStep(meanChroma: Double?) -> Double {
-            guard let colourfulStep, let meanChroma, meanChroma >= colourfulChroma else { return step }
-            return colourfulStep
-        }
-
-        /// The quality Klein's table is scaled at, from the quality in force and the preview's detail (and
-        /// its mean chroma, when `measuresChroma`).
-        func quality(_ inForce: Int, gradient: Double, meanChroma: Double? = nil) -> Double {
-            let step = gradient >= detailedGradient ? detailedStep : flatStep(meanChroma: meanChroma)
-            return min(max(Double(inForce) + step, 1), 100)
-        }
-
-        /// The preview's tables, from the quality in force and the preview's detail (and its mean chroma).
-        func tables(_ inForce: Int, gradient: Double, meanChroma: Double? = nil) -> QuantizationTables {
-            let tables =
-                gradient >= detailedGradient
-                ? SourceEncoderSettings.klein(inForce, step: detailedStep)
-                : SourceEncoderSettings.klein(
-                    inForce, step: flatStep(meanChroma: meanChroma), holdingLowFrequenciesAt: lowFrequencyStep)
-            let lumaQuality = quality(inForce, gradient: gradient, meanChroma: meanChroma)
-            return chroma?.tables(tables, lumaQuality: lumaQuality) ?? tables
-        }
-    }
-
-    /// The preview's and the thumbnail's steps of a thumbnail nearly the preview's size.
-    struct NearSizeSteps: Sendable, Equatable {
-        /// Added to the spec's quality of the preview (whichever its size).
-        let previewQualityStep: Int
-        /// Added to the spec's thumbnail quality.
-        let thumbnailQualityStep: Int
-    }
-
     /// The share of the preview's pixels from which a thumbnail counts as nearly its size.
     static let nearSizeFraction = 0.75
 
@@ -276,7 +195,9 @@ struct SourceEncoderSettings: Sendable, Equatable {
         case .heif, .avif:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
-                thumbnailQualityStep: 0)
+                thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
+                downscaledPreviewKlein: .heifDownscaledPreviews, thumbnailKleinStep: -1,
+                thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .heifNearSizeThumbnails)
         case .png:
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,

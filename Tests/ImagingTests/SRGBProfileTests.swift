@@ -4,8 +4,8 @@ import Testing
 
 @testable import Imaging
 
-/// Which ICC profiles count as plain sRGB, and that PNG and WebP derivatives leave those out while
-/// JPEG and HEIC derivatives keep them (decision 058).
+/// Which ICC profiles count as plain sRGB, and that PNG, WebP, HEIC and AVIF derivatives leave those
+/// out while JPEG derivatives keep them (decisions 058, 067).
 @Suite struct SRGBProfileTests {
     /// A tone curve as a profile stores it.
     enum Curve {
@@ -128,21 +128,36 @@ import Testing
         }
     }
 
-    /// JPEG and HEIC derivatives keep even an sRGB profile: their bytes do not change.
-    @Test func jpegAndHEIC_KeepAnSRGBProfile() throws {
+    /// JPEG derivatives keep even an sRGB profile: their bytes do not change (decision 058).
+    @Test func jpeg_KeepsAnSRGBProfile() throws {
         let profile = Self.profile()
         let jpeg = try TestImages.progressive(TestImages.noise(width: 96, height: 64), quality: 95, icc: profile)
+        let result = try ImagePipeline.process(bytes: jpeg, spec: SourceEncoderSettingsTests.spec)
+        for jpeg in [result.preview.jpeg, result.thumbnail.jpeg] {
+            let carried = Self.embeddedProfile(jpeg)
+            #expect(carried?.count == profile.count)
+            #expect(carried == profile)
+        }
+    }
+
+    /// A HEIC (or AVIF: the same row) carrying a plain sRGB profile gives derivatives without it, one
+    /// carrying a Display P3 profile keeps it (decision 067); without the rule for HEIF these fail.
+    @Test func heic_LeavesOutAnSRGBProfile() throws {
         let tile = HEIFAssembler.Tile(
             heifEncOutput: try FixtureTools.heic(HEIFTests.solidPNG((200, 100, 50)), options: ["-q", "90"]), width: 64,
             height: 64)
-        let heic = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .icc(profile))
-        for bytes in [jpeg, heic] {
-            let result = try ImagePipeline.process(bytes: bytes, spec: SourceEncoderSettingsTests.spec)
+        for (profile, kept) in [(Self.profile(), false), (Self.profile(colorants: Self.displayP3), true)] {
+            let heic = HEIFAssembler.assemble(tiles: [tile], grid: false, colour: .icc(profile))
+            #expect(try ImageProbe.probe(bytes: heic).iccProfile == profile)
+            let result = try ImagePipeline.process(bytes: heic, spec: SourceEncoderSettingsTests.spec)
+            #expect(result.info.format == .heif)
             for jpeg in [result.preview.jpeg, result.thumbnail.jpeg] {
                 let carried = Self.embeddedProfile(jpeg)
-                #expect(carried?.count == profile.count, "\(result.info.format)")
-                #expect(carried == profile)
+                #expect((carried != nil) == kept, "the profile carried is \(carried?.count ?? 0) bytes")
+                if kept { #expect(carried == profile) }
             }
         }
+        #expect(SourceEncoderSettings.forSource(.avif).omitsSRGBProfile)
+        #expect(!SourceEncoderSettings.forSource(.jpeg).omitsSRGBProfile)
     }
 }

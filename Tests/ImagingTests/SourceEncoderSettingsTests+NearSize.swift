@@ -32,7 +32,8 @@ extension SourceEncoderSettingsTests {
         #expect(try Self.tables(result.thumbnail.jpeg) != QuantizationTables(kleinQuality: 84))
     }
 
-    /// The rule's steps: 1 below when flat (as elsewhere), 6 from a gradient of 6, for WebP only.
+    /// The rule's steps: 1 below when flat (as elsewhere), 6 from a gradient of 6, for WebP (HEIC's and
+    /// AVIF's own: SourceEncoderSettingsTests+HEIF).
     @Test func nearSizeThumbnailKlein_IsWebPs() {
         let rule = SourceEncoderSettings.KleinRule.webpNearSizeThumbnails
         #expect(rule == SourceEncoderSettings.KleinRule(step: -1, detailedStep: -6, detailedGradient: 6))
@@ -40,7 +41,7 @@ extension SourceEncoderSettingsTests {
         #expect(rule.tables(86, gradient: 6) == QuantizationTables(kleinQuality: 80))
         #expect(rule.tables(4, gradient: 14) == QuantizationTables(kleinQuality: 1))
         #expect(SourceEncoderSettings.forSource(.webp).nearSizeThumbnailKlein == rule)
-        for format in [ImageFormat.png, .jpeg, .heif, .avif] {
+        for format in [ImageFormat.png, .jpeg] {
             #expect(SourceEncoderSettings.forSource(format).nearSizeThumbnailKlein == nil)
         }
     }

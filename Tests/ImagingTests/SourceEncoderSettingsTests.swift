@@ -49,15 +49,18 @@ import Testing
         }
     }
 
-    /// The thumbnail's tables at the quality in force: PNG's and WebP's are Klein's table one
-    /// quality below it, the other formats' ours with the chroma boost (decision 060); WebP's chroma
-    /// is Klein's table 12 below it with the DC and two lowest AC steps the luma's, unless the thumbnail
-    /// is near-size (decision 064 and its validation).
+    /// The thumbnail's tables at the quality in force: PNG's, WebP's, HEIC's and AVIF's are Klein's table
+    /// one quality below it, JPEG's ours with the chroma boost (decision 060); WebP's, HEIC's and AVIF's
+    /// chroma is Klein's table 12 below it with the DC and two lowest AC steps the luma's, unless the
+    /// thumbnail is near-size: a WebP's then one table, a flat HEIC's or AVIF's Klein 2 below with a
+    /// preview's chroma (decisions 064 and its validation, 067).
     static func thumbnailTables(_ format: ImageFormat, quality: Int, nearSize: Bool = false) -> QuantizationTables {
         switch format {
         case .png: QuantizationTables(kleinQuality: quality - 1)
         case .webp where nearSize: QuantizationTables(kleinQuality: quality - 1)
-        case .webp: coarseChroma(luma: Double(quality - 1), chroma: Double(quality - 12), held: [0, 1, 8])
+        case .heif where nearSize, .avif where nearSize: webpOriginalSizePreview(Double(quality - 2))
+        case .webp, .heif, .avif:
+            coarseChroma(luma: Double(quality - 1), chroma: Double(quality - 12), held: [0, 1, 8])
         default: QuantizationTables(quality: quality, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost)
         }
     }
@@ -106,7 +109,7 @@ import Testing
     /// A preview that keeps the original's size (96×64 under a 128-pixel preview) gets the JPEG
     /// path's boost on top of each format's step; HEIC's stays at the downscale's quality. PNG's
     /// and WebP's is then Klein's table at that quality (a detailed image: decision 060), WebP's with
-    /// its coarser chroma (decision 064).
+    /// its coarser chroma (decision 064), HEIC's 2 above it (decision 067).
     @Test(arguments: [(ImageFormat.png, 90), (.webp, 92), (.heif, 90)])
     func originalSizePreview_IsBoostedAsOnTheJPEGPath(format: ImageFormat, previewQuality: Int) throws {
         let bytes = try Self.detailed(as: format)
@@ -116,7 +119,7 @@ import Testing
         #expect(result.preview.width == 96 && result.preview.height == 64)
         let expected =
             switch format {
-            case .heif: QuantizationTables(quality: previewQuality)
+            case .heif: QuantizationTables(kleinQuality: previewQuality + 2)
             case .webp: Self.webpOriginalSizePreview(Double(previewQuality))
             default: QuantizationTables(kleinQuality: previewQuality)
             }
@@ -196,7 +199,8 @@ import Testing
 
     /// The downscaled preview's choice by bits per pixel: WebP's Klein at the quality from 1, 3.25 below
     /// it under 1 with its lowest steps 2 below (and ours when the file's size is unknown); PNG's Klein at
-    /// the quality whatever the file, known or not; HEIC, AVIF and JPEG ours.
+    /// the quality whatever the file, known or not; JPEG ours (HEIC's and AVIF's go by the preview's detail
+    /// instead: SourceEncoderSettingsTests+HEIF).
     @Test func downscaledPreviewTables_ByBitsPerPixel() {
         let webp = SourceEncoderSettings.forSource(.webp)
         #expect(webp.flatDownscaledPreviewKleinStep == -3.25 && webp.downscaledPreviewKleinStep == nil)
@@ -214,8 +218,7 @@ import Testing
         )
         #expect(webp.downscaledPreviewTables(quality: 1, bitsPerPixel: 0.5) == QuantizationTables(kleinQuality: 1))
         #expect(webp.downscaledPreviewTables(quality: 80, bitsPerPixel: nil) == QuantizationTables(quality: 80))
-        for format in [ImageFormat.jpeg, .heif, .avif] {
-            let settings = SourceEncoderSettings.forSource(format)
+        for settings in [SourceEncoderSettings.forSource(.jpeg)] {
             #expect(settings.flatDownscaledPreviewKleinStep == nil && settings.downscaledPreviewKleinStep == nil)
             #expect(settings.flatDownscaledPreviewLowFrequencyStep == nil)
             for bits in [0.2, 2.0] {
@@ -231,7 +234,7 @@ import Testing
     /// luma and chroma since 064's validation); HEIC's and JPEG's keep ours with the chroma boost
     /// (decision 060). Not our table at any quality: Klein's uses one table for luma and chroma.
     @Test(arguments: [
-        (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 85), (.heif, 32, nil),
+        (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 85), (.heif, 32, 91),
         (.jpeg, 32, nil),
     ])
     func thumbnail_TakesKleinsTableOneDown(format: ImageFormat, edge: Int, klein: Int?) throws {
@@ -243,8 +246,8 @@ import Testing
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format && result.thumbnail.height == edge)
         let thumbnail = try Self.tables(result.thumbnail.jpeg)
-        if let klein, format == .webp, edge == 32 {
-            #expect(thumbnail == Self.thumbnailTables(.webp, quality: klein + 1))
+        if let klein, format != .png, edge == 32 {
+            #expect(thumbnail == Self.thumbnailTables(format, quality: klein + 1))
             #expect(thumbnail.luma == QuantizationTables(kleinQuality: klein).luma)
         } else if let klein {
             #expect(thumbnail == QuantizationTables(kleinQuality: klein))
@@ -255,7 +258,7 @@ import Testing
         }
     }
 
-    /// The step and its clamp to 1…100: PNG and WebP −1, the other formats none; WebP's chroma 11
+    /// The step and its clamp to 1…100: PNG and WebP −1 (HEIC and AVIF too: SourceEncoderSettingsTests+HEIF), JPEG none; WebP's chroma 11
     /// below its luma's with three steps held, clamped too, and none for a near-size thumbnail (decision 064).
     @Test func thumbnailKleinStep_IsOneDownForPNGAndWebP() {
         for format in [ImageFormat.png, .webp] {
@@ -275,22 +278,13 @@ import Testing
         #expect(
             SourceEncoderSettings.forSource(.webp).thumbnailTables(quality: 80, nearSize: true)
                 == QuantizationTables(kleinQuality: 79))
-        for format in [ImageFormat.jpeg, .heif, .avif] {
+        for format in [ImageFormat.jpeg] {
             let settings = SourceEncoderSettings.forSource(format)
             #expect(settings.thumbnailKleinStep == nil)
             #expect(
                 settings.thumbnailTables(quality: 80)
                     == QuantizationTables(quality: 80, chromaBoost: DerivativeSpec.thumbnailChromaQualityBoost))
         }
-    }
-
-    @Test(arguments: [false, true])
-    func heifPreviewAtOriginalSize_KeepsOurTable(detailed: Bool) throws {
-        let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
-        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
-        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
-        #expect(result.preview.width == 96)
-        #expect(try Self.tables(result.preview.jpeg) == QuantizationTables(quality: 90))
     }
 
     /// The rule's choice: the step below the threshold, the detailed step from it, within 1…100.
@@ -324,19 +318,17 @@ import Testing
         #expect(SourceEncoderSettings.forSource(.webp).originalSizePreviewKlein == webp)
         #expect(SourceEncoderSettings.forSource(.webp).downscaledPreviewKleinBitsPerPixel == 1)
         #expect(SourceEncoderSettings.forSource(.png).downscaledPreviewKleinBitsPerPixel == nil)
-        for format in [ImageFormat.jpeg, .heif, .avif] {
-            #expect(SourceEncoderSettings.forSource(format).originalSizePreviewKlein == nil)
-        }
+        #expect(SourceEncoderSettings.forSource(.jpeg).originalSizePreviewKlein == nil)
     }
 
     /// A thumbnail nearly the preview's size (84×56 of a 96×64 preview, 77% of its pixels) has
     /// PNG's and WebP's own row: the thumbnail 6 lower (WebP's 8 in 064 until its validation), the preview 0 and +2 from the spec's
-    /// original-size quality (92 at 90); HEIC keeps its columns. At 72×48 (56%) the row is off.
+    /// original-size quality (92 at 90); HEIC's is SourceEncoderSettingsTests+HEIF's. At 72×48 (56%) the row is off.
     /// PNG's and WebP's previews, at the original's size, are then Klein's table 3.25 (PNG, its
     /// lowest steps 2) and 2.5 (WebP) lower (the quadrants are flat: decision 060); WebP's 3.5 lower
     /// with the near-size thumbnail, the quadrants being colourful (decision 064, session 20).
     @Test(arguments: [
-        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 86, -3.5), (.heif, 56, 90, 92, nil),
+        (ImageFormat.png, 56, 92, 86, -3.25 as Double?), (.webp, 56, 94, 86, -3.5),
         (.png, 48, 90, 91, -3.25), (.webp, 48, 92, 90, -2.5),
     ])
     func nearSizeThumbnail_HasItsOwnRow(format: ImageFormat, edge: Int, preview: Int, thumbnail: Int, klein: Double?)
@@ -360,11 +352,6 @@ import Testing
         #expect(!SourceEncoderSettings.isNearSize(thumbnail: (74, 64), preview: (100, 64)))
         #expect(!SourceEncoderSettings.isNearSize(thumbnail: (640, 400), preview: (1680, 1050)))
         #expect(!SourceEncoderSettings.isNearSize(thumbnail: (640, 427), preview: (640, 427)))
-    }
-
-    @Test func heif_KeepsTheSpecsQualities() throws {
-        try Self.expectTables(
-            ImagePipeline.process(bytes: Self.quadrants(as: .heif), spec: Self.spec), preview: 90, thumbnail: 92)
     }
 
     /// JPEG originals are not touched by the table: the same tables, so the same bytes as before it.

@@ -1,0 +1,100 @@
+import Testing
+
+@testable import Imaging
+
+/// HEIC's and AVIF's own row (decision 067): Klein's tables for every derivative, the coarser chroma
+/// of WebP's where the photo is flat, read back from the outputs' DQT segments.
+extension SourceEncoderSettingsTests {
+    /// HEIC and AVIF share the row: an sRGB profile left out, the original-size preview by `heifPreviews`,
+    /// a downscaled one by `heifDownscaledPreviews` (both by the preview's detail), the thumbnail one below
+    /// with WebP's thumbnail chroma, a near-size one by `heifNearSizeThumbnails`; the spec's qualities as before.
+    @Test func heifRow_TakesKleinsTables() {
+        let heif = SourceEncoderSettings.forSource(.heif)
+        #expect(SourceEncoderSettings.forSource(.avif) == heif)
+        #expect(heif.omitsSRGBProfile)
+        #expect(heif.originalSizePreviewKlein == .heifPreviews)
+        #expect(heif.downscaledPreviewKlein == .heifDownscaledPreviews)
+        #expect(heif.downscaledPreviewKleinStep == nil && heif.downscaledPreviewKleinBitsPerPixel == nil)
+        #expect(heif.flatDownscaledPreviewKleinStep == nil)
+        for format in [ImageFormat.jpeg, .png, .webp] {
+            #expect(SourceEncoderSettings.forSource(format).downscaledPreviewKlein == nil)
+        }
+        #expect(heif.thumbnailKleinStep == -1 && heif.thumbnailKleinChroma == .webpThumbnails)
+        #expect(heif.nearSizeThumbnailKlein == .heifNearSizeThumbnails)
+        #expect(heif.nearSize == nil)
+        #expect(heif.previewQuality(Self.spec, keepsOriginalSize: true) == 90)
+        #expect(heif.previewQuality(Self.spec, keepsOriginalSize: false) == 90)
+        #expect(heif.thumbnailQuality(Self.spec) == 92)
+        #expect(heif.thumbnailTables(quality: 80) == Self.thumbnailTables(.heif, quality: 80))
+    }
+
+    /// The rules' steps: a flat preview at the quality in force with chroma 20 below (five steps held), a
+    /// detailed one 2 above on one table; a flat near-size thumbnail 2 below with the preview's chroma, a
+    /// detailed one 1 below on one table. Without `chromaOnlyWhenFlat` the detailed ones
+    /// would take the coarser chroma too.
+    @Test func heifRules_ChromaOnlyWhenFlat() {
+        let preview = SourceEncoderSettings.KleinRule.heifPreviews
+        #expect(
+            preview
+                == SourceEncoderSettings.KleinRule(
+                    step: 0, detailedStep: 2, detailedGradient: 6,
+                    chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5),
+                    chromaOnlyWhenFlat: true
+                ))
+        #expect(preview.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
+        #expect(preview.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
+        #expect(preview.tables(99, gradient: 14) == QuantizationTables(kleinQuality: 100))
+        let downscaled = SourceEncoderSettings.KleinRule.heifDownscaledPreviews
+        #expect(downscaled.step == 0 && downscaled.detailedStep == 0 && downscaled.chroma == preview.chroma)
+        #expect(downscaled.chromaOnlyWhenFlat && downscaled.detailedGradient == 6)
+        #expect(downscaled.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
+        #expect(downscaled.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 80))
+        let thumbnail = SourceEncoderSettings.KleinRule.heifNearSizeThumbnails
+        #expect(thumbnail.step == -2 && thumbnail.detailedStep == -1 && thumbnail.chroma == .webpPreviews)
+        #expect(thumbnail.chromaOnlyWhenFlat)
+        #expect(thumbnail.tables(92, gradient: 5.99) == Self.webpOriginalSizePreview(90))
+        #expect(thumbnail.tables(92, gradient: 6) == QuantizationTables(kleinQuality: 91))
+        var everywhere = thumbnail
+        everywhere.chromaOnlyWhenFlat = false
+        #expect(everywhere.tables(92, gradient: 6) != QuantizationTables(kleinQuality: 91))
+        #expect(SourceEncoderSettings.KleinRule.webpPreviews.chromaOnlyWhenFlat == false)
+    }
+
+    /// A HEIC's derivatives, read back (spec 90): the flat quadrants' preview at the original's size
+    /// (96×64) on Klein's table at 90 with the coarser chroma, the detailed checkerboard's on Klein 92;
+    /// the thumbnail (48×32, not near-size) on Klein 91 with chroma 11 below it either way.
+    @Test(arguments: [false, true])
+    func heicPreviewAtOriginalSize_TakesKleinsTable(detailed: Bool) throws {
+        let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
+        #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 32)
+        #expect(result.thumbnailSource != .samePixels)
+        let preview = detailed ? QuantizationTables(kleinQuality: 92) : Self.webpOriginalSizePreview(90)
+        #expect(try Self.tables(result.preview.jpeg) == preview)
+        #expect(try Self.tables(result.preview.jpeg) != QuantizationTables(quality: 90))
+        #expect(try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(.heif, quality: 92))
+    }
+
+    /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
+    /// quality (90) with chroma 20 below it, measured on its pixels, not ours streamed; its thumbnail Klein
+    /// 91 with the coarser chroma.
+    @Test func heicDownscaledPreview_TakesKleinsTable() throws {
+        let result = try ImagePipeline.process(bytes: Self.quadrants(as: .heif), spec: Self.spec)
+        #expect(result.info.format == .heif && result.preview.width == 64)
+        try Self.expectTables(result, preview: 90, thumbnail: 92, previewTables: Self.webpOriginalSizePreview(90))
+    }
+
+    /// A HEIC's near-size thumbnail (84×56 of a 96×64 preview) at the thumbnail's quality in force (92):
+    /// Klein 90 with chroma 20 below it when the preview is flat, Klein 91 on one table when detailed.
+    @Test(arguments: [false, true])
+    func heicNearSizeThumbnail_StepsByDetail(detailed: Bool) throws {
+        let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
+        let spec = DerivativeSpec(thumbnailShortEdge: 56, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: bytes, spec: spec)
+        #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
+        let thumbnail =
+            detailed ? QuantizationTables(kleinQuality: 91) : Self.thumbnailTables(.heif, quality: 92, nearSize: true)
+        #expect(try Self.tables(result.thumbnail.jpeg) == thumbnail)
+    }
+}
