@@ -1,0 +1,117 @@
+import Foundation
+import GalleryTestSupport
+import Testing
+
+@testable import Imaging
+
+/// Issue #28: "dimensions read from headers and refused over max_pixels before any decode (HEIF
+/// grids and PNGs are classic decompression bombs)". libheif 1.15 checks an image's `ispe`, not
+/// the size its HEVC sequence parameter set codes, which is what libde265 allocates and decodes:
+/// galleryd reads each SPS itself (`HEIFCodedSize`).
+@Suite struct HEIFCodedSizeTests {
+    static func tile(width: Int, height: Int) throws -> HEIFAssembler.Tile {
+        HEIFAssembler.Tile(
+            heifEncOutput: try FixtureTools.heic(
+                HEIFTests.solidPNG(TestImages.red, width: width, height: height), options: ["-q", "50"]),
+            width: width, height: height)
+    }
+
+    static func codedSize(_ tile: HEIFAssembler.Tile) throws -> (width: Int, height: Int) {
+        let sps = tile.sequenceParameterSets
+        try #require(sps.count == 1)
+        return try HEVCSequenceParameterSet.codedSize(nal: sps[0])
+    }
+
+    /// The sizes heif-enc's SPSs code: its size, padded to x265's 8×8 minimum coding block, and
+    /// to a whole 64×64 coding tree block when smaller (libheif 1.15's x265 plugin pads small images).
+    @Test func codedSize_OfHeifEncOutputs() throws {
+        for (width, height, coded) in [
+            (64, 48, (64, 64)), (1, 1, (64, 64)), (512, 512, (512, 512)), (100, 75, (104, 80)),
+        ] {
+            let size = try Self.codedSize(try Self.tile(width: width, height: height))
+            #expect(size == coded, "\(width)×\(height): \(size)")
+        }
+        let rewritten = try Self.tile(width: 64, height: 48).coded(width: 16384, height: 12345)
+        #expect(try Self.codedSize(rewritten) == (16384, 12345))
+    }
+
+    /// A 64×64 HEIC whose SPS codes 16384×16384 is refused from its header with that size, by the
+    /// probe and the pipeline, from memory and from a file; a lie under `max_pixels` is refused as
+    /// corrupt, and a coded size padded up to 64 each way is allowed.
+    @Test func probe_RefusesAnSPSThatCodesMoreThanTheISPE() throws {
+        let tile = try Self.tile(width: 64, height: 64)
+        let bomb = HEIFAssembler.assemble(tiles: [tile.coded(width: 16384, height: 16384)], grid: false)
+        let refused = ImageError.tooManyPixels(width: 16384, height: 16384, limit: 100_000_000)
+        #expect(throws: refused) { try ImageProbe.probe(bytes: bomb) }
+        #expect(throws: refused) { try ImagePipeline.process(bytes: bomb) }
+        #expect(throws: refused) { try ImageProbe.probe(fileAt: TestImages.temporaryFile(bomb, name: "bomb.heic")) }
+
+        let lie = HEIFAssembler.assemble(tiles: [tile.coded(width: 2000, height: 2000)], grid: false)
+        #expect(throws: ImageError.corrupt("HEVC image 1 is coded 2000×2000, its ispe says 64×64")) {
+            try ImageProbe.probe(bytes: lie)
+        }
+        let padded = HEIFAssembler.assemble(tiles: [tile.coded(width: 128, height: 128)], grid: false)
+        #expect(try ImageProbe.probe(bytes: padded).width == 64)
+        #expect(throws: ImageError.self) {
+            try ImageProbe.probe(
+                bytes: HEIFAssembler.assemble(tiles: [tile.coded(width: 129, height: 64)], grid: false))
+        }
+        // The real file passes, and is decoded.
+        let real = HEIFAssembler.assemble(tiles: [tile], grid: false)
+        #expect(try ImagePipeline.process(bytes: real, spec: HEIFTests.spec).preview.width == 64)
+    }
+
+    /// A 2×2 grid of 64×64 tiles with one tile's SPS lying is refused; so is a tile whose data
+    /// carries its own lying SPS (libheif hands it to libde265 after the hvcC's).
+    @Test func probe_RefusesAGridWithOneLyingTile() throws {
+        let tile = try Self.tile(width: 64, height: 64)
+        var tiles = [tile, tile, tile, tile]
+        #expect(try ImageProbe.probe(bytes: HEIFAssembler.assemble(tiles: tiles, columns: 2, grid: true)).width == 128)
+        tiles[2] = tile.coded(width: 16384, height: 16384)
+        let bomb = HEIFAssembler.assemble(tiles: tiles, columns: 2, grid: true)
+        let refused = ImageError.tooManyPixels(width: 16384, height: 16384, limit: 100_000_000)
+        #expect(throws: refused) { try ImageProbe.probe(bytes: bomb) }
+        #expect(throws: refused) { try ImagePipeline.process(bytes: bomb) }
+
+        var inData = tile
+        let sps = tile.coded(width: 16384, height: 16384).sequenceParameterSets[0]
+        inData.data = HEIFAssembler.u32(sps.count) + sps + tile.data
+        tiles[2] = inData
+        #expect(throws: refused) {
+            try ImageProbe.probe(bytes: HEIFAssembler.assemble(tiles: tiles, columns: 2, grid: true))
+        }
+    }
+
+    /// Truncated and garbage SPSs are refused, never crash; so is an image with no SPS.
+    @Test func truncatedGarbageAndMissingSPSs_AreRefused() throws {
+        let tile = try Self.tile(width: 64, height: 64)
+        let sps = tile.sequenceParameterSets[0]
+        for count in 0..<sps.count {
+            let prefix = Array(sps.prefix(count))
+            // The size fields end within the first 20 bytes of heif-enc's SPS.
+            if count < 16 { #expect(throws: ImageError.self) { try HEVCSequenceParameterSet.codedSize(nal: prefix) } }
+            _ = try? HEVCSequenceParameterSet.codedSize(nal: prefix)
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let garbage =
+                [0x42, 0x01] + (0..<Int.random(in: 0..<40, using: &generator)).map { _ in UInt8.random(in: 0...255) }
+            _ = try? HEVCSequenceParameterSet.codedSize(nal: garbage)
+        }
+        let ones = [UInt8](repeating: 0x42, count: 2) + [UInt8](repeating: 0, count: 30)
+        #expect(throws: ImageError.self) { try HEVCSequenceParameterSet.codedSize(nal: ones) }
+
+        for (label, replaced) in [
+            ("cut", Array(sps.prefix(10))), ("zeros", [0x42, 0x01] + [UInt8](repeating: 0, count: 40)),
+            ("a PPS", [0x44, 0x01, 0xC1, 0x72, 0xB4, 0x62, 0x40]),
+        ] {
+            let file = HEIFAssembler.assemble(tiles: [tile.replacingSPS { _ in replaced }], grid: false)
+            #expect(throws: ImageError.self, "\(label)") { try ImageProbe.probe(bytes: file) }
+        }
+        var noSPS = tile
+        noSPS.hvcC = HEIFAssembler.box("hvcC", Array(tile.hvcC[8..<30]) + [0])
+        #expect(throws: ImageError.corrupt("HEVC image 1 has no sequence parameter set")) {
+            try ImageProbe.probe(bytes: HEIFAssembler.assemble(tiles: [noSPS], grid: false))
+        }
+    }
+}
