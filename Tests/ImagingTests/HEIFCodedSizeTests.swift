@@ -82,6 +82,20 @@ import Testing
         }
     }
 
+    /// A phone's 12 MP grid (4032×3024 in 8×6 tiles of 512×512, the last row and column cropped)
+    /// passes: each tile's SPS codes its ispe. Probed only (from the header).
+    @Test func probe_PassesAPhonesTwelveMegapixelGrid() throws {
+        let tile = try Self.tile(width: 512, height: 512)
+        let grid = HEIFAssembler.assemble(
+            tiles: [HEIFAssembler.Tile](repeating: tile, count: 48), columns: 8, grid: true, width: 4032, height: 3024)
+        let info = try ImageProbe.probe(bytes: grid)
+        #expect((info.width, info.height) == (4032, 3024))
+        // Under a limit the grid fits but one tile's coded size does not, the tile is what is refused.
+        #expect(throws: ImageError.tooManyPixels(width: 512, height: 512, limit: 200_000)) {
+            try HEIFCodedSize.check(MemoryByteSource(bytes: grid), limits: ImageLimits(maxPixels: 200_000))
+        }
+    }
+
     /// Truncated and garbage SPSs are refused, never crash; so is an image with no SPS.
     @Test func truncatedGarbageAndMissingSPSs_AreRefused() throws {
         let tile = try Self.tile(width: 64, height: 64)
