@@ -1,6 +1,6 @@
-/// The coded size of every HEVC image libheif decodes for a HEIF's primary image, read from its
-/// sequence parameter sets before anything is decoded, and refused over `max_pixels` or larger than
-/// its `ispe` declares.
+/// The coded size of every HEVC or AV1 image libheif decodes for a HEIF's primary image, read from
+/// its sequence parameter sets (AV1: sequence headers) before anything is decoded, and refused over
+/// `max_pixels` or larger than its `ispe` declares.
 ///
 /// libheif 1.15 takes an image's size from its `ispe` property (which galleryd checks against
 /// `max_pixels`), but hands the coded data to libde265 without checking that the SPS in it
@@ -25,6 +25,8 @@ enum HEIFCodedSize {
             guard seen.insert(item).inserted else { continue }
             if items.types[item] == "hvc1" {
                 try checkHEVC(item, items, source, limits)
+            } else if items.types[item] == "av01" {
+                try checkAV1(item, items, source, limits)
             } else {
                 pending += items.derivedFrom[item] ?? []
             }
@@ -36,23 +38,46 @@ enum HEIFCodedSize {
         guard let hvcC = items.property("hvcC", of: item) else {
             throw ImageError.corrupt("HEVC image \(item) has no hvcC")
         }
+        var sizes = try parameterSetSizes(hvcC: hvcC)
+        sizes += try dataSizes(ItemData(item: item, items: items, source: source))
+        try check(item, "HEVC", sizes, items, limits)
+    }
+
+    /// The max frame sizes in `item`'s AV1 sequence headers (in its `av1C`'s configOBUs and in its
+    /// data) against its `ispe` and `limits`.
+    static func checkAV1(_ item: Int, _ items: HEIFItems, _ source: HeaderByteSource, _ limits: ImageLimits) throws {
+        guard let av1C = items.property("av1C", of: item), av1C.count >= 4 else {
+            throw ImageError.corrupt("AV1 image \(item) has no av1C")
+        }
+        let configOBUs = Array(av1C.dropFirst(4))
+        var sizes = try AV1SequenceHeader.sizes(configOBUs.count) { Array(configOBUs.dropFirst($0).prefix($1)) }
+        let data = ItemData(item: item, items: items, source: source)
+        sizes += try AV1SequenceHeader.sizes(data.total) { try data.read($0, $1) }
+        try check(item, "AV1", sizes, items, limits)
+    }
+
+    /// `item`'s coded `sizes` against its `ispe` and `limits`.
+    static func check(
+        _ item: Int, _ codec: String, _ sizes: [(width: Int, height: Int)], _ items: HEIFItems, _ limits: ImageLimits
+    ) throws {
         // ISO/IEC 23008-12 §6.5.3.1: every image item has an ispe.
         guard let ispe = items.property("ispe", of: item), ispe.count >= 12 else {
-            throw ImageError.corrupt("HEVC image \(item) has no ispe")
+            throw ImageError.corrupt("\(codec) image \(item) has no ispe")
         }
         let declared = (
             width: HEIFItems.int(ispe.dropFirst(4).prefix(4)), height: HEIFItems.int(ispe.dropFirst(8).prefix(4))
         )
-        var sizes = try parameterSetSizes(hvcC: hvcC)
-        sizes += try dataSizes(item, items, source)
-        guard !sizes.isEmpty else { throw ImageError.corrupt("HEVC image \(item) has no sequence parameter set") }
+        guard !sizes.isEmpty else {
+            throw ImageError.corrupt(
+                "\(codec) image \(item) has no \(codec == "AV1" ? "sequence header" : "sequence parameter set")")
+        }
         for (width, height) in sizes {
             guard width * height <= limits.maxPixels else {
                 throw ImageError.tooManyPixels(width: width, height: height, limit: limits.maxPixels)
             }
             guard width <= declared.width + padding, height <= declared.height + padding else {
                 throw ImageError.corrupt(
-                    "HEVC image \(item) is coded \(width)×\(height), its ispe says \(declared.width)×\(declared.height)"
+                    "\(codec) image \(item) is coded \(width)×\(height), its ispe says \(declared.width)×\(declared.height)"
                 )
             }
         }
@@ -76,19 +101,49 @@ enum HEIFCodedSize {
         return sizes
     }
 
-    /// The sizes of the SPSs in `item`'s data: NAL units with 4-byte lengths, as libheif 1.15
+    /// The sizes of the SPSs in an item's data: NAL units with 4-byte lengths, as libheif 1.15
     /// hands them to libde265.
-    static func dataSizes(_ item: Int, _ items: HEIFItems, _ source: HeaderByteSource) throws
-        -> [(width: Int, height: Int)]
-    {
-        let extents = items.extents[item] ?? []
-        let total = extents.reduce(0) { $0 + ($1.length == 0 ? 1 << 40 : $1.length) }
-        // `count` bytes at `offset` in the item's data (its extents one after another); fewer at its end.
+    static func dataSizes(_ data: ItemData) throws -> [(width: Int, height: Int)] {
+        var sizes: [(width: Int, height: Int)] = []
+        var offset = 0
+        for _ in 0..<maxNALUnits {
+            guard offset < data.total else { return sizes }
+            let head = try data.read(offset, 6)
+            guard head.count >= 4 else { return sizes }
+            let length = HEIFItems.int(head[0..<4])
+            if head.count == 6, HEVCSequenceParameterSet.type(head[4]) == HEVCSequenceParameterSet.nalType {
+                sizes.append(try HEVCSequenceParameterSet.codedSize(nal: try data.read(offset + 4, min(length, 4096))))
+            }
+            offset += 4 + length
+        }
+        throw ImageError.corrupt("HEVC image \(data.item) has over \(maxNALUnits) NAL units")
+    }
+
+    /// An item's data: its extents one after another, in the file or in `idat`.
+    struct ItemData {
+        let item: Int
+        let items: HEIFItems
+        let source: HeaderByteSource
+        let extents: [HEIFItems.Extent]
+        /// Its length; an extent of length 0 runs to the end of the file, counted as 1 TB.
+        let total: Int
+
+        init(item: Int, items: HEIFItems, source: HeaderByteSource) {
+            self.item = item
+            self.items = items
+            self.source = source
+            extents = items.extents[item] ?? []
+            total = extents.reduce(0) { $0 + Self.length($1) }
+        }
+
+        static func length(_ extent: HEIFItems.Extent) -> Int { extent.length == 0 ? 1 << 40 : extent.length }
+
+        /// Up to `count` bytes at `offset`; fewer at its end.
         func read(_ offset: Int, _ count: Int) throws -> [UInt8] {
             var bytes: [UInt8] = []
             var start = 0
             for extent in extents where bytes.count < count {
-                let length = extent.length == 0 ? 1 << 40 : extent.length
+                let length = Self.length(extent)
                 defer { start += length }
                 let from = max(offset + bytes.count, start)
                 guard from < start + length else { continue }
@@ -102,18 +157,5 @@ enum HEIFCodedSize {
             }
             return bytes
         }
-        var sizes: [(width: Int, height: Int)] = []
-        var offset = 0
-        for _ in 0..<maxNALUnits {
-            guard offset < total else { return sizes }
-            let head = try read(offset, 6)
-            guard head.count >= 4 else { return sizes }
-            let length = HEIFItems.int(head[0..<4])
-            if head.count == 6, HEVCSequenceParameterSet.type(head[4]) == HEVCSequenceParameterSet.nalType {
-                sizes.append(try HEVCSequenceParameterSet.codedSize(nal: try read(offset + 4, min(length, 4096))))
-            }
-            offset += 4 + length
-        }
-        throw ImageError.corrupt("HEVC image \(item) has over \(maxNALUnits) NAL units")
     }
 }

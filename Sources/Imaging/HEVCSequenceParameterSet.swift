@@ -41,7 +41,7 @@ enum HEVCSequenceParameterSet {
     }
 
     /// Bits of a NAL unit's payload, most significant first, with emulation-prevention bytes (the
-    /// 03 of each 00 00 03) removed (§7.4.2). Reading past the end is an error.
+    /// 03 of each 00 00 03) removed (§7.4.2), or of an AV1 OBU's. Reading past the end is an error.
     struct BitReader {
         private var bytes: [UInt8] = []
         private var at = 0
@@ -56,6 +56,11 @@ enum HEVCSequenceParameterSet {
                 zeros = byte == 0 ? zeros + 1 : 0
                 bytes.append(byte)
             }
+        }
+
+        /// Bits of `bytes` as they are (AV1 has no emulation prevention).
+        init<Bytes: Collection<UInt8>>(bytes: Bytes) {
+            self.bytes = Array(bytes)
         }
 
         mutating func read(_ count: Int) throws -> Int {
@@ -78,6 +83,13 @@ enum HEVCSequenceParameterSet {
                 guard zeros <= 31 else { throw ImageError.corrupt("HEVC SPS has an Exp-Golomb code over 32 bits") }
             }
             return (1 << zeros) - 1 + (try read(zeros))
+        }
+
+        /// AV1's uvlc() (§4.10.3): 32 leading zeros or more stand for 2³² − 1.
+        @discardableResult mutating func uvlc() throws -> Int {
+            var zeros = 0
+            while try read(1) == 0 { zeros += 1 }
+            return zeros >= 32 ? (1 << 32) - 1 : (1 << zeros) - 1 + (try read(zeros))
         }
     }
 }

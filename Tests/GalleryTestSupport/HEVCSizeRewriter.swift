@@ -109,3 +109,95 @@ public enum HEVCSizeRewriter {
         return [Bool](repeating: false, count: length - 1) + (0..<length).reversed().map { code >> $0 & 1 == 1 }
     }
 }
+
+extension HEIFAssembler.Tile {
+    /// This AV1 tile with the sequence header in its data declaring a `width`×`height` largest
+    /// frame (AV1 specification §5.5: 16-bit size fields, the rest kept bit for bit).
+    public func codedAV1(width: Int, height: Int) -> HEIFAssembler.Tile {
+        var copy = self
+        var out: [UInt8] = []
+        var at = 0
+        while at < data.count {
+            let first = data[at]
+            var header = first & 4 != 0 ? 2 : 1
+            var size = 0
+            for index in 0..<8 {
+                size |= Int(data[at + header] & 0x7F) << (7 * index)
+                header += 1
+                if data[at + header - 1] & 0x80 == 0 { break }
+            }
+            var payload = Array(data[(at + header)..<(at + header + size)])
+            if first >> 3 & 15 == 1 { payload = HEVCSizeRewriter.rewrite(av1SequenceHeader: payload, width, height) }
+            out += data[at..<at + (first & 4 != 0 ? 2 : 1)] + HEVCSizeRewriter.leb128(payload.count) + payload
+            at += header + size
+        }
+        copy.data = out
+        return copy
+    }
+}
+
+extension HEVCSizeRewriter {
+    static func leb128(_ value: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var rest = value
+        repeat {
+            bytes.append(UInt8(rest & 0x7F) | (rest > 0x7F ? 0x80 : 0))
+            rest >>= 7
+        } while rest > 0
+        return bytes
+    }
+
+    static func rewrite(av1SequenceHeader payload: [UInt8], _ width: Int, _ height: Int) -> [UInt8] {
+        var bits: [Bool] = []
+        for byte in payload {
+            for shift in (0..<8).reversed() { bits.append(byte >> UInt8(shift) & 1 == 1) }
+        }
+        var at = 0
+        func read(_ count: Int) -> Int {
+            defer { at += count }
+            return bits[at..<at + count].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }
+        }
+        at = 4
+        if read(1) == 1 {
+            at += 5
+        } else {
+            var decoderModel = false
+            var delayLength = 0
+            if read(1) == 1 {
+                at += 64
+                if read(1) == 1 {
+                    var zeros = 0
+                    while read(1) == 0 { zeros += 1 }
+                    at += zeros
+                }
+                decoderModel = read(1) == 1
+                if decoderModel {
+                    delayLength = read(5) + 1
+                    at += 42
+                }
+            }
+            let initialDisplayDelay = read(1) == 1
+            for _ in 0...read(5) {
+                at += 12
+                if read(5) > 7 { at += 1 }
+                if decoderModel, read(1) == 1 { at += 2 * delayLength + 1 }
+                if initialDisplayDelay, read(1) == 1 { at += 4 }
+            }
+        }
+        let sizeStart = at
+        let widthBits = read(4) + 1
+        let heightBits = read(4) + 1
+        at += widthBits + heightBits
+        func field(_ value: Int, _ count: Int) -> [Bool] { (0..<count).reversed().map { value >> $0 & 1 == 1 } }
+        let end = bits.lastIndex(of: true)!  // trailing_one_bit
+        var rewritten = Array(bits[..<sizeStart])
+        rewritten += field(15, 4) + field(15, 4)
+        rewritten += field(width - 1, 16) + field(height - 1, 16)
+        rewritten += bits[at..<end]
+        rewritten.append(true)
+        while rewritten.count % 8 != 0 { rewritten.append(false) }
+        return stride(from: 0, to: rewritten.count, by: 8).map { i in
+            rewritten[i..<i + 8].reduce(UInt8(0)) { $0 << 1 | ($1 ? 1 : 0) }
+        }
+    }
+}

@@ -96,6 +96,55 @@ import Testing
         }
     }
 
+    /// AVIF: a 64×64 image whose AV1 sequence header declares a 16384×16384 largest frame, alone or
+    /// as one tile of a grid, is refused like the HEVC one; the real one is decoded; every prefix
+    /// of the sequence header is refused without crashing.
+    @Test func probe_RefusesAnAV1SequenceHeaderLargerThanTheISPE() throws {
+        let avif = try FixtureTools.heic(HEIFTests.solidPNG(TestImages.red), options: ["-q", "50"], avif: true)
+        let tile = HEIFAssembler.Tile(heifEncOutput: avif, width: 64, height: 64)
+        try #require(tile.itemType == "av01")
+        let real = HEIFAssembler.assemble(tiles: [tile], grid: false)
+        #expect(try ImageProbe.probe(bytes: real).format == .avif)
+        #expect(try ImagePipeline.process(bytes: real, spec: HEIFTests.spec).preview.width == 64)
+        let sizes = try AV1SequenceHeader.sizes(tile.data.count) { Array(tile.data.dropFirst($0).prefix($1)) }
+        #expect(sizes.count == 1 && sizes[0] == (64, 64), "\(sizes)")
+
+        let huge = tile.codedAV1(width: 16384, height: 16384)
+        let refused = ImageError.tooManyPixels(width: 16384, height: 16384, limit: 100_000_000)
+        let bomb = HEIFAssembler.assemble(tiles: [huge], grid: false)
+        #expect(throws: refused) { try ImageProbe.probe(bytes: bomb) }
+        #expect(throws: refused) { try ImagePipeline.process(bytes: bomb) }
+        #expect(throws: refused) { try ImageProbe.probe(fileAt: TestImages.temporaryFile(bomb, name: "bomb.avif")) }
+        #expect(throws: refused) {
+            try ImageProbe.probe(
+                bytes: HEIFAssembler.assemble(tiles: [tile, huge, tile, tile], columns: 2, grid: true))
+        }
+        #expect(
+            try ImageProbe.probe(bytes: HEIFAssembler.assemble(tiles: [tile, tile], columns: 2, grid: true)).width
+                == 128)
+        let lie = HEIFAssembler.assemble(tiles: [tile.codedAV1(width: 2000, height: 2000)], grid: false)
+        #expect(throws: ImageError.corrupt("AV1 image 1 is coded 2000×2000, its ispe says 64×64")) {
+            try ImageProbe.probe(bytes: lie)
+        }
+        let padded = HEIFAssembler.assemble(tiles: [tile.codedAV1(width: 128, height: 128)], grid: false)
+        #expect(try ImageProbe.probe(bytes: padded).width == 64)
+
+        // The sequence header OBU's payload, cut anywhere before its size fields.
+        let header = Array(huge.data.prefix(40))
+        for count in 0..<header.count {
+            _ = try? AV1SequenceHeader.sizes(count) { Array(header.dropFirst($0).prefix($1)) }
+        }
+        for _ in 0..<2000 {
+            let garbage = [0x0A] + (0..<Int.random(in: 0..<20)).map { _ in UInt8.random(in: 0...255) }
+            _ = try? AV1SequenceHeader.sizes(garbage.count) { Array(garbage.dropFirst($0).prefix($1)) }
+        }
+        var noHeader = tile
+        noHeader.data = []
+        #expect(throws: ImageError.corrupt("AV1 image 1 has no sequence header")) {
+            try ImageProbe.probe(bytes: HEIFAssembler.assemble(tiles: [noHeader], grid: false))
+        }
+    }
+
     /// Truncated and garbage SPSs are refused, never crash; so is an image with no SPS.
     @Test func truncatedGarbageAndMissingSPSs_AreRefused() throws {
         let tile = try Self.tile(width: 64, height: 64)
