@@ -16,36 +16,55 @@ enum HEIFCodedSize {
     static let maxNALUnits = 100_000
 
     /// Checks the primary image of the HEIF in `source`, and every image it is derived from
-    /// (a grid's tiles, an overlay's or identity's image), each once.
+    /// (a grid's tiles, an overlay's or identity's image), each once; and that all of them together,
+    /// each as often as it is referenced (libheif decodes a tile once per reference), are coded in
+    /// at most twice `max_pixels` (a grid's tiles may overhang its right and bottom edges).
     static func check(_ source: HeaderByteSource, limits: ImageLimits) throws {
         let items = try HEIFItems.read(source)
         var pending = [items.primary]
-        var seen: Set<Int> = []
+        var derived: Set<Int> = []
+        var coded: [Int: Int] = [:]
+        var total = 0
         while let item = pending.popLast() {
-            guard seen.insert(item).inserted else { continue }
-            if items.types[item] == "hvc1" {
-                try checkHEVC(item, items, source, limits)
+            let pixels: Int
+            if let known = coded[item] {
+                pixels = known
+            } else if items.types[item] == "hvc1" {
+                pixels = try checkHEVC(item, items, source, limits)
             } else if items.types[item] == "av01" {
-                try checkAV1(item, items, source, limits)
+                pixels = try checkAV1(item, items, source, limits)
             } else {
+                guard derived.insert(item).inserted else { continue }
                 pending += items.derivedFrom[item] ?? []
+                continue
+            }
+            coded[item] = pixels
+            total += pixels
+            guard total <= 2 * limits.maxPixels else {
+                throw ImageError.corrupt(
+                    "HEIF primary image is made of at least \(total) coded pixels, over twice the limit of \(limits.maxPixels)"
+                )
             }
         }
     }
 
-    /// The sizes in `item`'s SPSs against its `ispe` and `limits`.
-    static func checkHEVC(_ item: Int, _ items: HEIFItems, _ source: HeaderByteSource, _ limits: ImageLimits) throws {
+    /// The sizes in `item`'s SPSs against its `ispe` and `limits`; the largest one's pixels.
+    static func checkHEVC(_ item: Int, _ items: HEIFItems, _ source: HeaderByteSource, _ limits: ImageLimits) throws
+        -> Int
+    {
         guard let hvcC = items.property("hvcC", of: item) else {
             throw ImageError.corrupt("HEVC image \(item) has no hvcC")
         }
         var sizes = try parameterSetSizes(hvcC: hvcC)
         sizes += try dataSizes(ItemData(item: item, items: items, source: source))
-        try check(item, "HEVC", sizes, items, limits)
+        return try check(item, "HEVC", sizes, items, limits)
     }
 
     /// The max frame sizes in `item`'s AV1 sequence headers (in its `av1C`'s configOBUs and in its
-    /// data) against its `ispe` and `limits`.
-    static func checkAV1(_ item: Int, _ items: HEIFItems, _ source: HeaderByteSource, _ limits: ImageLimits) throws {
+    /// data) against its `ispe` and `limits`; the largest one's pixels.
+    static func checkAV1(_ item: Int, _ items: HEIFItems, _ source: HeaderByteSource, _ limits: ImageLimits) throws
+        -> Int
+    {
         guard let av1C = items.property("av1C", of: item), av1C.count >= 4 else {
             throw ImageError.corrupt("AV1 image \(item) has no av1C")
         }
@@ -53,13 +72,13 @@ enum HEIFCodedSize {
         var sizes = try AV1SequenceHeader.sizes(configOBUs.count) { Array(configOBUs.dropFirst($0).prefix($1)) }
         let data = ItemData(item: item, items: items, source: source)
         sizes += try AV1SequenceHeader.sizes(data.total) { try data.read($0, $1) }
-        try check(item, "AV1", sizes, items, limits)
+        return try check(item, "AV1", sizes, items, limits)
     }
 
-    /// `item`'s coded `sizes` against its `ispe` and `limits`.
+    /// `item`'s coded `sizes` against its `ispe` and `limits`; the largest one's pixels.
     static func check(
         _ item: Int, _ codec: String, _ sizes: [(width: Int, height: Int)], _ items: HEIFItems, _ limits: ImageLimits
-    ) throws {
+    ) throws -> Int {
         // ISO/IEC 23008-12 §6.5.3.1: every image item has an ispe.
         guard let ispe = items.property("ispe", of: item), ispe.count >= 12 else {
             throw ImageError.corrupt("\(codec) image \(item) has no ispe")
@@ -81,6 +100,7 @@ enum HEIFCodedSize {
                 )
             }
         }
+        return sizes.map { $0.width * $0.height }.max() ?? 0
     }
 
     /// The sizes of the SPSs in an `hvcC` box's payload (ISO/IEC 14496-15 §8.3.3.1): 22 bytes of

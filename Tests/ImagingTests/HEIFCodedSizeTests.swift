@@ -96,6 +96,22 @@ import Testing
         }
     }
 
+    /// A grid's tiles together are coded in at most twice `max_pixels`: four 64×64 tiles in a grid
+    /// declaring 64×64 (each tile and the grid under a 5,000-pixel limit, 16,384 coded pixels in
+    /// all) are refused; tiles overhanging a 120×120 grid under a limit of its size pass.
+    @Test func probe_RefusesTilesCodedInMoreThanTwiceMaxPixels() throws {
+        let tile = try Self.tile(width: 64, height: 64)
+        let tiles = [tile, tile, tile, tile]
+        let hidden = HEIFAssembler.assemble(tiles: tiles, columns: 2, grid: true, width: 64, height: 64)
+        #expect(
+            throws: ImageError.corrupt(
+                "HEIF primary image is made of at least 12288 coded pixels, over twice the limit of 5000")
+        ) { try ImageProbe.probe(bytes: hidden, limits: ImageLimits(maxPixels: 5000)) }
+        #expect(try ImageProbe.probe(bytes: hidden, limits: ImageLimits(maxPixels: 8192)).width == 64)
+        let overhanging = HEIFAssembler.assemble(tiles: tiles, columns: 2, grid: true, width: 120, height: 120)
+        #expect(try ImageProbe.probe(bytes: overhanging, limits: ImageLimits(maxPixels: 14400)).width == 120)
+    }
+
     /// AVIF: a 64×64 image whose AV1 sequence header declares a 16384×16384 largest frame, alone or
     /// as one tile of a grid, is refused like the HEVC one; the real one is decoded; every prefix
     /// of the sequence header is refused without crashing.
