@@ -49,7 +49,7 @@ enum AV1SequenceHeader {
             guard let first = head.first else { return sizes }
             guard first & 0x80 == 0 else { throw ImageError.corrupt("AV1 OBU with its forbidden bit set") }
             var at = first & 4 != 0 ? 2 : 1  // obu_extension_flag
-            var size = total - offset - at
+            var size = max(0, total - offset - at)
             if first & 2 != 0 {  // obu_has_size_field: leb128 (§4.10.5)
                 size = 0
                 for index in 0..<8 {

@@ -154,6 +154,12 @@ import Testing
             let garbage = [0x0A] + (0..<Int.random(in: 0..<20)).map { _ in UInt8.random(in: 0...255) }
             _ = try? AV1SequenceHeader.sizes(garbage.count) { Array(garbage.dropFirst($0).prefix($1)) }
         }
+        // Every one- and two-byte OBU stream (an extension byte announced but missing, no size field).
+        for first in 0...255 {
+            for obus in [[UInt8(first)], [UInt8(first), 0x80]] {
+                _ = try? AV1SequenceHeader.sizes(obus.count) { Array(obus.dropFirst($0).prefix($1)) }
+            }
+        }
         var noHeader = tile
         noHeader.data = []
         #expect(throws: ImageError.corrupt("AV1 image 1 has no sequence header")) {
