@@ -14,22 +14,27 @@ final class HEIFFile {
     private let handle: OpaquePointer
     /// The file's bytes when opened from memory (libheif reads them without a copy).
     private let memory: UnsafeMutableRawBufferPointer?
+    /// The file's boxes for galleryd's own checks (`HEIFCodedSize`).
+    private let source: () throws -> HeaderByteSource
 
     /// Opens the file at `path` (libheif reads its boxes, not its image data).
     convenience init(path: String) throws {
         try self.init(
             opened: Opened.open { context in heif_context_read_from_file(context, path, nil) },
-            bytes: { try ImagePipeline.readFile(path) })
+            bytes: { try ImagePipeline.readFile(path) }, source: { try FileByteSource(path: path) })
     }
 
     /// Opens an in-memory file.
     convenience init(bytes: [UInt8]) throws {
-        try self.init(opened: Opened.open(bytes: bytes), bytes: { bytes })
+        try self.init(opened: Opened.open(bytes: bytes), bytes: { bytes }, source: { MemoryByteSource(bytes: bytes) })
     }
 
     /// Takes `opened`, or, when its primary image has an alpha auxiliary image, the same file
     /// opened again from `bytes` with its alpha hidden (`HEIFAlpha`), so that it is never decoded.
-    private init(opened first: Opened, bytes: () throws -> [UInt8]) throws {
+    private init(
+        opened first: Opened, bytes: () throws -> [UInt8], source: @escaping () throws -> HeaderByteSource
+    ) throws {
+        self.source = source
         var opened = first
         if heif_image_handle_has_alpha_channel(first.handle) != 0 {
             do {
@@ -93,7 +98,8 @@ final class HEIFFile {
     }
 
     /// Size as displayed, EXIF date and camera, ICC profile (`format`: HEIC or AVIF, from the brands); refused over the pixel limit. The coded size
-    /// (`ispe`, before `clap` crops it) is what the decoder allocates, so it is checked too.
+    /// (`ispe`, before `clap` crops it) is what the decoder allocates, so it is checked too, and
+    /// so is the size each HEVC image libheif decodes for the primary is coded at (`HEIFCodedSize`).
     func probe(limits: ImageLimits, format: ImageFormat) throws -> ImageInfo {
         let width = Int(heif_image_handle_get_width(handle))
         let height = Int(heif_image_handle_get_height(handle))
@@ -103,6 +109,7 @@ final class HEIFFile {
         for (w, h) in [(width, height), (codedWidth, codedHeight)] where w * h > limits.maxPixels {
             throw ImageError.tooManyPixels(width: w, height: h, limit: limits.maxPixels)
         }
+        try HEIFCodedSize.check(try source(), limits: limits)
         let exif = exif()
         return ImageInfo(
             width: width, height: height, components: 3, colorSpace: .rgb, isProgressive: false,

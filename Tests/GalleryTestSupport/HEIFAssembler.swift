@@ -5,24 +5,34 @@
 /// `hvcC` box and `mdat` payload); the boxes around them are written here (ISO/IEC 14496-12 §8.11,
 /// ISO/IEC 23008-12 §6, §6.5.8 auxiliary images, §9.3 ImageGrid, §6.5 transformative properties).
 public enum HEIFAssembler {
-    /// A coded HEVC image lifted from a single-image `heif-enc` file.
+    /// A coded HEVC image lifted from a single-image `heif-enc` file (or an AV1 one, from `heif-enc -A`).
     public struct Tile {
+        /// Its decoder configuration box: `hvcC`, or `av1C` for AV1.
         public var hvcC: [UInt8]
         public var data: [UInt8]
         public var width: Int
         public var height: Int
+        /// `hvc1`, or `av01` for AV1 (then the file is an AVIF).
+        public var itemType = "hvc1"
 
-        /// Reads the `hvcC` box and the `mdat` payload of a file `heif-enc` wrote (one image, no
-        /// thumbnail, no metadata, so the `mdat` holds only that image's data).
+        /// Reads the `hvcC` (or `av1C`) box and the `mdat` payload of a file `heif-enc` wrote (one
+        /// image, no thumbnail, no metadata, so the `mdat` holds only that image's data).
         public init(heifEncOutput file: [UInt8], width: Int, height: Int) {
-            func box(_ type: String) -> Range<Int> {
+            func box(_ type: String) -> Range<Int>? {
                 let fourcc = Array(type.utf8)
-                let at = (4..<file.count - 4).first { file[$0..<$0 + 4].elementsEqual(fourcc) }!
+                guard let at = (4..<file.count - 4).first(where: { file[$0..<$0 + 4].elementsEqual(fourcc) }) else {
+                    return nil
+                }
                 let size = file[(at - 4)..<at].reduce(0) { $0 << 8 | Int($1) }
                 return (at - 4)..<(at - 4 + size)
             }
-            hvcC = Array(file[box("hvcC")])
-            data = Array(file[box("mdat")].dropFirst(8))
+            if let hvcC = box("hvcC") {
+                self.hvcC = Array(file[hvcC])
+            } else {
+                hvcC = Array(file[box("av1C")!])
+                itemType = "av01"
+            }
+            data = Array(file[box("mdat")!].dropFirst(8))
             self.width = width
             self.height = height
         }
@@ -168,11 +178,14 @@ public enum HEIFAssembler {
 
         // Items in ID order, with their type and data.
         var items: [(id: Int, type: String, data: [UInt8])] = []
-        items += zip(othersIDs, others).map { ($0, "hvc1", $1.tile.data) }
-        items += zip(tileIDs, tiles).map { ($0, "hvc1", $1.data) }
+        items += zip(othersIDs, others).map { ($0, $1.tile.itemType, $1.tile.data) }
+        items += zip(tileIDs, tiles).map { ($0, $1.itemType, $1.data) }
         if grid { items.append((gridID, "grid", gridData)) }
         items += zip(besideIDs, beside).map { id, image in
-            (id, "hvc1", image.corrupt ? [UInt8](repeating: 0, count: image.tile.data.count) : image.tile.data)
+            (
+                id, image.tile.itemType,
+                image.corrupt ? [UInt8](repeating: 0, count: image.tile.data.count) : image.tile.data
+            )
         }
         let infos = items.map { fullBox("infe", u16($0.id) + u16(0) + Array($0.type.utf8) + [0], version: 2) }
         let iinf = fullBox("iinf", u16(infos.count) + infos.flatMap { $0 })
@@ -183,7 +196,8 @@ public enum HEIFAssembler {
         }
         let iref = irefs.isEmpty ? [] : fullBox("iref", irefs)
 
-        let ftyp = box("ftyp", Array("heic".utf8) + u32(0) + Array("mif1heic".utf8))
+        let brand = tiles[0].itemType == "av01" ? "avif" : "heic"
+        let ftyp = box("ftyp", Array(brand.utf8) + u32(0) + Array("mif1\(brand)".utf8))
         // iloc offsets depend on the meta box's size, which does not depend on their values.
         func meta(dataStart: Int) -> [UInt8] {
             var iloc = [0x44, 0x00] + u16(items.count)
