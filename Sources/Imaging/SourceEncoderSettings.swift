@@ -3,10 +3,11 @@
 /// the resampler. One row per format, applied on top of `DerivativeSpec`'s qualities (so a
 /// configured `quality` still moves every format).
 ///
-/// - JPEG, HEIC and AVIF: the spec's qualities as they are
+/// - JPEG: the spec's qualities as they are
 ///   (docs/decisions/019-aligned-reencode-dc-step-qualities.md), the row every other goal was
-///   measured with; HEIC and AVIF previews that keep the original's size stay at the downscale's
-///   quality, as they were measured (047).
+///   measured with.
+/// - HEIC and AVIF: the spec's qualities, their previews that keep the original's size at the
+///   downscale's quality (047), under Klein's tables since session 20 (067, at the end).
 /// - PNG: the preview 2 qualities lower, the thumbnail 1. A lossless source has nothing of a first
 ///   encode's blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes;
 ///   at −2 they are 0.85× vips' bytes over 18 photos, but previews that keep the original's size
@@ -31,7 +32,7 @@
 /// | PNG | −6 (76) | 0 (82) |
 /// | WebP | −6 (76) | +2 (84) |
 ///
-/// (encoded qualities at the default 80 in brackets; JPEG, HEIC and AVIF have no such row). The
+/// (encoded qualities at the default 80 in brackets; JPEG has no such row, HEIC's and AVIF's is a Klein rule: 067). The
 /// thumbnail gives up the thumbnail's boost and more, where it kept 2.6–10.9 points over vips' at
 /// 0.92–1.12× its bytes; the preview gets what china's needed to reach vips' score. A flat, colourful
 /// WebP's such preview goes one Klein step further (`nearSizePreviewKlein`, below). Decision 064 took
