@@ -39,9 +39,10 @@ extension SourceEncoderSettingsTests {
                 == SourceEncoderSettings.KleinRule(
                     step: 0, detailedStep: 2, detailedGradient: 6,
                     chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5),
-                    chromaOnlyWhenFlat: true
+                    chromaOnlyWhenFlat: true, achromaticLowFrequencyStep: 2, achromaticChroma: 2
                 ))
         #expect(preview.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
+        #expect(preview.tables(80, gradient: 5.99, meanChroma: 2) == Self.webpOriginalSizePreview(80))
         #expect(preview.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
         #expect(preview.tables(99, gradient: 14) == QuantizationTables(kleinQuality: 100))
         let downscaled = SourceEncoderSettings.KleinRule.heifDownscaledPreviews
@@ -74,6 +75,43 @@ extension SourceEncoderSettingsTests {
         #expect(try Self.tables(result.preview.jpeg) == preview)
         #expect(try Self.tables(result.preview.jpeg) != QuantizationTables(quality: 90))
         #expect(try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(.heif, quality: 92))
+    }
+
+    /// A gray photo's flat preview (mean chroma under 2) holds its DC and two lowest AC steps 2 above the
+    /// quality in force, where a colourful one does not; a detailed one is not measured for chroma. The
+    /// other rules have no such hold (session 20: test_gray's AVIF preview was −0.08 below vips' without it).
+    @Test func heifGrayPreview_HoldsItsLowestStepsHigher() {
+        let preview = SourceEncoderSettings.KleinRule.heifPreviews
+        #expect(preview.measuresChroma(gradient: 5.99) && !preview.measuresChroma(gradient: 6))
+        let held = SourceEncoderSettings.klein(80, step: 0, holdingLowFrequenciesAt: 2)
+        let gray = SourceEncoderSettings.KleinChroma.webpPreviews.tables(held, lumaQuality: 80)
+        #expect(preview.tables(80, gradient: 1, meanChroma: 0) == gray)
+        #expect(preview.tables(80, gradient: 1, meanChroma: 1.99) == gray)
+        #expect(gray != Self.webpOriginalSizePreview(80))
+        #expect(preview.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
+        for rule in [SourceEncoderSettings.KleinRule.heifDownscaledPreviews, .heifNearSizeThumbnails, .webpPreviews] {
+            #expect(rule.achromaticLowFrequencyStep == nil)
+        }
+    }
+
+    /// A gray HEIC's preview at the original's size, read back (spec 60, where Klein 60's and 62's lowest
+    /// steps differ): the gray quadrants' chroma is measured as none, so its lowest steps are held at
+    /// Klein 62; the colour quadrants' are not.
+    @Test func heicGrayPreview_TakesTheHeldTable() throws {
+        let levels = [40, 90, 160, 215]
+        let png = PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in
+            let level = levels[(y < 32 ? 0 : 2) + (x < 48 ? 0 : 1)]
+            return [level, level, level]
+        }.encode()
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
+        let result = try ImagePipeline.process(bytes: try FixtureTools.heic(png, options: ["-q", "90"]), spec: spec)
+        #expect(result.info.format == .heif && result.preview.width == 96)
+        let held = SourceEncoderSettings.klein(60, step: 0, holdingLowFrequenciesAt: 2)
+        #expect(
+            try Self.tables(result.preview.jpeg)
+                == SourceEncoderSettings.KleinChroma.webpPreviews.tables(held, lumaQuality: 60))
+        let colour = try ImagePipeline.process(bytes: try Self.quadrants(as: .heif), spec: spec)
+        #expect(try Self.tables(colour.preview.jpeg) == Self.webpOriginalSizePreview(60))
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
