@@ -6,6 +6,16 @@
 
 #include "jpeg_shim.h"
 
+/* A destination that grows one malloc'd buffer we own, so that an error path can free it: the
+ * encoder's file and the scan choice's probes (jpeg_encoder.c). */
+typedef struct {
+    struct jpeg_destination_mgr pub;
+    unsigned char *buffer;
+    size_t capacity;
+} gd_memory_destination;
+/* Points the compressor at `dest`, whose buffer of `capacity` bytes the caller has allocated. */
+void gd_memory_destination_use(j_compress_ptr cinfo, gd_memory_destination *dest);
+
 /* Error manager: remembers the message and status, then jumps back to the guarded call. */
 typedef struct {
     struct jpeg_error_mgr pub;

@@ -14,21 +14,14 @@
 #include <string.h>
 #include <jerror.h>
 
-/* Destination manager that grows one malloc'd buffer we own, so an error path can free it. */
-typedef struct {
-    struct jpeg_destination_mgr pub;
-    unsigned char *buffer;
-    size_t capacity;
-} gd_destination;
-
 static void gd_dest_init(j_compress_ptr cinfo) {
-    gd_destination *dest = (gd_destination *)cinfo->dest;
+    gd_memory_destination *dest = (gd_memory_destination *)cinfo->dest;
     dest->pub.next_output_byte = dest->buffer;
     dest->pub.free_in_buffer = dest->capacity;
 }
 
 static boolean gd_dest_empty(j_compress_ptr cinfo) {
-    gd_destination *dest = (gd_destination *)cinfo->dest;
+    gd_memory_destination *dest = (gd_memory_destination *)cinfo->dest;
     size_t used = dest->capacity;
     size_t capacity = dest->capacity * 2;
     unsigned char *grown = realloc(dest->buffer, capacity);
@@ -41,6 +34,13 @@ static boolean gd_dest_empty(j_compress_ptr cinfo) {
 }
 
 static void gd_dest_term(j_compress_ptr cinfo) { (void)cinfo; }
+
+void gd_memory_destination_use(j_compress_ptr cinfo, gd_memory_destination *dest) {
+    dest->pub.init_destination = gd_dest_init;
+    dest->pub.empty_output_buffer = gd_dest_empty;
+    dest->pub.term_destination = gd_dest_term;
+    cinfo->dest = &dest->pub;
+}
 
 /* Applies a request's parameters to a fresh compressor (may longjmp on bad parameters). */
 static void gd_configure(j_compress_ptr cinfo, const gd_encode_request *request) {
@@ -90,7 +90,7 @@ static void gd_configure(j_compress_ptr cinfo, const gd_encode_request *request)
 struct gd_encoder {
     struct jpeg_compress_struct cinfo;
     gd_error_mgr err;
-    gd_destination dest;
+    gd_memory_destination dest;
     int created;
     gd_coefficients *coefficients; /* the coefficient path's state (NULL: libjpeg quantizes) */
     /* The whole-image coefficient arrays, one a component, as the compressor asked for them (libjpeg's
@@ -166,10 +166,7 @@ gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request
     encoder->dest.capacity = 16384 + (size_t)request->width * request->height / 4;
     encoder->dest.buffer = malloc(encoder->dest.capacity);
     if (encoder->dest.buffer == NULL) ERREXIT1(&encoder->cinfo, JERR_OUT_OF_MEMORY, 11);
-    encoder->dest.pub.init_destination = gd_dest_init;
-    encoder->dest.pub.empty_output_buffer = gd_dest_empty;
-    encoder->dest.pub.term_destination = gd_dest_term;
-    encoder->cinfo.dest = &encoder->dest.pub;
+    gd_memory_destination_use(&encoder->cinfo, &encoder->dest);
     gd_configure(&encoder->cinfo, request);
     if (request->quantizer != GD_QUANTIZER_LIBJPEG) {
         const char *message = "";

@@ -21,26 +21,6 @@
 #include <string.h>
 #include <jerror.h>
 
-static void gd_probe_dest_init(j_compress_ptr cinfo) {
-    gd_probe_destination *dest = (gd_probe_destination *)cinfo->dest;
-    dest->pub.next_output_byte = dest->buffer;
-    dest->pub.free_in_buffer = dest->capacity;
-}
-
-static boolean gd_probe_dest_empty(j_compress_ptr cinfo) {
-    gd_probe_destination *dest = (gd_probe_destination *)cinfo->dest;
-    size_t used = dest->capacity;
-    unsigned char *grown = realloc(dest->buffer, dest->capacity * 2);
-    if (grown == NULL) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 12);
-    dest->buffer = grown;
-    dest->capacity *= 2;
-    dest->pub.next_output_byte = grown + used;
-    dest->pub.free_in_buffer = dest->capacity - used;
-    return TRUE;
-}
-
-static void gd_probe_dest_term(j_compress_ptr cinfo) { (void)cinfo; }
-
 /* Finds the scans of a file libjpeg wrote (no fill bytes, nothing but DHTs between scans);
  * 0 on success, -1 when the bytes are not laid out so. */
 static int gd_find_scans(const unsigned char *data, size_t length, gd_scan_layout *layout) {
@@ -197,13 +177,10 @@ static void gd_write_probe(gd_choice *choice, jvirt_barray_ptr *coefficients, co
     target->write_Adobe_marker = FALSE;
     target->scan_info = probe->scans;
     target->num_scans = probe->scan_count;
-    choice->dest.pub.init_destination = gd_probe_dest_init;
-    choice->dest.pub.empty_output_buffer = gd_probe_dest_empty;
-    choice->dest.pub.term_destination = gd_probe_dest_term;
     choice->dest.capacity = capacity;
     choice->dest.buffer = malloc(capacity);
     if (choice->dest.buffer == NULL) ERREXIT1(target, JERR_OUT_OF_MEMORY, 13);
-    target->dest = &choice->dest.pub;
+    gd_memory_destination_use(target, &choice->dest);
     jpeg_write_coefficients(target, coefficients);
     jpeg_finish_compress(target);
     choice->outputs[p] = choice->dest.buffer;

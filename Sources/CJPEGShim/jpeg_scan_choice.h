@@ -15,13 +15,6 @@ typedef struct {
     int ah[GD_MAX_PROBE_SCANS], al[GD_MAX_PROBE_SCANS];
 } gd_scan_layout;
 
-/* A growing output buffer owned here, so that an error path can free it. */
-typedef struct {
-    struct jpeg_destination_mgr pub;
-    unsigned char *buffer;
-    size_t capacity;
-} gd_probe_destination;
-
 /* The parameters of the compressor that wrote the file, for its probes (gd_copy_encoder_parameters). */
 typedef struct {
     JDIMENSION width, height;
@@ -39,7 +32,7 @@ typedef struct {
     struct jpeg_decompress_struct source;
     struct jpeg_compress_struct target;
     int source_created, target_created;
-    gd_probe_destination dest;
+    gd_memory_destination dest;
     unsigned char *outputs[GD_MAX_PROBES];
     unsigned long lengths[GD_MAX_PROBES];
     gd_scan_layout layouts[GD_MAX_PROBES];
