@@ -18,16 +18,10 @@ enum ContainerEnd {
         case .heif, .avif:
             var offset = 0
             while offset < fileSize {
-                let header = try source.read(at: offset, count: 16)
-                guard header.count >= 8 else { return false }
-                var size = header.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-                if size == 1 {  // 64-bit largesize follows the type
-                    guard header.count == 16 else { return false }
-                    size = header.suffix(8).reduce(0) { $0 << 8 | Int($1) }
-                } else if size == 0 {  // the box extends to the end of the file
-                    return true
-                }
-                guard size >= 8, size <= fileSize - offset else { return false }
+                let bytes = try source.read(at: offset, count: 16)
+                guard let header = try? ISOBMFFBoxes.header(bytes) else { return false }
+                guard let size = header.size else { return true }  // the box runs to the end of the file
+                guard size <= fileSize - offset else { return false }
                 offset += size
             }
             return true

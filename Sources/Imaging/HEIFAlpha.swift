@@ -22,12 +22,11 @@ enum HEIFAlpha {
     static func hidingAlpha(in file: [UInt8]) -> [UInt8]? {
         var patched = file
         var found = false
-        for meta in boxes(in: file, 0..<file.count) where meta.type == "meta" && meta.payload.count >= 4 {
-            let metaChildren = (meta.payload.lowerBound + 4)..<meta.payload.upperBound  // full box
-            for iprp in boxes(in: file, metaChildren) where iprp.type == "iprp" {
-                for ipco in boxes(in: file, iprp.payload) where ipco.type == "ipco" {
-                    for auxC in boxes(in: file, ipco.payload) where auxC.type == "auxC" && auxC.payload.count > 4 {
-                        let urn = (auxC.payload.lowerBound + 4)..<auxC.payload.upperBound
+        for meta in ISOBMFFBoxes.boxes(in: file, 0..<file.count) where meta.type == "meta" {
+            for iprp in ISOBMFFBoxes.children(ofFull: meta, in: file) where iprp.type == "iprp" {
+                for ipco in ISOBMFFBoxes.boxes(in: file, iprp.payload) where ipco.type == "ipco" {
+                    for auxC in ISOBMFFBoxes.boxes(in: file, ipco.payload) where auxC.type == "auxC" {
+                        guard let urn = auxC.fullPayload, !urn.isEmpty else { continue }
                         let end = file[urn].firstIndex(of: 0) ?? urn.upperBound
                         guard alphaTypes.contains(where: { file[urn.lowerBound..<end].elementsEqual($0) }) else {
                             continue
@@ -39,31 +38,5 @@ enum HEIFAlpha {
             }
         }
         return found ? patched : nil
-    }
-
-    /// The boxes laid one after another in `range` of `file` (ISO/IEC 14496-12 §4.2): each one's
-    /// four-character type and payload. Stops at the first box that does not fit.
-    static func boxes(in file: [UInt8], _ range: Range<Int>) -> [(type: String, payload: Range<Int>)] {
-        var found: [(type: String, payload: Range<Int>)] = []
-        var at = range.lowerBound
-        while range.upperBound - at >= 8 {
-            func read(_ offset: Int, _ count: Int) -> Int {
-                file[offset..<offset + count].reduce(0) { $0 << 8 | Int($1) }
-            }
-            var size = read(at, 4)
-            var header = 8
-            if size == 1 {
-                guard range.upperBound - at >= 16, file[at + 8] & 0x80 == 0 else { break }
-                size = read(at + 8, 8)
-                header = 16
-            } else if size == 0 {
-                size = range.upperBound - at
-            }
-            guard size >= header, size <= range.upperBound - at else { break }
-            let type = String(decoding: file[(at + 4)..<(at + 8)], as: UTF8.self)
-            found.append((type, (at + header)..<(at + size)))
-            at += size
-        }
-        return found
     }
 }

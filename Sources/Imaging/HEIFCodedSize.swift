@@ -84,7 +84,7 @@ enum HEIFCodedSize {
             throw ImageError.corrupt("\(codec) image \(item) has no ispe")
         }
         let declared = (
-            width: HEIFItems.int(ispe.dropFirst(4).prefix(4)), height: HEIFItems.int(ispe.dropFirst(8).prefix(4))
+            width: ISOBMFFBoxes.int(ispe.dropFirst(4).prefix(4)), height: ISOBMFFBoxes.int(ispe.dropFirst(8).prefix(4))
         )
         guard !sizes.isEmpty else {
             throw ImageError.corrupt(
@@ -130,7 +130,7 @@ enum HEIFCodedSize {
             guard offset < data.total else { return sizes }
             let head = try data.read(offset, 6)
             guard head.count >= 4 else { return sizes }
-            let length = HEIFItems.int(head[0..<4])
+            let length = ISOBMFFBoxes.int(head[0..<4])
             if head.count == 6, HEVCSequenceParameterSet.type(head[4]) == HEVCSequenceParameterSet.nalType {
                 sizes.append(try HEVCSequenceParameterSet.codedSize(nal: try data.read(offset + 4, min(length, 4096))))
             }

@@ -29,34 +29,42 @@ struct HEIFItems {
         properties[item]?.first { $0.type == type }?.payload
     }
 
+    /// Largest `meta` box read (its payload is held in memory).
+    static let maxMetaSize = 64 << 20
+
     /// Reads the `meta` box of the file in `source`: the top-level boxes are walked to it.
     static func read(_ source: HeaderByteSource) throws -> HEIFItems {
         var at = 0
-        while true {
-            let header = Array(try source.read(at: at, count: 16))
-            guard header.count >= 8 else { throw ImageError.corrupt("HEIF has no meta box") }
-            var size = Self.int(header[0..<4])
-            var headerSize = 8
-            if size == 1 {
-                guard header.count == 16 else { throw ImageError.truncated }
-                size = Self.int(header[8..<16])
-                headerSize = 16
+        while let header = try ISOBMFFBoxes.header(in: source, at: at) {
+            if header.type == "meta" {
+                return try parse(meta: try payload(of: header, at: at, in: source))
             }
-            guard size >= headerSize, size < 1 << 48 else { throw ImageError.corrupt("HEIF box of size \(size)") }
-            if header[4..<8].elementsEqual("meta".utf8) {
-                guard size <= 64 << 20 else { throw ImageError.corrupt("HEIF meta box of \(size) bytes") }
-                let meta = Array(try source.read(at: at + headerSize, count: size - headerSize))
-                guard meta.count == size - headerSize else { throw ImageError.truncated }
-                return try parse(meta: meta)
-            }
+            guard let size = header.size else { break }  // the last box, and not meta
             at += size
         }
+        throw ImageError.corrupt("HEIF has no meta box")
+    }
+
+    /// The payload of the `meta` box whose `header` is at `offset`, at most `maxMetaSize` bytes.
+    private static func payload(of header: ISOBMFFBoxes.Header, at offset: Int, in source: HeaderByteSource) throws
+        -> [UInt8]
+    {
+        if let size = header.size, size > maxMetaSize { throw ImageError.corrupt("HEIF meta box of \(size) bytes") }
+        // A size-0 box runs to the end of the file: one byte over the limit is read to tell.
+        let wanted = (header.size ?? maxMetaSize + 1) - header.length
+        let payload = Array(try source.read(at: offset + header.length, count: wanted))
+        if header.size == nil {
+            guard payload.count < wanted else { throw ImageError.corrupt("HEIF meta box of over \(maxMetaSize) bytes") }
+        } else {
+            guard payload.count == wanted else { throw ImageError.truncated }
+        }
+        return payload
     }
 
     /// Parses a `meta` box's payload (a full box: version and flags first).
     static func parse(meta: [UInt8]) throws -> HEIFItems {
         guard meta.count >= 4 else { throw ImageError.corrupt("HEIF meta box is empty") }
-        let children = HEIFAlpha.boxes(in: meta, 4..<meta.count)
+        let children = ISOBMFFBoxes.boxes(in: meta, 4..<meta.count)
         guard let pitm = children.first(where: { $0.type == "pitm" }) else {
             throw ImageError.corrupt("HEIF has no primary item")
         }
@@ -67,7 +75,7 @@ struct HEIFItems {
         for child in children {
             switch child.type {
             case "iinf": try items.readIINF(meta, child.payload)
-            case "iref": try items.readIREF(meta, child.payload)
+            case "iref": try items.readIREF(meta, child)
             case "iprp": try items.readIPRP(meta, child.payload)
             case "iloc": try items.readILOC(meta[child.payload])
             case "idat": items.idat = meta[child.payload]
@@ -82,7 +90,7 @@ struct HEIFItems {
         let version = try reader.int(1)
         try reader.skip(3 + (version == 0 ? 2 : 4))
         let start = payload.lowerBound + reader.at
-        for infe in HEIFAlpha.boxes(in: meta, start..<payload.upperBound) where infe.type == "infe" {
+        for infe in ISOBMFFBoxes.boxes(in: meta, start..<payload.upperBound) where infe.type == "infe" {
             var entry = Reader(bytes: meta[infe.payload])
             let infeVersion = try entry.int(1)
             guard infeVersion >= 2 else { continue }  // no item type before version 2
@@ -93,11 +101,10 @@ struct HEIFItems {
         }
     }
 
-    private mutating func readIREF(_ meta: [UInt8], _ payload: Range<Int>) throws {
-        guard payload.count >= 4 else { throw ImageError.corrupt("HEIF iref box is empty") }
-        let idSize = meta[payload.lowerBound] == 0 ? 2 : 4
-        for reference in HEIFAlpha.boxes(in: meta, (payload.lowerBound + 4)..<payload.upperBound)
-        where reference.type == "dimg" {
+    private mutating func readIREF(_ meta: [UInt8], _ iref: ISOBMFFBoxes.Box) throws {
+        guard iref.fullPayload != nil else { throw ImageError.corrupt("HEIF iref box is empty") }
+        let idSize = meta[iref.payload.lowerBound] == 0 ? 2 : 4
+        for reference in ISOBMFFBoxes.children(ofFull: iref, in: meta) where reference.type == "dimg" {
             var reader = Reader(bytes: meta[reference.payload])
             let from = try reader.int(idSize)
             let count = try reader.int(2)
@@ -106,9 +113,9 @@ struct HEIFItems {
     }
 
     private mutating func readIPRP(_ meta: [UInt8], _ payload: Range<Int>) throws {
-        let children = HEIFAlpha.boxes(in: meta, payload)
+        let children = ISOBMFFBoxes.boxes(in: meta, payload)
         guard let ipco = children.first(where: { $0.type == "ipco" }) else { return }
-        let all = HEIFAlpha.boxes(in: meta, ipco.payload).map { (type: $0.type, payload: meta[$0.payload]) }
+        let all = ISOBMFFBoxes.boxes(in: meta, ipco.payload).map { (type: $0.type, payload: meta[$0.payload]) }
         for ipma in children where ipma.type == "ipma" {
             var reader = Reader(bytes: meta[ipma.payload])
             let version = try reader.int(1)
@@ -155,8 +162,6 @@ struct HEIFItems {
         }
     }
 
-    static func int(_ bytes: ArraySlice<UInt8>) -> Int { bytes.reduce(0) { $0 << 8 | Int($1) } }
-
     /// Big-endian fields read one after another; reading past the end is an error.
     struct Reader {
         let bytes: ArraySlice<UInt8>
@@ -170,7 +175,7 @@ struct HEIFItems {
         }
         mutating func int(_ count: Int) throws -> Int {
             guard count <= 8 else { throw ImageError.corrupt("HEIF field of \(count) bytes") }
-            let value = HEIFItems.int(try bytes(count))
+            let value = ISOBMFFBoxes.int(try bytes(count))
             guard value >= 0 else { throw ImageError.corrupt("HEIF field out of range") }
             return value
         }
