@@ -53,47 +53,80 @@ extension HEIFAssembler.Tile {
 public enum HEVCSizeRewriter {
     /// `sps` (an SPS NAL unit) declaring `width`×`height` instead of its own size.
     public static func rewrite(sps: [UInt8], width: Int, height: Int) -> [UInt8] {
-        var bits: [Bool] = []
+        var bits = RBSPBits(sps.dropFirst(2), emulationPrevention: true)
+        bits.at = 4
+        let subLayers = bits.read(3)
+        bits.at += 1 + 96
+        var present: [(Int, Int)] = []
+        for _ in 0..<subLayers { present.append((bits.read(1), bits.read(1))) }
+        if subLayers > 0 { bits.at += 2 * (8 - subLayers) }
+        for (profile, level) in present { bits.at += profile * 88 + level * 8 }
+        _ = bits.ue()
+        if bits.ue() == 3 { bits.at += 1 }
+        let sizeStart = bits.at
+        _ = bits.ue()
+        _ = bits.ue()
+        return Array(sps.prefix(2))
+            + bits.bytes(replacing: sizeStart..<bits.at, with: expGolomb(width) + expGolomb(height))
+    }
+
+    static func expGolomb(_ value: Int) -> [Bool] {
+        let code = value + 1
+        let length = Int.bitWidth - code.leadingZeroBitCount
+        return [Bool](repeating: false, count: length - 1) + RBSPBits.field(code, length)
+    }
+}
+
+/// The bits of a raw byte sequence payload (an HEVC NAL unit's after its header, with its
+/// emulation-prevention bytes taken out, ITU-T H.265 §7.4.2; or an AV1 OBU's payload), read in
+/// order and written back with one run of them replaced.
+struct RBSPBits {
+    var bits: [Bool] = []
+    /// Where the next `read` starts.
+    var at = 0
+    /// Whether emulation-prevention bytes (`00 00 03`) are taken out and put back.
+    let emulationPrevention: Bool
+
+    init(_ bytes: some Sequence<UInt8>, emulationPrevention: Bool) {
+        self.emulationPrevention = emulationPrevention
         var zeros = 0
-        for byte in sps.dropFirst(2) {
-            if zeros >= 2, byte == 3 {
+        for byte in bytes {
+            if emulationPrevention, zeros >= 2, byte == 3 {
                 zeros = 0
                 continue
             }
             zeros = byte == 0 ? zeros + 1 : 0
-            for shift in (0..<8).reversed() { bits.append(byte >> UInt8(shift) & 1 == 1) }
+            bits += Self.field(Int(byte), 8)
         }
-        var at = 0
-        func read(_ count: Int) -> Int {
-            defer { at += count }
-            return bits[at..<at + count].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }
-        }
-        func ue() -> Int {
-            var zeros = 0
-            while read(1) == 0 { zeros += 1 }
-            return (1 << zeros) - 1 + read(zeros)
-        }
-        at = 4
-        let subLayers = read(3)
-        at += 1 + 96
-        var present: [(Int, Int)] = []
-        for _ in 0..<subLayers { present.append((read(1), read(1))) }
-        if subLayers > 0 { at += 2 * (8 - subLayers) }
-        for (profile, level) in present { at += profile * 88 + level * 8 }
-        _ = ue()
-        if ue() == 3 { at += 1 }
-        let sizeStart = at
-        _ = ue()
-        _ = ue()
-        // The RBSP without its trailing bits (the last 1 and the zeros after it).
+    }
+
+    /// The next `count` bits as an unsigned number.
+    mutating func read(_ count: Int) -> Int {
+        defer { at += count }
+        return bits[at..<at + count].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }
+    }
+
+    /// The next unsigned Exp-Golomb code (H.265 §9.2).
+    mutating func ue() -> Int {
+        var zeros = 0
+        while read(1) == 0 { zeros += 1 }
+        return (1 << zeros) - 1 + read(zeros)
+    }
+
+    /// `value`'s lowest `count` bits, most significant first.
+    static func field(_ value: Int, _ count: Int) -> [Bool] { (0..<count).reversed().map { value >> $0 & 1 == 1 } }
+
+    /// The payload with `range` of its bits replaced by `replacement`: its trailing bits (the last
+    /// 1 and the zeros after it) written again after the rest, emulation prevention put back.
+    func bytes(replacing range: Range<Int>, with replacement: [Bool]) -> [UInt8] {
         let end = bits.lastIndex(of: true)!
-        var rewritten = Array(bits[..<sizeStart]) + expGolomb(width) + expGolomb(height) + bits[at..<end] + [true]
+        var rewritten = Array(bits[..<range.lowerBound]) + replacement + bits[range.upperBound..<end] + [true]
         while rewritten.count % 8 != 0 { rewritten.append(false) }
-        var out = Array(sps.prefix(2))
-        zeros = 0
+        var out: [UInt8] = []
+        var zeros = 0
         for i in stride(from: 0, to: rewritten.count, by: 8) {
             let byte = rewritten[i..<i + 8].reduce(UInt8(0)) { $0 << 1 | ($1 ? 1 : 0) }
-            if zeros >= 2, byte <= 3 {
+            if emulationPrevention, zeros >= 2, byte <= 3 {
                 out.append(3)
                 zeros = 0
             }
@@ -101,12 +134,6 @@ public enum HEVCSizeRewriter {
             out.append(byte)
         }
         return out
-    }
-
-    static func expGolomb(_ value: Int) -> [Bool] {
-        let code = value + 1
-        let length = Int.bitWidth - code.leadingZeroBitCount
-        return [Bool](repeating: false, count: length - 1) + (0..<length).reversed().map { code >> $0 & 1 == 1 }
     }
 }
 
@@ -148,56 +175,41 @@ extension HEVCSizeRewriter {
     }
 
     static func rewrite(av1SequenceHeader payload: [UInt8], _ width: Int, _ height: Int) -> [UInt8] {
-        var bits: [Bool] = []
-        for byte in payload {
-            for shift in (0..<8).reversed() { bits.append(byte >> UInt8(shift) & 1 == 1) }
-        }
-        var at = 0
-        func read(_ count: Int) -> Int {
-            defer { at += count }
-            return bits[at..<at + count].reduce(0) { $0 << 1 | ($1 ? 1 : 0) }
-        }
-        at = 4
-        if read(1) == 1 {
-            at += 5
+        var bits = RBSPBits(payload, emulationPrevention: false)
+        bits.at = 4
+        if bits.read(1) == 1 {
+            bits.at += 5
         } else {
             var decoderModel = false
             var delayLength = 0
-            if read(1) == 1 {
-                at += 64
-                if read(1) == 1 {
+            if bits.read(1) == 1 {
+                bits.at += 64
+                if bits.read(1) == 1 {
                     var zeros = 0
-                    while read(1) == 0 { zeros += 1 }
-                    at += zeros
+                    while bits.read(1) == 0 { zeros += 1 }
+                    bits.at += zeros
                 }
-                decoderModel = read(1) == 1
+                decoderModel = bits.read(1) == 1
                 if decoderModel {
-                    delayLength = read(5) + 1
-                    at += 42
+                    delayLength = bits.read(5) + 1
+                    bits.at += 42
                 }
             }
-            let initialDisplayDelay = read(1) == 1
-            for _ in 0...read(5) {
-                at += 12
-                if read(5) > 7 { at += 1 }
-                if decoderModel, read(1) == 1 { at += 2 * delayLength + 1 }
-                if initialDisplayDelay, read(1) == 1 { at += 4 }
+            let initialDisplayDelay = bits.read(1) == 1
+            for _ in 0...bits.read(5) {
+                bits.at += 12
+                if bits.read(5) > 7 { bits.at += 1 }
+                if decoderModel, bits.read(1) == 1 { bits.at += 2 * delayLength + 1 }
+                if initialDisplayDelay, bits.read(1) == 1 { bits.at += 4 }
             }
         }
-        let sizeStart = at
-        let widthBits = read(4) + 1
-        let heightBits = read(4) + 1
-        at += widthBits + heightBits
-        func field(_ value: Int, _ count: Int) -> [Bool] { (0..<count).reversed().map { value >> $0 & 1 == 1 } }
-        let end = bits.lastIndex(of: true)!  // trailing_one_bit
-        var rewritten = Array(bits[..<sizeStart])
-        rewritten += field(15, 4) + field(15, 4)
-        rewritten += field(width - 1, 16) + field(height - 1, 16)
-        rewritten += bits[at..<end]
-        rewritten.append(true)
-        while rewritten.count % 8 != 0 { rewritten.append(false) }
-        return stride(from: 0, to: rewritten.count, by: 8).map { i in
-            rewritten[i..<i + 8].reduce(UInt8(0)) { $0 << 1 | ($1 ? 1 : 0) }
-        }
+        let sizeStart = bits.at
+        let widthBits = bits.read(4) + 1
+        let heightBits = bits.read(4) + 1
+        bits.at += widthBits + heightBits
+        let size =
+            RBSPBits.field(15, 4) + RBSPBits.field(15, 4) + RBSPBits.field(width - 1, 16)
+            + RBSPBits.field(height - 1, 16)
+        return bits.bytes(replacing: sizeStart..<bits.at, with: size)
     }
 }
