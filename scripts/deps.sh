@@ -24,19 +24,7 @@ if [ "${1:-}" = "--bench" ]; then
     linux-perf strace heaptrack valgrind)
 fi
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "deps: installing ${missing[*]}" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+"$(dirname "$0")/apt-missing.sh" deps "${packages[@]}"
 
 # The benches' virtualenv (ignored by git): pyvips and ssimulacra2 (with Pillow) from PyPI.
 if [ "${1:-}" = "--bench" ]; then
