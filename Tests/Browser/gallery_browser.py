@@ -193,6 +193,18 @@ class Page:
         self.wait().until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-live") == "true")
         self.idle()
 
+    def act_in_preview(self, grid, photo, button, message):
+        """Opens `photo`'s preview from `grid`, clicks `button`, and waits until the tile has left the
+        grid and the page shows `message`: the live query's `leave` can take the tile out before the
+        request's answer reaches the page, whose handler then steps the preview on or closes it."""
+        dialog = self.driver.find_element(By.ID, "preview")
+        self.click_css(f'#{grid} .tile[data-id="{photo}"]')
+        self.wait().until(lambda d: dialog.is_displayed())
+        self.driver.execute_script("document.getElementById('status').textContent = ''")
+        dialog.find_element(By.XPATH, f".//button[text()='{button}']").click()
+        self.wait().until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'#{grid} .tile[data-id="{photo}"]'))
+        self.wait().until(lambda d: d.find_element(By.ID, "status").text == message)
+
     def drawn_jpeg(self, path, index, label):
         """Writes to `path` the `index`-th JPEG the page draws (MAKE_JPEG) with `label` on it; returns `path`."""
         data = self.driver.execute_async_script(MAKE_JPEG + """

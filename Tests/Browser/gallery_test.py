@@ -196,28 +196,15 @@ def first_admin(page, server, binary):
     # By its id, not its index: a live update may re-render the grid between reading the id and
     # the click, and the sixth tile is then another photo (the run waited for a victim that was
     # never the one trashed).
-    page.click_css(f'#grid .tile[data-id="{victim}"]')
-    page.wait().until(lambda d: dialog.is_displayed())
-    driver.execute_script("document.getElementById('status').textContent = ''")
-    dialog.find_element(By.XPATH, ".//button[text()='Move to Recently Deleted']").click()
-    page.wait().until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{victim}"]'))
-    # The live query's `leave` can take the tile out before the DELETE's answer reaches the page,
-    # whose handler then steps the preview on: wait for that handler's message before closing.
-    page.wait().until(lambda d: d.find_element(By.ID, "status").text == "Moved to Recently Deleted.")
+    page.act_in_preview("grid", victim, "Move to Recently Deleted", "Moved to Recently Deleted.")
     assert "deletedAt" in server.api(f"/classes/Photo/{victim}")
     driver.execute_script("document.getElementById('preview').close()")
     driver.find_element(By.LINK_TEXT, "Recently Deleted").click()
     page.wait().until(lambda d: d.find_element(By.CSS_SELECTOR, f'#trash-grid .tile[data-id="{victim}"]'))
     page.idle("trash-grid")
     page.shot("trash")
-    page.click_css(f'#trash-grid .tile[data-id="{victim}"]')
-    page.wait().until(lambda d: dialog.is_displayed())
-    driver.execute_script("document.getElementById('status').textContent = ''")
-    dialog.find_element(By.XPATH, ".//button[text()='Restore']").click()
-    page.wait().until(lambda d: not d.find_elements(By.CSS_SELECTOR, f'#trash-grid .tile[data-id="{victim}"]'))
-    # As above: the live query may take the tile out before the PUT's handler closes the preview.
-    page.wait().until(lambda d: d.find_element(By.ID, "status").text == "Restored.")
-    page.wait().until(lambda d: not dialog.is_displayed())
+    page.act_in_preview("trash-grid", victim, "Restore", "Restored.")
+    page.wait().until(lambda d: not dialog.is_displayed())  # the PUT's handler closes the preview
     assert "deletedAt" not in server.api(f"/classes/Photo/{victim}")
     driver.find_element(By.LINK_TEXT, "All photos").click()
     page.wait().until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#grid .tile[data-id="{victim}"]'))
