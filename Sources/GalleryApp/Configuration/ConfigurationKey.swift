@@ -184,7 +184,7 @@ public struct ConfigurationKey: Sendable {
         .int("preview_size", \.previewSize, "Preview longer edge, in pixels.", range: 64...16384),
         .int(
             "jpeg_quality", \.jpegQuality,
-            "JPEG quality of downscaled previews; thumbnails and previews that keep the original's size are encoded 2 higher, and PNG and WebP originals' derivatives take per-format steps from these (docs/architecture.md).",
+            "JPEG quality of downscaled previews; thumbnails and previews that keep the original's size are encoded 2 higher, and PNG, WebP, HEIC and AVIF originals' derivatives take per-format steps from these (docs/architecture.md).",
             range: 1...100),
         .string(
             "jpeg_quantizer", \.jpegQuantizer,
