@@ -4,7 +4,7 @@
 The photo may be a JPEG, PNG, WebP, HEIC or AVIF (issue #28): each upload is made unique in a way that
 keeps it valid in its format (`unique_photo`). Each subcommand drives a running galleryd and prints figures as `key: value` lines:
 
-  uploads  --pid P --photo F        50 concurrent uploads (--photos: and their photos), the server killed -9
+  uploads  --pid P --photo F        50 concurrent uploads (and the photos of every --photo-every'th), killed -9
                                     at a random moment; appends every attempt (acknowledged or not) to --acked
   verify   --storage DIR --acked F  every acknowledged original is on disk with its SHA-256
   retry    --photo F --acked F      every attempt sent again: same file name, same photo, nothing more
@@ -118,7 +118,7 @@ def cmd_uploads(a):
         digest = hashlib.sha256(data).hexdigest()
         # One line per attempt: its tag (the bytes are made again from it), the acknowledged file's
         # name and the created photo's objectId ("-": none, the kill came first).
-        entry = {"tag": tag, "sha256": digest, "name": None, "photo": None}
+        entry = {"tag": tag, "sha256": digest, "name": None, "photo": None, "wants_photo": i % a.photo_every == 0}
         with lock:
             attempts.append(entry)
         start.wait()
@@ -129,7 +129,7 @@ def cmd_uploads(a):
             status, body = request(a.port, "POST", f"/parse/files/k{i}.{ext}", data, {"Content-Type": mime})
             if status == 201:
                 entry["name"] = json.loads(body)["name"]
-                if a.photos:
+                if entry["wants_photo"]:
                     status, object_id = create_photo(a.port, entry["name"])
                     if status == 201:
                         entry["photo"] = object_id
@@ -208,10 +208,13 @@ def cmd_retry(a):
                     counts["upload_failed"] += 1
                 continue
             name = json.loads(body)["name"]
-            status, object_id = create_photo(a.port, name)
             with lock:
                 if e["name"] and name != e["name"]:
                     counts["renamed"] += 1
+            if not e["wants_photo"]:
+                continue
+            status, object_id = create_photo(a.port, name)
+            with lock:
                 if status not in (200, 201):
                     counts["create_failed"] += 1
                 elif e["photo"] and (object_id != e["photo"] or status != 200):
@@ -222,7 +225,8 @@ def cmd_retry(a):
         t.start()
     for t in threads:
         t.join()
-    print(f"retried uploads: {len(entries)} ({sum(1 for e in entries if e['photo'])} had a photo); "
+    print(f"retried uploads: {len(entries)} ({sum(1 for e in entries if e['wants_photo'])} with their photo, "
+          f"{sum(1 for e in entries if e['photo'])} of which had one); "
           f"renamed {counts['renamed']}, photo not the first one {counts['new_photo_for_created']}, "
           f"upload refused {counts['upload_failed']}, create refused {counts['create_failed']}")
     return 1 if any(counts.values()) else 0
@@ -476,7 +480,7 @@ def main():
     u.add_argument("--round", type=int, default=0)
     u.add_argument("--count", type=int, default=50)
     u.add_argument("--max-delay", type=float, default=1.5)
-    u.add_argument("--photos", action="store_true", help="create each acknowledged file's photo")
+    u.add_argument("--photo-every", type=int, default=1, help="create the photo of every Nth upload")
     r = sub.add_parser("retry")
     r.add_argument("--port", type=int, required=True)
     r.add_argument("--photo", required=True)

@@ -12,7 +12,8 @@
 # Usage: bench/faults.sh [SCENARIO...] (default: all four, in that order). Needs PostgreSQL and python3.
 # Env: PGPORT_PRIVATE (55643), PORT (18443), BUILD (release; debug skips the release build),
 #      ROUNDS (5), PHOTO (a JPEG, PNG, WebP, HEIC or AVIF; default PHOTOS_DIR's dune_canon_1680x1050.jpg, else
-#      its largest JPEG; PHOTOS_DIR defaults to samples/photos, see bench/photos.sh), SETTLE (seconds to
+#      its largest JPEG; PHOTOS_DIR defaults to samples/photos, see bench/photos.sh), PHOTO_EVERY (kill: the
+#      photo of 1 upload in this many is created, 1; 10 keeps a 12 MP HEIC's backlog short), SETTLE (seconds to
 #      wait for the photos to be processed, 600), SLOW_CONNECTIONS (1000),
 #      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one).
 set -euo pipefail
@@ -85,18 +86,18 @@ settle() {
   while [ "$(sql "select count(*) from photos where status in ('pending', 'processing')")" != 0 ] \
     && [ "$waited" -lt "${SETTLE:-600}" ]; do sleep 1; waited=$((waited + 1)); done
   echo "  photos: $(sql "select coalesce(string_agg(status || ' ' || n, ', '), 'none') from (select status, count(*) n from photos group by 1 order by 1) s") (settled after ${waited} s)"
-  echo "  photos per original: at most $(sql "select coalesce(max(n), 0) from (select count(*) n from photos group by checksum) s"); jobs not done: $(sql "select count(*) from jobs where state <> 'done'"), failed: $(sql "select count(*) from jobs where state = 'failed'"); photos with an error: $(sql "select count(*) from photos where error is not null")"
+  echo "  photos per original: at most $(sql "select coalesce(max(n), 0) from (select count(*) n from photos group by checksum) s"); most attempts a job used: $(sql "select coalesce(max(attempts), 0) from jobs"); jobs not done: $(sql "select count(*) from jobs where state <> 'done'"), failed: $(sql "select count(*) from jobs where state = 'failed'"); photos with an error: $(sql "select count(*) from photos where error is not null")"
   echo "  originals on disk: $(find "$GALLERYD_STORAGE_DIR/originals" -type f 2>/dev/null | wc -l), files rows: $(sql "select count(*) from files")"
 }
 
 scenario_kill() {
-  echo "== kill -9 during 50 concurrent uploads and photo creates, $rounds rounds (photo $(basename "$photo"), $(($(stat -c %s "$photo") / 1024)) KiB; the in-process worker decoding)"
+  echo "== kill -9 during 50 concurrent uploads and the photo creates of 1 in ${PHOTO_EVERY:-1}, $rounds rounds (photo $(basename "$photo"), $(($(stat -c %s "$photo") / 1024)) KiB; the in-process worker decoding)"
   : >"$tmp/acked"
   local leftover=0
   for round in $(seq "$rounds"); do
     [ -n "$serve_pid" ] || start_serve
     python3 bench/faults.py uploads --port "$port" --pid "$serve_pid" --photo "$photo" --acked "$tmp/acked" \
-      --round "$round" --photos
+      --round "$round" --photo-every "${PHOTO_EVERY:-1}"
     wait "$serve_pid" 2>/dev/null || true
     serve_pid=""
     local before=$(temp_files)
