@@ -108,8 +108,8 @@ scenario_kill() {
     serve_pid=""
     local before=$(temp_files)
     start_serve
-    local after=$(temp_files "$serve_pid")
-    echo "  temp files: $before left by the kill, $after after restart"
+    local after=$(temp_files "$serve_pid") own=$(($(temp_files) - $(temp_files "$serve_pid")))
+    echo "  temp files: $before left by the kill, $after after restart (and $own the restarted server's worker is writing)"
     leftover=$((leftover + after))
   done
   python3 bench/faults.py verify --storage "$GALLERYD_STORAGE_DIR" --acked "$tmp/acked" | sed 's/^/  /'
