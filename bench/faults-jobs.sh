@@ -52,7 +52,8 @@ cleanup() {
   scripts/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
   rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM  # then EXIT cleans up; a trap on TERM alone would let the script go on
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_MASTER_KEY="faults-master-key-$(date +%s%N)"

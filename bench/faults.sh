@@ -53,7 +53,8 @@ cleanup() {
   scripts/pg.sh stop "$tmp/pg" || true
   rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM  # then EXIT cleans up; a trap on TERM alone would let the script go on
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
