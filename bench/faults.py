@@ -1,26 +1,71 @@
 #!/usr/bin/env python3
 """Fault scenarios for bench/faults.sh (issue #13's acceptance harness). Standard library only.
 
-Each subcommand drives a running galleryd and prints figures as `key: value` lines:
+The photo may be a JPEG, PNG, WebP, HEIC or AVIF (issue #28): each upload is made unique in a way that
+keeps it valid in its format (`unique_photo`). Each subcommand drives a running galleryd and prints figures as `key: value` lines:
 
-  uploads  --pid P --storage DIR    50 concurrent uploads, the server killed -9 at a random moment;
-                                    writes the acknowledged (201) originals to --acked
+  uploads  --pid P --photo F        50 concurrent uploads (and the photos of every --photo-every'th), killed -9
+                                    at a random moment; appends every attempt (acknowledged or not) to --acked
   verify   --storage DIR --acked F  every acknowledged original is on disk with its SHA-256
+  retry    --photo F --acked F      every attempt sent again: same file name, same photo, nothing more
+  unique   --photo F --tag T --out O  a valid copy of the photo with its own SHA-256 (faults-jobs.sh)
   load     --restart CMD            first pages + uploads while PostgreSQL restarts (-m fast)
   slowloris                         N connections trickling headers; /health and first page latency
   memory   --pid P                  N requests of several kinds; VmHWM/VmRSS before and after
 """
-import argparse, hashlib, http.client, json, os, random, signal, socket, subprocess, sys, threading, time
+import argparse, hashlib, http.client, json, os, random, signal, socket, subprocess, sys, threading, time, zlib
 
 APP_ID = os.environ.get("GALLERYD_APP_ID", "gallery")
 # The master key (faults.sh exports it): the app id alone reads nothing.
-HEADERS = {"X-Parse-Application-Id": APP_ID, "X-Parse-Master-Key": os.environ["GALLERYD_MASTER_KEY"]}
+HEADERS = {"X-Parse-Application-Id": APP_ID, "X-Parse-Master-Key": os.environ.get("GALLERYD_MASTER_KEY", "")}
 
 
-def unique_jpeg(base, tag):
-    """`base` with a COM segment right after SOI carrying `tag`: a valid JPEG with its own SHA-256."""
+# The formats an upload may be (issue #28): the file's type, its extension in the store, its Content-Type.
+FORMATS = {"jpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"), "webp": ("webp", "image/webp"),
+           "heic": ("heic", "image/heic"), "avif": ("avif", "image/avif")}
+
+
+def photo_format(base):
+    """The format of an image's bytes, from its signature (as the server probes it)."""
+    if base[:3] == b"\xff\xd8\xff":
+        return "jpeg"
+    if base[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if base[:4] == b"RIFF" and base[8:12] == b"WEBP":
+        return "webp"
+    if base[4:8] == b"ftyp":
+        brands = {base[i:i + 4] for i in range(8, min(len(base), int.from_bytes(base[:4], "big")), 4)}
+        return "avif" if brands & {b"avif", b"avis"} and base[8:12] != b"heic" else "heic"
+    sys.exit("faults.py: the photo is not a JPEG, PNG, WebP, HEIC or AVIF")
+
+
+def unique_photo(base, tag):
+    """`base` made unique by `tag` and still whole and valid in its format: a COM segment after a JPEG's
+    SOI, a tEXt chunk after a PNG's IHDR, an unknown chunk at the end of a WebP's RIFF (its size raised),
+    a top-level `free` box after a HEIC's or AVIF's last box."""
     payload = ("galleryd-faults " + tag).encode()
-    return base[:2] + b"\xff\xfe" + (len(payload) + 2).to_bytes(2, "big") + payload + base[2:]
+    kind = photo_format(base)
+    if kind == "jpeg":
+        return base[:2] + b"\xff\xfe" + (len(payload) + 2).to_bytes(2, "big") + payload + base[2:]
+    if kind == "png":
+        body = b"tEXt" + b"Comment\x00" + payload
+        chunk = (len(body) - 4).to_bytes(4, "big") + body + zlib.crc32(body).to_bytes(4, "big")
+        return base[:33] + chunk + base[33:]  # signature (8) + IHDR (25)
+    if kind == "webp":
+        riff_end = 8 + int.from_bytes(base[4:8], "little")
+        padded = payload + b"\x00" * (len(payload) % 2)
+        chunk = b"GDFT" + len(payload).to_bytes(4, "little") + padded
+        riff = base[:riff_end] + chunk
+        return riff[:4] + (len(riff) - 8).to_bytes(4, "little") + riff[8:]
+    return base + (len(payload) + 8).to_bytes(4, "big") + b"free" + payload
+
+
+def extension(base):
+    return FORMATS[photo_format(base)][0]
+
+
+def content_type(base):
+    return FORMATS[photo_format(base)][1]
 
 
 def request(port, method, path, body=None, headers=None, timeout=30):
@@ -53,22 +98,41 @@ def vm(pid, field):
 
 # -- kill -9 during uploads ------------------------------------------------------------------------
 
+def create_photo(port, name):
+    """POST /classes/Photo of an uploaded file: (status, objectId or None)."""
+    status, body = request(port, "POST", "/parse/classes/Photo",
+                           json.dumps({"original": {"__type": "File", "name": name}}).encode(),
+                           {"Content-Type": "application/json"})
+    return status, (json.loads(body).get("objectId") if status in (200, 201) else None)
+
+
 def cmd_uploads(a):
     base = open(a.photo, "rb").read()
-    acked, errors, lock = [], [0], threading.Lock()
+    ext, mime = extension(base), content_type(base)
+    attempts, errors, lock = [], [0], threading.Lock()
     start = threading.Barrier(a.count + 1)
 
     def upload(i):
-        data = unique_jpeg(base, f"{a.round}-{i}-{time.time_ns()}")
+        tag = f"{a.round}-{i}-{time.time_ns()}"
+        data = unique_photo(base, tag)
         digest = hashlib.sha256(data).hexdigest()
+        # One line per attempt: its tag (the bytes are made again from it), the acknowledged file's
+        # name and the created photo's objectId ("-": none, the kill came first).
+        entry = {"tag": tag, "sha256": digest, "name": None, "photo": None, "wants_photo": i % a.photo_every == 0}
+        with lock:
+            attempts.append(entry)
         start.wait()
-        # Staggered starts, so the kill lands among uploads at every stage (sending, storing, answering).
+        # Staggered starts, so the kill lands among uploads at every stage (sending, storing, answering,
+        # creating the photo) and among the in-process worker's decodes of the photos created before it.
         time.sleep(random.uniform(0, a.max_delay))
         try:
-            status, body = request(a.port, "POST", f"/parse/files/k{i}.jpg", data, {"Content-Type": "image/jpeg"})
+            status, body = request(a.port, "POST", f"/parse/files/k{i}.{ext}", data, {"Content-Type": mime})
             if status == 201:
-                with lock:
-                    acked.append((json.loads(body)["name"], digest))
+                entry["name"] = json.loads(body)["name"]
+                if entry["wants_photo"]:
+                    status, object_id = create_photo(a.port, entry["name"])
+                    if status == 201:
+                        entry["photo"] = object_id
         except Exception:
             with lock:
                 errors[0] += 1
@@ -83,15 +147,20 @@ def cmd_uploads(a):
     for t in threads:
         t.join()
     with open(a.acked, "a") as f:
-        for name, digest in acked:
-            f.write(f"{name} {digest}\n")
-    print(f"round {a.round}: killed after {delay * 1000:.0f} ms, {len(acked)} acknowledged, {errors[0]} cut off")
+        for entry in attempts:
+            f.write(json.dumps(entry) + "\n")
+    acked = sum(1 for e in attempts if e["name"])
+    created = sum(1 for e in attempts if e["photo"])
+    print(f"round {a.round}: killed after {delay * 1000:.0f} ms, {acked} acknowledged, {created} photos created, "
+          f"{errors[0]} cut off")
 
 
 def cmd_verify(a):
     lost = corrupt = 0
-    entries = [line.split() for line in open(a.acked) if line.strip()]
-    for name, digest in entries:
+    entries = [json.loads(line) for line in open(a.acked) if line.strip()]
+    acked = [e for e in entries if e["name"]]
+    for e in acked:
+        name, digest = e["name"], e["sha256"]
         path = os.path.join(a.storage, "originals", name)
         if not os.path.exists(path):
             lost += 1
@@ -100,18 +169,74 @@ def cmd_verify(a):
         with open(path, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 h.update(chunk)
-        if h.hexdigest() != digest or name != digest + ".jpg":
+        if h.hexdigest() != digest or name.split(".")[0] != digest:
             corrupt += 1
-    print(f"acknowledged originals: {len(entries)}")
+    print(f"acknowledged originals: {len(acked)} of {len(entries)} uploads")
     print(f"lost: {lost}")
     print(f"sha256 mismatches: {corrupt}")
     return 1 if lost or corrupt else 0
+
+
+def cmd_unique(a):
+    """Writes --photo made unique by --tag (faults-jobs.sh's copies); prints its extension and Content-Type."""
+    base = open(a.photo, "rb").read()
+    with open(a.out, "wb") as f:
+        f.write(unique_photo(base, a.tag))
+    print(extension(base), content_type(base))
+
+
+def cmd_retry(a):
+    """Every upload of the kill rounds sent again, and its photo created again, as a client retries:
+    an acknowledged file keeps its name, a created photo comes back as the same objectId (200, not 201)."""
+    base = open(a.photo, "rb").read()
+    ext, mime = extension(base), content_type(base)
+    entries = [json.loads(line) for line in open(a.acked) if line.strip()]
+    counts = {"renamed": 0, "new_photo_for_created": 0, "upload_failed": 0, "create_failed": 0}
+    lock = threading.Lock()
+    queue = list(entries)
+
+    def work():
+        while True:
+            with lock:
+                if not queue:
+                    return
+                e = queue.pop()
+            data = unique_photo(base, e["tag"])
+            status, body = request(a.port, "POST", f"/parse/files/r.{ext}", data, {"Content-Type": mime})
+            if status != 201:
+                with lock:
+                    counts["upload_failed"] += 1
+                continue
+            name = json.loads(body)["name"]
+            with lock:
+                if e["name"] and name != e["name"]:
+                    counts["renamed"] += 1
+            if not e["wants_photo"]:
+                continue
+            status, object_id = create_photo(a.port, name)
+            with lock:
+                if status not in (200, 201):
+                    counts["create_failed"] += 1
+                elif e["photo"] and (object_id != e["photo"] or status != 200):
+                    counts["new_photo_for_created"] += 1
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(f"retried uploads: {len(entries)} ({sum(1 for e in entries if e['wants_photo'])} with their photo, "
+          f"{sum(1 for e in entries if e['photo'])} of which had one); "
+          f"renamed {counts['renamed']}, photo not the first one {counts['new_photo_for_created']}, "
+          f"upload refused {counts['upload_failed']}, create refused {counts['create_failed']}")
+    return 1 if any(counts.values()) else 0
 
 
 # -- PostgreSQL restart under load ----------------------------------------------------------------
 
 def cmd_load(a):
     base = open(a.photo, "rb").read()
+    ext, mime = extension(base), content_type(base)
     events, lock, stop = [], threading.Lock(), threading.Event()
 
     def record(kind, t0, t1, outcome):
@@ -140,15 +265,12 @@ def cmd_load(a):
         i = 0
         while not stop.is_set():
             i += 1
-            data = unique_jpeg(base, f"load-{n}-{i}-{time.time_ns()}")
+            data = unique_photo(base, f"load-{n}-{i}-{time.time_ns()}")
             t0 = time.monotonic()
             try:
-                status, body = request(a.port, "POST", f"/parse/files/l{n}.jpg", data, {"Content-Type": "image/jpeg"})
+                status, body = request(a.port, "POST", f"/parse/files/l{n}.{ext}", data, {"Content-Type": mime})
                 if status == 201:
-                    name = json.loads(body)["name"]
-                    status, _ = request(a.port, "POST", "/parse/classes/Photo",
-                                        json.dumps({"original": {"__type": "File", "name": name}}).encode(),
-                                        {"Content-Type": "application/json"})
+                    status, _ = create_photo(a.port, json.loads(body)["name"])
                 record("upload", t0, time.monotonic(), status)
             except Exception as e:
                 record("upload", t0, time.monotonic(), type(e).__name__)
@@ -358,9 +480,18 @@ def main():
     u.add_argument("--round", type=int, default=0)
     u.add_argument("--count", type=int, default=50)
     u.add_argument("--max-delay", type=float, default=1.5)
+    u.add_argument("--photo-every", type=int, default=1, help="create the photo of every Nth upload")
+    r = sub.add_parser("retry")
+    r.add_argument("--port", type=int, required=True)
+    r.add_argument("--photo", required=True)
+    r.add_argument("--acked", required=True)
     v = sub.add_parser("verify")
     v.add_argument("--storage", required=True)
     v.add_argument("--acked", required=True)
+    q = sub.add_parser("unique")
+    q.add_argument("--photo", required=True)
+    q.add_argument("--tag", required=True)
+    q.add_argument("--out", required=True)
     l = sub.add_parser("load")
     l.add_argument("--port", type=int, required=True)
     l.add_argument("--photo", required=True)
@@ -382,7 +513,7 @@ def main():
     m.add_argument("--warmup", type=int, default=5_000)
     m.add_argument("--threads", type=int, default=4)
     a = p.parse_args()
-    sys.exit({"uploads": cmd_uploads, "verify": cmd_verify, "load": cmd_load,
+    sys.exit({"uploads": cmd_uploads, "verify": cmd_verify, "retry": cmd_retry, "unique": cmd_unique, "load": cmd_load,
               "slowloris": cmd_slowloris, "memory": cmd_memory}[a.command](a) or 0)
 
 

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Fault harness (issue #13): galleryd serve on a private PostgreSQL, put through the faults a real
 # deployment meets, printing figures for each:
-#   kill       kill -9 of the server at a random moment during 50 concurrent uploads, ROUNDS times:
-#              every acknowledged (201) original is on disk with its SHA-256; temp files after restart
-#   pgrestart  PostgreSQL `restart -m fast` under first-page queries and uploads: failed requests,
-#              recovery time, and galleryd still the same process
+#   kill       kill -9 of the server (and its in-process worker, decoding) at a random moment during 50
+#              concurrent uploads and photo creates, ROUNDS times: every acknowledged (201) original is on
+#              disk with its SHA-256; temp files after restart; every photo ends ready, one per original;
+#              every upload retried gives the same name and the same photo and adds no row
+#   pgrestart  PostgreSQL `restart -m fast` under first-page queries and uploads (their photos processed
+#              meanwhile): failed requests, recovery time, galleryd still the same process, photos' end state
 #   slowloris  1,000 connections trickling header bytes: /health and first page p50/p99
 #   memory     100k requests of several kinds (pages, 404s, 400s): VmHWM and VmRSS before and after
 # Usage: bench/faults.sh [SCENARIO...] (default: all four, in that order). Needs PostgreSQL and python3.
 # Env: PGPORT_PRIVATE (55643), PORT (18443), BUILD (release; debug skips the release build),
-#      ROUNDS (5), PHOTO (PHOTOS_DIR's dune_canon_1680x1050.jpg, else
-#      its largest JPEG; PHOTOS_DIR defaults to samples/photos, see bench/photos.sh), SLOW_CONNECTIONS (1000),
+#      ROUNDS (5), PHOTO (a JPEG, PNG, WebP, HEIC or AVIF; default PHOTOS_DIR's dune_canon_1680x1050.jpg, else
+#      its largest JPEG; PHOTOS_DIR defaults to samples/photos, see bench/photos.sh), PHOTO_EVERY (kill: the
+#      photo of 1 upload in this many is created, 1; 10 keeps a 12 MP HEIC's backlog short), SETTLE (seconds to
+#      wait for the photos to be processed, 600), SLOW_CONNECTIONS (1000),
 #      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +53,8 @@ cleanup() {
   scripts/pg.sh stop "$tmp/pg" || true
   rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM  # then EXIT cleans up; a trap on TERM alone would let the script go on
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
@@ -73,26 +78,49 @@ start_serve() {
 }
 
 # Spooled and staged files; each store's `<dir>.lock` beside its temporary directory (its flock) is not one.
-temp_files() { find "$GALLERYD_STORAGE_DIR/.tmp" -type f ! -name '*.lock' 2>/dev/null | wc -l; }
+# With a pid, that live process's own directory (`<host>-<pid>-<random>`) is left out: the restarted
+# server's worker stages the derivatives of the backlog there at once.
+temp_files() {
+  local own=()
+  [ -n "${1:-}" ] && own=(! -path "*-$1-*")
+  find "$GALLERYD_STORAGE_DIR/.tmp" -type f ! -name '*.lock' "${own[@]}" 2>/dev/null | wc -l
+}
+
+# Waits (up to SETTLE seconds) until no photo is pending or processing, then prints the end state:
+# photos by status, photos per stored checksum, jobs not done, originals on disk against `files` rows.
+settle() {
+  local waited=0
+  while [ "$(sql "select count(*) from photos where status in ('pending', 'processing')")" != 0 ] \
+    && [ "$waited" -lt "${SETTLE:-600}" ]; do sleep 1; waited=$((waited + 1)); done
+  echo "  photos: $(sql "select coalesce(string_agg(status || ' ' || n, ', '), 'none') from (select status, count(*) n from photos group by 1 order by 1) s") (settled after ${waited} s)"
+  echo "  photos per original: at most $(sql "select coalesce(max(n), 0) from (select count(*) n from photos group by checksum) s"); most attempts a job used: $(sql "select coalesce(max(attempts), 0) from jobs"); jobs not done: $(sql "select count(*) from jobs where state <> 'done'"), failed: $(sql "select count(*) from jobs where state = 'failed'"); photos with an error: $(sql "select count(*) from photos where error is not null")"
+  echo "  originals on disk: $(find "$GALLERYD_STORAGE_DIR/originals" -type f 2>/dev/null | wc -l), files rows: $(sql "select count(*) from files")"
+}
 
 scenario_kill() {
-  echo "== kill -9 during 50 concurrent uploads, $rounds rounds (photo $(basename "$photo"), $(($(stat -c %s "$photo") / 1024)) KiB)"
+  echo "== kill -9 during 50 concurrent uploads and the photo creates of 1 in ${PHOTO_EVERY:-1}, $rounds rounds (photo $(basename "$photo"), $(($(stat -c %s "$photo") / 1024)) KiB; the in-process worker decoding)"
   : >"$tmp/acked"
   local leftover=0
   for round in $(seq "$rounds"); do
     [ -n "$serve_pid" ] || start_serve
-    python3 bench/faults.py uploads --port "$port" --pid "$serve_pid" --photo "$photo" --acked "$tmp/acked" --round "$round"
+    python3 bench/faults.py uploads --port "$port" --pid "$serve_pid" --photo "$photo" --acked "$tmp/acked" \
+      --round "$round" --photo-every "${PHOTO_EVERY:-1}"
     wait "$serve_pid" 2>/dev/null || true
     serve_pid=""
     local before=$(temp_files)
     start_serve
-    local after=$(temp_files)
-    echo "  temp files: $before left by the kill, $after after restart"
+    local after=$(temp_files "$serve_pid") own=$(($(temp_files) - $(temp_files "$serve_pid")))
+    echo "  temp files: $before left by the kill, $after after restart (and $own the restarted server's worker is writing)"
     leftover=$((leftover + after))
   done
   python3 bench/faults.py verify --storage "$GALLERYD_STORAGE_DIR" --acked "$tmp/acked" | sed 's/^/  /'
-  local rows=$(sql "select count(*) from files")
-  echo "  files rows: $rows; temp files after restarts (sum over rounds): $leftover"
+  echo "  files rows: $(sql "select count(*) from files"); temp files after restarts (sum over rounds): $leftover"
+  settle
+  local files=$(sql "select count(*) from files") photos=$(sql "select count(*) from photos")
+  python3 bench/faults.py retry --port "$port" --photo "$photo" --acked "$tmp/acked" | sed 's/^/  /'
+  echo "  after the retries: files rows $files -> $(sql "select count(*) from files"), photos $photos -> $(sql "select count(*) from photos")"
+  settle
+  echo "  temp files at the end: $(temp_files)"
 }
 
 scenario_pgrestart() {
@@ -108,6 +136,7 @@ scenario_pgrestart() {
     serve_pid=""
   fi
   curl -fs -o /dev/null -w "  /ready after: %{http_code}\n" "http://127.0.0.1:$port/ready" || echo "  /ready after: failed"
+  [ -n "$serve_pid" ] && settle
 }
 
 scenario_slowloris() {

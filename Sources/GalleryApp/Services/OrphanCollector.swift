@@ -3,20 +3,21 @@ import Foundation
 import Logging
 
 /// Removes what no row refers to any more: uploads (`POST /files`) never attached to a photo
-/// within the grace period, and thumbnails and previews whose photo row is gone (a photo purged
-/// while its job ran, a crash between a purge's commit and its unlinks). The worker runs it with
+/// within the grace period, originals no `files` row names past it (a process killed between
+/// storing an upload's blob and committing its row), and thumbnails and previews whose photo row is
+/// gone (a photo purged while its job ran, a crash between a purge's commit and its unlinks). The worker runs it with
 /// the trash purge; `galleryd` operators see the counts in `/metrics`.
 public struct OrphanCollector: Sendable {
     /// What one pass removed.
     public struct Collected: Sendable, Equatable {
-        /// Unattached uploads removed (`files` row and original).
+        /// Unattached uploads removed (`files` row and original, or an original with no row).
         public var uploads = 0
         /// Derivative files removed (thumbnails and previews of vanished photos).
         public var derivatives = 0
     }
 
     let trash: TrashService
-    private var store: any BlobStore { trash.store }
+    var store: any BlobStore { trash.store }
     private var files: FileRepository { FileRepository(pool: trash.pool) }
     private var photos: PhotoRepository { PhotoRepository(pool: trash.pool) }
 
@@ -26,7 +27,7 @@ public struct OrphanCollector: Sendable {
     static let batchSize = 500
 
     /// The file names directly under `directory` of the store, with their modification times.
-    private func listing(_ directory: String) throws -> [(String, Date)] {
+    func listing(_ directory: String) throws -> [(String, Date)] {
         if let s3 = store as? S3BlobStore {
             return try s3.list(prefix: directory + "/").compactMap { entry in
                 let name = String(entry.key.dropFirst(directory.count + 1))
@@ -57,6 +58,7 @@ public struct OrphanCollector: Sendable {
                 collected.uploads += 1
             }
         }
+        collected.uploads += try collectUnrecordedOriginals(graceHours: graceHours)
         let cutoff = Date().addingTimeInterval(-derivativeMinAge)
         // Derivatives without a photo are found by listing the store: the local directories, or the
         // bucket's keys under each prefix (ListObjectsV2).

@@ -1,3 +1,5 @@
+import BlobStore
+import Crypto
 import Foundation
 import Postgres
 import Testing
@@ -107,5 +109,50 @@ import Testing
         try pool.query("update files set created_at = now() - interval '30 hours'")
         #expect(workers.collectOrphans() == OrphanCollector.Collected())
         #expect(Self.exists(server, "originals/\(fresh)"))
+    }
+    @Test func collector_RemovesOldOriginalsThatNoFilesRowNames_AndKeepsRecordedOrFreshOnes() throws {
+        // A kill -9 between an upload's blob write and its row's commit (bench/faults.sh's kill rounds
+        // with HEICs left 2 such originals in 20 rounds): the blob is on disk, the row rolled back.
+        let server = try TestServer(workers: 0) { UploadTests.smallDerivatives(&$0) }
+        defer { server.stop() }
+        let formats = try UploadFormatTests.allFormats()
+        let store = server.application.store
+        func original(_ bytes: [UInt8], _ ext: String) throws -> String {
+            let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            try store.put(try BlobKey.original(sha256: sha, extension: ext), bytes: bytes)
+            return "\(sha).\(ext)"
+        }
+        let dayAgo = Date().addingTimeInterval(-25 * 3600)
+        let lost = try original(try #require(formats["heic"]), "heic")
+        let lostPNG = try original(try #require(formats["png"]), "png")
+        let fresh = try original(try #require(formats["webp"]), "webp")
+        for name in [lost, lostPNG] {
+            try FileManager.default.setAttributes(
+                [.modificationDate: dayAgo], ofItemAtPath: server.storage + "/originals/" + name)
+        }
+        // An old original with its row and photo, uploaded the ordinary way: kept.
+        let avif = try #require(formats["avif"])
+        let live = try server.uploadPhoto(avif, name: "live.avif")
+        let liveName = try original(avif, "avif")
+        try FileManager.default.setAttributes(
+            [.modificationDate: dayAgo], ofItemAtPath: server.storage + "/originals/" + liveName)
+
+        let workers = server.application.makeWorkerPool(threads: 1)
+        #expect(workers.collectOrphans() == OrphanCollector.Collected(uploads: 2, derivatives: 0))
+        #expect(!Self.exists(server, "originals/\(lost)"))
+        #expect(!Self.exists(server, "originals/\(lostPNG)"))
+        #expect(Self.exists(server, "originals/\(fresh)"), "younger than orphan_grace_hours")
+        #expect(Self.exists(server, "originals/\(liveName)"))
+        #expect(try server.application.pool.query("select 1 from files where name = $1", [lost]).isEmpty)
+        #expect(try server.application.pool.query("select count(*) from files")[0].decode(Int.self, 0) == 1)
+        // The same bytes uploaded again are stored again, whole.
+        let again = try server.request(
+            "POST", "/parse/files/again.heic", body: Data(try #require(formats["heic"])),
+            headers: ["Content-Type": "image/heic"])
+        #expect(again.status == 201 && again.json["name"] as? String == lost, "\(again.text)")
+        #expect(
+            FileManager.default.contents(atPath: server.storage + "/originals/" + lost) == Data(formats["heic"]!))
+        #expect(workers.drain() == 1)
+        #expect(try server.request("GET", "/parse/classes/Photo/\(live)").json["status"] as? String == "ready")
     }
 }
