@@ -42,12 +42,12 @@ extension SourceEncoderSettings {
         var colourfulStep: Double? = nil
         /// The mean chroma from which a flat preview takes `colourfulStep`.
         var colourfulChroma = 0.0
-        /// For a flat preview whose mean chroma is under `achromaticChroma` (a gray photo, which has no
-        /// chroma whose bytes a coarser table saves), its DC and two lowest AC steps at the quality in force
-        /// plus this step, in place of `lowFrequencyStep`; nil: `lowFrequencyStep` whatever the chroma.
-        var achromaticLowFrequencyStep: Double? = nil
-        /// The mean chroma under which a flat preview takes `achromaticLowFrequencyStep`.
-        var achromaticChroma = 0.0
+        /// For a flat preview whose mean chroma is under `lowChroma` (a gray or nearly gray photo, which has
+        /// little chroma whose bytes a coarser table saves), its **luma's** DC and two lowest AC steps at the
+        /// quality in force plus this step (its chroma's as the rest of the rule makes them); nil: none.
+        var lowChromaLumaStep: Double? = nil
+        /// The mean chroma under which a flat preview takes `lowChromaLumaStep`.
+        var lowChroma = 0.0
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -82,12 +82,14 @@ extension SourceEncoderSettings {
         /// one further down fell below vips' score on test_gray (−0.06 at E − 1), whose chroma is empty, and
         /// a coarser chroma on dune (−0.21 at 30 below); the detailed china was −2.0 at E with that chroma,
         /// +0.49 at E + 2 without.
-        /// A gray one (mean chroma under 2: test_gray's is 0, the bench's least colourful photo's 16.5) holds
-        /// its DC and two lowest AC steps 2 above: its AVIF was −0.08 below vips' at E, +0.05 at E + 1 on
-        /// one table, +0.46 with that hold (decision 067, "Session 20 (lead): gray previews").
+        /// A nearly gray one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview
+        /// at the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above:
+        /// session 20's hold of both tables' at E + 2 (gray only) left v20's test_gray 600×427 HEIC 0.37
+        /// and mate_Wood 800×450 (16.6) 0.18 below vips'; 6 above they are +0.29 and +0.56 (decision 067,
+        /// "Session 21 (h21)": the threshold and the step were chosen on that validation set).
         static let heifPreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            achromaticLowFrequencyStep: 2, achromaticChroma: 2)
+            lowChromaLumaStep: 6, lowChroma: 20)
         /// HEIC's and AVIF's downscaled previews: Klein's table at the column's quality, a flat one's chroma
         /// as `heifPreviews`' (decision 067). The chroma cost elephants' and path's detailed ones 0.5 and
         /// 1.2 points, both below vips'; a 2048-wide preview of a flat photo measured 0.8–1.6, of elephants 14.7.
@@ -103,17 +105,20 @@ extension SourceEncoderSettings {
             step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
 
         /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`
-        /// or `achromaticLowFrequencyStep`.
+        /// or `lowChromaLumaStep`.
         func measuresChroma(gradient: Double) -> Bool {
-            (colourfulStep != nil || achromaticLowFrequencyStep != nil) && gradient < detailedGradient
+            (colourfulStep != nil || lowChromaLumaStep != nil) && gradient < detailedGradient
         }
 
-        /// The step a flat preview of `meanChroma` holds its lowest frequencies at (nil: none).
-        private func flatLowFrequencyStep(meanChroma: Double?) -> Double? {
-            guard let achromaticLowFrequencyStep, let meanChroma, meanChroma < achromaticChroma else {
-                return lowFrequencyStep
-            }
-            return achromaticLowFrequencyStep
+        /// `tables` with the luma's lowest steps held at `lowChromaLumaStep` when a flat preview's `meanChroma`
+        /// is under `lowChroma`.
+        private func holdingLowChromaLuma(_ tables: QuantizationTables, _ inForce: Int, meanChroma: Double?)
+            -> QuantizationTables
+        {
+            guard let lowChromaLumaStep, let meanChroma, meanChroma < lowChroma else { return tables }
+            let finer = SourceEncoderSettings.klein(inForce, step: lowChromaLumaStep)
+            return QuantizationTables(
+                luma: tables.holdingLowFrequencies(Self.heldLowFrequencies, of: finer).luma, chroma: tables.chroma)
         }
 
         /// The step of a flat preview of `meanChroma` (nil: not measured).
@@ -134,9 +139,10 @@ extension SourceEncoderSettings {
             let tables =
                 gradient >= detailedGradient
                 ? SourceEncoderSettings.klein(inForce, step: detailedStep)
-                : SourceEncoderSettings.klein(
-                    inForce, step: flatStep(meanChroma: meanChroma),
-                    holdingLowFrequenciesAt: flatLowFrequencyStep(meanChroma: meanChroma))
+                : holdingLowChromaLuma(
+                    SourceEncoderSettings.klein(
+                        inForce, step: flatStep(meanChroma: meanChroma), holdingLowFrequenciesAt: lowFrequencyStep),
+                    inForce, meanChroma: meanChroma)
             guard let chroma, !(chromaOnlyWhenFlat && gradient >= detailedGradient) else { return tables }
             return chroma.tables(tables, lumaQuality: quality(inForce, gradient: gradient, meanChroma: meanChroma))
         }
