@@ -95,6 +95,20 @@ extension SourceEncoderSettings {
         /// 1.2 points, both below vips'; a 2048-wide preview of a flat photo measured 0.8–1.6, of elephants 14.7.
         static let heifDownscaledPreviews = KleinRule(
             step: 0, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
+        /// AVIF's downscaled previews: `heifDownscaledPreviews`, but a flat one 2 below the column's quality.
+        /// AV1 at `heif-enc -A -q 80` leaves a smoother picture than HEVC, whose JPEG keeps more margin at a
+        /// lower table: on the bench's 8 flat ones E − 2 keeps fallenleaf +0.39 over vips' (its HEIC +0.32, the
+        /// HEIC rule's kleiber and LadyBird +0.31 and +0.34), and takes fallenleaf from 0.920× to 0.903× vips'
+        /// bytes (decision 067, "Session 21 (h21)").
+        static let avifDownscaledPreviews = KleinRule(
+            step: -2, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
+        /// AVIF's previews at the original's size whose thumbnail is near-size: `heifPreviews`, but a flat one
+        /// 1 below the quality in force (flower 0.910× → 0.901× vips' bytes, +0.97 over its score; test_cmyk_adobe
+        /// +0.88, test_progressive +1.31); a gray one keeps `heifPreviews`' luma hold. A flat AVIF preview of a
+        /// larger original stays at the quality in force: dune was +0.03 at E − 1 (decision 067, session 21).
+        static let avifNearSizePreviews = KleinRule(
+            step: -1, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
+            lowChromaLumaStep: 6, lowChroma: 20)
         /// HEIC's and AVIF's near-size thumbnails, the original re-encoded as its preview is: Klein's table
         /// 2 below the thumbnail's quality in force with the preview's chroma (20 below, five steps held) when
         /// flat, one below on one table when detailed. Further down test_gray's fell below vips' (−1.39 at

@@ -193,12 +193,19 @@ struct SourceEncoderSettings: Sendable, Equatable {
     static func forSource(_ format: ImageFormat) -> SourceEncoderSettings {
         switch format {
         case .jpeg: .unchanged
-        case .heif, .avif:
+        case .heif:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
                 thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
                 downscaledPreviewKlein: .heifDownscaledPreviews, thumbnailKleinStep: -1,
                 thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .heifNearSizeThumbnails)
+        case .avif:
+            SourceEncoderSettings(
+                previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
+                thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
+                nearSizePreviewKlein: .avifNearSizePreviews, downscaledPreviewKlein: .avifDownscaledPreviews,
+                thumbnailKleinStep: -1, thumbnailKleinChroma: .webpThumbnails,
+                nearSizeThumbnailKlein: .heifNearSizeThumbnails)
         case .png:
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,
