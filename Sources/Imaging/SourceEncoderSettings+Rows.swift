@@ -82,12 +82,22 @@ extension SourceEncoderSettings {
         /// one further down fell below vips' score on test_gray (−0.06 at E − 1), whose chroma is empty, and
         /// a coarser chroma on dune (−0.21 at 30 below); the detailed china was −2.0 at E with that chroma,
         /// +0.49 at E + 2 without.
-        /// A nearly gray one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview
-        /// at the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above:
-        /// session 20's hold of both tables' at E + 2 (gray only) left v20's test_gray 600×427 HEIC 0.37
-        /// and mate_Wood 800×450 (16.6) 0.18 below vips'; 6 above they are +0.29 and +0.56 (decision 067,
-        /// "Session 21 (h21)": the threshold and the step were chosen on that validation set).
+        /// A gray one (mean chroma under 2: test_gray's is 0, the bench's least colourful photo's 16.5) holds
+        /// its luma's DC and two lowest AC steps 2 above: its AVIF was −0.08 below vips' at E, +0.05 at E + 1 on
+        /// one table, +0.46 with that hold (decision 067, "Session 20 (lead): gray previews"; both tables' then,
+        /// the luma's since session 21: a gray picture's chroma has no coefficients for its steps to change).
         static let heifPreviews = KleinRule(
+            step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
+            lowChromaLumaStep: 2, lowChroma: 2)
+        /// HEIC's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
+        /// but a pale flat one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview at
+        /// the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above. The hold
+        /// of both tables' at E + 2 for gray ones left v20's test_gray 600×427 HEIC 0.37 and mate_Wood 800×450
+        /// (16.6) 0.18 below vips'; 6 above they are +0.29 and +0.56. On larger pale originals it only spent
+        /// bytes (v20's kleiber 1920×1080 and mate_Wood 1600×1200 previews +4.7% and +6.6%, already 0.65 and
+        /// 1.17 over vips'), so it is the near-size row's (decision 067, "Session 21 (h21)": the threshold and
+        /// the step were chosen on that validation set).
+        static let heifNearSizePreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
             lowChromaLumaStep: 6, lowChroma: 20)
         /// HEIC's and AVIF's downscaled previews: Klein's table at the column's quality, a flat one's chroma
@@ -97,14 +107,14 @@ extension SourceEncoderSettings {
             step: 0, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
         /// AVIF's downscaled previews: `heifDownscaledPreviews`, but a flat one 2 below the column's quality.
         /// AV1 at `heif-enc -A -q 80` leaves a smoother picture than HEVC, whose JPEG keeps more margin at a
-        /// lower table: on the bench's 8 flat ones E − 2 keeps fallenleaf +0.39 over vips' (its HEIC +0.32, the
-        /// HEIC rule's kleiber and LadyBird +0.31 and +0.34), and takes fallenleaf from 0.920× to 0.903× vips'
-        /// bytes (decision 067, "Session 21 (h21)").
+        /// lower table: on the bench's 8 flat ones E − 2 keeps fallenleaf +0.39 over vips', the thinnest (HEIC's
+        /// at E − 2: fallenleaf +0.32, kleiber +0.31, LadyBird +0.34), and takes fallenleaf from 0.920× to
+        /// 0.903× vips' bytes (decision 067, "Session 21 (h21)").
         static let avifDownscaledPreviews = KleinRule(
             step: -2, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
         /// AVIF's previews at the original's size whose thumbnail is near-size: `heifPreviews`, but a flat one
         /// 1 below the quality in force (flower 0.910× → 0.901× vips' bytes, +0.97 over its score; test_cmyk_adobe
-        /// +0.88, test_progressive +1.31); a gray one keeps `heifPreviews`' luma hold. A flat AVIF preview of a
+        /// +0.88, test_progressive +1.31), a pale one with `heifNearSizePreviews`' luma hold. A flat AVIF preview of a
         /// larger original stays at the quality in force: dune was +0.03 at E − 1 (decision 067, session 21).
         static let avifNearSizePreviews = KleinRule(
             step: -1, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,

@@ -19,11 +19,12 @@ extension SourceEncoderSettingsTests {
     @Test func avifRow_HasItsOwnPreviewRules() {
         let (avif, heif) = (SourceEncoderSettings.forSource(.avif), SourceEncoderSettings.forSource(.heif))
         #expect(avif != heif)
-        #expect(avif.nearSizePreviewKlein == .avifNearSizePreviews && heif.nearSizePreviewKlein == nil)
+        #expect(avif.nearSizePreviewKlein == .avifNearSizePreviews)
+        #expect(heif.nearSizePreviewKlein == .heifNearSizePreviews)
         #expect(avif.downscaledPreviewKlein == .avifDownscaledPreviews)
         #expect(heif.downscaledPreviewKlein == .heifDownscaledPreviews)
         var shared = avif
-        shared.nearSizePreviewKlein = nil
+        shared.nearSizePreviewKlein = .heifNearSizePreviews
         shared.downscaledPreviewKlein = .heifDownscaledPreviews
         #expect(shared == heif)
         #expect(avif.originalSizePreviewKlein(nearSize: false) == .heifPreviews)

@@ -21,6 +21,7 @@ extension SourceEncoderSettingsTests {
         }
         #expect(heif.thumbnailKleinStep == -1 && heif.thumbnailKleinChroma == .webpThumbnails)
         #expect(heif.nearSizeThumbnailKlein == .heifNearSizeThumbnails)
+        #expect(heif.nearSizePreviewKlein == .heifNearSizePreviews)
         #expect(heif.nearSize == nil)
         #expect(heif.previewQuality(Self.spec, keepsOriginalSize: true) == 90)
         #expect(heif.previewQuality(Self.spec, keepsOriginalSize: false) == 90)
@@ -39,7 +40,7 @@ extension SourceEncoderSettingsTests {
                 == SourceEncoderSettings.KleinRule(
                     step: 0, detailedStep: 2, detailedGradient: 6,
                     chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5),
-                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 6, lowChroma: 20
+                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 2, lowChroma: 2
                 ))
         #expect(preview.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
         #expect(preview.tables(80, gradient: 5.99, meanChroma: 20) == Self.webpOriginalSizePreview(80))
@@ -77,20 +78,24 @@ extension SourceEncoderSettingsTests {
         #expect(try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(.heif, quality: 92))
     }
 
-    /// A gray or pale photo's flat preview (mean chroma under 20) holds its luma's DC and two lowest AC steps
-    /// 6 above the quality in force, its chroma as a colourful one's; a detailed one is not measured for
-    /// chroma. The downscaled rule has no such hold (session 21: v20's test_gray 600×427 HEIC preview was
-    /// −0.37 below vips' with session 20's hold of both tables at E + 2 for gray only, mate_Wood 800×450's
-    /// −0.18 without).
+    /// A small original's pale flat preview (near-size thumbnail, mean chroma under 20) holds its luma's DC and
+    /// two lowest AC steps 6 above the quality in force, its chroma as a colourful one's; a larger original's
+    /// only when gray (under 2), 2 above; a detailed one is not measured for chroma. The downscaled rule has no
+    /// such hold (session 21: v20's test_gray 600×427 HEIC preview was −0.37 below vips' with session 20's hold
+    /// at E + 2, mate_Wood 800×450's −0.18 without).
     @Test func heifPalePreview_HoldsItsLumasLowestStepsHigher() {
-        let preview = SourceEncoderSettings.KleinRule.heifPreviews
-        #expect(preview.measuresChroma(gradient: 5.99) && !preview.measuresChroma(gradient: 6))
+        let near = SourceEncoderSettings.KleinRule.heifNearSizePreviews
+        #expect(near.measuresChroma(gradient: 5.99) && !near.measuresChroma(gradient: 6))
         let pale = Self.lumaHeldPreview(80, held: 6)
         #expect(pale.chroma == Self.webpOriginalSizePreview(80).chroma)
-        #expect(preview.tables(80, gradient: 1, meanChroma: 0) == pale)
-        #expect(preview.tables(80, gradient: 1, meanChroma: 19.99) == pale)
-        #expect(preview.tables(80, gradient: 1, meanChroma: 20) == Self.webpOriginalSizePreview(80))
-        #expect(preview.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
+        #expect(near.tables(80, gradient: 1, meanChroma: 0) == pale)
+        #expect(near.tables(80, gradient: 1, meanChroma: 19.99) == pale)
+        #expect(near.tables(80, gradient: 1, meanChroma: 20) == Self.webpOriginalSizePreview(80))
+        #expect(near.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
+        #expect(near.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
+        let preview = SourceEncoderSettings.KleinRule.heifPreviews
+        #expect(preview.tables(80, gradient: 1, meanChroma: 1.99) == Self.lumaHeldPreview(80, held: 2))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 2) == Self.webpOriginalSizePreview(80))
         for rule in [SourceEncoderSettings.KleinRule.heifDownscaledPreviews, .webpPreviews] {
             #expect(rule.lowChromaLumaStep == nil)
         }
@@ -117,18 +122,24 @@ extension SourceEncoderSettingsTests {
         }.encode()
     }
 
-    /// A gray and a pale HEIC's preview at the original's size, read back (spec 60, where Klein 60's and 66's
-    /// lowest steps differ): the gray quadrants' chroma is measured as none, the pale ones' (14 bluer) under 20,
-    /// so their luma's lowest steps are held at Klein 66; the colour quadrants' are not.
+    /// A gray and a pale HEIC's preview at the original's size, read back (spec 60, where Klein 60's, 62's and
+    /// 66's lowest steps differ): with a near-size thumbnail (84×56) the gray quadrants' (chroma none) and the
+    /// pale ones' (14 bluer, under 20) luma's lowest steps are held at Klein 66, the colour quadrants' not; with
+    /// a smaller thumbnail (48×32) the gray ones' at Klein 62, the pale ones' not.
     @Test(arguments: [0, 14])
     func heicPalePreview_TakesTheHeldTable(tint: Int) throws {
-        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
         let heic = try FixtureTools.heic(Self.levelsPNG(tint: tint), options: ["-q", "90"])
-        let result = try ImagePipeline.process(bytes: heic, spec: spec)
-        #expect(result.info.format == .heif && result.preview.width == 96)
+        let near = DerivativeSpec(thumbnailShortEdge: 56, previewLongEdge: 128, quality: 60)
+        let result = try ImagePipeline.process(bytes: heic, spec: near)
+        #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
         #expect(try Self.tables(result.preview.jpeg) == Self.lumaHeldPreview(60, held: 6))
-        let colour = try ImagePipeline.process(bytes: try Self.quadrants(as: .heif), spec: spec)
+        let colour = try ImagePipeline.process(bytes: try Self.quadrants(as: .heif), spec: near)
         #expect(try Self.tables(colour.preview.jpeg) == Self.webpOriginalSizePreview(60))
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
+        let larger = try ImagePipeline.process(bytes: heic, spec: spec)
+        #expect(larger.preview.width == 96 && larger.thumbnail.height == 32)
+        let expected = tint == 0 ? Self.lumaHeldPreview(60, held: 2) : Self.webpOriginalSizePreview(60)
+        #expect(try Self.tables(larger.preview.jpeg) == expected)
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
