@@ -124,9 +124,12 @@ extension SourceEncoderSettings {
         /// flat, one below on one table when detailed. Further down test_gray's fell below vips' (−1.39 at
         /// E − 5), and only the luma's step tells on a gray photo; WebP's detailed E − 6 (decision 063) put
         /// three china HEIC/AVIFs of v20's validation set 1.9–2.6 below vips', E − 1 keeps them +0.19 to +1.00
-        /// (decision 067).
+        /// (decision 067). A pale flat one (mean chroma under 20, as `heifNearSizePreviews`') holds its luma's DC
+        /// and two lowest AC steps 3 above the quality in force: v20's test_gray 600×427 HEIC thumbnail went
+        /// from −0.47 to +0.25 over vips' (mate_Wood 800×450 +0.05 → +0.60; decision 067, "Session 21 (h21)").
         static let heifNearSizeThumbnails = KleinRule(
-            step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
+            step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
+            lowChromaLumaStep: 3, lowChroma: 20)
 
         /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`
         /// or `lowChromaLumaStep`.

@@ -164,4 +164,19 @@ extension SourceEncoderSettingsTests {
         #expect(try Self.tables(result.thumbnail.jpeg) == thumbnail)
     }
 
+    /// A gray and a pale HEIC's near-size thumbnail (84×56 of a 96×64 preview, thumbnail quality in force
+    /// 92): Klein 90 with the preview's chroma, its luma's DC and two lowest AC steps held at Klein 95 (3
+    /// above); a colourful one's are Klein 90's (`heicNearSizeThumbnail_StepsByDetail`). Session 21: v20's
+    /// test_gray 600×427 HEIC thumbnail was −0.47 below vips' without the hold, +0.25 with it.
+    @Test(arguments: [0, 14])
+    func heicPaleNearSizeThumbnail_HoldsItsLumasLowestSteps(tint: Int) throws {
+        let heic = try FixtureTools.heic(Self.levelsPNG(tint: tint), options: ["-q", "90"])
+        let spec = DerivativeSpec(thumbnailShortEdge: 56, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: heic, spec: spec)
+        #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
+        #expect(try Self.tables(result.thumbnail.jpeg) == Self.lumaHeldPreview(92, step: -2, held: 3))
+        #expect(
+            SourceEncoderSettings.KleinRule.heifNearSizeThumbnails.tables(92, gradient: 1, meanChroma: 20)
+                == Self.thumbnailTables(.heif, quality: 92, nearSize: true))
+    }
 }
