@@ -87,9 +87,12 @@ extension ImagePipeline {
             let gradient = PreviewDetail.meanGradient(preview)
             let chroma = klein.measuresChroma(gradient: gradient) ? PreviewDetail.meanChroma(preview) : nil
             previewTables = klein.tables(previewQuality, gradient: gradient, meanChroma: chroma)
-            // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063).
+            // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063), and
+            // by its chroma (HEIC and AVIF: decision 067, session 21).
             if nearSize, keepsSize, let rule = settings.nearSizeThumbnailKlein {
-                thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient)
+                let thumbnailChroma =
+                    rule.measuresChroma(gradient: gradient) ? chroma ?? PreviewDetail.meanChroma(preview) : nil
+                thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma)
             }
         }
 

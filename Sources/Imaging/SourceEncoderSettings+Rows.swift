@@ -42,12 +42,12 @@ extension SourceEncoderSettings {
         var colourfulStep: Double? = nil
         /// The mean chroma from which a flat preview takes `colourfulStep`.
         var colourfulChroma = 0.0
-        /// For a flat preview whose mean chroma is under `achromaticChroma` (a gray photo, which has no
-        /// chroma whose bytes a coarser table saves), its DC and two lowest AC steps at the quality in force
-        /// plus this step, in place of `lowFrequencyStep`; nil: `lowFrequencyStep` whatever the chroma.
-        var achromaticLowFrequencyStep: Double? = nil
-        /// The mean chroma under which a flat preview takes `achromaticLowFrequencyStep`.
-        var achromaticChroma = 0.0
+        /// For a flat preview whose mean chroma is under `lowChroma` (a gray or nearly gray photo, which has
+        /// little chroma whose bytes a coarser table saves), its **luma's** DC and two lowest AC steps at the
+        /// quality in force plus this step (its chroma's as the rest of the rule makes them); nil: none.
+        var lowChromaLumaStep: Double? = nil
+        /// The mean chroma under which a flat preview takes `lowChromaLumaStep`.
+        var lowChroma = 0.0
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -83,37 +83,69 @@ extension SourceEncoderSettings {
         /// a coarser chroma on dune (−0.21 at 30 below); the detailed china was −2.0 at E with that chroma,
         /// +0.49 at E + 2 without.
         /// A gray one (mean chroma under 2: test_gray's is 0, the bench's least colourful photo's 16.5) holds
-        /// its DC and two lowest AC steps 2 above: its AVIF was −0.08 below vips' at E, +0.05 at E + 1 on
-        /// one table, +0.46 with that hold (decision 067, "Session 20 (lead): gray previews").
+        /// its luma's DC and two lowest AC steps 2 above: its AVIF was −0.08 below vips' at E, +0.05 at E + 1 on
+        /// one table, +0.46 with that hold (decision 067, "Session 20 (lead): gray previews"; both tables' then,
+        /// the luma's since session 21: a gray picture's chroma has no coefficients for its steps to change).
         static let heifPreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            achromaticLowFrequencyStep: 2, achromaticChroma: 2)
+            lowChromaLumaStep: 2, lowChroma: 2)
+        /// HEIC's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
+        /// but a pale flat one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview at
+        /// the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above. The hold
+        /// of both tables' at E + 2 for gray ones left v20's test_gray 600×427 HEIC 0.37 and mate_Wood 800×450
+        /// (16.6) 0.18 below vips'; 6 above they are +0.29 and +0.56. On larger pale originals it only spent
+        /// bytes (v20's kleiber 1920×1080 and mate_Wood 1600×1200 previews +4.7% and +6.6%, already 0.65 and
+        /// 1.17 over vips'), so it is the near-size row's (decision 067, "Session 21 (h21)": the threshold and
+        /// the step were chosen on that validation set).
+        static let heifNearSizePreviews = KleinRule(
+            step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
+            lowChromaLumaStep: 6, lowChroma: 20)
         /// HEIC's and AVIF's downscaled previews: Klein's table at the column's quality, a flat one's chroma
         /// as `heifPreviews`' (decision 067). The chroma cost elephants' and path's detailed ones 0.5 and
         /// 1.2 points, both below vips'; a 2048-wide preview of a flat photo measured 0.8–1.6, of elephants 14.7.
         static let heifDownscaledPreviews = KleinRule(
             step: 0, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
+        /// AVIF's downscaled previews: `heifDownscaledPreviews`, but a flat one 2 below the column's quality.
+        /// AV1 at `heif-enc -A -q 80` leaves a smoother picture than HEVC, whose JPEG keeps more margin at a
+        /// lower table: on the bench's 8 flat ones E − 2 keeps fallenleaf +0.39 over vips', the thinnest (HEIC's
+        /// at E − 2: fallenleaf +0.32, kleiber +0.31, LadyBird +0.34), and takes fallenleaf from 0.920× to
+        /// 0.903× vips' bytes (decision 067, "Session 21 (h21)").
+        static let avifDownscaledPreviews = KleinRule(
+            step: -2, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
+        /// AVIF's previews at the original's size whose thumbnail is near-size: `heifPreviews`, but a flat one
+        /// 1 below the quality in force (flower 0.910× → 0.901× vips' bytes, +0.97 over its score; test_cmyk_adobe
+        /// +0.88, test_progressive +1.31), a pale one with `heifNearSizePreviews`' luma hold. A flat AVIF preview of a
+        /// larger original stays at the quality in force: dune was +0.03 at E − 1 (decision 067, session 21).
+        static let avifNearSizePreviews = KleinRule(
+            step: -1, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
+            lowChromaLumaStep: 6, lowChroma: 20)
         /// HEIC's and AVIF's near-size thumbnails, the original re-encoded as its preview is: Klein's table
         /// 2 below the thumbnail's quality in force with the preview's chroma (20 below, five steps held) when
         /// flat, one below on one table when detailed. Further down test_gray's fell below vips' (−1.39 at
         /// E − 5), and only the luma's step tells on a gray photo; WebP's detailed E − 6 (decision 063) put
         /// three china HEIC/AVIFs of v20's validation set 1.9–2.6 below vips', E − 1 keeps them +0.19 to +1.00
-        /// (decision 067).
+        /// (decision 067). A pale flat one (mean chroma under 20, as `heifNearSizePreviews`') holds its luma's DC
+        /// and two lowest AC steps 3 above the quality in force: v20's test_gray 600×427 HEIC thumbnail went
+        /// from −0.47 to +0.25 over vips' (mate_Wood 800×450 +0.05 → +0.60; decision 067, "Session 21 (h21)").
         static let heifNearSizeThumbnails = KleinRule(
-            step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
+            step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
+            lowChromaLumaStep: 3, lowChroma: 20)
 
         /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`
-        /// or `achromaticLowFrequencyStep`.
+        /// or `lowChromaLumaStep`.
         func measuresChroma(gradient: Double) -> Bool {
-            (colourfulStep != nil || achromaticLowFrequencyStep != nil) && gradient < detailedGradient
+            (colourfulStep != nil || lowChromaLumaStep != nil) && gradient < detailedGradient
         }
 
-        /// The step a flat preview of `meanChroma` holds its lowest frequencies at (nil: none).
-        private func flatLowFrequencyStep(meanChroma: Double?) -> Double? {
-            guard let achromaticLowFrequencyStep, let meanChroma, meanChroma < achromaticChroma else {
-                return lowFrequencyStep
-            }
-            return achromaticLowFrequencyStep
+        /// `tables` with the luma's lowest steps held at `lowChromaLumaStep` when a flat preview's `meanChroma`
+        /// is under `lowChroma`.
+        private func holdingLowChromaLuma(_ tables: QuantizationTables, _ inForce: Int, meanChroma: Double?)
+            -> QuantizationTables
+        {
+            guard let lowChromaLumaStep, let meanChroma, meanChroma < lowChroma else { return tables }
+            let finer = SourceEncoderSettings.klein(inForce, step: lowChromaLumaStep)
+            return QuantizationTables(
+                luma: tables.holdingLowFrequencies(Self.heldLowFrequencies, of: finer).luma, chroma: tables.chroma)
         }
 
         /// The step of a flat preview of `meanChroma` (nil: not measured).
@@ -134,9 +166,10 @@ extension SourceEncoderSettings {
             let tables =
                 gradient >= detailedGradient
                 ? SourceEncoderSettings.klein(inForce, step: detailedStep)
-                : SourceEncoderSettings.klein(
-                    inForce, step: flatStep(meanChroma: meanChroma),
-                    holdingLowFrequenciesAt: flatLowFrequencyStep(meanChroma: meanChroma))
+                : holdingLowChromaLuma(
+                    SourceEncoderSettings.klein(
+                        inForce, step: flatStep(meanChroma: meanChroma), holdingLowFrequenciesAt: lowFrequencyStep),
+                    inForce, meanChroma: meanChroma)
             guard let chroma, !(chromaOnlyWhenFlat && gradient >= detailedGradient) else { return tables }
             return chroma.tables(tables, lumaQuality: quality(inForce, gradient: gradient, meanChroma: meanChroma))
         }

@@ -7,7 +7,8 @@
 ///   (docs/decisions/019-aligned-reencode-dc-step-qualities.md), the row every other goal was
 ///   measured with.
 /// - HEIC and AVIF: the spec's qualities, their previews that keep the original's size at the
-///   downscale's quality (047), under Klein's tables since session 20 (067, at the end).
+///   downscale's quality (047), under Klein's tables since session 20 (067, at the end; AVIF's own
+///   preview rules since session 21).
 /// - PNG: the preview 2 qualities lower, the thumbnail 1. A lossless source has nothing of a first
 ///   encode's blur in it, so our derivatives outscored vips' by 0.4–1.5 points at 0.95× its bytes;
 ///   at −2 they are 0.85× vips' bytes over 18 photos, but previews that keep the original's size
@@ -110,10 +111,16 @@
 /// (`KleinRule.heifDownscaledPreviews`: it put the detailed elephants and path below vips'). The
 /// thumbnail is one below with chroma 11 below its luma (WebP's, `KleinChroma.webpThumbnails`); a near-size
 /// one 2 below with the preview's chroma when flat, 1 below on one table when detailed
-/// (`KleinRule.heifNearSizeThumbnails`). test_gray, whose chroma is empty, bounds the flat luma steps: its
-/// preview (+0.28) and near-size thumbnail (+0.33) are the thinnest margins; dune, mate_FreshFlower and
-/// china (whose detailed near-size thumbnail step v20's validation set mended from 6 below to 1) stay over
-/// 0.91× vips' bytes.
+/// (`KleinRule.heifNearSizeThumbnails`). test_gray, whose chroma is empty, bounds the flat luma steps; a
+/// small original's pale flat preview (mean chroma under 20, near-size thumbnail: `KleinRule.heifNearSizePreviews`)
+/// and its near-size thumbnail hold their luma's lowest steps finer (6 and 3 above the quality in force;
+/// session 21, fitted on v20's validation set). Dune, mate_FreshFlower and china (whose detailed near-size thumbnail step v20's
+/// validation set mended from 6 below to 1) stay over 0.91× vips' bytes.
+///
+/// AVIF has its own row since session 21 (067, "Session 21 (h21)"): AV1 at `heif-enc -A -q 80` leaves more
+/// margin at a lower table than HEVC, so a flat downscaled AVIF preview goes 2 below the column's quality
+/// (`KleinRule.avifDownscaledPreviews`) and a flat preview whose thumbnail is near-size 1 below the quality
+/// in force (`KleinRule.avifNearSizePreviews`, `nearSizePreviewKlein`); the rest is HEIC's.
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int
@@ -193,12 +200,20 @@ struct SourceEncoderSettings: Sendable, Equatable {
     static func forSource(_ format: ImageFormat) -> SourceEncoderSettings {
         switch format {
         case .jpeg: .unchanged
-        case .heif, .avif:
+        case .heif:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
                 thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
-                downscaledPreviewKlein: .heifDownscaledPreviews, thumbnailKleinStep: -1,
+                nearSizePreviewKlein: .heifNearSizePreviews, downscaledPreviewKlein: .heifDownscaledPreviews,
+                thumbnailKleinStep: -1,
                 thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .heifNearSizeThumbnails)
+        case .avif:
+            SourceEncoderSettings(
+                previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
+                thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
+                nearSizePreviewKlein: .avifNearSizePreviews, downscaledPreviewKlein: .avifDownscaledPreviews,
+                thumbnailKleinStep: -1, thumbnailKleinChroma: .webpThumbnails,
+                nearSizeThumbnailKlein: .heifNearSizeThumbnails)
         case .png:
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,

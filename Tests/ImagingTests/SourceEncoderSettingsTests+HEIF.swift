@@ -5,12 +5,12 @@ import Testing
 /// HEIC's and AVIF's own row (decision 067): Klein's tables for every derivative, the coarser chroma
 /// of WebP's where the photo is flat, read back from the outputs' DQT segments.
 extension SourceEncoderSettingsTests {
-    /// HEIC and AVIF share the row: an sRGB profile left out, the original-size preview by `heifPreviews`,
-    /// a downscaled one by `heifDownscaledPreviews` (both by the preview's detail), the thumbnail one below
-    /// with WebP's thumbnail chroma, a near-size one by `heifNearSizeThumbnails`; the spec's qualities as before.
+    /// HEIC's row (AVIF's differs in two preview rules: `avifRow_HasItsOwnPreviewRules`): an sRGB profile
+    /// left out, the original-size preview by `heifPreviews`, a downscaled one by `heifDownscaledPreviews` (both
+    /// by the preview's detail), the thumbnail one below with WebP's thumbnail chroma, a near-size one by
+    /// `heifNearSizeThumbnails`; the spec's qualities as before.
     @Test func heifRow_TakesKleinsTables() {
         let heif = SourceEncoderSettings.forSource(.heif)
-        #expect(SourceEncoderSettings.forSource(.avif) == heif)
         #expect(heif.omitsSRGBProfile)
         #expect(heif.originalSizePreviewKlein == .heifPreviews)
         #expect(heif.downscaledPreviewKlein == .heifDownscaledPreviews)
@@ -21,6 +21,7 @@ extension SourceEncoderSettingsTests {
         }
         #expect(heif.thumbnailKleinStep == -1 && heif.thumbnailKleinChroma == .webpThumbnails)
         #expect(heif.nearSizeThumbnailKlein == .heifNearSizeThumbnails)
+        #expect(heif.nearSizePreviewKlein == .heifNearSizePreviews)
         #expect(heif.nearSize == nil)
         #expect(heif.previewQuality(Self.spec, keepsOriginalSize: true) == 90)
         #expect(heif.previewQuality(Self.spec, keepsOriginalSize: false) == 90)
@@ -39,10 +40,10 @@ extension SourceEncoderSettingsTests {
                 == SourceEncoderSettings.KleinRule(
                     step: 0, detailedStep: 2, detailedGradient: 6,
                     chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5),
-                    chromaOnlyWhenFlat: true, achromaticLowFrequencyStep: 2, achromaticChroma: 2
+                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 2, lowChroma: 2
                 ))
         #expect(preview.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
-        #expect(preview.tables(80, gradient: 5.99, meanChroma: 2) == Self.webpOriginalSizePreview(80))
+        #expect(preview.tables(80, gradient: 5.99, meanChroma: 20) == Self.webpOriginalSizePreview(80))
         #expect(preview.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
         #expect(preview.tables(99, gradient: 14) == QuantizationTables(kleinQuality: 100))
         let downscaled = SourceEncoderSettings.KleinRule.heifDownscaledPreviews
@@ -77,41 +78,68 @@ extension SourceEncoderSettingsTests {
         #expect(try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(.heif, quality: 92))
     }
 
-    /// A gray photo's flat preview (mean chroma under 2) holds its DC and two lowest AC steps 2 above the
-    /// quality in force, where a colourful one does not; a detailed one is not measured for chroma. The
-    /// other rules have no such hold (session 20: test_gray's AVIF preview was −0.08 below vips' without it).
-    @Test func heifGrayPreview_HoldsItsLowestStepsHigher() {
+    /// A small original's pale flat preview (near-size thumbnail, mean chroma under 20) holds its luma's DC and
+    /// two lowest AC steps 6 above the quality in force, its chroma as a colourful one's; a larger original's
+    /// only when gray (under 2), 2 above; a detailed one is not measured for chroma. The downscaled rule has no
+    /// such hold (session 21: v20's test_gray 600×427 HEIC preview was −0.37 below vips' with session 20's hold
+    /// at E + 2, mate_Wood 800×450's −0.18 without).
+    @Test func heifPalePreview_HoldsItsLumasLowestStepsHigher() {
+        let near = SourceEncoderSettings.KleinRule.heifNearSizePreviews
+        #expect(near.measuresChroma(gradient: 5.99) && !near.measuresChroma(gradient: 6))
+        let pale = Self.lumaHeldPreview(80, held: 6)
+        #expect(pale.chroma == Self.webpOriginalSizePreview(80).chroma)
+        #expect(near.tables(80, gradient: 1, meanChroma: 0) == pale)
+        #expect(near.tables(80, gradient: 1, meanChroma: 19.99) == pale)
+        #expect(near.tables(80, gradient: 1, meanChroma: 20) == Self.webpOriginalSizePreview(80))
+        #expect(near.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
+        #expect(near.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
         let preview = SourceEncoderSettings.KleinRule.heifPreviews
-        #expect(preview.measuresChroma(gradient: 5.99) && !preview.measuresChroma(gradient: 6))
-        let held = SourceEncoderSettings.klein(80, step: 0, holdingLowFrequenciesAt: 2)
-        let gray = SourceEncoderSettings.KleinChroma.webpPreviews.tables(held, lumaQuality: 80)
-        #expect(preview.tables(80, gradient: 1, meanChroma: 0) == gray)
-        #expect(preview.tables(80, gradient: 1, meanChroma: 1.99) == gray)
-        #expect(gray != Self.webpOriginalSizePreview(80))
-        #expect(preview.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
-        for rule in [SourceEncoderSettings.KleinRule.heifDownscaledPreviews, .heifNearSizeThumbnails, .webpPreviews] {
-            #expect(rule.achromaticLowFrequencyStep == nil)
+        #expect(preview.tables(80, gradient: 1, meanChroma: 1.99) == Self.lumaHeldPreview(80, held: 2))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 2) == Self.webpOriginalSizePreview(80))
+        for rule in [SourceEncoderSettings.KleinRule.heifDownscaledPreviews, .webpPreviews] {
+            #expect(rule.lowChromaLumaStep == nil)
         }
     }
 
-    /// A gray HEIC's preview at the original's size, read back (spec 60, where Klein 60's and 62's lowest
-    /// steps differ): the gray quadrants' chroma is measured as none, so its lowest steps are held at
-    /// Klein 62; the colour quadrants' are not.
-    @Test func heicGrayPreview_TakesTheHeldTable() throws {
+    /// Klein's table `step` from `quality` with a WebP preview's chroma, and its luma's DC and two lowest AC
+    /// steps from Klein's table `held` from it (the low-chroma hold).
+    static func lumaHeldPreview(_ quality: Int, step: Double = 0, held: Double) -> QuantizationTables {
+        let tables = webpOriginalSizePreview(Double(quality) + step)
+        var luma = tables.luma
+        let finer = QuantizationTables(kleinQuality: Double(quality) + held)
+        for k in [0, 1, 8] { luma[k] = finer.luma[k] }
+        let result = QuantizationTables(luma: luma, chroma: tables.chroma)
+        #expect(result != tables)
+        return result
+    }
+
+    /// Four levels of gray, each `tint` bluer (RGB PNG, 96×64).
+    static func levelsPNG(tint: Int) -> [UInt8] {
         let levels = [40, 90, 160, 215]
-        let png = PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in
+        return PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in
             let level = levels[(y < 32 ? 0 : 2) + (x < 48 ? 0 : 1)]
-            return [level, level, level]
+            return [level, level, level + tint]
         }.encode()
-        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
-        let result = try ImagePipeline.process(bytes: try FixtureTools.heic(png, options: ["-q", "90"]), spec: spec)
-        #expect(result.info.format == .heif && result.preview.width == 96)
-        let held = SourceEncoderSettings.klein(60, step: 0, holdingLowFrequenciesAt: 2)
-        #expect(
-            try Self.tables(result.preview.jpeg)
-                == SourceEncoderSettings.KleinChroma.webpPreviews.tables(held, lumaQuality: 60))
-        let colour = try ImagePipeline.process(bytes: try Self.quadrants(as: .heif), spec: spec)
+    }
+
+    /// A gray and a pale HEIC's preview at the original's size, read back (spec 60, where Klein 60's, 62's and
+    /// 66's lowest steps differ): with a near-size thumbnail (84×56) the gray quadrants' (chroma none) and the
+    /// pale ones' (14 bluer, under 20) luma's lowest steps are held at Klein 66, the colour quadrants' not; with
+    /// a smaller thumbnail (48×32) the gray ones' at Klein 62, the pale ones' not.
+    @Test(arguments: [0, 14])
+    func heicPalePreview_TakesTheHeldTable(tint: Int) throws {
+        let heic = try FixtureTools.heic(Self.levelsPNG(tint: tint), options: ["-q", "90"])
+        let near = DerivativeSpec(thumbnailShortEdge: 56, previewLongEdge: 128, quality: 60)
+        let result = try ImagePipeline.process(bytes: heic, spec: near)
+        #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
+        #expect(try Self.tables(result.preview.jpeg) == Self.lumaHeldPreview(60, held: 6))
+        let colour = try ImagePipeline.process(bytes: try Self.quadrants(as: .heif), spec: near)
         #expect(try Self.tables(colour.preview.jpeg) == Self.webpOriginalSizePreview(60))
+        let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
+        let larger = try ImagePipeline.process(bytes: heic, spec: spec)
+        #expect(larger.preview.width == 96 && larger.thumbnail.height == 32)
+        let expected = tint == 0 ? Self.lumaHeldPreview(60, held: 2) : Self.webpOriginalSizePreview(60)
+        #expect(try Self.tables(larger.preview.jpeg) == expected)
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
@@ -134,5 +162,21 @@ extension SourceEncoderSettingsTests {
         let thumbnail =
             detailed ? QuantizationTables(kleinQuality: 91) : Self.thumbnailTables(.heif, quality: 92, nearSize: true)
         #expect(try Self.tables(result.thumbnail.jpeg) == thumbnail)
+    }
+
+    /// A gray and a pale HEIC's near-size thumbnail (84×56 of a 96×64 preview, thumbnail quality in force
+    /// 92): Klein 90 with the preview's chroma, its luma's DC and two lowest AC steps held at Klein 95 (3
+    /// above); a colourful one's are Klein 90's (`heicNearSizeThumbnail_StepsByDetail`). Session 21: v20's
+    /// test_gray 600×427 HEIC thumbnail was −0.47 below vips' without the hold, +0.25 with it.
+    @Test(arguments: [0, 14])
+    func heicPaleNearSizeThumbnail_HoldsItsLumasLowestSteps(tint: Int) throws {
+        let heic = try FixtureTools.heic(Self.levelsPNG(tint: tint), options: ["-q", "90"])
+        let spec = DerivativeSpec(thumbnailShortEdge: 56, previewLongEdge: 128, quality: 90)
+        let result = try ImagePipeline.process(bytes: heic, spec: spec)
+        #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
+        #expect(try Self.tables(result.thumbnail.jpeg) == Self.lumaHeldPreview(92, step: -2, held: 3))
+        #expect(
+            SourceEncoderSettings.KleinRule.heifNearSizeThumbnails.tables(92, gradient: 1, meanChroma: 20)
+                == Self.thumbnailTables(.heif, quality: 92, nearSize: true))
     }
 }

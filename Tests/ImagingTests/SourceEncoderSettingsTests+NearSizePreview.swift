@@ -51,7 +51,7 @@ extension SourceEncoderSettingsTests {
         #expect(webp.originalSizePreviewKlein(nearSize: true) == rule)
         #expect(webp.originalSizePreviewKlein(nearSize: false) == .webpPreviews)
         #expect(SourceEncoderSettings.forSource(.png).originalSizePreviewKlein(nearSize: true) == .rasterPreviews)
-        for format in [ImageFormat.png, .jpeg, .heif, .avif] {
+        for format in [ImageFormat.png, .jpeg] {
             #expect(SourceEncoderSettings.forSource(format).nearSizePreviewKlein == nil)
         }
     }
