@@ -93,7 +93,8 @@ void gp_reader_destroy(gp_reader *reader) {
 
 static gp_status failure(gp_reader *reader) { return reader->truncated ? GP_TRUNCATED : GP_ERROR; }
 
-gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced) {
+gp_status gp_reader_start(
+    gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray) {
     if (reader->path) {
         reader->file = fopen(reader->path, "rb");
         if (!reader->file) {
@@ -130,6 +131,8 @@ gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, 
     *height = png_get_image_height(png, info);
     *has_alpha = alpha;
     *interlaced = reader->passes > 1;
+    /* Grey or grey+alpha (alpha is flattened onto white, which keeps it grey); a palette is colour. */
+    *is_gray = !(color & PNG_COLOR_MASK_COLOR);
     return GP_OK;
 }
 

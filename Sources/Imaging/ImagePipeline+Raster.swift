@@ -72,20 +72,22 @@ extension ImagePipeline {
             ? nil : keepsSize ? settings.originalSizePreviewKlein(nearSize: nearSize) : settings.downscaledPreviewKlein
         // The preview is encoded while it is resampled (colour conversion and DCT on the thread
         // of the vertical pass), unless it is the thumbnail too, or its tables depend on its
-        // pixels: then its pixels are needed.
+        // pixels, or it is a grey PNG's (decision 069): then its pixels are needed.
         let previewEncoder =
-            plan.thumbnailSource == .samePixels || klein != nil
+            plan.thumbnailSource == .samePixels || klein != nil || (rows as? PNGRowDecoder)?.isGray == true
             ? nil
             : try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: 4, quality: previewQuality,
                 quantizer: spec.quantizer, iccProfile: icc, tables: previewTables)
-        let (preview, thumbnail) = try resample(
+        var (keptPreview, keptThumbnail) = try resample(
             rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries),
             previewEncoder: previewEncoder)
         clock.lap("resize")
-        if let klein, let preview {
+        var measuredGradient: Double?
+        if let klein, let preview = keptPreview {
             let gradient = PreviewDetail.meanGradient(preview)
             let chroma = klein.measuresChroma(gradient: gradient) ? PreviewDetail.meanChroma(preview) : nil
+            measuredGradient = gradient
             previewTables = klein.tables(previewQuality, gradient: gradient, meanChroma: chroma)
             // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063), and
             // by its chroma (HEIC and AVIF: decision 067, session 21).
@@ -95,7 +97,17 @@ extension ImagePipeline {
                 thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma)
             }
         }
+        // A gray original's derivatives are one-component JPEGs on their own tables (decision 069); one
+        // with an RGB profile keeps it, and its colour path.
+        if icc == nil, let kept = keptPreview, kept.isAchromatic() {
+            keptPreview = kept.grayscale()
+            keptThumbnail = keptThumbnail?.grayscale()
+            previewTables = GrayDerivatives.previewTables(
+                spec, keepsOriginalSize: keepsSize, gradient: measuredGradient ?? PreviewDetail.meanGradient(kept))
+            thumbnailTables = GrayDerivatives.thumbnailTables(spec)
+        }
 
+        let (preview, thumbnail) = (keptPreview, keptThumbnail)
         // Unchecked: each is written by one task only and read after `concurrentPerform` has joined them.
         nonisolated(unsafe) var previewJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))
         nonisolated(unsafe) var thumbnailJPEG: Result<[UInt8], Error> = .failure(ImageError.encodeFailed("not run"))

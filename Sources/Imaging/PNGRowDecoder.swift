@@ -17,6 +17,9 @@ final class PNGRowDecoder: RasterRows {
     let layout: DecodedRaster.Layout
     /// Adam7: read whole, in one run.
     let interlaced: Bool
+    /// A grey or grey-and-alpha file (colour type 0 or 4), expanded to RGB(A) by libpng: its derivatives
+    /// are gray (`PixelBuffer.isAchromatic`), so its preview is kept to be encoded as such (decision 069).
+    let isGray: Bool
     private let reader: OpaquePointer
     /// The in-memory file libpng reads from (nil for a file on disk).
     private let input: UnsafeMutableRawBufferPointer?
@@ -42,7 +45,8 @@ final class PNGRowDecoder: RasterRows {
         var height: UInt32 = 0
         var alpha: Int32 = 0
         var interlaced: Int32 = 0
-        let status = gp_reader_start(reader, &width, &height, &alpha, &interlaced)
+        var gray: Int32 = 0
+        let status = gp_reader_start(reader, &width, &height, &alpha, &interlaced, &gray)
         guard status == GP_OK else {
             let error = Self.error(status, reader)
             gp_reader_destroy(reader)
@@ -51,7 +55,7 @@ final class PNGRowDecoder: RasterRows {
         }
         let decoder = PNGRowDecoder(
             reader: reader, input: input, width: Int(width), height: Int(height), layout: alpha != 0 ? .rgba : .rgb,
-            interlaced: interlaced != 0)
+            interlaced: interlaced != 0, isGray: gray != 0)
         // The probe checked IHDR already; the same check here keeps this decoder safe on its own.
         guard decoder.width * decoder.height <= limits.maxPixels else {
             throw ImageError.tooManyPixels(width: decoder.width, height: decoder.height, limit: limits.maxPixels)
@@ -61,9 +65,10 @@ final class PNGRowDecoder: RasterRows {
 
     private init(
         reader: OpaquePointer, input: UnsafeMutableRawBufferPointer?, width: Int, height: Int,
-        layout: DecodedRaster.Layout, interlaced: Bool
+        layout: DecodedRaster.Layout, interlaced: Bool, isGray: Bool
     ) {
         self.interlaced = interlaced
+        self.isGray = isGray
         self.reader = reader
         self.input = input
         self.width = width

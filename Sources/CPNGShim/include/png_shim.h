@@ -30,7 +30,8 @@ void gp_reader_destroy(gp_reader *reader);
 
 /* Reads the chunks up to the image data and sets the transforms; the size, whether rows carry
  * alpha (4 bytes a pixel, else 3) and whether the file is interlaced come back. */
-gp_status gp_reader_start(gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced);
+gp_status gp_reader_start(
+    gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray);
 /* Reads the next `count` rows into `rows`, `stride` bytes apart (a non-interlaced file). */
 gp_status gp_reader_read_rows(gp_reader *reader, unsigned char *rows, size_t stride, uint32_t count);
 /* Reads every pass of an interlaced file into the `height` rows at `rows`, `stride` bytes apart. */
