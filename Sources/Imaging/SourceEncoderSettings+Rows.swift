@@ -89,7 +89,7 @@ extension SourceEncoderSettings {
         static let heifPreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
             lowChromaLumaStep: 2, lowChroma: 2)
-        /// HEIC's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
+        /// HEIC's and AVIF's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
         /// but a pale flat one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview at
         /// the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above. The hold
         /// of both tables' at E + 2 for gray ones left v20's test_gray 600×427 HEIC 0.37 and mate_Wood 800×450
@@ -112,13 +112,6 @@ extension SourceEncoderSettings {
         /// 0.903× vips' bytes (decision 067, "Session 21 (h21)").
         static let avifDownscaledPreviews = KleinRule(
             step: -2, detailedStep: 0, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true)
-        /// AVIF's previews at the original's size whose thumbnail is near-size: `heifPreviews`, but a flat one
-        /// 1 below the quality in force (flower 0.910× → 0.901× vips' bytes, +0.97 over its score; test_cmyk_adobe
-        /// +0.88, test_progressive +1.31), a pale one with `heifNearSizePreviews`' luma hold. A flat AVIF preview of a
-        /// larger original stays at the quality in force: dune was +0.03 at E − 1 (decision 067, session 21).
-        static let avifNearSizePreviews = KleinRule(
-            step: -1, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 6, lowChroma: 20)
         /// HEIC's and AVIF's near-size thumbnails, the original re-encoded as its preview is: Klein's table
         /// 2 below the thumbnail's quality in force with the preview's chroma (20 below, five steps held) when
         /// flat, one below on one table when detailed. Further down test_gray's fell below vips' (−1.39 at

@@ -119,8 +119,9 @@
 ///
 /// AVIF has its own row since session 21 (067, "Session 21 (h21)"): AV1 at `heif-enc -A -q 80` leaves more
 /// margin at a lower table than HEVC, so a flat downscaled AVIF preview goes 2 below the column's quality
-/// (`KleinRule.avifDownscaledPreviews`) and a flat preview whose thumbnail is near-size 1 below the quality
-/// in force (`KleinRule.avifNearSizePreviews`, `nearSizePreviewKlein`); the rest is HEIC's.
+/// (`KleinRule.avifDownscaledPreviews`); the rest is HEIC's. A flat near-size preview 1 below (flower 0.910× →
+/// 0.901×) put the lead's hold-out fallenleaf 680×425 AVIF 0.06 below vips' and was left out (067, "Session 21
+/// (lead)").
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int
@@ -211,7 +212,7 @@ struct SourceEncoderSettings: Sendable, Equatable {
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
                 thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
-                nearSizePreviewKlein: .avifNearSizePreviews, downscaledPreviewKlein: .avifDownscaledPreviews,
+                nearSizePreviewKlein: .heifNearSizePreviews, downscaledPreviewKlein: .avifDownscaledPreviews,
                 thumbnailKleinStep: -1, thumbnailKleinChroma: .webpThumbnails,
                 nearSizeThumbnailKlein: .heifNearSizeThumbnails)
         case .png:

@@ -122,24 +122,29 @@ extension SourceEncoderSettingsTests {
         }.encode()
     }
 
-    /// A gray and a pale HEIC's preview at the original's size, read back (spec 60, where Klein 60's, 62's and
-    /// 66's lowest steps differ): with a near-size thumbnail (84×56) the gray quadrants' (chroma none) and the
-    /// pale ones' (14 bluer, under 20) luma's lowest steps are held at Klein 66, the colour quadrants' not; with
-    /// a smaller thumbnail (48×32) the gray ones' at Klein 62, the pale ones' not.
+    /// A pale HEIC's preview at the original's size, read back (spec 60, where Klein 60's and 66's lowest steps
+    /// differ): with a near-size thumbnail (84×56) the pale quadrants' (14 bluer, mean chroma under 20) luma's
+    /// lowest steps are held at Klein 66, the colour quadrants' not; with a smaller thumbnail (48×32) not. Gray
+    /// quadrants (tint 0) take the gray path since decision 069.
     @Test(arguments: [0, 14])
     func heicPalePreview_TakesTheHeldTable(tint: Int) throws {
         let heic = try FixtureTools.heic(Self.levelsPNG(tint: tint), options: ["-q", "90"])
         let near = DerivativeSpec(thumbnailShortEdge: 56, previewLongEdge: 128, quality: 60)
         let result = try ImagePipeline.process(bytes: heic, spec: near)
         #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
+        if tint == 0 {
+            // Gray: one component on its own steps (decision 069), whatever the thumbnail.
+            let gray = GrayDerivatives.previewTables(near, keepsOriginalSize: true, gradient: 0)
+            #expect(try GrayDerivativesTests.luma(result.preview.jpeg, components: 1) == gray.luma)
+            return
+        }
         #expect(try Self.tables(result.preview.jpeg) == Self.lumaHeldPreview(60, held: 6))
         let colour = try ImagePipeline.process(bytes: try Self.quadrants(as: .heif), spec: near)
         #expect(try Self.tables(colour.preview.jpeg) == Self.webpOriginalSizePreview(60))
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
         let larger = try ImagePipeline.process(bytes: heic, spec: spec)
         #expect(larger.preview.width == 96 && larger.thumbnail.height == 32)
-        let expected = tint == 0 ? Self.lumaHeldPreview(60, held: 2) : Self.webpOriginalSizePreview(60)
-        #expect(try Self.tables(larger.preview.jpeg) == expected)
+        #expect(try Self.tables(larger.preview.jpeg) == Self.webpOriginalSizePreview(60))
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
@@ -164,8 +169,8 @@ extension SourceEncoderSettingsTests {
         #expect(try Self.tables(result.thumbnail.jpeg) == thumbnail)
     }
 
-    /// A gray and a pale HEIC's near-size thumbnail (84×56 of a 96×64 preview, thumbnail quality in force
-    /// 92): Klein 90 with the preview's chroma, its luma's DC and two lowest AC steps held at Klein 95 (3
+    /// A pale HEIC's near-size thumbnail (84×56 of a 96×64 preview, thumbnail quality in force 92; a gray one
+    /// takes the gray path, decision 069): Klein 90 with the preview's chroma, its luma's DC and two lowest AC steps held at Klein 95 (3
     /// above); a colourful one's are Klein 90's (`heicNearSizeThumbnail_StepsByDetail`). Session 21: v20's
     /// test_gray 600×427 HEIC thumbnail was −0.47 below vips' without the hold, +0.25 with it.
     @Test(arguments: [0, 14])
@@ -174,6 +179,11 @@ extension SourceEncoderSettingsTests {
         let spec = DerivativeSpec(thumbnailShortEdge: 56, previewLongEdge: 128, quality: 90)
         let result = try ImagePipeline.process(bytes: heic, spec: spec)
         #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
+        if tint == 0 {
+            let gray = GrayDerivatives.thumbnailTables(spec)
+            #expect(try GrayDerivativesTests.luma(result.thumbnail.jpeg, components: 1) == gray.luma)
+            return
+        }
         #expect(try Self.tables(result.thumbnail.jpeg) == Self.lumaHeldPreview(92, step: -2, held: 3))
         #expect(
             SourceEncoderSettings.KleinRule.heifNearSizeThumbnails.tables(92, gradient: 1, meanChroma: 20)

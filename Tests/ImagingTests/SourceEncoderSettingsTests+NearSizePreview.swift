@@ -5,13 +5,14 @@ import Testing
 /// A WebP's preview at the original's size whose thumbnail is near-size, by the preview's chroma
 /// (decision 064, session 20).
 extension SourceEncoderSettingsTests {
-    /// The quadrants in four grays (40, 100, 160, 215): PNGTests' quadrants without their colour, as a WebP
-    /// (`cwebp -q 95`): a flat preview with no chroma.
+    /// The quadrants in four grays (40, 100, 160, 215), each 8 bluer: PNGTests' quadrants without their
+    /// colour, as a WebP (`cwebp -q 95`): a flat preview with little chroma (an exactly gray one takes the gray
+    /// path, decision 069).
     static func grayQuadrantsWebP() throws -> [UInt8] {
         let levels = [40, 215, 100, 160]
         let png = PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in
             let level = levels[(y < 32 ? 0 : 2) + (x < 48 ? 0 : 1)]
-            return [level, level, level]
+            return [level, level, level + 8]
         }.encode()
         return try FixtureTools.webp(png, options: ["-q", "95"])
     }

@@ -28,9 +28,13 @@ import Testing
 
     /// A one-pixel gray checkerboard of 40 and 215, as an RGBX image: the most detail there is.
     static func checkerboard(width: Int, height: Int) -> PixelBuffer {
-        var image = TestImages.solid(width: width, height: height, (40, 40, 40))
+        // Both colours 20 bluer than gray, so it stays on the colour path (decision 069) whatever the chroma
+        // subsampling averages.
+        var image = TestImages.solid(width: width, height: height, (40, 40, 60))
         for y in 0..<height {
-            for x in 0..<width where (x + y) % 2 == 1 { for c in 0..<3 { image.bytes[(y * width + x) * 4 + c] = 215 } }
+            for x in 0..<width where (x + y) % 2 == 1 {
+                image.bytes.replaceSubrange((y * width + x) * 4..<(y * width + x) * 4 + 3, with: [215, 215, 235])
+            }
         }
         return image
     }
