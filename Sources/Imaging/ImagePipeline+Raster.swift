@@ -3,11 +3,11 @@ import Dispatch
 import Foundation
 
 /// PNG, WebP, HEIC and AVIF originals: decoded by their library (HEIF and interlaced PNG whole;
-/// other PNGs a band of rows at a time; a still WebP incrementally, shrunk while decoding when it
-/// is over three times the preview), then
+/// other PNGs a band of rows at a time; a still WebP incrementally, shrunk while decoding to the
+/// preview's size when it is larger: `WebPDecoder`, decision 039), then
 /// resampled and encoded exactly as a JPEG's derivatives are: Lanczos-3 to the same sizes, the
 /// same progressive, mozjpeg-table JPEGs, at qualities that depend on the format
-/// (`SourceEncoderSettings`).
+/// (`SourceEncoderSettings`), or as gray JPEGs when the picture is gray (`GrayDerivatives`, decision 069).
 extension ImagePipeline {
     /// Decodes the original of `info` (probed already) and makes its derivatives.
     static func processRaster(
