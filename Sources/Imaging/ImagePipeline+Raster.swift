@@ -74,7 +74,7 @@ extension ImagePipeline {
         // of the vertical pass), unless it is the thumbnail too, or its tables depend on its
         // pixels, or it is a grey PNG's (decision 069): then its pixels are needed.
         let previewEncoder =
-            plan.thumbnailSource == .samePixels || klein != nil || (rows as? PNGRowDecoder)?.isGray == true
+            plan.thumbnailSource == .samePixels || klein != nil || rows.isGray
             ? nil
             : try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: 4, quality: previewQuality,
@@ -83,11 +83,17 @@ extension ImagePipeline {
             rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries),
             previewEncoder: previewEncoder)
         clock.lap("resize")
-        var measuredGradient: Double?
-        if let klein, let preview = keptPreview {
+        // A gray original's derivatives are one-component JPEGs on their own tables (decision 069), in
+        // place of the format's rules; one with an RGB profile keeps it, and its colour path.
+        if icc == nil, let kept = keptPreview, kept.isAchromatic() {
+            keptPreview = kept.grayscale()
+            keptThumbnail = keptThumbnail?.grayscale()
+            previewTables = GrayDerivatives.previewTables(
+                spec, keepsOriginalSize: keepsSize, gradient: PreviewDetail.meanGradient(kept))
+            thumbnailTables = GrayDerivatives.thumbnailTables(spec)
+        } else if let klein, let preview = keptPreview {
             let gradient = PreviewDetail.meanGradient(preview)
             let chroma = klein.measuresChroma(gradient: gradient) ? PreviewDetail.meanChroma(preview) : nil
-            measuredGradient = gradient
             previewTables = klein.tables(previewQuality, gradient: gradient, meanChroma: chroma)
             // A near-size thumbnail may take its own step by the preview's detail (WebP: decision 063), and
             // by its chroma (HEIC and AVIF: decision 067, session 21).
@@ -96,15 +102,6 @@ extension ImagePipeline {
                     rule.measuresChroma(gradient: gradient) ? chroma ?? PreviewDetail.meanChroma(preview) : nil
                 thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma)
             }
-        }
-        // A gray original's derivatives are one-component JPEGs on their own tables (decision 069); one
-        // with an RGB profile keeps it, and its colour path.
-        if icc == nil, let kept = keptPreview, kept.isAchromatic() {
-            keptPreview = kept.grayscale()
-            keptThumbnail = keptThumbnail?.grayscale()
-            previewTables = GrayDerivatives.previewTables(
-                spec, keepsOriginalSize: keepsSize, gradient: measuredGradient ?? PreviewDetail.meanGradient(kept))
-            thumbnailTables = GrayDerivatives.thumbnailTables(spec)
         }
 
         let (preview, thumbnail) = (keptPreview, keptThumbnail)

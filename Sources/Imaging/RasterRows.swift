@@ -10,6 +10,8 @@ protocol RasterRows: AnyObject {
     var layout: DecodedRaster.Layout { get }
     /// The image's size in the file, before any shrinking while decoding.
     var fileSize: (width: Int, height: Int) { get }
+    /// Whether the file says it is gray (a grey PNG), before any row is decoded (decision 069).
+    var isGray: Bool { get }
 
     /// Calls `run` with each run of consecutive finished rows, top to bottom, as (the run's first
     /// row, bytes from one row to the next, rows in the run); throws when the decode fails part way.
@@ -19,4 +21,6 @@ protocol RasterRows: AnyObject {
 extension RasterRows {
     /// Rows handed out at the file's own size.
     var fileSize: (width: Int, height: Int) { (width, height) }
+    /// Only a PNG says so in its header; other formats are checked on their pixels.
+    var isGray: Bool { false }
 }
