@@ -21,10 +21,24 @@ public struct ImportService: Sendable {
 
     let uploads: UploadService
     let spoolDirectory: String
+    /// The uploads' free-space rule (`min_free_bytes`), checked for each file before it is spooled:
+    /// an import, like an upload, never eats the reserve the workers' derivatives and the database
+    /// need (nil: no check).
+    let admission: UploadAdmission?
 
-    public init(uploads: UploadService, spoolDirectory: String) {
+    /// How long a file is tried again while the database cannot be reached (a restart, a failover):
+    /// an import has no client to retry it, so without this a restart of a second failed every file
+    /// the walk reached meanwhile.
+    let databaseRetrySeconds: Double
+
+    public init(
+        uploads: UploadService, spoolDirectory: String, admission: UploadAdmission? = nil,
+        databaseRetrySeconds: Double = 60
+    ) {
         self.uploads = uploads
         self.spoolDirectory = spoolDirectory
+        self.admission = admission
+        self.databaseRetrySeconds = databaseRetrySeconds
     }
 
     /// The image files (`.jpg`, `.jpeg`, `.png`, `.webp`, `.heic`, `.heif`, `.avif`, any case) under the
@@ -64,22 +78,57 @@ public struct ImportService: Sendable {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "heic", "heif", "avif"]
 
     /// Imports one file: copies it into the spool directory while hashing it, then stores it and
-    /// creates its photo. Never throws: failures come back as `.failed` with a reason.
+    /// creates its photo. Never throws: failures come back as `.failed` with a reason. A file that
+    /// would leave less than `min_free_bytes` free (its spooled copy, then the original it becomes)
+    /// is refused before anything is written. While the database cannot be reached the whole file
+    /// is tried again (spooled anew: an attempt may have moved its copy into the store), for up to
+    /// `databaseRetrySeconds`; storing and creating are idempotent, so an attempt whose commit
+    /// happened but whose answer was lost only makes the next one find the file or the photo
+    /// (then counted a duplicate).
     public func importFile(_ path: String) -> Outcome {
+        let deadline = Date().addingTimeInterval(databaseRetrySeconds)
+        var pause = 0.1
+        while true {
+            do {
+                return try attemptImport(path)
+            } catch let error as PostgresError where Self.isUnavailable(error) && Date() < deadline {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 2)
+            } catch let error as GalleryError {
+                return .failed(reason: error.message)
+            } catch let error as ParseError {
+                return .failed(reason: error.message)
+            } catch let error as InsufficientStorage {
+                return .failed(reason: error.message)
+            } catch {
+                return .failed(reason: "\(error)")
+            }
+        }
+    }
+
+    private func attemptImport(_ path: String) throws -> Outcome {
         let spooled = spoolDirectory + "/import-" + UUID().uuidString
         defer { unlink(spooled) }
-        do {
-            let (digest, size) = try Self.copyHashing(from: path, to: spooled)
-            let file = try uploads.storeFile(
-                at: spooled, sha256: digest, byteSize: size, originalFilename: (path as NSString).lastPathComponent)
-            let photo = try uploads.createPhoto(fileName: file.name, title: "", tags: [])
-            return photo.isNew ? .imported(objectId: photo.objectId) : .duplicate(objectId: photo.objectId)
-        } catch let error as GalleryError {
-            return .failed(reason: error.message)
-        } catch let error as ParseError {
-            return .failed(reason: error.message)
-        } catch {
-            return .failed(reason: "\(error)")
+        if let admission {
+            var st = stat()
+            try admission.checkFreeSpace(needing: stat(path, &st) == 0 ? Int(st.st_size) : 0)
+        }
+        let (digest, size) = try Self.copyHashing(from: path, to: spooled)
+        let file = try uploads.storeFile(
+            at: spooled, sha256: digest, byteSize: size, originalFilename: (path as NSString).lastPathComponent)
+        let photo = try uploads.createPhoto(fileName: file.name, title: "", tags: [])
+        return photo.isNew ? .imported(objectId: photo.objectId) : .duplicate(objectId: photo.objectId)
+    }
+
+    /// Whether `error` says the database cannot be reached now (refused or lost connections, a
+    /// server shutting down or starting up), as opposed to a statement it refused.
+    static func isUnavailable(_ error: PostgresError) -> Bool {
+        switch error {
+        case .connectFailed, .connectionClosed, .poolTimeout: return true
+        case .server(let state, _, _, _):
+            return state.errorClass == "08" || state == .adminShutdown || state == .crashShutdown
+                || state == .cannotConnectNow
+        default: return false
         }
     }
 

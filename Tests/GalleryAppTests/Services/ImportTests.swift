@@ -91,14 +91,18 @@ import Testing
         )
     }
 
-    /// Runs galleryd with `arguments` against the server's database and store; returns exit code, stdout, stderr.
-    static func run(_ arguments: [String], server: TestServer) throws -> (status: Int32, out: String, err: String) {
+    /// Runs galleryd with `arguments` against the server's database and store, `environment` added;
+    /// returns exit code, stdout, stderr.
+    static func run(
+        _ arguments: [String], server: TestServer, environment extra: [String: String] = [:]
+    ) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try galleryd())
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GALLERYD_") }
         environment["DATABASE_URL"] = server.application.configuration.databaseURL
         environment["GALLERYD_STORAGE_DIR"] = server.storage
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe()
         let err = Pipe()

@@ -1,0 +1,122 @@
+import Foundation
+import Postgres
+import Testing
+
+@testable import GalleryApp
+
+/// `galleryd import` under the faults of bench/faults-import.sh (decision 027, session 22): a
+/// database that cannot be reached for a moment (a restart) and a disk nearly full, with HEIC and
+/// PNG files (made by `UploadFormatTests.allFormats`).
+@Suite(.serialized) struct ImportFaultTests {
+    /// A temporary folder holding `files` (name → bytes).
+    final class Folder {
+        let path = NSTemporaryDirectory() + "galleryd-import-faults-" + UUID().uuidString
+
+        init(_ files: [String: [UInt8]]) throws {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            for (name, bytes) in files { try Data(bytes).write(to: URL(fileURLWithPath: path + "/" + name)) }
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Makes the server's database refuse connections and ends the ones it has (as a restart does),
+    /// waiting until none is left.
+    static func closeDatabase(_ server: TestServer, admin: PostgresConnection) throws {
+        try admin.execute("alter database \(server.databaseName) allow_connections false")
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let left = try admin.query(
+                "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", [server.databaseName])
+            if left.isEmpty { return }
+            usleep(20_000)
+        }
+        throw TestSetupError(description: "the test database's connections did not end")
+    }
+
+    static func openDatabase(_ server: TestServer, admin: PostgresConnection) throws {
+        try admin.execute("alter database \(server.databaseName) allow_connections true")
+    }
+
+    @Test func importFile_TriesAgainWhileTheDatabaseIsUnreachable_AndImportsTheFileOnce() throws {
+        let formats = try UploadFormatTests.allFormats()
+        let folder = try Folder(["a.heic": formats["heic"]!, "b.png": formats["png"]!])
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        let admin = try PostgresConnection(url: server.adminURL)
+        defer { try? Self.openDatabase(server, admin: admin) }
+        let application = server.application
+
+        // No time to wait: the file fails with the connection's error, and leaves nothing behind.
+        try Self.closeDatabase(server, admin: admin)
+        let impatient = ImportService(
+            uploads: application.uploads, spoolDirectory: application.store.spoolDirectory, databaseRetrySeconds: 0)
+        guard case .failed(let reason) = impatient.importFile(folder.path + "/a.heic") else {
+            Issue.record("imported with the database closed")
+            return
+        }
+        #expect(reason.contains("PostgreSQL"), "\(reason)")
+        #expect(server.temporaryFiles().isEmpty)
+
+        // The database comes back half a second later (another connection): the import waits it out.
+        let service = ImportService(uploads: application.uploads, spoolDirectory: application.store.spoolDirectory)
+        let reopener = Thread {
+            usleep(500_000)
+            if let connection = try? PostgresConnection(url: server.adminURL) {
+                try? Self.openDatabase(server, admin: connection)
+            }
+        }
+        reopener.start()
+        let first = service.importFile(folder.path + "/a.heic")
+        guard case .imported(let heic) = first else {
+            Issue.record("the HEIC was not imported: \(first)")
+            return
+        }
+        guard case .imported(let png) = service.importFile(folder.path + "/b.png") else {
+            Issue.record("the PNG was not imported")
+            return
+        }
+        guard case .duplicate(let again) = service.importFile(folder.path + "/a.heic") else {
+            Issue.record("the HEIC again was not a duplicate")
+            return
+        }
+        #expect(again == heic && heic != png)
+        #expect(try server.scalar("select count(*)::bigint from files") == 2)
+        #expect(try server.scalar("select count(*)::bigint from photos") == 2)
+        #expect(try server.scalar("select count(*)::bigint from jobs") == 2)
+        #expect(server.blobFiles(under: "originals").count == 2)
+        #expect(server.temporaryFiles().isEmpty)
+    }
+
+    @Test func importFile_RefusesAFileThatWouldLeaveLessThanMinFreeBytes_WritingNothing() throws {
+        let formats = try UploadFormatTests.allFormats()
+        let folder = try Folder(["a.heic": formats["heic"]!, "b.png": formats["png"]!])
+        // A reserve no disk here has: as an upload would get 507, the import refuses each file.
+        let server = try TestServer(workers: 0) { $0.minFreeBytes = 1 << 50 }
+        defer { server.stop() }
+        let application = server.application
+        let service = ImportService(
+            uploads: application.uploads, spoolDirectory: application.store.spoolDirectory,
+            admission: application.uploadAdmission)
+        for name in ["a.heic", "b.png"] {
+            guard case .failed(let reason) = service.importFile(folder.path + "/" + name) else {
+                Issue.record("\(name) was imported below the reserve")
+                continue
+            }
+            #expect(reason.contains("Insufficient storage") && reason.contains("reserve"), "\(reason)")
+        }
+        #expect(try server.scalar("select count(*)::bigint from files") == 0)
+        #expect(try server.scalar("select count(*)::bigint from photos") == 0)
+        #expect(server.blobFiles(under: "originals").isEmpty)
+        #expect(server.temporaryFiles().isEmpty)
+
+        // The command passes the server's rule on: it names each file and fails.
+        let run = try ImportTests.run(
+            ["import", folder.path], server: server, environment: ["GALLERYD_MIN_FREE_BYTES": "\(1 << 50)"])
+        #expect(run.status == 1, "\(run.out)\n\(run.err)")
+        #expect(run.out.contains("0 imported, 0 duplicate(s) skipped, 2 failed"), "\(run.out)")
+        #expect(run.out.contains("failed: \(folder.path)/b.png: Insufficient storage"), "\(run.out)")
+        #expect(try server.scalar("select count(*)::bigint from files") == 0)
+        #expect(server.blobFiles(under: "originals").isEmpty)
+    }
+}
