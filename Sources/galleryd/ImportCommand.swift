@@ -57,17 +57,15 @@ struct ImportCommand: ParsableCommand {
         progress.finish()
         // Imported photos have no owner: once an admin exists they are the first admin's at once
         // (as `migrate` and `serve` would give them), not only after the next start.
-        // Not fatal (the summary of what was imported still matters): `migrate` or `serve` do it again.
-        var failures: [(String, String)] = []
         do {
             try OwnershipRepository(pool: application.pool).assignOwnerlessRowsToFirstAdmin()
         } catch {
-            failures.append(
-                ("(owners)", "giving the photos to the first admin: \(error) (galleryd migrate does it again)"))
+            fail("import: giving the photos to the first admin: \(error)", code: 1)
         }
 
         var imported = 0
         var duplicates = 0
+        var failures: [(String, String)] = []
         for (index, outcome) in results.all.enumerated() {
             switch outcome {
             case .imported?: imported += 1
