@@ -9,13 +9,18 @@
 #              meanwhile): failed requests, recovery time, galleryd still the same process, photos' end state
 #   slowloris  1,000 connections trickling header bytes: /health and first page p50/p99
 #   memory     100k requests of several kinds (pages, 404s, 400s): VmHWM and VmRSS before and after
-# Usage: bench/faults.sh [SCENARIO...] (default: all four, in that order). Needs PostgreSQL and python3.
+#   bodies     (not in the default list) the server's memory with large photos (bench/faults-bodies.py):
+#              BODIES concurrent uploads of PHOTO, BODIES_SLOW of them trickled at BODY_RATE bytes/s, then
+#              their photos created and decoded by SERVE_WORKERS workers: peak VmRSS of each phase, VmHWM
+# Usage: bench/faults.sh [SCENARIO...] (default: kill pgrestart slowloris memory, in that order). Needs
+#        PostgreSQL and python3.
 # Env: PGPORT_PRIVATE (55643), PORT (18443), BUILD (release; debug skips the release build),
 #      ROUNDS (5), PHOTO (a JPEG, PNG, WebP, HEIC or AVIF; default PHOTOS_DIR's dune_canon_1680x1050.jpg, else
 #      its largest JPEG; PHOTOS_DIR defaults to samples/photos, see bench/photos.sh), PHOTO_EVERY (kill: the
 #      photo of 1 upload in this many is created, 1; 10 keeps a 12 MP HEIC's backlog short), SETTLE (seconds to
 #      wait for the photos to be processed, 600), SLOW_CONNECTIONS (1000),
-#      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one).
+#      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one), SERVE_WORKERS
+#      (serve's --workers, 1), BODIES (8), BODIES_SLOW (4), BODY_RATE (1048576).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,7 +70,7 @@ psql_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)/psql"
 sql() { "$psql_bin" "$DATABASE_URL" -tAc "$1"; }
 
 start_serve() {
-  "$galleryd" serve --host 127.0.0.1 --port "$port" --workers 1 >>"$tmp/serve.log" 2>&1 &
+  "$galleryd" serve --host 127.0.0.1 --port "$port" --workers "${SERVE_WORKERS:-1}" >>"$tmp/serve.log" 2>&1 &
   serve_pid=$!
   for _ in $(seq 300); do
     curl -fs -o /dev/null "http://127.0.0.1:$port/ready" && return 0
@@ -152,6 +157,14 @@ scenario_memory() {
   python3 bench/faults.py memory --port "$port" --pid "$serve_pid" --requests "${REQUESTS:-100000}" | sed 's/^/  /'
 }
 
+scenario_bodies() {
+  echo "== memory with large bodies: ${BODIES:-8} uploads of $(basename "$photo"), ${BODIES_SLOW:-4} trickled, then their photos decoded by ${SERVE_WORKERS:-1} worker(s)"
+  [ -n "$serve_pid" ] || start_serve
+  PSQL="$psql_bin" python3 bench/faults-bodies.py --port "$port" --pid "$serve_pid" --photo "$photo" \
+    --uploads "${BODIES:-8}" --slow "${BODIES_SLOW:-4}" --rate "${BODY_RATE:-1048576}" --settle "${SETTLE:-600}" | sed 's/^/  /'
+  echo "  temp files after: $(temp_files)"
+}
+
 echo "galleryd $build build; photos in the database are whatever earlier scenarios uploaded" >&2
 for scenario in $scenarios; do
   case "$scenario" in
@@ -159,6 +172,7 @@ for scenario in $scenarios; do
   pgrestart) scenario_pgrestart ;;
   slowloris) scenario_slowloris ;;
   memory) scenario_memory ;;
-  *) echo "faults.sh: unknown scenario $scenario (kill, pgrestart, slowloris, memory)" >&2; exit 2 ;;
+  bodies) scenario_bodies ;;
+  *) echo "faults.sh: unknown scenario $scenario (kill, pgrestart, slowloris, memory, bodies)" >&2; exit 2 ;;
   esac
 done
