@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Postgres
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -26,10 +27,38 @@ public struct ImportService: Sendable {
     /// need (nil: no check).
     let admission: UploadAdmission?
 
-    /// How long a file is tried again while the database cannot be reached (a restart, a failover):
+    /// How long files are tried again while the database cannot be reached (a restart, a failover):
     /// an import has no client to retry it, so without this a restart of a second failed every file
-    /// the walk reached meanwhile.
+    /// the walk reached meanwhile. Counted from the outage's first failure, for every file at once:
+    /// once the database has been gone that long, the other files fail at once (the import ends
+    /// instead of waiting that long for each).
     let databaseRetrySeconds: Double
+    /// The current outage: when its first failure came (nil while the database answers), and the
+    /// retries made so far (for tests).
+    let outage = Outage()
+
+    /// When the database stopped answering, shared by the import's threads.
+    final class Outage: Sendable {
+        private let state = Mutex<(started: Date?, retries: Int)>((nil, 0))
+
+        /// Whether a file that just met the database unreachable should be tried again: yes until
+        /// `limit` seconds after the outage's first failure (counted as a retry).
+        func shouldRetry(within limit: Double) -> Bool {
+            state.withLock { state in
+                let now = Date()
+                let started = state.started ?? now
+                state.started = started
+                guard now.timeIntervalSince(started) < limit else { return false }
+                state.retries += 1
+                return true
+            }
+        }
+
+        /// The database answered: the outage, if any, is over.
+        func end() { state.withLock { $0.started = nil } }
+
+        var retries: Int { state.withLock { $0.retries } }
+    }
 
     public init(
         uploads: UploadService, spoolDirectory: String, admission: UploadAdmission? = nil,
@@ -82,16 +111,19 @@ public struct ImportService: Sendable {
     /// would leave less than `min_free_bytes` free (its spooled copy, then the original it becomes)
     /// is refused before anything is written. While the database cannot be reached the whole file
     /// is tried again (spooled anew: an attempt may have moved its copy into the store), for up to
-    /// `databaseRetrySeconds`; storing and creating are idempotent, so an attempt whose commit
+    /// `databaseRetrySeconds` from the outage's first failure; storing and creating are idempotent, so an attempt whose commit
     /// happened but whose answer was lost only makes the next one find the file or the photo
     /// (then counted a duplicate).
     public func importFile(_ path: String) -> Outcome {
-        let deadline = Date().addingTimeInterval(databaseRetrySeconds)
         var pause = 0.1
         while true {
             do {
-                return try attemptImport(path)
-            } catch let error as PostgresError where Self.isUnavailable(error) && Date() < deadline {
+                let outcome = try attemptImport(path)
+                outage.end()
+                return outcome
+            } catch let error as PostgresError
+                where Self.isUnavailable(error) && outage.shouldRetry(within: databaseRetrySeconds)
+            {
                 Thread.sleep(forTimeInterval: pause)
                 pause = min(pause * 2, 2)
             } catch let error as GalleryError {

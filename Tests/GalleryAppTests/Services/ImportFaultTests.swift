@@ -56,6 +56,25 @@ import Testing
             return
         }
         #expect(reason.contains("PostgreSQL"), "\(reason)")
+        #expect(impatient.outage.retries == 0)
+        #expect(server.temporaryFiles().isEmpty)
+
+        // A short window: the first file is tried again until the outage is that old, then fails;
+        // the next file fails at once (the window is the outage's, not each file's).
+        let brief = ImportService(
+            uploads: application.uploads, spoolDirectory: application.store.spoolDirectory,
+            databaseRetrySeconds: 0.3)
+        guard case .failed = brief.importFile(folder.path + "/a.heic") else {
+            Issue.record("imported with the database closed")
+            return
+        }
+        let retries = brief.outage.retries
+        #expect(retries > 0)
+        guard case .failed = brief.importFile(folder.path + "/b.png") else {
+            Issue.record("imported with the database closed")
+            return
+        }
+        #expect(brief.outage.retries == retries)
         #expect(server.temporaryFiles().isEmpty)
 
         // The database comes back half a second later (another connection): the import waits it out.
