@@ -121,6 +121,50 @@ import Testing
         try server.expectNothingStored(ext)
     }
 
+    /// A whole file whose header is broken is refused at upload, as a JPEG's is, not stored and then
+    /// failed by the worker: a PNG whose IHDR fails its CRC or pairs colour type 2 with bit depth 4,
+    /// a WebP whose VP8 frame lacks its start code, a HEIC and an AVIF whose handler is not `pict`.
+    @Test func upload_IsRefusedWith130_AndLeavesNothing_WhenTheHeaderIsCorrupt() throws {
+        let files = try Self.allFormats()
+        func replacing(_ bytes: [UInt8], _ old: String, _ new: String) throws -> [UInt8] {
+            let (o, n) = (Array(old.utf8), Array(new.utf8))
+            let at = try #require((0...(bytes.count - o.count)).first { Array(bytes[$0..<$0 + o.count]) == o })
+            return Array(bytes[..<at]) + n + Array(bytes[(at + o.count)...])
+        }
+        var crc = files["png"]!
+        crc[29] ^= 0x01  // the IHDR chunk's CRC (signature 8, length and type 8, data 13)
+        var depth = files["png"]!
+        depth[24] = 4  // bit depth 4 with colour type 2 (RGB)
+        depth.replaceSubrange(29..<33, with: Self.crc(Array("IHDR".utf8) + depth[16..<29]))
+        var startCode = files["webp"]!
+        let vp8 = try #require((12..<startCode.count - 4).first { Array(startCode[$0..<$0 + 4]) == Array("VP8 ".utf8) })
+        startCode[vp8 + 8 + 3] ^= 0xFF  // 9D 01 2A after the frame tag (RFC 6386 §9.1)
+        let cases: [(String, [UInt8])] = [
+            ("png CRC", crc), ("png depth", depth), ("webp", startCode),
+            ("heic", try replacing(files["heic"]!, "pict", "vide")),
+            ("avif", try replacing(files["avif"]!, "pict", "vide")),
+        ]
+        let server = try TestServer(workers: 0)
+        defer { server.stop() }
+        for (label, bytes) in cases {
+            let r = try server.request(
+                "POST", "/parse/files/photo", body: Data(bytes), headers: ["Content-Type": "application/octet-stream"])
+            #expect(r.status == 400, "\(label)")
+            #expect(r.json["code"] as? Int == 130, "\(label): \(r.text)")
+            try server.expectNothingStored(label)
+        }
+    }
+
+    /// The PNG CRC of `bytes` (type and data), big-endian (PNG spec Annex D).
+    static func crc(_ bytes: [UInt8]) -> [UInt8] {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return (0..<4).map { UInt8(truncatingIfNeeded: ~crc >> (24 - 8 * $0)) }
+    }
+
     /// `max_pixels` is checked on the header at upload, whatever the format: a PNG bomb (a
     /// 60000×60000 IHDR in a few hundred bytes) with the default limit, and each format's
     /// 160×120 photo under a limit one pixel short.
