@@ -5,6 +5,10 @@ import Testing
 @testable import GalleryApp
 @testable import Imaging
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Uploads of the formats phones make besides JPEG (issue #28): recognised by their bytes whatever
 /// the name and `Content-Type`, stored and served byte for byte under their own extension and
 /// media type, with progressive JPEG derivatives; cut-off files and images over `max_pixels`
@@ -76,34 +80,39 @@ import Testing
         }
     }
 
-    @Test func import_WalksEveryFormatsFiles_AndStoresThemAsWhatTheyAre() throws {
+    @Test func import_WalksEveryFormatsFiles_StoresThemAsWhatTheyAre_AndProcessesThem() throws {
         let files = try Self.allFormats()
         let folder = NSTemporaryDirectory() + "galleryd-import-formats-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data(files["heic"]!).write(to: URL(fileURLWithPath: folder + "/IMG_0001.HEIC"))
+        // A camera's HEIF (Canon, Sony: `.HIF`) is found by its bytes, as the upload recognises it.
+        try Data(files["heic"]!).write(to: URL(fileURLWithPath: folder + "/DSC00001.HIF"))
         try Data(files["png"]!).write(to: URL(fileURLWithPath: folder + "/screenshot.webp"))  // mislabelled: a PNG
         try Data(files["webp"]!).write(to: URL(fileURLWithPath: folder + "/shared.jpg"))  // mislabelled: a WebP
         try Data(files["avif"]!).write(to: URL(fileURLWithPath: folder + "/pixel.heif"))  // mislabelled: an AVIF
         try Data("ignored\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        // A Live Photo's movie (an ISO BMFF `ftyp qt`, not an image) and a named pipe, which the
+        // walk must not open and block on: both skipped.
+        let movie: [UInt8] =
+            [0, 0, 0, 0x14] + Array("ftypqt  ".utf8) + [0, 0, 2, 0] + Array("qt  ".utf8) + [0, 0, 0, 8]
+        try Data(movie + Array("wide".utf8)).write(to: URL(fileURLWithPath: folder + "/IMG_0001.MOV"))
+        #expect(mkfifo(folder + "/pipe", 0o600) == 0)
         let found = ImportService.findImages(in: [folder]).files.map { ($0 as NSString).lastPathComponent }
-        #expect(found == ["IMG_0001.HEIC", "pixel.heif", "screenshot.webp", "shared.jpg"])
+        #expect(found == ["DSC00001.HIF", "pixel.heif", "screenshot.webp", "shared.jpg"])
+        // The `galleryd import` command itself, processing what it imported.
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let service = ImportService(
-            uploads: server.application.uploads, spoolDirectory: server.application.store.spoolDirectory)
-        for name in found {
-            guard case .imported = service.importFile(folder + "/" + name) else {
-                Issue.record("\(name) was not imported")
-                continue
-            }
-        }
+        let run = try ImportTests.run(["import", "--process", folder], server: server)
+        #expect(run.status == 0, "\(run.out)\n\(run.err)")
+        #expect(run.out.contains("4 imported, 0 duplicate(s) skipped, 0 failed"), "\(run.out)")
+        #expect(run.out.contains("processed 4 photo(s)"), "\(run.out)")
         #expect(
             Set(server.blobFiles(under: "originals").map { ($0 as NSString).pathExtension })
                 == ["heic", "png", "webp", "avif"])
         #expect(
             try server.scalar(
-                "select count(*)::bigint from photos where content_type in ('image/heic', 'image/png', 'image/webp', 'image/avif')"
+                "select count(*)::bigint from photos where status = 'ready' and width = 160 and height = 120"
+                    + " and content_type in ('image/heic', 'image/png', 'image/webp', 'image/avif')"
             ) == 4)
     }
 
