@@ -153,9 +153,9 @@ import Testing
             ("heic", try replacing(files["heic"]!, "pict", "vide")),
             ("avif", try replacing(files["avif"]!, "pict", "vide")),
         ]
-        let server = try TestServer(workers: 0)
-        defer { server.stop() }
         for (label, bytes) in cases {
+            let server = try TestServer(workers: 0)  // one each: a stored file must not fail the next case
+            defer { server.stop() }
             let r = try server.request(
                 "POST", "/parse/files/photo", body: Data(bytes), headers: ["Content-Type": "application/octet-stream"])
             #expect(r.status == 400, "\(label)")
