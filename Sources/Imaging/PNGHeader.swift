@@ -29,6 +29,7 @@ enum PNGHeader {
             case "IHDR":
                 let data = Array(try source.read(at: dataOffset, count: 13))
                 guard length == 13, data.count == 13 else { throw ImageError.corrupt("short PNG IHDR") }
+                try checkIHDR(data, crc: Array(try source.read(at: dataOffset + 13, count: 4)))
                 let width = data[0..<4].reduce(0) { $0 << 8 | Int($1) }
                 let height = data[4..<8].reduce(0) { $0 << 8 | Int($1) }
                 guard width > 0, height > 0, width <= 0x7FFF_FFFF, height <= 0x7FFF_FFFF else {
@@ -53,6 +54,30 @@ enum PNGHeader {
             default:
                 break
             }
+        }
+    }
+
+    /// Bit depths each colour type allows (PNG spec, 3rd edition, Table 11.1).
+    static let bitDepths: [UInt8: Set<UInt8>] = [
+        0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16],
+    ]
+
+    /// Refuses an IHDR libpng would refuse when it decodes (§11.2.2: its CRC, a colour type with a
+    /// bit depth it does not allow, a compression or filter method other than 0, an interlace
+    /// method other than 0 or 1), so that such a file is refused at upload (130), as a JPEG with a
+    /// broken header is, not stored and failed by the worker.
+    static func checkIHDR(_ data: [UInt8], crc: [UInt8]) throws {
+        guard crc.count == 4 else { throw ImageError.truncated }
+        let computed = (Array("IHDR".utf8) + data).withUnsafeBufferPointer { CZlib.crc32(0, $0.baseAddress, 17) }
+        let stored = crc.reduce(uLong(0)) { $0 << 8 | uLong($1) }
+        guard computed == stored else { throw ImageError.corrupt("PNG IHDR CRC") }
+        let (depth, colorType) = (data[8], data[9])
+        guard bitDepths[colorType]?.contains(depth) == true else {
+            throw ImageError.corrupt("PNG colour type \(colorType) with bit depth \(depth)")
+        }
+        guard data[10] == 0, data[11] == 0, data[12] <= 1 else {
+            throw ImageError.corrupt(
+                "PNG compression, filter or interlace method \(data[10]), \(data[11]), \(data[12])")
         }
     }
 

@@ -3,8 +3,8 @@ import Foundation
 import GalleryApp
 import Synchronization
 
-/// `galleryd import DIR…`: uploads every photo under the folders (JPEG, PNG, WebP, HEIC/HEIF, AVIF
-/// by extension; stored as what their bytes are) through the same service code as
+/// `galleryd import DIR…`: uploads every photo under the folders (JPEG, PNG, WebP, HEIC/HEIF, AVIF,
+/// found by extension or by their first bytes; stored as what their bytes are) through the same service code as
 /// the HTTP API, several at a time, with a progress bar on a terminal and a summary at the end.
 /// Exits 1 when any file failed, naming each.
 struct ImportCommand: ParsableCommand {

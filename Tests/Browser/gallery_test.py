@@ -135,8 +135,14 @@ def first_admin(page, server, binary):
     subprocess.run(["heif-enc", "-q", "80", "-o", heic, path], check=True, capture_output=True)
     subprocess.run(["heif-convert", heic, png], check=True, capture_output=True)
     driver.find_element(By.ID, "upload-input").send_keys(heic + "\n" + png)
-    for label in ("iphone-photo", "screenshot"):
-        page.ready_tile(label)
+    for label, content_type in (("iphone-photo", "image/heic"), ("screenshot", "image/png")):
+        pid = page.ready_tile(label)
+        stored = server.api(f"/classes/Photo/{pid}")["contentType"]
+        assert stored == content_type, f"{label} is stored as {stored}, not {content_type}"
+        # Seen in the grid: the tile's thumbnail (a JPEG made from the HEIC or PNG) has loaded.
+        page.wait().until(lambda d: d.execute_script(
+            "const i = document.querySelector(`#grid .tile[data-id=\"${arguments[0]}\"] img`);"
+            " return !!i && i.complete && i.naturalWidth > 0", pid))
     page.shot("uploaded-formats")
 
     page.step = "drop a WebP"  # drag and drop onto the page (#28): a WebP named and typed as a JPEG; the bytes decide

@@ -185,6 +185,28 @@ import Testing
         }
     }
 
+    /// An IHDR libpng would refuse is refused by the probe (so at upload), before any decode.
+    @Test func probe_RefusesACorruptIHDR() throws {
+        let ihdr = PNGWriter.u32(40) + PNGWriter.u32(30)
+        func png(_ fields: [UInt8], crcFlip: UInt8 = 0) -> [UInt8] {
+            var chunk = PNGWriter.chunk("IHDR", ihdr + fields)
+            chunk[chunk.count - 1] ^= crcFlip
+            return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk
+                + PNGWriter.chunk("IDAT", PNGWriter.deflate([UInt8](repeating: 0, count: 31 * 30)))
+                + PNGWriter.chunk("IEND", [])
+        }
+        #expect(try ImageProbe.probe(bytes: png([8, 0, 0, 0, 0])).width == 40)
+        #expect(try ImageProbe.probe(bytes: png([1, 3, 0, 0, 1])).width == 40)
+        for (fields, flip) in [
+            ([8, 0, 0, 0, 0], 1), ([4, 2, 0, 0, 0], 0), ([16, 3, 0, 0, 0], 0), ([8, 5, 0, 0, 0], 0),
+            ([3, 0, 0, 0, 0], 0), ([8, 2, 1, 0, 0], 0), ([8, 2, 0, 1, 0], 0), ([8, 2, 0, 0, 2], 0),
+        ] as [([UInt8], UInt8)] {
+            #expect(throws: ImageError.self, "\(fields), CRC flip \(flip)") {
+                try ImageProbe.probe(bytes: png(fields, crcFlip: flip))
+            }
+        }
+    }
+
     @Test func truncatedAndCorruptFiles_AreRefused() throws {
         let png = PNGWriter(width: 64, height: 64, colorType: .rgb) { x, y in [x * 4, y * 4, (x ^ y) & 255] }.encode()
         let cut = Array(png.prefix(png.count - 40))

@@ -112,7 +112,10 @@ struct LiveQueryEvent {
                 object[field.name] = field.isBuiltInDate ? iso : ["__type": "Date", "iso": iso]
             case .file:
                 guard let key = raw as? String else { continue }
-                object[field.name] = ["__type": "File", "name": key, "url": encoder.url(forKey: key)]
+                // The name a find gives (`ParseFileURLs.writeFile`): the key's last segment, the
+                // name the upload answered, which a client may save back; not the key.
+                let name = key.lastIndex(of: "/").map { String(key[key.index(after: $0)...]) } ?? key
+                object[field.name] = ["__type": "File", "name": name, "url": encoder.url(forKey: key)]
             case .pointer(let target):
                 guard let id = raw as? String else { continue }
                 object[field.name] = ["__type": "Pointer", "className": target, "objectId": id]

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Imaging
 import Postgres
 import Synchronization
 
@@ -70,9 +71,11 @@ public struct ImportService: Sendable {
         self.databaseRetrySeconds = databaseRetrySeconds
     }
 
-    /// The image files (`.jpg`, `.jpeg`, `.png`, `.webp`, `.heic`, `.heif`, `.avif`, any case) under the
-    /// given files and folders, sorted,
-    /// skipping hidden entries. Missing paths are reported as errors by the caller.
+    /// The image files under the given files and folders, sorted, skipping hidden entries: those
+    /// named `.jpg`, `.jpeg`, `.png`, `.webp`, `.heic`, `.heif` or `.avif` (any case; a broken one is
+    /// then reported as failed), and any other regular file whose first bytes are one of those
+    /// formats (a camera's `.HIF` HEIF, a file without extension), since the upload goes by the
+    /// bytes. Missing paths are reported as errors by the caller.
     public static func findImages(in paths: [String]) -> (files: [String], missing: [String]) {
         var files: [String] = []
         var missing: [String] = []
@@ -94,8 +97,11 @@ public struct ImportService: Sendable {
                     walker.skipDescendants()
                     continue
                 }
-                if Self.imageExtensions.contains((name as NSString).pathExtension.lowercased()) {
-                    files.append((path as NSString).appendingPathComponent(relative))
+                let full = (path as NSString).appendingPathComponent(relative)
+                if Self.imageExtensions.contains((name as NSString).pathExtension.lowercased())
+                    || Self.startsAsAnImage(full)
+                {
+                    files.append(full)
                 }
             }
         }
@@ -105,6 +111,19 @@ public struct ImportService: Sendable {
     /// Extensions the folder walk picks up; the upload recognises the format by the bytes, so a
     /// mislabelled file is still stored as what it is.
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "heic", "heif", "avif"]
+
+    /// Whether `path` is a regular file (not a folder, pipe or device, which reading could block
+    /// on) whose first 64 bytes `ImageFormat.recognize` knows.
+    static func startsAsAnImage(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 64)
+        let count = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 64) }
+        return count > 0 && ImageFormat.recognize(head[..<count]) != nil
+    }
 
     /// Imports one file: copies it into the spool directory while hashing it, then stores it and
     /// creates its photo. Never throws: failures come back as `.failed` with a reason. A file that

@@ -5,6 +5,10 @@ import Testing
 @testable import GalleryApp
 @testable import Imaging
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Uploads of the formats phones make besides JPEG (issue #28): recognised by their bytes whatever
 /// the name and `Content-Type`, stored and served byte for byte under their own extension and
 /// media type, with progressive JPEG derivatives; cut-off files and images over `max_pixels`
@@ -76,34 +80,39 @@ import Testing
         }
     }
 
-    @Test func import_WalksEveryFormatsFiles_AndStoresThemAsWhatTheyAre() throws {
+    @Test func import_WalksEveryFormatsFiles_StoresThemAsWhatTheyAre_AndProcessesThem() throws {
         let files = try Self.allFormats()
         let folder = NSTemporaryDirectory() + "galleryd-import-formats-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try Data(files["heic"]!).write(to: URL(fileURLWithPath: folder + "/IMG_0001.HEIC"))
+        // A camera's HEIF (Canon, Sony: `.HIF`) is found by its bytes, as the upload recognises it.
+        try Data(files["heic"]!).write(to: URL(fileURLWithPath: folder + "/DSC00001.HIF"))
         try Data(files["png"]!).write(to: URL(fileURLWithPath: folder + "/screenshot.webp"))  // mislabelled: a PNG
         try Data(files["webp"]!).write(to: URL(fileURLWithPath: folder + "/shared.jpg"))  // mislabelled: a WebP
         try Data(files["avif"]!).write(to: URL(fileURLWithPath: folder + "/pixel.heif"))  // mislabelled: an AVIF
         try Data("ignored\n".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        // A Live Photo's movie (an ISO BMFF `ftyp qt`, not an image) and a named pipe, which the
+        // walk must not open and block on: both skipped.
+        let movie: [UInt8] =
+            [0, 0, 0, 0x14] + Array("ftypqt  ".utf8) + [0, 0, 2, 0] + Array("qt  ".utf8) + [0, 0, 0, 8]
+        try Data(movie + Array("wide".utf8)).write(to: URL(fileURLWithPath: folder + "/IMG_0001.MOV"))
+        #expect(mkfifo(folder + "/pipe", 0o600) == 0)
         let found = ImportService.findImages(in: [folder]).files.map { ($0 as NSString).lastPathComponent }
-        #expect(found == ["IMG_0001.HEIC", "pixel.heif", "screenshot.webp", "shared.jpg"])
+        #expect(found == ["DSC00001.HIF", "pixel.heif", "screenshot.webp", "shared.jpg"])
+        // The `galleryd import` command itself, processing what it imported.
         let server = try TestServer(workers: 0)
         defer { server.stop() }
-        let service = ImportService(
-            uploads: server.application.uploads, spoolDirectory: server.application.store.spoolDirectory)
-        for name in found {
-            guard case .imported = service.importFile(folder + "/" + name) else {
-                Issue.record("\(name) was not imported")
-                continue
-            }
-        }
+        let run = try ImportTests.run(["import", "--process", folder], server: server)
+        #expect(run.status == 0, "\(run.out)\n\(run.err)")
+        #expect(run.out.contains("4 imported, 0 duplicate(s) skipped, 0 failed"), "\(run.out)")
+        #expect(run.out.contains("processed 4 photo(s)"), "\(run.out)")
         #expect(
             Set(server.blobFiles(under: "originals").map { ($0 as NSString).pathExtension })
                 == ["heic", "png", "webp", "avif"])
         #expect(
             try server.scalar(
-                "select count(*)::bigint from photos where content_type in ('image/heic', 'image/png', 'image/webp', 'image/avif')"
+                "select count(*)::bigint from photos where status = 'ready' and width = 160 and height = 120"
+                    + " and content_type in ('image/heic', 'image/png', 'image/webp', 'image/avif')"
             ) == 4)
     }
 
@@ -119,6 +128,50 @@ import Testing
         #expect(r.json["code"] as? Int == 130, "\(r.text)")
         #expect((r.json["error"] as? String)?.contains("truncated") == true, "\(r.text)")
         try server.expectNothingStored(ext)
+    }
+
+    /// A whole file whose header is broken is refused at upload, as a JPEG's is, not stored and then
+    /// failed by the worker: a PNG whose IHDR fails its CRC or pairs colour type 2 with bit depth 4,
+    /// a WebP whose VP8 frame lacks its start code, a HEIC and an AVIF whose handler is not `pict`.
+    @Test func upload_IsRefusedWith130_AndLeavesNothing_WhenTheHeaderIsCorrupt() throws {
+        let files = try Self.allFormats()
+        func replacing(_ bytes: [UInt8], _ old: String, _ new: String) throws -> [UInt8] {
+            let (o, n) = (Array(old.utf8), Array(new.utf8))
+            let at = try #require((0...(bytes.count - o.count)).first { Array(bytes[$0..<$0 + o.count]) == o })
+            return Array(bytes[..<at]) + n + Array(bytes[(at + o.count)...])
+        }
+        var crc = files["png"]!
+        crc[29] ^= 0x01  // the IHDR chunk's CRC (signature 8, length and type 8, data 13)
+        var depth = files["png"]!
+        depth[24] = 4  // bit depth 4 with colour type 2 (RGB)
+        depth.replaceSubrange(29..<33, with: Self.crc(Array("IHDR".utf8) + depth[16..<29]))
+        var startCode = files["webp"]!
+        let vp8 = try #require((12..<startCode.count - 4).first { Array(startCode[$0..<$0 + 4]) == Array("VP8 ".utf8) })
+        startCode[vp8 + 8 + 3] ^= 0xFF  // 9D 01 2A after the frame tag (RFC 6386 §9.1)
+        let cases: [(String, [UInt8])] = [
+            ("png CRC", crc), ("png depth", depth), ("webp", startCode),
+            ("heic", try replacing(files["heic"]!, "pict", "vide")),
+            ("avif", try replacing(files["avif"]!, "pict", "vide")),
+        ]
+        for (label, bytes) in cases {
+            let server = try TestServer(workers: 0)  // one each: a stored file must not fail the next case
+            defer { server.stop() }
+            let r = try server.request(
+                "POST", "/parse/files/photo", body: Data(bytes), headers: ["Content-Type": "application/octet-stream"])
+            #expect(r.status == 400, "\(label)")
+            #expect(r.json["code"] as? Int == 130, "\(label): \(r.text)")
+            try server.expectNothingStored(label)
+        }
+    }
+
+    /// The PNG CRC of `bytes` (type and data), big-endian (PNG spec Annex D).
+    static func crc(_ bytes: [UInt8]) -> [UInt8] {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return (0..<4).map { UInt8(truncatingIfNeeded: ~crc >> (24 - 8 * $0)) }
     }
 
     /// `max_pixels` is checked on the header at upload, whatever the format: a PNG bomb (a
