@@ -56,11 +56,13 @@ struct ImportCommand: ParsableCommand {
         group.wait()
         progress.finish()
         // Imported photos have no owner: once an admin exists they are the first admin's at once
-        // (as `migrate` and `serve` would give them), not only after the next start.
+        // (as `migrate` and `serve` would give them), not only after the next start. A failure (the
+        // database gone at the end of the run) is reported after the summary, which still matters.
+        var ownerError: Error?
         do {
             try OwnershipRepository(pool: application.pool).assignOwnerlessRowsToFirstAdmin()
         } catch {
-            fail("import: giving the photos to the first admin: \(error)", code: 1)
+            ownerError = error
         }
 
         var imported = 0
@@ -98,6 +100,10 @@ struct ImportCommand: ParsableCommand {
             "import: \(files.count) file(s) in \(String(format: "%.1f", seconds)) s: \(imported) imported, "
                 + "\(duplicates) duplicate(s) skipped, \(failures.count) failed")
         for (file, reason) in failures { print("  failed: \(file): \(reason)") }
+        if let ownerError {
+            fail(
+                "import: giving the photos to the first admin: \(ownerError) (galleryd migrate does it again)", code: 1)
+        }
         if !failures.isEmpty || !missing.isEmpty { throw ExitCode(1) }
     }
 }
