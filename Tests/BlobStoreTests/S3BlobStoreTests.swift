@@ -41,6 +41,30 @@ struct S3BlobStoreTests {
         #expect(store.bytesWritten == 200_000)
     }
 
+    /// Each format's original is stored with its own type, whole or in parts, so that a client
+    /// reading the bucket itself (redirected to a presigned URL, or boto3) gets `image/heic`, not
+    /// `application/octet-stream`.
+    @Test func put_StoresEachFormatsContentType_WholeOrInParts() throws {
+        let configuration = S3TestServer.configuration(multipartThreshold: 5 << 20)
+        let store = S3BlobStore(configuration: configuration)
+        let cases = [
+            ("originals/a.heic", "image/heic"), ("originals/b.png", "image/png"), ("originals/c.webp", "image/webp"),
+            ("originals/d.avif", "image/avif"), ("originals/e.jpg", "image/jpeg"), ("thumbnails/f.jpg", "image/jpeg"),
+            ("originals/g.HEIF", "image/heic"), ("misc/h.bin", "application/octet-stream"),
+        ]
+        for (name, _) in cases {
+            try store.put(BlobKey(name), bytes: [1, 2, 3])
+        }
+        let large = randomBytes(6 << 20)  // over the threshold: a multipart upload
+        try store.put(BlobKey("originals/large.heic"), movingFileAt: temporaryFile(large), sha256: sha256(large))
+        let keys = cases.map(\.0) + ["originals/large.heic"]
+        let printed = try S3TestServer.boto3(
+            "print(json.dumps([s3.head_object(Bucket=bucket, Key=k)['ContentType'] for k in args]))",
+            keys.map { configuration.prefix + $0 })
+        let types = try JSONDecoder().decode([String].self, from: Data(printed.utf8))
+        #expect(types == cases.map(\.1) + ["image/heic"])
+    }
+
     @Test func putMovingFile_UploadsWithItsSHA256_AndRemovesTheFile() throws {
         let configuration = S3TestServer.configuration()
         let store = S3BlobStore(configuration: configuration)

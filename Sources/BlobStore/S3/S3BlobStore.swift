@@ -208,8 +208,19 @@ public final class S3BlobStore: BlobStore, Sendable {
         return formatter
     }()
 
-    private static func contentType(_ key: BlobKey) -> String {
-        key.rawValue.hasSuffix(".jpg") || key.rawValue.hasSuffix(".jpeg") ? "image/jpeg" : "application/octet-stream"
+    /// The `Content-Type` an object is stored with, by its key's extension (any case): the type a
+    /// client gets when it reads the bucket itself (a redirect to a presigned URL, a CDN, boto3), as
+    /// galleryd's own bucket route serves it. Originals of every accepted format, JPEG derivatives.
+    static func contentType(_ key: BlobKey) -> String {
+        guard let dot = key.rawValue.lastIndex(of: ".") else { return "application/octet-stream" }
+        switch key.rawValue[key.rawValue.index(after: dot)...].lowercased() {
+        case "jpg", "jpeg": return "image/jpeg"
+        case "png": return "image/png"
+        case "webp": return "image/webp"
+        case "heic", "heif": return "image/heic"
+        case "avif": return "image/avif"
+        default: return "application/octet-stream"
+        }
     }
 
     private static func fileSize(_ path: String) throws -> Int64 {
