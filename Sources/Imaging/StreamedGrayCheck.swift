@@ -1,13 +1,15 @@
+import CResampleKernels
+
 /// The gray check (decision 069) of a preview that is encoded while it is resampled (a downscaled PNG or
 /// WebP preview, decision 044), which is never kept whole, so `PixelBuffer.isAchromatic` cannot look at it.
 ///
 /// Each of the preview's rows, as it goes to the colour encoder, is checked as `isAchromatic` checks a row
 /// (red and blue within `PixelBuffer.achromaticTolerance` of green) and, while every row so far has been,
-/// its luma is kept: one byte a pixel, libjpeg's weights rounded as `PixelBuffer.grayscale()` rounds them,
-/// so `preview` is the bytes `grayscale()` of the kept preview would be. The first colourful row drops the
-/// luma, so a colour photo pays a row or so of checking and no memory; a gray one pays a quarter of a kept
-/// RGBX preview, beside the colour encoder's coefficients (decision 069, session 22). A picture whose colour
-/// starts at its last row is colour: every row is checked.
+/// its luma is kept (one C pass for both, `gd_gray_row`): one byte a pixel, libjpeg's weights rounded as
+/// `PixelBuffer.grayscale()` rounds them, so `preview` is the bytes `grayscale()` of the kept preview would
+/// be. The first colourful row drops the luma, so a colour photo pays a row or so of checking and no memory;
+/// a gray one pays a quarter of a kept RGBX preview, beside the colour encoder's coefficients (decision 069,
+/// session 22). A picture whose colour starts at its last row is colour: every row is checked.
 ///
 /// Fed on one thread (the resampler's vertical pass), read after that thread has been joined.
 final class StreamedGrayCheck {
@@ -31,24 +33,16 @@ final class StreamedGrayCheck {
     /// Takes the next RGBX row of the preview (`width * 4` bytes), before the encoder may change it.
     func take(row: UnsafePointer<UInt8>) {
         guard isGraySoFar, rowsTaken < height else { return }
-        // The row's worst difference first (the loop `isAchromatic` runs), so a colour row costs no luma.
-        var worst: Int32 = 0
-        for x in 0..<width {
-            let (r, g, b) = (Int32(row[4 &* x]), Int32(row[4 &* x &+ 1]), Int32(row[4 &* x &+ 2]))
-            worst = max(worst, max(Self.magnitude(r &- g), Self.magnitude(b &- g)))
+        // The row's luma and worst difference in one vectorised pass (`gd_gray_row`); a colour row's luma is
+        // written over the buffer that is then dropped.
+        let (width, offset) = (width, rowsTaken * width)
+        let worst = luma.withUnsafeMutableBufferPointer { out in
+            gd_gray_row(row, width, out.baseAddress! + offset, StreamingResampler.avx2)
         }
         guard worst <= PixelBuffer.achromaticTolerance else {
             isGraySoFar = false
             luma = []
             return
-        }
-        let (width, offset) = (width, rowsTaken * width)
-        luma.withUnsafeMutableBufferPointer { out in
-            let target = out.baseAddress! + offset
-            for x in 0..<width {
-                let pixel = row + 4 &* x
-                target[x] = PixelBuffer.luma(red: pixel[0], green: pixel[1], blue: pixel[2])
-            }
         }
         rowsTaken += 1
     }
@@ -58,11 +52,5 @@ final class StreamedGrayCheck {
     var preview: PixelBuffer? {
         guard isGraySoFar, rowsTaken == height else { return nil }
         return PixelBuffer(width: width, height: height, channels: 1, bytes: luma)
-    }
-
-    /// |d| without `abs`'s overflow trap, so the loop vectorises.
-    @inline(__always) private static func magnitude(_ d: Int32) -> Int32 {
-        let sign = d &>> 31
-        return (d ^ sign) &- sign
     }
 }

@@ -77,23 +77,27 @@ import Testing
         }
     }
 
-    /// The check's luma is `grayscale()`'s of the same rows; a row past the tolerance, even the last, drops it.
+    /// The check's luma is `grayscale()`'s of the same rows (37 pixels wide: the C kernel's vectors and its
+    /// tail); a row past the tolerance, even on the last pixel of the last row, drops it.
     @Test func check_KeepsGrayscalesLuma_DropsItAtAColourfulRow() {
-        var image = PixelBuffer(width: 5, height: 3, channels: 4)
-        for index in 0..<15 {
-            let level = UInt8(17 * index + 1)
-            image.bytes.replaceSubrange(4 * index..<4 * index + 3, with: [level &+ 2, level, level &- 1])
+        let (width, height) = (37, 3)
+        var image = PixelBuffer(width: width, height: height, channels: 4)
+        for index in 0..<(width * height) {
+            let level = UInt8(37 * index % 250 + 2)
+            let (red, blue) = [(level &+ 2, level &- 2), (level &- 1, level &+ 1), (level, level)][index % 3]
+            image.bytes.replaceSubrange(4 * index..<4 * index + 3, with: [red, level, blue])
         }
         func run(_ image: PixelBuffer) -> PixelBuffer? {
-            let check = StreamedGrayCheck(width: 5, height: 3)
+            let check = StreamedGrayCheck(width: width, height: height)
             image.bytes.withUnsafeBufferPointer { pixels in
-                for y in 0..<3 { check.take(row: pixels.baseAddress! + y * 20) }
+                for y in 0..<height { check.take(row: pixels.baseAddress! + y * width * 4) }
             }
             return check.preview
         }
         #expect(run(image)?.bytes == image.grayscale().bytes)
         #expect(run(image)?.channels == 1)
-        image.bytes[4 * 14 + 2] = image.bytes[4 * 14 + 1] &+ 3  // blue 3 over green, the last pixel
+        let last = width * height - 1
+        image.bytes[4 * last + 2] = image.bytes[4 * last + 1] &+ 3  // blue 3 over green, the last pixel
         #expect(run(image) == nil)
         // Fewer rows than the preview's: not a gray preview.
         let partial = StreamedGrayCheck(width: 1, height: 2)
