@@ -88,6 +88,24 @@ static void widen_portable(const uint8_t *source, size_t count, float *target)
     for (size_t i = 0; i < count; i++) target[i] = (float)source[i];
 }
 
+/* One RGBX row's luma and its worst |R - G| or |B - G| (gd_gray_row), defined once for each target: plain
+   loops the compiler vectorises. */
+#define GD_GRAY_ROW(name, attributes)                                                              \
+    attributes static int name(const uint8_t *source, size_t pixels, uint8_t *luma)               \
+    {                                                                                              \
+        int worst = 0;                                                                             \
+        for (size_t i = 0; i < pixels; i++) {                                                      \
+            int r = source[4 * i], g = source[4 * i + 1], b = source[4 * i + 2];                   \
+            int red = r > g ? r - g : g - r, blue = b > g ? b - g : g - b;                         \
+            int d = red > blue ? red : blue;                                                       \
+            worst = d > worst ? d : worst;                                                         \
+            luma[i] = (uint8_t)((19595u * (unsigned)r + 38470u * (unsigned)g + 7471u * (unsigned)b \
+                                 + 32768u) >> 16);                                                 \
+        }                                                                                          \
+        return worst;                                                                              \
+    }
+GD_GRAY_ROW(gray_row_portable, )
+
 #if defined(__x86_64__)
 int gd_resample_has_avx2(void)
 {
@@ -221,6 +239,8 @@ GD_AVX2 static void rgb_to_rgbx_avx2(const uint8_t *source, size_t pixels, uint8
     rgb_to_rgbx_portable(source + 3 * i, pixels - i, target + 4 * i);
 }
 
+GD_GRAY_ROW(gray_row_avx2, GD_AVX2)
+
 #define GD_DISPATCH(avx2, name, ...) \
     do { \
         if (avx2) name##_avx2(__VA_ARGS__); \
@@ -270,4 +290,13 @@ void gd_widen(const uint8_t *source, size_t count, float *target, int avx2)
 void gd_rgb_to_rgbx(const uint8_t *source, size_t pixels, uint8_t *target, int avx2)
 {
     GD_DISPATCH(avx2, rgb_to_rgbx, source, pixels, target);
+}
+
+int gd_gray_row(const uint8_t *source, size_t pixels, uint8_t *luma, int avx2)
+{
+#if defined(__x86_64__)
+    if (avx2) return gray_row_avx2(source, pixels, luma);
+#endif
+    (void)avx2;
+    return gray_row_portable(source, pixels, luma);
 }

@@ -73,19 +73,32 @@ extension ImagePipeline {
         // The preview is encoded while it is resampled (colour conversion and DCT on the thread
         // of the vertical pass), unless it is the thumbnail too, or its tables depend on its
         // pixels, or it is a grey PNG's (decision 069): then its pixels are needed.
-        let previewEncoder =
+        var previewEncoder =
             plan.thumbnailSource == .samePixels || klein != nil || rows.isGray
             ? nil
             : try JPEGStreamEncoder(
                 width: plan.preview.width, height: plan.preview.height, channels: 4, quality: previewQuality,
                 quantizer: spec.quantizer, iccProfile: icc, tables: previewTables)
+        // A streamed preview is checked for gray row by row, its luma kept while it is (decision 069,
+        // session 22): a large RGB PNG or a WebP of a gray picture.
+        let grayCheck =
+            previewEncoder != nil && icc == nil
+            ? StreamedGrayCheck(width: plan.preview.width, height: plan.preview.height) : nil
         var (keptPreview, keptThumbnail) = try resample(
             rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries),
-            previewEncoder: previewEncoder)
+            previewEncoder: previewEncoder, grayCheck: grayCheck)
         clock.lap("resize")
         // A gray original's derivatives are one-component JPEGs on their own tables (decision 069), in
-        // place of the format's rules; one with an RGB profile keeps it, and its colour path.
-        if icc == nil, let kept = keptPreview, kept.isAchromatic() {
+        // place of the format's rules; one with an RGB profile keeps it, and its colour path. A streamed
+        // gray preview's colour encode is dropped unfinished (no scans written).
+        if let gray = grayCheck?.preview {
+            previewEncoder = nil
+            keptPreview = gray
+            keptThumbnail = keptThumbnail?.grayscale()
+            previewTables = GrayDerivatives.previewTables(
+                spec, keepsOriginalSize: keepsSize, gradient: PreviewDetail.meanGradient(gray))
+            thumbnailTables = GrayDerivatives.thumbnailTables(spec)
+        } else if icc == nil, let kept = keptPreview, kept.isAchromatic() {
             keptPreview = kept.grayscale()
             keptThumbnail = keptThumbnail?.grayscale()
             previewTables = GrayDerivatives.previewTables(
@@ -151,7 +164,7 @@ extension ImagePipeline {
     /// resampler (which feeds the thumbnail's when the thumbnail comes from the preview) and, for
     /// small or elongated originals, the thumbnail's own; the thumbnail is nil when it is the
     /// preview itself. With `previewEncoder` the preview's rows go into it as they are made and
-    /// no preview image is kept (nil).
+    /// no preview image is kept (nil); `grayCheck` takes each of them first.
     ///
     /// When the thumbnail comes from the preview (every large original), the work is split over
     /// two threads as the JPEG path splits it: this one converts rows and runs the preview's
@@ -159,10 +172,10 @@ extension ImagePipeline {
     /// thumbnail. Otherwise one thread does it all.
     private static func resample(
         _ raster: any RasterRows, plan: DerivativePlan, converter: RasterRowConverter,
-        previewEncoder: JPEGStreamEncoder?
+        previewEncoder: JPEGStreamEncoder?, grayCheck: StreamedGrayCheck?
     ) throws -> (preview: PixelBuffer?, thumbnail: PixelBuffer?) {
         if raster.width == plan.preview.width, raster.height == plan.preview.height, converter.isByteCopy {
-            return try passDecodedRows(raster, plan: plan, previewEncoder: previewEncoder)
+            return try passDecodedRows(raster, plan: plan, previewEncoder: previewEncoder, grayCheck: grayCheck)
         }
         let fromPreview: StreamingResampler? =
             plan.thumbnailSource == .preview
@@ -178,6 +191,7 @@ extension ImagePipeline {
         let sink: ((UnsafeMutablePointer<UInt8>) -> Void)? = previewEncoder.map { encoder in
             { row in
                 guard encodeError == nil else { return }
+                grayCheck?.take(row: row)
                 do { try encoder.write(row: row) } catch { encodeError = error }
             }
         }
@@ -229,7 +243,8 @@ extension ImagePipeline {
     /// it goes vertical first) on a second one: no identity resampling, no round trip through
     /// floats, the same bytes (decision 065).
     private static func passDecodedRows(
-        _ raster: any RasterRows, plan: DerivativePlan, previewEncoder: JPEGStreamEncoder?
+        _ raster: any RasterRows, plan: DerivativePlan, previewEncoder: JPEGStreamEncoder?,
+        grayCheck: StreamedGrayCheck?
     ) throws -> (preview: PixelBuffer?, thumbnail: PixelBuffer?) {
         let (width, height) = (raster.width, raster.height)
         let rowBytes = width * 4
@@ -248,6 +263,7 @@ extension ImagePipeline {
         let consumer = ring.consume(width: width, channels: 4) { row in
             if let previewEncoder {
                 if encodeError == nil {
+                    grayCheck?.take(row: row.bytes)
                     do { try previewEncoder.write(row: UnsafeMutablePointer(mutating: row.bytes)) } catch {
                         encodeError = error
                     }

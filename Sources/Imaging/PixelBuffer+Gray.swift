@@ -1,6 +1,6 @@
 /// Gray originals that reach the pipeline as colour: a gray or gray-and-alpha PNG (expanded to RGBX by
 /// the decoder, its alpha flattened onto white), a monochrome HEIC or AVIF, or a colour file of a black
-/// and white photo. Their derivatives are one-component JPEGs, as a gray JPEG's are (decision 068).
+/// and white photo. Their derivatives are one-component JPEGs, as a gray JPEG's are (decision 069).
 extension PixelBuffer {
     /// The largest difference between a pixel's red or blue and its green that still counts as gray: a
     /// lossy file's neutral chroma may decode a step or two off, which no one sees.
@@ -37,12 +37,17 @@ extension PixelBuffer {
                 guard let source = pixels.baseAddress, let target = out.baseAddress else { return }
                 for index in 0..<(width * height) {
                     let pixel = source + 4 &* index
-                    let luma = 19_595 &* UInt32(pixel[0]) &+ 38_470 &* UInt32(pixel[1]) &+ 7_471 &* UInt32(pixel[2])
-                    target[index] = UInt8(truncatingIfNeeded: (luma &+ 32_768) >> 16)
+                    target[index] = Self.luma(red: pixel[0], green: pixel[1], blue: pixel[2])
                 }
             }
         }
         return PixelBuffer(width: width, height: height, channels: 1, bytes: gray)
+    }
+
+    /// libjpeg's luma of one pixel (its fixed-point weights, rounded as its RGB → YCbCr conversion rounds).
+    @inline(__always) static func luma(red: UInt8, green: UInt8, blue: UInt8) -> UInt8 {
+        let luma = 19_595 &* UInt32(red) &+ 38_470 &* UInt32(green) &+ 7_471 &* UInt32(blue)
+        return UInt8(truncatingIfNeeded: (luma &+ 32_768) >> 16)
     }
 
     /// |d| without `abs`'s overflow trap, so the loop vectorises.

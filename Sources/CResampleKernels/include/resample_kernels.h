@@ -40,4 +40,8 @@ void gd_widen(const uint8_t *source, size_t count, float *target, int avx2);
 
 /* Packed RGB to RGBX: target pixel i is source pixel i's three bytes and 255. */
 void gd_rgb_to_rgbx(const uint8_t *source, size_t pixels, uint8_t *target, int avx2);
+
+/* An RGBX row's luma on libjpeg's weights, rounded as its RGB -> YCbCr conversion rounds (luma[i] of pixel i),
+   and the row's largest |R - G| or |B - G| (returned): the gray check of a streamed preview (decision 069). */
+int gd_gray_row(const uint8_t *source, size_t pixels, uint8_t *luma, int avx2);
 #endif
