@@ -226,6 +226,39 @@ struct S3StorageTests {
         }
     }
 
+    /// A HEIC's and a PNG's originals uploaded to the bucket carry their own type there, so that
+    /// `asset_delivery = "redirect"` (307 to a presigned URL of the object) and anything else reading
+    /// the bucket serve them as `image/heic` and `image/png` (boto3 reads the type moto stored).
+    @Test func uploadedOriginals_OfAHEICAndAPNG_AreStoredWithTheirOwnType() throws {
+        let lock = try ClusterLock.acquire()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let prefix = "formats-\(UUID().uuidString.prefix(8))/"
+        let (b, spool) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "redirect")
+        defer {
+            b.shutdown()
+            b.wait()
+            try? FileManager.default.removeItem(atPath: spool)
+        }
+        let files = try UploadFormatTests.allFormats()
+        for (ext, type) in [("heic", "image/heic"), ("png", "image/png")] {
+            let bytes = files[ext]!
+            let upload = try RawHTTPClient.exchange(
+                port: b.port,
+                head:
+                    "POST /parse/files/photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+                    + "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n", body: bytes)
+            #expect(upload.status == 201, "\(ext)")
+            let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+            let key = "originals/\(sha).\(ext)"
+            let redirect = try Self.get(b.port, "/bucket/" + key)
+            #expect(redirect.status == 307, "\(ext)")
+            #expect(redirect.headers["Location"]?.contains("\(prefix)\(key)?") == true, "\(ext)")
+            #expect(try S3TestEnvironment.boto3ContentType(prefix + key) == type, "\(ext)")
+        }
+    }
+
     @Test func bucket_Answers503InS3XML_WhenTheObjectStoreIsDown_AndKeepsServing() throws {
         let lock = try ClusterLock.acquire()
         defer { lock.release() }

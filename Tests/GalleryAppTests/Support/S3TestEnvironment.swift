@@ -74,6 +74,28 @@ enum S3TestEnvironment {
         return try JSONDecoder().decode([String: String].self, from: data)
     }
 
+    /// The `Content-Type` the bucket holds for a key (the full key, prefix included), as boto3 reads it.
+    static func boto3ContentType(_ key: String) throws -> String {
+        let code = """
+            import sys, boto3
+            s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
+                aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
+            print(s3.head_object(Bucket=sys.argv[4], Key=sys.argv[5])["ContentType"])
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: value("GALLERYD_TEST_PYTHON") ?? "/usr/bin/python3")
+        process.arguments = [
+            "-c", code, value("GALLERYD_TEST_S3_ENDPOINT")!, value("GALLERYD_TEST_S3_ACCESS_KEY")!,
+            value("GALLERYD_TEST_S3_SECRET_KEY")!, value("GALLERYD_TEST_S3_BUCKET") ?? "galleryd-test", key,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     static func value(_ name: String) -> String? {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }
