@@ -130,7 +130,7 @@ import Testing
     /// The rows: HEIC's and AVIF's flat thumbnails by trellis with the flat lambda, a near-size one at the
     /// thumbnail's quality in force (libjpeg's 2 below), another half a quality above it (libjpeg's 1
     /// below); none when detailed, none for the previews, none for PNG or WebP.
-    @Test func heifRows_TrellisForFlatThumbnails() {
+    @Test func heifRows_TrellisForFlatThumbnails() throws {
         let flat = JPEGQuantizer.TrellisLambda.flat
         for format in [ImageFormat.heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
@@ -147,12 +147,13 @@ import Testing
         let nearSize = SourceEncoderSettings.KleinRule.heifNearSizeThumbnails
         #expect(nearSize.trellis(gradient: 5.99)?.lambda == flat)
         #expect(nearSize.trellis(gradient: 6) == nil)
+        let nearSizeTrellis = try #require(nearSize.flatTrellis)
         #expect(
-            nearSize.tables(92, gradient: 5.99, meanChroma: 40, trellis: nearSize.flatTrellis!)
+            nearSize.tables(92, gradient: 5.99, meanChroma: 40, trellis: nearSizeTrellis)
                 == SourceEncoderSettingsTests.webpOriginalSizePreview(92))
         let heif = SourceEncoderSettings.forSource(.heif)
         #expect(
-            heif.thumbnailTables(quality: 92, trellis: heif.flatThumbnailTrellis!)
+            heif.thumbnailTables(quality: 92, trellis: try #require(heif.flatThumbnailTrellis))
                 == SourceEncoderSettingsTests.coarseChroma(luma: 92.5, chroma: 81.5, held: [0, 1, 8]))
         #expect(JPEGQuantizer.TrellisLambda.flat == JPEGQuantizer.TrellisLambda(logScale1: 18.25, logScale2: 20))
         #expect(JPEGQuantizer.TrellisLambda.masked == JPEGQuantizer.TrellisLambda(logScale1: 14.75, logScale2: 16.5))
