@@ -9,9 +9,6 @@ extension SourceEncoderSettings {
     struct FlatTrellis: Sendable, Equatable {
         let lambda: JPEGQuantizer.TrellisLambda
         let step: Double
-        /// Trellis only for a preview whose mean luma gradient is under this (and under the rule's
-        /// `detailedGradient`); infinity: every flat one.
-        var belowGradient = Double.infinity
 
         /// HEIC's and AVIF's thumbnails of a flat preview (not near-size): Klein's table half a quality above
         /// the thumbnail's quality in force, 1.5 above libjpeg's (`thumbnailKleinStep` −1), the chroma 11 below
@@ -35,10 +32,9 @@ extension SourceEncoderSettings {
 
 extension SourceEncoderSettings.KleinRule {
     /// The trellis rule for a preview of this `gradient` (nil: libjpeg): `flatTrellis` when the preview is
-    /// flat (under `detailedGradient`) and under its `belowGradient`.
+    /// flat (under `detailedGradient`).
     func trellis(gradient: Double) -> SourceEncoderSettings.FlatTrellis? {
-        guard let flatTrellis, gradient < min(detailedGradient, flatTrellis.belowGradient) else { return nil }
-        return flatTrellis
+        gradient < detailedGradient ? flatTrellis : nil
     }
 
     /// The tables of a flat preview that `trellis` quantizes: `tables(_:gradient:meanChroma:)` with the
