@@ -41,31 +41,13 @@ struct gd_coefficients {
     JDIMENSION imcu_row;
     int convert;
     int pixel_bytes;
+    int avx2;
     gd_quantizer quantizer;
     gd_divisors divisors[GD_MAX_COMPONENTS];
     gd_trellis trellis[GD_MAX_COMPONENTS];
-    int32_t ycc[8 * 256];
 };
 
-#define GD_SCALEBITS 16
-#define GD_FIX(x) ((int32_t)((x) * (1L << GD_SCALEBITS) + 0.5))
-enum { R_Y = 0, G_Y = 256, B_Y = 512, R_CB = 768, G_CB = 1024, B_CB = 1280, R_CR = B_CB, G_CR = 1536, B_CR = 1792 };
-
-/* jccolor.c rgb_ycc_start: Cb and Cr round with 0.5 - epsilon so they never reach 256. */
-static void gd_ycc_tables(int32_t *table) {
-    const int32_t half = (int32_t)1 << (GD_SCALEBITS - 1);
-    const int32_t offset = (int32_t)128 << GD_SCALEBITS;
-    for (int32_t i = 0; i < 256; i++) {
-        table[i + R_Y] = GD_FIX(0.29900) * i;
-        table[i + G_Y] = GD_FIX(0.58700) * i;
-        table[i + B_Y] = GD_FIX(0.11400) * i + half;
-        table[i + R_CB] = (-GD_FIX(0.16874)) * i;
-        table[i + G_CB] = (-GD_FIX(0.33126)) * i;
-        table[i + B_CB] = GD_FIX(0.50000) * i + offset + half - 1;
-        table[i + G_CR] = (-GD_FIX(0.41869)) * i;
-        table[i + B_CR] = (-GD_FIX(0.08131)) * i;
-    }
-}
+/* RGB->YCbCr, the downsample and the DCT: jpeg_simd.c and jpeg_fdct_simd.c, AVX2 where the CPU has it. */
 
 gd_coefficients *gd_coefficients_create(j_compress_ptr cinfo, const gd_encode_request *request,
                                         const char **message) {
@@ -117,7 +99,7 @@ gd_coefficients *gd_coefficients_create(j_compress_ptr cinfo, const gd_encode_re
     state->quantizer = request->quantizer;
     state->strip_rows = max_v * DCTSIZE;
     state->plane_width = (size_t)((request->width + max_h * DCTSIZE - 1) / (max_h * DCTSIZE)) * max_h * DCTSIZE;
-    gd_ycc_tables(state->ycc);
+    state->avx2 = gd_coefficients_has_avx2();
     float scale1 = request->trellis_lambda_log_scale1 > 0 ? request->trellis_lambda_log_scale1 : 14.75f;
     float scale2 = request->trellis_lambda_log_scale2 > 0 ? request->trellis_lambda_log_scale2 : 16.5f;
     for (int c = 0; c < state->components; c++) {
@@ -185,15 +167,8 @@ static void gd_convert_row(gd_coefficients *state, const unsigned char *pixels, 
     size_t offset = (size_t)y * state->plane_width;
     unsigned int width = state->width;
     if (state->convert == GD_CONVERT_YCC) {
-        JSAMPLE *yp = state->planes[0] + offset, *cb = state->planes[1] + offset, *cr = state->planes[2] + offset;
-        const int32_t *t = state->ycc;
-        int step = state->pixel_bytes;
-        for (unsigned int x = 0; x < width; x++, pixels += step) {
-            int r = pixels[0], g = pixels[1], b = pixels[2];
-            yp[x] = (JSAMPLE)((t[r + R_Y] + t[g + G_Y] + t[b + B_Y]) >> GD_SCALEBITS);
-            cb[x] = (JSAMPLE)((t[r + R_CB] + t[g + G_CB] + t[b + B_CB]) >> GD_SCALEBITS);
-            cr[x] = (JSAMPLE)((t[r + R_CR] + t[g + G_CR] + t[b + B_CR]) >> GD_SCALEBITS);
-        }
+        gd_rgb_ycc_row(pixels, state->pixel_bytes, width, state->planes[0] + offset, state->planes[1] + offset,
+                       state->planes[2] + offset, state->avx2);
     } else {
         for (int c = 0; c < state->components; c++) {
             JSAMPLE *plane = state->planes[c] + offset;
@@ -209,11 +184,7 @@ static void gd_convert_row(gd_coefficients *state, const unsigned char *pixels, 
 /* Transforms and quantizes one block whose top-left sample is rows[0][column]. */
 static void gd_code_block(gd_coefficients *state, int c, JSAMPLE **rows, size_t column, JCOEF *block) {
     int16_t workspace[64];
-    for (int y = 0; y < DCTSIZE; y++) {
-        const JSAMPLE *row = rows[y] + column;
-        for (int x = 0; x < DCTSIZE; x++) workspace[y * DCTSIZE + x] = (int16_t)(row[x] - CENTERJSAMPLE);
-    }
-    gd_fdct_islow(workspace);
+    gd_fdct_islow_samples((const JSAMPLE *const *)rows, column, workspace, state->avx2);
     if (state->quantizer == GD_QUANTIZER_TRELLIS)
         gd_quantize_trellis(workspace, &state->divisors[c], &state->trellis[c], block);
     else
@@ -240,13 +211,8 @@ static void gd_code_strip(gd_coefficients *state, j_compress_ptr cinfo) {
             /* jcsample.c h2v2_downsample: bias 1, 2, 1, 2, ... along the row. */
             for (int y = 0; y < output_rows; y++) {
                 const JSAMPLE *in0 = state->planes[c] + (size_t)(2 * y) * state->plane_width;
-                const JSAMPLE *in1 = in0 + state->plane_width;
-                JSAMPLE *out = state->downsampled + (size_t)y * state->plane_width;
-                int bias = 1;
-                for (size_t x = 0; x < output_width; x++, in0 += 2, in1 += 2) {
-                    out[x] = (JSAMPLE)((in0[0] + in0[1] + in1[0] + in1[1] + bias) >> 2);
-                    bias ^= 3;
-                }
+                gd_downsample_h2v2_row(in0, in0 + state->plane_width, output_width,
+                                       state->downsampled + (size_t)y * state->plane_width, state->avx2);
             }
             source = state->downsampled;
         }

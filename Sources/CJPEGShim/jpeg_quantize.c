@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Zig-zag position -> natural (row-major) index. */
 const int gd_natural_order[64] = {
@@ -155,39 +156,77 @@ void gd_trellis_init(gd_trellis *trellis, const uint16_t quantval[64], const uns
 
 void gd_quantize_trellis(const int16_t workspace[64], const gd_divisors *divisors, const gd_trellis *trellis,
                          JCOEF output[64]) {
-    /* DC as libjpeg rounds it; the AC decisions below. */
-    JCOEF rounded[64];
-    gd_quantize_round(workspace, divisors, rounded);
-    output[0] = rounded[0];
+    /* DC as libjpeg rounds it (gd_quantize_round's arithmetic on coefficient 0 alone); the AC
+     * decisions below. */
+    JCOEF dc;
+    {
+        int32_t temp = workspace[0];
+        int negative = temp < 0;
+        if (negative) temp = -temp;
+        uint32_t product = (uint32_t)(uint16_t)(temp + divisors->correction[0]) * divisors->reciprocal[0];
+        temp = (int32_t)(uint16_t)(product >> divisors->shift[0]);
+        dc = (JCOEF)(negative ? -temp : temp);
+    }
 
     /* Lambda falls as the block's AC energy rises: errors hide in texture (mozjpeg's
-     * lambda_log_scale1/2). The distortion of each coefficient is weighted by 1/step². */
-    float energy = 0.0f;
-    for (int i = 1; i < 64; i++) energy += (float)workspace[i] * (float)workspace[i];
+     * lambda_log_scale1/2). The distortion of each coefficient is weighted by 1/step².
+     * The energy is a float sum of squares in natural order; while it stays under 2^24 every
+     * partial sum is an exact integer, so the integer sum converted once is the same float. */
+    int64_t integer_energy = 0;
+    for (int i = 1; i < 64; i++) integer_energy += (int32_t)workspace[i] * (int32_t)workspace[i];
+    float energy;
+    if (integer_energy < ((int64_t)1 << 24)) {
+        energy = (float)integer_energy;
+    } else {
+        energy = 0.0f;
+        for (int i = 1; i < 64; i++) energy += (float)workspace[i] * (float)workspace[i];
+    }
     energy /= 63.0f;
     float lambda = trellis->lambda_numerator / (trellis->lambda_offset + energy);
+
+    /* Per coefficient, in natural order (a loop the compiler vectorizes): the weighted squared
+     * error of coding it as zero, the very float operations of the search's running sum, and
+     * whether it rounds to something other than zero (q = quantval << 3 is even). */
+    float zero_term[64];
+    unsigned char significant[64];
+    for (int z = 0; z < 64; z++) {
+        int32_t value = workspace[z];
+        int32_t x = value < 0 ? -value : value;
+        float weight = lambda * trellis->weight[z];
+        zero_term[z] = (float)x * (float)x * weight;
+        significant[z] = (unsigned char)(x >= (divisors->step[z] >> 1));
+    }
 
     float zero_distortion[64]; /* cost of coding positions 1...i all as zero */
     float best_cost[64];       /* cheapest coding of 1...i that ends with a nonzero at i */
     int run_start[64];         /* the previous nonzero position on that path (0: none) */
-    JCOEF chosen[64];          /* the value chosen at i on that path */
+    JCOEF chosen[64];          /* the value chosen at i on that path (set where significant) */
     const unsigned char *bits = trellis->ac_bits;
     int zrl_bits = bits[0xf0];
 
+    int nonzero[64];           /* 0, then the positions whose path ends with a nonzero, in order */
+    int nonzero_count = 1;
+    nonzero[0] = 0;
+
     zero_distortion[0] = 0.0f;
     best_cost[0] = 0.0f;
+    float running = 0.0f;
     for (int i = 1; i < 64; i++) {
         int z = gd_natural_order[i];
+        running += zero_term[z];
+        zero_distortion[i] = running;
+        /* Rounds to zero: no division for the many that do. */
+        if (!significant[z]) continue;
         int32_t value = workspace[z];
         int32_t x = value < 0 ? -value : value;
         int32_t q = divisors->step[z];
         float weight = lambda * trellis->weight[z];
-        zero_distortion[i] = zero_distortion[i - 1] + (float)x * (float)x * weight;
         chosen[i] = 0;
         best_cost[i] = 1e38f;
 
-        int32_t rounded_value = (x + q / 2) / q;
-        if (rounded_value == 0) continue;
+        /* (x + q/2) / q with one division: q is even, so the remainder decides. */
+        int32_t truncated = x / q;
+        int32_t rounded_value = truncated + (x - truncated * q >= (q >> 1));
         if (rounded_value > 1023) rounded_value = 1023; /* 10 bits: an 8-bit baseline AC limit */
 
         /* Candidates: the rounded value, the value rounded toward zero, and the largest value of
@@ -201,7 +240,6 @@ void gd_quantize_trellis(const int16_t workspace[64], const gd_divisors *divisor
             candidate[count] = (1 << k) - 1;
             candidate_bits[count++] = k;
         }
-        int32_t truncated = x / q;
         if (truncated > 0 && truncated != rounded_value && truncated != (1 << gd_nbits(truncated)) - 1) {
             candidate[count] = truncated;
             candidate_bits[count++] = gd_nbits(truncated);
@@ -213,16 +251,21 @@ void gd_quantize_trellis(const int16_t workspace[64], const gd_divisors *divisor
             candidate_distortion[k] = delta * delta * weight;
         }
 
-        /* Predecessor j: the last nonzero before i (0 = none); positions j+1...i-1 are zero. */
-        for (int j = 0; j < i; j++) {
-            if (j != 0 && chosen[j] == 0) continue;
+        /* Predecessor j: the last nonzero before i (0 = none); positions j+1...i-1 are zero. Only
+         * positions that can end a path with a nonzero are tried (the others cannot precede one).
+         * A predecessor whose base already reaches the best cost cannot win: every candidate adds
+         * a positive number of bits and a distortion >= 0, and float addition never decreases. */
+        for (int n = 0; n < nonzero_count; n++) {
+            int j = nonzero[n];
             int run = i - 1 - j;
             if (run >= 16 && zrl_bits == 0) continue;
             int run_bits = (run >> 4) * zrl_bits;
             run &= 15;
             float base = best_cost[j] + zero_distortion[i - 1] - zero_distortion[j] + (float)run_bits;
+            if (!(base < best_cost[i])) continue;
+            const unsigned char *run_symbols = bits + 16 * run;
             for (int k = 0; k < count; k++) {
-                int symbol_bits = bits[16 * run + candidate_bits[k]];
+                int symbol_bits = run_symbols[candidate_bits[k]];
                 if (symbol_bits == 0) continue;
                 float cost = base + (float)(symbol_bits + candidate_bits[k]) + candidate_distortion[k];
                 if (cost < best_cost[i]) {
@@ -232,14 +275,15 @@ void gd_quantize_trellis(const int16_t workspace[64], const gd_divisors *divisor
                 }
             }
         }
+        if (chosen[i] != 0) nonzero[nonzero_count++] = i;
     }
 
     /* Where the block ends: after the nonzero whose path plus the zeros after it (and an EOB,
      * unless it is the last position) costs least, or an EOB right away. */
     int last = 0;
     float best = zero_distortion[63] + (float)bits[0x00];
-    for (int i = 1; i < 64; i++) {
-        if (chosen[i] == 0) continue;
+    for (int n = 1; n < nonzero_count; n++) {
+        int i = nonzero[n];
         float cost = best_cost[i] + zero_distortion[63] - zero_distortion[i];
         if (i < 63) cost += (float)bits[0x00];
         if (cost < best) {
@@ -247,7 +291,8 @@ void gd_quantize_trellis(const int16_t workspace[64], const gd_divisors *divisor
             last = i;
         }
     }
-    for (int i = 1; i < 64; i++) output[gd_natural_order[i]] = 0;
+    memset(output, 0, 64 * sizeof(JCOEF));
+    output[0] = dc;
     for (int i = last; i > 0; i = run_start[i]) {
         int z = gd_natural_order[i];
         output[z] = workspace[z] < 0 ? (JCOEF)-chosen[i] : chosen[i];

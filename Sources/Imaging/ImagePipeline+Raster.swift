@@ -84,6 +84,8 @@ extension ImagePipeline {
         let grayCheck =
             previewEncoder != nil && icc == nil
             ? StreamedGrayCheck(width: plan.preview.width, height: plan.preview.height) : nil
+        var (previewQuantizer, thumbnailQuantizer) = (spec.quantizer, spec.quantizer)
+        var (previewLambda, thumbnailLambda): (JPEGQuantizer.TrellisLambda?, JPEGQuantizer.TrellisLambda?) = (nil, nil)
         var (keptPreview, keptThumbnail) = try resample(
             rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries),
             previewEncoder: previewEncoder, grayCheck: grayCheck)
@@ -114,6 +116,22 @@ extension ImagePipeline {
                 let thumbnailChroma =
                     rule.measuresChroma(gradient: gradient) ? chroma ?? PreviewDetail.meanChroma(preview) : nil
                 thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma)
+                if spec.quantizer == .libjpeg, let trellis = rule.trellis(gradient: gradient) {
+                    thumbnailTables = rule.tables(
+                        thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma, trellis: trellis)
+                    (thumbnailQuantizer, thumbnailLambda) = (.trellis, trellis.lambda)
+                }
+            } else if !nearSize, gradient < klein.detailedGradient, spec.quantizer == .libjpeg,
+                let trellis = settings.flatThumbnailTrellis
+            {
+                // A flat preview's thumbnail may be quantized by trellis (HEIC and AVIF: decision 063, session 22).
+                thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, trellis: trellis)
+                (thumbnailQuantizer, thumbnailLambda) = (.trellis, trellis.lambda)
+            }
+            // A flat one may be quantized by trellis (decision 063, session 22), unless the spec names a quantizer.
+            if spec.quantizer == .libjpeg, let trellis = klein.trellis(gradient: gradient) {
+                previewTables = klein.tables(previewQuality, gradient: gradient, meanChroma: chroma, trellis: trellis)
+                (previewQuantizer, previewLambda) = (.trellis, trellis.lambda)
             }
         }
 
@@ -128,19 +146,21 @@ extension ImagePipeline {
         // Unchecked: the resampling that fed it has returned; only the preview task finishes it.
         nonisolated(unsafe) let finishingEncoder = previewEncoder
         let (previewTablesInForce, thumbnailTablesInForce) = (previewTables, thumbnailTables)
+        let (previewQuantizerInForce, thumbnailQuantizerInForce) = (previewQuantizer, thumbnailQuantizer)
+        let (previewLambdaInForce, thumbnailLambdaInForce) = (previewLambda, thumbnailLambda)
         DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
             if task == 0 {
                 previewJPEG = Result {
                     if let finishingEncoder { return try finishingEncoder.finish() }
                     return try JPEGEncoder.encode(
-                        preview!, quality: previewQuality, quantizer: spec.quantizer, iccProfile: icc,
-                        tables: previewTablesInForce)
+                        preview!, quality: previewQuality, quantizer: previewQuantizerInForce,
+                        trellisLambda: previewLambdaInForce, iccProfile: icc, tables: previewTablesInForce)
                 }
             } else if let thumbnail {
                 thumbnailJPEG = Result {
                     try JPEGEncoder.encode(
-                        thumbnail, quality: thumbnailQuality, quantizer: spec.quantizer, iccProfile: icc,
-                        tables: thumbnailTablesInForce)
+                        thumbnail, quality: thumbnailQuality, quantizer: thumbnailQuantizerInForce,
+                        trellisLambda: thumbnailLambdaInForce, iccProfile: icc, tables: thumbnailTablesInForce)
                 }
                 summary = (thumbnail.averageColorHex(), ThumbHash.encode(thumbnail))
             }

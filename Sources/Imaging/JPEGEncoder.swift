@@ -87,8 +87,10 @@ enum JPEGEncoder {
     /// Encodes an RGBX or gray buffer at `quality` (1…100), embedding `iccProfile` when given;
     /// with `tables`, or our tables at `quality` (`QuantizationTables`). The scans are the fixed
     /// script's, then chosen per image (`JPEGScanChoice`) unless `optimizeScans` is false.
+    /// `trellisLambda` is trellis' (nil: `.masked`), used only with `quantizer` `.trellis`.
     static func encode(
-        _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?,
+        _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg,
+        trellisLambda: JPEGQuantizer.TrellisLambda? = nil, iccProfile: [UInt8]?,
         tables: QuantizationTables? = nil, optimizeScans: Bool = true
     ) throws -> [UInt8] {
         let gray = image.channels == 1
@@ -98,8 +100,9 @@ enum JPEGEncoder {
         return try encode(
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
             jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality, quantTable: nil, scans: scans,
-            subsampleChroma: true, writeAdobe: false, quantizer: quantizer, iccProfile: iccProfile,
-            tables: tables ?? QuantizationTables(quality: quality, gray: gray), scanChoice: plan)
+            subsampleChroma: true, writeAdobe: false, quantizer: quantizer, trellisLambda: trellisLambda,
+            iccProfile: iccProfile, tables: tables ?? QuantizationTables(quality: quality, gray: gray),
+            scanChoice: plan)
     }
 
     /// The general form, also used by tests to write CMYK, baseline or libjpeg-table files.
@@ -109,8 +112,9 @@ enum JPEGEncoder {
     static func encode(
         _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
         chromaQuality: Int? = nil, quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool,
-        writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, iccProfile: [UInt8]?,
-        tables: QuantizationTables? = nil, scanChoice: (scripts: [[jpeg_scan_info]], probedMaxBytes: UInt)? = nil
+        writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, trellisLambda: JPEGQuantizer.TrellisLambda? = nil,
+        iccProfile: [UInt8]?, tables: QuantizationTables? = nil,
+        scanChoice: (scripts: [[jpeg_scan_info]], probedMaxBytes: UInt)? = nil
     ) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
         var output: UnsafeMutablePointer<UInt8>?
@@ -144,6 +148,10 @@ enum JPEGEncoder {
                             request.icc = icc?.baseAddress
                             request.icc_length = UInt32(icc?.count ?? 0)
                             request.quantizer = quantizer.shimValue
+                            if let trellisLambda {
+                                request.trellis_lambda_log_scale1 = trellisLambda.logScale1
+                                request.trellis_lambda_log_scale2 = trellisLambda.logScale2
+                            }
                             if let steps {
                                 request.luma_table = steps.baseAddress
                                 if steps.count == 128 { request.chroma_table = steps.baseAddress! + 64 }

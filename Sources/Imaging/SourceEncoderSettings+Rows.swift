@@ -28,7 +28,7 @@ extension SourceEncoderSettings {
     /// `lowFrequencyStep`, a preview that is not detailed keeps its DC and two lowest AC steps
     /// (`heldLowFrequencies` in zig-zag order, luma and chroma) at the quality in force plus that step.
     struct KleinRule: Sendable, Equatable {
-        let step: Double
+        var step: Double
         let detailedStep: Double
         let detailedGradient: Double
         var lowFrequencyStep: Double? = nil
@@ -48,6 +48,9 @@ extension SourceEncoderSettings {
         var lowChromaLumaStep: Double? = nil
         /// The mean chroma under which a flat preview takes `lowChromaLumaStep`.
         var lowChroma = 0.0
+        /// A flat preview quantized by trellis on its own step (`FlatTrellis`, `trellis(gradient:)`); nil:
+        /// by libjpeg (decisions 063 and its session 22 section).
+        var flatTrellis: FlatTrellis? = nil
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -120,9 +123,11 @@ extension SourceEncoderSettings {
         /// (decision 067). A pale flat one (mean chroma under 20, as `heifNearSizePreviews`') holds its luma's DC
         /// and two lowest AC steps 3 above the quality in force: v20's test_gray 600×427 HEIC thumbnail went
         /// from −0.47 to +0.25 over vips' (mate_Wood 800×450 +0.05 → +0.60; decision 067, "Session 21 (h21)").
+        /// A flat one is quantized by trellis at the quality in force in place of libjpeg's 2 below
+        /// (`FlatTrellis.heifNearSizeThumbnails`).
         static let heifNearSizeThumbnails = KleinRule(
             step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 3, lowChroma: 20)
+            lowChromaLumaStep: 3, lowChroma: 20, flatTrellis: .heifNearSizeThumbnails)
 
         /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`
         /// or `lowChromaLumaStep`.

@@ -122,6 +122,11 @@
 /// (`KleinRule.avifDownscaledPreviews`); the rest is HEIC's. A flat near-size preview 1 below (flower 0.910× →
 /// 0.901×) put the lead's hold-out fallenleaf 680×425 AVIF 0.06 below vips' and was left out (067, "Session 21
 /// (lead)").
+///
+/// Since session 22 a HEIC's or AVIF's flat thumbnails are quantized by trellis, lambda's texture masking off,
+/// on a finer table than libjpeg's (`flatThumbnailTrellis`, `KleinRule.flatTrellis`: `SourceEncoderSettings+Trellis`):
+/// the same scores for 2–4% fewer thumbnail bytes (AVIF flower 0.910× → 0.905×). Their previews stay with libjpeg,
+/// which was ahead at the same bytes on dune's and mate_FreshFlower's (decision 063, "Session 22 (t22)").
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int
@@ -183,6 +188,12 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// preview's detail is measured before either file is encoded (`PreviewDetail`), so it costs nothing.
     var nearSizeThumbnailKlein: KleinRule? = nil
 
+    /// Trellis for a thumbnail that is not near-size, of a preview whose Klein rule finds it flat (at the
+    /// original's size or downscaled), on Klein's table `FlatTrellis.step` from the thumbnail's quality in
+    /// force in place of `thumbnailKleinStep`, its chroma by `thumbnailKleinChroma`
+    /// (`thumbnailTables(quality:trellis:)`); nil: libjpeg (decision 063, session 22).
+    var flatThumbnailTrellis: FlatTrellis? = nil
+
     /// The share of the preview's pixels from which a thumbnail counts as nearly its size.
     static let nearSizeFraction = 0.75
 
@@ -207,14 +218,15 @@ struct SourceEncoderSettings: Sendable, Equatable {
                 thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
                 nearSizePreviewKlein: .heifNearSizePreviews, downscaledPreviewKlein: .heifDownscaledPreviews,
                 thumbnailKleinStep: -1,
-                thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .heifNearSizeThumbnails)
+                thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .heifNearSizeThumbnails,
+                flatThumbnailTrellis: .heifThumbnails)
         case .avif:
             SourceEncoderSettings(
                 previewQualityStep: 0, originalSizePreviewQualityStep: -DerivativeSpec.originalSizePreviewQualityBoost,
                 thumbnailQualityStep: 0, omitsSRGBProfile: true, originalSizePreviewKlein: .heifPreviews,
                 nearSizePreviewKlein: .heifNearSizePreviews, downscaledPreviewKlein: .avifDownscaledPreviews,
                 thumbnailKleinStep: -1, thumbnailKleinChroma: .webpThumbnails,
-                nearSizeThumbnailKlein: .heifNearSizeThumbnails)
+                nearSizeThumbnailKlein: .heifNearSizeThumbnails, flatThumbnailTrellis: .heifThumbnails)
         case .png:
             SourceEncoderSettings(
                 previewQualityStep: -2, originalSizePreviewQualityStep: -2, thumbnailQualityStep: -1,

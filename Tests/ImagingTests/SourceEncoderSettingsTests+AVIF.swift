@@ -35,6 +35,7 @@ extension SourceEncoderSettingsTests {
         let avif = try FixtureTools.heic(PNGTests.quadrantsPNG(), options: ["-q", "90"], avif: true)
         let result = try ImagePipeline.process(bytes: avif, spec: Self.spec)
         #expect(result.info.format == .avif && result.preview.width == 64)
-        try Self.expectTables(result, preview: 90, thumbnail: 92, previewTables: Self.webpOriginalSizePreview(88))
+        try Self.expectTables(
+            result, preview: 90, thumbnail: 92, previewTables: Self.webpOriginalSizePreview(88), trellisThumbnail: true)
     }
 }

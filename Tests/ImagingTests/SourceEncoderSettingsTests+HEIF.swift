@@ -64,7 +64,8 @@ extension SourceEncoderSettingsTests {
 
     /// A HEIC's derivatives, read back (spec 90): the flat quadrants' preview at the original's size
     /// (96×64) on Klein's table at 90 with the coarser chroma, the detailed checkerboard's on Klein 92;
-    /// the thumbnail (48×32, not near-size) on Klein 91 with chroma 11 below it either way.
+    /// the thumbnail (48×32, not near-size) on Klein 91 with chroma 11 below it when detailed, trellis-quantized
+    /// on Klein 92.5 with that chroma when flat (decision 063, session 22).
     @Test(arguments: [false, true])
     func heicPreviewAtOriginalSize_TakesKleinsTable(detailed: Bool) throws {
         let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
@@ -75,7 +76,7 @@ extension SourceEncoderSettingsTests {
         let preview = detailed ? QuantizationTables(kleinQuality: 92) : Self.webpOriginalSizePreview(90)
         #expect(try Self.tables(result.preview.jpeg) == preview)
         #expect(try Self.tables(result.preview.jpeg) != QuantizationTables(quality: 90))
-        #expect(try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(.heif, quality: 92))
+        #expect(try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(.heif, quality: 92, trellis: !detailed))
     }
 
     /// A small original's pale flat preview (near-size thumbnail, mean chroma under 20) holds its luma's DC and
@@ -148,16 +149,18 @@ extension SourceEncoderSettingsTests {
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
-    /// quality (90) with chroma 20 below it, measured on its pixels, not ours streamed; its thumbnail Klein
-    /// 91 with the coarser chroma.
+    /// quality (90) with chroma 20 below it, measured on its pixels, not ours streamed; its thumbnail, flat,
+    /// trellis-quantized on Klein 92.5 with the coarser chroma.
     @Test func heicDownscaledPreview_TakesKleinsTable() throws {
         let result = try ImagePipeline.process(bytes: Self.quadrants(as: .heif), spec: Self.spec)
         #expect(result.info.format == .heif && result.preview.width == 64)
-        try Self.expectTables(result, preview: 90, thumbnail: 92, previewTables: Self.webpOriginalSizePreview(90))
+        try Self.expectTables(
+            result, preview: 90, thumbnail: 92, previewTables: Self.webpOriginalSizePreview(90), trellisThumbnail: true)
     }
 
     /// A HEIC's near-size thumbnail (84×56 of a 96×64 preview) at the thumbnail's quality in force (92):
-    /// Klein 90 with chroma 20 below it when the preview is flat, Klein 91 on one table when detailed.
+    /// Klein 92 with chroma 20 below it when the preview is flat (trellis-quantized; libjpeg's would be Klein 90,
+    /// decision 063, session 22), Klein 91 on one table when detailed.
     @Test(arguments: [false, true])
     func heicNearSizeThumbnail_StepsByDetail(detailed: Bool) throws {
         let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
@@ -165,7 +168,9 @@ extension SourceEncoderSettingsTests {
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 56)
         let thumbnail =
-            detailed ? QuantizationTables(kleinQuality: 91) : Self.thumbnailTables(.heif, quality: 92, nearSize: true)
+            detailed
+            ? QuantizationTables(kleinQuality: 91)
+            : Self.thumbnailTables(.heif, quality: 92, nearSize: true, trellis: true)
         #expect(try Self.tables(result.thumbnail.jpeg) == thumbnail)
     }
 
@@ -184,7 +189,8 @@ extension SourceEncoderSettingsTests {
             #expect(try GrayDerivativesTests.luma(result.thumbnail.jpeg, components: 1) == gray.luma)
             return
         }
-        #expect(try Self.tables(result.thumbnail.jpeg) == Self.lumaHeldPreview(92, step: -2, held: 3))
+        // Trellis-quantized at Klein 92, the hold as libjpeg's Klein 90 has it (decision 063, session 22).
+        #expect(try Self.tables(result.thumbnail.jpeg) == Self.lumaHeldPreview(92, step: 0, held: 3))
         #expect(
             SourceEncoderSettings.KleinRule.heifNearSizeThumbnails.tables(92, gradient: 1, meanChroma: 20)
                 == Self.thumbnailTables(.heif, quality: 92, nearSize: true))

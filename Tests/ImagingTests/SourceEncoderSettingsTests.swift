@@ -57,9 +57,16 @@ import Testing
     /// one quality below it, JPEG's ours with the chroma boost (decision 060); WebP's, HEIC's and AVIF's
     /// chroma is Klein's table 12 below it with the DC and two lowest AC steps the luma's, unless the
     /// thumbnail is near-size: a WebP's then one table, a flat HEIC's or AVIF's Klein 2 below with a
-    /// preview's chroma (decisions 064 and its validation, 067).
-    static func thumbnailTables(_ format: ImageFormat, quality: Int, nearSize: Bool = false) -> QuantizationTables {
+    /// preview's chroma (decisions 064 and its validation, 067). `trellis`: a HEIC's or AVIF's flat thumbnail,
+    /// which trellis quantizes on Klein's table half a quality above it (near-size: at it) with the same chroma
+    /// (decision 063, session 22).
+    static func thumbnailTables(_ format: ImageFormat, quality: Int, nearSize: Bool = false, trellis: Bool = false)
+        -> QuantizationTables
+    {
         switch format {
+        case .heif where trellis && nearSize, .avif where trellis && nearSize: webpOriginalSizePreview(Double(quality))
+        case .heif where trellis, .avif where trellis:
+            coarseChroma(luma: Double(quality) + 0.5, chroma: Double(quality) - 10.5, held: [0, 1, 8])
         case .png: QuantizationTables(kleinQuality: quality - 1)
         case .webp where nearSize: QuantizationTables(kleinQuality: quality - 1)
         case .heif where nearSize, .avif where nearSize: webpOriginalSizePreview(Double(quality - 2))
@@ -74,7 +81,7 @@ import Testing
     /// quality in force of `thumbnail` (decision 060).
     static func expectTables(
         _ result: ProcessedImage, preview: Int, thumbnail: Int, kleinPreview: Bool = false, kleinStep: Double? = nil,
-        previewTables expected: QuantizationTables? = nil, nearSize: Bool = false,
+        previewTables expected: QuantizationTables? = nil, nearSize: Bool = false, trellisThumbnail: Bool = false,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(result.thumbnailSource != .samePixels, sourceLocation: sourceLocation)
@@ -89,7 +96,8 @@ import Testing
         #expect(try tables(result.preview.jpeg) == previewTables, sourceLocation: sourceLocation)
         #expect(
             try tables(result.thumbnail.jpeg)
-                == thumbnailTables(result.info.format, quality: thumbnail, nearSize: nearSize),
+                == thumbnailTables(
+                    result.info.format, quality: thumbnail, nearSize: nearSize, trellis: trellisThumbnail),
             sourceLocation: sourceLocation)
     }
 
@@ -235,7 +243,8 @@ import Testing
 
     /// PNG's and WebP's thumbnails take Klein's table one quality below the one in force (91 and
     /// 90 at spec 90, so 90 and 89), the near-size row's too (PNG 86, so 85; WebP 86, so 85, one table for
-    /// luma and chroma since 064's validation); HEIC's and JPEG's keep ours with the chroma boost
+    /// luma and chroma since 064's validation); HEIC's Klein 91 with its chroma, but the flat quadrants' is
+    /// trellis-quantized on Klein 92.5 (decision 063, session 22); JPEG's keeps ours with the chroma boost
     /// (decision 060). Not our table at any quality: Klein's uses one table for luma and chroma.
     @Test(arguments: [
         (ImageFormat.png, 32, 90 as Int?), (.webp, 32, 89), (.png, 56, 85), (.webp, 56, 85), (.heif, 32, 91),
@@ -250,7 +259,11 @@ import Testing
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == format && result.thumbnail.height == edge)
         let thumbnail = try Self.tables(result.thumbnail.jpeg)
-        if let klein, format != .png, edge == 32 {
+        if format == .heif {
+            // The flat quadrants' thumbnail is trellis-quantized half a quality above (decision 063, session 22).
+            #expect(thumbnail == Self.thumbnailTables(format, quality: klein! + 1, trellis: true))
+            #expect(thumbnail.luma == QuantizationTables(kleinQuality: Double(klein!) + 1.5).luma)
+        } else if let klein, format != .png, edge == 32 {
             #expect(thumbnail == Self.thumbnailTables(format, quality: klein + 1))
             #expect(thumbnail.luma == QuantizationTables(kleinQuality: klein).luma)
         } else if let klein {

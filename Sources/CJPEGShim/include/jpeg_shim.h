@@ -150,4 +150,21 @@ void gd_encoder_set_speculation(gd_encoder *encoder, int tenths);
  * place; outputs are scaled up by 8 like libjpeg's. Exposed for tests. */
 void gd_fdct_islow(short data[64]);
 
+/*
+ * The coefficient path's loops in a portable form and an AVX2 form (jpeg_simd.c,
+ * jpeg_fdct_simd.c), the same results; `avx2`: pass gd_coefficients_has_avx2(), never 1 on a CPU
+ * without AVX2. Exposed so that tests compare the two.
+ */
+int gd_coefficients_has_avx2(void);
+/* gd_fdct_islow, with AVX2 when `avx2`. */
+void gd_fdct_islow_dispatch(short data[64], int avx2);
+/* The samples rows[0...7][column...column + 7], centred on 0, transformed into data. */
+void gd_fdct_islow_samples(const unsigned char *const *rows, size_t column, short data[64], int avx2);
+/* jccolor.c's RGB->YCbCr of `width` pixels of `pixel_bytes` (3 or 4; R, G, B first) bytes each. */
+void gd_rgb_ycc_row(const unsigned char *pixels, int pixel_bytes, unsigned int width, unsigned char *y,
+                    unsigned char *cb, unsigned char *cr, int avx2);
+/* jcsample.c's h2v2_downsample of two rows of 2 * count samples into `count` samples. */
+void gd_downsample_h2v2_row(const unsigned char *in0, const unsigned char *in1, size_t count, unsigned char *out,
+                            int avx2);
+
 #endif

@@ -188,7 +188,7 @@ public struct ConfigurationKey: Sendable {
             range: 1...100),
         .string(
             "jpeg_quantizer", \.jpegQuantizer,
-            "Who quantizes thumbnails and previews: libjpeg (its compressor), trellis (rate-distortion choice of the AC coefficients, see docs/architecture.md) or rounding (the trellis path rounding like libjpeg: the same bytes).",
+            "Who quantizes thumbnails and previews: libjpeg (its compressor, except a HEIC's or AVIF's flat thumbnails, which take trellis with its own step: decision 063), trellis (rate-distortion choice of the AC coefficients, see docs/architecture.md) or rounding (the trellis path rounding like libjpeg: libjpeg's bytes, for every output).",
             validate: {
                 JPEGQuantizer(rawValue: $0) != nil
                     ? nil : "must be one of \(JPEGQuantizer.allCases.map(\.rawValue).joined(separator: ", "))"
