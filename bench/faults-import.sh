@@ -36,18 +36,8 @@ else
   galleryd="$(swift build -c release --show-bin-path)/galleryd"
 fi
 
-tmp="$(mktemp -d /tmp/galleryd-faults-import.XXXXXX)"
-pids=()
-mounted=""
-cleanup() {
-  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  [ -n "$mounted" ] && umount "$mounted" 2>/dev/null || true
-  scripts/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM  # then EXIT cleans up
+source bench/faults-lib.sh
+faults_setup faults-import
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_MASTER_KEY="faults-master-key-$(date +%s%N)"

@@ -42,18 +42,8 @@ if [ -z "${DISK_PHOTOS:-}" ]; then
 fi
 read -r -a disk_photos <<<"$DISK_PHOTOS"
 
-tmp="$(mktemp -d /tmp/galleryd-faults.XXXXXX)"
-pids=()
-mounted=""
-cleanup() {
-  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  [ -n "$mounted" ] && umount "$mounted" 2>/dev/null || true
-  scripts/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM  # then EXIT cleans up; a trap on TERM alone would let the script go on
+source bench/faults-lib.sh
+faults_setup faults
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_MASTER_KEY="faults-master-key-$(date +%s%N)"

@@ -1,0 +1,18 @@
+# What the fault harnesses share (sourced by bench/faults-jobs.sh and bench/faults-import.sh): a private
+# folder ($tmp), the processes they start ($pids) and the tmpfs they mount ($mounted), all removed on exit.
+# faults_setup NAME: makes /tmp/galleryd-NAME.XXXXXX and sets the traps.
+faults_setup() {
+  tmp="$(mktemp -d "/tmp/galleryd-$1.XXXXXX")"
+  pids=()
+  mounted=""
+  trap faults_cleanup EXIT
+  trap 'exit 130' INT TERM # then EXIT cleans up; a trap on TERM alone would let the script go on
+}
+
+faults_cleanup() {
+  for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [ -n "$mounted" ] && umount "$mounted" 2>/dev/null || true
+  scripts/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
