@@ -89,9 +89,10 @@ import Testing
     /// The same bytes twice by JSON and once raw: three 201s with the same name, as two raw
     /// uploads of those bytes give; a JSON upload as large as the raw limit allows passes (its
     /// body is 4/3 of it), one a byte over the JSON bound is 413.
-    @Test func sdkUpload_RetriedAndAtTheLimit_BehavesAsARawUpload() throws {
+    /// In process and over the wire (the server's own body limit).
+    @Test(arguments: [false, true]) func sdkUpload_RetriedAndAtTheLimit_BehavesAsARawUpload(listening: Bool) throws {
         let jpeg = try TestJPEG.make(width: 64, height: 48, seed: 5)
-        let server = try Self.makeServer(maxUploadBytes: jpeg.count)
+        let server = try Self.makeServer(listening: listening, maxUploadBytes: jpeg.count)
         defer { server.stop() }
         let user = try server.makeUser("js-retry")
         let body = Self.sdkBody(jpeg, type: "image/jpeg", session: user.token)
