@@ -250,7 +250,7 @@ final class HTTPConnection {
                     return machine.resume()
                 }
             }
-            let limit = route.maxBodyBytes ?? server.configuration.limits.maxBodyBytes
+            let limit = admitted?.maxBodyBytes ?? route.maxBodyBytes ?? server.configuration.limits.maxBodyBytes
             if let length = parser.head.contentLength, length > limit {
                 // Refused before reading it (and without 100 Continue); the unread body forces a close.
                 self.request = request

@@ -351,4 +351,12 @@ public protocol HTTPBodyObserver: AnyObject, Sendable {
     /// Called with each chunk of the decoded body, in order. Throwing refuses the rest of the body:
     /// the error is answered by the route's responder and the connection closes (lingering).
     func consume(_ chunk: UnsafeRawBufferPointer) throws
+
+    /// The largest body this request may send, when its route's admission decided it from the head
+    /// (it takes the place of the route's `maxBodyBytes`); nil keeps the route's.
+    var maxBodyBytes: Int? { get }
+}
+
+extension HTTPBodyObserver {
+    public var maxBodyBytes: Int? { nil }
 }

@@ -29,7 +29,7 @@ extension ParseRoutes {
     }
 
     /// Parse Server's answer to an upload by the public: 130.
-    private static func publicUploadRefused() -> ParseError {
+    static func publicUploadRefused() -> ParseError {
         ParseError(code: ParseError.Code.fileSaveError, message: "File upload by public is disabled.")
     }
 }

@@ -58,11 +58,16 @@ struct ParseRoutes {
 
         // Keys, the caller and disk space are checked on the head, before a byte of the body is
         // spooled: a refused upload costs the server nothing but the answer (4xx or 507 at once).
+        // Without an application id header it may be the JavaScript SDK's JSON upload, whose keys
+        // are in the body: read (bounded) and checked by the handler (ParseRoutes+JSONFile).
         let admission = context.uploadAdmission
-        client.add(
+        clientOrBody.add(
             HTTPRoute(
                 .post, mount + "/files/:name", maxBodyBytes: context.configuration.maxUploadBytes,
                 admission: { request in
+                    guard request.headers["X-Parse-Application-Id"] != nil else {
+                        return try Self.admitJSONUpload(request, context)
+                    }
                     try Self.requireUploaderOnHead(request, keys, context)
                     let length = request.headers["Content-Length"].flatMap { Int($0) }
                     return SHA256BodyObserver(
@@ -70,6 +75,9 @@ struct ParseRoutes {
                             contentLength: length, from: Self.uploadSender(request, keys, context)))
                 }
             ) { request in
+                guard request.headers["X-Parse-Application-Id"] != nil else {
+                    return try Self.uploadJSONFile(request, keys, context)
+                }
                 let caller = try Self.requireUploader(request, keys, context)
                 return try Self.upload(request, uploader: caller.userId, context: context)
             })
@@ -297,12 +305,7 @@ struct ParseRoutes {
     /// probed, stored under its content address and answered with 201, `Location` and `{"name","url"}`.
     /// The upload is `uploader`'s (nil: the master key's): only they may attach it to a photo.
     static func upload(_ request: HTTPRequest, uploader: String?, context: Context) throws -> HTTPResponse {
-        let name = request.pathParameters["name"] ?? ""
-        guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"),
-            name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
-        else {
-            throw ParseError(code: ParseError.Code.invalidFileName, message: "Filename contains invalid characters.")
-        }
+        let name = try validUploadName(request)
         guard request.body.count > 0 else {
             throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.")
         }
@@ -323,8 +326,28 @@ struct ParseRoutes {
             temporary = spooled
         }
         defer { if let temporary { unlink(temporary) } }
+        return try storeUpload(
+            at: spooled, sha256: digest, byteSize: request.body.count, name: name, uploader: uploader, context: context)
+    }
+
+    /// The upload's name from the path, or 122.
+    static func validUploadName(_ request: HTTPRequest) throws -> String {
+        let name = request.pathParameters["name"] ?? ""
+        guard !name.isEmpty, name.utf8.count <= 128, !name.contains("/"),
+            name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else {
+            throw ParseError(code: ParseError.Code.invalidFileName, message: "Filename contains invalid characters.")
+        }
+        return name
+    }
+
+    /// Stores the file spooled at `path` (its digest known) under its content address and answers
+    /// 201 with `Location` and `{"name","url"}`: a raw upload's and a JSON upload's answer.
+    static func storeUpload(
+        at path: String, sha256: String, byteSize: Int, name: String, uploader: String?, context: Context
+    ) throws -> HTTPResponse {
         let stored = try context.uploads.storeFile(
-            at: spooled, sha256: digest, byteSize: request.body.count, originalFilename: name, uploader: uploader)
+            at: path, sha256: sha256, byteSize: byteSize, originalFilename: name, uploader: uploader)
         let url = context.makeEncoder().url(forKey: stored.key.rawValue)
         var json = ParseJSONWriter()
         json.beginObject()

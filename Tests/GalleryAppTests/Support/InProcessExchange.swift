@@ -72,7 +72,7 @@ final class InProcessExchange: Sendable {
             } catch {
                 return responder.response(for: error, request: request)
             }
-            if body.count > route.maxBodyBytes ?? settings.limits.maxBodyBytes {
+            if body.count > admitted?.maxBodyBytes ?? route.maxBodyBytes ?? settings.limits.maxBodyBytes {
                 return responder.response(status: .contentTooLarge, message: "request body too large", request: request)
             }
             if !body.isEmpty {

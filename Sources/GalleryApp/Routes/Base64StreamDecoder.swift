@@ -1,0 +1,83 @@
+/// Decodes base64 (RFC 4648 §4, the alphabet `FileReader.readAsDataURL` and the JavaScript SDK's
+/// `encodeBase64` write) in chunks of at most `chunkBytes`, so a large file is never held decoded
+/// in memory. Strict about what it takes: ASCII whitespace is skipped (MIME-style line breaks);
+/// `=` padding only at the end, and complete; any other character is refused with its position.
+struct Base64StreamDecoder {
+    /// Why the text is not base64.
+    struct Invalid: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Decoded bytes handed over at a time.
+    static let chunkBytes = 48 * 1024
+
+    /// The sextet of each ASCII byte, 0xFF for none.
+    private static let sextets: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(c)] = UInt8(i)
+        }
+        return table
+    }()
+
+    /// Decodes all of `text`, calling `emit` with each chunk of bytes in order.
+    mutating func decode(_ text: UnsafeBufferPointer<UInt8>, emit: ([UInt8]) throws -> Void) throws {
+        if text.starts(with: "data:".utf8) {
+            throw Invalid(
+                description:
+                    "The file's base64 is a data: URL; send only the base64 after its comma, as the Parse SDK does.")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.chunkBytes)
+        var group: UInt32 = 0
+        var count = 0  // sextets in the current group
+        var padding = 0
+        for (index, byte) in text.enumerated() {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                continue
+            case UInt8(ascii: "="):
+                // Only after two or three sextets of the last group, at most two.
+                guard count >= 2, count + padding < 4 else { throw invalid(index, byte) }
+                padding += 1
+                continue
+            default:
+                let sextet = Self.sextets[Int(byte)]
+                guard sextet != 0xFF, padding == 0 else { throw invalid(index, byte) }
+                group = group << 6 | UInt32(sextet)
+                count += 1
+                if count == 4 {
+                    out.append(UInt8(truncatingIfNeeded: group >> 16))
+                    out.append(UInt8(truncatingIfNeeded: group >> 8))
+                    out.append(UInt8(truncatingIfNeeded: group))
+                    group = 0
+                    count = 0
+                    if out.count + 3 > Self.chunkBytes {
+                        try emit(out)
+                        out.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+        }
+        // The last group: 2 or 3 sextets give 1 or 2 bytes; padding, when given, completes it.
+        switch count {
+        case 0:
+            break
+        case 2, 3:
+            guard padding == 0 || count + padding == 4 else {
+                throw Invalid(description: "The file's base64 ends with incomplete padding.")
+            }
+            group <<= UInt32(6 * (4 - count))
+            out.append(UInt8(truncatingIfNeeded: group >> 16))
+            if count == 3 { out.append(UInt8(truncatingIfNeeded: group >> 8)) }
+        default:
+            throw Invalid(description: "The file's base64 is truncated: its last group has a single character.")
+        }
+        if !out.isEmpty { try emit(out) }
+    }
+
+    private func invalid(_ index: Int, _ byte: UInt8) -> Invalid {
+        let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte \(byte)"
+        return Invalid(description: "The file's base64 is invalid: \(shown) at character \(index).")
+    }
+}
