@@ -50,8 +50,9 @@ extension GalleryApplication {
             context: ParseRoutes.Context(
                 configuration: configuration, logger: logger, api: api, sessions: sessions,
                 classChanges: classChanges, manifestCache: manifestCache, uploadAdmission: uploadAdmission,
-                uploads: uploads, store: store,
-                idempotency: idempotency,
+                uploads: uploads,
+                jsonUploadSlots: jsonUploadSlots,
+                store: store, idempotency: idempotency,
                 currentPublicURL: { [unowned self] in self.publicURL },
                 currentAssetURLWindow: { [unowned self] in self.assetURLWindow },
                 makeEncoder: { [unowned self] in self.makeEncoder() }),

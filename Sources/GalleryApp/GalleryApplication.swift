@@ -36,6 +36,8 @@ public final class GalleryApplication: @unchecked Sendable {
     public let trash: TrashService
     /// Which uploads may spool their bodies (free disk space, the spool budget).
     public let uploadAdmission: UploadAdmission
+    /// The JavaScript SDK's JSON uploads being read and decoded at once (`ParseRoutes.jsonUploadsAtOnce`).
+    let jsonUploadSlots: HandlerSlots
     /// Slots for expensive queries, so they cannot hold every pooled connection.
     public let expensiveQueries: ExpensiveQueryGate
     /// Schema migrations.
@@ -117,6 +119,8 @@ public final class GalleryApplication: @unchecked Sendable {
         uploadLimits.maxPerUser = configuration.maxUploadsPerUser
         uploadLimits.maxPerAddress = configuration.maxUploadsPerAddress
         uploadAdmission = UploadAdmission(store: store, limits: uploadLimits)
+        jsonUploadSlots = HandlerSlots(
+            configured: ParseRoutes.jsonUploadsAtOnce, handlerThreads: configuration.effectiveHandlerThreads)
         expensiveQueries = ExpensiveQueryGate(
             slots: configuration.expensiveQueryLimit, waitTimeout: Double(configuration.poolTimeoutMs) / 1000,
             statementTimeoutMs: configuration.expensiveStatementTimeoutMs)

@@ -61,6 +61,12 @@ struct ParseErrorResponder: HTTPErrorResponder {
             return document(
                 .serviceUnavailable, code: 1, message: "\(error)", headers: ["Retry-After": String(seconds)])
         }
+        if let error = error as? JSONUploadsBusy {
+            logger.warning("JSON upload refused: every slot is taken", metadata: ["requestId": "\(request.requestID)"])
+            return document(
+                .serviceUnavailable, code: 1, message: error.description,
+                headers: ["Retry-After": String(JSONUploadsBusy.retryAfterSeconds)])
+        }
         if let parseError = Self.parseError(for: error) {
             // 5xx are logged by the HTTP layer with the request id; client mistakes at notice here.
             if parseError.code != ParseError.Code.internalServerError {

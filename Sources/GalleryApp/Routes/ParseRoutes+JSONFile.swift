@@ -13,6 +13,13 @@ import HTTPServer
 /// length and a little JSON) and checked by the handler; the decoded file then takes the raw
 /// upload's way (`storeUpload`). Requests with an application id header never come here.
 extension ParseRoutes {
+    /// JSON uploads read, parsed and decoded at once (never more than half the handler threads): each
+    /// holds its body and the base64 text parsed from it, about 2 × 4/3 of its file (up to ~270 MB at
+    /// the default `max_upload_bytes`), before its keys can be checked, so a flood of keyless bodies
+    /// must not hold that on every handler thread. Past it: 503 with `Retry-After` (`JSONUploadsBusy`),
+    /// which the SDK retries.
+    static let jsonUploadsAtOnce = 2
+
     /// Room for the JSON around the base64 text: the SDK's members, `fileData`'s metadata and tags.
     static let jsonUploadOverheadBytes = 16 * 1024
 
@@ -48,6 +55,13 @@ extension ParseRoutes {
     /// as Parse Server does (403 without a valid application id, 130 for the public, 209 for a bad
     /// session), the base64 decoded to a spool file while it is hashed, then stored as a raw upload.
     static func uploadJSONFile(_ request: HTTPRequest, _ keys: KeyChecker, _ context: Context) throws -> HTTPResponse {
+        try context.jsonUploadSlots.run(refusing: JSONUploadsBusy()) { try decodeJSONFile(request, keys, context) }
+    }
+
+    /// `uploadJSONFile` in its slot.
+    private static func decodeJSONFile(_ request: HTTPRequest, _ keys: KeyChecker, _ context: Context) throws
+        -> HTTPResponse
+    {
         let object = try jsonUploadObject(request, maxDepth: context.configuration.maxJSONDepth)
         func string(_ key: String) throws -> String? {
             guard let value = object[key] else { return nil }
@@ -170,4 +184,10 @@ final class JSONUploadBodyObserver: HTTPBodyObserver, @unchecked Sendable {
             return
         }
     }
+}
+
+/// Every JSON upload slot is taken (`ParseRoutes.jsonUploadsAtOnce`): 503 with `Retry-After`.
+struct JSONUploadsBusy: Error, CustomStringConvertible {
+    static let retryAfterSeconds = 1
+    var description: String { "Too many JSON file uploads in progress; try again in \(Self.retryAfterSeconds) s." }
 }

@@ -23,6 +23,8 @@ struct ParseRoutes {
         /// Uploads: the head's admission (disk space) and storing the spooled file.
         let uploadAdmission: UploadAdmission
         let uploads: UploadService
+        /// The JavaScript SDK's JSON uploads being read and decoded at once (`uploadJSONFile`).
+        let jsonUploadSlots: HandlerSlots
         /// Where small uploads are spooled to a temporary file.
         let store: LocalBlobStore
         /// Answers remembered by `X-Parse-Request-Id`.

@@ -6,7 +6,7 @@ import Postgres
 /// change revokes the user's other sessions), and the operator's commands. Passwords are hashed
 /// with scrypt (`PasswordHasher`) outside any database connection, so a burst of logins cannot
 /// hold the pool; they are never logged and never returned. Logins, sign-ups and password changes
-/// run in `LoginSlots`, so they never hold more than half the handler threads.
+/// run in `HandlerSlots`, so they never hold more than half the handler threads.
 public final class AccountService: Sendable {
     /// A user as shown to clients and operators (no password, no hash).
     public typealias User = UserAccount
@@ -31,7 +31,7 @@ public final class AccountService: Sendable {
     let throttle: LoginThrottle
     let hasher: PasswordHasher
     /// The bounded queue of logins, sign-ups and password changes in front of the hash pool.
-    let slots: LoginSlots
+    let slots: HandlerSlots
     /// Seconds a new session lasts.
     let sessionLifetime: TimeInterval
     /// Whether sign-up without the master key is open.
@@ -58,7 +58,7 @@ public final class AccountService: Sendable {
         limits.freeFailuresPerAddress = configuration.loginFreeFailuresPerAddress
         throttle = LoginThrottle(failures: LoginFailureRepository(pool: pool), limits: limits, metrics: metrics)
         self.hasher = hasher
-        slots = LoginSlots(
+        slots = HandlerSlots(
             configured: configuration.loginConcurrency, handlerThreads: configuration.effectiveHandlerThreads)
         sessionLifetime = Double(configuration.sessionLengthDays) * 86_400
         signupOpen = configuration.signupOpen

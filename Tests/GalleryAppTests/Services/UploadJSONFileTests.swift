@@ -117,6 +117,31 @@ import Testing
         #expect(try Self.spooled(server).isEmpty)
     }
 
+    /// Every JSON upload slot held (as slow uploads would hold them): the SDK's upload is refused at
+    /// once with 503, code 1 and `Retry-After` (which the SDK retries), nothing spooled, while a raw
+    /// upload with headers is served; once a slot frees, the same request is stored.
+    @Test func sdkUpload_EverySlotTaken_Is503WithRetryAfter() throws {
+        let jpeg = try TestJPEG.make(width: 32, height: 24, seed: 12)
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let slots = server.application.jsonUploadSlots
+        #expect(slots.capacity == ParseRoutes.jsonUploadsAtOnce)
+        let body = Self.sdkBody(jpeg, type: "image/jpeg", masterKey: TestServer.masterKey)
+        try slots.run(refusing: JSONUploadsBusy()) {
+            try slots.run(refusing: JSONUploadsBusy()) {
+                let busy = try Self.post(server, "busy.jpg", body)
+                #expect(busy.status == 503 && busy.header("Retry-After") == "1", "\(busy.text)")
+                #expect(busy.json["code"] as? Int == 1)
+                let raw = try server.request(
+                    "POST", "/parse/files/raw.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+                #expect(raw.status == 201, "\(raw.text)")
+            }
+        }
+        #expect(slots.inUse == 0)
+        #expect(try Self.spooled(server).isEmpty)
+        #expect(try Self.post(server, "busy.jpg", body).status == 201)
+    }
+
     /// Parse Server's answers to a JSON upload it refuses, each with nothing left in the spool:
     /// 403 without keys or with wrong ones (and for a raw file sent without headers, as before),
     /// 130 without a session, 209 for a bad one, 130 for base64 that is not, or is no image.

@@ -151,11 +151,11 @@ import Testing
     }
 
     @Test func loginSlots_AreAtMostHalfTheHandlerThreads() throws {
-        #expect(LoginSlots(configured: 0, handlerThreads: 32).capacity == 16)
-        #expect(LoginSlots(configured: 100, handlerThreads: 32).capacity == 16)
-        #expect(LoginSlots(configured: 4, handlerThreads: 32).capacity == 4)
-        #expect(LoginSlots(configured: 0, handlerThreads: 1).capacity == 1)
-        let slots = LoginSlots(configured: 1, handlerThreads: 8)
+        #expect(HandlerSlots(configured: 0, handlerThreads: 32).capacity == 16)
+        #expect(HandlerSlots(configured: 100, handlerThreads: 32).capacity == 16)
+        #expect(HandlerSlots(configured: 4, handlerThreads: 32).capacity == 4)
+        #expect(HandlerSlots(configured: 0, handlerThreads: 1).capacity == 1)
+        let slots = HandlerSlots(configured: 1, handlerThreads: 8)
         #expect(throws: AccountError.busy(retryAfterSeconds: 1)) { try slots.run { try slots.run {} } }
         #expect(slots.inUse == 0)
     }
