@@ -117,22 +117,28 @@ public final class LocalBlobStore: BlobStore, Sendable {
         guard fd >= 0 else { throw Self.ioError("open", path) }
         defer { close(fd) }
         do {
-            try bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw Self.ioError("write", path)
-                    }
-                    offset += n
-                }
-            }
+            try Self.writeAll(fd, bytes, path: path)
         } catch {
             unlink(path)
             throw error
         }
         return path
+    }
+
+    /// Writes all of `bytes` to `fd` (the file at `path`, named in errors), again after `EINTR`; a full
+    /// disk throws `insufficientStorage`, as every write of the store does.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw Self.ioError("write", path)
+                }
+                offset += n
+            }
+        }
     }
 
     public func info(_ key: BlobKey) throws -> BlobInfo? { try fileInfo(path(for: key)) }

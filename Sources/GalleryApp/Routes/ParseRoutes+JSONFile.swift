@@ -118,7 +118,7 @@ extension ParseRoutes {
                 var decoder = Base64StreamDecoder()
                 try decoder.decode(utf8) { chunk in
                     try reservation?.cover(jsonBytes + written + chunk.count)
-                    try writeAll(fd, chunk)
+                    try LocalBlobStore.writeAll(fd, chunk, path: path)
                     chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) }
                     written += chunk.count
                 }
@@ -135,24 +135,6 @@ extension ParseRoutes {
             throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.")
         }
         return (path, SHA256BodyObserver.hex(hasher.finalize()), written)
-    }
-
-    /// Writes all of `bytes` to `fd`; a full disk is 507 (`InsufficientStorage`).
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    if errno == ENOSPC || errno == EDQUOT {
-                        throw InsufficientStorage("Insufficient storage: the server's disk is full. Try again later.")
-                    }
-                    throw ParseError.internalServerError("cannot write an upload spool file (errno \(errno))")
-                }
-                offset += n
-            }
-        }
     }
 }
 
