@@ -76,17 +76,26 @@ struct ImportCommand: ParsableCommand {
             case nil: failures.append((files[index], "not processed"))
             }
         }
+        var ids = Set<String>()
+        for outcome in results.all {
+            if case .imported(let id)? = outcome { ids.insert(id) }
+            if case .duplicate(let id)? = outcome { ids.insert(id) }
+        }
         if process {
+            // Until every photo of the import is processed: a job a killed run held comes back
+            // when its lease runs out (a re-run after a kill used to exit with it `processing`).
             let pool = application.makeWorkerPool(threads: max(1, ProcessInfo.processInfo.activeProcessorCount))
-            let processed = pool.drain()
-            print("processed \(processed) photo(s)")
+            do {
+                let (ran, failed) = try service.process(ids.sorted(), with: pool) { count in
+                    print("waiting for \(count) photo(s) whose job another worker holds or is backing off")
+                }
+                print("processed \(ran) photo(s)")
+                if failed > 0 { failures.append(("(processing)", "\(failed) photo(s) failed to process")) }
+            } catch {
+                failures.append(("(processing)", "\(error)"))
+            }
         }
         if wait {
-            var ids = Set<String>()
-            for outcome in results.all {
-                if case .imported(let id)? = outcome { ids.insert(id) }
-                if case .duplicate(let id)? = outcome { ids.insert(id) }
-            }
             do {
                 let failed = try service.waitForProcessing(ids.sorted())
                 print("processed \(ids.count - failed) photo(s), \(failed) failed")

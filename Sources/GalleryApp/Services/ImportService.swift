@@ -194,6 +194,32 @@ public struct ImportService: Sendable {
         }
     }
 
+    /// `galleryd import --process`: runs the queue's due jobs in this process (`WorkerPool.drain`) until
+    /// none of `objectIds` is pending or processing; returns the jobs it ran and how many of the photos
+    /// failed. A photo whose job is not due is waited for, polling every `pollInterval`: one another
+    /// worker holds (a live one finishes it; one that died, an import or server killed mid-decode, loses
+    /// it when its lease runs out, `job_lease_seconds`, and the next drain takes it on its next attempt)
+    /// or one backing off after a failed attempt. `waiting` is told once how many photos it waits for.
+    /// One drain alone ran only the jobs due at that moment, so an import run again after a kill exited
+    /// with the killed job's photo still `processing` (decision 027, session 23).
+    public func process(
+        _ objectIds: [String], with workers: WorkerPool, pollInterval: TimeInterval = 0.5,
+        waiting: (Int) -> Void = { _ in }
+    ) throws -> (ran: Int, failed: Int) {
+        var ran = 0
+        var told = false
+        while true {
+            ran += workers.drain()
+            let counts = try uploads.photos.processingCounts(objectIds) ?? (waiting: 0, failed: 0)
+            if counts.waiting == 0 { return (ran, counts.failed) }
+            if !told {
+                waiting(counts.waiting)
+                told = true
+            }
+            Thread.sleep(forTimeInterval: pollInterval)
+        }
+    }
+
     static func copyHashing(from source: String, to destination: String) throws -> (String, Int) {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw ImportError.unreadable(source, String(cString: strerror(errno))) }

@@ -139,6 +139,44 @@ import Testing
         #expect(server.blobFiles(under: "originals").isEmpty)
     }
 
+    /// `import --process` run again after a kill (bench/faults-import.sh with PROCESS=1): the killed run's
+    /// worker held a photo's job mid-decode (running, its lease not yet out, the photo `processing`) and
+    /// another photo's job was backing off after a failed attempt. Neither is due when the run starts, so
+    /// one drain left both; the run now waits until each is due, takes it and ends with both ready.
+    @Test func importProcess_FinishesAJobAKilledWorkerHeld_AndOneBackingOff() throws {
+        let formats = try UploadFormatTests.allFormats()
+        let folder = try Folder(["a.heic": formats["heic"]!, "b.png": formats["png"]!])
+        let server = try TestServer(workers: 0) { $0.jobLeaseSeconds = 3 }
+        defer { server.stop() }
+        let application = server.application
+        let service = ImportService(uploads: application.uploads, spoolDirectory: application.store.spoolDirectory)
+        guard case .imported(let heic) = service.importFile(folder.path + "/a.heic"),
+            case .imported(let png) = service.importFile(folder.path + "/b.png")
+        else {
+            Issue.record("the files were not imported")
+            return
+        }
+        // The killed import: its worker claimed the HEIC's job (attempt 1) and began the decode.
+        let held = try #require(try application.jobs.claim(worker: "dead-host:4242/drain"))
+        #expect(held.photoId == heic)
+        try application.uploads.photos.markProcessing(heic)
+        try application.pool.execute(
+            "update jobs set run_at = now() + interval '3 seconds' where photo_id = '\(png)'")
+        let workers = application.makeWorkerPool(threads: 1)
+        #expect(workers.drain() == 0, "neither job is due yet")
+
+        var waitedFor = 0
+        let (ran, failed) = try service.process([heic, png], with: workers, pollInterval: 0.1) { waitedFor = $0 }
+        #expect(waitedFor >= 1, "it waited for the held job")
+        #expect(ran == 2 && failed == 0)
+        #expect(try server.scalar("select count(*)::bigint from photos where status = 'ready'") == 2)
+        #expect(try server.scalar("select count(*)::bigint from jobs where state = 'done'") == 2)
+        // The kill used the HEIC's first attempt; the PNG's back-off none more.
+        #expect(try server.scalar("select attempts::bigint from jobs where photo_id = $1", [heic]) == 2)
+        #expect(try server.scalar("select attempts::bigint from jobs where photo_id = $1", [png]) == 1)
+        #expect(server.temporaryFiles().isEmpty)
+    }
+
     @Test func galleryd_Import_WhoseOwnerAssignmentFails_StillPrintsItsSummary() throws {
         let formats = try UploadFormatTests.allFormats()
         let folder = try Folder(["a.heic": formats["heic"]!, "b.png": formats["png"]!])
