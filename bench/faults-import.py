@@ -9,10 +9,12 @@ while it does, and the check that every file was imported exactly once.
                            to DIR/../manifest.jsonl with its SHA-256 and whether it must be imported
   write DIR TAG FIXTURE S  writes the fixture made unique into DIR/writing-TAG.<ext> over S seconds
                            (64 KiB at a time, as a copy from a camera card does), then records it
-  check MANIFEST STORAGE   for every file of the manifest: `files` rows and photos with its SHA-256 (1
+  check MANIFEST STORAGE [processed]
+                           for every file of the manifest: `files` rows and photos with its SHA-256 (1
                            and 1 for a good file, 0 and 0 for a corrupt one); rows and photos of no file
                            of the manifest (a partial read of the file being written, say); originals
-                           on disk against rows; temporary files; exits 1 when any check fails
+                           on disk against rows; temporary files; with `processed` (`import --process`),
+                           every photo ready and every job done too; exits 1 when any check fails
 The database is DATABASE_URL, read with psql."""
 import glob
 import hashlib
@@ -81,7 +83,7 @@ def sql(query):
     return [line.split("|") for line in out.splitlines() if line]
 
 
-def cmd_check(manifest, storage):
+def cmd_check(manifest, storage, processed=False):
     files = [json.loads(line) for line in open(manifest)]
     rows = {}
     for checksum, n in sql("select checksum, count(*) from files group by 1"):
@@ -110,6 +112,11 @@ def cmd_check(manifest, storage):
     for checksum in strays[:5]:
         print("  stray row " + checksum)
     ok = not bad and not strays and not stray_photos and len(originals) == sum(rows.values()) and not temp
+    if processed:
+        statuses = dict(sql("select status, count(*) from photos group by 1"))
+        (jobs_left, most), = sql("select count(*) filter (where state <> 'done'), coalesce(max(attempts), 0) from jobs")
+        print(f"photos {json.dumps(statuses, sort_keys=True)}; jobs not done {jobs_left}; most attempts a job used {most}")
+        ok = ok and set(statuses) <= {"ready"} and jobs_left == "0"
     print("exactly once: " + ("yes" if ok else "NO"))
     return 0 if ok else 1
 
@@ -123,7 +130,7 @@ def main():
     elif cmd == "write":
         cmd_write(args[0], args[1], args[2], float(args[3]))
     elif cmd == "check":
-        sys.exit(cmd_check(args[0], args[1]))
+        sys.exit(cmd_check(args[0], args[1], args[2:] == ["processed"]))
     else:
         sys.exit(__doc__)
 

@@ -13,10 +13,14 @@
 #              during the import, temporary files; then space freed and the import run again
 #   pgrestart  PostgreSQL `restart -m fast` RESTART_AFTER s into an import of a folder of PG_FILES
 #              files: files failed and why; then the import run again
+# PROCESS=1: every import is `galleryd import --process` (the photos decoded in the import's process, so a
+#            kill also lands mid-decode): after a kill, the jobs the dead process held (state running, their
+#            attempt); each round's last run must end with every photo ready and every job done.
 # Usage: bench/faults-import.sh [SCENARIO...] (default: kill disk pgrestart). Needs PostgreSQL, python3.
 # Env: PGPORT_PRIVATE (55653), GALLERYD_BIN (else a release build), IMPORT_PHOTOS (the fixtures, space
 #      separated; default: samples/photos' JPEGs), ROUNDS (20), COPIES (3), KILL_WITHIN (2.0), WRITE_SECONDS (3),
-#      CONCURRENCY (4), TMPFS (40m), PG_FILES (120), RESTART_AFTER (1.0).
+#      CONCURRENCY (4), TMPFS (40m), PG_FILES (120), RESTART_AFTER (1.0), PROCESS (unset), LEASE
+#      (job_lease_seconds, 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +30,9 @@ concurrency="${CONCURRENCY:-4}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55653}"
 read -r -a fixtures <<<"${IMPORT_PHOTOS:-$(ls samples/photos/*.jpg | tr '\n' ' ')}"
 for i in "${!fixtures[@]}"; do fixtures[$i]="$(cd "$(dirname "${fixtures[$i]}")" && pwd)/$(basename "${fixtures[$i]}")"; done
+import_flags=(--concurrency "$concurrency")
+[ -n "${PROCESS:-}" ] && import_flags+=(--process)
+export GALLERYD_JOB_LEASE_SECONDS="${LEASE:-30}"
 png_fixture=""
 for f in "${fixtures[@]}"; do [ "${f##*.}" = png ] && png_fixture="$f" && break; done
 
@@ -49,10 +56,14 @@ fresh_database() {
   PGOPTIONS=--client-min-messages=warning sql "drop schema public cascade; create schema public" >/dev/null
   GALLERYD_STORAGE_DIR="$tmp/migrate-blobs" "$galleryd" migrate >/dev/null
 }
-# What a kill left in the store: `files` rows no photo has yet, originals no row names.
+# What a kill left in the store: `files` rows no photo has yet, originals no row names; with PROCESS, the
+# jobs the dead import held (running, with the attempt it took) and its photos left `processing`.
 half_done() {
-  echo "$(sql "select count(*) from files f where not exists (select 1 from photos p where p.checksum = f.checksum)") rows without photo, $(($(find "$1/originals" -type f 2>/dev/null | wc -l) - $(sql "select count(*) from files"))) originals without row"
+  echo -n "$(sql "select count(*) from files f where not exists (select 1 from photos p where p.checksum = f.checksum)") rows without photo, $(($(find "$1/originals" -type f 2>/dev/null | wc -l) - $(sql "select count(*) from files"))) originals without row"
+  [ -n "${PROCESS:-}" ] && echo -n ", jobs held $(sql "select count(*) || coalesce(' (attempt ' || string_agg(attempts::text, ',') || ')', '') from jobs where state = 'running'"), photos processing $(sql "select count(*) from photos where status = 'processing'")"
+  echo
 }
+check() { helper check "$1" "$2" ${PROCESS:+processed}; }
 # The reasons files failed for in the import output $1, counted.
 reasons() { grep '^  failed: ' "$1" | sed 's/^  failed: [^:]*: //; s|/[^ :]*/import-[0-9A-F-]*|<spooled copy>|' | sort | uniq -c | sort -rn | head -n 8 | sed 's/^/   /' || true; }
 helper() { python3 bench/faults-import.py "$@"; }
@@ -62,7 +73,7 @@ summary() { grep -E '^import: ' "$1" | tail -n1 | sed 's/^import: //'; }
 # Runs the import of $1 into the store $2, output in $3; with $4, kill -9 it $4 seconds in.
 run_import() {
   local started=$(date +%s%N)
-  GALLERYD_STORAGE_DIR="$2" "$galleryd" import --concurrency "$concurrency" "$1" >"$3" 2>&1 &
+  GALLERYD_STORAGE_DIR="$2" "$galleryd" import "${import_flags[@]}" "$1" >"$3" 2>&1 &
   local pid=$!
   pids+=("$pid")
   if [ -n "${4:-}" ]; then
@@ -102,16 +113,15 @@ scenario_kill() {
     local what=$(run_import "$dir" "$store" "$tmp/kill-$round-3.log")
     echo "$line then $what: $(summary "$tmp/kill-$round-3.log")"
     reasons "$tmp/kill-$round-3.log"
-    helper check "$manifest" "$store" | sed 's/^/    /' || echo "    CHECK FAILED (round $round)"
+    check "$manifest" "$store" | sed 's/^/    /' || echo "    CHECK FAILED (round $round)"
   done
 }
 
 scenario_disk() {
-  if [ "$(id -u)" -ne 0 ] || ! { mkdir -p "$tmp/tmpfs" && mount -t tmpfs -o "size=${TMPFS:-40m}" tmpfs "$tmp/tmpfs"; }; then
+  if ! faults_tmpfs "$tmp/tmpfs" "${TMPFS:-40m}"; then
     echo "== disk: skipped (needs root to mount a tmpfs)"
     return 0
   fi
-  mounted="$tmp/tmpfs"
   fresh_database
   local store="$tmp/tmpfs/blobs" dir="$tmp/disk/files" manifest="$tmp/disk/manifest.jsonl"
   mkdir -p "$store"
@@ -130,7 +140,7 @@ scenario_disk() {
   mount -o remount,size=400m "$tmp/tmpfs"
   what=$(GALLERYD_MIN_FREE_BYTES=8388608 run_import "$dir" "$store" "$tmp/disk-2.log")
   echo "  space freed (tmpfs 400m), import again: $what: $(summary "$tmp/disk-2.log")"
-  helper check "$manifest" "$store" | sed 's/^/    /' || echo "    CHECK FAILED (disk)"
+  check "$manifest" "$store" | sed 's/^/    /' || echo "    CHECK FAILED (disk)"
 }
 
 scenario_pgrestart() {
@@ -138,7 +148,7 @@ scenario_pgrestart() {
   local store="$tmp/pg-blobs" dir="$tmp/pgr/files" manifest="$tmp/pgr/manifest.jsonl" n=0
   while [ "$(ls "$dir" 2>/dev/null | wc -l)" -lt "${PG_FILES:-120}" ]; do n=$((n + 1)); helper set "$dir" "p$n" "${fixtures[@]}"; done
   echo "== PostgreSQL restart -m fast ${RESTART_AFTER:-1.0} s into an import of $(ls "$dir" | wc -l) files"
-  GALLERYD_STORAGE_DIR="$store" "$galleryd" import --concurrency "$concurrency" "$dir" >"$tmp/pgr-1.log" 2>&1 &
+  GALLERYD_STORAGE_DIR="$store" "$galleryd" import "${import_flags[@]}" "$dir" >"$tmp/pgr-1.log" 2>&1 &
   local pid=$!
   pids+=("$pid")
   sleep "${RESTART_AFTER:-1.0}"
@@ -151,7 +161,7 @@ scenario_pgrestart() {
   reasons "$tmp/pgr-1.log"
   local what=$(run_import "$dir" "$store" "$tmp/pgr-2.log")
   echo "  import again: $what: $(summary "$tmp/pgr-2.log")"
-  helper check "$manifest" "$store" | sed 's/^/    /' || echo "    CHECK FAILED (pgrestart)"
+  check "$manifest" "$store" | sed 's/^/    /' || echo "    CHECK FAILED (pgrestart)"
 }
 
 echo "galleryd: $galleryd" >&2

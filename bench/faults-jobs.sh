@@ -136,11 +136,10 @@ wait 2>/dev/null || true
 pids=()
 
 # --- 2. a full disk on a small tmpfs store ------------------------------------------------------
-if [ "$(id -u)" -ne 0 ] || ! { mkdir -p "$tmp/tmpfs" && mount -t tmpfs -o "size=${TMPFS:-48m}" tmpfs "$tmp/tmpfs"; }; then
+if ! faults_tmpfs "$tmp/tmpfs" "${TMPFS:-48m}"; then
   echo "disk full: skipped (needs root to mount a tmpfs)"
   exit 0
 fi
-mounted="$tmp/tmpfs"
 sql "truncate photos, files, jobs cascade" >/dev/null
 reserve=$((8 * 1024 * 1024))
 export GALLERYD_MIN_FREE_BYTES=$reserve

@@ -1,4 +1,4 @@
-# What the fault harnesses share (sourced by bench/faults-jobs.sh and bench/faults-import.sh): a private
+# What the fault harnesses share (sourced by bench/faults.sh, faults-jobs.sh and faults-import.sh): a private
 # folder ($tmp), the processes they start ($pids) and the tmpfs they mount ($mounted), all removed on exit.
 # faults_setup NAME: makes /tmp/galleryd-NAME.XXXXXX and sets the traps.
 faults_setup() {
@@ -7,6 +7,11 @@ faults_setup() {
   mounted=""
   trap faults_cleanup EXIT
   trap 'exit 130' INT TERM # then EXIT cleans up; a trap on TERM alone would let the script go on
+}
+
+# faults_tmpfs DIR SIZE: mounts a tmpfs of SIZE on DIR, unmounted on exit; fails (status 1) unless root.
+faults_tmpfs() {
+  [ "$(id -u)" -eq 0 ] && mkdir -p "$1" && mount -t tmpfs -o "size=$2" tmpfs "$1" && mounted="$1"
 }
 
 faults_cleanup() {

@@ -4,16 +4,19 @@
 The photo may be a JPEG, PNG, WebP, HEIC or AVIF (issue #28): each upload is made unique in a way that
 keeps it valid in its format (`unique_photo`). Each subcommand drives a running galleryd and prints figures as `key: value` lines:
 
-  uploads  --pid P --photo F        50 concurrent uploads (and the photos of every --photo-every'th), killed -9
-                                    at a random moment; appends every attempt (acknowledged or not) to --acked
+  uploads  --pid P --photo F        50 concurrent uploads (and the photos of every --photo-every'th; every
+                                    --json-every'th as the JavaScript SDK's JSON body, bench/faults_json.py),
+                                    killed -9 at a random moment; appends every attempt (acknowledged or not) to --acked
   verify   --storage DIR --acked F  every acknowledged original is on disk with its SHA-256
   retry    --photo F --acked F      every attempt sent again: same file name, same photo, nothing more
   unique   --photo F --tag T --out O  a valid copy of the photo with its own SHA-256 (faults-jobs.sh)
-  load     --restart CMD            first pages + uploads while PostgreSQL restarts (-m fast)
+  load     --restart CMD            first pages + uploads (--json-every as above) while PostgreSQL restarts (-m fast)
   slowloris                         N connections trickling headers; /health and first page latency
   memory   --pid P                  N requests of several kinds; VmHWM/VmRSS before and after
 """
 import argparse, hashlib, http.client, json, os, random, signal, socket, subprocess, sys, threading, time, zlib
+
+import faults_json
 
 APP_ID = os.environ.get("GALLERYD_APP_ID", "gallery")
 # The master key (faults.sh exports it): the app id alone reads nothing.
@@ -98,6 +101,13 @@ def vm(pid, field):
 
 # -- kill -9 during uploads ------------------------------------------------------------------------
 
+def upload(port, name, data, as_json=False):
+    """A raw upload with the master key in its headers, or the JavaScript SDK's JSON upload: (status, body)."""
+    if as_json:
+        return faults_json.upload(port, name, data, content_type(data))[:2]
+    return request(port, "POST", f"/parse/files/{name}", data, {"Content-Type": content_type(data)})
+
+
 def create_photo(port, name):
     """POST /classes/Photo of an uploaded file: (status, objectId or None)."""
     status, body = request(port, "POST", "/parse/classes/Photo",
@@ -108,17 +118,18 @@ def create_photo(port, name):
 
 def cmd_uploads(a):
     base = open(a.photo, "rb").read()
-    ext, mime = extension(base), content_type(base)
+    ext = extension(base)
     attempts, errors, lock = [], [0], threading.Lock()
     start = threading.Barrier(a.count + 1)
 
-    def upload(i):
+    def attempt(i):
         tag = f"{a.round}-{i}-{time.time_ns()}"
         data = unique_photo(base, tag)
         digest = hashlib.sha256(data).hexdigest()
         # One line per attempt: its tag (the bytes are made again from it), the acknowledged file's
         # name and the created photo's objectId ("-": none, the kill came first).
-        entry = {"tag": tag, "sha256": digest, "name": None, "photo": None, "wants_photo": i % a.photo_every == 0}
+        entry = {"tag": tag, "sha256": digest, "name": None, "photo": None, "wants_photo": i % a.photo_every == 0,
+                 "json": a.json_every > 0 and i % a.json_every == a.json_every - 1}
         with lock:
             attempts.append(entry)
         start.wait()
@@ -126,7 +137,7 @@ def cmd_uploads(a):
         # creating the photo) and among the in-process worker's decodes of the photos created before it.
         time.sleep(random.uniform(0, a.max_delay))
         try:
-            status, body = request(a.port, "POST", f"/parse/files/k{i}.{ext}", data, {"Content-Type": mime})
+            status, body = upload(a.port, f"k{i}.{ext}", data, entry["json"])
             if status == 201:
                 entry["name"] = json.loads(body)["name"]
                 if entry["wants_photo"]:
@@ -137,7 +148,7 @@ def cmd_uploads(a):
             with lock:
                 errors[0] += 1
 
-    threads = [threading.Thread(target=upload, args=(i,)) for i in range(a.count)]
+    threads = [threading.Thread(target=attempt, args=(i,)) for i in range(a.count)]
     for t in threads:
         t.start()
     start.wait()
@@ -151,8 +162,10 @@ def cmd_uploads(a):
             f.write(json.dumps(entry) + "\n")
     acked = sum(1 for e in attempts if e["name"])
     created = sum(1 for e in attempts if e["photo"])
-    print(f"round {a.round}: killed after {delay * 1000:.0f} ms, {acked} acknowledged, {created} photos created, "
-          f"{errors[0]} cut off")
+    sdk = sum(1 for e in attempts if e["json"])
+    sdk_acked = sum(1 for e in attempts if e["json"] and e["name"])
+    print(f"round {a.round}: killed after {delay * 1000:.0f} ms, {acked} acknowledged ({sdk_acked} of {sdk} JSON), "
+          f"{created} photos created, {errors[0]} cut off")
 
 
 def cmd_verify(a):
@@ -171,7 +184,8 @@ def cmd_verify(a):
                 h.update(chunk)
         if h.hexdigest() != digest or name.split(".")[0] != digest:
             corrupt += 1
-    print(f"acknowledged originals: {len(acked)} of {len(entries)} uploads")
+    print(f"acknowledged originals: {len(acked)} of {len(entries)} uploads "
+          f"({sum(1 for e in acked if e.get('json'))} of {sum(1 for e in entries if e.get('json'))} JSON)")
     print(f"lost: {lost}")
     print(f"sha256 mismatches: {corrupt}")
     return 1 if lost or corrupt else 0
@@ -189,7 +203,7 @@ def cmd_retry(a):
     """Every upload of the kill rounds sent again, and its photo created again, as a client retries:
     an acknowledged file keeps its name, a created photo comes back as the same objectId (200, not 201)."""
     base = open(a.photo, "rb").read()
-    ext, mime = extension(base), content_type(base)
+    ext = extension(base)
     entries = [json.loads(line) for line in open(a.acked) if line.strip()]
     counts = {"renamed": 0, "new_photo_for_created": 0, "upload_failed": 0, "create_failed": 0}
     lock = threading.Lock()
@@ -202,7 +216,7 @@ def cmd_retry(a):
                     return
                 e = queue.pop()
             data = unique_photo(base, e["tag"])
-            status, body = request(a.port, "POST", f"/parse/files/r.{ext}", data, {"Content-Type": mime})
+            status, body = upload(a.port, f"r.{ext}", data, e.get("json", False))
             if status != 201:
                 with lock:
                     counts["upload_failed"] += 1
@@ -236,7 +250,7 @@ def cmd_retry(a):
 
 def cmd_load(a):
     base = open(a.photo, "rb").read()
-    ext, mime = extension(base), content_type(base)
+    ext = extension(base)
     events, lock, stop = [], threading.Lock(), threading.Event()
 
     def record(kind, t0, t1, outcome):
@@ -266,14 +280,16 @@ def cmd_load(a):
         while not stop.is_set():
             i += 1
             data = unique_photo(base, f"load-{n}-{i}-{time.time_ns()}")
+            sdk = a.json_every > 0 and i % a.json_every == 0
+            kind = "json upload" if sdk else "upload"
             t0 = time.monotonic()
             try:
-                status, body = request(a.port, "POST", f"/parse/files/l{n}.{ext}", data, {"Content-Type": mime})
+                status, body = upload(a.port, f"l{n}.{ext}", data, sdk)
                 if status == 201:
                     status, _ = create_photo(a.port, json.loads(body)["name"])
-                record("upload", t0, time.monotonic(), status)
+                record(kind, t0, time.monotonic(), status)
             except Exception as e:
-                record("upload", t0, time.monotonic(), type(e).__name__)
+                record(kind, t0, time.monotonic(), type(e).__name__)
 
     threads = [threading.Thread(target=reader) for _ in range(a.readers)]
     threads += [threading.Thread(target=uploader, args=(n,)) for n in range(a.uploaders)]
@@ -290,14 +306,15 @@ def cmd_load(a):
         t.join()
 
     def ok(outcome, kind):
-        return outcome == 200 or (kind == "upload" and outcome in (200, 201))
+        return outcome == 200 or (kind != "query" and outcome in (200, 201))
 
     failures = [e for e in events if not ok(e[3], e[0])]
     kinds = {}
     for e in failures:
         kinds[f"{e[0]} {e[3]}"] = kinds.get(f"{e[0]} {e[3]}", 0) + 1
     print(f"requests: {len(events)} in {time.monotonic() - began:.1f} s "
-          f"({sum(1 for e in events if e[0] == 'query')} queries, {sum(1 for e in events if e[0] == 'upload')} uploads)")
+          f"({sum(1 for e in events if e[0] == 'query')} queries, {sum(1 for e in events if e[0] == 'upload')} uploads, "
+          f"{sum(1 for e in events if e[0] == 'json upload')} JSON uploads)")
     print(f"pg_ctl restart -m fast took: {(restarted_at - restart_at) * 1000:.0f} ms")
     print(f"failed requests: {len(failures)} {json.dumps(kinds, sort_keys=True)}")
     if failures:
@@ -481,6 +498,7 @@ def main():
     u.add_argument("--count", type=int, default=50)
     u.add_argument("--max-delay", type=float, default=1.5)
     u.add_argument("--photo-every", type=int, default=1, help="create the photo of every Nth upload")
+    u.add_argument("--json-every", type=int, default=0, help="send every Nth upload as the JavaScript SDK's JSON")
     r = sub.add_parser("retry")
     r.add_argument("--port", type=int, required=True)
     r.add_argument("--photo", required=True)
@@ -498,6 +516,7 @@ def main():
     l.add_argument("--restart", required=True)
     l.add_argument("--readers", type=int, default=6)
     l.add_argument("--uploaders", type=int, default=2)
+    l.add_argument("--json-every", type=int, default=0, help="send every Nth upload as the JavaScript SDK's JSON")
     l.add_argument("--before", type=float, default=4)
     l.add_argument("--after", type=float, default=8)
     s = sub.add_parser("slowloris")

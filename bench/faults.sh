@@ -12,6 +12,11 @@
 #   bodies     (not in the default list) the server's memory with large photos (bench/faults-bodies.py):
 #              BODIES concurrent uploads of PHOTO, BODIES_SLOW of them trickled at BODY_RATE bytes/s, then
 #              their photos created and decoded by SERVE_WORKERS workers: peak VmRSS of each phase, VmHWM
+#   jsondisk   (not in the default list; needs root) the JavaScript SDK's JSON uploads of PHOTO (bench/faults_json.py)
+#              into a store on a TMPFS tmpfs with min_free_bytes 8 MiB, DISK_UPLOADS one after another: statuses
+#              (507 at the head or while the base64 is decoded), temp files, originals against new rows; then
+#              space freed and every upload sent again: all 201, the same names, each original with its SHA-256
+# JSON_EVERY=N (kill, pgrestart): every Nth upload is sent as the JavaScript SDK's JSON body, not raw bytes.
 # Usage: bench/faults.sh [SCENARIO...] (default: kill pgrestart slowloris memory, in that order). Needs
 #        PostgreSQL and python3.
 # Env: PGPORT_PRIVATE (55643), PORT (18443), BUILD (release; debug skips the release build),
@@ -20,7 +25,9 @@
 #      photo of 1 upload in this many is created, 1; 10 keeps a 12 MP HEIC's backlog short), SETTLE (seconds to
 #      wait for the photos to be processed, 600), SLOW_CONNECTIONS (1000),
 #      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one), SERVE_WORKERS
-#      (serve's --workers, 1), BODIES (8), BODIES_SLOW (4), BODY_RATE (1048576).
+#      (serve's --workers, 1), BODIES (8), BODIES_SLOW (4), BODY_RATE (1048576), JSON_EVERY (0: none),
+#      TMPFS (64m), DISK_UPLOADS (30), MAX_DELAY (kill: uploads start within it and the kill lands 0.2-1.0 times it
+#      in, 1.5 s; longer for large photos on a loaded machine, where none is acknowledged within 1.5 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +51,8 @@ else
   galleryd="$(swift build --show-bin-path)/galleryd"
 fi
 
-tmp="$(mktemp -d /tmp/galleryd-faults.XXXXXX)"
+source bench/faults-lib.sh
+faults_setup faults
 serve_pid=""
 stop_serve() {
   if [ -n "$serve_pid" ]; then
@@ -53,13 +61,7 @@ stop_serve() {
     serve_pid=""
   fi
 }
-cleanup() {
-  stop_serve
-  scripts/pg.sh stop "$tmp/pg" || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM  # then EXIT cleans up; a trap on TERM alone would let the script go on
+trap 'stop_serve; faults_cleanup' EXIT
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
@@ -109,7 +111,7 @@ scenario_kill() {
   for round in $(seq "$rounds"); do
     [ -n "$serve_pid" ] || start_serve
     python3 bench/faults.py uploads --port "$port" --pid "$serve_pid" --photo "$photo" --acked "$tmp/acked" \
-      --round "$round" --photo-every "${PHOTO_EVERY:-1}"
+      --round "$round" --photo-every "${PHOTO_EVERY:-1}" --json-every "${JSON_EVERY:-0}" --max-delay "${MAX_DELAY:-1.5}"
     wait "$serve_pid" 2>/dev/null || true
     serve_pid=""
     local before=$(temp_files)
@@ -132,7 +134,7 @@ scenario_pgrestart() {
   echo "== PostgreSQL restart -m fast under first-page queries and uploads"
   [ -n "$serve_pid" ] || start_serve
   local pid_before=$serve_pid
-  python3 bench/faults.py load --port "$port" --photo "$photo" \
+  python3 bench/faults.py load --port "$port" --photo "$photo" --json-every "${JSON_EVERY:-0}" \
     --restart "scripts/pg.sh ctl $tmp/pg restart -m fast" | sed 's/^/  /'
   if kill -0 "$pid_before" 2>/dev/null; then
     echo "  galleryd: same process (pid $pid_before), not restarted"
@@ -165,6 +167,27 @@ scenario_bodies() {
   echo "  temp files after: $(temp_files)"
 }
 
+scenario_jsondisk() {
+  echo "== full disk: ${DISK_UPLOADS:-30} JSON uploads of $(basename "$photo") into a ${TMPFS:-64m} tmpfs store, min_free_bytes 8 MiB"
+  if ! faults_tmpfs "$tmp/tmpfs" "${TMPFS:-64m}"; then echo "  skipped (needs root to mount a tmpfs)"; return 0; fi
+  stop_serve
+  local blobs="$GALLERYD_STORAGE_DIR" rows=$(sql "select count(*) from files")
+  export GALLERYD_STORAGE_DIR="$tmp/tmpfs/blobs" GALLERYD_MIN_FREE_BYTES=8388608
+  start_serve
+  : >"$tmp/disk-acked"
+  python3 bench/faults_json.py disk --port "$port" --photo "$photo" --acked "$tmp/disk-acked" \
+    --count "${DISK_UPLOADS:-30}" | sed 's/^/  /'
+  echo "  then: $(df -B1 --output=avail "$tmp/tmpfs" | tail -n1) bytes free, temp files $(temp_files), originals $(find "$GALLERYD_STORAGE_DIR/originals" -type f | wc -l), new files rows $(($(sql "select count(*) from files") - rows))"
+  mount -o remount,size=400m "$tmp/tmpfs"
+  echo "  space freed (tmpfs 400m), every upload sent again:"
+  python3 bench/faults.py retry --port "$port" --photo "$photo" --acked "$tmp/disk-acked" | sed 's/^/    /'
+  python3 bench/faults.py verify --storage "$GALLERYD_STORAGE_DIR" --acked "$tmp/disk-acked" | sed 's/^/    /'
+  echo "    temp files $(temp_files), originals $(find "$GALLERYD_STORAGE_DIR/originals" -type f | wc -l), new files rows $(($(sql "select count(*) from files") - rows))"
+  stop_serve
+  export GALLERYD_STORAGE_DIR="$blobs"
+  unset GALLERYD_MIN_FREE_BYTES
+}
+
 echo "galleryd $build build; photos in the database are whatever earlier scenarios uploaded" >&2
 for scenario in $scenarios; do
   case "$scenario" in
@@ -173,6 +196,7 @@ for scenario in $scenarios; do
   slowloris) scenario_slowloris ;;
   memory) scenario_memory ;;
   bodies) scenario_bodies ;;
-  *) echo "faults.sh: unknown scenario $scenario (kill, pgrestart, slowloris, memory, bodies)" >&2; exit 2 ;;
+  jsondisk) scenario_jsondisk ;;
+  *) echo "faults.sh: unknown scenario $scenario (kill, pgrestart, slowloris, memory, bodies, jsondisk)" >&2; exit 2 ;;
   esac
 done
