@@ -198,6 +198,32 @@ struct S3BlobStoreTests {
         #expect(try store.client.listMultipartUploads().filter { $0.key.hasPrefix(configuration.prefix) }.isEmpty)
     }
 
+    /// A process killed -9 between CreateMultipartUpload and CompleteMultipartUpload leaves the upload
+    /// open (bench/faults-s3.sh): those under the store's directories started before the cutoff are
+    /// aborted, younger ones and those elsewhere in the bucket are left. (moto dates every upload
+    /// `2010-11-10T20:48:33.000Z`, so the cutoffs are either side of that; an unreadable date would
+    /// count as now and abort nothing.)
+    @Test func abortMultipartUploads_AbortsTheStaleOnesUnderItsDirectories() throws {
+        let configuration = S3TestServer.configuration(multipartThreshold: 6 << 20)
+        let store = S3BlobStore(configuration: configuration)
+        let killed = try store.client.createMultipartUpload("originals/killed.heic")
+        let elsewhere = try store.client.createMultipartUpload("backups/not-ours.bin")
+        defer { try? store.client.abortMultipartUpload("backups/not-ours.bin", uploadId: elsewhere) }
+        func open() throws -> Set<String> {
+            Set(
+                try store.client.listMultipartUploads().filter { $0.key.hasPrefix(configuration.prefix) }.map(
+                    \.uploadId))
+        }
+        #expect(try open() == [killed, elsewhere])
+        let initiated = try #require(try store.client.listMultipartUploads().first { $0.uploadId == killed }?.initiated)
+        #expect(try store.abortMultipartUploads(startedBefore: initiated, directories: ["originals"]) == 0)
+        #expect(try open() == [killed, elsewhere])
+        let later = initiated.addingTimeInterval(1)
+        #expect(later < Date().addingTimeInterval(-3600), "moto's fixed date, or a date read wrong")
+        #expect(try store.abortMultipartUploads(startedBefore: later, directories: ["originals"]) == 1)
+        #expect(try open() == [elsewhere])
+    }
+
     @Test func multipart_IsAborted_WhenAPartFails() throws {
         let configuration = S3TestServer.configuration(multipartThreshold: 6 << 20)
         let faults = FaultInjectingTransport(

@@ -171,6 +171,24 @@ public final class S3BlobStore: BlobStore, Sendable {
         return try body(path)
     }
 
+    /// Aborts the multipart uploads under this store's directories (`directories`, after the configured
+    /// prefix) started before `cutoff`. `putMultipart` aborts its upload on any error, but a process
+    /// killed between CreateMultipartUpload and CompleteMultipartUpload leaves the upload open: its
+    /// parts stay stored (and billed), invisible to object listings, and nothing else aborts them
+    /// (decision 027, session 23). Returns how many were aborted.
+    public func abortMultipartUploads(startedBefore cutoff: Date, directories: [String]) throws -> Int {
+        let prefix = client.configuration.prefix
+        var aborted = 0
+        for upload in try client.listMultipartUploads() where upload.key.hasPrefix(prefix) && upload.initiated < cutoff
+        {
+            let key = String(upload.key.dropFirst(prefix.count))
+            guard directories.contains(where: { key.hasPrefix($0 + "/") }) else { continue }
+            try client.abortMultipartUpload(key, uploadId: upload.uploadId)
+            aborted += 1
+        }
+        return aborted
+    }
+
     /// The blobs whose keys start with `prefix` (e.g. `thumbnails/`), with their modification times.
     public func list(prefix: String) throws -> [(key: String, modified: Date)] {
         try client.listObjects(prefix: prefix)

@@ -267,8 +267,9 @@ public final class S3Client: Sendable {
             payloadHash: S3Signer.emptyPayloadHash, operation: "abort-multipart", key: key)
     }
 
-    /// Multipart uploads in progress (key, upload id), for tests and cleanup.
-    public func listMultipartUploads() throws -> [(key: String, uploadId: String)] {
+    /// Multipart uploads in progress (key with the configured prefix, upload id, when it was started;
+    /// the first 1,000), for tests and the orphan collector (`S3BlobStore.abortMultipartUploads`).
+    public func listMultipartUploads() throws -> [(key: String, uploadId: String, initiated: Date)] {
         var answer = [UInt8]()
         _ = try perform(
             S3HTTPRequest(method: "GET", path: path(nil), query: [("uploads", "")]),
@@ -278,7 +279,9 @@ public final class S3Client: Sendable {
             guard let key = S3XML.value("Key", in: upload), let id = S3XML.value("UploadId", in: upload) else {
                 return nil
             }
-            return (key, id)
+            // Without a readable date the upload counts as just started (never aborted as stale).
+            let stamp = S3XML.value("Initiated", in: upload) ?? ""
+            return (key, id, Self.isoFractional.date(from: stamp) ?? Self.iso.date(from: stamp) ?? Date())
         }
     }
 

@@ -11,6 +11,9 @@ extension WorkerPool {
             if collected.derivatives > 0 {
                 metrics?.orphansRemoved.increment(Double(collected.derivatives), "derivative")
             }
+            if collected.multipartUploads > 0 {
+                metrics?.orphansRemoved.increment(Double(collected.multipartUploads), "multipart")
+            }
             return collected
         } catch {
             logger.error("orphan collection failed: \(error)")

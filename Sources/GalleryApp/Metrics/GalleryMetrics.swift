@@ -50,7 +50,8 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
             buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
         orphansRemoved = registry.counter(
             "galleryd_orphans_removed_total",
-            help: "Unattached uploads and derivatives of vanished photos removed by the collector, by kind.",
+            help:
+                "Unattached uploads, derivatives of vanished photos and abandoned multipart uploads removed by the collector, by kind.",
             labels: ["kind"])
         // Both series from the start, so a dashboard sees 0 rather than no data.
         _ = orphansRemoved.series("upload")

@@ -14,6 +14,8 @@ public struct OrphanCollector: Sendable {
         public var uploads = 0
         /// Derivative files removed (thumbnails and previews of vanished photos).
         public var derivatives = 0
+        /// Multipart uploads to the bucket aborted (a process killed while it sent a large file).
+        public var multipartUploads = 0
     }
 
     let trash: TrashService
@@ -46,10 +48,11 @@ public struct OrphanCollector: Sendable {
         self.trash = trash
     }
 
-    /// One pass: uploads unattached for more than `graceHours` hours, and derivatives older than
-    /// `derivativeMinAge` seconds whose photo row does not exist. The age keeps a file a worker is
-    /// writing this moment out of reach (the worker itself removes what it wrote for a row that
-    /// vanished meanwhile).
+    /// One pass: uploads unattached for more than `graceHours` hours, derivatives older than
+    /// `derivativeMinAge` seconds whose photo row does not exist, and, on S3, the multipart uploads
+    /// started more than `graceHours` hours ago that were never completed nor aborted (a process
+    /// killed mid-upload). The age keeps a file a worker is writing this moment out of reach (the
+    /// worker itself removes what it wrote for a row that vanished meanwhile).
     public func collect(graceHours: Int, derivativeMinAge: TimeInterval = 600) throws -> Collected {
         var collected = Collected()
         for checksum in try files.unattachedChecksums(olderThanHours: graceHours) {
@@ -59,6 +62,11 @@ public struct OrphanCollector: Sendable {
             }
         }
         collected.uploads += try collectUnrecordedOriginals(graceHours: graceHours)
+        if let s3 = store as? S3BlobStore {
+            collected.multipartUploads = try s3.abortMultipartUploads(
+                startedBefore: Date().addingTimeInterval(-Double(graceHours) * 3600),
+                directories: ["originals"] + Self.derivativeDirectories)
+        }
         let cutoff = Date().addingTimeInterval(-derivativeMinAge)
         // Derivatives without a photo are found by listing the store: the local directories, or the
         // bucket's keys under each prefix (ListObjectsV2).
@@ -78,12 +86,12 @@ public struct OrphanCollector: Sendable {
                 }
             }
         }
-        if collected.uploads > 0 || collected.derivatives > 0 {
+        if collected != Collected() {
             trash.logger.notice(
                 "collected orphans",
                 metadata: [
                     "uploads": "\(collected.uploads)", "derivatives": "\(collected.derivatives)",
-                    "graceHours": "\(graceHours)",
+                    "multipartUploads": "\(collected.multipartUploads)", "graceHours": "\(graceHours)",
                 ])
         }
         return collected

@@ -170,6 +170,30 @@ struct S3StorageTests {
         #expect(try S3TestEnvironment.boto3Keys(prefix: prefix).isEmpty)
     }
 
+    /// A server killed during a multipart upload leaves it open (bench/faults-s3.sh); the orphan
+    /// collector aborts it once it is older than `orphan_grace_hours` (moto dates every upload in
+    /// 2010, so here at once; S3BlobStoreTests checks the cutoff), and counts it.
+    @Test func orphanCollector_AbortsAMultipartUploadAKilledServerLeft() throws {
+        let lock = try ClusterLock.acquire()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let prefix = "orphans-\(UUID().uuidString.prefix(8))/"
+        let (application, spool) = try Self.instance(
+            databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
+        defer {
+            application.shutdown()
+            application.wait()
+            try? FileManager.default.removeItem(atPath: spool)
+        }
+        let s3 = try #require(application.blobs as? S3BlobStore)
+        let id = try s3.client.createMultipartUpload("originals/" + String(repeating: "a", count: 64) + ".heic")
+        let collector = OrphanCollector(trash: application.trash)
+        #expect(try s3.client.listMultipartUploads().contains { $0.uploadId == id })
+        #expect(try collector.collect(graceHours: 24).multipartUploads == 1)
+        #expect(try !s3.client.listMultipartUploads().contains { $0.uploadId == id })
+    }
+
     @Test func signedURLs_AreCheckedBeforeTheObjectStore_ByProxyAndByRedirect() throws {
         let lock = try ClusterLock.acquire()
         defer { lock.release() }
