@@ -64,6 +64,18 @@ half_done() {
   echo
 }
 check() { helper check "$1" "$2" ${PROCESS:+processed}; }
+# With PROCESS: notes the jobs a kill left held (`held`, with the kill's time); `held_report` then says what
+# became of them once the round's last run ended (the attempt they were done on, seconds from the kill).
+held_note() {
+  sql "create table if not exists held (job_id bigint primary key, killed_at timestamptz);
+       insert into held select id, now() from jobs where state = 'running' on conflict do nothing" >/dev/null
+}
+held_report() {
+  sql "select count(*) || ' held by a killed run: ' || coalesce(count(*) filter (where j.state = 'done') || ' done on attempt '
+         || min(j.attempts) || '-' || max(j.attempts) || ', ' || round(min(extract(epoch from j.updated_at - h.killed_at)))
+         || '-' || round(max(extract(epoch from j.updated_at - h.killed_at))) || ' s after the kill', '')
+       from held h join jobs j on j.id = h.job_id; truncate held"
+}
 # The reasons files failed for in the import output $1, counted.
 reasons() { grep '^  failed: ' "$1" | sed 's/^  failed: [^:]*: //; s|/[^ :]*/import-[0-9A-F-]*|<spooled copy>|' | sort | uniq -c | sort -rn | head -n 8 | sed 's/^/   /' || true; }
 helper() { python3 bench/faults-import.py "$@"; }
@@ -106,12 +118,15 @@ scenario_kill() {
     for k in 1 2; do
       local at=$(python3 -c "import random; print(round(random.uniform(0.05, ${KILL_WITHIN:-2.0}), 3))")
       local what=$(run_import "$dir" "$store" "$tmp/kill-$round-$k.log" "$at")
-      if [ "$what" = killed ]; then what="killed at ${at}s"; else what="finished before the kill at ${at}s ($what)"; fi
+      if [ "$what" = killed ]; then
+        what="killed at ${at}s"
+        [ -n "${PROCESS:-}" ] && held_note
+      else what="finished before the kill at ${at}s ($what)"; fi
       line+=" run $k $what ($(grep -c ': imported$' "$tmp/kill-$round-$k.log" || true) imported), left $(temp_files "$store") temp files, $(half_done "$store");"
     done
     [ -n "$writer" ] && wait "$writer"
     local what=$(run_import "$dir" "$store" "$tmp/kill-$round-3.log")
-    echo "$line then $what: $(summary "$tmp/kill-$round-3.log")"
+    echo "$line then $what: $(summary "$tmp/kill-$round-3.log")${PROCESS:+; jobs $(held_report)}"
     reasons "$tmp/kill-$round-3.log"
     check "$manifest" "$store" | sed 's/^/    /' || echo "    CHECK FAILED (round $round)"
   done

@@ -171,9 +171,10 @@ scenario_jsondisk() {
   echo "== full disk: ${DISK_UPLOADS:-30} JSON uploads of $(basename "$photo") into a ${TMPFS:-64m} tmpfs store, min_free_bytes 8 MiB"
   if ! faults_tmpfs "$tmp/tmpfs" "${TMPFS:-64m}"; then echo "  skipped (needs root to mount a tmpfs)"; return 0; fi
   stop_serve
-  local blobs="$GALLERYD_STORAGE_DIR" rows=$(sql "select count(*) from files")
+  local blobs="$GALLERYD_STORAGE_DIR"
   export GALLERYD_STORAGE_DIR="$tmp/tmpfs/blobs" GALLERYD_MIN_FREE_BYTES=8388608
   start_serve
+  local rows=$(sql "select count(*) from files")
   : >"$tmp/disk-acked"
   python3 bench/faults_json.py disk --port "$port" --photo "$photo" --acked "$tmp/disk-acked" \
     --count "${DISK_UPLOADS:-30}" | sed 's/^/  /'
