@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 port="${PORT:-18463}"
 photo="$(cd "$(dirname "${PHOTO:?PHOTO: a photo over 5 MiB}")" && pwd)/$(basename "$PHOTO")"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55663}"
+export GALLERYD_TEST_VENV="${GALLERYD_TEST_VENV:-$PWD/.build-venv}"  # scripts/test.sh's, which has moto and boto3
 if [ -n "${GALLERYD_BIN:-}" ]; then
   galleryd="$GALLERYD_BIN"
 else

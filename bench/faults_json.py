@@ -4,7 +4,8 @@
 The SDK (`ParseFile.saveBase64`, `RESTController.request`) sends `POST /parse/files/<name>` with no X-Parse
 header, `Content-Type: text/plain;charset=UTF-8` and the file as base64 in a JSON body that carries the keys
 (`UploadJSONFileTests.sdkBody`); the server answers as a raw upload does. Past the server's JSON upload slots
-it answers 503 with Retry-After, which the SDK retries (it retries every 5xx): `upload` does the same.
+it answers 503 with Retry-After, which the SDK retries (it retries a 5xx a few times with its own back-off):
+`upload` sends a 503 with Retry-After again after that many seconds, up to 60 times.
 
   disk --port P --photo F --acked A --count N   N JSON uploads of unique copies of F, one after another, as
                                                 the disk fills: statuses, the first 507's message; every
