@@ -11,10 +11,9 @@ keeps it valid in its format (`unique_photo`). Each subcommand drives a running 
   retry    --photo F --acked F      every attempt sent again: same file name, same photo, nothing more
   unique   --photo F --tag T --out O  a valid copy of the photo with its own SHA-256 (faults-jobs.sh)
   load     --restart CMD            first pages + uploads (--json-every as above) while PostgreSQL restarts (-m fast)
-  slowloris                         N connections trickling headers; /health and first page latency
-  memory   --pid P                  N requests of several kinds; VmHWM/VmRSS before and after
+The scenarios that upload nothing (slowloris, memory) are bench/faults-http.py's.
 """
-import argparse, hashlib, http.client, json, os, random, signal, socket, subprocess, sys, threading, time, zlib
+import argparse, hashlib, http.client, json, os, random, signal, subprocess, sys, threading, time, zlib
 
 import faults_json
 
@@ -329,163 +328,6 @@ def cmd_load(a):
         print("recovery time: 0 ms (no request failed)")
 
 
-# -- slowloris ------------------------------------------------------------------------------------
-
-def cmd_slowloris(a):
-    stop = threading.Event()
-    stats = {"opened": 0, "cut": 0, "408": 0, "open_errors": 0}
-    lock = threading.Lock()
-
-    def trickle():
-        conns = []
-
-        def open_one():
-            try:
-                s = socket.create_connection(("127.0.0.1", a.port), timeout=5)
-                s.setblocking(False)
-                s.send(b"GET /parse/classes/Photo HTTP/1.1\r\nHost: x\r\n")
-                with lock:
-                    stats["opened"] += 1
-                return s
-            except OSError:
-                with lock:
-                    stats["open_errors"] += 1
-                return None
-
-        for _ in range(a.connections):
-            s = open_one()
-            if s:
-                conns.append(s)
-        i = 0
-        while not stop.is_set():
-            # One header byte per connection every `interval` seconds, spread over the interval.
-            batch = max(1, len(conns) // 20)
-            for _ in range(batch):
-                if not conns:
-                    break
-                i = (i + 1) % len(conns)
-                s = conns[i]
-                try:
-                    try:
-                        data = s.recv(4096)
-                        if data is not None:
-                            with lock:
-                                stats["cut"] += 1
-                                if b" 408 " in data[:20]:
-                                    stats["408"] += 1
-                            s.close()
-                            conns[i] = open_one() or s
-                            continue
-                    except BlockingIOError:
-                        pass
-                    s.send(b"X")
-                except OSError:
-                    with lock:
-                        stats["cut"] += 1
-                    s.close()
-                    conns[i] = open_one() or s
-            time.sleep(a.interval / 20)
-        for s in conns:
-            s.close()
-
-    trickler = threading.Thread(target=trickle)
-    trickler.start()
-    time.sleep(a.warmup)
-    latencies = {"/health": [], "/parse/classes/Photo?limit=50&order=-createdAt": []}
-    errors = {k: 0 for k in latencies}
-
-    def measure(path):
-        end = time.monotonic() + a.duration
-        while time.monotonic() < end:
-            t0 = time.monotonic()
-            try:
-                status, _ = request(a.port, "GET", path, timeout=30)
-                if status == 200:
-                    latencies[path].append((time.monotonic() - t0) * 1000)
-                else:
-                    errors[path] += 1
-            except Exception:
-                errors[path] += 1
-            time.sleep(0.01)
-
-    measurers = [threading.Thread(target=measure, args=(p,)) for p in latencies]
-    for t in measurers:
-        t.start()
-    for t in measurers:
-        t.join()
-    stop.set()
-    trickler.join()
-    print(f"slow connections: {a.connections} held ({stats['opened']} opened in all, {stats['open_errors']} refused), "
-          f"{stats['cut']} cut by the server ({stats['408']} with 408)")
-    for path, values in latencies.items():
-        name = "/health" if path == "/health" else "first page"
-        print(f"{name}: {len(values)} ok, {errors[path]} errors, p50 {percentile(values, 50):.1f} ms, "
-              f"p99 {percentile(values, 99):.1f} ms, max {max(values) if values else float('nan'):.1f} ms")
-
-
-# -- memory growth --------------------------------------------------------------------------------
-
-def cmd_memory(a):
-    paths = [
-        ("GET", "/health", None),
-        ("GET", "/parse/classes/Photo?limit=50&order=-createdAt", None),
-        ("GET", "/parse/classes/Photo?where=%7B%22title%22%3A%7B%22%24regex%22%3A%22x%22%7D%7D&limit=5", None),
-        ("GET", "/parse/classes/Photo/NoSuchId00", None),
-        ("GET", "/parse/classes/Photo?where=%7Bbroken", None),
-        ("GET", "/parse/classes/Nope", None),
-        ("POST", "/parse/classes/Photo", b'{"original":{"__type":"File","name":"missing.jpg"}}'),
-    ]
-
-    def run(total):
-        counter, lock = [0], threading.Lock()
-        statuses = {}
-
-        def worker():
-            connection = None
-            while True:
-                with lock:
-                    if counter[0] >= total:
-                        break
-                    n = counter[0]
-                    counter[0] += 1
-                method, path, body = paths[n % len(paths)]
-                try:
-                    if connection is None:
-                        connection = http.client.HTTPConnection("127.0.0.1", a.port, timeout=30)
-                    h = dict(HEADERS)
-                    if body:
-                        h["Content-Type"] = "application/json"
-                    connection.request(method, path, body=body, headers=h)
-                    response = connection.getresponse()
-                    response.read()
-                    key = response.status
-                    if response.getheader("Connection", "").lower() == "close":
-                        connection.close()
-                        connection = None
-                except Exception as e:
-                    key = type(e).__name__
-                    connection = None
-                with lock:
-                    statuses[key] = statuses.get(key, 0) + 1
-
-        threads = [threading.Thread(target=worker) for _ in range(a.threads)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        return statuses
-
-    run(a.warmup)
-    hwm0, rss0 = vm(a.pid, "VmHWM"), vm(a.pid, "VmRSS")
-    t0 = time.monotonic()
-    statuses = run(a.requests)
-    seconds = time.monotonic() - t0
-    hwm1, rss1 = vm(a.pid, "VmHWM"), vm(a.pid, "VmRSS")
-    print(f"requests: {a.requests} in {seconds:.1f} s after {a.warmup} warm-up; statuses {json.dumps({str(k): v for k, v in sorted(statuses.items(), key=str)})}")
-    print(f"VmHWM: {hwm0 / 1024:.1f} MiB before, {hwm1 / 1024:.1f} MiB after ({(hwm1 - hwm0) / 1024:+.1f} MiB)")
-    print(f"VmRSS: {rss0 / 1024:.1f} MiB before, {rss1 / 1024:.1f} MiB after ({(rss1 - rss0) / 1024:+.1f} MiB)")
-
-
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="command", required=True)
@@ -519,21 +361,9 @@ def main():
     l.add_argument("--json-every", type=int, default=0, help="send every Nth upload as the JavaScript SDK's JSON")
     l.add_argument("--before", type=float, default=4)
     l.add_argument("--after", type=float, default=8)
-    s = sub.add_parser("slowloris")
-    s.add_argument("--port", type=int, required=True)
-    s.add_argument("--connections", type=int, default=1000)
-    s.add_argument("--interval", type=float, default=1.0)
-    s.add_argument("--warmup", type=float, default=3)
-    s.add_argument("--duration", type=float, default=15)
-    m = sub.add_parser("memory")
-    m.add_argument("--port", type=int, required=True)
-    m.add_argument("--pid", type=int, required=True)
-    m.add_argument("--requests", type=int, default=100_000)
-    m.add_argument("--warmup", type=int, default=5_000)
-    m.add_argument("--threads", type=int, default=4)
     a = p.parse_args()
-    sys.exit({"uploads": cmd_uploads, "verify": cmd_verify, "retry": cmd_retry, "unique": cmd_unique, "load": cmd_load,
-              "slowloris": cmd_slowloris, "memory": cmd_memory}[a.command](a) or 0)
+    sys.exit({"uploads": cmd_uploads, "verify": cmd_verify, "retry": cmd_retry, "unique": cmd_unique,
+              "load": cmd_load}[a.command](a) or 0)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@
 #              every upload retried gives the same name and the same photo and adds no row
 #   pgrestart  PostgreSQL `restart -m fast` under first-page queries and uploads (their photos processed
 #              meanwhile): failed requests, recovery time, galleryd still the same process, photos' end state
-#   slowloris  1,000 connections trickling header bytes: /health and first page p50/p99
+#   slowloris  1,000 connections trickling header bytes: /health and first page p50/p99 (bench/faults-http.py)
 #   memory     100k requests of several kinds (pages, 404s, 400s): VmHWM and VmRSS before and after
 #   bodies     (not in the default list) the server's memory with large photos (bench/faults-bodies.py):
 #              BODIES concurrent uploads of PHOTO, BODIES_SLOW of them trickled at BODY_RATE bytes/s, then
@@ -150,13 +150,13 @@ scenario_slowloris() {
   echo "== slowloris: ${SLOW_CONNECTIONS:-1000} connections trickling headers"
   [ -n "$serve_pid" ] || start_serve
   (ulimit -n 8192 2>/dev/null || true
-   python3 bench/faults.py slowloris --port "$port" --connections "${SLOW_CONNECTIONS:-1000}") | sed 's/^/  /'
+   python3 bench/faults-http.py slowloris --port "$port" --connections "${SLOW_CONNECTIONS:-1000}") | sed 's/^/  /'
 }
 
 scenario_memory() {
   echo "== memory over ${REQUESTS:-100000} requests"
   [ -n "$serve_pid" ] || start_serve
-  python3 bench/faults.py memory --port "$port" --pid "$serve_pid" --requests "${REQUESTS:-100000}" | sed 's/^/  /'
+  python3 bench/faults-http.py memory --port "$port" --pid "$serve_pid" --requests "${REQUESTS:-100000}" | sed 's/^/  /'
 }
 
 scenario_bodies() {
