@@ -53,9 +53,10 @@ public final class GalleryMetrics: HTTPServerObserver, Sendable {
             help:
                 "Unattached uploads, derivatives of vanished photos and abandoned multipart uploads removed by the collector, by kind.",
             labels: ["kind"])
-        // Both series from the start, so a dashboard sees 0 rather than no data.
+        // Every kind's series from the start, so a dashboard sees 0 rather than no data.
         _ = orphansRemoved.series("upload")
         _ = orphansRemoved.series("derivative")
+        _ = orphansRemoved.series("multipart")
         logins = registry.counter(
             "galleryd_login_attempts_total",
             help: "Login attempts by outcome: success, failure (unknown user or wrong password), throttled (429).",
