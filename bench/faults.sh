@@ -27,7 +27,7 @@
 #      REQUESTS (100000), GALLERYD_BIN (a galleryd binary to use instead of building one), SERVE_WORKERS
 #      (serve's --workers, 1), BODIES (8), BODIES_SLOW (4), BODY_RATE (1048576), JSON_EVERY (0: none),
 #      TMPFS (64m), DISK_UPLOADS (30), MAX_DELAY (kill: uploads start within it and the kill lands 0.2-1.0 times it
-#      in, 1.5 s; longer for large photos on a loaded machine, where none is acknowledged within 1.5 s).
+#      in, 1.5 s; a little longer lets more large uploads finish before the kill).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
