@@ -45,6 +45,13 @@ struct gd_coefficients {
     gd_quantizer quantizer;
     gd_divisors divisors[GD_MAX_COMPONENTS];
     gd_trellis trellis[GD_MAX_COMPONENTS];
+    /* GD_QUANTIZER_ZERO_BIAS: the dead zones, one block row's DCTs, the first component's block
+     * activities (this block row's and the one above) and its blocks' masking in this iMCU row. */
+    gd_zero_bias zero_bias[GD_MAX_COMPONENTS];
+    float masking_scale;
+    int16_t *dct_row;
+    float *activity, *activity_above, *masking;
+    int has_above;
 };
 
 /* RGB->YCbCr, the downsample and the DCT: jpeg_simd.c and jpeg_fdct_simd.c, AVX2 where the CPU has it. */
@@ -130,7 +137,22 @@ gd_coefficients *gd_coefficients_create(j_compress_ptr cinfo, const gd_encode_re
         }
     }
     state->downsampled = malloc((size_t)state->strip_rows * state->plane_width);
-    if (state->downsampled == NULL) {
+    int failed = state->downsampled == NULL;
+    if (state->quantizer == GD_QUANTIZER_ZERO_BIAS) {
+        size_t wide = state->blocks_wide[0];
+        for (int c = 0; c < state->components; c++) {
+            if (state->blocks_wide[c] > wide) wide = state->blocks_wide[c];
+            gd_zero_bias_init(&state->zero_bias[c], &state->divisors[c],
+                              c == 0 ? request->zero_bias_luma : request->zero_bias_chroma);
+        }
+        state->masking_scale = request->zero_bias_masking != 0 ? request->zero_bias_masking : 1.0f;
+        state->dct_row = malloc(wide * 64 * sizeof(int16_t));
+        state->activity = malloc(wide * sizeof(float));
+        state->activity_above = malloc(wide * sizeof(float));
+        state->masking = malloc(wide * (size_t)state->v[0] * sizeof(float));
+        failed |= !state->dct_row || !state->activity || !state->activity_above || !state->masking;
+    }
+    if (failed) {
         *message = "out of memory";
         gd_coefficients_free(state);
         return NULL;
@@ -159,6 +181,10 @@ void gd_coefficients_free(gd_coefficients *state) {
     if (state == NULL) return;
     for (int c = 0; c < GD_MAX_COMPONENTS; c++) free(state->planes[c]);
     free(state->downsampled);
+    free(state->dct_row);
+    free(state->activity);
+    free(state->activity_above);
+    free(state->masking);
     free(state);
 }
 
@@ -189,6 +215,44 @@ static void gd_code_block(gd_coefficients *state, int c, JSAMPLE **rows, size_t 
         gd_quantize_trellis(workspace, &state->divisors[c], &state->trellis[c], block);
     else
         gd_quantize_round(workspace, &state->divisors[c], block);
+}
+
+/* Codes one block row of component `c` (`rows`: its 8 sample rows) with the zero-bias quantizer. A
+ * first-component block's masking is its activity a eroded (the least of its own, its left and right
+ * neighbours' and the block above's: a busy block beside a flat one hides little), a / (a + scale),
+ * or with a negative scale |scale| / (a + |scale|) (the dead zone widest in smooth blocks); a
+ * downsampled component's block takes the mean of the masking of the blocks it covers
+ * (docs/decisions/070-adaptive-zero-bias-quantization.md). */
+static void gd_code_row_zero_bias(gd_coefficients *state, int c, JSAMPLE **rows, int block_row, JBLOCKROW out) {
+    JDIMENSION wide = state->blocks_wide[c], luma_wide = state->blocks_wide[0];
+    int16_t *dct = state->dct_row;
+    for (JDIMENSION b = 0; b < wide; b++)
+        gd_fdct_islow_samples((const JSAMPLE *const *)rows, (size_t)b * DCTSIZE, dct + (size_t)b * 64, state->avx2);
+    if (c == 0) {
+        float *activity = state->activity, *above = state->activity_above;
+        float *masking = state->masking + (size_t)block_row * luma_wide;
+        for (JDIMENSION b = 0; b < wide; b++) activity[b] = gd_block_activity(dct + (size_t)b * 64);
+        for (JDIMENSION b = 0; b < wide; b++) {
+            float a = activity[b];
+            if (b > 0 && activity[b - 1] < a) a = activity[b - 1];
+            if (b + 1 < wide && activity[b + 1] < a) a = activity[b + 1];
+            if (state->has_above && above[b] < a) a = above[b];
+            float scale = state->masking_scale; /* negative: the curve inverted, smooth blocks masked */
+            masking[b] = scale < 0 ? -scale / (a - scale) : a / (a + scale);
+        }
+        memcpy(above, activity, wide * sizeof(float));
+        state->has_above = 1;
+    }
+    int scale_h = state->max_h / state->h[c], scale_v = state->max_v / state->v[c];
+    for (JDIMENSION b = 0; b < wide; b++) {
+        float sum = 0.0f;
+        int count = 0;
+        for (int y = block_row * scale_v; y < (block_row + 1) * scale_v && y < state->v[0]; y++)
+            for (JDIMENSION x = b * scale_h; x < (b + 1) * scale_h && x < luma_wide; x++, count++)
+                sum += state->masking[(size_t)y * luma_wide + x];
+        gd_quantize_zero_bias(dct + (size_t)b * 64, &state->divisors[c], &state->zero_bias[c],
+                              count ? sum / (float)count : 0.0f, out[b]);
+    }
 }
 
 /* Codes the iMCU row held in the planes (rows_in_strip of them are image rows). */
@@ -223,10 +287,15 @@ static void gd_code_strip(gd_coefficients *state, j_compress_ptr cinfo) {
 
         JBLOCKARRAY buffer = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, state->arrays[c],
                                                                state->imcu_row * (JDIMENSION)v, (JDIMENSION)v, TRUE);
-        for (int block_row = 0; block_row < v; block_row++)
+        for (int block_row = 0; block_row < v; block_row++) {
+            if (state->quantizer == GD_QUANTIZER_ZERO_BIAS) {
+                gd_code_row_zero_bias(state, c, rows_of + block_row * DCTSIZE, block_row, buffer[block_row]);
+                continue;
+            }
             for (JDIMENSION block = 0; block < state->blocks_wide[c]; block++)
                 gd_code_block(state, c, rows_of + block_row * DCTSIZE, (size_t)block * DCTSIZE,
                               buffer[block_row][block]);
+        }
     }
     state->imcu_row++;
     state->rows_in_strip = 0;

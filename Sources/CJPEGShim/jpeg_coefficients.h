@@ -24,6 +24,13 @@ typedef struct {
     float lambda_offset;          /* 2^lambda_log_scale2 */
 } gd_trellis;
 
+/* The zero-bias quantizer's dead zone of one component, in the DCT's (x8) scale: an AC coefficient
+ * rounding to nonzero is sent as 0 while |x| < half_step + bias x the block's masking (0...1). */
+typedef struct {
+    float bias[64];      /* strength x the coefficient's weight x its step */
+    float half_step[64];
+} gd_zero_bias;
+
 void gd_divisors_init(gd_divisors *divisors, const uint16_t quantval[64]);
 void gd_quantize_round(const int16_t workspace[64], const gd_divisors *divisors, JCOEF output[64]);
 void gd_huffman_lengths(const JHUFF_TBL *table, unsigned char lengths[256]);
@@ -31,6 +38,12 @@ void gd_trellis_init(gd_trellis *trellis, const uint16_t quantval[64], const uns
                      float log_scale1, float log_scale2);
 void gd_quantize_trellis(const int16_t workspace[64], const gd_divisors *divisors, const gd_trellis *trellis,
                          JCOEF output[64]);
+
+void gd_zero_bias_init(gd_zero_bias *zero_bias, const gd_divisors *divisors, float strength);
+/* A block's activity: its mean absolute AC coefficient, in samples' units. */
+float gd_block_activity(const int16_t workspace[64]);
+void gd_quantize_zero_bias(const int16_t workspace[64], const gd_divisors *divisors, const gd_zero_bias *zero_bias,
+                           float masking, JCOEF output[64]);
 
 /* The coefficient path's state for one image (see jpeg_coefficients.c). */
 typedef struct gd_coefficients gd_coefficients;

@@ -298,3 +298,35 @@ void gd_quantize_trellis(const int16_t workspace[64], const gd_divisors *divisor
         output[z] = workspace[z] < 0 ? (JCOEF)-chosen[i] : chosen[i];
     }
 }
+
+/* The dead zone's weight of each coefficient (natural order) by its frequency u + v: none at the
+ * DC, a quarter at the two lowest AC, 0.6 at the next three, whole above (error in the lowest
+ * frequencies shows as banding and shifted edges, which texture does not hide). */
+static float gd_zero_bias_weight(int k) {
+    int frequency = k / 8 + k % 8;
+    return frequency == 0 ? 0.0f : frequency == 1 ? 0.25f : frequency == 2 ? 0.6f : 1.0f;
+}
+
+void gd_zero_bias_init(gd_zero_bias *zero_bias, const gd_divisors *divisors, float strength) {
+    for (int k = 0; k < 64; k++) {
+        zero_bias->bias[k] = strength * gd_zero_bias_weight(k) * (float)divisors->step[k];
+        zero_bias->half_step[k] = 0.5f * (float)divisors->step[k];
+    }
+}
+
+float gd_block_activity(const int16_t workspace[64]) {
+    int32_t sum = 0;
+    for (int k = 1; k < 64; k++) sum += workspace[k] < 0 ? -workspace[k] : workspace[k];
+    return (float)sum * (1.0f / 512.0f); /* the DCT's x8 scale and 64 coefficients: about a sample's */
+}
+
+void gd_quantize_zero_bias(const int16_t workspace[64], const gd_divisors *divisors, const gd_zero_bias *zero_bias,
+                           float masking, JCOEF output[64]) {
+    gd_quantize_round(workspace, divisors, output);
+    if (!(masking > 0.0f)) return;
+    for (int k = 1; k < 64; k++) {
+        if (output[k] == 0 || zero_bias->bias[k] == 0.0f) continue;
+        float x = (float)(workspace[k] < 0 ? -workspace[k] : workspace[k]);
+        if (x < zero_bias->half_step[k] + zero_bias->bias[k] * masking) output[k] = 0;
+    }
+}

@@ -87,10 +87,12 @@ enum JPEGEncoder {
     /// Encodes an RGBX or gray buffer at `quality` (1…100), embedding `iccProfile` when given;
     /// with `tables`, or our tables at `quality` (`QuantizationTables`). The scans are the fixed
     /// script's, then chosen per image (`JPEGScanChoice`) unless `optimizeScans` is false.
-    /// `trellisLambda` is trellis' (nil: `.masked`), used only with `quantizer` `.trellis`.
+    /// `trellisLambda` is trellis' (nil: `.masked`), used only with `quantizer` `.trellis`; `zeroBias`
+    /// the dead zone of `.zeroBias` (nil: `ZeroBias.standard`).
     static func encode(
         _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg,
-        trellisLambda: JPEGQuantizer.TrellisLambda? = nil, iccProfile: [UInt8]?,
+        trellisLambda: JPEGQuantizer.TrellisLambda? = nil, zeroBias: JPEGQuantizer.ZeroBias? = nil,
+        iccProfile: [UInt8]?,
         tables: QuantizationTables? = nil, optimizeScans: Bool = true
     ) throws -> [UInt8] {
         let gray = image.channels == 1
@@ -101,7 +103,8 @@ enum JPEGEncoder {
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
             jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality, quantTable: nil, scans: scans,
             subsampleChroma: true, writeAdobe: false, quantizer: quantizer, trellisLambda: trellisLambda,
-            iccProfile: iccProfile, tables: tables ?? QuantizationTables(quality: quality, gray: gray),
+            zeroBias: zeroBias, iccProfile: iccProfile,
+            tables: tables ?? QuantizationTables(quality: quality, gray: gray),
             scanChoice: plan)
     }
 
@@ -113,7 +116,7 @@ enum JPEGEncoder {
         _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
         chromaQuality: Int? = nil, quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool,
         writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, trellisLambda: JPEGQuantizer.TrellisLambda? = nil,
-        iccProfile: [UInt8]?, tables: QuantizationTables? = nil,
+        zeroBias: JPEGQuantizer.ZeroBias? = nil, iccProfile: [UInt8]?, tables: QuantizationTables? = nil,
         scanChoice: (scripts: [[jpeg_scan_info]], probedMaxBytes: UInt)? = nil
     ) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
@@ -152,6 +155,7 @@ enum JPEGEncoder {
                                 request.trellis_lambda_log_scale1 = trellisLambda.logScale1
                                 request.trellis_lambda_log_scale2 = trellisLambda.logScale2
                             }
+                            if quantizer == .zeroBias { (zeroBias ?? .standard).apply(to: &request) }
                             if let steps {
                                 request.luma_table = steps.baseAddress
                                 if steps.count == 128 { request.chroma_table = steps.baseAddress! + 64 }

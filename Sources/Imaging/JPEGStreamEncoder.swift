@@ -53,6 +53,7 @@ final class JPEGStreamEncoder {
         r.optimize_coding = 1
         r.write_jfif = 1
         r.quantizer = quantizer.shimValue
+        if quantizer == .zeroBias { JPEGQuantizer.ZeroBias.standard.apply(to: &r) }
         r.luma_table = UnsafePointer(table.baseAddress)
         if steps.chroma != nil { r.chroma_table = UnsafePointer(table.baseAddress! + 64) }
         request.initialize(to: r)

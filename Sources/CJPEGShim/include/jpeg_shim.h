@@ -54,12 +54,14 @@ const char *gd_decoder_message(const gd_decoder *decoder);
  * jpeg_write_coefficients, which still writes the markers, optimizes the Huffman tables and
  * writes the progressive scans: GD_QUANTIZER_ROUND rounds like libjpeg (the same bytes as
  * GD_QUANTIZER_LIBJPEG), GD_QUANTIZER_TRELLIS chooses the AC coefficients of each block by rate
- * and distortion (jpeg_quantize.c).
+ * and distortion, GD_QUANTIZER_ZERO_BIAS rounds with a dead zone widened in busy blocks
+ * (jpeg_quantize.c).
  */
 typedef enum {
     GD_QUANTIZER_LIBJPEG = 0,
     GD_QUANTIZER_ROUND = 1,
-    GD_QUANTIZER_TRELLIS = 2
+    GD_QUANTIZER_TRELLIS = 2,
+    GD_QUANTIZER_ZERO_BIAS = 3
 } gd_quantizer;
 
 /* One progressive scan script. */
@@ -94,6 +96,10 @@ typedef struct {
     gd_quantizer quantizer;           /* who makes the coefficients (GD_QUANTIZER_LIBJPEG: libjpeg) */
     float trellis_lambda_log_scale1;  /* GD_QUANTIZER_TRELLIS: lambda = 2^s1 / (2^s2 + block AC energy); */
     float trellis_lambda_log_scale2;  /* 0 = mozjpeg's 14.75 and 16.5 */
+    float zero_bias_luma;             /* GD_QUANTIZER_ZERO_BIAS: an AC coefficient under (0.5 + bias x the */
+    float zero_bias_chroma;           /* coefficient's weight x the block's masking) steps is sent as 0; */
+    float zero_bias_masking;          /* masking = a / (a + this), a the block's eroded activity; negative:
+                                         |this| / (a + |this|), the dead zone widest in smooth blocks */
     const gd_scan_script *probes;       /* gd_encode: scan scripts to choose from after the file is
                                             written with probes[0] = scans (gd_encoder_finish_choosing);
                                             NULL: the file as written */

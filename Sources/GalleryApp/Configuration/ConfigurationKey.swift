@@ -188,7 +188,7 @@ public struct ConfigurationKey: Sendable {
             range: 1...100),
         .string(
             "jpeg_quantizer", \.jpegQuantizer,
-            "Who quantizes thumbnails and previews: libjpeg (its compressor, except a HEIC's or AVIF's flat thumbnails, which take trellis with its own step: decision 063), trellis (rate-distortion choice of the AC coefficients, see docs/architecture.md) or rounding (the trellis path rounding like libjpeg: libjpeg's bytes, for every output).",
+            "Who quantizes thumbnails and previews: libjpeg (its compressor, except a HEIC's or AVIF's flat thumbnails, which take trellis with its own step: decision 063), trellis (rate-distortion choice of the AC coefficients, see docs/architecture.md), rounding (the trellis path rounding like libjpeg: libjpeg's bytes, for every output) or zeroBias (that path rounding with a dead zone widest in smooth blocks: measured, not kept, decision 070).",
             validate: {
                 JPEGQuantizer(rawValue: $0) != nil
                     ? nil : "must be one of \(JPEGQuantizer.allCases.map(\.rawValue).joined(separator: ", "))"
