@@ -2,6 +2,7 @@
 /// `encodeBase64` write) in chunks of at most `chunkBytes`, so a large file is never held decoded
 /// in memory. Strict about what it takes: ASCII whitespace is skipped (MIME-style line breaks);
 /// `=` padding only at the end, and complete; any other character is refused with its position.
+/// Fed in pieces split anywhere (`feed`, then `finish`), as the JSON upload's scanner reads them.
 struct Base64StreamDecoder {
     /// Why the text is not base64.
     struct Invalid: Error, CustomStringConvertible {
@@ -20,19 +21,35 @@ struct Base64StreamDecoder {
         return table
     }()
 
+    private var out: [UInt8] = []
+    private var group: UInt32 = 0
+    private var count = 0  // sextets in the current group
+    private var padding = 0
+    private var index = 0  // characters read so far
+    private var dataURLMatched = 0  // leading characters that spell "data:"
+    private static let dataURL = Array("data:".utf8)
+
     /// Decodes all of `text`, calling `emit` with each chunk of bytes in order.
     mutating func decode(_ text: UnsafeBufferPointer<UInt8>, emit: ([UInt8]) throws -> Void) throws {
-        if text.starts(with: "data:".utf8) {
-            throw Invalid(
-                description:
-                    "The file's base64 is a data: URL; send only the base64 after its comma, as the Parse SDK does.")
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(Self.chunkBytes)
-        var group: UInt32 = 0
-        var count = 0  // sextets in the current group
-        var padding = 0
-        for (index, byte) in text.enumerated() {
+        try feed(text, emit: emit)
+        try finish(emit: emit)
+    }
+
+    /// Decodes the next characters of the text (split anywhere), calling `emit` with each full chunk.
+    mutating func feed(_ text: UnsafeBufferPointer<UInt8>, emit: ([UInt8]) throws -> Void) throws {
+        if out.capacity < Self.chunkBytes { out.reserveCapacity(Self.chunkBytes) }
+        for byte in text {
+            defer { index += 1 }
+            // A data: URL's prefix, refused at its colon (before the colon's own complaint).
+            if index < 5, dataURLMatched == index, byte == Self.dataURL[index] {
+                dataURLMatched += 1
+                if dataURLMatched == 5 {
+                    throw Invalid(
+                        description:
+                            "The file's base64 is a data: URL; send only the base64 after its comma, as the Parse SDK does."
+                    )
+                }
+            }
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D:
                 continue
@@ -59,6 +76,10 @@ struct Base64StreamDecoder {
                 }
             }
         }
+    }
+
+    /// The end of the text: the last group, and the bytes not yet handed on.
+    mutating func finish(emit: ([UInt8]) throws -> Void) throws {
         // The last group: 2 or 3 sextets give 1 or 2 bytes; padding, when given, completes it.
         switch count {
         case 0:
@@ -74,6 +95,7 @@ struct Base64StreamDecoder {
             throw Invalid(description: "The file's base64 is truncated: its last group has a single character.")
         }
         if !out.isEmpty { try emit(out) }
+        out = []
     }
 
     private func invalid(_ index: Int, _ byte: UInt8) -> Invalid {
