@@ -6,12 +6,15 @@
 # fresh server, as VmHWM only grows), and as a raw upload with headers for comparison. Prints the
 # server's VmHWM (peak RSS, kB) after start and after each phase, and each answer's status.
 #
-#   GALLERYD_BIN=path/to/galleryd bench/json-upload-memory.sh [OUT_DIR]
+#   GALLERYD_BIN=path/to/galleryd bench/json-upload-memory.sh [--bodies-only] [OUT_DIR]
+# (--bodies-only: make the file and the bodies in OUT_DIR and stop; bench/json-upload-callgrind.sh uses it)
 # Environment: MB (60), AT_ONCE (2), PORT (18523), PGPORT_PRIVATE (55722), PYTHON (a python with Pillow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 galleryd="${GALLERYD_BIN:?set GALLERYD_BIN to the galleryd binary to measure}"
+bodies_only=""
+[ "${1:-}" = --bodies-only ] && { bodies_only=1; shift; }
 out="${1:-$(mktemp -d /tmp/galleryd-json-memory.XXXXXX)}"
 mkdir -p "$out"
 mb="${MB:-60}"
@@ -63,6 +66,7 @@ open(sys.argv[2], "w").write(json.dumps(body))
 EOF
 done
 echo "file: $(stat -c %s "$out/photo.png") bytes; JSON body: $(stat -c %s "$out/good.json") bytes; binary: $galleryd"
+[ -n "$bodies_only" ] && exit 0
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
