@@ -2,6 +2,7 @@
 /// `encodeBase64` write) in chunks of at most `chunkBytes`, so a large file is never held decoded
 /// in memory. Strict about what it takes: ASCII whitespace is skipped (MIME-style line breaks);
 /// `=` padding only at the end, and complete; any other character is refused with its position.
+/// Fed in pieces split anywhere (`feed`, then `finish`), as the JSON upload's scanner reads them.
 struct Base64StreamDecoder {
     /// Why the text is not base64.
     struct Invalid: Error, CustomStringConvertible {
@@ -19,46 +20,84 @@ struct Base64StreamDecoder {
         }
         return table
     }()
+    private static let dataURL = Array("data:".utf8)
+
+    private var out: [UInt8] = []  // chunkBytes long once fed; its first `filled` bytes are decoded
+    private var filled = 0
+    private var group: UInt32 = 0
+    private var count = 0  // sextets in the current group
+    private var padding = 0
+    private var index = 0  // characters read so far
+    private var dataURLMatched = 0  // leading characters that spell "data:"
 
     /// Decodes all of `text`, calling `emit` with each chunk of bytes in order.
     mutating func decode(_ text: UnsafeBufferPointer<UInt8>, emit: ([UInt8]) throws -> Void) throws {
-        if text.starts(with: "data:".utf8) {
-            throw Invalid(
-                description:
-                    "The file's base64 is a data: URL; send only the base64 after its comma, as the Parse SDK does.")
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(Self.chunkBytes)
-        var group: UInt32 = 0
-        var count = 0  // sextets in the current group
-        var padding = 0
-        for (index, byte) in text.enumerated() {
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D:
-                continue
-            case UInt8(ascii: "="):
-                // Only after two or three sextets of the last group, at most two.
-                guard count >= 2, count + padding < 4 else { throw invalid(index, byte) }
-                padding += 1
-                continue
-            default:
-                let sextet = Self.sextets[Int(byte)]
-                guard sextet != 0xFF, padding == 0 else { throw invalid(index, byte) }
-                group = group << 6 | UInt32(sextet)
-                count += 1
-                if count == 4 {
-                    out.append(UInt8(truncatingIfNeeded: group >> 16))
-                    out.append(UInt8(truncatingIfNeeded: group >> 8))
-                    out.append(UInt8(truncatingIfNeeded: group))
-                    group = 0
-                    count = 0
-                    if out.count + 3 > Self.chunkBytes {
-                        try emit(out)
-                        out.removeAll(keepingCapacity: true)
+        try feed(text, emit: emit)
+        try finish(emit: emit)
+    }
+
+    /// Decodes the next characters of the text (split anywhere), calling `emit` with each full chunk.
+    /// The state is worked on in the loop's own locals and the table and chunk through pointers, once
+    /// per piece: a lazy global, an array append or a captured variable per character cost more than
+    /// the decoding itself. After an error the decoder is not fed again.
+    mutating func feed(_ text: UnsafeBufferPointer<UInt8>, emit: ([UInt8]) throws -> Void) throws {
+        var out = self.out.count == Self.chunkBytes ? self.out : [UInt8](repeating: 0, count: Self.chunkBytes)
+        self.out = []  // so that `out` is the chunk's only reference
+        let start = (filled, group, count, padding, index, dataURLMatched)
+        let end = try Self.sextets.withUnsafeBufferPointer { sextets in
+            try out.withUnsafeMutableBufferPointer { chunk in
+                var (filled, group, count, padding, index, dataURLMatched) = start
+                for byte in text {
+                    // A data: URL's prefix, refused at its colon (before the colon's own complaint).
+                    if index < 5, dataURLMatched == index, byte == Self.dataURL[index] {
+                        dataURLMatched += 1
+                        if dataURLMatched == 5 {
+                            throw Invalid(
+                                description:
+                                    "The file's base64 is a data: URL; send only the base64 after its comma, as the Parse SDK does."
+                            )
+                        }
                     }
+                    let sextet = sextets[Int(byte)]
+                    if sextet != 0xFF, padding == 0 {
+                        index += 1
+                        group = group << 6 | UInt32(sextet)
+                        count += 1
+                        guard count == 4 else { continue }
+                        chunk[filled] = UInt8(truncatingIfNeeded: group >> 16)
+                        chunk[filled + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                        chunk[filled + 2] = UInt8(truncatingIfNeeded: group)
+                        filled += 3
+                        group = 0
+                        count = 0
+                        if filled + 3 > chunk.count {
+                            try emit(Array(chunk[0..<filled]))
+                            filled = 0
+                        }
+                        continue
+                    }
+                    switch byte {
+                    case 0x20, 0x09, 0x0A, 0x0D:
+                        break
+                    case UInt8(ascii: "="):
+                        // Only after two or three sextets of the last group, at most two.
+                        guard count >= 2, count + padding < 4 else { throw Self.invalid(index, byte) }
+                        padding += 1
+                    default:
+                        throw Self.invalid(index, byte)
+                    }
+                    index += 1
                 }
+                return (filled, group, count, padding, index, dataURLMatched)
             }
         }
+        (filled, group, count, padding, index, dataURLMatched) = end
+        self.out = out
+    }
+
+    /// The end of the text: the last group, and the bytes not yet handed on.
+    mutating func finish(emit: ([UInt8]) throws -> Void) throws {
+        var tail = Array(out.prefix(filled))
         // The last group: 2 or 3 sextets give 1 or 2 bytes; padding, when given, completes it.
         switch count {
         case 0:
@@ -68,15 +107,17 @@ struct Base64StreamDecoder {
                 throw Invalid(description: "The file's base64 ends with incomplete padding.")
             }
             group <<= UInt32(6 * (4 - count))
-            out.append(UInt8(truncatingIfNeeded: group >> 16))
-            if count == 3 { out.append(UInt8(truncatingIfNeeded: group >> 8)) }
+            tail.append(UInt8(truncatingIfNeeded: group >> 16))
+            if count == 3 { tail.append(UInt8(truncatingIfNeeded: group >> 8)) }
         default:
             throw Invalid(description: "The file's base64 is truncated: its last group has a single character.")
         }
-        if !out.isEmpty { try emit(out) }
+        if !tail.isEmpty { try emit(tail) }
+        out = []
+        filled = 0
     }
 
-    private func invalid(_ index: Int, _ byte: UInt8) -> Invalid {
+    private static func invalid(_ index: Int, _ byte: UInt8) -> Invalid {
         let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte \(byte)"
         return Invalid(description: "The file's base64 is invalid: \(shown) at character \(index).")
     }

@@ -83,8 +83,10 @@ struct ParseErrorResponder: HTTPErrorResponder {
             return response
         }
         switch error {
-        case is ParseUnauthorized:
-            logger.notice("unauthorized", metadata: ["requestId": "\(request.requestID)", "path": "\(request.path)"])
+        case let error as ParseUnauthorized:
+            var metadata: Logger.Metadata = ["requestId": "\(request.requestID)", "path": "\(request.path)"]
+            if let reason = error.reason { metadata["reason"] = "\(reason)" }
+            logger.notice("unauthorized", metadata: metadata)
             return .json(Array("{\"error\":\"unauthorized\"}".utf8), status: .forbidden)
         case let error as TooManyUploads:
             logger.notice("upload refused: \(error.message)", metadata: ["requestId": "\(request.requestID)"])

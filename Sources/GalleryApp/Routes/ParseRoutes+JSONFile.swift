@@ -10,15 +10,18 @@ import HTTPServer
 /// `handleParseHeaders` (`fileViaJSON`): with no application id in the headers it parses the body
 /// (not JSON: 403), reads the keys from it and replaces the body by the base64's bytes. Here the
 /// keys cannot be checked on the head, so the body is read (bounded by the upload limit's base64
-/// length and a little JSON) and checked by the handler; the decoded file then takes the raw
+/// length and a little JSON) in one pass (`JSONUploadScanner`: the keys kept, the base64 decoded to
+/// a spool file as it is read) and the keys checked after it; the decoded file then takes the raw
 /// upload's way (`storeUpload`). Requests with an application id header never come here.
 extension ParseRoutes {
-    /// JSON uploads read, parsed and decoded at once (never more than half the handler threads): each
-    /// holds its body and the base64 text parsed from it, about 2 × 4/3 of its file (up to ~270 MB at
-    /// the default `max_upload_bytes`), before its keys can be checked, so a flood of keyless bodies
-    /// must not hold that on every handler thread. Past it: 503 with `Retry-After` (`JSONUploadsBusy`),
-    /// which the SDK retries.
-    static let jsonUploadsAtOnce = 2
+    /// JSON uploads read and decoded at once: 0, half the handler threads (`HandlerSlots`). A JSON
+    /// upload holds no more than a read piece, the decoder's chunk and its capped key members in memory
+    /// (`JSONUploadScanner`), whatever its size, and its spool is charged to its sender's address; but
+    /// its keys are known only once the whole body has been read and decoded (the SDK puts them after
+    /// the base64), so a keyless sender still costs a handler thread a pass over up to
+    /// `maxJSONUploadBytes`. Past the slots: 503 with `Retry-After` (`JSONUploadsBusy`), which the SDK
+    /// retries, and the other half of the threads is left to everything else, as for logins.
+    static let jsonUploadsAtOnce = 0
 
     /// Room for the JSON around the base64 text: the SDK's members, `fileData`'s metadata and tags.
     static let jsonUploadOverheadBytes = 16 * 1024
@@ -58,83 +61,98 @@ extension ParseRoutes {
         try context.jsonUploadSlots.run(refusing: JSONUploadsBusy()) { try decodeJSONFile(request, keys, context) }
     }
 
-    /// `uploadJSONFile` in its slot.
+    /// `uploadJSONFile` in its slot: the body read once (`readJSONUpload`), then the keys it carried
+    /// checked in Parse Server's order, then the decoded file stored or refused.
     private static func decodeJSONFile(_ request: HTTPRequest, _ keys: KeyChecker, _ context: Context) throws
         -> HTTPResponse
     {
-        let object = try jsonUploadObject(request, maxDepth: context.configuration.maxJSONDepth)
+        let read = try readJSONUpload(request, context)
+        defer { read.spool.remove() }
         func string(_ key: String) throws -> String? {
-            guard let value = object[key] else { return nil }
+            switch read.scanner.members[key] {
+            case nil: return nil
+            case .string(let text): return text
             // Parse Server: a key member that is not a string is an invalid request (403).
-            guard case .string(let text) = value else { throw ParseUnauthorized() }
-            return text
+            case .notString: throw ParseUnauthorized(reason: "the JSON upload's \(key) is not a string")
+            // Longer than any session token: refused as one (209) by the caller's check.
+            case .overlong(let prefix) where key == "_SessionToken": return prefix
+            case .overlong: throw ParseUnauthorized(reason: "the JSON upload's \(key) is too long")
+            }
         }
         let bodyKeys = KeyChecker.Keys(
             appID: try string("_ApplicationId"), restKey: try string("_JavaScriptKey"),
             masterKey: try string("_MasterKey"))
-        guard bodyKeys.appID != nil else { throw ParseUnauthorized() }
+        guard bodyKeys.appID != nil else { throw ParseUnauthorized(reason: "the JSON upload has no _ApplicationId") }
         try require(.client, request, keys, bodyKeys: bodyKeys)
         let caller = try context.sessions.caller(
             request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: try string("_SessionToken"))
         guard caller != .anonymous else { throw publicUploadRefused() }
         let name = try validUploadName(request)
-        guard let value = object["base64"], case .string(let base64) = value else {
+        guard read.scanner.base64 == .string else {
             throw ParseError(
                 code: ParseError.Code.fileSaveError, message: "The JSON upload has no base64 string with the file.")
         }
-        let reservation = (request.bodyObserver as? JSONUploadBodyObserver)?.reservation
-        let decoded = try decodeToSpool(
-            base64, context: context, reservation: reservation, jsonBytes: request.body.count)
-        defer { unlink(decoded.path) }
+        let decoded = try read.spool.result()
         return try storeUpload(
             at: decoded.path, sha256: decoded.sha256, byteSize: decoded.byteSize, name: name, uploader: caller.userId,
             context: context)
     }
 
-    /// The body as a JSON object; 403 `unauthorized` when it is not one (Parse Server's answer
-    /// when its `JSON.parse` fails). The body's bytes are let go when this returns.
-    private static func jsonUploadObject(_ request: HTTPRequest, maxDepth: Int) throws -> ParseJSONObject {
-        let body = try Self.body(request)
-        guard let parsed = try? ParseJSONParser.parse(body, maxDepth: maxDepth + 3), case .object(let object) = parsed
-        else { throw ParseUnauthorized() }
-        return object
-    }
+    /// Bytes of a spooled body read at a time.
+    static let jsonUploadReadBytes = 64 * 1024
 
-    /// Decodes `base64` to a new file in the spool directory, hashing the decoded bytes as they are
-    /// written (no copy of the file in memory); the upload's reservation grows to cover it. The
-    /// file is removed on any error; the caller removes it once stored.
-    private static func decodeToSpool(
-        _ base64: String, context: Context, reservation: UploadAdmission.Reservation?, jsonBytes: Int
-    ) throws -> (path: String, sha256: String, byteSize: Int) {
-        let path = context.store.spoolDirectory + "/" + UUID().uuidString
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ParseError.internalServerError("cannot create an upload spool file") }
-        var hasher = SHA256()
-        var written = 0
+    /// Reads the body once, in `jsonUploadReadBytes` pieces: its key members kept, its base64 decoded
+    /// into a spool file as it is read. Not a JSON object (Parse Server's `JSON.parse` failing): 403,
+    /// with the spool file removed; a base64 or disk error is kept for after the keys' check.
+    private static func readJSONUpload(_ request: HTTPRequest, _ context: Context) throws
+        -> (scanner: JSONUploadScanner, spool: JSONUploadSpool)
+    {
+        let spool = JSONUploadSpool(
+            directory: context.store.spoolDirectory,
+            reservation: (request.bodyObserver as? JSONUploadBodyObserver)?
+                .reservation, jsonBytes: request.body.count)
+        var scanner = JSONUploadScanner(maxDepth: context.configuration.maxJSONDepth + 3)
         do {
-            defer { close(fd) }
-            var text = base64
-            try text.withUTF8 { utf8 in
-                var decoder = Base64StreamDecoder()
-                try decoder.decode(utf8) { chunk in
-                    try reservation?.cover(jsonBytes + written + chunk.count)
-                    try LocalBlobStore.writeAll(fd, chunk, path: path)
-                    chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-                    written += chunk.count
-                }
-            }
+            try readBody(request.body) { piece in try scanner.feed(piece) { spool.decode($0) } }
+            try scanner.finish()
+        } catch let error as JSONUploadScanner.Malformed {
+            spool.remove()
+            throw ParseUnauthorized(reason: error.description)
         } catch {
-            unlink(path)
-            if let error = error as? Base64StreamDecoder.Invalid {
-                throw ParseError(code: ParseError.Code.fileSaveError, message: error.description)
-            }
+            spool.remove()
             throw error
         }
-        guard written > 0 else {
-            unlink(path)
-            throw ParseError(code: ParseError.Code.fileSaveError, message: "The file is empty.")
+        return (scanner, spool)
+    }
+
+    /// Hands `body` to `consume` in pieces of at most `jsonUploadReadBytes`, reading a spooled body
+    /// from its file, so that it is never in memory whole.
+    static func readBody(_ body: HTTPRequestBody, _ consume: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        switch body {
+        case .empty:
+            return
+        case .bytes(let bytes):
+            try bytes.withUnsafeBufferPointer { all in
+                var start = 0
+                while start < all.count {
+                    let end = min(all.count, start + jsonUploadReadBytes)
+                    try consume(UnsafeBufferPointer(rebasing: all[start..<end]))
+                    start = end
+                }
+            }
+        case .file(let path, _):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ParseError.internalServerError("cannot open the spooled upload body") }
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: jsonUploadReadBytes)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { throw ParseError.internalServerError("cannot read the spooled upload body") }
+                if count == 0 { return }
+                try buffer.withUnsafeBufferPointer { try consume(UnsafeBufferPointer(rebasing: $0[0..<count])) }
+            }
         }
-        return (path, SHA256BodyObserver.hex(hasher.finalize()), written)
     }
 }
 

@@ -366,5 +366,7 @@ struct ParseRoutes {
 
 /// Parse Server's answer to missing or wrong keys: 403 `{"error":"unauthorized"}`.
 struct ParseUnauthorized: Error, CustomStringConvertible {
+    /// Why, for the log only (the answer is Parse Server's, whatever the reason).
+    var reason: String? = nil
     var description: String { "unauthorized" }
 }

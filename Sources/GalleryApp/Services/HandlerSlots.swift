@@ -2,8 +2,8 @@ import Synchronization
 
 /// A bounded set of slots in front of work that must not take every handler thread or much
 /// memory at once: logins, sign-ups and password changes (the password hash pool, `AccountService`)
-/// and the JavaScript SDK's JSON uploads (a body read and parsed whole before its keys are known,
-/// `ParseRoutes.uploadJSONFile`). The work takes a slot for its whole run, at most `capacity` at
+/// and the JavaScript SDK's JSON uploads (a body read and decoded in one pass before its keys are
+/// known, `ParseRoutes.uploadJSONFile`). The work takes a slot for its whole run, at most `capacity` at
 /// once, where `capacity` is never more than half the handler threads. Past it the request is
 /// refused at once (503 with `Retry-After`, which the SDKs retry) instead of waiting on a handler
 /// thread, so a flood leaves the other half of the threads to everything else.

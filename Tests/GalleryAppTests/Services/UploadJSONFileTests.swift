@@ -119,23 +119,28 @@ import Testing
 
     /// Every JSON upload slot held (as slow uploads would hold them): the SDK's upload is refused at
     /// once with 503, code 1 and `Retry-After` (which the SDK retries), nothing spooled, while a raw
-    /// upload with headers is served; once a slot frees, the same request is stored.
+    /// upload with headers is served; once a slot frees, the same request is stored. The slots are
+    /// half the handler threads, as the login slots: a JSON upload holds a handler thread for its
+    /// pass, no longer its body in memory (decision 027, session 23).
     @Test func sdkUpload_EverySlotTaken_Is503WithRetryAfter() throws {
         let jpeg = try TestJPEG.make(width: 32, height: 24, seed: 12)
         let server = try Self.makeServer()
         defer { server.stop() }
         let slots = server.application.jsonUploadSlots
-        #expect(slots.capacity == ParseRoutes.jsonUploadsAtOnce)
+        let threads = server.application.configuration.effectiveHandlerThreads
+        #expect(threads >= 4 && slots.capacity == threads / 2, "\(slots.capacity) of \(threads)")
         let body = Self.sdkBody(jpeg, type: "image/jpeg", masterKey: TestServer.masterKey)
-        try slots.run(refusing: JSONUploadsBusy()) {
-            try slots.run(refusing: JSONUploadsBusy()) {
-                let busy = try Self.post(server, "busy.jpg", body)
-                #expect(busy.status == 503 && busy.header("Retry-After") == "1", "\(busy.text)")
-                #expect(busy.json["code"] as? Int == 1)
-                let raw = try server.request(
-                    "POST", "/parse/files/raw.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
-                #expect(raw.status == 201, "\(raw.text)")
-            }
+        func holdingEvery(_ left: Int, _ body: () throws -> Void) throws {
+            guard left > 0 else { return try body() }
+            try slots.run(refusing: JSONUploadsBusy()) { try holdingEvery(left - 1, body) }
+        }
+        try holdingEvery(slots.capacity) {
+            let busy = try Self.post(server, "busy.jpg", body)
+            #expect(busy.status == 503 && busy.header("Retry-After") == "1", "\(busy.text)")
+            #expect(busy.json["code"] as? Int == 1)
+            let raw = try server.request(
+                "POST", "/parse/files/raw.jpg", body: Data(jpeg), headers: ["Content-Type": "image/jpeg"])
+            #expect(raw.status == 201, "\(raw.text)")
         }
         #expect(slots.inUse == 0)
         #expect(try Self.spooled(server).isEmpty)
