@@ -36,14 +36,8 @@ export GALLERYD_JOB_LEASE_SECONDS="${LEASE:-30}"
 png_fixture=""
 for f in "${fixtures[@]}"; do [ "${f##*.}" = png ] && png_fixture="$f" && break; done
 
-if [ -n "${GALLERYD_BIN:-}" ]; then
-  galleryd="$GALLERYD_BIN"
-else
-  swift build -c release --product galleryd >&2
-  galleryd="$(swift build -c release --show-bin-path)/galleryd"
-fi
-
 source bench/faults-lib.sh
+faults_galleryd
 faults_setup faults-import
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
@@ -66,15 +60,18 @@ half_done() {
 check() { helper check "$1" "$2" ${PROCESS:+processed}; }
 # With PROCESS: notes the jobs a kill left held (`held`, with the kill's time); `held_report` then says what
 # became of them once the round's last run ended (the attempt they were done on, seconds from the kill).
+held_table() { sql "set client_min_messages = warning; create table if not exists held (job_id bigint primary key, killed_at timestamptz)" >/dev/null; }
 held_note() {
-  sql "create table if not exists held (job_id bigint primary key, killed_at timestamptz);
-       insert into held select id, now() from jobs where state = 'running' on conflict do nothing" >/dev/null
+  held_table
+  sql "insert into held select id, now() from jobs where state = 'running' on conflict do nothing" >/dev/null
 }
 held_report() {
+  held_table # a round whose runs all finished before their kills noted none
   sql "select count(*) || ' held by a killed run: ' || coalesce(count(*) filter (where j.state = 'done') || ' done on attempt '
          || min(j.attempts) || '-' || max(j.attempts) || ', ' || round(min(extract(epoch from j.updated_at - h.killed_at)))
          || '-' || round(max(extract(epoch from j.updated_at - h.killed_at))) || ' s after the kill', '')
-       from held h join jobs j on j.id = h.job_id; truncate held"
+       from held h join jobs j on j.id = h.job_id"
+  sql "truncate held" >/dev/null
 }
 # The reasons files failed for in the import output $1, counted.
 reasons() { grep '^  failed: ' "$1" | sed 's/^  failed: [^:]*: //; s|/[^ :]*/import-[0-9A-F-]*|<spooled copy>|' | sort | uniq -c | sort -rn | head -n 8 | sed 's/^/   /' || true; }

@@ -29,12 +29,8 @@ rounds="${ROUNDS:-1}"
 photos="$(cd "${1:-$photos_dir}" && pwd)"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55614}"
 
-if [ -n "${GALLERYD_BIN:-}" ]; then
-  galleryd="$GALLERYD_BIN"
-else
-  swift build -c "$config" --product galleryd >&2
-  galleryd="$(swift build -c "$config" --show-bin-path)/galleryd"
-fi
+source bench/faults-lib.sh
+faults_galleryd "$config"
 kill_photos="${KILL_PHOTOS:-$(find "$photos" -maxdepth 1 -iname '*.jpg' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)}"
 if [ -z "${DISK_PHOTOS:-}" ]; then
   DISK_PHOTOS="$(find "$photos" -maxdepth 1 -iname '*.jpg' -size +60k -size -300k | sort | head -n1)"
@@ -42,7 +38,6 @@ if [ -z "${DISK_PHOTOS:-}" ]; then
 fi
 read -r -a disk_photos <<<"$DISK_PHOTOS"
 
-source bench/faults-lib.sh
 faults_setup faults
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"

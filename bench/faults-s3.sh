@@ -16,14 +16,8 @@ port="${PORT:-18463}"
 photo="$(cd "$(dirname "${PHOTO:?PHOTO: a photo over 5 MiB}")" && pwd)/$(basename "$PHOTO")"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55663}"
 export GALLERYD_TEST_VENV="${GALLERYD_TEST_VENV:-$PWD/.build-venv}"  # scripts/test.sh's, which has moto and boto3
-if [ -n "${GALLERYD_BIN:-}" ]; then
-  galleryd="$GALLERYD_BIN"
-else
-  swift build -c release --product galleryd >&2
-  galleryd="$(swift build -c release --show-bin-path)/galleryd"
-fi
-
 source bench/faults-lib.sh
+faults_galleryd
 faults_setup faults-s3
 trap 'scripts/s3-test-server.sh stop "$tmp"; faults_cleanup' EXIT
 
@@ -68,14 +62,7 @@ else:
 PY
 }
 
-serve_pid=""
-start_serve() {
-  "$galleryd" serve --host 127.0.0.1 --port "$port" --workers 1 >>"$tmp/serve.log" 2>&1 &
-  serve_pid=$!
-  pids+=("$serve_pid")
-  for _ in $(seq 300); do curl -fs -o /dev/null "http://127.0.0.1:$port/ready" && return 0; sleep 0.05; done
-  tail -n 20 "$tmp/serve.log" >&2; echo "faults-s3.sh: serve did not start" >&2; exit 1
-}
+start_serve() { faults_start_serve 1; }
 
 echo "== kill -9 during ${COUNT:-10} concurrent multipart uploads of $(basename "$photo") ($(($(stat -c %s "$photo") / 1024)) KiB), ${ROUNDS:-10} rounds"
 : >"$tmp/acked"

@@ -40,18 +40,9 @@ photo="${PHOTO:-$(bench_photo dune_canon_1680x1050.jpg largest)}"
 photo="$(cd "$(dirname "$photo")" && pwd)/$(basename "$photo")"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55643}"
 
-if [ -n "${GALLERYD_BIN:-}" ]; then
-  galleryd="$GALLERYD_BIN"
-  build="given ($GALLERYD_BIN)"
-elif [ "$build" = release ]; then
-  swift build -c release --product galleryd >&2
-  galleryd="$(swift build -c release --show-bin-path)/galleryd"
-else
-  swift build --product galleryd >&2
-  galleryd="$(swift build --show-bin-path)/galleryd"
-fi
-
 source bench/faults-lib.sh
+faults_galleryd "$build"
+[ -z "${GALLERYD_BIN:-}" ] || build="given ($GALLERYD_BIN)"
 faults_setup faults
 serve_pid=""
 stop_serve() {
@@ -71,18 +62,7 @@ export GALLERYD_LOG_LEVEL="${GALLERYD_LOG_LEVEL:-warning}"
 psql_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)/psql"
 sql() { "$psql_bin" "$DATABASE_URL" -tAc "$1"; }
 
-start_serve() {
-  "$galleryd" serve --host 127.0.0.1 --port "$port" --workers "${SERVE_WORKERS:-1}" >>"$tmp/serve.log" 2>&1 &
-  serve_pid=$!
-  for _ in $(seq 300); do
-    curl -fs -o /dev/null "http://127.0.0.1:$port/ready" && return 0
-    kill -0 "$serve_pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  tail -n 30 "$tmp/serve.log" >&2
-  echo "faults.sh: serve did not start" >&2
-  exit 1
-}
+start_serve() { faults_start_serve "${SERVE_WORKERS:-1}"; }
 
 # Spooled and staged files; each store's `<dir>.lock` beside its temporary directory (its flock) is not one.
 # With a pid, that live process's own directory (`<host>-<pid>-<random>`) is left out: the restarted

@@ -23,7 +23,8 @@ port="${PORT:-18523}"
 python="${PYTHON:-python3}"
 export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55722}"
 
-tmp="$(mktemp -d /tmp/galleryd-json-memory-run.XXXXXX)"
+source bench/faults-lib.sh
+faults_setup json-memory-run
 serve_pid=""
 stop_serve() {
   if [ -n "$serve_pid" ]; then
@@ -32,13 +33,6 @@ stop_serve() {
     serve_pid=""
   fi
 }
-cleanup() {
-  stop_serve
-  scripts/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # The file and its two bodies, made once per OUT_DIR.
 if [ ! -f "$out/photo.png" ]; then
@@ -74,18 +68,7 @@ export GALLERYD_MASTER_KEY="$master"
 export GALLERYD_URL_SIGNING_KEY="bench-url-signing-key-0123456789abcdef"
 export GALLERYD_LOG_LEVEL=warning
 
-start_serve() {
-  "$galleryd" serve --host 127.0.0.1 --port "$port" --workers 0 >>"$tmp/serve.log" 2>&1 &
-  serve_pid=$!
-  for _ in $(seq 600); do
-    curl -fs -o /dev/null "http://127.0.0.1:$port/ready" && return 0
-    kill -0 "$serve_pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  tail -n 30 "$tmp/serve.log" >&2
-  echo "json-upload-memory.sh: serve did not start" >&2
-  exit 1
-}
+start_serve() { faults_start_serve 0; }
 hwm() { awk '/VmHWM/ {print $2}' "/proc/$serve_pid/status"; }
 # post BODY [HEADERS...]: the answer's status.
 post() {
@@ -101,12 +84,12 @@ phase() {
   start_serve
   local start statuses=()
   start=$(hwm)
-  local pids=() i
+  local posts=() i
   for i in $(seq "$n"); do
     post "$body" "$@" >"$tmp/status.$i" &
-    pids+=($!)
+    posts+=($!)
   done
-  for pid in "${pids[@]}"; do wait "$pid"; done
+  for pid in "${posts[@]}"; do wait "$pid"; done
   for i in $(seq "$n"); do statuses+=("$(cat "$tmp/status.$i")"); done
   echo "$label: VmHWM $start kB after start, $(hwm) kB after ($(echo "${statuses[@]}"))"
 }
