@@ -16,6 +16,7 @@ faults_galleryd() {
 faults_setup() {
   tmp="$(mktemp -d "/tmp/galleryd-$1.XXXXXX")"
   pids=()
+  serve_pid=""
   mounted=""
   trap faults_cleanup EXIT
   trap 'exit 130' INT TERM # then EXIT cleans up; a trap on TERM alone would let the script go on
@@ -40,6 +41,15 @@ faults_start_serve() {
   tail -n 30 "$tmp/serve.log" >&2
   echo "$(basename "$0"): serve did not start" >&2
   exit 1
+}
+
+# faults_stop_serve: stops the server $serve_pid, if one runs, as an operator would (SIGTERM), and waits for it.
+faults_stop_serve() {
+  if [ -n "${serve_pid:-}" ]; then
+    kill "$serve_pid" 2>/dev/null || true
+    wait "$serve_pid" 2>/dev/null || true
+    serve_pid=""
+  fi
 }
 
 faults_cleanup() {

@@ -44,15 +44,7 @@ source bench/faults-lib.sh
 faults_galleryd "$build"
 [ -z "${GALLERYD_BIN:-}" ] || build="given ($GALLERYD_BIN)"
 faults_setup faults
-serve_pid=""
-stop_serve() {
-  if [ -n "$serve_pid" ]; then
-    kill "$serve_pid" 2>/dev/null || true
-    wait "$serve_pid" 2>/dev/null || true
-    serve_pid=""
-  fi
-}
-trap 'stop_serve; faults_cleanup' EXIT
+trap 'faults_stop_serve; faults_cleanup' EXIT
 
 export DATABASE_URL="$(scripts/pg.sh start "$tmp/pg")"
 export GALLERYD_STORAGE_DIR="$tmp/blobs"
@@ -150,7 +142,7 @@ scenario_bodies() {
 scenario_jsondisk() {
   echo "== full disk: ${DISK_UPLOADS:-30} JSON uploads of $(basename "$photo") into a ${TMPFS:-64m} tmpfs store, min_free_bytes 8 MiB"
   if ! faults_tmpfs "$tmp/tmpfs" "${TMPFS:-64m}"; then echo "  skipped (needs root to mount a tmpfs)"; return 0; fi
-  stop_serve
+  faults_stop_serve
   local blobs="$GALLERYD_STORAGE_DIR"
   export GALLERYD_STORAGE_DIR="$tmp/tmpfs/blobs" GALLERYD_MIN_FREE_BYTES=8388608
   start_serve
@@ -164,7 +156,7 @@ scenario_jsondisk() {
   python3 bench/faults.py retry --port "$port" --photo "$photo" --acked "$tmp/disk-acked" | sed 's/^/    /'
   python3 bench/faults.py verify --storage "$GALLERYD_STORAGE_DIR" --acked "$tmp/disk-acked" | sed 's/^/    /'
   echo "    temp files $(temp_files), originals $(find "$GALLERYD_STORAGE_DIR/originals" -type f | wc -l), new files rows $(($(sql "select count(*) from files") - rows))"
-  stop_serve
+  faults_stop_serve
   export GALLERYD_STORAGE_DIR="$blobs"
   unset GALLERYD_MIN_FREE_BYTES
 }

@@ -25,14 +25,6 @@ export PGPORT_PRIVATE="${PGPORT_PRIVATE:-55722}"
 
 source bench/faults-lib.sh
 faults_setup json-memory-run
-serve_pid=""
-stop_serve() {
-  if [ -n "$serve_pid" ]; then
-    kill "$serve_pid" 2>/dev/null || true
-    wait "$serve_pid" 2>/dev/null || true
-    serve_pid=""
-  fi
-}
 
 # The file and its two bodies, made once per OUT_DIR.
 if [ ! -f "$out/photo.png" ]; then
@@ -80,7 +72,7 @@ post() {
 phase() {
   local label="$1" body="$2" n="$3"
   shift 3
-  stop_serve
+  faults_stop_serve
   start_serve
   local start statuses=()
   start=$(hwm)
