@@ -44,6 +44,26 @@ struct S3StorageTests {
         return (application, spool)
     }
 
+    /// Runs `body` with one instance (no workers) on a fresh database and the bucket under `prefix`,
+    /// holding the cluster lock; the instance is stopped and its spool removed afterwards.
+    private static func withInstance(
+        prefix: String, delivery: String = "proxy", endpoint: String? = nil,
+        _ body: (GalleryApplication, String) throws -> Void
+    ) throws {
+        let lock = try ClusterLock.acquire()
+        defer { lock.release() }
+        let database = try TestServer.makeDatabase()
+        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
+        let (application, spool) = try instance(
+            databaseURL: database.url, prefix: prefix, workers: 0, delivery: delivery, endpoint: endpoint)
+        defer {
+            application.shutdown()
+            application.wait()
+            try? FileManager.default.removeItem(atPath: spool)
+        }
+        try body(application, spool)
+    }
+
     private static func get(_ port: Int, _ path: String, headers: String = "") throws -> RawHTTPResponse {
         try RawHTTPClient.exchange(
             port: port, head: "GET \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
@@ -174,24 +194,15 @@ struct S3StorageTests {
     /// collector aborts it once it is older than `orphan_grace_hours` (moto dates every upload in
     /// 2010, so here at once; S3BlobStoreTests checks the cutoff), and counts it.
     @Test func orphanCollector_AbortsAMultipartUploadAKilledServerLeft() throws {
-        let lock = try ClusterLock.acquire()
-        defer { lock.release() }
-        let database = try TestServer.makeDatabase()
-        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let prefix = "orphans-\(UUID().uuidString.prefix(8))/"
-        let (application, spool) = try Self.instance(
-            databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
-        defer {
-            application.shutdown()
-            application.wait()
-            try? FileManager.default.removeItem(atPath: spool)
+        try Self.withInstance(prefix: prefix) { application, _ in
+            let s3 = try #require(application.blobs as? S3BlobStore)
+            let id = try s3.client.createMultipartUpload("originals/" + String(repeating: "a", count: 64) + ".heic")
+            let collector = OrphanCollector(trash: application.trash)
+            #expect(try s3.client.listMultipartUploads().contains { $0.uploadId == id })
+            #expect(try collector.collect(graceHours: 24).multipartUploads == 1)
+            #expect(try !s3.client.listMultipartUploads().contains { $0.uploadId == id })
         }
-        let s3 = try #require(application.blobs as? S3BlobStore)
-        let id = try s3.client.createMultipartUpload("originals/" + String(repeating: "a", count: 64) + ".heic")
-        let collector = OrphanCollector(trash: application.trash)
-        #expect(try s3.client.listMultipartUploads().contains { $0.uploadId == id })
-        #expect(try collector.collect(graceHours: 24).multipartUploads == 1)
-        #expect(try !s3.client.listMultipartUploads().contains { $0.uploadId == id })
     }
 
     @Test func signedURLs_AreCheckedBeforeTheObjectStore_ByProxyAndByRedirect() throws {
@@ -254,85 +265,61 @@ struct S3StorageTests {
     /// `asset_delivery = "redirect"` (307 to a presigned URL of the object) and anything else reading
     /// the bucket serve them as `image/heic` and `image/png` (boto3 reads the type moto stored).
     @Test func uploadedOriginals_OfAHEICAndAPNG_AreStoredWithTheirOwnType() throws {
-        let lock = try ClusterLock.acquire()
-        defer { lock.release() }
-        let database = try TestServer.makeDatabase()
-        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let prefix = "formats-\(UUID().uuidString.prefix(8))/"
-        let (b, spool) = try Self.instance(databaseURL: database.url, prefix: prefix, workers: 0, delivery: "redirect")
-        defer {
-            b.shutdown()
-            b.wait()
-            try? FileManager.default.removeItem(atPath: spool)
-        }
-        let files = try UploadFormatTests.allFormats()
-        for (ext, type) in [("heic", "image/heic"), ("png", "image/png")] {
-            let bytes = files[ext]!
-            let upload = try RawHTTPClient.exchange(
-                port: b.port,
-                head:
-                    "POST /parse/files/photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
-                    + "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n", body: bytes)
-            #expect(upload.status == 201, "\(ext)")
-            let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-            let key = "originals/\(sha).\(ext)"
-            let redirect = try Self.get(b.port, "/bucket/" + key)
-            #expect(redirect.status == 307, "\(ext)")
-            #expect(redirect.headers["Location"]?.contains("\(prefix)\(key)?") == true, "\(ext)")
-            #expect(try S3TestEnvironment.boto3ContentType(prefix + key) == type, "\(ext)")
+        try Self.withInstance(prefix: prefix, delivery: "redirect") { b, _ in
+            let files = try UploadFormatTests.allFormats()
+            for (ext, type) in [("heic", "image/heic"), ("png", "image/png")] {
+                let bytes = files[ext]!
+                let upload = try RawHTTPClient.exchange(
+                    port: b.port,
+                    head:
+                        "POST /parse/files/photo HTTP/1.1\r\nHost: x\r\nX-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+                        + "Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n", body: bytes)
+                #expect(upload.status == 201, "\(ext)")
+                let sha = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+                let key = "originals/\(sha).\(ext)"
+                let redirect = try Self.get(b.port, "/bucket/" + key)
+                #expect(redirect.status == 307, "\(ext)")
+                #expect(redirect.headers["Location"]?.contains("\(prefix)\(key)?") == true, "\(ext)")
+                #expect(try S3TestEnvironment.boto3ContentType(prefix + key) == type, "\(ext)")
+            }
         }
     }
 
     @Test func bucket_Answers503InS3XML_WhenTheObjectStoreIsDown_AndKeepsServing() throws {
-        let lock = try ClusterLock.acquire()
-        defer { lock.release() }
-        let database = try TestServer.makeDatabase()
-        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         // Nothing listens on port 9 of loopback: every connect is refused.
-        let (application, spool) = try Self.instance(
-            databaseURL: database.url, prefix: "down/", workers: 0, delivery: "proxy", endpoint: "http://127.0.0.1:9")
-        defer {
-            application.shutdown()
-            application.wait()
-            try? FileManager.default.removeItem(atPath: spool)
+        try Self.withInstance(prefix: "down/", endpoint: "http://127.0.0.1:9") { application, _ in
+            let answer = try Self.get(application.port, "/bucket/thumbnails/Ab3dE5fG7h.jpg")
+            #expect(answer.status == 503)
+            #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>ServiceUnavailable</Code>"))
+            #expect(
+                try Self.get(
+                    application.port, "/parse/health",
+                    headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
+                ).status == 200)
         }
-        let answer = try Self.get(application.port, "/bucket/thumbnails/Ab3dE5fG7h.jpg")
-        #expect(answer.status == 503)
-        #expect(String(decoding: answer.body, as: UTF8.self).contains("<Code>ServiceUnavailable</Code>"))
-        #expect(
-            try Self.get(
-                application.port, "/parse/health",
-                headers: "X-Parse-Application-Id: gallery\r\nX-Parse-Master-Key: \(TestServer.masterKey)\r\n"
-            ).status == 200)
     }
 
     @Test func orphanCollector_ListsTheBucket_AndRemovesDerivativesWithoutAPhoto() throws {
-        let lock = try ClusterLock.acquire()
-        defer { lock.release() }
-        let database = try TestServer.makeDatabase()
-        defer { TestServer.dropDatabase(database.name, admin: database.admin) }
         let prefix = "orphans-\(UUID().uuidString.prefix(8))/"
-        let (application, spool) = try Self.instance(
-            databaseURL: database.url, prefix: prefix, workers: 0, delivery: "proxy")
-        defer {
-            application.shutdown()
-            application.wait()
-            try? FileManager.default.removeItem(atPath: spool)
+        try Self.withInstance(prefix: prefix) { application, spool in
+            let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 95)
+            let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
+            let path = spool + "/.tmp/upload-test"
+            try Data(jpeg).write(to: URL(fileURLWithPath: path))
+            _ = try application.uploads.storeFile(
+                at: path, sha256: sha, byteSize: jpeg.count, originalFilename: "o.jpg")
+            let photo = try application.uploads.createPhoto(fileName: "\(sha).jpg", title: "", tags: [])
+            try application.blobs.put(BlobKey.thumbnail(objectId: photo.objectId), bytes: [1, 2, 3])
+            try application.blobs.put(BlobKey.thumbnail(objectId: "Zz9Zz9Zz9Z"), bytes: [4, 5, 6])
+            try application.blobs.put(BlobKey.preview(objectId: "Yy8Yy8Yy8Y"), bytes: [7])
+            let collected = try OrphanCollector(trash: application.trash).collect(
+                graceHours: 1000, derivativeMinAge: -60)
+            #expect(collected.derivatives == 2)
+            #expect(
+                try S3TestEnvironment.boto3Keys(prefix: prefix) == [
+                    prefix + "originals/\(sha).jpg", prefix + "thumbnails/\(photo.objectId).jpg",
+                ])
         }
-        let jpeg = try TestJPEG.make(width: 48, height: 32, seed: 95)
-        let sha = SHA256.hash(data: jpeg).map { String(format: "%02x", $0) }.joined()
-        let path = spool + "/.tmp/upload-test"
-        try Data(jpeg).write(to: URL(fileURLWithPath: path))
-        _ = try application.uploads.storeFile(at: path, sha256: sha, byteSize: jpeg.count, originalFilename: "o.jpg")
-        let photo = try application.uploads.createPhoto(fileName: "\(sha).jpg", title: "", tags: [])
-        try application.blobs.put(BlobKey.thumbnail(objectId: photo.objectId), bytes: [1, 2, 3])
-        try application.blobs.put(BlobKey.thumbnail(objectId: "Zz9Zz9Zz9Z"), bytes: [4, 5, 6])
-        try application.blobs.put(BlobKey.preview(objectId: "Yy8Yy8Yy8Y"), bytes: [7])
-        let collected = try OrphanCollector(trash: application.trash).collect(graceHours: 1000, derivativeMinAge: -60)
-        #expect(collected.derivatives == 2)
-        #expect(
-            try S3TestEnvironment.boto3Keys(prefix: prefix) == [
-                prefix + "originals/\(sha).jpg", prefix + "thumbnails/\(photo.objectId).jpg",
-            ])
     }
 }
