@@ -119,6 +119,17 @@ struct ProcessCommand: ParsableCommand {
         if let make = info.cameraMake { fields.append("\"cameraMake\":\(ParseJSONWriter.quoted(make))") }
         if let model = info.cameraModel { fields.append("\"cameraModel\":\(ParseJSONWriter.quoted(model))") }
         fields.append("\"ms\":{\(ms.joined(separator: ","))}")
+        fields.append("\"peakRSSKB\":\(Self.peakRSSKB().map(String.init) ?? "null")")
         return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// This process's peak resident set so far, in kB: `VmHWM` in /proc/self/status (nil where there is
+    /// none). Unlike `getrusage`'s `ru_maxrss` it starts afresh at exec, so it does not carry the peak of
+    /// the process that started this one (a test runner, say).
+    static func peakRSSKB() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
     }
 }
