@@ -6,7 +6,7 @@
 # in the bucket with its SHA-256, the multipart uploads left in progress (never completed nor aborted: their
 # parts are stored, billed and invisible to object listings), objects under originals/ against `files` rows.
 # Then the server started again with orphan_grace_hours = 0, whose worker runs the orphan collector at once:
-# what it removed (/metrics) and what is left of both.
+# what it removed (/metrics) and what is left of both, and moto's peak RSS.
 # Usage: bench/faults-s3.sh. Needs PostgreSQL, python3 and moto (scripts/s3-test-server.sh installs it).
 # Env: PGPORT_PRIVATE (55663), PORT (18463), GALLERYD_BIN (else a release build), PHOTO (required: over
 #      5 MiB), ROUNDS (10), COUNT (10), PHOTO_EVERY (5), MAX_DELAY (3).
@@ -43,7 +43,8 @@ s3 = boto3.client("s3", endpoint_url=os.environ["GALLERYD_TEST_S3_ENDPOINT"], re
                   aws_secret_access_key=os.environ["GALLERYD_TEST_S3_SECRET_KEY"])
 bucket, prefix = os.environ["GALLERYD_TEST_S3_BUCKET"], os.environ["GALLERYD_S3_PREFIX"]
 if sys.argv[1] == "uploads":
-    print(len(s3.list_multipart_uploads(Bucket=bucket, Prefix=prefix).get("Uploads", [])))
+    pages = s3.get_paginator("list_multipart_uploads").paginate(Bucket=bucket, Prefix=prefix)
+    print(sum(len(page.get("Uploads", [])) for page in pages))
 elif sys.argv[1] == "originals":
     pages = s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "originals/")
     print(sum(len(page.get("Contents", [])) for page in pages))
@@ -81,3 +82,5 @@ sleep 5
 echo "== restarted with orphan_grace_hours = 0 (its worker's first pass collects orphans), $(($(date +%s) - killed_at)) s after the last kill"
 curl -s -H "Authorization: Bearer $GALLERYD_MASTER_KEY" "http://127.0.0.1:$port/metrics" | grep '^galleryd_orphans_removed_total' | sed 's/^/  /' || echo "  no orphans counted"
 echo "  multipart uploads in progress $(bucket uploads); objects under originals/ $(bucket originals), files rows $(sql "select count(*) from files")"
+# moto keeps what it stores in its own process: its peak RSS says how far this harness can go on one machine.
+echo "  moto's peak RSS: $(awk '/VmHWM/ {print $2, $3}' "/proc/$(cat "$tmp/moto.pid")/status" 2>/dev/null || echo unknown)"

@@ -9,6 +9,9 @@ public final class S3BlobStore: BlobStore, Sendable {
     /// The S3 calls underneath.
     public let client: S3Client
     private let written = Atomic<Int64>(0)
+    /// Where the next clean-up pass of open multipart uploads starts: after the last upload a pass
+    /// that stopped early (its bound, a failure) handled; nil to start at the top.
+    let multipartCursor = Mutex<S3MultipartMarker?>(nil)
 
     /// A store on the bucket of `configuration` (the bucket must exist; nothing is created).
     public init(configuration: S3Configuration, transport: S3Transport? = nil) {
@@ -169,24 +172,6 @@ public final class S3BlobStore: BlobStore, Sendable {
         defer { unlink(path) }
         guard try download(key, toFileAt: path, maxBytes: maxBytes) != nil else { return nil }
         return try body(path)
-    }
-
-    /// Aborts the multipart uploads under this store's directories (`directories`, after the configured
-    /// prefix) started before `cutoff`. `putMultipart` aborts its upload on any error, but a process
-    /// killed between CreateMultipartUpload and CompleteMultipartUpload leaves the upload open: its
-    /// parts stay stored (and billed), invisible to object listings, and nothing else aborts them
-    /// (decision 027, session 23). Returns how many were aborted.
-    public func abortMultipartUploads(startedBefore cutoff: Date, directories: [String]) throws -> Int {
-        let prefix = client.configuration.prefix
-        var aborted = 0
-        for upload in try client.listMultipartUploads() where upload.key.hasPrefix(prefix) && upload.initiated < cutoff
-        {
-            let key = String(upload.key.dropFirst(prefix.count))
-            guard directories.contains(where: { key.hasPrefix($0 + "/") }) else { continue }
-            try client.abortMultipartUpload(key, uploadId: upload.uploadId)
-            aborted += 1
-        }
-        return aborted
     }
 
     /// The blobs whose keys start with `prefix` (e.g. `thumbnails/`), with their modification times.

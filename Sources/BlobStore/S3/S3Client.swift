@@ -181,12 +181,12 @@ public final class S3Client: Sendable {
         return found
     }
 
-    nonisolated(unsafe) private static let isoFractional: ISO8601DateFormatter = {
+    nonisolated(unsafe) static let isoFractional: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
     }()
-    nonisolated(unsafe) private static let iso = ISO8601DateFormatter()
+    nonisolated(unsafe) static let iso = ISO8601DateFormatter()
 
     /// A presigned URL for `method` on `key`, valid for `expires` seconds.
     public func presignedURL(method: String = "GET", _ key: String, expires: Int) -> URL {
@@ -265,24 +265,6 @@ public final class S3Client: Sendable {
         _ = try perform(
             S3HTTPRequest(method: "DELETE", path: path(key), query: [("uploadId", uploadId)]),
             payloadHash: S3Signer.emptyPayloadHash, operation: "abort-multipart", key: key)
-    }
-
-    /// Multipart uploads in progress (key with the configured prefix, upload id, when it was started;
-    /// the first 1,000), for tests and the orphan collector (`S3BlobStore.abortMultipartUploads`).
-    public func listMultipartUploads() throws -> [(key: String, uploadId: String, initiated: Date)] {
-        var answer = [UInt8]()
-        _ = try perform(
-            S3HTTPRequest(method: "GET", path: path(nil), query: [("uploads", "")]),
-            payloadHash: S3Signer.emptyPayloadHash,
-            operation: "list-multipart", key: configuration.bucket, sink: { answer.append(contentsOf: $0) })
-        return S3XML.elements("Upload", in: String(decoding: answer, as: UTF8.self)).compactMap { upload in
-            guard let key = S3XML.value("Key", in: upload), let id = S3XML.value("UploadId", in: upload) else {
-                return nil
-            }
-            // Without a readable date the upload counts as just started (never aborted as stale).
-            let stamp = S3XML.value("Initiated", in: upload) ?? ""
-            return (key, id, Self.isoFractional.date(from: stamp) ?? Self.iso.date(from: stamp) ?? Date())
-        }
     }
 
     // MARK: The request loop

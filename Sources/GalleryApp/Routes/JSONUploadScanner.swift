@@ -96,10 +96,7 @@ struct JSONUploadScanner {
             case .string:
                 // The common run: printable ASCII with no quote or backslash, handed on whole.
                 if case .none = escape, utf8Remaining == 0 {
-                    var end = i
-                    while end < n, bytes[end] >= 0x20, bytes[end] < 0x80, bytes[end] != 0x22, bytes[end] != 0x5C {
-                        end += 1
-                    }
+                    let end = Self.plainRunEnd(bytes, from: i)
                     if end > i {
                         emit(UnsafeBufferPointer(rebasing: bytes[i..<end]), sink)
                         i = end

@@ -77,6 +77,18 @@ public struct KeyChecker: Sendable {
         return .client
     }
 
+    /// Which key makes `keys` grant no access, for the log (the name, never the value): the
+    /// application id when it is missing or not this application's, else the REST key (one is
+    /// configured, and it is missing or wrong); nil when they grant access.
+    func refused(_ keys: Keys) -> RefusedKey? {
+        guard access(keys) == .none else { return nil }
+        guard let id = keys.appID, Self.constantTimeEquals(id, appID) else { return .appID }
+        return .restKey
+    }
+
+    /// The key `refused` names.
+    enum RefusedKey: Sendable { case appID, restKey }
+
     private func isMaster(_ given: String?) -> Bool {
         guard let masterKey, let given else { return false }
         return Self.constantTimeEquals(given, masterKey)

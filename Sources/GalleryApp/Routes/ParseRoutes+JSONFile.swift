@@ -44,7 +44,9 @@ extension ParseRoutes {
     /// may be a JSON upload; else a reservation for its sender's address (the caller is not known
     /// until the body is read) and the body limit of a JSON upload.
     static func admitJSONUpload(_ request: HTTPRequest, _ context: Context) throws -> HTTPBodyObserver {
-        guard mayBeJSONUpload(request) else { throw ParseUnauthorized() }
+        guard mayBeJSONUpload(request) else {
+            throw ParseUnauthorized(reason: "no X-Parse-Application-Id header, and not a JSON upload's Content-Type")
+        }
         let length = request.headers["Content-Length"].flatMap { Int($0) }
         let limit = maxJSONUploadBytes(context.configuration)
         // Over the bound: 413 by the server, as for a raw upload over the limit, before any reservation.
@@ -83,7 +85,11 @@ extension ParseRoutes {
             appID: try string("_ApplicationId"), restKey: try string("_JavaScriptKey"),
             masterKey: try string("_MasterKey"))
         guard bodyKeys.appID != nil else { throw ParseUnauthorized(reason: "the JSON upload has no _ApplicationId") }
-        try require(.client, request, keys, bodyKeys: bodyKeys)
+        switch keys.access(request, bodyKeys: bodyKeys) == .none ? keys.refused(bodyKeys) : nil {
+        case .appID?: throw ParseUnauthorized(reason: "the JSON upload's _ApplicationId is not this application's")
+        case .restKey?: throw ParseUnauthorized(reason: "the JSON upload's _JavaScriptKey is missing or wrong")
+        case nil: try require(.client, request, keys, bodyKeys: bodyKeys)
+        }
         let caller = try context.sessions.caller(
             request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: try string("_SessionToken"))
         guard caller != .anonymous else { throw publicUploadRefused() }
@@ -179,7 +185,8 @@ final class JSONUploadBodyObserver: HTTPBodyObserver, @unchecked Sendable {
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D: continue
             case UInt8(ascii: "{"): sawStart = true
-            default: throw ParseUnauthorized()
+            default:
+                throw ParseUnauthorized(reason: "no X-Parse-Application-Id header, and the body is not a JSON object")
             }
             return
         }

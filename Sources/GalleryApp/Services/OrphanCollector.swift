@@ -63,9 +63,7 @@ public struct OrphanCollector: Sendable {
         }
         collected.uploads += try collectUnrecordedOriginals(graceHours: graceHours)
         if let s3 = store as? S3BlobStore {
-            collected.multipartUploads = try s3.abortMultipartUploads(
-                startedBefore: Date().addingTimeInterval(-Double(graceHours) * 3600),
-                directories: ["originals"] + Self.derivativeDirectories)
+            collected.multipartUploads = abortMultipartUploads(s3, graceHours: graceHours)
         }
         let cutoff = Date().addingTimeInterval(-derivativeMinAge)
         // Derivatives without a photo are found by listing the store: the local directories, or the
@@ -95,5 +93,34 @@ public struct OrphanCollector: Sendable {
                 ])
         }
         return collected
+    }
+
+    /// The pass over the bucket's open multipart uploads (`S3BlobStore.abortMultipartUploads`, at most
+    /// `multipartCleanupBound` listed): a pass stopped by its bound or by a failed request is logged,
+    /// and the next pass goes on from there; the rest of the collector's pass goes on either way.
+    func abortMultipartUploads(_ s3: S3BlobStore, graceHours: Int, bound: Int = S3BlobStore.multipartCleanupBound)
+        -> Int
+    {
+        let cleanup = s3.abortMultipartUploads(
+            startedBefore: Date().addingTimeInterval(-Double(graceHours) * 3600),
+            directories: ["originals"] + Self.derivativeDirectories, bound: bound)
+        var metadata: Logger.Metadata = [
+            "aborted": "\(cleanup.aborted)", "listed": "\(cleanup.listed)", "pages": "\(cleanup.pages)",
+            "bound": "\(bound)",
+        ]
+        if let after = cleanup.resumedAfter { metadata["resumedAfterKey"] = "\(after.key)" }
+        switch cleanup.stopped {
+        case nil:
+            break
+        case .bound?:
+            trash.logger.notice(
+                "multipart clean-up listed its bound of open uploads this pass; the next pass goes on after them",
+                metadata: metadata)
+        case .failed(let error)?:
+            metadata["error"] = "\(error)"
+            trash.logger.warning(
+                "multipart clean-up stopped: a request failed; the next pass goes on from there", metadata: metadata)
+        }
+        return cleanup.aborted
     }
 }

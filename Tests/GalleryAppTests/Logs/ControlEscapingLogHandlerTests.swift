@@ -1,32 +1,13 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 @testable import GalleryApp
 
 /// The app log's fields cannot forge lines: control characters become `\xNN`.
 @Suite struct ControlEscapingLogHandlerTests {
-    /// Keeps what it is asked to log, as a line `message key=value…` per event.
-    // @unchecked: `lines` is behind its Mutex; the rest is set before the handler is shared.
-    final class Capture: LogHandler, @unchecked Sendable {
-        let lines = Mutex<[String]>([])
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let fields = metadata.merging(event.metadata ?? [:]) { $1 }.sorted { $0.key < $1.key }.map {
-                "\($0.key)=\($0.value)"
-            }
-            lines.withLock { $0.append(([event.message.description] + fields).joined(separator: " ")) }
-        }
-    }
-
     @Test func messageAndEveryMetadataValue_AreEscaped_SoOneEventIsOneLine() {
-        let capture = Capture()
+        let capture = CapturingLogHandler()
         var logger = Logger(label: "test") { _ in ControlEscapingLogHandler(wrapping: capture) }
         logger[metadataKey: "peer"] = "10.0.0.1\r\nforged"
         // What a request for `/parse/classes/x%0A2026-11-26T00:00:00Z info: admin logged in` logs.
@@ -37,7 +18,7 @@ import Testing
                 "op": .stringConvertible("sub\u{7F}scribe\tnow"),
                 "nested": ["list": ["a\nb", "c\\x0a"]],
             ])
-        let lines = capture.lines.withLock { $0 }
+        let lines = capture.lines
         #expect(lines.count == 1)
         let line = lines.first ?? ""
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(line)")

@@ -207,6 +207,89 @@ import Testing
         }
     }
 
+    /// The run scan that finds a base64 text's end eight bytes at a time stops exactly where the
+    /// byte-by-byte definition does: every byte value, at every place in and across the words, from
+    /// every start.
+    @Test func plainRunEnd_StopsAtTheFirstByteThatEndsARun() {
+        func ends(_ byte: UInt8) -> Bool { byte < 0x20 || byte >= 0x80 || byte == 0x22 || byte == 0x5C }
+        for value in 0...255 {
+            let byte = UInt8(value)
+            for place in 0..<24 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "A"), count: 24)
+                bytes[place] = byte
+                bytes.withUnsafeBufferPointer { all in
+                    for start in 0...place {
+                        let end = JSONUploadScanner.plainRunEnd(all, from: start)
+                        #expect(end == (ends(byte) ? place : 24), "byte \(byte) at \(place) from \(start)")
+                    }
+                    #expect(
+                        JSONUploadScanner.plainRunEnd(UnsafeBufferPointer(rebasing: all[..<place]), from: 0) == place)
+                }
+            }
+        }
+    }
+
+    /// The decoder's bulk groups and its one-character steps give what a one-character-at-a-time
+    /// decoder gives (the bytes, or the same error with the same position), on seeded texts with
+    /// whitespace, padding and bad characters anywhere, fed in pieces of every size used above.
+    @Test func base64Decoder_BulkGroups_AgreeWithOneCharacterAtATime() throws {
+        var random = SplitMix64(state: 24)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        let odd = Array(" \n\r\t=*-_.:\"\\".utf8) + [0, 0x7F, 0x80, 0xFF]
+        for round in 0..<600 {
+            let length = Int.random(in: 0...90, using: &random)
+            var text = (0..<length).map { _ in alphabet.randomElement(using: &random)! }
+            for _ in 0..<Int.random(in: 0...3, using: &random) where round % 3 != 0 {
+                text.insert(odd.randomElement(using: &random)!, at: Int.random(in: 0...text.count, using: &random))
+            }
+            if round % 5 == 0 { text += Array("==".utf8.prefix(Int.random(in: 1...2, using: &random))) }
+            let expected = Self.oneAtATime(text)
+            for piece in [1, 2, 3, 5, 64, max(1, text.count)] {
+                let got: String
+                do { got = "\(try Self.decode(text, piece: piece))" } catch { got = "\(error)" }
+                #expect(got == expected, "\(String(decoding: text, as: UTF8.self)) in pieces of \(piece)")
+            }
+        }
+    }
+
+    /// RFC 4648 base64 as `Base64StreamDecoder` defines it, a character at a time (its loop before
+    /// the bulk groups): the bytes, or the error's text.
+    static func oneAtATime(_ text: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var (out, group, count, padding) = ([UInt8](), UInt32(0), 0, 0)
+        for (index, byte) in text.enumerated() {
+            if index == 4, text.starts(with: Array("data:".utf8)) {
+                return "The file's base64 is a data: URL; send only the base64 after its comma, as the Parse SDK does."
+            }
+            if let sextet = alphabet.firstIndex(of: byte), padding == 0 {
+                group = group << 6 | UInt32(sextet)
+                count += 1
+                if count == 4 {
+                    out += [UInt8(truncatingIfNeeded: group >> 16), UInt8(truncatingIfNeeded: group >> 8)]
+                    out.append(UInt8(truncatingIfNeeded: group))
+                    (group, count) = (0, 0)
+                }
+            } else if [0x20, 0x09, 0x0A, 0x0D].contains(byte) {
+                continue
+            } else if byte == UInt8(ascii: "="), count >= 2, count + padding < 4 {
+                padding += 1
+            } else {
+                let shown = byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte \(byte)"
+                return "The file's base64 is invalid: \(shown) at character \(index)."
+            }
+        }
+        switch count {
+        case 0: break
+        case 2, 3:
+            guard padding == 0 || count + padding == 4 else { return "The file's base64 ends with incomplete padding." }
+            group <<= UInt32(6 * (4 - count))
+            out.append(UInt8(truncatingIfNeeded: group >> 16))
+            if count == 3 { out.append(UInt8(truncatingIfNeeded: group >> 8)) }
+        default: return "The file's base64 is truncated: its last group has a single character."
+        }
+        return "\(out)"
+    }
+
     static func decode(_ text: [UInt8], piece: Int) throws -> [UInt8] {
         var decoder = Base64StreamDecoder()
         var out: [UInt8] = []

@@ -205,6 +205,40 @@ struct S3StorageTests {
         }
     }
 
+    /// A multipart pass its bound stopped is logged (notice) and the next goes on; one whose store
+    /// cannot be reached is logged (warning) and returns, so the rest of the collector's pass runs.
+    @Test func orphanCollector_LogsAMultipartPassStoppedByItsBoundOrAFailure() throws {
+        let prefix = "orphans-\(UUID().uuidString.prefix(8))/"
+        try Self.withInstance(prefix: prefix) { application, _ in
+            let s3 = try #require(application.blobs as? S3BlobStore)
+            for i in 0..<3 { _ = try s3.client.createMultipartUpload("originals/\(i).heic") }
+            let capture = CapturingLogHandler()
+            let trash = TrashService(pool: application.trash.pool, store: s3, logger: capture.logger())
+            let collector = OrphanCollector(trash: trash)
+            #expect(collector.abortMultipartUploads(s3, graceHours: 24, bound: 2) == 2)
+            #expect(capture.lines.count == 1)
+            let bound = capture.lines.first ?? ""
+            #expect(bound.hasPrefix("multipart clean-up listed its bound of open uploads this pass"), "\(bound)")
+            #expect(bound.contains("aborted=2 bound=2 listed=2 pages=1"), "\(bound)")
+            #expect(collector.abortMultipartUploads(s3, graceHours: 24, bound: 2) == 1)
+            #expect(capture.lines.count == 1, "a pass that reached the listing's end logs nothing here")
+            #expect(try s3.client.listMultipartUploads().isEmpty)
+
+            var down = s3.client.configuration
+            down.endpoint = URL(string: "http://127.0.0.1:9")!
+            down.retry = S3RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.02)
+            let stopped = S3BlobStore(configuration: down)
+            let failing = OrphanCollector(
+                trash: TrashService(pool: application.trash.pool, store: stopped, logger: capture.logger()))
+            #expect(failing.abortMultipartUploads(stopped, graceHours: 24) == 0)
+            let events = capture.events.withLock { $0 }
+            #expect(events.count == 2)
+            #expect(events.last?.level == .warning)
+            #expect(events.last?.line.hasPrefix("multipart clean-up stopped: a request failed") == true)
+            #expect(events.last?.line.contains("list-multipart") == true, "\(events.last?.line ?? "")")
+        }
+    }
+
     @Test func signedURLs_AreCheckedBeforeTheObjectStore_ByProxyAndByRedirect() throws {
         let lock = try ClusterLock.acquire()
         defer { lock.release() }

@@ -13,8 +13,9 @@ final class InProcessServer {
     private let storage: String
     private let exchange: InProcessExchange
 
-    /// An application with `TestServer`'s settings (then `configure`'s), not started.
-    init(configure: (inout GalleryConfiguration) -> Void = { _ in }) throws {
+    /// An application with `TestServer`'s settings (then `configure`'s), not started; its log goes
+    /// to `logger` (nothing below critical by default).
+    init(logger: Logger? = nil, configure: (inout GalleryConfiguration) -> Void = { _ in }) throws {
         storage = NSTemporaryDirectory() + "galleryd-in-process-" + UUID().uuidString
         var configuration = GalleryConfiguration()
         // Port 1 of the loopback: nothing listens, so a request that does reach for the database fails fast.
@@ -26,9 +27,9 @@ final class InProcessServer {
         configuration.workers = 0
         configuration.accessLog = "off"
         configure(&configuration)
-        var logger = Logger(label: "galleryd.test.in-process")
-        logger.logLevel = .critical
-        application = try GalleryApplication(configuration: configuration, logger: logger)
+        var quiet = Logger(label: "galleryd.test.in-process")
+        quiet.logLevel = .critical
+        application = try GalleryApplication(configuration: configuration, logger: logger ?? quiet)
         exchange = InProcessExchange(
             router: application.router,
             settings: HTTPServerConfiguration(
