@@ -86,6 +86,7 @@ extension ImagePipeline {
             ? StreamedGrayCheck(width: plan.preview.width, height: plan.preview.height) : nil
         var (previewQuantizer, thumbnailQuantizer) = (spec.quantizer, spec.quantizer)
         var (previewLambda, thumbnailLambda): (JPEGQuantizer.TrellisLambda?, JPEGQuantizer.TrellisLambda?) = (nil, nil)
+        var thumbnailSharpening: Float = 0
         var (keptPreview, keptThumbnail) = try resample(
             rows, plan: plan, converter: RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries),
             previewEncoder: previewEncoder, grayCheck: grayCheck)
@@ -120,13 +121,16 @@ extension ImagePipeline {
                     thumbnailTables = rule.tables(
                         thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma, trellis: trellis)
                     (thumbnailQuantizer, thumbnailLambda) = (.trellis, trellis.lambda)
+                    thumbnailSharpening = trellis.chromaSharpening
                 }
             } else if !nearSize, gradient < klein.detailedGradient, spec.quantizer == .libjpeg,
                 let trellis = settings.flatThumbnailTrellis
             {
-                // A flat preview's thumbnail may be quantized by trellis (HEIC and AVIF: decision 063, session 22).
+                // A flat preview's thumbnail may be quantized by trellis (HEIC and AVIF: decision 063, session 22),
+                // its chroma sharpened against the decoders' upsampling (decision 071).
                 thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, trellis: trellis)
                 (thumbnailQuantizer, thumbnailLambda) = (.trellis, trellis.lambda)
+                thumbnailSharpening = trellis.chromaSharpening
             }
             // A flat one may be quantized by trellis (decision 063, session 22), unless the spec names a quantizer.
             if spec.quantizer == .libjpeg, let trellis = klein.trellis(gradient: gradient) {
@@ -148,6 +152,7 @@ extension ImagePipeline {
         let (previewTablesInForce, thumbnailTablesInForce) = (previewTables, thumbnailTables)
         let (previewQuantizerInForce, thumbnailQuantizerInForce) = (previewQuantizer, thumbnailQuantizer)
         let (previewLambdaInForce, thumbnailLambdaInForce) = (previewLambda, thumbnailLambda)
+        let thumbnailSharpeningInForce = thumbnailSharpening
         DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
             if task == 0 {
                 previewJPEG = Result {
@@ -160,7 +165,8 @@ extension ImagePipeline {
                 thumbnailJPEG = Result {
                     try JPEGEncoder.encode(
                         thumbnail, quality: thumbnailQuality, quantizer: thumbnailQuantizerInForce,
-                        trellisLambda: thumbnailLambdaInForce, iccProfile: icc, tables: thumbnailTablesInForce)
+                        trellisLambda: thumbnailLambdaInForce, chromaSharpening: thumbnailSharpeningInForce,
+                        iccProfile: icc, tables: thumbnailTablesInForce)
                 }
                 summary = (thumbnail.averageColorHex(), ThumbHash.encode(thumbnail))
             }
