@@ -12,13 +12,12 @@ extension SourceEncoderSettings {
         let step: Double
         var chromaSharpening: Float = 0
 
-        /// HEIC's and AVIF's thumbnails of a flat preview (not near-size): Klein's table half a quality below
-        /// the thumbnail's quality in force, 0.5 above libjpeg's (`thumbnailKleinStep` −1), the chroma 11 below
-        /// the luma's as libjpeg's (decision 063, "Session 22 (t22)"), and the chroma sharpened at 0.75
-        /// against the decoders' triangle upsampling, which scores +0.5 to +1.4 at equal bytes on the bench's
-        /// flat thumbnails: one step coarser than session 22's (0.5 above), dune's thumbnail +0.62 → +1.62 over
-        /// vips' at 0.907× → 0.901× its bytes, mate_Blinds' +0.50 → +0.30 the thinnest (decision 071).
-        static let heifThumbnails = FlatTrellis(lambda: .flat, step: -0.5, chromaSharpening: 0.75)
+        /// HEIC's and AVIF's thumbnails of a flat preview (not near-size): Klein's table half a quality above
+        /// the thumbnail's quality in force, 1.5 above libjpeg's (`thumbnailKleinStep` −1), the chroma 11 below
+        /// the luma's as libjpeg's (decision 063, "Session 22 (t22)"). Their chroma is not sharpened: at 0.75
+        /// on a step one coarser they scored +0.2 to +1.3 at equal bytes on the bench's (HEIC mate_FreshFlower
+        /// 0.912× → 0.910×), but v20's mate_Wood sources fell 0.06 below vips' (decision 071).
+        static let heifThumbnails = FlatTrellis(lambda: .flat, step: 0.5)
         /// HEIC's and AVIF's flat near-size thumbnails: Klein's table at the quality in force, 2 above libjpeg's
         /// (`KleinRule.heifNearSizeThumbnails`' step −2), with its chroma and pale hold. 1 and 0.5 below put v20's
         /// near-size fallenleaf 720×405 HEIC thumbnail 0.54 and 0.11 below vips' (+0.04 at this step, libjpeg's

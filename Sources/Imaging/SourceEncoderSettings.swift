@@ -126,9 +126,7 @@
 /// Since session 22 a HEIC's or AVIF's flat thumbnails are quantized by trellis, lambda's texture masking off,
 /// on a finer table than libjpeg's (`flatThumbnailTrellis`, `KleinRule.flatTrellis`: `SourceEncoderSettings+Trellis`):
 /// the same scores for 2–4% fewer thumbnail bytes (AVIF flower 0.910× → 0.905×). Their previews stay with libjpeg,
-/// which was ahead at the same bytes on dune's and mate_FreshFlower's (decision 063, "Session 22 (t22)"). Since
-/// session 24 those that are not near-size have their chroma sharpened against the decoders' upsampling, a step
-/// coarser (`FlatTrellis.heifThumbnails`: HEIC mate_FreshFlower 0.912× → 0.910×, decision 071).
+/// which was ahead at the same bytes on dune's and mate_FreshFlower's (decision 063, "Session 22 (t22)").
 struct SourceEncoderSettings: Sendable, Equatable {
     /// Added to the spec's quality of a downscaled preview.
     let previewQualityStep: Int

@@ -80,14 +80,9 @@ import Testing
         let tables = settings.thumbnailTables(quality: 92, trellis: trellis)
         #expect(try SourceEncoderSettingsTests.tables(result.thumbnail.jpeg) == tables)
         let trellisFile = try JPEGEncoder.encode(
-            thumbnail, quality: 92, quantizer: .trellis, trellisLambda: .flat, chromaSharpening: 0.75, iccProfile: nil,
-            tables: tables)
-        let libjpegFile = try JPEGEncoder.encode(thumbnail, quality: 92, iccProfile: nil, tables: tables)
-        let unsharpened = try JPEGEncoder.encode(
             thumbnail, quality: 92, quantizer: .trellis, trellisLambda: .flat, iccProfile: nil, tables: tables)
-        #expect(trellisFile != libjpegFile && trellisFile != unsharpened)
-        // Its chroma sharpened (decision 071).
-        #expect(trellis.chromaSharpening == 0.75)
+        let libjpegFile = try JPEGEncoder.encode(thumbnail, quality: 92, iccProfile: nil, tables: tables)
+        #expect(trellisFile != libjpegFile)
         #expect(result.thumbnail.jpeg == trellisFile)
         // The preview keeps libjpeg, on the row's tables.
         let previewTables = try SourceEncoderSettingsTests.tables(result.preview.jpeg)
@@ -133,16 +128,17 @@ import Testing
     }
 
     /// The rows: HEIC's and AVIF's flat thumbnails by trellis with the flat lambda, a near-size one at the
-    /// thumbnail's quality in force (libjpeg's 2 below), another half a quality below it (libjpeg's 1
-    /// below) with its chroma sharpened at 0.75 (decision 071); none when detailed, none for the previews,
+    /// thumbnail's quality in force (libjpeg's 2 below), another half a quality above it (libjpeg's 1
+    /// below), neither with its chroma sharpened (decision 071); none when detailed, none for the previews,
     /// none for PNG or WebP.
     @Test func heifRows_TrellisForFlatThumbnails() throws {
         let flat = JPEGQuantizer.TrellisLambda.flat
         for format in [ImageFormat.heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
-            #expect(
-                settings.flatThumbnailTrellis
-                    == SourceEncoderSettings.FlatTrellis(lambda: flat, step: -0.5, chromaSharpening: 0.75))
+            #expect(settings.flatThumbnailTrellis == SourceEncoderSettings.FlatTrellis(lambda: flat, step: 0.5))
+            // No chroma sharpening (decision 071: measured, not kept).
+            #expect(settings.flatThumbnailTrellis?.chromaSharpening == 0)
+            #expect(settings.nearSizeThumbnailKlein?.flatTrellis?.chromaSharpening == 0)
             #expect(
                 settings.nearSizeThumbnailKlein?.flatTrellis == SourceEncoderSettings.FlatTrellis(lambda: flat, step: 0)
             )
@@ -162,7 +158,7 @@ import Testing
         let heif = SourceEncoderSettings.forSource(.heif)
         #expect(
             heif.thumbnailTables(quality: 92, trellis: try #require(heif.flatThumbnailTrellis))
-                == SourceEncoderSettingsTests.coarseChroma(luma: 91.5, chroma: 80.5, held: [0, 1, 8]))
+                == SourceEncoderSettingsTests.coarseChroma(luma: 92.5, chroma: 81.5, held: [0, 1, 8]))
         #expect(JPEGQuantizer.TrellisLambda.flat == JPEGQuantizer.TrellisLambda(logScale1: 18.25, logScale2: 20))
         #expect(JPEGQuantizer.TrellisLambda.masked == JPEGQuantizer.TrellisLambda(logScale1: 14.75, logScale2: 16.5))
     }

@@ -65,7 +65,7 @@ extension SourceEncoderSettingsTests {
     /// A HEIC's derivatives, read back (spec 90): the flat quadrants' preview at the original's size
     /// (96×64) on Klein's table at 90 with the coarser chroma, the detailed checkerboard's on Klein 92;
     /// the thumbnail (48×32, not near-size) on Klein 91 with chroma 11 below it when detailed, trellis-quantized
-    /// on Klein 91.5 with that chroma when flat (decision 063, session 22; its step since decision 071).
+    /// on Klein 92.5 with that chroma when flat (decision 063, session 22).
     @Test(arguments: [false, true])
     func heicPreviewAtOriginalSize_TakesKleinsTable(detailed: Bool) throws {
         let bytes = try detailed ? Self.detailed(as: .heif) : Self.quadrants(as: .heif)
@@ -150,7 +150,7 @@ extension SourceEncoderSettingsTests {
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
     /// quality (90) with chroma 20 below it, measured on its pixels, not ours streamed; its thumbnail, flat,
-    /// trellis-quantized on Klein 91.5 with the coarser chroma.
+    /// trellis-quantized on Klein 92.5 with the coarser chroma.
     @Test func heicDownscaledPreview_TakesKleinsTable() throws {
         let result = try ImagePipeline.process(bytes: Self.quadrants(as: .heif), spec: Self.spec)
         #expect(result.info.format == .heif && result.preview.width == 64)
