@@ -127,7 +127,7 @@ extension ImagePipeline {
                 let trellis = settings.flatThumbnailTrellis
             {
                 // A flat preview's thumbnail may be quantized by trellis (HEIC and AVIF: decision 063, session 22),
-                // its chroma sharpened against the decoders' upsampling (decision 071).
+                // with the row's chroma sharpening (0 in every row: decision 071).
                 thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, trellis: trellis)
                 (thumbnailQuantizer, thumbnailLambda) = (.trellis, trellis.lambda)
                 thumbnailSharpening = trellis.chromaSharpening
