@@ -14,6 +14,11 @@
  * Rows arrive one at a time (the streamed preview), one iMCU row (16 rows at 4:2:0) is kept at
  * full resolution, and each finished iMCU row is transformed and quantized into libjpeg's
  * whole-image coefficient arrays, which a progressive encode needs anyway.
+ *
+ * With chroma sharpening (gd_encode_request.chroma_sharpening) each downsampled sample h becomes
+ * h + k (4h - its four neighbours) / 8 before its DCT. Its neighbours below the strip's last row are
+ * the next strip's, so a downsampled component's strip is held (unsharpened) and coded when the next
+ * one has been downsampled, or at the last; the image's edges are replicated, as the padding is.
  */
 #include "jpeg_coefficients.h"
 
@@ -52,6 +57,12 @@ struct gd_coefficients {
     int16_t *dct_row;
     float *activity, *activity_above, *masking;
     int has_above;
+    /* Chroma sharpening (k x 256; 0: none): each downsampled component's held strip, its newest one,
+     * the row above the held one (unsharpened), and the held strip's rows and iMCU row. */
+    int sharpen;
+    JSAMPLE *held[GD_MAX_COMPONENTS], *newest[GD_MAX_COMPONENTS], *above_held[GD_MAX_COMPONENTS];
+    int held_rows, has_held, has_above_held;
+    JDIMENSION held_imcu_row;
 };
 
 /* RGB->YCbCr, the downsample and the DCT: jpeg_simd.c and jpeg_fdct_simd.c, AVX2 where the CPU has it. */
@@ -107,6 +118,13 @@ gd_coefficients *gd_coefficients_create(j_compress_ptr cinfo, const gd_encode_re
     state->strip_rows = max_v * DCTSIZE;
     state->plane_width = (size_t)((request->width + max_h * DCTSIZE - 1) / (max_h * DCTSIZE)) * max_h * DCTSIZE;
     state->avx2 = gd_coefficients_has_avx2();
+    float sharpening = request->chroma_sharpening;
+    if (sharpening != 0 && (request->quantizer == GD_QUANTIZER_ZERO_BIAS || !(sharpening > -4 && sharpening < 4))) {
+        *message = "chroma sharpening takes a strength in (-4, 4) and no zero-bias quantizer";
+        gd_coefficients_free(state);
+        return NULL;
+    }
+    state->sharpen = (int)(sharpening * 256 + (sharpening < 0 ? -0.5f : 0.5f));
     float scale1 = request->trellis_lambda_log_scale1 > 0 ? request->trellis_lambda_log_scale1 : 14.75f;
     float scale2 = request->trellis_lambda_log_scale2 > 0 ? request->trellis_lambda_log_scale2 : 16.5f;
     for (int c = 0; c < state->components; c++) {
@@ -138,6 +156,13 @@ gd_coefficients *gd_coefficients_create(j_compress_ptr cinfo, const gd_encode_re
     }
     state->downsampled = malloc((size_t)state->strip_rows * state->plane_width);
     int failed = state->downsampled == NULL;
+    for (int c = 0; c < state->components && state->sharpen != 0; c++) {
+        if (state->h[c] == max_h) continue;
+        state->held[c] = malloc((size_t)state->strip_rows * state->plane_width);
+        state->newest[c] = malloc((size_t)state->strip_rows * state->plane_width);
+        state->above_held[c] = malloc(state->plane_width);
+        failed |= !state->held[c] || !state->newest[c] || !state->above_held[c];
+    }
     if (state->quantizer == GD_QUANTIZER_ZERO_BIAS) {
         size_t wide = state->blocks_wide[0];
         for (int c = 0; c < state->components; c++) {
@@ -179,7 +204,12 @@ unsigned int gd_coefficients_rows(const gd_coefficients *state) { return state->
 
 void gd_coefficients_free(gd_coefficients *state) {
     if (state == NULL) return;
-    for (int c = 0; c < GD_MAX_COMPONENTS; c++) free(state->planes[c]);
+    for (int c = 0; c < GD_MAX_COMPONENTS; c++) {
+        free(state->planes[c]);
+        free(state->held[c]);
+        free(state->newest[c]);
+        free(state->above_held[c]);
+    }
     free(state->downsampled);
     free(state->dct_row);
     free(state->activity);
@@ -255,7 +285,45 @@ static void gd_code_row_zero_bias(gd_coefficients *state, int c, JSAMPLE **rows,
     }
 }
 
-/* Codes the iMCU row held in the planes (rows_in_strip of them are image rows). */
+/* Codes component c's iMCU row `imcu_row` from `output_rows` rows of `source` (its samples). */
+static void gd_code_component(gd_coefficients *state, j_compress_ptr cinfo, int c, JSAMPLE *source, int output_rows,
+                              JDIMENSION imcu_row) {
+    int v = state->v[c];
+    /* jcprepct.c: the last output row fills out the iMCU row. */
+    JSAMPLE *rows_of[GD_MAX_COMPONENTS * DCTSIZE];
+    for (int y = 0; y < v * DCTSIZE; y++)
+        rows_of[y] = source + (size_t)(y < output_rows ? y : output_rows - 1) * state->plane_width;
+
+    JBLOCKARRAY buffer = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, state->arrays[c],
+                                                           imcu_row * (JDIMENSION)v, (JDIMENSION)v, TRUE);
+    for (int block_row = 0; block_row < v; block_row++) {
+        if (state->quantizer == GD_QUANTIZER_ZERO_BIAS) {
+            gd_code_row_zero_bias(state, c, rows_of + block_row * DCTSIZE, block_row, buffer[block_row]);
+            continue;
+        }
+        for (JDIMENSION block = 0; block < state->blocks_wide[c]; block++)
+            gd_code_block(state, c, rows_of + block_row * DCTSIZE, (size_t)block * DCTSIZE, buffer[block_row][block]);
+    }
+}
+
+/* Sharpens component c's held strip into `downsampled` and codes it; `below`: the next strip's first row,
+ * NULL at the image's bottom (its last row replicated, as the top's first). */
+static void gd_code_held(gd_coefficients *state, j_compress_ptr cinfo, int c, const JSAMPLE *below) {
+    size_t stride = state->plane_width, width = (size_t)state->blocks_wide[c] * DCTSIZE;
+    int rows = state->held_rows;
+    JSAMPLE *held = state->held[c];
+    for (int y = 0; y < rows; y++) {
+        const JSAMPLE *row = held + (size_t)y * stride;
+        const JSAMPLE *up = y > 0 ? row - stride : state->has_above_held ? state->above_held[c] : row;
+        const JSAMPLE *down = y + 1 < rows ? row + stride : below != NULL ? below : row;
+        gd_sharpen_chroma_row(up, row, down, width, state->sharpen, state->downsampled + (size_t)y * stride);
+    }
+    memcpy(state->above_held[c], held + (size_t)(rows - 1) * stride, width);
+    gd_code_component(state, cinfo, c, state->downsampled, rows, state->held_imcu_row);
+}
+
+/* Codes the iMCU row held in the planes (rows_in_strip of them are image rows); with chroma
+ * sharpening, the held strip of each downsampled component, this one's held in its place. */
 static void gd_code_strip(gd_coefficients *state, j_compress_ptr cinfo) {
     int rows = state->rows_in_strip;
     int groups = (rows + state->max_v - 1) / state->max_v;
@@ -265,37 +333,36 @@ static void gd_code_strip(gd_coefficients *state, j_compress_ptr cinfo) {
             memcpy(state->planes[c] + (size_t)y * state->plane_width,
                    state->planes[c] + (size_t)(rows - 1) * state->plane_width, state->plane_width);
 
+    int last = state->rows_received == state->height;
     for (int c = 0; c < state->components; c++) {
-        int v = state->v[c];
-        int output_rows = groups * v;
+        int output_rows = groups * state->v[c];
         size_t output_width = (size_t)state->blocks_wide[c] * DCTSIZE;
-        JSAMPLE *source = state->planes[c];
-        size_t stride = state->plane_width;
-        if (state->h[c] != state->max_h) {
-            /* jcsample.c h2v2_downsample: bias 1, 2, 1, 2, ... along the row. */
-            for (int y = 0; y < output_rows; y++) {
-                const JSAMPLE *in0 = state->planes[c] + (size_t)(2 * y) * state->plane_width;
-                gd_downsample_h2v2_row(in0, in0 + state->plane_width, output_width,
-                                       state->downsampled + (size_t)y * state->plane_width, state->avx2);
-            }
-            source = state->downsampled;
+        if (state->h[c] == state->max_h) {
+            gd_code_component(state, cinfo, c, state->planes[c], output_rows, state->imcu_row);
+            continue;
         }
-        /* jcprepct.c: the last output row fills out the iMCU row. */
-        JSAMPLE *rows_of[GD_MAX_COMPONENTS * DCTSIZE];
-        for (int y = 0; y < v * DCTSIZE; y++)
-            rows_of[y] = source + (size_t)(y < output_rows ? y : output_rows - 1) * stride;
-
-        JBLOCKARRAY buffer = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, state->arrays[c],
-                                                               state->imcu_row * (JDIMENSION)v, (JDIMENSION)v, TRUE);
-        for (int block_row = 0; block_row < v; block_row++) {
-            if (state->quantizer == GD_QUANTIZER_ZERO_BIAS) {
-                gd_code_row_zero_bias(state, c, rows_of + block_row * DCTSIZE, block_row, buffer[block_row]);
-                continue;
-            }
-            for (JDIMENSION block = 0; block < state->blocks_wide[c]; block++)
-                gd_code_block(state, c, rows_of + block_row * DCTSIZE, (size_t)block * DCTSIZE,
-                              buffer[block_row][block]);
+        /* jcsample.c h2v2_downsample: bias 1, 2, 1, 2, ... along the row. */
+        JSAMPLE *target = state->sharpen ? state->newest[c] : state->downsampled;
+        for (int y = 0; y < output_rows; y++) {
+            const JSAMPLE *in0 = state->planes[c] + (size_t)(2 * y) * state->plane_width;
+            gd_downsample_h2v2_row(in0, in0 + state->plane_width, output_width, target + (size_t)y * state->plane_width,
+                                   state->avx2);
         }
+        if (!state->sharpen) {
+            gd_code_component(state, cinfo, c, target, output_rows, state->imcu_row);
+            continue;
+        }
+        if (state->has_held) gd_code_held(state, cinfo, c, target);
+        state->newest[c] = state->held[c];
+        state->held[c] = target;
+    }
+    if (state->sharpen) {
+        state->has_above_held = state->has_held;
+        state->has_held = 1;
+        state->held_rows = groups * state->v[state->components - 1];
+        state->held_imcu_row = state->imcu_row;
+        for (int c = 0; c < state->components && last; c++)
+            if (state->h[c] != state->max_h) gd_code_held(state, cinfo, c, NULL);
     }
     state->imcu_row++;
     state->rows_in_strip = 0;

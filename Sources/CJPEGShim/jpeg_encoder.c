@@ -168,7 +168,7 @@ gd_status gd_encoder_start(gd_encoder *encoder, const gd_encode_request *request
     if (encoder->dest.buffer == NULL) ERREXIT1(&encoder->cinfo, JERR_OUT_OF_MEMORY, 11);
     gd_memory_destination_use(&encoder->cinfo, &encoder->dest);
     gd_configure(&encoder->cinfo, request);
-    if (request->quantizer != GD_QUANTIZER_LIBJPEG) {
+    if (request->quantizer != GD_QUANTIZER_LIBJPEG || request->chroma_sharpening != 0) {
         const char *message = "";
         encoder->coefficients = gd_coefficients_create(&encoder->cinfo, request, &message);
         if (encoder->coefficients == NULL) {

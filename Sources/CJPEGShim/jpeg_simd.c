@@ -8,6 +8,7 @@
  * Cb/Cr offset in one table each), and the sum of three entries shifted right by 16 is the
  * sample. The products are exact 32-bit integers, so multiplying here gives the tables' sums.
  * The downsample is jcsample.c h2v2_downsample: (a + b + c + d + bias) >> 2, bias 1, 2, 1, 2, ...
+ * The chroma sharpening after it (jpeg_coefficients.c) is one portable loop the compiler vectorizes.
  */
 #include "jpeg_coefficients.h"
 
@@ -159,4 +160,24 @@ void gd_downsample_h2v2_row(const unsigned char *in0, const unsigned char *in1, 
     (void)avx2;
 #endif
     downsample_portable(in0, in1, 0, count, out);
+}
+
+void gd_sharpen_chroma_row(const unsigned char *up, const unsigned char *row, const unsigned char *down,
+                           size_t count, int k256, unsigned char *out) {
+    if (count == 0) return;
+    if (count == 1) {
+        int v = row[0] + ((k256 * (2 * row[0] - up[0] - down[0]) + 1024) >> 11);
+        out[0] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+        return;
+    }
+    /* The ends apart, a loop the compiler vectorizes. */
+    int first = row[0] + ((k256 * (3 * row[0] - up[0] - down[0] - row[1]) + 1024) >> 11);
+    size_t last = count - 1;
+    int end = row[last] + ((k256 * (3 * row[last] - up[last] - down[last] - row[last - 1]) + 1024) >> 11);
+    for (size_t x = 1; x < last; x++) {
+        int v = row[x] + ((k256 * (4 * row[x] - up[x] - down[x] - row[x - 1] - row[x + 1]) + 1024) >> 11);
+        out[x] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+    out[0] = (unsigned char)(first < 0 ? 0 : first > 255 ? 255 : first);
+    out[last] = (unsigned char)(end < 0 ? 0 : end > 255 ? 255 : end);
 }

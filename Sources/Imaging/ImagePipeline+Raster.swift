@@ -86,6 +86,7 @@ extension ImagePipeline {
             ? StreamedGrayCheck(width: plan.preview.width, height: plan.preview.height) : nil
         var (previewQuantizer, thumbnailQuantizer) = (spec.quantizer, spec.quantizer)
         var (previewLambda, thumbnailLambda): (JPEGQuantizer.TrellisLambda?, JPEGQuantizer.TrellisLambda?) = (nil, nil)
+        var thumbnailSharpening: Float = 0
         let converter = RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries)
         // The decoded original is consumed here, so it is freed before the encodes, not at the end of
         // this function: a HEIC's or AVIF's whole RGB image from libheif (6.9 MB at 1920×1200, 36.6 MB at
@@ -123,13 +124,16 @@ extension ImagePipeline {
                     thumbnailTables = rule.tables(
                         thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma, trellis: trellis)
                     (thumbnailQuantizer, thumbnailLambda) = (.trellis, trellis.lambda)
+                    thumbnailSharpening = trellis.chromaSharpening
                 }
             } else if !nearSize, gradient < klein.detailedGradient, spec.quantizer == .libjpeg,
                 let trellis = settings.flatThumbnailTrellis
             {
-                // A flat preview's thumbnail may be quantized by trellis (HEIC and AVIF: decision 063, session 22).
+                // A flat preview's thumbnail may be quantized by trellis (HEIC and AVIF: decision 063, session 22),
+                // with the row's chroma sharpening (0 in every row: decision 071).
                 thumbnailTables = settings.thumbnailTables(quality: thumbnailQuality, trellis: trellis)
                 (thumbnailQuantizer, thumbnailLambda) = (.trellis, trellis.lambda)
+                thumbnailSharpening = trellis.chromaSharpening
             }
             // A flat one may be quantized by trellis (decision 063, session 22), unless the spec names a quantizer.
             if spec.quantizer == .libjpeg, let trellis = klein.trellis(gradient: gradient) {
@@ -151,6 +155,7 @@ extension ImagePipeline {
         let (previewTablesInForce, thumbnailTablesInForce) = (previewTables, thumbnailTables)
         let (previewQuantizerInForce, thumbnailQuantizerInForce) = (previewQuantizer, thumbnailQuantizer)
         let (previewLambdaInForce, thumbnailLambdaInForce) = (previewLambda, thumbnailLambda)
+        let thumbnailSharpeningInForce = thumbnailSharpening
         DispatchQueue.concurrentPerform(iterations: thumbnail == nil ? 1 : 2) { task in
             if task == 0 {
                 previewJPEG = Result {
@@ -163,7 +168,8 @@ extension ImagePipeline {
                 thumbnailJPEG = Result {
                     try JPEGEncoder.encode(
                         thumbnail, quality: thumbnailQuality, quantizer: thumbnailQuantizerInForce,
-                        trellisLambda: thumbnailLambdaInForce, iccProfile: icc, tables: thumbnailTablesInForce)
+                        trellisLambda: thumbnailLambdaInForce, chromaSharpening: thumbnailSharpeningInForce,
+                        iccProfile: icc, tables: thumbnailTablesInForce)
                 }
                 summary = (thumbnail.averageColorHex(), ThumbHash.encode(thumbnail))
             }

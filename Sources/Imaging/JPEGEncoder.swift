@@ -88,11 +88,13 @@ enum JPEGEncoder {
     /// with `tables`, or our tables at `quality` (`QuantizationTables`). The scans are the fixed
     /// script's, then chosen per image (`JPEGScanChoice`) unless `optimizeScans` is false.
     /// `trellisLambda` is trellis' (nil: `.masked`), used only with `quantizer` `.trellis`; `zeroBias`
-    /// the dead zone of `.zeroBias` (nil: `ZeroBias.standard`).
+    /// the dead zone of `.zeroBias` (nil: `ZeroBias.standard`). `chromaSharpening` k > 0 sharpens the
+    /// downsampled chroma against the decoders' triangle upsampling (each sample h + k (4h − its four
+    /// neighbours) / 8, decision 071) on the coefficient path (`libjpeg` then rounds as `rounding`).
     static func encode(
         _ image: PixelBuffer, quality: Int, quantizer: JPEGQuantizer = .libjpeg,
         trellisLambda: JPEGQuantizer.TrellisLambda? = nil, zeroBias: JPEGQuantizer.ZeroBias? = nil,
-        iccProfile: [UInt8]?,
+        chromaSharpening: Float = 0, iccProfile: [UInt8]?,
         tables: QuantizationTables? = nil, optimizeScans: Bool = true
     ) throws -> [UInt8] {
         let gray = image.channels == 1
@@ -103,7 +105,7 @@ enum JPEGEncoder {
             image, inputColorSpace: gray ? JCS_GRAYSCALE : JCS_EXT_RGBX,
             jpegColorSpace: gray ? JCS_GRAYSCALE : JCS_YCbCr, quality: quality, quantTable: nil, scans: scans,
             subsampleChroma: true, writeAdobe: false, quantizer: quantizer, trellisLambda: trellisLambda,
-            zeroBias: zeroBias, iccProfile: iccProfile,
+            zeroBias: zeroBias, chromaSharpening: chromaSharpening, iccProfile: iccProfile,
             tables: tables ?? QuantizationTables(quality: quality, gray: gray),
             scanChoice: plan)
     }
@@ -116,8 +118,8 @@ enum JPEGEncoder {
         _ image: PixelBuffer, inputColorSpace: J_COLOR_SPACE, jpegColorSpace: J_COLOR_SPACE, quality: Int,
         chromaQuality: Int? = nil, quantTable: [UInt32]?, scans: [jpeg_scan_info]?, subsampleChroma: Bool,
         writeAdobe: Bool, quantizer: JPEGQuantizer = .libjpeg, trellisLambda: JPEGQuantizer.TrellisLambda? = nil,
-        zeroBias: JPEGQuantizer.ZeroBias? = nil, iccProfile: [UInt8]?, tables: QuantizationTables? = nil,
-        scanChoice: (scripts: [[jpeg_scan_info]], probedMaxBytes: UInt)? = nil
+        zeroBias: JPEGQuantizer.ZeroBias? = nil, chromaSharpening: Float = 0, iccProfile: [UInt8]?,
+        tables: QuantizationTables? = nil, scanChoice: (scripts: [[jpeg_scan_info]], probedMaxBytes: UInt)? = nil
     ) throws -> [UInt8] {
         guard image.width > 0, image.height > 0 else { throw ImageError.encodeFailed("empty image") }
         var output: UnsafeMutablePointer<UInt8>?
@@ -156,6 +158,7 @@ enum JPEGEncoder {
                                 request.trellis_lambda_log_scale2 = trellisLambda.logScale2
                             }
                             if quantizer == .zeroBias { (zeroBias ?? .standard).apply(to: &request) }
+                            request.chroma_sharpening = chromaSharpening
                             if let steps {
                                 request.luma_table = steps.baseAddress
                                 if steps.count == 128 { request.chroma_table = steps.baseAddress! + 64 }

@@ -5,14 +5,18 @@
 extension SourceEncoderSettings {
     /// Trellis' lambda and Klein's step for a flat derivative: the step is in place of the rule's own
     /// (trellis zeroes coefficients libjpeg rounds up, so it takes a finer table for the same score), the
-    /// rest of the rule (its chroma, its held low frequencies) as it is.
+    /// rest of the rule (its chroma, its held low frequencies) as it is; and the chroma sharpening its
+    /// encode takes (`JPEGEncoder.encode`'s `chromaSharpening`, 0: none).
     struct FlatTrellis: Sendable, Equatable {
         let lambda: JPEGQuantizer.TrellisLambda
         let step: Double
+        var chromaSharpening: Float = 0
 
         /// HEIC's and AVIF's thumbnails of a flat preview (not near-size): Klein's table half a quality above
         /// the thumbnail's quality in force, 1.5 above libjpeg's (`thumbnailKleinStep` −1), the chroma 11 below
-        /// the luma's as libjpeg's (decision 063, "Session 22 (t22)").
+        /// the luma's as libjpeg's (decision 063, "Session 22 (t22)"). Their chroma is not sharpened: at 0.75
+        /// on a step one coarser they scored up to +1.3 at equal bytes on the bench's (HEIC mate_FreshFlower
+        /// 0.912× → 0.910×), but v20's mate_Wood sources fell 0.06 below vips' (decision 071).
         static let heifThumbnails = FlatTrellis(lambda: .flat, step: 0.5)
         /// HEIC's and AVIF's flat near-size thumbnails: Klein's table at the quality in force, 2 above libjpeg's
         /// (`KleinRule.heifNearSizeThumbnails`' step −2), with its chroma and pale hold. 1 and 0.5 below put v20's

@@ -129,12 +129,16 @@ import Testing
 
     /// The rows: HEIC's and AVIF's flat thumbnails by trellis with the flat lambda, a near-size one at the
     /// thumbnail's quality in force (libjpeg's 2 below), another half a quality above it (libjpeg's 1
-    /// below); none when detailed, none for the previews, none for PNG or WebP.
+    /// below), neither with its chroma sharpened (decision 071); none when detailed, none for the previews,
+    /// none for PNG or WebP.
     @Test func heifRows_TrellisForFlatThumbnails() throws {
         let flat = JPEGQuantizer.TrellisLambda.flat
         for format in [ImageFormat.heif, .avif] {
             let settings = SourceEncoderSettings.forSource(format)
             #expect(settings.flatThumbnailTrellis == SourceEncoderSettings.FlatTrellis(lambda: flat, step: 0.5))
+            // No chroma sharpening (decision 071: measured, not kept).
+            #expect(settings.flatThumbnailTrellis?.chromaSharpening == 0)
+            #expect(settings.nearSizeThumbnailKlein?.flatTrellis?.chromaSharpening == 0)
             #expect(
                 settings.nearSizeThumbnailKlein?.flatTrellis == SourceEncoderSettings.FlatTrellis(lambda: flat, step: 0)
             )

@@ -100,6 +100,10 @@ typedef struct {
     float zero_bias_chroma;           /* coefficient's weight x the block's masking) steps is sent as 0; */
     float zero_bias_masking;          /* masking = a / (a + this), a the block's eroded activity; negative:
                                          |this| / (a + |this|), the dead zone widest in smooth blocks */
+    float chroma_sharpening;          /* k: each downsampled chroma sample h becomes h + k (4h - its four
+                                         neighbours) / 8 before its DCT, against the decoders' triangle
+                                         upsampling; 0: libjpeg's box average as it is. Not with
+                                         GD_QUANTIZER_ZERO_BIAS; with GD_QUANTIZER_LIBJPEG the path rounds */
     const gd_scan_script *probes;       /* gd_encode: scan scripts to choose from after the file is
                                             written with probes[0] = scans (gd_encoder_finish_choosing);
                                             NULL: the file as written */
@@ -172,5 +176,9 @@ void gd_rgb_ycc_row(const unsigned char *pixels, int pixel_bytes, unsigned int w
 /* jcsample.c's h2v2_downsample of two rows of 2 * count samples into `count` samples. */
 void gd_downsample_h2v2_row(const unsigned char *in0, const unsigned char *in1, size_t count, unsigned char *out,
                             int avx2);
+/* The chroma sharpening of one downsampled row: row[x] + (k256 (4 row[x] - up[x] - down[x] - row[x - 1] -
+ * row[x + 1]) + 1024) >> 11, clamped to 0...255, the row's ends replicated (k256: k x 256). */
+void gd_sharpen_chroma_row(const unsigned char *up, const unsigned char *row, const unsigned char *down,
+                           size_t count, int k256, unsigned char *out);
 
 #endif
