@@ -10,11 +10,19 @@ import Synchronization
 /// `NextKeyMarker` and `NextUploadIdMarker` naming a truncated page's last upload), so the store's
 /// paging runs over moto's real uploads; every other request, the aborts among them, goes to moto
 /// unchanged, and so does an answer moto truncated itself. It can also play a store that fails:
-/// `failListings` makes the next list requests fail as a stopped server's would, and `stuck` makes
-/// a truncated page's markers the request's own, a listing that never moves.
+/// `failListings` makes the next list requests fail as a stopped server's would, `stuck` makes
+/// a truncated page's markers the request's own, a listing that never moves, `shortPages` answers
+/// fewer uploads a page than asked, and `failAborts` refuses the aborts of some keys.
 final class MultipartPagingTransport: S3Transport, Sendable {
     let wrapped: S3Transport
-    private let state = Mutex<(failListings: Bool, stuck: Bool, listings: [String])>((false, false, []))
+    private struct State {
+        var failListings = false
+        var stuck = false
+        var shortPages: Int?
+        var failAborts: Set<String> = []
+        var listings: [String] = []
+    }
+    private let state = Mutex(State())
 
     init(_ wrapped: S3Transport) {
         self.wrapped = wrapped
@@ -32,6 +40,18 @@ final class MultipartPagingTransport: S3Transport, Sendable {
         set { state.withLock { $0.stuck = newValue } }
     }
 
+    /// At most this many uploads a page, whatever `max-uploads` asks (S3 may answer fewer).
+    var shortPages: Int? {
+        get { state.withLock { $0.shortPages } }
+        set { state.withLock { $0.shortPages = newValue } }
+    }
+
+    /// Keys (after the store's prefix) whose AbortMultipartUpload fails, as a policy denying it would.
+    var failAborts: Set<String> {
+        get { state.withLock { $0.failAborts } }
+        set { state.withLock { $0.failAborts = newValue } }
+    }
+
     /// The ListMultipartUploads targets seen, in order.
     var listings: [String] { state.withLock { $0.listings } }
 
@@ -40,13 +60,18 @@ final class MultipartPagingTransport: S3Transport, Sendable {
         head: (S3HTTPResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> S3HTTPResponse {
         let query = Self.query(target)
+        if method == "DELETE", query["uploadId"] != nil {
+            let path = target.prefix { $0 != "?" }
+            let refused = state.withLock { $0.failAborts }.contains { path.hasSuffix("/" + $0) }
+            if refused { throw S3TransportError("access denied (injected: the abort is refused)") }
+        }
         guard method == "GET", query["uploads"] != nil else {
             return try wrapped.send(
                 method: method, target: target, headers: headers, body: body, head: head, sink: sink)
         }
-        let (fail, stuck) = state.withLock { state in
+        let (fail, stuck, short) = state.withLock { state in
             state.listings.append(target)
-            return (state.failListings, state.stuck)
+            return (state.failListings, state.stuck, state.shortPages)
         }
         if fail { throw S3TransportError("connection refused (injected: the store stopped)") }
         var whole = [UInt8]()
@@ -58,13 +83,13 @@ final class MultipartPagingTransport: S3Transport, Sendable {
             try whole.withUnsafeBytes { try sink($0) }
             return response
         }
-        let page = Self.page(of: text, query: query, stuck: stuck)
+        let page = Self.page(of: text, query: query, stuck: stuck, shortPages: short)
         try Array(page.utf8).withUnsafeBytes { try sink($0) }
         return response
     }
 
     /// The page of `text`'s uploads that `query` asks for, as S3 would write it.
-    static func page(of text: String, query: [String: String], stuck: Bool) -> String {
+    static func page(of text: String, query: [String: String], stuck: Bool, shortPages: Int? = nil) -> String {
         let uploads = S3XML.elements("Upload", in: text).map { xml in
             (key: S3XML.value("Key", in: xml) ?? "", id: S3XML.value("UploadId", in: xml) ?? "", xml: xml)
         }
@@ -85,7 +110,7 @@ final class MultipartPagingTransport: S3Transport, Sendable {
                 }[...]
         }
         let max = Int(query["max-uploads"] ?? "") ?? 1000
-        let page = rest.prefix(max)
+        let page = rest.prefix(Swift.min(max, shortPages ?? max))
         let truncated = rest.count > page.count
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListMultipartUploadsResult>"
         xml += "<KeyMarker>\(XMLText.escaped(query["key-marker"] ?? ""))</KeyMarker>"

@@ -117,6 +117,52 @@ struct S3MultipartCleanupTests {
         #expect(try open(store, other) == kept)
     }
 
+    /// An upload whose abort keeps failing (a policy that denies it) ends the pass it is met in, but
+    /// does not stop the clean-up there for good: the next pass goes on after it, and it is tried
+    /// again once a pass has gone round the whole listing.
+    @Test func anAbortThatKeepsFailing_IsPassed_AndTriedAgainNextRound() throws {
+        let (store, paging, other, kept) = try bucket()
+        defer { try? abortAll(store, other) }
+        paging.failAborts = ["originals/o3.heic"]
+        // Pages of 4: b0 b1 o0 o1, then o2 o3 …: o0, o1, o2 aborted, o3 refused.
+        let first = clean(store, pageSize: 4)
+        #expect((first.aborted, first.listed) == (3, 6))
+        guard case .failed(let message)? = first.stopped else {
+            Issue.record("expected a failure, got \(String(describing: first.stopped))")
+            return
+        }
+        #expect(message.contains("access denied"))
+        // After o3: o4 … o8, p0, p1, to the listing's end.
+        let second = clean(store, pageSize: 4)
+        #expect(second.resumedAfter?.key == store.client.configuration.prefix + "originals/o3.heic")
+        #expect((second.aborted, second.stopped) == (7, nil))
+        paging.failAborts = []
+        var passes: [S3BlobStore.MultipartCleanup] = []
+        repeat {
+            passes.append(clean(store, pageSize: 4))
+        } while passes.reduce(0, { $0 + $1.aborted }) == 0 && passes.count < 3
+        #expect(passes.reduce(0) { $0 + $1.aborted } == 1)
+        #expect(try open(store, other) == kept)
+    }
+
+    /// A store answering fewer uploads a page than asked: a pass makes no more requests than a
+    /// listing of its bound in full pages would (here 6 uploads, pages of 3: 2 + 1), and stops there.
+    @Test func shortPages_StopAtTheRequestsOfFullOnes() throws {
+        let (store, paging, other, kept) = try bucket()
+        defer { try? abortAll(store, other) }
+        paging.shortPages = 1
+        let first = clean(store, bound: 6, pageSize: 3)
+        #expect((first.pages, first.listed, first.stopped) == (3, 3, .bound(6)))
+        #expect(paging.listings.count == 3)
+        paging.shortPages = nil
+        var passes = [first]
+        repeat {
+            passes.append(clean(store, bound: 6, pageSize: 3))
+        } while passes.last?.stopped != nil && passes.count < 10
+        #expect(passes.reduce(0) { $0 + $1.aborted } == 11)
+        #expect(try open(store, other) == kept)
+    }
+
     /// A store whose truncated pages name the same markers again (a bad page): the pass stops
     /// there rather than list it for ever, and each pass still gets a page further.
     @Test func markersThatDoNotMove_StopThePass_AndEachPassGetsFurther() throws {

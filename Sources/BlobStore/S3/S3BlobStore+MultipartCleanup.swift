@@ -5,7 +5,8 @@ extension S3BlobStore {
     public struct MultipartCleanup: Sendable, Equatable {
         /// Why a pass ended before the listing's end.
         public enum Stop: Sendable, Equatable {
-            /// It listed its bound of uploads; the next pass goes on after the last one.
+            /// It listed its bound of uploads, or made the requests a listing of them in full pages
+            /// takes (a store answering short pages); the next pass goes on after the last one.
             case bound(Int)
             /// A listing or an abort failed (the error, as text); the next pass goes on from there.
             case failed(String)
@@ -43,6 +44,7 @@ extension S3BlobStore {
     ) -> MultipartCleanup {
         let prefix = client.configuration.prefix
         let bound = max(bound, 1)
+        let pageLimit = (bound + max(pageSize, 1) - 1) / max(pageSize, 1) + 1
         var result = MultipartCleanup()
         // After the last upload handled (or where the next page starts): where the next pass goes on.
         var position = multipartCursor.withLock { $0 }
@@ -61,6 +63,10 @@ extension S3BlobStore {
                         return result
                     }
                     result.listed += 1
+                    // Past this upload before its abort: an abort that keeps failing (a policy that
+                    // denies it, say) ends this pass, and the next goes on after it rather than stop at
+                    // it every hour; it is tried again once a pass has gone round the whole listing.
+                    position = S3MultipartMarker(key: upload.key, uploadId: upload.uploadId)
                     if upload.key.hasPrefix(prefix), upload.initiated < cutoff {
                         let key = String(upload.key.dropFirst(prefix.count))
                         if directories.contains(where: { key.hasPrefix($0 + "/") }),
@@ -69,7 +75,6 @@ extension S3BlobStore {
                             result.aborted += 1
                         }
                     }
-                    position = S3MultipartMarker(key: upload.key, uploadId: upload.uploadId)
                 }
                 guard let next = page.next else { return result }
                 // A marker that does not move would list the same page for ever.
@@ -79,7 +84,9 @@ extension S3BlobStore {
                         code: "MalformedAnswer", message: "the next page's markers do not move past \(next.key)")
                 }
                 position = next
-                if result.listed >= bound {
+                // Pages shorter than asked (or empty, truncated ones) count too: a pass makes at most
+                // the requests a full-page listing of its bound would.
+                if result.listed >= bound || result.pages >= pageLimit {
                     result.stopped = .bound(bound)
                     return result
                 }
