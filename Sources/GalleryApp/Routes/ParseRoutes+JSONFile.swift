@@ -85,13 +85,16 @@ extension ParseRoutes {
             appID: try string("_ApplicationId"), restKey: try string("_JavaScriptKey"),
             masterKey: try string("_MasterKey"))
         guard bodyKeys.appID != nil else { throw ParseUnauthorized(reason: "the JSON upload has no _ApplicationId") }
-        switch keys.access(request, bodyKeys: bodyKeys) == .none ? keys.refused(bodyKeys) : nil {
-        case .appID?: throw ParseUnauthorized(reason: "the JSON upload's _ApplicationId is not this application's")
-        case .restKey?: throw ParseUnauthorized(reason: "the JSON upload's _JavaScriptKey is missing or wrong")
-        case nil: try require(.client, request, keys, bodyKeys: bodyKeys)
+        // The keys' access, worked out once: refused with the key that failed, else the caller's.
+        let access = keys.access(request, bodyKeys: bodyKeys)
+        guard access != .none else {
+            switch keys.refused(bodyKeys) {
+            case .appID?: throw ParseUnauthorized(reason: "the JSON upload's _ApplicationId is not this application's")
+            case .restKey?: throw ParseUnauthorized(reason: "the JSON upload's _JavaScriptKey is missing or wrong")
+            case nil: throw ParseUnauthorized()
+            }
         }
-        let caller = try context.sessions.caller(
-            request, access: keys.access(request, bodyKeys: bodyKeys), bodyToken: try string("_SessionToken"))
+        let caller = try context.sessions.caller(request, access: access, bodyToken: try string("_SessionToken"))
         guard caller != .anonymous else { throw publicUploadRefused() }
         let name = try validUploadName(request)
         guard read.scanner.base64 == .string else {
