@@ -120,6 +120,12 @@ extension ImagePipeline {
                 let thumbnailChroma =
                     rule.measuresChroma(gradient: gradient) ? chroma ?? PreviewDetail.meanChroma(preview) : nil
                 thumbnailTables = rule.tables(thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma)
+                // A detailed one's step is lowered by vips' resampling loss where the row says so (decision 072).
+                if let loss = rule.resamplingLoss, gradient >= rule.detailedGradient, let thumbnail = keptThumbnail {
+                    thumbnailTables = loss.tables(
+                        thumbnailQuality, detailedStep: rule.detailedStep, preview: preview,
+                        thumbnail: (thumbnail.width, thumbnail.height))
+                }
                 if spec.quantizer == .libjpeg, let trellis = rule.trellis(gradient: gradient) {
                     thumbnailTables = rule.tables(
                         thumbnailQuality, gradient: gradient, meanChroma: thumbnailChroma, trellis: trellis)

@@ -51,6 +51,8 @@ extension SourceEncoderSettings {
         /// A flat preview quantized by trellis on its own step (`FlatTrellis`, `trellis(gradient:)`); nil:
         /// by libjpeg (decisions 063 and its session 22 section).
         var flatTrellis: FlatTrellis? = nil
+        /// A detailed preview's thumbnail further below `detailedStep` by vips' resampling loss (decision 072).
+        var resamplingLoss: ResamplingLossStep? = nil
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -127,7 +129,8 @@ extension SourceEncoderSettings {
         /// (`FlatTrellis.heifNearSizeThumbnails`).
         static let heifNearSizeThumbnails = KleinRule(
             step: -2, detailedStep: -1, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 3, lowChroma: 20, flatTrellis: .heifNearSizeThumbnails)
+            lowChromaLumaStep: 3, lowChroma: 20, flatTrellis: .heifNearSizeThumbnails,
+            resamplingLoss: .heifNearSizeThumbnails)
 
         /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`
         /// or `lowChromaLumaStep`.
