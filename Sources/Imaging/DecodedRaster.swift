@@ -1,5 +1,6 @@
-/// A whole decoded 8-bit image as a C library handed it out (libheif's plane, libpng's or
-/// libwebp's buffer): rows of `stride` bytes, RGB or RGBA (straight, not premultiplied, alpha).
+/// A whole decoded image as a C library handed it out (libheif's plane, libpng's or libwebp's
+/// buffer): rows of `stride` bytes, 8-bit RGB or RGBA (straight, not premultiplied, alpha), or an
+/// HDR HEIF's 16-bit RGB (decision 074).
 /// `release` frees the memory when the raster goes away.
 final class DecodedRaster: RasterRows {
     /// How a pixel is laid out.
@@ -8,9 +9,18 @@ final class DecodedRaster: RasterRows {
         case rgb
         /// Red, green, blue, alpha.
         case rgba
+        /// Red, green, blue, 16 bits each, little-endian, holding `bitsPerSample`-bit values
+        /// (libheif's `heif_chroma_interleaved_RRGGBB_LE`).
+        case rgb16
 
         /// Bytes per pixel.
-        var bytesPerPixel: Int { self == .rgb ? 3 : 4 }
+        var bytesPerPixel: Int {
+            switch self {
+            case .rgb: 3
+            case .rgba: 4
+            case .rgb16: 6
+            }
+        }
     }
 
     /// Width in pixels.
@@ -23,6 +33,10 @@ final class DecodedRaster: RasterRows {
     let layout: Layout
     /// The first row.
     let pixels: UnsafePointer<UInt8>
+    /// Bits of each sample's value: 8, or 10 to 16 in `.rgb16` rows.
+    var bitsPerSample = 8
+    /// The HDR original's peak luminance in cd/m² from its `clli` or `mdcv`, if it says.
+    var peakLuminance: Double?
     private let release: () -> Void
 
     /// Wraps decoded memory, freed by `release` in `deinit`.

@@ -16,6 +16,8 @@ extension ImagePipeline {
     ) throws -> ProcessedImage {
         let plan = DerivativePlan(info: info, spec: spec)
         var primaries: Int?
+        var transfer: Int?
+        var (bitsPerSample, peakLuminance): (Int, Double?) = (8, nil)
         var fileBytes: Int?
         let rows: any RasterRows
         switch info.format {
@@ -29,8 +31,13 @@ extension ImagePipeline {
             rows = try WebPDecoder.rows(bytes: file, limits: limits, covering: plan.decodeTargets)
         case .heif, .avif:
             let file = try path.map { try HEIFFile(path: $0) } ?? HEIFFile(bytes: bytes ?? [])
-            primaries = file.nclxPrimaries()
-            rows = try file.decode()
+            let nclx = file.nclx()
+            (primaries, transfer) = (nclx?.primaries, nclx?.transfer)
+            // A transfer galleryd converts (PQ, HLG, linear, gammas) keeps a 10-bit image's bits (decision 074).
+            let raster = try file.decode(
+                keepingBits: transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false)
+            (bitsPerSample, peakLuminance) = (raster.bitsPerSample, raster.peakLuminance)
+            rows = raster
         case .jpeg:
             throw ImageError.unsupportedFormat
         }
@@ -87,7 +94,9 @@ extension ImagePipeline {
         var (previewQuantizer, thumbnailQuantizer) = (spec.quantizer, spec.quantizer)
         var (previewLambda, thumbnailLambda): (JPEGQuantizer.TrellisLambda?, JPEGQuantizer.TrellisLambda?) = (nil, nil)
         var (previewSharpening, thumbnailSharpening): (Float, Float) = (0, 0)
-        let converter = RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries)
+        let converter = RasterRowConverter(
+            layout: rows.layout, nclxPrimaries: primaries, nclxTransfer: transfer, bitsPerSample: bitsPerSample,
+            peakLuminance: peakLuminance)
         // The decoded original is consumed here, so it is freed before the encodes, not at the end of
         // this function: a HEIC's or AVIF's whole RGB image from libheif (6.9 MB at 1920×1200, 36.6 MB at
         // 12 MP) was held beside the kept preview and both encoders' coefficients (decision 027, session 24).

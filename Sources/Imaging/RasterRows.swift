@@ -1,4 +1,4 @@
-/// A decoded 8-bit image handed out top to bottom in runs of finished rows, as its decoder makes
+/// A decoded image (8-bit, or an HDR HEIF's 16-bit `.rgb16`) handed out top to bottom in runs of finished rows, as its decoder makes
 /// them: a whole `DecodedRaster` in one run, an incremental WebP decode a few rows at a time, so
 /// the resampler can start before the decode ends.
 protocol RasterRows: AnyObject {
