@@ -2,7 +2,7 @@ import Foundation
 
 /// 10-bit HEIC and AVIF originals in the transfers galleryd converts (decision 074): a 16-bit PNG
 /// whose code values are computed here from the light each pixel should carry (PQ, HLG, linear,
-/// a 2.2 gamma or sRGB's curve), coded by `heif-enc -b 10`, its image wrapped by `HEIFAssembler`
+/// a 2.2 or 2.8 gamma or sRGB's curve), coded by `heif-enc -b 10`, its image wrapped by `HEIFAssembler`
 /// with the nclx `colr` box that says the transfer. libheif 1.15's `heif-enc` takes
 /// `--colour_primaries` and `--transfer_characteristic` but writes no `colr` box for a HEIC and an
 /// unspecified 2/2/6 one for an AVIF, coding with the BT.601 matrix (6) at full range either way,
@@ -10,7 +10,7 @@ import Foundation
 public enum HDRFixtures {
     /// A transfer characteristics code (ITU-T H.273 Table 3) and how light becomes its code values.
     public enum Transfer: Sendable {
-        case sRGB, linear, gamma22, pq, hlg
+        case sRGB, linear, gamma22, gamma28, pq, hlg
 
         /// The nclx code.
         public var code: Int {
@@ -18,6 +18,7 @@ public enum HDRFixtures {
             case .sRGB: 13
             case .linear: 8
             case .gamma22: 4
+            case .gamma28: 5
             case .pq: 16
             case .hlg: 18
             }
@@ -32,6 +33,7 @@ public enum HDRFixtures {
                 return (f(rgb.0), f(rgb.1), f(rgb.2))
             case .linear: return rgb
             case .gamma22: return (pow(rgb.0, 1 / 2.2), pow(rgb.1, 1 / 2.2), pow(rgb.2, 1 / 2.2))
+            case .gamma28: return (pow(rgb.0, 1 / 2.8), pow(rgb.1, 1 / 2.8), pow(rgb.2, 1 / 2.8))
             case .pq: return (Self.pq(rgb.0), Self.pq(rgb.1), Self.pq(rgb.2))
             case .hlg:
                 // BT.2100's inverse OOTF (Lw = 1000 cd/m², γ = 1.2, BT.2020's luminance), then its OETF.

@@ -100,8 +100,8 @@ import Testing
         for (got, expected) in zip(c, [208, 232, 250]) { #expect(abs(got.1 - expected) <= 5, "\(c)") }
     }
 
-    /// Linear (8) and 2.2-gamma (4) originals, 10-bit and 8-bit, are their sRGB (13) twin's colours.
-    @Test(arguments: [(HDRFixtures.Transfer.linear, 10), (.gamma22, 10), (.gamma22, 8), (.linear, 12)])
+    /// Linear (8), 2.2-gamma (4) and 2.8-gamma (5) originals, 8 to 12-bit, are their sRGB (13) twin's colours.
+    @Test(arguments: [(HDRFixtures.Transfer.linear, 10), (.gamma22, 10), (.gamma22, 8), (.linear, 12), (.gamma28, 10)])
     func process_ConvertsLinearAndGammaExactly(_ transfer: HDRFixtures.Transfer, bits: Int) throws {
         // Linear light of sRGB (200, 100, 50), 18% grey, white, (30, 60, 90), a light blue, black.
         let light: [(Double, Double, Double)] = [
