@@ -1,6 +1,5 @@
-/// A whole decoded image as a C library handed it out (libheif's plane, libpng's or libwebp's
-/// buffer): rows of `stride` bytes, 8-bit RGB or RGBA (straight, not premultiplied, alpha), or an
-/// HDR HEIF's 16-bit RGB (decision 074).
+/// A whole decoded 8-bit image as a C library handed it out (libheif's plane, libpng's or
+/// libwebp's buffer): rows of `stride` bytes, RGB or RGBA (straight, not premultiplied, alpha).
 /// `release` frees the memory when the raster goes away.
 final class DecodedRaster: RasterRows {
     /// How a pixel is laid out.
@@ -9,8 +8,8 @@ final class DecodedRaster: RasterRows {
         case rgb
         /// Red, green, blue, alpha.
         case rgba
-        /// Red, green, blue, 16 bits each, little-endian, holding `bitsPerSample`-bit values
-        /// (libheif's `heif_chroma_interleaved_RRGGBB_LE`).
+        /// Red, green, blue, 16 bits each, little-endian, holding values of 9 to 16 bits: an HDR
+        /// HEIC's or AVIF's rows (`HEIFPlanarRows`, decision 074).
         case rgb16
 
         /// Bytes per pixel.
@@ -33,10 +32,6 @@ final class DecodedRaster: RasterRows {
     let layout: Layout
     /// The first row.
     let pixels: UnsafePointer<UInt8>
-    /// Bits of each sample's value: 8, or 10 to 16 in `.rgb16` rows.
-    var bitsPerSample = 8
-    /// The HDR original's peak luminance in cd/m² from its `clli` or `mdcv`, if it says.
-    var peakLuminance: Double?
     private let release: () -> Void
 
     /// Wraps decoded memory, freed by `release` in `deinit`.

@@ -159,39 +159,37 @@ final class HEIFFile {
     }
 
     /// Decodes the primary image (grid tiles assembled, transforms applied) to 8-bit interleaved
-    /// RGB; 10- and 12-bit images are reduced by libheif. With `keepingBits`, an image coded at
-    /// more than 8 bits is decoded to 16-bit RGB (`.rgb16`, its own bit depth in
-    /// `bitsPerSample`), with its `clli` or `mdcv` peak, for the HDR conversion (decision 074).
-    /// Alpha, if any, is dropped.
-    func decode(keepingBits: Bool = false) throws -> DecodedRaster {
+    /// RGB; 10- and 12-bit images are reduced by libheif. Alpha, if any, is dropped.
+    func decode() throws -> DecodedRaster {
         guard let options = heif_decoding_options_alloc() else { throw ImageError.decodeFailed("libheif options") }
         defer { heif_decoding_options_free(options) }
-        let wide = keepingBits && lumaBits > 8
-        options.pointee.convert_hdr_to_8bit = wide ? 0 : 1
+        options.pointee.convert_hdr_to_8bit = 1
         var image: OpaquePointer?
-        try Self.check(
-            heif_decode_image(
-                handle, &image, heif_colorspace_RGB,
-                wide ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB,
-                options))
+        try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options))
         guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
         var stride: Int32 = 0
-        let bits = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved))
-        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
-            !wide || (9...16).contains(bits)
-        else {
+        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
             heif_image_release(image)
-            throw ImageError.decodeFailed("libheif returned no interleaved plane of the asked depth")
+            throw ImageError.decodeFailed("libheif returned no interleaved plane")
         }
-        let raster = DecodedRaster(
+        return DecodedRaster(
             width: Int(heif_image_get_width(image, heif_channel_interleaved)),
-            height: Int(heif_image_get_height(image, heif_channel_interleaved)), stride: Int(stride),
-            layout: wide ? .rgb16 : .rgb, pixels: plane, release: { heif_image_release(image) })
-        if wide {
-            raster.bitsPerSample = bits
-            raster.peakLuminance = Self.peakLuminance(image)
-        }
-        return raster
+            height: Int(heif_image_get_height(image, heif_channel_interleaved)), stride: Int(stride), layout: .rgb,
+            pixels: plane, release: { heif_image_release(image) })
+    }
+
+    /// Decodes a primary image coded at more than 8 bits with its bits kept, to 16-bit planar RGB
+    /// with its `clli` or `mdcv` peak, for the transfer conversion of an HDR, linear or gamma
+    /// original (decision 074); nil for an 8-bit image (`decode` then). Alpha, if any, is dropped.
+    func decodeKeepingBits() throws -> HEIFPlanarRows? {
+        guard lumaBits > 8 else { return nil }
+        guard let options = heif_decoding_options_alloc() else { throw ImageError.decodeFailed("libheif options") }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 0
+        var image: OpaquePointer?
+        try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, options))
+        guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
+        return try HEIFPlanarRows(image: image, peakLuminance: Self.peakLuminance(image))
     }
 
     /// The peak the decoded `image` says its light reaches, cd/m²: its `clli` maximum content

@@ -33,11 +33,14 @@ extension ImagePipeline {
             let file = try path.map { try HEIFFile(path: $0) } ?? HEIFFile(bytes: bytes ?? [])
             let nclx = file.nclx()
             (primaries, transfer) = (nclx?.primaries, nclx?.transfer)
-            // A transfer galleryd converts (PQ, HLG, linear, gammas) keeps a 10-bit image's bits (decision 074).
-            let raster = try file.decode(
-                keepingBits: transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false)
-            (bitsPerSample, peakLuminance) = (raster.bitsPerSample, raster.peakLuminance)
-            rows = raster
+            // A transfer galleryd converts (PQ, HLG, linear, gammas) keeps an image's bits past 8 (decision 074).
+            let converts = transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false
+            if converts, let planar = try file.decodeKeepingBits() {
+                (bitsPerSample, peakLuminance) = (planar.bitsPerSample, planar.peakLuminance)
+                rows = planar
+            } else {
+                rows = try file.decode()
+            }
         case .jpeg:
             throw ImageError.unsupportedFormat
         }
