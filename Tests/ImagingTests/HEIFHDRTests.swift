@@ -89,6 +89,29 @@ import Testing
         #expect(rgb.allSatisfy { abs($0 - 229) <= 4 }, "\(result.dominantColor)")
     }
 
+    /// A phone's HDR photo is grid-tiled and may be rotated: libheif assembles the 16-bit tiles and
+    /// applies `irot` in the planar decode as in the 8-bit one (a 2×1 grid of a reference-white tile
+    /// and a 1000 cd/m² one, turned a quarter anticlockwise: white at the bottom, the peak on top).
+    @Test func process_ToneMapsAGridTiledRotatedPQPhoto() throws {
+        let tiles = try [(203.0, 203.0, 203.0), (1000.0, 1000.0, 1000.0)].map { light in
+            let code = HDRFixtures.Transfer.pq.signal(light)
+            let png = HDRFixtures.png16(width: 64, height: 64) { _, _ in
+                [code.0, code.1, code.2].map { Int(($0 * 65535).rounded()) }
+            }
+            let coded = try HDRFixtures.heifEnc(
+                png, options: ["-b", "10", "-q", "95", "-p", "chroma=444"], avif: false)
+            return HEIFAssembler.Tile(heifEncOutput: coded, width: 64, height: 64)
+        }
+        let file = HEIFAssembler.assemble(
+            tiles: tiles, columns: 2, grid: true, transforms: [.irot(quarters: 1)],
+            colour: .nclx(primaries: 9, transfer: 16))
+        let result = try ImagePipeline.process(bytes: file, spec: Self.spec)
+        #expect((result.info.width, result.info.height) == (64, 128))
+        let image = try TestImages.decode(result.preview.jpeg)
+        let (top, bottom) = (image.rgb(x: 32, y: 32), image.rgb(x: 32, y: 96))
+        #expect(abs(Int(top.g) - 255) <= 5 && abs(Int(bottom.g) - 229) <= 5, "\(top) \(bottom)")
+    }
+
     /// A PQ original's `clli` sets the peak the roll-off ends at: at 4000 cd/m², 1000 is below white
     /// and reference white darker than at the 1000 assumed without it.
     @Test func process_RollsOffToThePeakTheClliBoxSays() throws {
