@@ -22,8 +22,13 @@ extension ImagePipeline {
         let rows: any RasterRows
         switch info.format {
         case .png:
-            // Decoded while resampled, a band of rows at a time; an interlaced file whole.
-            rows = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits)
+            // Decoded while resampled, a band of rows at a time; an interlaced file whole. A `cICP` whose
+            // transfer galleryd converts (an HDR PNG) is converted as a HEIF's nclx is (decision 074).
+            let png = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits)
+            if let cicp = png.cicp, TransferCurve(nclxTransfer: cicp.transfer) != .sRGB {
+                (primaries, transfer, bitsPerSample) = (cicp.primaries, cicp.transfer, png.bitsPerSample)
+            }
+            rows = png
         case .webp:
             // Decoded while resampled: the "decode" lap holds only libwebp's header parse.
             let file = try bytes ?? readFile(path ?? "")
@@ -56,7 +61,9 @@ extension ImagePipeline {
         // Derivatives carry the original's RGB ICC profile, as for JPEG originals, except a plain
         // sRGB one where the format's row says so (it is what a JPEG without one means); converted
         // nclx colour is sRGB and needs none.
-        let icc = compatibleProfile(info.iccProfile, channels: 4).flatMap {
+        // A converted transfer's light is sRGB: a PNG's ICC profile beside its `cICP` is not carried.
+        let convertsTransfer = transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false
+        let icc = compatibleProfile(convertsTransfer ? nil : info.iccProfile, channels: 4).flatMap {
             settings.omitsSRGBProfile && SRGBProfile.matches($0) ? nil : $0
         }
         let keepsSize = plan.preview.width == info.width && plan.preview.height == info.height

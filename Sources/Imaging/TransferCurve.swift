@@ -29,6 +29,8 @@ enum TransferCurve: Equatable, Sendable {
     /// The peak assumed for PQ without a usable `clli` or `mdcv` (what BT.2408 and Chrome assume).
     static let defaultPQPeak = 1000.0
 
+    /// The codes with a curve of their own, which galleryd converts.
+    static let convertedCodes = [4, 5, 8, 16, 18]
     /// The codes read as sRGB without a word (1, 2, 6, 7, 11–15); the others seen are logged once.
     private static let shownAsSRGB: Set<Int> = [1, 2, 6, 7, 11, 12, 13, 14, 15]
     /// Codes already logged as not converted, so that each is logged once per process.
