@@ -15,7 +15,7 @@ struct RasterRowConverter {
     let transfer: TransferConversion?
 
     /// sRGB-encoded byte → linear light, 0…1 (IEC 61966-2-1).
-    static let linear: [Float] = (0..<256).map { value in
+    private static let linear: [Float] = (0..<256).map { value in
         let v = Double(value) / 255
         return Float(v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4))
     }
