@@ -76,7 +76,7 @@ let package = Package(
             name: "Imaging",
             dependencies: [
                 "CJPEG", "CJPEGShim", "CHeif", "CPNG", "CPNGShim", "CResampleKernels", "CWebP", "CZlib",
-                "CivilCalendar",
+                "CivilCalendar", .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "BlobStore",

@@ -15,11 +15,11 @@ maps=()
 for m in CJPEG CPNG CWebP CHeif CZlib; do maps+=(-Xcc "-fmodule-map-file=$s/$m/module.modulemap"); done
 for m in CJPEGShim CPNGShim CResampleKernels; do maps+=(-Xcc "-fmodule-map-file=$r/$m.build/module.modulemap" -Xcc "-I$s/$m/include"); done
 swiftc -O bench/imaging-process.swift -I "$r/Modules" "${maps[@]}" "$r"/Imaging.build/*.o "$r"/CJPEGShim.build/*.o \
-  "$r"/CPNGShim.build/*.o "$r"/CResampleKernels.build/*.o "$r"/CivilCalendar.build/*.o -ljpeg -lpng16 -lwebp -lwebpdemux -lheif -lz -o "$out" 2>&1 \
+  "$r"/CPNGShim.build/*.o "$r"/CResampleKernels.build/*.o "$r"/CivilCalendar.build/*.o "$r"/Logging.build/*.o -ljpeg -lpng16 -lwebp -lwebpdemux -lheif -lz -o "$out" 2>&1 \
   | grep -v warning >&2 || true
 swiftc -O -wmo -swift-version 6 -parse-as-library -module-name ImagingDecode bench/imaging-decode.swift \
   Sources/Imaging/*.swift -I "$r/Modules" "${maps[@]}" "$r"/CJPEGShim.build/*.o "$r"/CPNGShim.build/*.o \
-  "$r"/CResampleKernels.build/*.o "$r"/CivilCalendar.build/*.o -ljpeg -lpng16 -lwebp -lwebpdemux -lheif -lz \
+  "$r"/CResampleKernels.build/*.o "$r"/CivilCalendar.build/*.o "$r"/Logging.build/*.o -ljpeg -lpng16 -lwebp -lwebpdemux -lheif -lz \
   -o "$scratch/imaging-decode" 2>&1 | grep -v warning >&2 || true
 [ -x "$scratch/imaging-decode" ] || { echo "imaging-process.sh: imaging-decode did not build" >&2; exit 1; }
 echo "$out"

@@ -60,6 +60,8 @@ static gp_reader *create(void) {
         gp_reader_destroy(reader);
         return NULL;
     }
+    /* cICP (PNG 3rd edition §11.3.2.6) is newer than this libpng: kept as an unknown chunk to be read. */
+    png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_ALWAYS, (png_const_bytep) "cICP\0", 1);
     return reader;
 }
 
@@ -93,8 +95,22 @@ void gp_reader_destroy(gp_reader *reader) {
 
 static gp_status failure(gp_reader *reader) { return reader->truncated ? GP_TRUNCATED : GP_ERROR; }
 
+/* The file's cICP chunk into cicp[0…3] (primaries, transfer, matrix, full range), or cicp[0] = -1. */
+static void read_cicp(png_structp png, png_infop info, int cicp[4]) {
+    cicp[0] = -1;
+    png_unknown_chunkp chunks = NULL;
+    int count = png_get_unknown_chunks(png, info, &chunks);
+    for (int i = 0; i < count; i++) {
+        if (memcmp(chunks[i].name, "cICP", 4) == 0 && chunks[i].size == 4) {
+            for (int k = 0; k < 4; k++) cicp[k] = chunks[i].data[k];
+            return;
+        }
+    }
+}
+
 gp_status gp_reader_start(
-    gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray) {
+    gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray,
+    uint32_t keep16_transfers, int cicp[4], int *bits) {
     if (reader->path) {
         reader->file = fopen(reader->path, "rb");
         if (!reader->file) {
@@ -111,10 +127,19 @@ gp_status gp_reader_start(
     int alpha = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
     png_set_expand(png);       /* palette to RGB, tRNS to alpha, 1/2/4-bit grey to 8 */
     png_set_gray_to_rgb(png);  /* grey (and grey+alpha) to RGB(A) */
-    png_set_scale_16(png);     /* 16-bit samples, taken as sRGB-encoded, to 8 */
-    /* gAMA says how samples encode light unless sRGB or iCCP says so; the output is sRGB. */
+    read_cicp(png, info, cicp);
+    /* An opaque 16-bit file whose cICP names a transfer the caller converts (an HDR PNG) keeps its
+     * 16 bits, little-endian; the caller converts its light, so gAMA does not apply. */
+    int keep16 = cicp[0] >= 0 && cicp[1] < 32 && (keep16_transfers >> cicp[1] & 1) && !alpha
+        && png_get_bit_depth(png, info) == 16;
+    if (keep16) {
+        png_set_swap(png);
+    } else {
+        png_set_scale_16(png); /* 16-bit samples, taken as encoded by their transfer, to 8 */
+    }
+    /* gAMA says how samples encode light unless sRGB, iCCP or cICP says so; the output is sRGB. */
     double gamma;
-    if (!png_get_valid(png, info, PNG_INFO_sRGB) && !png_get_valid(png, info, PNG_INFO_iCCP)
+    if (!png_get_valid(png, info, PNG_INFO_sRGB) && !png_get_valid(png, info, PNG_INFO_iCCP) && cicp[0] < 0
         && png_get_gAMA(png, info, &gamma) && gamma > 0) {
         png_set_gamma(png, PNG_DEFAULT_sRGB, gamma);
     }
@@ -122,8 +147,9 @@ gp_status gp_reader_start(
     reader->passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
     size_t channels = alpha ? 4 : 3;
-    if (png_get_rowbytes(png, info) != (size_t)png_get_image_width(png, info) * channels
-        || png_get_bit_depth(png, info) != 8) {
+    int depth = keep16 ? 16 : 8;
+    if (png_get_rowbytes(png, info) != (size_t)png_get_image_width(png, info) * channels * (depth / 8)
+        || png_get_bit_depth(png, info) != depth) {
         snprintf(reader->message, sizeof reader->message, "unexpected row format after transforms");
         return GP_ERROR;
     }
@@ -131,6 +157,7 @@ gp_status gp_reader_start(
     *height = png_get_image_height(png, info);
     *has_alpha = alpha;
     *interlaced = reader->passes > 1;
+    *bits = depth;
     /* Grey or grey+alpha (alpha is flattened onto white, which keeps it grey); a palette is colour. */
     *is_gray = !(color & PNG_COLOR_MASK_COLOR);
     return GP_OK;

@@ -8,9 +8,18 @@ final class DecodedRaster: RasterRows {
         case rgb
         /// Red, green, blue, alpha.
         case rgba
+        /// Red, green, blue, 16 bits each, little-endian, holding values of 9 to 16 bits: an HDR
+        /// HEIC's or AVIF's rows (`HEIFPlanarRows`, decision 074).
+        case rgb16
 
         /// Bytes per pixel.
-        var bytesPerPixel: Int { self == .rgb ? 3 : 4 }
+        var bytesPerPixel: Int {
+            switch self {
+            case .rgb: 3
+            case .rgba: 4
+            case .rgb16: 6
+            }
+        }
     }
 
     /// Width in pixels.

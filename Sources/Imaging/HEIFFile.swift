@@ -128,17 +128,20 @@ final class HEIFFile {
         return profile
     }
 
-    /// The nclx colour primaries (ITU-T H.273 Table 2), nil when the colour is described by an ICC
-    /// profile or not at all (then sRGB is assumed).
-    func nclxPrimaries() -> Int? {
+    /// The nclx colour primaries (ITU-T H.273 Table 2) and transfer characteristics (Table 3), nil
+    /// when the colour is described by an ICC profile or not at all (then sRGB is assumed).
+    func nclx() -> (primaries: Int, transfer: Int)? {
         guard heif_image_handle_get_color_profile_type(handle) == heif_color_profile_type_nclx else { return nil }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
         guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else {
             return nil
         }
         defer { heif_nclx_color_profile_free(nclx) }
-        return Int(nclx.pointee.color_primaries.rawValue)
+        return (Int(nclx.pointee.color_primaries.rawValue), Int(nclx.pointee.transfer_characteristics.rawValue))
     }
+
+    /// Bits per sample of the primary image's luma as coded (8, 10, 12).
+    var lumaBits: Int { Int(heif_image_handle_get_luma_bits_per_pixel(handle)) }
 
     /// The first `Exif` item of the primary image: a 4-byte offset to the TIFF header, then the
     /// TIFF structure (ISO/IEC 23008-12 Annex A.2.1). Its orientation is informational only:
@@ -173,6 +176,41 @@ final class HEIFFile {
             width: Int(heif_image_get_width(image, heif_channel_interleaved)),
             height: Int(heif_image_get_height(image, heif_channel_interleaved)), stride: Int(stride), layout: .rgb,
             pixels: plane, release: { heif_image_release(image) })
+    }
+
+    /// Decodes a primary image coded at more than 8 bits with its bits kept, to 16-bit planar RGB
+    /// with its `clli` or `mdcv` peak, for the transfer conversion of an HDR, linear or gamma
+    /// original (decision 074); nil for an 8-bit image (`decode` then). Alpha, if any, is dropped.
+    func decodeKeepingBits() throws -> HEIFPlanarRows? {
+        guard lumaBits > 8 else { return nil }
+        guard let options = heif_decoding_options_alloc() else { throw ImageError.decodeFailed("libheif options") }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 0
+        var image: OpaquePointer?
+        try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, options))
+        guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
+        return try HEIFPlanarRows(image: image, peakLuminance: Self.peakLuminance(image))
+    }
+
+    /// The peak the decoded `image` says its light reaches, cd/m²: its `clli` maximum content
+    /// light level, else its `mdcv` mastering display's maximum luminance.
+    private static func peakLuminance(_ image: OpaquePointer) -> Double? {
+        if heif_image_has_content_light_level(image) != 0 {
+            var level = heif_content_light_level()
+            heif_image_get_content_light_level(image, &level)
+            if level.max_content_light_level > 0 { return Double(level.max_content_light_level) }
+        }
+        if heif_image_has_mastering_display_colour_volume(image) != 0 {
+            var volume = heif_mastering_display_colour_volume()
+            var decoded = heif_decoded_mastering_display_colour_volume()
+            heif_image_get_mastering_display_colour_volume(image, &volume)
+            if heif_mastering_display_colour_volume_decode(&volume, &decoded).code == heif_error_Ok,
+                decoded.max_display_mastering_luminance > 0
+            {
+                return decoded.max_display_mastering_luminance
+            }
+        }
+        return nil
     }
 
     /// Throws the `ImageError` a libheif error stands for, with libheif's message.

@@ -16,12 +16,19 @@ extension ImagePipeline {
     ) throws -> ProcessedImage {
         let plan = DerivativePlan(info: info, spec: spec)
         var primaries: Int?
+        var transfer: Int?
+        var (bitsPerSample, peakLuminance): (Int, Double?) = (8, nil)
         var fileBytes: Int?
         let rows: any RasterRows
         switch info.format {
         case .png:
-            // Decoded while resampled, a band of rows at a time; an interlaced file whole.
-            rows = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits)
+            // Decoded while resampled, a band of rows at a time; an interlaced file whole. A `cICP` whose
+            // transfer galleryd converts (an HDR PNG) is converted as a HEIF's nclx is (decision 074).
+            let png = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits)
+            if let cicp = png.cicp, TransferCurve(nclxTransfer: cicp.transfer) != .sRGB {
+                (primaries, transfer, bitsPerSample) = (cicp.primaries, cicp.transfer, png.bitsPerSample)
+            }
+            rows = png
         case .webp:
             // Decoded while resampled: the "decode" lap holds only libwebp's header parse.
             let file = try bytes ?? readFile(path ?? "")
@@ -29,8 +36,16 @@ extension ImagePipeline {
             rows = try WebPDecoder.rows(bytes: file, limits: limits, covering: plan.decodeTargets)
         case .heif, .avif:
             let file = try path.map { try HEIFFile(path: $0) } ?? HEIFFile(bytes: bytes ?? [])
-            primaries = file.nclxPrimaries()
-            rows = try file.decode()
+            let nclx = file.nclx()
+            (primaries, transfer) = (nclx?.primaries, nclx?.transfer)
+            // A transfer galleryd converts (PQ, HLG, linear, gammas) keeps an image's bits past 8 (decision 074).
+            let converts = transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false
+            if converts, let planar = try file.decodeKeepingBits() {
+                (bitsPerSample, peakLuminance) = (planar.bitsPerSample, planar.peakLuminance)
+                rows = planar
+            } else {
+                rows = try file.decode()
+            }
         case .jpeg:
             throw ImageError.unsupportedFormat
         }
@@ -46,7 +61,9 @@ extension ImagePipeline {
         // Derivatives carry the original's RGB ICC profile, as for JPEG originals, except a plain
         // sRGB one where the format's row says so (it is what a JPEG without one means); converted
         // nclx colour is sRGB and needs none.
-        let icc = compatibleProfile(info.iccProfile, channels: 4).flatMap {
+        // A converted transfer's light is sRGB: a PNG's ICC profile beside its `cICP` is not carried.
+        let convertsTransfer = transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false
+        let icc = compatibleProfile(convertsTransfer ? nil : info.iccProfile, channels: 4).flatMap {
             settings.omitsSRGBProfile && SRGBProfile.matches($0) ? nil : $0
         }
         let keepsSize = plan.preview.width == info.width && plan.preview.height == info.height
@@ -87,7 +104,9 @@ extension ImagePipeline {
         var (previewQuantizer, thumbnailQuantizer) = (spec.quantizer, spec.quantizer)
         var (previewLambda, thumbnailLambda): (JPEGQuantizer.TrellisLambda?, JPEGQuantizer.TrellisLambda?) = (nil, nil)
         var (previewSharpening, thumbnailSharpening): (Float, Float) = (0, 0)
-        let converter = RasterRowConverter(layout: rows.layout, nclxPrimaries: primaries)
+        let converter = RasterRowConverter(
+            layout: rows.layout, nclxPrimaries: primaries, nclxTransfer: transfer, bitsPerSample: bitsPerSample,
+            peakLuminance: peakLuminance)
         // The decoded original is consumed here, so it is freed before the encodes, not at the end of
         // this function: a HEIC's or AVIF's whole RGB image from libheif (6.9 MB at 1920×1200, 36.6 MB at
         // 12 MP) was held beside the kept preview and both encoders' coefficients (decision 027, session 24).

@@ -24,7 +24,14 @@ final class PNGRowDecoder: RasterRows {
     /// The in-memory file libpng reads from (nil for a file on disk).
     private let input: UnsafeMutableRawBufferPointer?
 
-    /// Opens the PNG at `path`, or in `bytes`, and reads its header.
+    /// The file's `cICP` chunk (ITU-T H.273 codes), when it has one.
+    private(set) var cicp: (primaries: Int, transfer: Int)?
+    /// Bits of each sample's value in the rows: 16 (`.rgb16`) for an HDR PNG read with its bits.
+    private(set) var bitsPerSample = 8
+
+    /// Opens the PNG at `path`, or in `bytes`, and reads its header. An opaque 16-bit file whose
+    /// `cICP` transfer is one galleryd converts (PQ, HLG, linear, gammas: decision 074) keeps its
+    /// 16 bits (`.rgb16`).
     static func open(fileAt path: String?, bytes: [UInt8]?, limits: ImageLimits) throws -> PNGRowDecoder {
         var input: UnsafeMutableRawBufferPointer?
         let reader: OpaquePointer?
@@ -46,7 +53,10 @@ final class PNGRowDecoder: RasterRows {
         var alpha: Int32 = 0
         var interlaced: Int32 = 0
         var gray: Int32 = 0
-        let status = gp_reader_start(reader, &width, &height, &alpha, &interlaced, &gray)
+        var cicp: [Int32] = [-1, 0, 0, 0]
+        var bits: Int32 = 8
+        let keep16 = TransferCurve.convertedCodes.reduce(UInt32(0)) { $0 | 1 << UInt32($1) }
+        let status = gp_reader_start(reader, &width, &height, &alpha, &interlaced, &gray, keep16, &cicp, &bits)
         guard status == GP_OK else {
             let error = Self.error(status, reader)
             gp_reader_destroy(reader)
@@ -54,8 +64,10 @@ final class PNGRowDecoder: RasterRows {
             throw error
         }
         let decoder = PNGRowDecoder(
-            reader: reader, input: input, width: Int(width), height: Int(height), layout: alpha != 0 ? .rgba : .rgb,
-            interlaced: interlaced != 0, isGray: gray != 0)
+            reader: reader, input: input, width: Int(width), height: Int(height),
+            layout: bits == 16 ? .rgb16 : alpha != 0 ? .rgba : .rgb, interlaced: interlaced != 0, isGray: gray != 0)
+        decoder.bitsPerSample = Int(bits)
+        if cicp[0] >= 0 { decoder.cicp = (Int(cicp[0]), Int(cicp[1])) }
         // The probe checked IHDR already; the same check here keeps this decoder safe on its own.
         guard decoder.width * decoder.height <= limits.maxPixels else {
             throw ImageError.tooManyPixels(width: decoder.width, height: decoder.height, limit: limits.maxPixels)

@@ -3,12 +3,16 @@ import Foundation
 /// Turns a decoded raster's 8-bit rows into the float RGBX rows the resampler reads: alpha is
 /// flattened onto white (so `dominantColor` and the JPEGs show what a viewer on a white page
 /// shows), and wide-gamut nclx colour (Display P3, BT.2020) is converted to sRGB through linear
-/// light, since such an original has no ICC profile a derivative could carry.
+/// light, since such an original has no ICC profile a derivative could carry. An nclx transfer other
+/// than sRGB's (linear, plain gammas, and HDR's PQ and HLG, tone mapped) is converted too
+/// (`RasterRowConverter+Transfer`, decision 074).
 struct RasterRowConverter {
     /// Layout of the decoded rows.
     let layout: DecodedRaster.Layout
     /// Linear-light 3×3 matrix from the original's primaries to sRGB's, row-major; nil for sRGB.
     let toSRGB: [Float]?
+    /// The transfer's conversion when it is not sRGB's (nil: the rows are read as sRGB, as before).
+    let transfer: TransferConversion?
 
     /// sRGB-encoded byte → linear light, 0…1 (IEC 61966-2-1).
     private static let linear: [Float] = (0..<256).map { value in
@@ -25,8 +29,20 @@ struct RasterRowConverter {
 
     /// A converter for `layout`, converting from the nclx `primaries` (ITU-T H.273 Table 2) when
     /// they are not sRGB's (1, BT.709) or unspecified (2).
-    init(layout: DecodedRaster.Layout, nclxPrimaries primaries: Int? = nil) {
+    /// An nclx `transfer` (H.273 Table 3) other than sRGB's is converted from `bitsPerSample`-bit
+    /// code values (`.rgb16` rows when over 8), HDR's tone mapped from `peakLuminance` cd/m²
+    /// (`TransferCurve.defaultPQPeak` when nil; HLG's is always 1000).
+    init(
+        layout: DecodedRaster.Layout, nclxPrimaries primaries: Int? = nil, nclxTransfer: Int? = nil,
+        bitsPerSample: Int = 8, peakLuminance: Double? = nil
+    ) {
         self.layout = layout
+        let curve = nclxTransfer.map { TransferCurve(nclxTransfer: $0) } ?? .sRGB
+        transfer =
+            curve == .sRGB
+            ? nil
+            : TransferConversion(
+                curve: curve, bitsPerSample: bitsPerSample, primaries: primaries, peakLuminance: peakLuminance)
         switch primaries {
         case 12:  // SMPTE EG 432-1: Display P3 (D65)
             toSRGB = [1.2249401, -0.2249404, 0, -0.0420569, 1.0420571, 0, -0.0196376, -0.0786361, 1.0982735]
@@ -41,10 +57,14 @@ struct RasterRowConverter {
 
     /// True when the conversion only widens: opaque RGB rows already in sRGB, whose RGBX bytes
     /// (255 in the fourth) are the converted floats rounded.
-    var isByteCopy: Bool { layout == .rgb && toSRGB == nil }
+    var isByteCopy: Bool { layout == .rgb && toSRGB == nil && transfer == nil }
 
     /// Converts `width` pixels of `source` into `width` × 4 floats.
     func convert(_ source: UnsafePointer<UInt8>, width: Int, into target: UnsafeMutablePointer<Float>) {
+        if let transfer {
+            convert(source, width: width, into: target, transfer: transfer)
+            return
+        }
         let step = layout.bytesPerPixel
         for x in 0..<width {
             let p = source + x * step
@@ -75,7 +95,7 @@ struct RasterRowConverter {
     }
 
     /// Linear light (clipped to 0…1) to an sRGB-encoded float.
-    private static func encode(_ value: Float) -> Float {
+    static func encode(_ value: Float) -> Float {
         let clipped = min(max(value, 0), 1)
         return encoded[Int(clipped * Float(encodedSteps - 1) + 0.5)]
     }

@@ -1,6 +1,6 @@
-/// A decoded 8-bit image handed out top to bottom in runs of finished rows, as its decoder makes
-/// them: a whole `DecodedRaster` in one run, an incremental WebP decode a few rows at a time, so
-/// the resampler can start before the decode ends.
+/// A decoded image (8-bit, or an HDR HEIF's 16-bit `.rgb16`: decision 074) handed out top to
+/// bottom in runs of finished rows, as its decoder makes them: a whole `DecodedRaster` in one run,
+/// an incremental WebP decode a few rows at a time, so the resampler can start before the decode ends.
 protocol RasterRows: AnyObject {
     /// Width in pixels of the rows handed out.
     var width: Int { get }

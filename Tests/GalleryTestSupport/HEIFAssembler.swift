@@ -50,9 +50,9 @@ public enum HEIFAssembler {
 
     /// A `colr` property of the primary image (ISO/IEC 23008-12 §6.5.5).
     public enum Colour {
-        /// nclx with these primaries (ITU-T H.273), sRGB transfer, BT.601 matrix, full range: what
-        /// `heif-enc` encodes with, though 1.15 writes no `colr` box itself.
-        case nclx(primaries: Int)
+        /// nclx with these primaries and transfer (ITU-T H.273; sRGB's unless given), BT.601 matrix,
+        /// full range: what `heif-enc` encodes with, though 1.15 writes no `colr` box itself.
+        case nclx(primaries: Int, transfer: Int = 13)
         /// An ICC profile (`prof`).
         case icc([UInt8])
     }
@@ -92,11 +92,12 @@ public enum HEIFAssembler {
     /// A file whose primary image is `tiles` (row-major) laid out `columns` wide into a
     /// `width`×`height` grid, or the single tile itself when `grid` is false; the tiles' `ispe`
     /// and the grid's size are written as given (a bomb declares a huge grid). `attached` images
-    /// are items of their own beside the primary.
+    /// are items of their own beside the primary, which has a `clli` property of `lightLevel`
+    /// cd/m² (its maximum content light level; ISO/IEC 23008-12 §6.5.12 as libheif reads it) when given.
     public static func assemble(
         tiles: [Tile], columns: Int = 1, grid: Bool, width: Int? = nil, height: Int? = nil,
         transforms: [Transform] = [],
-        colour: Colour? = nil, attached: [Attached] = []
+        colour: Colour? = nil, attached: [Attached] = [], lightLevel: Int? = nil
     ) -> [UInt8] {
         let rows = tiles.count / columns
         // Item IDs: other top-level images first, then the tiles, the grid, the other attached ones.
@@ -122,14 +123,18 @@ public enum HEIFAssembler {
         let gridISPE = properties.count
         var transformIndices: [Int] = []
         switch colour {
-        case .nclx(let primaries)?:
-            properties.append(box("colr", Array("nclx".utf8) + u16(primaries) + u16(13) + u16(6) + [0x80]))
+        case .nclx(let primaries, let transfer)?:
+            properties.append(box("colr", Array("nclx".utf8) + u16(primaries) + u16(transfer) + u16(6) + [0x80]))
             transformIndices.append(properties.count)
         case .icc(let profile)?:
             properties.append(box("colr", Array("prof".utf8) + profile))
             transformIndices.append(properties.count)
         case nil:
             break
+        }
+        if let lightLevel {
+            properties.append(box("clli", u16(lightLevel) + u16(lightLevel / 4)))
+            transformIndices.append(properties.count)
         }
         for transform in transforms {
             switch transform {

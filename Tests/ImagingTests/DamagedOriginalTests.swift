@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Testing
 
 @testable import Imaging
@@ -41,7 +42,14 @@ import Testing
             ("webp lossy", try FixtureTools.webp(png, options: ["-q", "80"])),
             ("webp lossless alpha", try FixtureTools.webp(noise(alpha: true).encode(), options: ["-lossless"])),
             ("webp animated", animation),
+            ("heic 10-bit PQ", try hdr(.pq, avif: false)), ("avif 10-bit HLG", try hdr(.hlg, avif: true)),
         ]
+    }
+
+    /// An HDR original of 96×64 noise (decision 074): decoded to 16 bits and tone mapped.
+    static func hdr(_ transfer: HDRFixtures.Transfer, avif: Bool) throws -> [UInt8] {
+        let png = HDRFixtures.png16(width: 96, height: 64) { x, y in [x * 600, y * 1000, (x ^ y) * 500] }
+        return try HDRFixtures.file(png: png, width: 96, height: 64, transfer: transfer.code, avif: avif)
     }
 
     /// Processes `bytes` from memory or from a file: true for an image, false for an `ImageError`,

@@ -2,7 +2,7 @@ import CZlib
 
 /// A small PNG encoder for the tests, so every PNG flavour the decoder must read is generated
 /// here rather than committed: grey, RGB, palette (with `tRNS`), grey+alpha and RGBA; 8 or 16
-/// bits; `gAMA`, `sRGB`, `iCCP` and `eXIf` chunks; Adam7 interlacing (PNG spec, 3rd edition §§7–8, 11).
+/// bits; `gAMA`, `sRGB`, `iCCP`, `eXIf` and `cICP` chunks; Adam7 interlacing (PNG spec, 3rd edition §§7–8, 11).
 struct PNGWriter {
     /// PNG colour types (§11.2.2 Table 8).
     enum ColorType: UInt8 {
@@ -32,6 +32,8 @@ struct PNGWriter {
     var iccProfile: [UInt8]?
     /// A TIFF structure for an `eXIf` chunk.
     var exif: [UInt8]?
+    /// A `cICP` chunk: colour primaries, transfer, matrix (0) and full-range flag (PNG 3rd edition §11.3.2.6).
+    var cicp: [UInt8]?
     /// The samples of pixel (x, y): `colorType.channels` values, 0…255 or 0…65535 (palette: an index).
     var pixel: (Int, Int) -> [Int]
 
@@ -47,6 +49,7 @@ struct PNGWriter {
             file += Self.chunk("iCCP", Array("test profile".utf8) + [0, 0] + Self.deflate(iccProfile))
         }
         if let exif { file += Self.chunk("eXIf", exif) }
+        if let cicp { file += Self.chunk("cICP", cicp) }
         if colorType == .palette {
             file += Self.chunk("PLTE", palette.flatMap { [$0.0, $0.1, $0.2] })
             if palette.contains(where: { $0.3 < 255 }) { file += Self.chunk("tRNS", palette.map { $0.3 }) }

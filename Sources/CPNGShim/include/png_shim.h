@@ -29,9 +29,13 @@ gp_reader *gp_reader_create_file(const char *path);
 void gp_reader_destroy(gp_reader *reader);
 
 /* Reads the chunks up to the image data and sets the transforms; the size, whether rows carry
- * alpha (4 bytes a pixel, else 3) and whether the file is interlaced come back. */
+ * alpha (4 bytes a pixel, else 3) and whether the file is interlaced come back, with its cICP
+ * chunk (cicp[0] = -1 when none). An opaque 16-bit file whose cICP transfer's bit is set in
+ * `keep16_transfers` is read as 16-bit little-endian RGB (`bits` 16, 6 bytes a pixel), with no
+ * gAMA applied: an HDR PNG, whose light the caller converts (decision 074). */
 gp_status gp_reader_start(
-    gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray);
+    gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray,
+    uint32_t keep16_transfers, int cicp[4], int *bits);
 /* Reads the next `count` rows into `rows`, `stride` bytes apart (a non-interlaced file). */
 gp_status gp_reader_read_rows(gp_reader *reader, unsigned char *rows, size_t stride, uint32_t count);
 /* Reads every pass of an interlaced file into the `height` rows at `rows`, `stride` bytes apart. */
