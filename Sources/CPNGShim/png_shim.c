@@ -17,6 +17,7 @@ struct gp_reader {
     FILE *file;
     int truncated;
     int passes; /* 1, or 7 for an Adam7 file */
+    int cicp[4]; /* the first usable cICP chunk's codes; cicp[0] = -1 when none */
     char message[200];
 };
 
@@ -51,6 +52,20 @@ static void read_file(png_structp png, png_bytep out, size_t length) {
     }
 }
 
+/* libpng 1.6.39 does not know cICP (PNG 3rd edition §11.3.2.6), so it reaches this callback as an
+ * unknown chunk. The first cICP of 4 bytes describing full-range RGB (matrix 0, full range 1: a
+ * narrow-range one is read as before) is copied; every ancillary unknown chunk is then dropped
+ * (1: handled), so none is stored in `info` until the reader is destroyed, as none was before. A
+ * critical one is left to libpng (0), which refuses it as before. */
+static int on_unknown_chunk(png_structp png, png_unknown_chunkp chunk) {
+    gp_reader *reader = png_get_user_chunk_ptr(png);
+    if (memcmp(chunk->name, "cICP", 4) == 0 && chunk->size == 4 && reader->cicp[0] < 0 && chunk->data[2] == 0
+        && chunk->data[3] == 1) {
+        for (int k = 0; k < 4; k++) reader->cicp[k] = chunk->data[k];
+    }
+    return (chunk->name[0] & 0x20) ? 1 : 0;
+}
+
 static gp_reader *create(void) {
     gp_reader *reader = calloc(1, sizeof *reader);
     if (!reader) return NULL;
@@ -60,8 +75,8 @@ static gp_reader *create(void) {
         gp_reader_destroy(reader);
         return NULL;
     }
-    /* cICP (PNG 3rd edition §11.3.2.6) is newer than this libpng: kept as an unknown chunk to be read. */
-    png_set_keep_unknown_chunks(reader->png, PNG_HANDLE_CHUNK_ALWAYS, (png_const_bytep) "cICP\0", 1);
+    reader->cicp[0] = -1;
+    png_set_read_user_chunk_fn(reader->png, reader, on_unknown_chunk);
     return reader;
 }
 
@@ -95,19 +110,6 @@ void gp_reader_destroy(gp_reader *reader) {
 
 static gp_status failure(gp_reader *reader) { return reader->truncated ? GP_TRUNCATED : GP_ERROR; }
 
-/* The file's cICP chunk into cicp[0…3] (primaries, transfer, matrix, full range), or cicp[0] = -1. */
-static void read_cicp(png_structp png, png_infop info, int cicp[4]) {
-    cicp[0] = -1;
-    png_unknown_chunkp chunks = NULL;
-    int count = png_get_unknown_chunks(png, info, &chunks);
-    for (int i = 0; i < count; i++) {
-        if (memcmp(chunks[i].name, "cICP", 4) == 0 && chunks[i].size == 4) {
-            for (int k = 0; k < 4; k++) cicp[k] = chunks[i].data[k];
-            return;
-        }
-    }
-}
-
 gp_status gp_reader_start(
     gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray,
     uint32_t keep16_transfers, int cicp[4], int *bits) {
@@ -127,19 +129,19 @@ gp_status gp_reader_start(
     int alpha = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
     png_set_expand(png);       /* palette to RGB, tRNS to alpha, 1/2/4-bit grey to 8 */
     png_set_gray_to_rgb(png);  /* grey (and grey+alpha) to RGB(A) */
-    read_cicp(png, info, cicp);
-    /* An opaque 16-bit file whose cICP names a transfer the caller converts (an HDR PNG) keeps its
-     * 16 bits, little-endian; the caller converts its light, so gAMA does not apply. */
-    int keep16 = cicp[0] >= 0 && cicp[1] < 32 && (keep16_transfers >> cicp[1] & 1) && !alpha
-        && png_get_bit_depth(png, info) == 16;
+    memcpy(cicp, reader->cicp, sizeof reader->cicp);
+    /* A cICP naming a transfer the caller converts (an HDR PNG): the caller converts its light, so
+     * gAMA does not apply, and an opaque 16-bit file keeps its 16 bits, little-endian. */
+    int converts = cicp[0] >= 0 && cicp[1] < 32 && (keep16_transfers >> cicp[1] & 1);
+    int keep16 = converts && !alpha && png_get_bit_depth(png, info) == 16;
     if (keep16) {
         png_set_swap(png);
     } else {
         png_set_scale_16(png); /* 16-bit samples, taken as encoded by their transfer, to 8 */
     }
-    /* gAMA says how samples encode light unless sRGB, iCCP or cICP says so; the output is sRGB. */
+    /* gAMA says how samples encode light unless sRGB, iCCP or a converted cICP says so; the output is sRGB. */
     double gamma;
-    if (!png_get_valid(png, info, PNG_INFO_sRGB) && !png_get_valid(png, info, PNG_INFO_iCCP) && cicp[0] < 0
+    if (!png_get_valid(png, info, PNG_INFO_sRGB) && !png_get_valid(png, info, PNG_INFO_iCCP) && !converts
         && png_get_gAMA(png, info, &gamma) && gamma > 0) {
         png_set_gamma(png, PNG_DEFAULT_sRGB, gamma);
     }

@@ -9,7 +9,7 @@ final class DecodedRaster: RasterRows {
         /// Red, green, blue, alpha.
         case rgba
         /// Red, green, blue, 16 bits each, little-endian, holding values of 9 to 16 bits: an HDR
-        /// HEIC's or AVIF's rows (`HEIFPlanarRows`, decision 074).
+        /// HEIC's or AVIF's rows (`HEIFPlanarRows`) or an HDR PNG's (`PNGRowDecoder`), decision 074.
         case rgb16
 
         /// Bytes per pixel.

@@ -4,8 +4,8 @@ import Foundation
 /// BT.2390 §5.4.1, the Hermite roll-off in PQ space that libplacebo's `bt2390` and ffmpeg's
 /// `tonemap_opencl` implement) from the original's peak to a 203 cd/m² display, so BT.2408's
 /// reference white is SDR white's scale: light below the knee (88 cd/m² for a 1000 cd/m² peak:
-/// 18% grey and every SDR-range tone) is kept exactly, brighter light rolls off smoothly and
-/// the peak lands on SDR white. It is applied to max(R, G, B) and the three scaled by one gain,
+/// 18% grey and the darker tones) is kept exactly, brighter light rolls off smoothly (reference
+/// white itself lands at 0.78, sRGB 229) and the peak lands on SDR white. It is applied to max(R, G, B) and the three scaled by one gain,
 /// as Chrome's and ffmpeg's `tonemap` are, so hues and saturation hold.
 struct HDRToneMap: Sendable {
     /// The original's peak over reference white (4.93 for 1000 cd/m²).

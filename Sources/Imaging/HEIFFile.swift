@@ -189,6 +189,12 @@ final class HEIFFile {
         var image: OpaquePointer?
         try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, options))
         guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
+        // A file whose `hvcC`/`av1C` says more bits than its coded image has is decoded at 8 by libheif,
+        // which keeps the input's depth: it is read the 8-bit way then, as it was before decision 074.
+        guard heif_image_get_bits_per_pixel_range(image, heif_channel_R) > 8 else {
+            heif_image_release(image)
+            return nil
+        }
         return try HEIFPlanarRows(image: image, peakLuminance: Self.peakLuminance(image))
     }
 

@@ -5,8 +5,10 @@ import CPNGShim
 /// only `bandRows` rows of 8-bit RGB(A) are ever held — not the whole image (8.9 MB for a
 /// 1170×2532 screenshot); an interlaced (Adam7) file whole, since its rows are final only after
 /// the last pass. Both through the same transforms: palettes, `tRNS`, grey and 16-bit samples
-/// expanded or scaled, `gAMA` honoured unless `sRGB`/`iCCP` is present (so a file's colours do
-/// not depend on whether it is interlaced).
+/// expanded or scaled, `gAMA` honoured unless `sRGB`/`iCCP` or a `cICP` naming a converted
+/// transfer is present (so a file's colours do not depend on whether it is interlaced). An HDR
+/// PNG (such a `cICP`, opaque, 16-bit) keeps its 16 bits (`.rgb16`, 6 bytes a pixel: an interlaced
+/// one is held whole at that size; decision 074).
 final class PNGRowDecoder: RasterRows {
     /// Rows read per band.
     static let bandRows = 16
@@ -24,7 +26,7 @@ final class PNGRowDecoder: RasterRows {
     /// The in-memory file libpng reads from (nil for a file on disk).
     private let input: UnsafeMutableRawBufferPointer?
 
-    /// The file's `cICP` chunk (ITU-T H.273 codes), when it has one.
+    /// The file's `cICP` chunk (ITU-T H.273 codes), when it has one describing full-range RGB.
     private(set) var cicp: (primaries: Int, transfer: Int)?
     /// Bits of each sample's value in the rows: 16 (`.rgb16`) for an HDR PNG read with its bits.
     private(set) var bitsPerSample = 8

@@ -1,4 +1,4 @@
-/// A decoded image (8-bit, or an HDR HEIF's 16-bit `.rgb16`: decision 074) handed out top to
+/// A decoded image (8-bit, or an HDR HEIF's or PNG's 16-bit `.rgb16`: decision 074) handed out top to
 /// bottom in runs of finished rows, as its decoder makes them: a whole `DecodedRaster` in one run,
 /// an incremental WebP decode a few rows at a time, so the resampler can start before the decode ends.
 protocol RasterRows: AnyObject {

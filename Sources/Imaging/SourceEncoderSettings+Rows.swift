@@ -52,6 +52,9 @@ extension SourceEncoderSettings {
         /// by libjpeg (decisions 063 and its session 22 section).
         var flatTrellis: FlatTrellis? = nil
         /// A detailed preview's thumbnail further below `detailedStep` by vips' resampling loss (decision 072).
+        /// Its tables are Klein's on one table, which is what `tables` gives a detailed preview only with
+        /// `chromaOnlyWhenFlat` (checked by `VipsResamplingLossTests`): a row giving detailed previews
+        /// their own chroma must not carry it.
         var resamplingLoss: ResamplingLossStep? = nil
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).

@@ -60,4 +60,51 @@ import Testing
         let tagged = try ImagePipeline.process(bytes: writer.encode(), spec: HEIFHDRTests.spec)
         #expect(tagged.preview.jpeg == plain.preview.jpeg && tagged.thumbnail.jpeg == plain.thumbnail.jpeg)
     }
+
+    /// An SDR `cICP` beside a `gAMA` leaves the gamma applied, as before decision 074: the same
+    /// bytes as the file with the `gAMA` alone.
+    @Test func process_KeepsGAMABesideAnSDRCICP() throws {
+        var writer = PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in [x * 2, y * 3, 90] }
+        writer.gamma = 100000
+        let plain = try ImagePipeline.process(bytes: writer.encode(), spec: HEIFHDRTests.spec)
+        writer.cicp = [1, 13, 0, 1]
+        let tagged = try ImagePipeline.process(bytes: writer.encode(), spec: HEIFHDRTests.spec)
+        #expect(tagged.preview.jpeg == plain.preview.jpeg && tagged.thumbnail.jpeg == plain.thumbnail.jpeg)
+    }
+
+    /// A narrow-range `cICP` (full-range flag 0) is not read: the file is read as before.
+    @Test func open_IgnoresANarrowRangeCICP() throws {
+        var writer = PNGWriter(width: 32, height: 16, colorType: .rgb) { x, y in [x * 2000, y * 3000, 40000] }
+        writer.bitDepth = 16
+        writer.cicp = [9, 16, 0, 0]
+        let decoder = try PNGRowDecoder.open(fileAt: nil, bytes: writer.encode(), limits: ImageLimits())
+        #expect(decoder.cicp == nil && decoder.layout == .rgb && decoder.bitsPerSample == 8)
+    }
+
+    /// `png` with `chunks` (type, data) inserted after its IHDR.
+    static func inserting(_ chunks: [(String, [UInt8])], into png: [UInt8]) -> [UInt8] {
+        let afterIHDR = 8 + 12 + 13
+        return Array(png[..<afterIHDR]) + chunks.flatMap { PNGWriter.chunk($0.0, $0.1) } + Array(png[afterIHDR...])
+    }
+
+    /// Unknown ancillary chunks, however many and large, are dropped as they are read, a `cICP` of
+    /// the wrong length is skipped and the first usable one is read; an unknown critical chunk is
+    /// refused as before.
+    @Test func open_DropsUnknownChunks_AndReadsTheFirstUsableCICP() throws {
+        var writer = PNGWriter(width: 32, height: 16, colorType: .rgb) { x, y in [x * 2000, y * 3000, 40000] }
+        writer.bitDepth = 16
+        let big = [UInt8](repeating: 7, count: 1 << 20)
+        let chunks: [(String, [UInt8])] =
+            [("cICP", [9, 18, 0, 1, 0]), ("cICP", [9, 16, 0, 1]), ("cICP", [1, 8, 0, 1])]
+            + (0..<64).map { _ in ("zzZz", big) }
+        let png = Self.inserting(chunks, into: writer.encode())
+        let decoder = try PNGRowDecoder.open(fileAt: nil, bytes: png, limits: ImageLimits())
+        #expect(decoder.cicp?.primaries == 9 && decoder.cicp?.transfer == 16 && decoder.layout == .rgb16)
+        let result = try ImagePipeline.process(bytes: png, spec: HEIFHDRTests.spec)
+        #expect(result.preview.width == 32)
+        let critical = Self.inserting([("ZZZZ", [1, 2, 3])], into: writer.encode())
+        #expect(throws: ImageError.self) {
+            _ = try PNGRowDecoder.open(fileAt: nil, bytes: critical, limits: ImageLimits())
+        }
+    }
 }

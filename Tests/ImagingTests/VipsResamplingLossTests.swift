@@ -63,6 +63,8 @@ import Testing
         #expect(abs(rule.steps(rms: 1.7) - 1) < 1e-9 && rule.steps(rms: 3.7) == 3 && rule.steps(rms: 40) == 3)
         for format in [ImageFormat.heif, .avif] {
             #expect(SourceEncoderSettings.forSource(format).nearSizeThumbnailKlein?.resamplingLoss == rule)
+            // The step's one-table Klein is the row's own detailed tables only when its chroma is for flat ones.
+            #expect(SourceEncoderSettings.forSource(format).nearSizeThumbnailKlein?.chromaOnlyWhenFlat == true)
         }
         #expect(SourceEncoderSettings.forSource(.webp).nearSizeThumbnailKlein?.resamplingLoss == nil)
         for format in [ImageFormat.png, .jpeg] {

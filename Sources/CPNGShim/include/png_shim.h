@@ -30,9 +30,10 @@ void gp_reader_destroy(gp_reader *reader);
 
 /* Reads the chunks up to the image data and sets the transforms; the size, whether rows carry
  * alpha (4 bytes a pixel, else 3) and whether the file is interlaced come back, with its cICP
- * chunk (cicp[0] = -1 when none). An opaque 16-bit file whose cICP transfer's bit is set in
- * `keep16_transfers` is read as 16-bit little-endian RGB (`bits` 16, 6 bytes a pixel), with no
- * gAMA applied: an HDR PNG, whose light the caller converts (decision 074). */
+ * chunk (cicp[0] = -1 when none, or when it is not full-range RGB). A cICP whose transfer's bit is
+ * set in `keep16_transfers` (the ones the caller converts: an HDR PNG, decision 074) turns gAMA
+ * off, and an opaque 16-bit such file is read as 16-bit little-endian RGB (`bits` 16, 6 bytes a
+ * pixel); any other cICP leaves the file read as before. */
 gp_status gp_reader_start(
     gp_reader *reader, uint32_t *width, uint32_t *height, int *has_alpha, int *interlaced, int *is_gray,
     uint32_t keep16_transfers, int cicp[4], int *bits);
