@@ -53,6 +53,8 @@ extension SourceEncoderSettings {
         var flatTrellis: FlatTrellis? = nil
         /// A detailed preview's thumbnail further below `detailedStep` by vips' resampling loss (decision 072).
         var resamplingLoss: ResamplingLossStep? = nil
+        /// A flat preview's tables scaled finer when its mean chroma is low (decision 073, session 25); nil: none.
+        var pale: PalePreviewStep? = nil
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -93,7 +95,7 @@ extension SourceEncoderSettings {
         /// the luma's since session 21: a gray picture's chroma has no coefficients for its steps to change).
         static let heifPreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 2, lowChroma: 2)
+            lowChromaLumaStep: 2, lowChroma: 2, pale: .heifPreviews)
         /// HEIC's and AVIF's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
         /// but a pale flat one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview at
         /// the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above. The hold
@@ -132,10 +134,10 @@ extension SourceEncoderSettings {
             lowChromaLumaStep: 3, lowChroma: 20, flatTrellis: .heifNearSizeThumbnails,
             resamplingLoss: .heifNearSizeThumbnails)
 
-        /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`
-        /// or `lowChromaLumaStep`.
+        /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`,
+        /// `lowChromaLumaStep` or `pale`.
         func measuresChroma(gradient: Double) -> Bool {
-            (colourfulStep != nil || lowChromaLumaStep != nil) && gradient < detailedGradient
+            (colourfulStep != nil || lowChromaLumaStep != nil || pale != nil) && gradient < detailedGradient
         }
 
         /// `tables` with the luma's lowest steps held at `lowChromaLumaStep` when a flat preview's `meanChroma`
@@ -171,8 +173,14 @@ extension SourceEncoderSettings {
                     SourceEncoderSettings.klein(
                         inForce, step: flatStep(meanChroma: meanChroma), holdingLowFrequenciesAt: lowFrequencyStep),
                     inForce, meanChroma: meanChroma)
-            guard let chroma, !(chromaOnlyWhenFlat && gradient >= detailedGradient) else { return tables }
-            return chroma.tables(tables, lumaQuality: quality(inForce, gradient: gradient, meanChroma: meanChroma))
+            var result = tables
+            if let chroma, !(chromaOnlyWhenFlat && gradient >= detailedGradient) {
+                result = chroma.tables(
+                    tables, lumaQuality: quality(inForce, gradient: gradient, meanChroma: meanChroma))
+            }
+            // A pale flat one's tables, chroma and all, scaled finer (`PalePreviewStep`).
+            if let pale, gradient < detailedGradient { result = pale.tables(result, meanChroma: meanChroma) }
+            return result
         }
     }
 

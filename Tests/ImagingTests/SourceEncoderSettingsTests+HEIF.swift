@@ -40,7 +40,7 @@ extension SourceEncoderSettingsTests {
                 == SourceEncoderSettings.KleinRule(
                     step: 0, detailedStep: 2, detailedGradient: 6,
                     chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5),
-                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 2, lowChroma: 2
+                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 2, lowChroma: 2, pale: .heifPreviews
                 ))
         #expect(preview.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
         #expect(preview.tables(80, gradient: 5.99, meanChroma: 20) == Self.webpOriginalSizePreview(80))
@@ -95,8 +95,9 @@ extension SourceEncoderSettingsTests {
         #expect(near.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
         #expect(near.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
         let preview = SourceEncoderSettings.KleinRule.heifPreviews
-        #expect(preview.tables(80, gradient: 1, meanChroma: 1.99) == Self.lumaHeldPreview(80, held: 2))
-        #expect(preview.tables(80, gradient: 1, meanChroma: 2) == Self.webpOriginalSizePreview(80))
+        // Pale, so scaled by 0.9 too (`PalePreviewStepTests`).
+        #expect(preview.tables(80, gradient: 1, meanChroma: 1.99) == Self.lumaHeldPreview(80, held: 2).scaled(by: 0.9))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 2) == Self.webpOriginalSizePreview(80).scaled(by: 0.9))
         for rule in [SourceEncoderSettings.KleinRule.heifDownscaledPreviews, .webpPreviews] {
             #expect(rule.lowChromaLumaStep == nil)
         }
@@ -125,7 +126,8 @@ extension SourceEncoderSettingsTests {
 
     /// A pale HEIC's preview at the original's size, read back (spec 60, where Klein 60's and 66's lowest steps
     /// differ): with a near-size thumbnail (84×56) the pale quadrants' (14 bluer, mean chroma under 20) luma's
-    /// lowest steps are held at Klein 66, the colour quadrants' not; with a smaller thumbnail (48×32) not. Gray
+    /// lowest steps are held at Klein 66, the colour quadrants' not; with a smaller thumbnail (48×32) not (its
+    /// tables scaled by 0.9 instead, `PalePreviewStep`, decision 073, session 25). Gray
     /// quadrants (tint 0) take the gray path since decision 069.
     @Test(arguments: [0, 14])
     func heicPalePreview_TakesTheHeldTable(tint: Int) throws {
@@ -145,7 +147,8 @@ extension SourceEncoderSettingsTests {
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
         let larger = try ImagePipeline.process(bytes: heic, spec: spec)
         #expect(larger.preview.width == 96 && larger.thumbnail.height == 32)
-        #expect(try Self.tables(larger.preview.jpeg) == Self.webpOriginalSizePreview(60))
+        // Not near-size: no hold, but pale (mean chroma about 8): Klein 60's flat tables × 0.9 (`PalePreviewStep`).
+        #expect(try Self.tables(larger.preview.jpeg) == Self.webpOriginalSizePreview(60).scaled(by: 0.9))
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
