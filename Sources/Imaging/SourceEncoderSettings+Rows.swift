@@ -93,9 +93,12 @@ extension SourceEncoderSettings {
         /// its luma's DC and two lowest AC steps 2 above: its AVIF was −0.08 below vips' at E, +0.05 at E + 1 on
         /// one table, +0.46 with that hold (decision 067, "Session 20 (lead): gray previews"; both tables' then,
         /// the luma's since session 21: a gray picture's chroma has no coefficients for its steps to change).
+        /// Since session 25 (decision 073, g25) that hold is 6 above and reaches a mean chroma of 14 (kleiber's pale
+        /// crops, 0.04–0.63 below vips' at E; a gray picture takes the gray path since decision 069), and from 14
+        /// to 20 the flat tables are scaled by 0.95 (`PalePreviewStep`).
         static let heifPreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 2, lowChroma: 2, pale: .heifPreviews)
+            lowChromaLumaStep: 6, lowChroma: 14, pale: .heifPreviews)
         /// HEIC's and AVIF's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
         /// but a pale flat one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview at
         /// the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above. The hold
