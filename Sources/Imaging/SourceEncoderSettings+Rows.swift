@@ -56,6 +56,8 @@ extension SourceEncoderSettings {
         /// `chromaOnlyWhenFlat` (checked by `VipsResamplingLossTests`): a row giving detailed previews
         /// their own chroma must not carry it.
         var resamplingLoss: ResamplingLossStep? = nil
+        /// A flat preview's tables scaled finer when its mean chroma is low (decision 073, session 25); nil: none.
+        var pale: PalePreviewStep? = nil
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -94,9 +96,12 @@ extension SourceEncoderSettings {
         /// its luma's DC and two lowest AC steps 2 above: its AVIF was −0.08 below vips' at E, +0.05 at E + 1 on
         /// one table, +0.46 with that hold (decision 067, "Session 20 (lead): gray previews"; both tables' then,
         /// the luma's since session 21: a gray picture's chroma has no coefficients for its steps to change).
+        /// Since session 25 (decision 073, g25) that hold is 6 above and reaches a mean chroma of 14 (kleiber's pale
+        /// crops, 0.04–0.63 below vips' at E; a gray picture takes the gray path since decision 069), and from 14
+        /// to 20 the flat tables are scaled by 0.95 (`PalePreviewStep`).
         static let heifPreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 2, lowChroma: 2)
+            lowChromaLumaStep: 6, lowChroma: 14, pale: .heifPreviews)
         /// HEIC's and AVIF's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
         /// but a pale flat one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview at
         /// the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above. The hold
@@ -135,10 +140,10 @@ extension SourceEncoderSettings {
             lowChromaLumaStep: 3, lowChroma: 20, flatTrellis: .heifNearSizeThumbnails,
             resamplingLoss: .heifNearSizeThumbnails)
 
-        /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`
-        /// or `lowChromaLumaStep`.
+        /// Whether the tables depend on the preview's chroma: a flat preview under a rule with `colourfulStep`,
+        /// `lowChromaLumaStep` or `pale`.
         func measuresChroma(gradient: Double) -> Bool {
-            (colourfulStep != nil || lowChromaLumaStep != nil) && gradient < detailedGradient
+            (colourfulStep != nil || lowChromaLumaStep != nil || pale != nil) && gradient < detailedGradient
         }
 
         /// `tables` with the luma's lowest steps held at `lowChromaLumaStep` when a flat preview's `meanChroma`
@@ -174,8 +179,14 @@ extension SourceEncoderSettings {
                     SourceEncoderSettings.klein(
                         inForce, step: flatStep(meanChroma: meanChroma), holdingLowFrequenciesAt: lowFrequencyStep),
                     inForce, meanChroma: meanChroma)
-            guard let chroma, !(chromaOnlyWhenFlat && gradient >= detailedGradient) else { return tables }
-            return chroma.tables(tables, lumaQuality: quality(inForce, gradient: gradient, meanChroma: meanChroma))
+            var result = tables
+            if let chroma, !(chromaOnlyWhenFlat && gradient >= detailedGradient) {
+                result = chroma.tables(
+                    tables, lumaQuality: quality(inForce, gradient: gradient, meanChroma: meanChroma))
+            }
+            // A pale flat one's tables, chroma and all, scaled finer (`PalePreviewStep`).
+            if let pale, gradient < detailedGradient { result = pale.tables(result, meanChroma: meanChroma) }
+            return result
         }
     }
 

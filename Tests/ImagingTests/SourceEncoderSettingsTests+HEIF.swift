@@ -40,7 +40,7 @@ extension SourceEncoderSettingsTests {
                 == SourceEncoderSettings.KleinRule(
                     step: 0, detailedStep: 2, detailedGradient: 6,
                     chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5),
-                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 2, lowChroma: 2
+                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 6, lowChroma: 14, pale: .heifPreviews
                 ))
         #expect(preview.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
         #expect(preview.tables(80, gradient: 5.99, meanChroma: 20) == Self.webpOriginalSizePreview(80))
@@ -81,7 +81,7 @@ extension SourceEncoderSettingsTests {
 
     /// A small original's pale flat preview (near-size thumbnail, mean chroma under 20) holds its luma's DC and
     /// two lowest AC steps 6 above the quality in force, its chroma as a colourful one's; a larger original's
-    /// only when gray (under 2), 2 above; a detailed one is not measured for chroma. The downscaled rule has no
+    /// under a mean chroma of 14 since session 25 (2 above under 2 before); a detailed one is not measured for chroma. The downscaled rule has no
     /// such hold (session 21: v20's test_gray 600×427 HEIC preview was −0.37 below vips' with session 20's hold
     /// at E + 2, mate_Wood 800×450's −0.18 without).
     @Test func heifPalePreview_HoldsItsLumasLowestStepsHigher() {
@@ -95,8 +95,12 @@ extension SourceEncoderSettingsTests {
         #expect(near.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
         #expect(near.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
         let preview = SourceEncoderSettings.KleinRule.heifPreviews
-        #expect(preview.tables(80, gradient: 1, meanChroma: 1.99) == Self.lumaHeldPreview(80, held: 2))
-        #expect(preview.tables(80, gradient: 1, meanChroma: 2) == Self.webpOriginalSizePreview(80))
+        // Since session 25 the larger original's hold is 6 above too, under a mean chroma of 14; from 14 to 20 its
+        // tables are scaled by 0.95 instead (`PalePreviewStepTests`).
+        #expect(preview.tables(80, gradient: 1, meanChroma: 0) == Self.lumaHeldPreview(80, held: 6))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 13.99) == Self.lumaHeldPreview(80, held: 6))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 14) == Self.webpOriginalSizePreview(80).scaled(by: 0.95))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 20) == Self.webpOriginalSizePreview(80))
         for rule in [SourceEncoderSettings.KleinRule.heifDownscaledPreviews, .webpPreviews] {
             #expect(rule.lowChromaLumaStep == nil)
         }
@@ -125,7 +129,8 @@ extension SourceEncoderSettingsTests {
 
     /// A pale HEIC's preview at the original's size, read back (spec 60, where Klein 60's and 66's lowest steps
     /// differ): with a near-size thumbnail (84×56) the pale quadrants' (14 bluer, mean chroma under 20) luma's
-    /// lowest steps are held at Klein 66, the colour quadrants' not; with a smaller thumbnail (48×32) not. Gray
+    /// lowest steps are held at Klein 66, the colour quadrants' not; with a smaller thumbnail (48×32) too since
+    /// session 25 (mean chroma under 14, decision 073 g25). Gray
     /// quadrants (tint 0) take the gray path since decision 069.
     @Test(arguments: [0, 14])
     func heicPalePreview_TakesTheHeldTable(tint: Int) throws {
@@ -145,7 +150,8 @@ extension SourceEncoderSettingsTests {
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
         let larger = try ImagePipeline.process(bytes: heic, spec: spec)
         #expect(larger.preview.width == 96 && larger.thumbnail.height == 32)
-        #expect(try Self.tables(larger.preview.jpeg) == Self.webpOriginalSizePreview(60))
+        // Not near-size, and under a mean chroma of 14 (about 8): the same hold since session 25 (decision 073, g25).
+        #expect(try Self.tables(larger.preview.jpeg) == Self.lumaHeldPreview(60, held: 6))
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's
