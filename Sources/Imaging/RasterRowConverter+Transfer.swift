@@ -84,19 +84,9 @@ extension RasterRowConverter {
                     )
                 }
                 if hdr { (r, g, b) = Self.toSDR(r, g, b, toneMap: transfer.toneMap) }
-                var (er, eg, eb) = (Self.encode(r), Self.encode(g), Self.encode(b))
-                if step == 4 {
-                    // Straight alpha over white, as the sRGB path does.
-                    let a = Float(Int32(source[x * step + 3])) * (1 / 255)
-                    let white = 255 * (1 - a)
-                    er = er * a + white
-                    eg = eg * a + white
-                    eb = eb * a + white
-                }
-                target[4 * x] = er
-                target[4 * x + 1] = eg
-                target[4 * x + 2] = eb
-                target[4 * x + 3] = 255
+                Self.store(
+                    Self.encode(r), Self.encode(g), Self.encode(b), alpha: step == 4 ? source[x * step + 3] : nil,
+                    into: target, at: x)
             }
         }
     }

@@ -79,19 +79,28 @@ struct RasterRowConverter {
                 g = Self.encode(m[3] * lr + m[4] * lg + m[5] * lb)
                 b = Self.encode(m[6] * lr + m[7] * lg + m[8] * lb)
             }
-            if step == 4 {
-                // Straight alpha over white: c·a + 255·(1 − a), in the encoded values as browsers do.
-                let a = Float(Int32(p[3])) * (1 / 255)
-                let white = 255 * (1 - a)
-                r = r * a + white
-                g = g * a + white
-                b = b * a + white
-            }
-            target[4 * x] = r
-            target[4 * x + 1] = g
-            target[4 * x + 2] = b
-            target[4 * x + 3] = 255
+            Self.store(r, g, b, alpha: step == 4 ? p[3] : nil, into: target, at: x)
         }
+    }
+
+    /// Writes pixel `x`'s RGBX floats into `target`, a straight `alpha` (nil: opaque) over white:
+    /// c·a + 255·(1 − a), in the encoded values as browsers do.
+    @inline(__always)
+    static func store(
+        _ r: Float, _ g: Float, _ b: Float, alpha: UInt8?, into target: UnsafeMutablePointer<Float>, at x: Int
+    ) {
+        var (r, g, b) = (r, g, b)
+        if let alpha {
+            let a = Float(Int32(alpha)) * (1 / 255)
+            let white = 255 * (1 - a)
+            r = r * a + white
+            g = g * a + white
+            b = b * a + white
+        }
+        target[4 * x] = r
+        target[4 * x + 1] = g
+        target[4 * x + 2] = b
+        target[4 * x + 3] = 255
     }
 
     /// Linear light (clipped to 0…1) to an sRGB-encoded float.

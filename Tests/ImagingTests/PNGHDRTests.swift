@@ -51,21 +51,13 @@ import Testing
         #expect(TestImages.segments(result.preview.jpeg).filter { $0.code == 0xE2 }.isEmpty)
     }
 
-    /// A `cICP` naming sRGB's curve changes nothing: the same bytes as the file without it.
-    @Test func process_LeavesAnSDRCICPAsBefore() throws {
+    /// A `cICP` naming sRGB's curve changes nothing: the same bytes as the file without it, with or
+    /// without a `gAMA` (which stays applied beside it, as before decision 074).
+    @Test(arguments: [nil, 100000] as [UInt32?])
+    func process_LeavesAnSDRCICPAsBefore(gamma: UInt32?) throws {
         var writer = PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in [x * 600, y * 900, 40000] }
         writer.bitDepth = 16
-        let plain = try ImagePipeline.process(bytes: writer.encode(), spec: HEIFHDRTests.spec)
-        writer.cicp = [1, 13, 0, 1]
-        let tagged = try ImagePipeline.process(bytes: writer.encode(), spec: HEIFHDRTests.spec)
-        #expect(tagged.preview.jpeg == plain.preview.jpeg && tagged.thumbnail.jpeg == plain.thumbnail.jpeg)
-    }
-
-    /// An SDR `cICP` beside a `gAMA` leaves the gamma applied, as before decision 074: the same
-    /// bytes as the file with the `gAMA` alone.
-    @Test func process_KeepsGAMABesideAnSDRCICP() throws {
-        var writer = PNGWriter(width: 96, height: 64, colorType: .rgb) { x, y in [x * 2, y * 3, 90] }
-        writer.gamma = 100000
+        writer.gamma = gamma
         let plain = try ImagePipeline.process(bytes: writer.encode(), spec: HEIFHDRTests.spec)
         writer.cicp = [1, 13, 0, 1]
         let tagged = try ImagePipeline.process(bytes: writer.encode(), spec: HEIFHDRTests.spec)
