@@ -161,12 +161,7 @@ final class HEIFFile {
     /// Decodes the primary image (grid tiles assembled, transforms applied) to 8-bit interleaved
     /// RGB; 10- and 12-bit images are reduced by libheif. Alpha, if any, is dropped.
     func decode() throws -> DecodedRaster {
-        guard let options = heif_decoding_options_alloc() else { throw ImageError.decodeFailed("libheif options") }
-        defer { heif_decoding_options_free(options) }
-        options.pointee.convert_hdr_to_8bit = 1
-        var image: OpaquePointer?
-        try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options))
-        guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
+        let image = try decodeImage(heif_chroma_interleaved_RGB, to8Bits: true)
         var stride: Int32 = 0
         guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
             heif_image_release(image)
@@ -183,12 +178,7 @@ final class HEIFFile {
     /// original (decision 074); nil for an 8-bit image (`decode` then). Alpha, if any, is dropped.
     func decodeKeepingBits() throws -> HEIFPlanarRows? {
         guard lumaBits > 8 else { return nil }
-        guard let options = heif_decoding_options_alloc() else { throw ImageError.decodeFailed("libheif options") }
-        defer { heif_decoding_options_free(options) }
-        options.pointee.convert_hdr_to_8bit = 0
-        var image: OpaquePointer?
-        try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, options))
-        guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
+        let image = try decodeImage(heif_chroma_444, to8Bits: false)
         // A file whose `hvcC`/`av1C` says more bits than its coded image has is decoded at 8 by libheif,
         // which keeps the input's depth: it is read the 8-bit way then, as it was before decision 074.
         guard heif_image_get_bits_per_pixel_range(image, heif_channel_R) > 8 else {
@@ -196,6 +186,18 @@ final class HEIFFile {
             return nil
         }
         return try HEIFPlanarRows(image: image, peakLuminance: Self.peakLuminance(image))
+    }
+
+    /// The primary image decoded by libheif to RGB in `chroma`, its 10 or 12 bits reduced to 8 when
+    /// `to8Bits`; the caller releases it.
+    private func decodeImage(_ chroma: heif_chroma, to8Bits: Bool) throws -> OpaquePointer {
+        guard let options = heif_decoding_options_alloc() else { throw ImageError.decodeFailed("libheif options") }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = to8Bits ? 1 : 0
+        var image: OpaquePointer?
+        try Self.check(heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options))
+        guard let image else { throw ImageError.decodeFailed("libheif returned no image") }
+        return image
     }
 
     /// The peak the decoded `image` says its light reaches, cd/m²: its `clli` maximum content

@@ -18,6 +18,8 @@ extension ImagePipeline {
         var primaries: Int?
         var transfer: Int?
         var (bitsPerSample, peakLuminance): (Int, Double?) = (8, nil)
+        // Whether the original's transfer is one galleryd converts (PQ, HLG, linear, gammas: decision 074).
+        var convertsTransfer = false
         var fileBytes: Int?
         let rows: any RasterRows
         switch info.format {
@@ -27,6 +29,7 @@ extension ImagePipeline {
             let png = try PNGRowDecoder.open(fileAt: path, bytes: bytes, limits: limits)
             if let cicp = png.cicp, TransferCurve(nclxTransfer: cicp.transfer) != .sRGB {
                 (primaries, transfer, bitsPerSample) = (cicp.primaries, cicp.transfer, png.bitsPerSample)
+                convertsTransfer = true
             }
             rows = png
         case .webp:
@@ -38,9 +41,9 @@ extension ImagePipeline {
             let file = try path.map { try HEIFFile(path: $0) } ?? HEIFFile(bytes: bytes ?? [])
             let nclx = file.nclx()
             (primaries, transfer) = (nclx?.primaries, nclx?.transfer)
-            // A transfer galleryd converts (PQ, HLG, linear, gammas) keeps an image's bits past 8 (decision 074).
-            let converts = transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false
-            if converts, let planar = try file.decodeKeepingBits() {
+            // A transfer galleryd converts keeps an image's bits past 8.
+            convertsTransfer = transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false
+            if convertsTransfer, let planar = try file.decodeKeepingBits() {
                 (bitsPerSample, peakLuminance) = (planar.bitsPerSample, planar.peakLuminance)
                 rows = planar
             } else {
@@ -62,7 +65,6 @@ extension ImagePipeline {
         // sRGB one where the format's row says so (it is what a JPEG without one means); converted
         // nclx colour is sRGB and needs none.
         // A converted transfer's light is sRGB: a PNG's ICC profile beside its `cICP` is not carried.
-        let convertsTransfer = transfer.map { TransferCurve(nclxTransfer: $0) != .sRGB } ?? false
         let icc = compatibleProfile(convertsTransfer ? nil : info.iccProfile, channels: 4).flatMap {
             settings.omitsSRGBProfile && SRGBProfile.matches($0) ? nil : $0
         }
