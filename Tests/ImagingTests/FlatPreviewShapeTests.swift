@@ -64,7 +64,7 @@ import Testing
 
     /// A third table reaches the file: Cr on it, Cb on the second; without one Cr shares Cb's.
     @Test func jpegEncoder_WritesCrOnItsOwnTable() throws {
-        let image = PixelBuffer(width: 32, height: 32, channels: 3, bytes: (0..<(32 * 32 * 3)).map { UInt8($0 % 251) })
+        let image = PixelBuffer(width: 32, height: 32, channels: 4, bytes: (0..<(32 * 32 * 4)).map { UInt8($0 % 251) })
         let shaped = SourceEncoderSettings.FlatPreviewShape.heifPreviews.tables(
             SourceEncoderSettingsTests.webpOriginalSizePreview(80))
         let jpeg = try JPEGEncoder.encode(image, quality: 80, iccProfile: nil, tables: shaped)
@@ -82,7 +82,7 @@ import Testing
     /// Read back from the pipeline: a flat colourful HEIC's and AVIF's preview at the original's size carries
     /// the shaped tables, three of them (spec 60: Klein 60's flat tables in the shape).
     @Test func flatHEIFPreview_CarriesTheShape() throws {
-        let png = SourceEncoderSettingsTests.levelsPNG(tint: 60)
+        let png = SourceEncoderSettingsTests.levelsPNG(tint: 40)
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
         let expected = SourceEncoderSettings.FlatPreviewShape.heifPreviews.tables(
             SourceEncoderSettingsTests.webpOriginalSizePreview(60))
