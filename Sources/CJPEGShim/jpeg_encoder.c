@@ -65,6 +65,10 @@ static void gd_configure(j_compress_ptr cinfo, const gd_encode_request *request)
     /* Final steps given by the caller: scale factor 100 keeps them (clamped to 1...255). */
     if (request->luma_table != NULL) jpeg_add_quant_table(cinfo, 0, request->luma_table, 100, TRUE);
     if (request->chroma_table != NULL) jpeg_add_quant_table(cinfo, 1, request->chroma_table, 100, TRUE);
+    if (request->cr_table != NULL && cinfo->jpeg_color_space == JCS_YCbCr && cinfo->num_components == 3) {
+        jpeg_add_quant_table(cinfo, 2, request->cr_table, 100, TRUE);
+        cinfo->comp_info[2].quant_tbl_no = 2;
+    }
 
     for (int c = 0; c < cinfo->num_components; c++) {
         cinfo->comp_info[c].h_samp_factor = 1;

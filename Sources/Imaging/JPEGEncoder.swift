@@ -125,8 +125,8 @@ enum JPEGEncoder {
         var output: UnsafeMutablePointer<UInt8>?
         var length: UInt = 0
         var message = [CChar](repeating: 0, count: 256)
-        // The final steps, luma then chroma, in one buffer.
-        let steps = tables.map { $0.luma + ($0.chroma ?? []) }
+        // The final steps, luma then chroma (then Cr's own, when it has them), in one buffer.
+        let steps = tables.map { $0.luma + ($0.chroma ?? []) + ($0.chroma == nil ? [] : $0.cr ?? []) }
         let status: gd_status = image.bytes.withUnsafeBufferPointer { pixels in
             withOptionalBuffer(quantTable) { table in
                 withOptionalBuffer(scans) { scanInfo in
@@ -161,7 +161,8 @@ enum JPEGEncoder {
                             request.chroma_sharpening = chromaSharpening
                             if let steps {
                                 request.luma_table = steps.baseAddress
-                                if steps.count == 128 { request.chroma_table = steps.baseAddress! + 64 }
+                                if steps.count >= 128 { request.chroma_table = steps.baseAddress! + 64 }
+                                if steps.count == 192 { request.cr_table = steps.baseAddress! + 128 }
                             }
                             guard let scanChoice else {
                                 return gd_encode(&request, &output, &length, &message, message.count)

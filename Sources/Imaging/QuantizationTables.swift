@@ -25,8 +25,11 @@
 struct QuantizationTables: Equatable {
     /// 64 luma steps, natural order, as the encoder uses them.
     let luma: [UInt32]
-    /// 64 chroma steps, natural order (nil for a gray image).
+    /// 64 chroma steps, natural order (nil for a gray image): Cb's, and Cr's when `cr` is nil.
     let chroma: [UInt32]?
+    /// 64 steps of Cr's own, natural order, in a third table; nil: Cr on `chroma`'s
+    /// (docs/decisions/075-dune-oracle-tables-per-component.md).
+    private(set) var cr: [UInt32]? = nil
 
     /// How far above the quality the luma DC step is scaled (see the type's comment).
     static let lumaDCQualityBoost = 4
@@ -80,6 +83,13 @@ struct QuantizationTables: Equatable {
     init(luma: [UInt32], chroma: [UInt32]?) {
         self.luma = luma
         self.chroma = chroma
+    }
+
+    /// Three tables: Cb on `chroma`, Cr on `cr` (ignored for a gray image).
+    init(luma: [UInt32], chroma: [UInt32]?, cr: [UInt32]?) {
+        self.luma = luma
+        self.chroma = chroma
+        self.cr = chroma == nil ? nil : cr
     }
 
     /// These tables with their first `count` coefficients in zig-zag order (the DC and the lowest AC

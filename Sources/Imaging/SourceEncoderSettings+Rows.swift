@@ -58,6 +58,8 @@ extension SourceEncoderSettings {
         var resamplingLoss: ResamplingLossStep? = nil
         /// A flat preview's tables scaled finer when its mean chroma is low (decision 073, session 25); nil: none.
         var pale: PalePreviewStep? = nil
+        /// A flat preview's tables in another shape, Cr on a third table (decision 075, session 26); nil: none.
+        var shape: FlatPreviewShape? = nil
 
         /// The coefficients `lowFrequencyStep` holds: zig-zag 0–2, the DC and AC (0,1) and (1,0).
         static let heldLowFrequencies = 3
@@ -101,7 +103,7 @@ extension SourceEncoderSettings {
         /// to 20 the flat tables are scaled by 0.95 (`PalePreviewStep`).
         static let heifPreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 6, lowChroma: 14, pale: .heifPreviews)
+            lowChromaLumaStep: 6, lowChroma: 14, pale: .heifPreviews, shape: .heifPreviews)
         /// HEIC's and AVIF's previews at the original's size whose thumbnail is near-size (a small original): `heifPreviews`,
         /// but a pale flat one (mean chroma under 20: test_gray's is 0, the bench's least colourful flat preview at
         /// the original's size mate_Storm's 24.0) holds its luma's DC and two lowest AC steps 6 above. The hold
@@ -112,7 +114,7 @@ extension SourceEncoderSettings {
         /// the step were chosen on that validation set).
         static let heifNearSizePreviews = KleinRule(
             step: 0, detailedStep: 2, detailedGradient: 6, chroma: .webpPreviews, chromaOnlyWhenFlat: true,
-            lowChromaLumaStep: 6, lowChroma: 20)
+            lowChromaLumaStep: 6, lowChroma: 20, shape: .heifPreviews)
         /// HEIC's and AVIF's downscaled previews: Klein's table at the column's quality, a flat one's chroma
         /// as `heifPreviews`' (decision 067). The chroma cost elephants' and path's detailed ones 0.5 and
         /// 1.2 points, both below vips'; a 2048-wide preview of a flat photo measured 0.8–1.6, of elephants 14.7.
@@ -186,6 +188,8 @@ extension SourceEncoderSettings {
             }
             // A pale flat one's tables, chroma and all, scaled finer (`PalePreviewStep`).
             if let pale, gradient < detailedGradient { result = pale.tables(result, meanChroma: meanChroma) }
+            // Then in the searched shape, Cr on its own table (`FlatPreviewShape`).
+            if let shape, gradient < detailedGradient { result = shape.tables(result) }
             return result
         }
     }

@@ -4,7 +4,8 @@ import Testing
 
 /// A pale flat HEIC's or AVIF's preview at the original's size takes finer tables (decision 073, "Session 25
 /// (g25)"): scaled by 0.95 for a mean chroma from 14 to 20, its luma's DC and two lowest AC steps held 6 above
-/// under 14; a colourful, detailed, near-size or downscaled one keeps its rule's.
+/// under 14; a colourful, detailed, near-size or downscaled one keeps its rule's. All flat ones are then shaped
+/// (decision 075, `FlatPreviewShapeTests`).
 @Suite struct PalePreviewStepTests {
     @Test func heifPreviews_ScaleByChroma() {
         let pale = SourceEncoderSettings.PalePreviewStep.heifPreviews
@@ -39,13 +40,15 @@ import Testing
         let rule = SourceEncoderSettings.KleinRule.heifPreviews
         let flat = SourceEncoderSettingsTests.webpOriginalSizePreview(80)
         #expect(rule.measuresChroma(gradient: 5.99) && !rule.measuresChroma(gradient: 6))
-        #expect(rule.tables(80, gradient: 1, meanChroma: 19.99) == flat.scaled(by: 0.95))
-        #expect(rule.tables(80, gradient: 1, meanChroma: 14) == flat.scaled(by: 0.95))
+        // Then in decision 075's shape (`FlatPreviewShape`).
+        let shape = SourceEncoderSettings.FlatPreviewShape.heifPreviews
+        #expect(rule.tables(80, gradient: 1, meanChroma: 19.99) == shape.tables(flat.scaled(by: 0.95)))
+        #expect(rule.tables(80, gradient: 1, meanChroma: 14) == shape.tables(flat.scaled(by: 0.95)))
         let held = SourceEncoderSettingsTests.lumaHeldPreview(80, held: 6)
-        #expect(rule.tables(80, gradient: 1, meanChroma: 13.99) == held)
-        #expect(rule.tables(80, gradient: 1, meanChroma: 0) == held)
-        #expect(rule.tables(80, gradient: 1, meanChroma: 20) == flat)
-        #expect(rule.tables(80, gradient: 1, meanChroma: nil) == flat)
+        #expect(rule.tables(80, gradient: 1, meanChroma: 13.99) == shape.tables(held))
+        #expect(rule.tables(80, gradient: 1, meanChroma: 0) == shape.tables(held))
+        #expect(rule.tables(80, gradient: 1, meanChroma: 20) == shape.tables(flat))
+        #expect(rule.tables(80, gradient: 1, meanChroma: nil) == shape.tables(flat))
         #expect(rule.tables(80, gradient: 6, meanChroma: 5) == QuantizationTables(kleinQuality: 82))
         // Klein 86's lowest steps are 3 where Klein 80's are 4, 5, 5: main's tables with the three at 3.
         #expect(Array(held.luma[0..<2]) == [3, 3] && held.luma[8] == 3 && Array(flat.luma[0..<2]) == [4, 5])
@@ -65,9 +68,10 @@ import Testing
         let png = SourceEncoderSettingsTests.levelsPNG(tint: tint)
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
         let flat = SourceEncoderSettingsTests.webpOriginalSizePreview(60)
-        let expected =
+        let expected = SourceEncoderSettings.FlatPreviewShape.heifPreviews.tables(
             step == "held"
-            ? SourceEncoderSettingsTests.lumaHeldPreview(60, held: 6) : step == "scaled" ? flat.scaled(by: 0.95) : flat
+                ? SourceEncoderSettingsTests.lumaHeldPreview(60, held: 6)
+                : step == "scaled" ? flat.scaled(by: 0.95) : flat)
         for bytes in [
             try FixtureTools.heic(png, options: ["-q", "90"]),
             try FixtureTools.heic(png, options: ["-A", "-q", "90"], avif: true),

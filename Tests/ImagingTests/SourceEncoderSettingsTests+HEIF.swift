@@ -40,10 +40,13 @@ extension SourceEncoderSettingsTests {
                 == SourceEncoderSettings.KleinRule(
                     step: 0, detailedStep: 2, detailedGradient: 6,
                     chroma: SourceEncoderSettings.KleinChroma(step: -20, heldLowFrequencies: 5),
-                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 6, lowChroma: 14, pale: .heifPreviews
+                    chromaOnlyWhenFlat: true, lowChromaLumaStep: 6, lowChroma: 14, pale: .heifPreviews,
+                    shape: .heifPreviews
                 ))
-        #expect(preview.tables(80, gradient: 5.99) == Self.webpOriginalSizePreview(80))
-        #expect(preview.tables(80, gradient: 5.99, meanChroma: 20) == Self.webpOriginalSizePreview(80))
+        // A flat one in decision 075's shape (`FlatPreviewShapeTests`).
+        let shape = SourceEncoderSettings.FlatPreviewShape.heifPreviews
+        #expect(preview.tables(80, gradient: 5.99) == shape.tables(Self.webpOriginalSizePreview(80)))
+        #expect(preview.tables(80, gradient: 5.99, meanChroma: 20) == shape.tables(Self.webpOriginalSizePreview(80)))
         #expect(preview.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
         #expect(preview.tables(99, gradient: 14) == QuantizationTables(kleinQuality: 100))
         let downscaled = SourceEncoderSettings.KleinRule.heifDownscaledPreviews
@@ -73,7 +76,10 @@ extension SourceEncoderSettingsTests {
         let result = try ImagePipeline.process(bytes: bytes, spec: spec)
         #expect(result.info.format == .heif && result.preview.width == 96 && result.thumbnail.height == 32)
         #expect(result.thumbnailSource != .samePixels)
-        let preview = detailed ? QuantizationTables(kleinQuality: 92) : Self.webpOriginalSizePreview(90)
+        let preview =
+            detailed
+            ? QuantizationTables(kleinQuality: 92)
+            : SourceEncoderSettings.FlatPreviewShape.heifPreviews.tables(Self.webpOriginalSizePreview(90))
         #expect(try Self.tables(result.preview.jpeg) == preview)
         #expect(try Self.tables(result.preview.jpeg) != QuantizationTables(quality: 90))
         #expect(try Self.tables(result.thumbnail.jpeg) == Self.thumbnailTables(.heif, quality: 92, trellis: !detailed))
@@ -89,18 +95,22 @@ extension SourceEncoderSettingsTests {
         #expect(near.measuresChroma(gradient: 5.99) && !near.measuresChroma(gradient: 6))
         let pale = Self.lumaHeldPreview(80, held: 6)
         #expect(pale.chroma == Self.webpOriginalSizePreview(80).chroma)
-        #expect(near.tables(80, gradient: 1, meanChroma: 0) == pale)
-        #expect(near.tables(80, gradient: 1, meanChroma: 19.99) == pale)
-        #expect(near.tables(80, gradient: 1, meanChroma: 20) == Self.webpOriginalSizePreview(80))
-        #expect(near.tables(80, gradient: 1, meanChroma: nil) == Self.webpOriginalSizePreview(80))
+        // Flat ones in decision 075's shape (`FlatPreviewShapeTests`).
+        let shape = SourceEncoderSettings.FlatPreviewShape.heifPreviews
+        #expect(near.tables(80, gradient: 1, meanChroma: 0) == shape.tables(pale))
+        #expect(near.tables(80, gradient: 1, meanChroma: 19.99) == shape.tables(pale))
+        #expect(near.tables(80, gradient: 1, meanChroma: 20) == shape.tables(Self.webpOriginalSizePreview(80)))
+        #expect(near.tables(80, gradient: 1, meanChroma: nil) == shape.tables(Self.webpOriginalSizePreview(80)))
         #expect(near.tables(80, gradient: 6) == QuantizationTables(kleinQuality: 82))
         let preview = SourceEncoderSettings.KleinRule.heifPreviews
         // Since session 25 the larger original's hold is 6 above too, under a mean chroma of 14; from 14 to 20 its
         // tables are scaled by 0.95 instead (`PalePreviewStepTests`).
-        #expect(preview.tables(80, gradient: 1, meanChroma: 0) == Self.lumaHeldPreview(80, held: 6))
-        #expect(preview.tables(80, gradient: 1, meanChroma: 13.99) == Self.lumaHeldPreview(80, held: 6))
-        #expect(preview.tables(80, gradient: 1, meanChroma: 14) == Self.webpOriginalSizePreview(80).scaled(by: 0.95))
-        #expect(preview.tables(80, gradient: 1, meanChroma: 20) == Self.webpOriginalSizePreview(80))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 0) == shape.tables(Self.lumaHeldPreview(80, held: 6)))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 13.99) == shape.tables(Self.lumaHeldPreview(80, held: 6)))
+        #expect(
+            preview.tables(80, gradient: 1, meanChroma: 14)
+                == shape.tables(Self.webpOriginalSizePreview(80).scaled(by: 0.95)))
+        #expect(preview.tables(80, gradient: 1, meanChroma: 20) == shape.tables(Self.webpOriginalSizePreview(80)))
         for rule in [SourceEncoderSettings.KleinRule.heifDownscaledPreviews, .webpPreviews] {
             #expect(rule.lowChromaLumaStep == nil)
         }
@@ -144,14 +154,16 @@ extension SourceEncoderSettingsTests {
             #expect(try GrayDerivativesTests.luma(result.preview.jpeg, components: 1) == gray.luma)
             return
         }
-        #expect(try Self.tables(result.preview.jpeg) == Self.lumaHeldPreview(60, held: 6))
+        // Flat ones in decision 075's shape (`FlatPreviewShapeTests`).
+        let shape = SourceEncoderSettings.FlatPreviewShape.heifPreviews
+        #expect(try Self.tables(result.preview.jpeg) == shape.tables(Self.lumaHeldPreview(60, held: 6)))
         let colour = try ImagePipeline.process(bytes: try Self.quadrants(as: .heif), spec: near)
-        #expect(try Self.tables(colour.preview.jpeg) == Self.webpOriginalSizePreview(60))
+        #expect(try Self.tables(colour.preview.jpeg) == shape.tables(Self.webpOriginalSizePreview(60)))
         let spec = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
         let larger = try ImagePipeline.process(bytes: heic, spec: spec)
         #expect(larger.preview.width == 96 && larger.thumbnail.height == 32)
         // Not near-size, and under a mean chroma of 14 (about 8): the same hold since session 25 (decision 073, g25).
-        #expect(try Self.tables(larger.preview.jpeg) == Self.lumaHeldPreview(60, held: 6))
+        #expect(try Self.tables(larger.preview.jpeg) == shape.tables(Self.lumaHeldPreview(60, held: 6)))
     }
 
     /// A HEIC's downscaled preview (64×43 of the flat quadrants' 96×64) takes Klein's table at the column's

@@ -12,8 +12,10 @@ import Testing
     static func tables(_ jpeg: [UInt8]) throws -> QuantizationTables {
         let components = try ImageProbe.probe(bytes: jpeg).componentQuantization
         try #require(components.count == 3)
+        let cr = components[2].steps.map { UInt32($0) }
         return QuantizationTables(
-            luma: components[0].steps.map { UInt32($0) }, chroma: components[1].steps.map { UInt32($0) })
+            luma: components[0].steps.map { UInt32($0) }, chroma: components[1].steps.map { UInt32($0) },
+            cr: components[2].steps == components[1].steps ? nil : cr)
     }
 
     /// PNGTests' quadrants as a PNG, a WebP (`cwebp -q 95`) or a HEIC (`heif-enc -q 90`).

@@ -88,6 +88,8 @@ typedef struct {
     const unsigned int *luma_table;   /* 64 final steps, natural order, used as they are (no quality
                                          scaling); NULL = quant_table scaled by quality */
     const unsigned int *chroma_table; /* the same for chroma; NULL = quant_table at chroma_quality */
+    const unsigned int *cr_table;     /* 64 final steps for Cr alone (a third table, component 2 on it);
+                                         NULL = Cr on chroma_table's, with Cb */
     int optimize_coding;
     int write_jfif;
     int write_adobe;
