@@ -114,14 +114,15 @@ class Source:
         self.rgb = np.array(Image.open(self.src).convert("RGB"))
         self.ref = os.path.join(run, "ref_%dx%d.png" % Image.open(self.src).size)
         ours = Image.open(os.path.join(bench, "OUT", "main", name, "preview.jpg"))
-        self.tables = [np.array(ours.quantization[i], float) for i in (0, 1)]
+        # Every table the preview has: two, or three since decision 075 (Cr on its own).
+        self.tables = [np.array(ours.quantization[i], float) for i in sorted(ours.quantization)]
         self.vips_luma = np.array(Image.open(os.path.join(run, "vips", "preview.jpg")).quantization[0], float)
         self.tmp = "/tmp/block-levers-%d" % os.getpid()
 
     def run(self, F=1.0, L=0, mode=None, c=16.0, p=1.0, passes=2, sig=1.5, s=0.0, gate="all", thr=2.0, h=0.0, hk=1):
         tmp = self.tmp
         luma = np.minimum(self.tables[0], self.vips_luma) if L else self.tables[0]
-        tables = [list(np.clip(np.round(F * t), 1, 255).astype(int)) for t in (luma, self.tables[1])]
+        tables = [list(np.clip(np.round(F * t), 1, 255).astype(int)) for t in [luma] + self.tables[1:]]
         Image.open(self.src).convert("RGB").save(tmp + ".jpg", "JPEG", qtables=tables, subsampling=2, optimize=True)
         subprocess.run([JCOEF, "dump", tmp + ".jpg", tmp + ".bin"], check=True)
         comps = read_coefs(tmp + ".bin")

@@ -8,9 +8,10 @@
 /// chroma DC 3 (not 4), Cr a little finer than Cb at its middle frequencies. Each step of the rule's tables
 /// is scaled by the searched table's step over the one the search started from (main's dune tables, the
 /// flat rule at the default quality), then all by `scale`, rounded half to even as the measurement's numpy.
-/// Measured (PIL re-encodes, which give the tool's pixels exactly): the bench's HEIC dune 0.928× → 0.908×
-/// vips' bytes at +0.49, AVIF 0.917× → 0.901× at +0.50, HEIC mate_FreshFlower 0.912× → under 0.91×; no
-/// bench preview below vips', least margin +0.17 (mate_Blinds HEIC); 20 held-out sources at +0.29 and more.
+/// Measured (the release tool on the bench, `bench/imaging-validate.py run`): HEIC dune 0.928× → 0.909× vips'
+/// bytes at +0.49, AVIF 0.917× → 0.901× at +0.50, HEIC mate_FreshFlower 0.912× → 0.903×; no bench preview below
+/// vips', least margin +0.17 (mate_Blinds HEIC); of 20 held-out sources none below, the least +0.04
+/// (GreenMeadow 1280×960 q50 AVIF, −0.36 on main).
 extension SourceEncoderSettings {
     struct FlatPreviewShape: Sendable, Equatable {
         /// The searched steps, natural order: Y, Cb, Cr.

@@ -126,7 +126,7 @@ enum JPEGEncoder {
         var length: UInt = 0
         var message = [CChar](repeating: 0, count: 256)
         // The final steps, luma then chroma (then Cr's own, when it has them), in one buffer.
-        let steps = tables.map { $0.luma + ($0.chroma ?? []) + ($0.chroma == nil ? [] : $0.cr ?? []) }
+        let steps = tables?.steps
         let status: gd_status = image.bytes.withUnsafeBufferPointer { pixels in
             withOptionalBuffer(quantTable) { table in
                 withOptionalBuffer(scans) { scanInfo in

@@ -36,9 +36,8 @@ final class JPEGStreamEncoder {
         _ = scans.initialize(from: script)
         // The luma, the chroma and Cr's own steps (64 each, Cr's when it has them): `tables`, or ours at `quality`.
         let steps = tables ?? QuantizationTables(quality: quality, gray: gray)
-        let cr = steps.chroma == nil ? [] : steps.cr ?? []
         table = .allocate(capacity: 192)
-        _ = table.initialize(from: steps.luma + (steps.chroma ?? []) + cr)
+        _ = table.initialize(from: steps.steps)
         request = .allocate(capacity: 1)
         var r = gd_encode_request()
         r.width = UInt32(width)
@@ -57,7 +56,7 @@ final class JPEGStreamEncoder {
         if quantizer == .zeroBias { JPEGQuantizer.ZeroBias.standard.apply(to: &r) }
         r.luma_table = UnsafePointer(table.baseAddress)
         if steps.chroma != nil { r.chroma_table = UnsafePointer(table.baseAddress! + 64) }
-        if !cr.isEmpty { r.cr_table = UnsafePointer(table.baseAddress! + 128) }
+        if steps.cr != nil { r.cr_table = UnsafePointer(table.baseAddress! + 128) }
         request.initialize(to: r)
         let status: gd_status =
             if let iccProfile, !iccProfile.isEmpty {

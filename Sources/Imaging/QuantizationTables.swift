@@ -92,6 +92,10 @@ struct QuantizationTables: Equatable {
         self.cr = chroma == nil ? nil : cr
     }
 
+    /// Every step as the shim takes them, 64 a table: luma, then chroma, then Cr's own when it has them
+    /// (`gd_encode_request`'s `luma_table`, `chroma_table` and `cr_table` point into this).
+    var steps: [UInt32] { luma + (chroma ?? []) + (cr ?? []) }
+
     /// These tables with their first `count` coefficients in zig-zag order (the DC and the lowest AC
     /// ones) taken from `finer`'s, luma and chroma alike: a table coarse in its high frequencies and
     /// as fine as `finer` in its low ones (docs/decisions/060-klein-tables-for-original-size-previews.md).

@@ -116,8 +116,9 @@
 /// and its near-size thumbnail hold their luma's lowest steps finer (6 and 3 above the quality in force;
 /// session 21, fitted on v20's validation set); a larger original's pale flat preview holds its luma's lowest
 /// steps 6 above too under a mean chroma of 14, and takes its tables × 0.95 from 14 to 20 (`PalePreviewStep`,
-/// kleiber's crops, decision 073 session 25). Dune, mate_FreshFlower and china (whose detailed near-size
-/// thumbnail step v20's validation set mended from 6 below to 1) stay over 0.91× vips' bytes.
+/// kleiber's crops, decision 073 session 25). Every flat preview at the original's size then takes the shape
+/// an oracle search found on dune, Cr on a third table (`FlatPreviewShape`, decision 075), which took dune and
+/// mate_FreshFlower, the last bench photos over 0.91× vips' bytes, under it.
 ///
 /// AVIF has its own row since session 21 (067, "Session 21 (h21)"): AV1 at `heif-enc -A -q 80` leaves more
 /// margin at a lower table than HEVC, so a flat downscaled AVIF preview goes 2 below the column's quality

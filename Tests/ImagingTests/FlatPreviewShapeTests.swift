@@ -33,13 +33,16 @@ import Testing
         #expect(shape.start[0] == flat.luma && shape.start[1] == flat.chroma)
         let shaped = shape.tables(flat)
         #expect(shaped.luma == Self.duneLuma && shaped.chroma == Self.duneCb && shaped.cr == Self.duneCr)
-        // A gray table stays as it is; steps stay in 1…255.
+        // A gray table stays as it is. The steps the shape makes coarser (the luma's diagonals 2–4, 255 × 1.25 ×
+        // 0.93 = 296) stay at JPEG's 8-bit 255; none rounds to 0 (the least factor, 0.65, takes a step of 1 to 1).
         let gray = QuantizationTables(kleinQuality: 80, gray: true)
         #expect(shape.tables(gray) == gray && shape.tables(gray).cr == nil)
-        let ones = QuantizationTables(
-            luma: [UInt32](repeating: 1, count: 64), chroma: [UInt32](repeating: 255, count: 64))
-        let clamped = shape.tables(ones)
-        #expect(clamped.luma.allSatisfy { $0 >= 1 } && clamped.cr!.allSatisfy { $0 <= 255 })
+        let coarsest = [UInt32](repeating: 255, count: 64)
+        let clamped = shape.tables(QuantizationTables(luma: coarsest, chroma: coarsest))
+        #expect(clamped.luma.allSatisfy { $0 <= 255 } && clamped.luma[2] == 255 && clamped.luma[0] < 255)
+        #expect(clamped.cr!.allSatisfy { $0 <= 255 })
+        let ones = [UInt32](repeating: 1, count: 64)
+        #expect(shape.tables(QuantizationTables(luma: ones, chroma: ones)).steps.allSatisfy { $0 == 1 })
     }
 
     /// The original-size rules (`heifPreviews`, `heifNearSizePreviews`) shape a flat preview's tables, pale ones
@@ -77,6 +80,24 @@ import Testing
             bytes: JPEGEncoder.encode(image, quality: 80, iccProfile: nil, tables: two)
         ).componentQuantization
         #expect(plain[2].steps == plain[1].steps && plain[1].steps.map { UInt32($0) } == Self.duneCb)
+    }
+
+    /// The streamed encoder (a preview written row by row) takes the three tables as the one-shot one does.
+    @Test func streamEncoder_WritesTheOneShotBytesWithThreeTables() throws {
+        let image = JPEGQuantizerTests.scene(width: 45, height: 37, gray: false)
+        let shaped = SourceEncoderSettings.FlatPreviewShape.heifPreviews.tables(
+            SourceEncoderSettingsTests.webpOriginalSizePreview(80))
+        let stream = try JPEGStreamEncoder(
+            width: image.width, height: image.height, channels: image.channels, quality: 80, iccProfile: nil,
+            tables: shaped)
+        var bytes = image.bytes
+        try bytes.withUnsafeMutableBufferPointer { buffer in
+            for y in 0..<image.height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
+        }
+        let streamed = try stream.finish()
+        #expect(streamed == (try JPEGEncoder.encode(image, quality: 80, iccProfile: nil, tables: shaped)))
+        let components = try ImageProbe.probe(bytes: streamed).componentQuantization
+        #expect(components.map { $0.steps.map { UInt32($0) } } == [Self.duneLuma, Self.duneCb, Self.duneCr])
     }
 
     /// Read back from the pipeline: a flat colourful HEIC's and AVIF's preview at the original's size carries
