@@ -16,7 +16,8 @@ enum GrayDerivatives {
     /// 4000×2250 AVIF was −0.98 at one).
     static let downscaledPreviews = SourceEncoderSettings.KleinRule(step: 3, detailedStep: 3, detailedGradient: 6)
     /// The thumbnail, near-size or not: one above the spec's (a near-size one a step lower fell below vips' on
-    /// gray dune's 680×425 HEIC and AVIF).
+    /// gray dune's 680×425 HEIC and AVIF); a WebP's near-size one at the spec's
+    /// (`SourceEncoderSettings.grayNearSizeThumbnailStep`, decision 072, session 26).
     static let thumbnailStep = 1
 
     /// The preview's tables under `spec`, by whether it `keepsOriginalSize` and its mean luma `gradient`
@@ -27,8 +28,9 @@ enum GrayDerivatives {
         return QuantizationTables(luma: tables.luma, chroma: nil)
     }
 
-    /// The thumbnail's tables under `spec`.
-    static func thumbnailTables(_ spec: DerivativeSpec) -> QuantizationTables {
-        QuantizationTables(kleinQuality: min(max(spec.effectiveThumbnailQuality + thumbnailStep, 1), 100), gray: true)
+    /// The thumbnail's tables under `spec`, `step` qualities from the spec's thumbnail quality (a WebP's
+    /// near-size one: `SourceEncoderSettings.grayNearSizeThumbnailStep`).
+    static func thumbnailTables(_ spec: DerivativeSpec, step: Int = thumbnailStep) -> QuantizationTables {
+        QuantizationTables(kleinQuality: min(max(spec.effectiveThumbnailQuality + step, 1), 100), gray: true)
     }
 }

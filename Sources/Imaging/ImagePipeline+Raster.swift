@@ -115,6 +115,10 @@ extension ImagePipeline {
         var (keptPreview, keptThumbnail) = try resample(
             consume rows, plan: plan, converter: converter, previewEncoder: previewEncoder, grayCheck: grayCheck)
         clock.lap("resize")
+        // A gray original's near-size thumbnail may take its row's own step (WebP: decision 072, session 26).
+        let grayThumbnailStep =
+            nearSize && keepsSize
+            ? settings.grayNearSizeThumbnailStep ?? GrayDerivatives.thumbnailStep : GrayDerivatives.thumbnailStep
         // A gray original's derivatives are one-component JPEGs on their own tables (decision 069), in
         // place of the format's rules; one with an RGB profile keeps it, and its colour path. A streamed
         // gray preview's colour encode is dropped unfinished (no scans written).
@@ -124,13 +128,13 @@ extension ImagePipeline {
             keptThumbnail = keptThumbnail?.grayscale()
             previewTables = GrayDerivatives.previewTables(
                 spec, keepsOriginalSize: keepsSize, gradient: PreviewDetail.meanGradient(gray))
-            thumbnailTables = GrayDerivatives.thumbnailTables(spec)
+            thumbnailTables = GrayDerivatives.thumbnailTables(spec, step: grayThumbnailStep)
         } else if icc == nil, let kept = keptPreview, kept.isAchromatic() {
             keptPreview = kept.grayscale()
             keptThumbnail = keptThumbnail?.grayscale()
             previewTables = GrayDerivatives.previewTables(
                 spec, keepsOriginalSize: keepsSize, gradient: PreviewDetail.meanGradient(kept))
-            thumbnailTables = GrayDerivatives.thumbnailTables(spec)
+            thumbnailTables = GrayDerivatives.thumbnailTables(spec, step: grayThumbnailStep)
         } else if let klein, let preview = keptPreview {
             let gradient = PreviewDetail.meanGradient(preview)
             let chroma = klein.measuresChroma(gradient: gradient) ? PreviewDetail.meanChroma(preview) : nil

@@ -197,6 +197,13 @@ struct SourceEncoderSettings: Sendable, Equatable {
     /// (`thumbnailTables(quality:trellis:)`); nil: libjpeg (decision 063, session 22).
     var flatThumbnailTrellis: FlatTrellis? = nil
 
+    /// A gray original's near-size thumbnail (`isNearSize`, the preview at the original's size): its step from
+    /// the spec's thumbnail quality in place of `GrayDerivatives.thumbnailStep`; nil: that one. WebP's is 0, one
+    /// below: vips makes such a thumbnail with libwebp's rescaler while decoding, which loses 7–12 points of
+    /// SSIMULACRA2 more than vips' own resampler of the same pixels (`VipsResamplingLoss` does not model it).
+    /// On 80 gray near-size WebPs the thinnest margin is then +0.75 (decision 072, "Session 26 (w26)").
+    var grayNearSizeThumbnailStep: Int? = nil
+
     /// The share of the preview's pixels from which a thumbnail counts as nearly its size.
     static let nearSizeFraction = 0.75
 
@@ -243,7 +250,8 @@ struct SourceEncoderSettings: Sendable, Equatable {
                 downscaledPreviewKleinBitsPerPixel: 1,
                 flatDownscaledPreviewKleinStep: -3.25, flatDownscaledPreviewLowFrequencyStep: -2,
                 thumbnailKleinStep: -1,
-                thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .webpNearSizeThumbnails)
+                thumbnailKleinChroma: .webpThumbnails, nearSizeThumbnailKlein: .webpNearSizeThumbnails,
+                grayNearSizeThumbnailStep: 0)
         }
     }
 

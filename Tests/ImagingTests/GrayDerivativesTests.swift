@@ -89,4 +89,27 @@ import Testing
             _ = try Self.luma(colour.thumbnail.jpeg, components: 3)
         }
     }
+
+    /// A gray original's near-size thumbnail (90×60 of a 96×64 preview at the original's size): a WebP's on
+    /// Klein's table at the spec's thumbnail quality (`grayNearSizeThumbnailStep` 0: vips' thumbnail of a WebP
+    /// is made by libwebp's rescaler, decision 072, session 26), a PNG's and a HEIC's one above it as every
+    /// other gray thumbnail; a WebP's thumbnail that is not near-size (32 high) stays one above too.
+    @Test func grayNearSizeThumbnail_WebPsAtTheSpecsQuality_OthersOneAbove() throws {
+        let near = DerivativeSpec(thumbnailShortEdge: 60, previewLongEdge: 128, quality: 60)
+        let png = Self.grayQuadrants(.rgb)
+        let sources: [(bytes: [UInt8], step: Int)] = [
+            (try FixtureTools.webp(png, options: ["-q", "95"]), 0), (png, 1),
+            (try FixtureTools.heic(png, options: ["-q", "90"]), 1),
+        ]
+        for (bytes, step) in sources {
+            let result = try ImagePipeline.process(bytes: bytes, spec: near)
+            #expect(result.preview.width == 96 && result.thumbnail.width == 90 && result.thumbnail.height == 60)
+            let thumbnail = QuantizationTables(kleinQuality: near.effectiveThumbnailQuality + step, gray: true)
+            #expect(try Self.luma(result.thumbnail.jpeg, components: 1) == thumbnail.luma)
+        }
+        let small = DerivativeSpec(thumbnailShortEdge: 32, previewLongEdge: 128, quality: 60)
+        let result = try ImagePipeline.process(bytes: try FixtureTools.webp(png, options: ["-q", "95"]), spec: small)
+        let thumbnail = QuantizationTables(kleinQuality: small.effectiveThumbnailQuality + 1, gray: true)
+        #expect(try Self.luma(result.thumbnail.jpeg, components: 1) == thumbnail.luma)
+    }
 }
