@@ -90,10 +90,7 @@ import Testing
         let stream = try JPEGStreamEncoder(
             width: image.width, height: image.height, channels: image.channels, quality: 80, iccProfile: nil,
             tables: shaped)
-        var bytes = image.bytes
-        try bytes.withUnsafeMutableBufferPointer { buffer in
-            for y in 0..<image.height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
-        }
+        try stream.write(image)
         let streamed = try stream.finish()
         #expect(streamed == (try JPEGEncoder.encode(image, quality: 80, iccProfile: nil, tables: shaped)))
         let components = try ImageProbe.probe(bytes: streamed).componentQuantization

@@ -190,10 +190,7 @@ import Testing
                 let stream = try JPEGStreamEncoder(
                     width: image.width, height: image.height, channels: image.channels, quality: 80,
                     quantizer: quantizer, iccProfile: TestImages.iccProfile(size: 300, space: gray ? "GRAY" : "RGB "))
-                var bytes = image.bytes
-                try bytes.withUnsafeMutableBufferPointer { buffer in
-                    for y in 0..<image.height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
-                }
+                try stream.write(image)
                 let streamed = try stream.finish()
                 let oneShot = try JPEGEncoder.encode(
                     image, quality: 80, quantizer: quantizer,
@@ -268,5 +265,15 @@ import Testing
         #expect(ours.preview.jpeg.count < libjpeg.preview.jpeg.count)
         #expect(ours.thumbnail.jpeg.count < libjpeg.thumbnail.jpeg.count)
         #expect(ours.dominantColor == libjpeg.dominantColor)
+    }
+}
+
+extension JPEGStreamEncoder {
+    /// Writes `image`'s first `rows` rows (all of them by default), as the pipeline's resampler hands them over.
+    func write(_ image: PixelBuffer, rows: Int? = nil) throws {
+        var bytes = image.bytes
+        try bytes.withUnsafeMutableBufferPointer { buffer in
+            for y in 0..<(rows ?? image.height) { try write(row: buffer.baseAddress! + y * image.stride) }
+        }
     }
 }

@@ -129,10 +129,7 @@ import Testing
                 let stream = try JPEGStreamEncoder(
                     width: image.width, height: image.height, channels: image.channels, quality: 80, iccProfile: nil,
                     optimizeScans: optimize)
-                var bytes = image.bytes
-                try bytes.withUnsafeMutableBufferPointer { buffer in
-                    for y in 0..<image.height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
-                }
+                try stream.write(image)
                 let streamed = try stream.finish()
                 let oneShot = try JPEGEncoder.encode(image, quality: 80, iccProfile: nil, optimizeScans: optimize)
                 #expect(streamed == oneShot, "gray \(gray) optimize \(optimize)")
@@ -163,10 +160,7 @@ import Testing
                         let stream = try JPEGStreamEncoder(
                             width: width, height: height, channels: image.channels, quality: 80, quantizer: quantizer,
                             iccProfile: nil)
-                        var bytes = image.bytes
-                        try bytes.withUnsafeMutableBufferPointer { buffer in
-                            for y in 0..<height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
-                        }
+                        try stream.write(image, rows: height)
                         #expect(try stream.finish() == readBack, "\(name)")
                         // Probes are written from the kept coefficients whenever any is tried: a
                         // thumbnail's always beside the finish, a preview's when its coefficients
@@ -192,10 +186,7 @@ import Testing
             #expect((fixed.count <= JPEGScanChoice.probedMaxBytes) == probed)
             let stream = try JPEGStreamEncoder(width: 1300, height: 900, channels: 4, quality: 80, iccProfile: nil)
             stream.setProbeSpeculation(tenths: 1000)
-            var bytes = image.bytes
-            try bytes.withUnsafeMutableBufferPointer { buffer in
-                for y in 0..<900 { try stream.write(row: buffer.baseAddress! + y * image.stride) }
-            }
+            try stream.write(image, rows: 900)
             let expected = try JPEGScanChoice.optimize(fixed, gray: false, width: 1300, height: 900)
             #expect(try stream.finish() == expected)
             #expect(stream.wroteProbesBesideTheFinish == probed)

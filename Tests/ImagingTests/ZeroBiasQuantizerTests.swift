@@ -138,10 +138,7 @@ import Testing
             let stream = try JPEGStreamEncoder(
                 width: image.width, height: image.height, channels: image.channels, quality: 80,
                 quantizer: .zeroBias, iccProfile: nil)
-            var bytes = image.bytes
-            try bytes.withUnsafeMutableBufferPointer { buffer in
-                for y in 0..<image.height { try stream.write(row: buffer.baseAddress! + y * image.stride) }
-            }
+            try stream.write(image)
             let oneShot = try JPEGEncoder.encode(image, quality: 80, quantizer: .zeroBias, iccProfile: nil)
             #expect(try stream.finish() == oneShot, "gray \(gray)")
             let rounding = try JPEGEncoder.encode(image, quality: 80, quantizer: .rounding, iccProfile: nil)
