@@ -59,9 +59,7 @@ extension SourceEncoderSettings {
             guard let chroma = tables.chroma else { return tables }
             func shaped(_ steps: [UInt32], _ searched: [UInt32], _ start: [UInt32]) -> [UInt32] {
                 (0..<64).map { k in
-                    let ratio = Double(searched[k]) / Double(start[k])
-                    let step = (Double(steps[k]) * ratio * scale).rounded(.toNearestOrEven)
-                    return UInt32(min(max(step, 1), 255))
+                    QuantizationTables.step(Double(steps[k]) * (Double(searched[k]) / Double(start[k])) * scale)
                 }
             }
             return QuantizationTables(

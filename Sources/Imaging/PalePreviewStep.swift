@@ -38,9 +38,10 @@ extension QuantizationTables {
     /// Every step times `factor`, rounded to the nearest (a half to even, as the measurement's numpy
     /// rounded: 5 × 0.9 is 4) and kept in 1…255.
     func scaled(by factor: Double) -> QuantizationTables {
-        func scale(_ table: [UInt32]) -> [UInt32] {
-            table.map { UInt32(min(max((Double($0) * factor).rounded(.toNearestOrEven), 1), 255)) }
-        }
-        return QuantizationTables(luma: scale(luma), chroma: chroma.map(scale))
+        func scale(_ table: [UInt32]) -> [UInt32] { table.map { Self.step(Double($0) * factor) } }
+        return QuantizationTables(luma: scale(luma), chroma: chroma.map(scale), cr: cr.map(scale))
     }
+
+    /// A scaled step as JPEG can carry it: rounded half to even (as the measurements' numpy) and kept in 1…255.
+    static func step(_ value: Double) -> UInt32 { UInt32(min(max(value.rounded(.toNearestOrEven), 1), 255)) }
 }

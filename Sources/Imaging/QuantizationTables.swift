@@ -100,6 +100,7 @@ struct QuantizationTables: Equatable {
     /// ones) taken from `finer`'s, luma and chroma alike: a table coarse in its high frequencies and
     /// as fine as `finer` in its low ones (docs/decisions/060-klein-tables-for-original-size-previews.md).
     func holdingLowFrequencies(_ count: Int, of finer: QuantizationTables) -> QuantizationTables {
+        assert(cr == nil && finer.cr == nil, "two-table tables only: a third (Cr) table is made last (075)")
         var (luma, chroma) = (self.luma, self.chroma)
         for k in JPEGHeaderParser.zigzag.prefix(count) {
             luma[k] = finer.luma[k]
@@ -113,6 +114,7 @@ struct QuantizationTables: Equatable {
     /// under an unchanged luma table (docs/decisions/064-webp-chroma-and-source-quality.md). A gray table
     /// (or a gray `coarser`) is returned as it is.
     func coarseningChroma(to coarser: QuantizationTables, keeping count: Int) -> QuantizationTables {
+        assert(cr == nil && coarser.cr == nil, "two-table tables only: a third (Cr) table is made last (075)")
         guard let own = chroma, var steps = coarser.chroma else { return self }
         for k in JPEGHeaderParser.zigzag.prefix(count) { steps[k] = own[k] }
         return QuantizationTables(luma: luma, chroma: steps)
